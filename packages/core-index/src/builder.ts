@@ -1,0 +1,201 @@
+import { type Address, blake3Hex } from './blake3.js';
+import { canonicalBytes, canonicalJson } from './canonical-json.js';
+import { isWeightFile } from './index-store.js';
+import type { ObjectStore } from './object-store.js';
+import {
+  type Archive,
+  type ArchiveDay,
+  ArchiveSchema,
+  type CatalogObject,
+  type FileRecord,
+  type ModelFacts,
+  type ModelObject,
+  type ModelRow,
+  type SourceObject,
+} from './schemas.js';
+import { sha256Hex } from './sha256.js';
+
+export const JSON_MEDIA_TYPE = 'application/json';
+
+/** Write a value as a canonical-JSON hub object; returns its address. */
+export async function putJson(objects: ObjectStore, kind: string, value: unknown): Promise<Address> {
+  const bytes = canonicalBytes(value);
+  const { meta } = await objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE });
+  return meta.id as Address;
+}
+
+export interface BuildModelInput {
+  id: string;
+  /** the upstream commit; computed from the file listing when absent (local trees) */
+  revision?: string;
+  license?: string | null;
+  files: FileRecord[];
+  facts?: ModelFacts;
+  /** browse facts from the upstream listing */
+  row?: Pick<ModelRow, 'downloads' | 'likes' | 'trendingScore' | 'createdAt' | 'lastModified' | 'tags' | 'pipeline_tag' | 'library_name'> & {
+    listed?: boolean;
+  };
+  sources: Array<Omit<SourceObject, 'kind' | 'model' | 'revision'>>;
+}
+
+export interface BuildInput {
+  date: string;
+  models: BuildModelInput[];
+  /** display spelling of each source by health key, for `svc.sources` */
+  display?: (source: string) => string;
+  /** code commit that built it, recorded in the archive */
+  codeCommit?: string;
+  now?: () => number;
+}
+
+export interface BuildResult {
+  catalog: Address;
+  models: number;
+  files: number;
+  bytes: number;
+  day: ArchiveDay;
+}
+
+/**
+ * A deterministic 40-hex revision for a local tree: the first 40 hex of the SHA-256 of the canonical
+ * listing `[{path,size,sha256}]` sorted by path. The same tree always gets the same revision.
+ */
+export function treeRevision(files: FileRecord[]): string {
+  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 }));
+  return sha256Hex(canonicalBytes(sorted)).slice(0, 40);
+}
+
+/** A stable 24-hex `_id` for a model id (the model host uses 24-hex object ids). */
+export function modelObjectId(id: string): string {
+  return blake3Hex(new TextEncoder().encode(`model:${id}`)).slice(0, 24);
+}
+
+/**
+ * Write one day's index: model, source and catalog objects; chain the catalog to the previous one
+ * (the `current` ref), append an archive day, then switch `current` in one atomic step.
+ */
+export async function buildIndex(objects: ObjectStore, input: BuildInput): Promise<BuildResult> {
+  const archive = await readArchive(objects);
+  // Days before this one (a rebuild of the same day replaces that day).
+  const older = archive.days.filter((d) => d.date !== input.date);
+  const prevCatalogAddress = older[0]?.index as Address | undefined;
+  let prevCatalog: CatalogObject | undefined;
+  if (prevCatalogAddress) {
+    const stored = await objects.get(prevCatalogAddress);
+    if (stored) prevCatalog = JSON.parse(new TextDecoder().decode(stored.bytes)) as CatalogObject;
+  }
+  const display = input.display ?? ((s: string) => s);
+  const rows: ModelRow[] = [];
+  const entries: CatalogObject['objects'] = {};
+  let fileCount = 0;
+  let byteCount = 0;
+  const seen = new Set<string>();
+  for (const m of input.models) {
+    if (seen.has(m.id.toLowerCase())) continue;
+    seen.add(m.id.toLowerCase());
+    const files = [...m.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const revision = m.revision ?? treeRevision(files);
+    const prevModel = prevCatalog?.objects[m.id]?.model ?? null;
+    const modelObject: ModelObject = {
+      kind: 'model-hub.model',
+      id: m.id,
+      revision,
+      license: m.license ?? null,
+      files: files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })),
+      facts: m.facts ?? {},
+      prev: null,
+    };
+    // Chain to yesterday's object for this model only when it changed.
+    if (prevModel) {
+      const old = await readPrev(objects, prevModel);
+      // An unchanged model keeps its object (and address); a changed one points back at yesterday's.
+      modelObject.prev = old && sameContent(old, modelObject) ? old.prev : (prevModel as Address);
+    }
+    const modelAddress = await putJson(objects, 'model-hub.model', modelObject);
+    const sourceAddresses: Address[] = [];
+    for (const s of m.sources) {
+      const so: SourceObject = { kind: 'model-hub.source', model: m.id, revision, ...s };
+      sourceAddresses.push(await putJson(objects, 'model-hub.source', so));
+    }
+    const weight = files.reduce((n, f) => n + (isWeightFile(f.path) ? f.size : 0), 0);
+    const listed = m.row?.listed ?? true;
+    const [owner] = m.id.split('/');
+    const row: ModelRow = {
+      _id: modelObjectId(m.id),
+      id: m.id,
+      modelId: m.id,
+      sha: revision,
+      author: owner,
+      private: false,
+      gated: false,
+      disabled: false,
+      svc: {
+        manifest: modelAddress,
+        files: files.length,
+        weight_bytes: weight,
+        ...(listed && m.facts?.parameters !== undefined ? { parameters: m.facts.parameters } : {}),
+        ...(listed && m.facts?.context !== undefined ? { context: m.facts.context } : {}),
+        ...(listed ? {} : { listed: false }),
+        sources: [...new Set(m.sources.map((s) => display(s.source)))],
+      },
+    };
+    if (listed) {
+      const r = m.row ?? {};
+      if (r.pipeline_tag ?? m.facts?.pipeline_tag) row.pipeline_tag = r.pipeline_tag ?? m.facts?.pipeline_tag;
+      if (r.library_name ?? m.facts?.library_name) row.library_name = r.library_name ?? m.facts?.library_name;
+      if (r.likes !== undefined) row.likes = r.likes;
+      if (r.downloads !== undefined) row.downloads = r.downloads;
+      if (r.trendingScore !== undefined) row.trendingScore = r.trendingScore;
+    }
+    if (m.row?.createdAt ?? m.facts?.createdAt) row.createdAt = m.row?.createdAt ?? m.facts?.createdAt;
+    if (m.row?.lastModified ?? m.facts?.lastModified) row.lastModified = m.row?.lastModified ?? m.facts?.lastModified;
+    const tags = m.row?.tags ?? m.facts?.tags;
+    if (tags) row.tags = tags;
+    rows.push(row);
+    entries[m.id] = { model: modelAddress, sources: sourceAddresses };
+    fileCount += files.length;
+    byteCount += files.reduce((n, f) => n + f.size, 0);
+  }
+  const catalog: CatalogObject = {
+    kind: 'model-hub.catalog',
+    date: input.date,
+    rows,
+    objects: entries,
+    prev: (prevCatalogAddress as Address | undefined) ?? null,
+  };
+  const catalogAddress = await putJson(objects, 'model-hub.catalog', catalog);
+  const day: ArchiveDay = {
+    date: input.date,
+    index: catalogAddress,
+    catalog: catalogAddress,
+    archived: new Date((input.now ?? Date.now)()).toISOString(),
+    models: rows.length,
+    addressed: rows.length,
+    files: fileCount,
+    bytes: byteCount,
+    prev: older[0]?.index ?? null,
+    ...(input.codeCommit ? { source: input.codeCommit } : {}),
+  };
+  // Newest first; a rebuild of the same day replaces that day.
+  archive.days = [day, ...older];
+  await objects.writeRef('archive', JSON.stringify(archive));
+  await objects.writeRef('current', catalogAddress);
+  return { catalog: catalogAddress, models: rows.length, files: fileCount, bytes: byteCount, day };
+}
+
+function sameContent(a: ModelObject, b: ModelObject): boolean {
+  return canonicalJson({ ...a, prev: null }) === canonicalJson({ ...b, prev: null });
+}
+
+async function readPrev(objects: ObjectStore, address: string): Promise<ModelObject | undefined> {
+  const s = await objects.get(address as Address);
+  return s ? (JSON.parse(new TextDecoder().decode(s.bytes)) as ModelObject) : undefined;
+}
+
+/** The archive document kept in the `archive` ref (newest day first). */
+export async function readArchive(objects: ObjectStore): Promise<Archive> {
+  const raw = await objects.readRef('archive');
+  if (!raw) return { format: 'svc.model-hub.archive/v1', days: [] };
+  const parsed = ArchiveSchema.safeParse(JSON.parse(raw));
+  return parsed.success ? { format: 'svc.model-hub.archive/v1', ...parsed.data } : { format: 'svc.model-hub.archive/v1', days: [] };
+}

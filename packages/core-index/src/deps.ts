@@ -1,0 +1,65 @@
+import type { IndexStore } from './index-store.js';
+import type { ObjectStore } from './object-store.js';
+import type { SourceHealth } from './source-health.js';
+
+/** pino-compatible structured logger. */
+export interface Logger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Models asked for that are not in the index, for the next index run. Deduplicated and bounded. */
+export interface MissingLog {
+  record(id: string): void | Promise<void>;
+  list(): Promise<string[]>;
+}
+
+/** A bounded, deduplicated in-memory missing log (hosts persist theirs). */
+export class MemoryMissingLog implements MissingLog {
+  private readonly ids = new Map<string, string>();
+  constructor(private readonly max = 10_000) {}
+  record(id: string): void {
+    const key = id.toLowerCase();
+    if (this.ids.has(key)) return;
+    if (this.ids.size >= this.max) return;
+    this.ids.set(key, id);
+  }
+  async list(): Promise<string[]> {
+    return [...this.ids.values()];
+  }
+}
+
+export interface HubSettings {
+  /** Absolute base URL for links; default: the origin the client used. */
+  baseUrl?: string;
+  /** Bearer tokens that may list, search and publish objects. */
+  publisherTokens: string[];
+  /** Tokens a container-registry login sends for writes under /v2/. */
+  registryTokens: string[];
+  /** The most one request body may hold (32 MiB at the server, 8 MiB at the edge). */
+  maxRequestBytes: number;
+  /** `server` (node) or `edge`. */
+  role: 'server' | 'edge';
+  /** Code version and commit, for the capability manifest and health. */
+  version: string;
+  commit?: string;
+  serverId: string;
+}
+
+/** What every pure handler may use. Dialects extend it with their own needs. */
+export interface CoreDeps {
+  /** Today's index; a new build swaps it without a restart. */
+  index(): IndexStore;
+  health: SourceHealth;
+  objects: ObjectStore;
+  missing: MissingLog;
+  settings: HubSettings;
+  now(): number;
+  log: Logger;
+  /** Schedule background work (ctx.waitUntil at the edge). */
+  defer(p: Promise<unknown>): void;
+}

@@ -1,0 +1,236 @@
+/**
+ * The request/response contract every handler speaks.
+ *
+ * A web `Request` already satisfies {@link HubRequest}; the Koa host passes a cheaper object.
+ * Handlers return a plain {@link HubResponse}; the edge wraps it in a `Response`, the Koa host
+ * writes it straight to the socket.
+ */
+
+export interface HeaderBag {
+  get(name: string): string | null;
+}
+
+export type BodySource = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
+export interface HubRequest {
+  readonly method: string;
+  /** The absolute URL of the request (`http://host/path?query`). */
+  readonly url: string;
+  readonly headers: HeaderBag;
+  /** The request body, read lazily; null when there is none. */
+  readonly body: BodySource | null;
+}
+
+export type ResponseBody = Uint8Array | string | ReadableStream<Uint8Array> | null;
+
+export interface HubResponse {
+  status: number;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  body: ResponseBody;
+}
+
+/** The error shape a route group answers with (spec: Errors, Shapes by route group). */
+export type ErrorShape = 'hub' | 'objects' | 'oci' | 'text';
+
+/** Which cross-cutting rules apply to a route. */
+export type RuleSet = 'read' | 'account' | 'publish' | 'registry-write';
+
+export interface RouteContext<D> {
+  req: HubRequest;
+  /** Decoded path parameters; a trailing `*name` parameter joins its segments with `/`. */
+  params: Record<string, string>;
+  deps: D;
+  /** Parsed lazily from `req.url`. */
+  readonly query: URLSearchParams;
+  /** `scheme://host` the client used (or the configured base URL), for absolute links. */
+  readonly origin: string;
+  /** The request path, still percent-encoded. */
+  readonly path: string;
+}
+
+export type Handler<D> = (ctx: RouteContext<D>) => HubResponse | Promise<HubResponse>;
+
+export interface Route<D> {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** Pattern: static segments, `:param` segments, and an optional last `*rest` segment. */
+  path: string;
+  rules: RuleSet;
+  errors: ErrorShape;
+  /**
+   * Cache policy on successful answers: seconds, `immutable`, or `no-store`.
+   * Error answers are always `no-store`.
+   */
+  cache?: number | 'immutable' | 'no-store';
+  handler: Handler<D>;
+  /** Short summary for the machine description. */
+  summary?: string;
+}
+
+// ---- building responses ----------------------------------------------------------------------
+
+const encoder = new TextEncoder();
+
+export function utf8(s: string): Uint8Array {
+  return encoder.encode(s);
+}
+
+export function json(status: number, value: unknown, headers: Record<string, string> = {}): HubResponse {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(value) };
+}
+
+export function text(status: number, body: string, contentType = 'text/plain; charset=utf-8', headers: Record<string, string> = {}): HubResponse {
+  return { status, headers: { 'content-type': contentType, ...headers }, body };
+}
+
+/**
+ * A response body built once per index and served many times: its bytes, content type and a strong ETag.
+ */
+export interface PreparedBody {
+  bytes: Uint8Array;
+  contentType: string;
+  etag: string;
+}
+
+export function prepare(value: unknown, contentType = 'application/json; charset=utf-8', etagSeed?: string): PreparedBody {
+  const bytes = typeof value === 'string' ? encoder.encode(value) : value instanceof Uint8Array ? value : encoder.encode(JSON.stringify(value));
+  return { bytes, contentType, etag: `"${etagSeed ?? fnv1a(bytes)}"` };
+}
+
+export function sendPrepared(p: PreparedBody, status = 200, headers: Record<string, string> = {}): HubResponse {
+  return { status, headers: { 'content-type': p.contentType, etag: p.etag, ...headers }, body: p.bytes };
+}
+
+/** A fast 64-bit-ish content fingerprint for ETags (two FNV-1a lanes); not a security hash. */
+export function fnv1a(bytes: Uint8Array): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193 ^ bytes.length;
+  for (let i = 0; i < bytes.length; i++) {
+    const b = bytes[i] as number;
+    h1 = Math.imul(h1 ^ b, 0x01000193);
+    h2 = Math.imul(h2 ^ b, 0x0100019d);
+  }
+  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
+}
+
+// ---- errors, one shape per route group -------------------------------------------------------
+
+/**
+ * The single place an error body is rendered. `code` is a machine code:
+ * - `hub`: `{error}` with the code in `X-Error-Code` (model-host dialect, /mcp, /api/account, /);
+ * - `objects`: `{code, message}`;
+ * - `oci`: `{errors: [{code, message}]}`;
+ * - `text`: `text/plain` (unknown paths).
+ */
+export function errorResponse(
+  shape: ErrorShape,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): HubResponse {
+  const base: Record<string, string> = { 'cache-control': 'no-store', ...headers };
+  switch (shape) {
+    case 'hub':
+      return json(status, { error: message }, { 'x-error-code': code, ...base });
+    case 'objects':
+      return json(status, { code, message }, base);
+    case 'oci':
+      return json(status, { errors: [{ code, message }] }, base);
+    default:
+      return text(status, `${message}\n`, 'text/plain; charset=utf-8', base);
+  }
+}
+
+// ---- reading bodies with a limit -------------------------------------------------------------
+
+export class BodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`The request body is larger than ${limit} bytes.`);
+  }
+}
+
+/**
+ * Read a request body into memory, stopping (and throwing {@link BodyTooLargeError}) as soon as it
+ * passes `limit` bytes, so an oversized body is never buffered whole.
+ */
+export async function readBody(req: HubRequest, limit: number): Promise<Uint8Array> {
+  const declared = req.headers.get('content-length');
+  if (declared !== null && Number(declared) > limit) throw new BodyTooLargeError(limit);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of iterateBody(req.body)) {
+    total += chunk.byteLength;
+    if (total > limit) throw new BodyTooLargeError(limit);
+    chunks.push(chunk);
+  }
+  return concatBytes(chunks, total);
+}
+
+export async function* iterateBody(body: BodySource | null): AsyncGenerator<Uint8Array> {
+  if (!body) return;
+  if (typeof (body as ReadableStream<Uint8Array>).getReader === 'function') {
+    const reader = (body as ReadableStream<Uint8Array>).getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        if (value) yield value;
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  } else {
+    for await (const chunk of body as AsyncIterable<Uint8Array>) yield chunk;
+  }
+}
+
+export function concatBytes(chunks: Uint8Array[], total?: number): Uint8Array {
+  const size = total ?? chunks.reduce((n, c) => n + c.byteLength, 0);
+  if (chunks.length === 1 && chunks[0]?.byteLength === size) return chunks[0] as Uint8Array;
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const c of chunks) {
+    out.set(c, offset);
+    offset += c.byteLength;
+  }
+  return out;
+}
+
+// ---- small parsing helpers shared by the dialects --------------------------------------------
+
+/** `true/false/True/False/1/0` (and absent → fallback), as the model host's clients send booleans. */
+export function parseBool(value: string | null | undefined, fallback = false): boolean {
+  if (value === null || value === undefined || value === '') return fallback;
+  const v = value.toLowerCase();
+  if (v === 'true' || v === '1' || v === 'yes') return true;
+  if (v === 'false' || v === '0' || v === 'no') return false;
+  return fallback;
+}
+
+/** Percent-encode each path segment, keeping `/`. */
+export function encodePath(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/');
+}
+
+/** Parse `bytes=a-b` for a body of `size` bytes. Returns null when absent or unsatisfiable as a single range. */
+export function parseRange(header: string | null, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+  if (!header) return null;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m) return null;
+  const [, a, b] = m;
+  let start: number;
+  let end: number;
+  if (a === '') {
+    if (b === '') return null;
+    const suffix = Number(b);
+    if (suffix === 0) return 'unsatisfiable';
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(a);
+    end = b === '' ? size - 1 : Math.min(Number(b), size - 1);
+  }
+  if (start >= size || start > end) return 'unsatisfiable';
+  return { start, end };
+}

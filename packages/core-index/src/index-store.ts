@@ -1,0 +1,211 @@
+import { type Address, addressOf } from './blake3.js';
+import type { ObjectStore } from './object-store.js';
+import {
+  type CatalogObject,
+  CatalogObjectSchema,
+  type FileRecord,
+  type ModelObject,
+  ModelObjectSchema,
+  type ModelRow,
+  type SourceObject,
+  SourceObjectSchema,
+} from './schemas.js';
+
+/** One model of today's index, with lookup maps ready. */
+export interface IndexedModel {
+  id: string;
+  owner: string;
+  name: string;
+  revision: string;
+  /** address of the `model-hub.model` object */
+  address: Address;
+  object: ModelObject;
+  row: ModelRow;
+  /** files sorted by path */
+  files: FileRecord[];
+  file(path: string): FileRecord | undefined;
+  sources: SourceObject[];
+  sourceAddresses: Address[];
+  weightBytes: number;
+  /** position in browse (trending) order */
+  rank: number;
+}
+
+/** Today's index: immutable once loaded. */
+export interface IndexStore {
+  readonly catalogAddress: Address;
+  readonly catalog: CatalogObject;
+  /** the day the catalog was built */
+  readonly snapshot: string;
+  /** every model in browse order */
+  models(): readonly IndexedModel[];
+  /** case-insensitive lookup by `owner/name` */
+  model(id: string): IndexedModel | undefined;
+  /** every (model, file) with this SHA-256, for OCI blob look-ups by digest */
+  filesBySha256(sha256: string): ReadonlyArray<{ model: IndexedModel; file: FileRecord }>;
+  /** total files and bytes in the index */
+  readonly totals: { models: number; files: number; bytes: number };
+  /** The bytes of one hub object. */
+  object(address: Address): Promise<Uint8Array | undefined>;
+  /** A value computed once per index (prepared response bodies, manifests, pages). */
+  memo<T>(key: string, build: () => T): T;
+}
+
+export class IndexLoadError extends Error {}
+
+const decoder = new TextDecoder();
+
+async function readObject<T>(
+  objects: ObjectStore,
+  address: Address,
+  parse: (v: unknown) => T,
+  what: string,
+): Promise<{ value: T; bytes: Uint8Array }> {
+  const stored = await objects.get(address);
+  if (!stored) throw new IndexLoadError(`${what} ${address} is missing from the object store`);
+  if (addressOf(stored.bytes) !== address) throw new IndexLoadError(`${what} ${address} does not hash to its address`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(decoder.decode(stored.bytes));
+  } catch {
+    throw new IndexLoadError(`${what} ${address} is not JSON`);
+  }
+  try {
+    return { value: parse(raw), bytes: stored.bytes };
+  } catch (e) {
+    throw new IndexLoadError(`${what} ${address} does not match its schema: ${(e as Error).message.slice(0, 300)}`);
+  }
+}
+
+/**
+ * Build an {@link IndexStore} from an object store and a catalog address. Every object read is
+ * re-hashed against its address and checked against its schema; a fault throws {@link IndexLoadError}.
+ */
+export async function loadIndex(objects: ObjectStore, catalogAddress: Address): Promise<IndexStore> {
+  const { value: catalog } = await readObject(objects, catalogAddress, (v) => CatalogObjectSchema.parse(v), 'catalog');
+  const rowsById = new Map(catalog.rows.map((r) => [r.id, r] as const));
+  const entries = Object.entries(catalog.objects);
+  const models: IndexedModel[] = [];
+  const sourceCache = new Map<string, SourceObject>();
+  // Bounded parallel reads.
+  let next = 0;
+  const loaded: (IndexedModel | undefined)[] = new Array(entries.length);
+  async function worker() {
+    for (;;) {
+      const i = next++;
+      if (i >= entries.length) return;
+      const [id, entry] = entries[i] as [string, { model: string; sources: string[] }];
+      const { value: object } = await readObject(objects, entry.model as Address, (v) => ModelObjectSchema.parse(v), `model ${id}`);
+      const sources: SourceObject[] = [];
+      for (const sa of entry.sources) {
+        let s = sourceCache.get(sa);
+        if (!s) {
+          s = (await readObject(objects, sa as Address, (v) => SourceObjectSchema.parse(v), `source of ${id}`)).value;
+          sourceCache.set(sa, s);
+        }
+        sources.push(s);
+      }
+      const row = rowsById.get(id);
+      if (!row) throw new IndexLoadError(`catalog has no row for ${id}`);
+      loaded[i] = makeModel(id, entry.model as Address, object, row, sources, entry.sources as Address[]);
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(16, entries.length) }, worker));
+  for (const m of loaded) if (m) models.push(m);
+  // Browse order is the catalog's row order.
+  const order = new Map(catalog.rows.map((r, i) => [r.id, i] as const));
+  models.sort((a, b) => (order.get(a.id) ?? 0) - (order.get(b.id) ?? 0));
+  models.forEach((m, i) => {
+    m.rank = i;
+  });
+  return new LoadedIndex(catalogAddress, catalog, models, objects);
+}
+
+function makeModel(
+  id: string,
+  address: Address,
+  object: ModelObject,
+  row: ModelRow,
+  sources: SourceObject[],
+  sourceAddresses: Address[],
+): IndexedModel {
+  const files = [...object.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const byPath = new Map(files.map((f) => [f.path, f] as const));
+  const [owner = '', name = ''] = id.split('/');
+  return {
+    id,
+    owner,
+    name,
+    revision: object.revision,
+    address,
+    object,
+    row,
+    files,
+    file: (p) => byPath.get(p),
+    sources,
+    sourceAddresses,
+    weightBytes: files.reduce((n, f) => n + (isWeightFile(f.path) ? f.size : 0), 0),
+    rank: 0,
+  };
+}
+
+const WEIGHT = /\.(gguf|safetensors|bin|pt|pth|ckpt|onnx|h5|msgpack|ot|tflite|mlmodel|npz|gguf\.part\d+)$/i;
+export function isWeightFile(path: string): boolean {
+  return WEIGHT.test(path);
+}
+
+class LoadedIndex implements IndexStore {
+  private readonly byId = new Map<string, IndexedModel>();
+  private readonly bySha = new Map<string, { model: IndexedModel; file: FileRecord }[]>();
+  private readonly memos = new Map<string, unknown>();
+  readonly snapshot: string;
+  readonly totals: { models: number; files: number; bytes: number };
+
+  constructor(
+    readonly catalogAddress: Address,
+    readonly catalog: CatalogObject,
+    private readonly list: IndexedModel[],
+    private readonly objects: ObjectStore,
+  ) {
+    let files = 0;
+    let bytes = 0;
+    for (const m of list) {
+      this.byId.set(m.id.toLowerCase(), m);
+      for (const f of m.files) {
+        files++;
+        bytes += f.size;
+        let arr = this.bySha.get(f.sha256);
+        if (!arr) {
+          arr = [];
+          this.bySha.set(f.sha256, arr);
+        }
+        arr.push({ model: m, file: f });
+      }
+    }
+    this.snapshot = catalog.date;
+    this.totals = { models: list.length, files, bytes };
+  }
+
+  models(): readonly IndexedModel[] {
+    return this.list;
+  }
+
+  model(id: string): IndexedModel | undefined {
+    return this.byId.get(id.toLowerCase());
+  }
+
+  filesBySha256(sha256: string) {
+    return this.bySha.get(sha256) ?? [];
+  }
+
+  async object(address: Address): Promise<Uint8Array | undefined> {
+    return (await this.objects.get(address))?.bytes;
+  }
+
+  memo<T>(key: string, build: () => T): T {
+    if (this.memos.has(key)) return this.memos.get(key) as T;
+    const v = build();
+    this.memos.set(key, v);
+    return v;
+  }
+}

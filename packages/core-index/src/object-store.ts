@@ -1,0 +1,44 @@
+import type { Address } from './blake3.js';
+import type { ObjectMetadata } from './schemas.js';
+
+export interface StoredObject {
+  bytes: Uint8Array;
+  meta: ObjectMetadata;
+}
+
+export interface PutOptions {
+  kind: string;
+  mediaType: string;
+  filename?: string | null;
+}
+
+export interface ListQuery {
+  kind?: string;
+  /** a prefix of the address, `blake3:` included or not */
+  prefix?: string;
+  cursor?: string;
+  limit?: number;
+}
+
+export interface ListPage {
+  items: ObjectMetadata[];
+  next: string | null;
+}
+
+/**
+ * Content-addressed storage of hub objects. `put` computes the address itself; an address, once
+ * written, never changes meaning. Named refs (`current`, `archive`, `pins`, …) are small mutable
+ * pointers written atomically.
+ */
+export interface ObjectStore {
+  get(address: Address): Promise<StoredObject | undefined>;
+  meta(address: Address): Promise<ObjectMetadata | undefined>;
+  has(address: Address): Promise<boolean>;
+  put(bytes: Uint8Array, options: PutOptions): Promise<{ meta: ObjectMetadata; created: boolean }>;
+  list(query: ListQuery): Promise<ListPage>;
+  readRef(name: string): Promise<string | undefined>;
+  writeRef(name: string, value: string): Promise<void>;
+}
+
+/** Ref names are short identifiers; anything else is refused so refs never escape their folder. */
+export const REF_NAME = /^[a-z][a-z0-9-]{0,63}$/;

@@ -1,0 +1,365 @@
+import { z } from 'zod';
+
+/** Zod schemas for every resource of the specification. OpenAPI is generated from these too. */
+
+export const AddressSchema = z.string().regex(/^blake3:[0-9a-f]{64}$/);
+export const Sha256Schema = z.string().regex(/^[0-9a-f]{64}$/);
+export const CommitSchema = z.string().regex(/^[0-9a-f]{40}$/);
+export const ModelIdSchema = z.string().regex(/^[^/\s]+\/[^/\s]+$/);
+const DateTime = z.string();
+const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+export const SvcFactsSchema = z.object({
+  manifest: AddressSchema,
+  files: z.number().int().nonnegative(),
+  weight_bytes: z.number().int().nonnegative().optional(),
+  parameters: z.number().int().nonnegative().optional(),
+  context: z.number().int().nonnegative().optional(),
+  listed: z.boolean().optional(),
+  sources: z.array(z.string()).optional(),
+});
+
+export const ModelRowSchema = z.object({
+  _id: z.string().optional(),
+  id: ModelIdSchema,
+  modelId: ModelIdSchema,
+  sha: CommitSchema,
+  svc: SvcFactsSchema,
+  author: z.string().optional(),
+  pipeline_tag: z.string().optional(),
+  library_name: z.string().optional(),
+  private: z.literal(false).optional(),
+  gated: z.literal(false).optional(),
+  disabled: z.literal(false).optional(),
+  likes: z.number().int().optional(),
+  downloads: z.number().int().optional(),
+  trendingScore: z.number().int().optional(),
+  createdAt: DateTime.optional(),
+  lastModified: DateTime.optional(),
+  tags: z.array(z.string()).optional(),
+});
+
+export const SiblingSchema = z.object({
+  rfilename: z.string(),
+  size: z.number().int().optional(),
+  blobId: z.string().optional(),
+  lfs: z.object({ sha256: Sha256Schema, size: z.number().int(), pointerSize: z.number().int() }).optional(),
+});
+
+export const ModelInfoSchema = z.object({
+  _id: z.string().optional(),
+  id: ModelIdSchema,
+  modelId: ModelIdSchema,
+  sha: CommitSchema,
+  siblings: z.array(SiblingSchema),
+  author: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  downloads: z.number().int().optional(),
+  likes: z.number().int().optional(),
+  private: z.literal(false).optional(),
+  gated: z.literal(false).optional(),
+  disabled: z.literal(false).optional(),
+  pipeline_tag: z.string().optional(),
+  library_name: z.string().optional(),
+  createdAt: DateTime.optional(),
+  lastModified: DateTime.optional(),
+  usedStorage: z.number().int().optional(),
+  svc: SvcFactsSchema.optional(),
+});
+
+export const LfsSchema = z.object({
+  oid: Sha256Schema,
+  size: z.number().int().nonnegative(),
+  pointerSize: z.number().int().nonnegative(),
+});
+
+export const TreeEntrySchema = z.object({
+  type: z.literal('file'),
+  oid: Sha256Schema,
+  size: z.number().int().nonnegative(),
+  path: z.string(),
+  lfs: LfsSchema.optional(),
+  lastCommit: z.object({ id: CommitSchema, title: z.string(), date: DateTime }).optional(),
+});
+
+export const RefsSchema = z.object({
+  branches: z.array(z.object({ name: z.literal('main'), ref: z.literal('refs/heads/main'), targetCommit: CommitSchema })).length(1),
+  tags: z.array(z.object({}).passthrough()),
+  converts: z.array(z.object({}).passthrough()),
+  pullRequests: z.array(z.object({}).passthrough()).optional(),
+});
+
+export const SourceStateSchema = z.object({
+  ok: z.boolean(),
+  checked: DateTime.nullable(),
+  reason: z.string().optional(),
+});
+
+export const HubHealthSchema = z.object({
+  sources: z.record(z.string(), SourceStateSchema),
+  order: z.array(z.string()),
+});
+
+export const ArchiveDaySchema = z.object({
+  date: Day,
+  index: AddressSchema,
+  archived: DateTime.optional(),
+  catalog: AddressSchema.optional(),
+  cid: z.string().optional(),
+  models: z.number().int().optional(),
+  addressed: z.number().int().optional(),
+  files: z.number().int().optional(),
+  bytes: z.number().int().optional(),
+  prev: z.string().nullable().optional(),
+  prev_ledger: z.string().nullable().optional(),
+  source: z.string().optional(),
+});
+
+export const ArchiveSchema = z.object({
+  format: z.literal('svc.model-hub.archive/v1').optional(),
+  days: z.array(ArchiveDaySchema),
+  gateway: z.string().optional(),
+  mirror: z.string().optional(),
+  registry: z.string().optional(),
+});
+
+export const PinsSchema = z.object({
+  format: z.literal('svc.model-hub.pins/v1'),
+  gateway: z.string(),
+  models: z.record(
+    z.string(),
+    z.object({ root: z.string(), revision: z.string(), pinned: Day.optional(), hidden: z.boolean().optional() }),
+  ),
+});
+
+export const DescriptorSchema = z.object({
+  format: z.literal('svc.model-hub.descriptor/v1'),
+  name: z.string().optional(),
+  about: z.string().optional(),
+  catalog: AddressSchema,
+  snapshot: Day.optional(),
+  fetch: z.string(),
+  find: z.string().optional(),
+  publish: z.string().optional(),
+  openapi: z.string(),
+  capabilities: z.string().optional(),
+  registry: z.string().optional(),
+  guide: z.string().optional(),
+  addresses: z.record(z.string(), z.string()).optional(),
+  kinds: z.record(z.string(), z.string()).optional(),
+});
+
+export const RequestObjectSchema = z.object({
+  method: z.literal('GET'),
+  url: z.string(),
+  returns: z.string(),
+  dialect: z.enum(['objects', 'huggingface', 'oci', 'http']).optional(),
+  caps_at: z.number().int().optional(),
+  note: z.string().optional(),
+  artifact_type: z.string().optional(),
+});
+
+export const SectionDescriptorSchema = z.object({
+  format: z.literal('svc.section.descriptor/v1'),
+  section: z.enum(['models', 'registry', 'spaces', 'buckets', 'docs']),
+  title: z.string().optional(),
+  about: z.string(),
+  self: z.string(),
+  inventory: z.object({ described: z.number().int().nullable(), served_here: z.number().int().nullable(), note: z.string() }),
+  catalog: z
+    .object({
+      address: z.string().nullable(),
+      fetch: z.string(),
+      format: z.string(),
+      media_type: z.string().optional(),
+      note: z.string().optional(),
+    })
+    .nullable(),
+  catalog_note: z.string().optional(),
+  list: z.array(RequestObjectSchema),
+  item: RequestObjectSchema,
+  files: RequestObjectSchema.optional(),
+  fetch: RequestObjectSchema,
+  verify: z.object({
+    algorithm: z.enum(['sha256', 'blake3', 'none']),
+    expected_from: z.string(),
+    server_verifies_on_read: z.literal(false),
+    root: z.string().optional(),
+    privacy: z.string().optional(),
+  }),
+  one_line: z.string().optional(),
+  pages: z.array(z.object({ title: z.string(), html: z.string(), markdown: z.string() })).optional(),
+  brief: z.string(),
+  page: z.string(),
+  openapi: z.string(),
+});
+
+export const AgentCardSchema = z.object({
+  name: z.string(),
+  description: z.string(),
+  url: z.string(),
+  version: z.string().optional(),
+  provider: z.object({ organization: z.string(), url: z.string() }).optional(),
+  documentationUrl: z.string().optional(),
+  capabilities: z.record(z.string(), z.unknown()).optional(),
+  defaultInputModes: z.array(z.string()).optional(),
+  defaultOutputModes: z.array(z.string()).optional(),
+  skills: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      description: z.string(),
+      tags: z.array(z.string()).optional(),
+      examples: z.array(z.string()).optional(),
+    }),
+  ),
+});
+
+// ---- hub object kinds -------------------------------------------------------------------------
+
+export const FileRecordSchema = z.object({
+  path: z.string().min(1),
+  size: z.number().int().nonnegative(),
+  sha256: Sha256Schema,
+});
+
+export const GgufFactsSchema = z.object({
+  /** path of the GGUF file these facts were read from */
+  path: z.string(),
+  architecture: z.string().optional(),
+  name: z.string().optional(),
+  quantization: z.string().optional(),
+  file_type: z.number().int().optional(),
+  parameters: z.number().int().optional(),
+  context_length: z.number().int().optional(),
+  chat_template: z.string().optional(),
+});
+
+export const ModelFactsSchema = z.object({
+  pipeline_tag: z.string().optional(),
+  library_name: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  parameters: z.number().int().optional(),
+  context: z.number().int().optional(),
+  gguf: z.array(GgufFactsSchema).optional(),
+  /** When the upstream created the repository and last changed it, if known. */
+  createdAt: DateTime.optional(),
+  lastModified: DateTime.optional(),
+});
+
+export const ModelObjectSchema = z.object({
+  kind: z.literal('model-hub.model'),
+  id: ModelIdSchema,
+  revision: CommitSchema,
+  license: z.string().nullable(),
+  files: z.array(FileRecordSchema),
+  facts: ModelFactsSchema,
+  prev: AddressSchema.nullable(),
+});
+
+export const SourceObjectSchema = z.object({
+  kind: z.literal('model-hub.source'),
+  model: ModelIdSchema,
+  revision: CommitSchema,
+  /** Health key of the source that holds these bytes (`huggingface.co`, `modelscope.cn`, `ipfs`, or an operator mirror's name). */
+  source: z.string(),
+  type: z.enum(['http', 'ipfs', 'svc']),
+  /** For `http`: a URL template with `{id}`, `{owner}`, `{name}`, `{revision}`, `{path}`. */
+  url: z.string().optional(),
+  /** For `ipfs`: the root CID of the model directory. */
+  root: z.string().optional(),
+  /** For `svc`: chunk objects per path. */
+  chunks: z.record(z.string(), z.array(AddressSchema)).optional(),
+  /** The repository id at that source, when it differs from the hub id (matched by SHA-256, never by name). */
+  remote_id: z.string().optional(),
+  /** The paths this source holds; absent means every file of the revision. */
+  paths: z.array(z.string()).optional(),
+});
+
+export const CatalogEntrySchema = z.object({ model: AddressSchema, sources: z.array(AddressSchema) });
+
+export const CatalogObjectSchema = z.object({
+  kind: z.literal('model-hub.catalog'),
+  date: Day,
+  rows: z.array(ModelRowSchema),
+  objects: z.record(z.string(), CatalogEntrySchema),
+  prev: AddressSchema.nullable(),
+});
+
+// ---- object server ---------------------------------------------------------------------------
+
+export const ObjectMetadataSchema = z.object({
+  id: z.string(),
+  kind: z.string(),
+  media_type: z.string(),
+  size: z.number().int().nonnegative(),
+  created_at_millis: z.number().int().nonnegative(),
+  filename: z.string().nullable().optional(),
+});
+
+export const OperationInfoSchema = z.object({
+  id: z.string(),
+  kind: z.enum(['read', 'mutation', 'stream']),
+  fallback_safe_before_dispatch: z.boolean(),
+});
+
+export const ModuleInfoSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  version: z.string(),
+  state: z.string(),
+  dependencies: z.array(z.string()),
+  operations: z.array(z.string()),
+});
+
+export const CapabilityManifestSchema = z.object({
+  protocol_version: z.number().int().nonnegative(),
+  server_version: z.string(),
+  server_id: z.string(),
+  role: z.string(),
+  operations: z.array(OperationInfoSchema),
+  modules: z.array(ModuleInfoSchema),
+  maximum_message_bytes: z.number().int().nonnegative(),
+});
+
+export const HealthResponseSchema = z.object({
+  status: z.string(),
+  version: z.string(),
+  role: z.string(),
+  modules_ready: z.number().int().nonnegative(),
+});
+
+// ---- errors ----------------------------------------------------------------------------------
+
+export const HubErrorSchema = z.object({ error: z.string() });
+export const ApiErrorSchema = z.object({ code: z.string(), message: z.string() });
+export const OciErrorSchema = z.object({
+  errors: z.array(z.object({ code: z.string(), message: z.string(), detail: z.unknown().optional() })),
+});
+
+export type SvcFacts = z.infer<typeof SvcFactsSchema>;
+export type ModelRow = z.infer<typeof ModelRowSchema>;
+export type ModelInfo = z.infer<typeof ModelInfoSchema>;
+export type TreeEntry = z.infer<typeof TreeEntrySchema>;
+export type Refs = z.infer<typeof RefsSchema>;
+export type SourceState = z.infer<typeof SourceStateSchema>;
+export type HubHealth = z.infer<typeof HubHealthSchema>;
+export type ArchiveDay = z.infer<typeof ArchiveDaySchema>;
+export type Archive = z.infer<typeof ArchiveSchema>;
+export type Pins = z.infer<typeof PinsSchema>;
+export type Descriptor = z.infer<typeof DescriptorSchema>;
+export type SectionDescriptor = z.infer<typeof SectionDescriptorSchema>;
+export type RequestObject = z.infer<typeof RequestObjectSchema>;
+export type AgentCard = z.infer<typeof AgentCardSchema>;
+export type FileRecord = z.infer<typeof FileRecordSchema>;
+export type GgufFacts = z.infer<typeof GgufFactsSchema>;
+export type ModelFacts = z.infer<typeof ModelFactsSchema>;
+export type ModelObject = z.infer<typeof ModelObjectSchema>;
+export type SourceObject = z.infer<typeof SourceObjectSchema>;
+export type CatalogEntry = z.infer<typeof CatalogEntrySchema>;
+export type CatalogObject = z.infer<typeof CatalogObjectSchema>;
+export type ObjectMetadata = z.infer<typeof ObjectMetadataSchema>;
+export type OperationInfo = z.infer<typeof OperationInfoSchema>;
+export type ModuleInfo = z.infer<typeof ModuleInfoSchema>;
+export type CapabilityManifest = z.infer<typeof CapabilityManifestSchema>;
+export type HealthResponse = z.infer<typeof HealthResponseSchema>;

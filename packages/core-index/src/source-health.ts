@@ -1,0 +1,223 @@
+import type { HubHealth, SourceObject, SourceState } from './schemas.js';
+import { encodePath } from './http.js';
+
+/** One place bytes can be fetched from (design section 4; config `sources`). */
+export interface SourceConfig {
+  /** Health key and `X-Hub-Source` value, e.g. `huggingface.co`, `ipfs`, or a mirror's name. */
+  name: string;
+  /** Display spelling for `svc.sources`, e.g. `Hugging Face`. */
+  display: string;
+  /** The `/via/{token}/` spelling. */
+  token: string;
+  kind: 'http' | 'ipfs';
+  /** `http`: URL template (`{id}`, `{owner}`, `{name}`, `{revision}`, `{path}`); `ipfs`: gateway base URL. */
+  url?: string;
+  /** A file to fetch and hash on each probe. Without one the source is offered with `checked: null`. */
+  probe?: { path: string; sha256: string; size?: number };
+  /** Never redirected to (P2P). */
+  redirect?: boolean;
+}
+
+export const DEFAULT_SOURCES: SourceConfig[] = [
+  {
+    name: 'huggingface.co',
+    display: 'Hugging Face',
+    token: 'hf',
+    kind: 'http',
+    url: 'https://huggingface.co/{id}/resolve/{revision}/{path}',
+  },
+  {
+    name: 'modelscope.cn',
+    display: 'ModelScope',
+    token: 'modelscope',
+    kind: 'http',
+    url: 'https://modelscope.cn/models/{id}/resolve/{revision}/{path}',
+  },
+  { name: 'ipfs', display: 'IPFS', token: 'ipfs', kind: 'ipfs', url: 'https://ipfs.io' },
+];
+
+export interface HoldingSource {
+  config: SourceConfig;
+  object: SourceObject;
+}
+
+export interface SourceChoice {
+  /** health key */
+  source: string;
+  display: string;
+  url: string;
+}
+
+export type ChooseResult =
+  | { ok: true; choice: SourceChoice }
+  /** Sources hold the file but none is healthy. */
+  | { ok: false; reason: 'none-ok'; holders: string[] }
+  /** No source in the index holds the file. */
+  | { ok: false; reason: 'no-source'; holders: [] };
+
+export interface ChooseInput {
+  id: string;
+  revision: string;
+  path: string;
+  sources: SourceObject[];
+  /** a `/via/{token}/` token, when the request named one */
+  via?: string;
+}
+
+export interface SourceHealth {
+  /** What `/api/hub/health` shows. */
+  snapshot(): HubHealth;
+  choose(input: ChooseInput): ChooseResult;
+  /** The source configuration by health key (configured or default). */
+  source(name: string): SourceConfig | undefined;
+  /** The display spelling of a source, by health key. */
+  display(name: string): string;
+  /** Seconds until the next probe round; the `Retry-After` for a 503 when nothing is live. */
+  retryAfterSeconds(): number;
+}
+
+/** Expand a source URL template for one file. Path segments are percent-encoded, `/` kept. */
+export function expandTemplate(template: string, v: { id: string; revision: string; path: string }): string {
+  const [owner = '', name = ''] = v.id.split('/');
+  return template.replace(/\{(id|owner|name|revision|path)\}/g, (_, key: string) => {
+    switch (key) {
+      case 'id':
+        return `${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
+      case 'owner':
+        return encodeURIComponent(owner);
+      case 'name':
+        return encodeURIComponent(name);
+      case 'revision':
+        return encodeURIComponent(v.revision);
+      default:
+        return encodePath(v.path);
+    }
+  });
+}
+
+export function sourceHolds(object: SourceObject, path: string): boolean {
+  return !object.paths || object.paths.includes(path);
+}
+
+/**
+ * The source-choice function of design section 4: the first source in `order` that is ok and holds
+ * the file; a known `/via/` token whose source holds the file and is ok goes first; an unknown
+ * token falls back to the default order.
+ */
+export function chooseSource(
+  input: ChooseInput,
+  order: string[],
+  state: (name: string) => SourceState,
+  config: (name: string) => SourceConfig | undefined,
+): ChooseResult {
+  const holders = input.sources.filter((s) => sourceHolds(s, input.path) && config(s.source)?.redirect !== false);
+  if (holders.length === 0) return { ok: false, reason: 'no-source', holders: [] };
+  const rank = (name: string) => {
+    const i = order.indexOf(name);
+    return i === -1 ? order.length : i;
+  };
+  holders.sort((a, b) => rank(a.source) - rank(b.source));
+  if (input.via) {
+    const token = input.via.toLowerCase();
+    const i = holders.findIndex((h) => {
+      const c = config(h.source);
+      return (c?.token ?? h.source).toLowerCase() === token || h.source.toLowerCase() === token;
+    });
+    if (i > 0) holders.unshift(...holders.splice(i, 1));
+  }
+  for (const h of holders) {
+    if (!state(h.source).ok) continue;
+    const url = sourceUrl(h, config(h.source), input);
+    if (url) return { ok: true, choice: { source: h.source, display: config(h.source)?.display ?? h.source, url } };
+  }
+  return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source) };
+}
+
+function sourceUrl(object: SourceObject, config: SourceConfig | undefined, v: ChooseInput): string | undefined {
+  const id = object.remote_id ?? v.id;
+  if (object.type === 'http') {
+    const template = config?.url ?? object.url;
+    return template ? expandTemplate(template, { id, revision: v.revision, path: v.path }) : undefined;
+  }
+  if (object.type === 'ipfs') {
+    const gateway = (config?.url ?? 'https://ipfs.io').replace(/\/+$/, '');
+    return object.root ? `${gateway}/ipfs/${object.root}/${encodePath(v.path)}` : undefined;
+  }
+  return undefined;
+}
+
+export interface ProbeResult {
+  ok: boolean;
+  reason: string;
+  /** when the probe ran (ms since epoch) */
+  at: number;
+}
+
+/**
+ * In-memory health: configured sources, the preference order and the last probe result of each.
+ * The prober (a host's job) records results; `snapshot` and `choose` only read.
+ */
+export class MemorySourceHealth implements SourceHealth {
+  private readonly configs = new Map<string, SourceConfig>();
+  private readonly states = new Map<string, SourceState>();
+  constructor(
+    sources: SourceConfig[],
+    private readonly order: string[],
+    private readonly probeIntervalSeconds = 60,
+  ) {
+    for (const s of sources) this.configs.set(s.name, s);
+  }
+
+  source(name: string): SourceConfig | undefined {
+    return this.configs.get(name);
+  }
+
+  display(name: string): string {
+    return this.configs.get(name)?.display ?? name;
+  }
+
+  sources(): SourceConfig[] {
+    return [...this.configs.values()];
+  }
+
+  record(name: string, result: ProbeResult): void {
+    const prev = this.states.get(name);
+    this.states.set(name, {
+      ok: result.ok,
+      // `checked` is when the source was last reached; a failed probe keeps the last success.
+      checked: result.ok ? new Date(result.at).toISOString() : (prev?.checked ?? null),
+      reason: result.reason,
+    });
+  }
+
+  /** Restore persisted states (after a restart). */
+  restore(states: Record<string, SourceState>): void {
+    for (const [k, v] of Object.entries(states)) if (this.configs.has(k)) this.states.set(k, v);
+  }
+
+  state(name: string): SourceState {
+    const s = this.states.get(name);
+    if (s) return s;
+    // Never probed: offered, not checked.
+    return { ok: true, checked: null };
+  }
+
+  snapshot(): HubHealth {
+    const sources: Record<string, SourceState> = {};
+    for (const c of this.configs.values()) if (c.redirect !== false) sources[c.name] = this.state(c.name);
+    return { sources, order: [...this.order] };
+  }
+
+  choose(input: ChooseInput): ChooseResult {
+    return chooseSource(
+      input,
+      this.order,
+      (n) => this.state(n),
+      (n) => this.configs.get(n),
+    );
+  }
+
+  retryAfterSeconds(): number {
+    return this.probeIntervalSeconds;
+  }
+}

@@ -1,0 +1,1 @@
+export { createTestHub, type TestHub, SYNTHETIC_MODELS } from './fixture.js';

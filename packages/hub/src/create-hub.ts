@@ -1,0 +1,214 @@
+import {
+  BodyTooLargeError,
+  type CoreDeps,
+  type HubRequest,
+  type HubResponse,
+  type Route,
+  type RouteContext,
+  Router,
+  errorResponse,
+} from '@hub/core-index';
+import {
+  EXPOSED_HEADERS,
+  badEncoding,
+  cacheControl,
+  etagMatches,
+  internalError,
+  methodNotAllowed,
+  notFound,
+  registryCredential,
+  shapeForPath,
+  tokenMatches,
+  bearerToken,
+  tooLarge,
+  withoutCookies,
+  withoutCredentials,
+} from './rules.js';
+
+export interface HubSiteSettings {
+  /** The site origin that may call /api/account/* with credentials. */
+  siteOrigin?: string;
+}
+
+export interface Hub {
+  /** Answer one request. Never throws; never answers 500 for bad input. */
+  handle(req: HubRequest): Promise<HubResponse>;
+  routes: readonly Route<any>[];
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Compose routes into one table and apply the cross-cutting rules once.
+ * Both hosts call `handle`; neither contains a route or a rule.
+ */
+export function createHub<D extends CoreDeps>(deps: D & { site?: HubSiteSettings }, routes: Route<D>[]): Hub {
+  const router = new Router<D>(routes);
+  const siteOrigin = deps.site?.siteOrigin;
+
+  async function handle(raw: HubRequest): Promise<HubResponse> {
+    let shape = 'text' as Route<D>['errors'];
+    let route: Route<D> | undefined;
+    try {
+      const { path, query } = splitUrl(raw.url);
+      shape = shapeForPath(path);
+      const method = raw.method.toUpperCase();
+
+      if (method === 'OPTIONS') return preflight(router.match('GET', path), path, raw, siteOrigin);
+
+      const m = router.match(method, path);
+      if (m.kind === 'none') return finish(notFound(path), raw, undefined, siteOrigin);
+      if (m.kind === 'bad-encoding') return finish(badEncoding(m.sample?.errors ?? shape, path), raw, m.sample, siteOrigin);
+      if (m.kind === 'method') return finish(methodNotAllowed(m.sample.errors, method, path, m.allowed), raw, m.sample, siteOrigin);
+      route = m.route;
+      shape = route.errors;
+
+      let req: HubRequest;
+      switch (route.rules) {
+        case 'read':
+          req = withoutCredentials(raw);
+          break;
+        case 'publish':
+          if (!tokenMatches(bearerToken(raw), deps.settings.publisherTokens)) {
+            return finish(
+              errorResponse('objects', 401, 'UNAUTHORIZED', 'A publisher token is needed: send Authorization: Bearer <token>.', {
+                'www-authenticate': 'Bearer realm="hub"',
+              }),
+              raw,
+              route,
+              siteOrigin,
+            );
+          }
+          req = withoutCookies(raw);
+          break;
+        case 'registry-write':
+          if (!tokenMatches(registryCredential(raw), deps.settings.registryTokens)) {
+            return finish(
+              errorResponse('oci', 401, 'UNAUTHORIZED', 'Writes under /v2/ need the registry token that a registry login sends; only the hub publishes.', {
+                'www-authenticate': 'Basic realm="hub"',
+              }),
+              raw,
+              route,
+              siteOrigin,
+            );
+          }
+          req = withoutCookies(raw);
+          break;
+        default:
+          req = withoutCookies(raw);
+      }
+
+      const origin = deps.settings.baseUrl ?? originOf(raw.url);
+      let parsedQuery: URLSearchParams | undefined;
+      const ctx: RouteContext<D> = {
+        req,
+        params: m.params,
+        deps,
+        origin,
+        path,
+        get query() {
+          parsedQuery ??= new URLSearchParams(query);
+          return parsedQuery;
+        },
+      };
+      const res = await route.handler(ctx);
+      return finish(res, raw, route, siteOrigin);
+    } catch (e) {
+      if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e), raw, route, siteOrigin);
+      deps.log.error({ err: describeError(e), method: raw.method, path: safePath(raw.url) }, 'request failed');
+      return finish(internalError(shape), raw, route, siteOrigin);
+    }
+  }
+
+  return { handle, routes };
+}
+
+function finish(res: HubResponse, req: HubRequest, route: Route<any> | undefined, siteOrigin: string | undefined): HubResponse {
+  const h = res.headers;
+  // CORS: reads from every origin; account routes only from the site origin, with credentials.
+  if (route?.rules === 'account') {
+    const origin = req.headers.get('origin');
+    if (siteOrigin && origin === siteOrigin) {
+      h['access-control-allow-origin'] = siteOrigin;
+      h['access-control-allow-credentials'] = 'true';
+      h.vary = h.vary ? `${h.vary}, Origin` : 'Origin';
+    }
+  } else {
+    h['access-control-allow-origin'] = '*';
+    h['access-control-expose-headers'] = EXPOSED_HEADERS;
+  }
+  if (route && res.status >= 200 && res.status < 400 && h['cache-control'] === undefined) {
+    const cc = cacheControl(route);
+    if (cc) h['cache-control'] = cc;
+  }
+  h['x-content-type-options'] = 'nosniff';
+
+  // Conditional GET.
+  const method = req.method.toUpperCase();
+  if ((method === 'GET' || method === 'HEAD') && res.status === 200 && h.etag) {
+    const inm = req.headers.get('if-none-match');
+    if (inm && etagMatches(inm, h.etag)) {
+      const { 'content-type': _ct, 'content-length': _cl, ...rest } = h;
+      return { status: 304, headers: rest, body: null };
+    }
+  }
+
+  // Bytes and a length for every fixed body; HEAD keeps the length and drops the body.
+  let body = res.body;
+  if (typeof body === 'string') body = encoder.encode(body);
+  if (body instanceof Uint8Array) h['content-length'] = String(body.byteLength);
+  if (method === 'HEAD') body = null;
+  else if (res.status === 204 || res.status === 304) body = null;
+  return { status: res.status, headers: h, body };
+}
+
+function preflight(
+  m: ReturnType<Router<any>['match']>,
+  path: string,
+  req: HubRequest,
+  siteOrigin: string | undefined,
+): HubResponse {
+  if (m.kind === 'none') return finish(notFound(path), req, undefined, siteOrigin);
+  const route = m.kind === 'found' || m.kind === 'method' ? (m.kind === 'found' ? m.route : m.sample) : m.sample;
+  const headers: Record<string, string> = {
+    'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE, OPTIONS',
+    'access-control-allow-headers': req.headers.get('access-control-request-headers') ?? 'authorization, content-type',
+    'access-control-max-age': '86400',
+  };
+  if (route?.rules === 'account') {
+    const origin = req.headers.get('origin');
+    if (!siteOrigin || origin !== siteOrigin) return { status: 204, headers: { vary: 'Origin' }, body: null };
+  }
+  return finish({ status: 204, headers, body: null }, req, route, siteOrigin);
+}
+
+/** Split an absolute or origin-form URL into its raw path and query without a full URL parse. */
+export function splitUrl(url: string): { path: string; query: string } {
+  let start = 0;
+  const scheme = url.indexOf('://');
+  if (scheme !== -1 && scheme < 10) {
+    start = url.indexOf('/', scheme + 3);
+    if (start === -1) return { path: '/', query: '' };
+  }
+  const q = url.indexOf('?', start);
+  const hash = url.indexOf('#', start);
+  const end = hash === -1 ? url.length : hash;
+  if (q === -1 || q > end) return { path: url.slice(start, end) || '/', query: '' };
+  return { path: url.slice(start, q) || '/', query: url.slice(q + 1, end) };
+}
+
+function originOf(url: string): string {
+  const scheme = url.indexOf('://');
+  if (scheme === -1) return '';
+  const slash = url.indexOf('/', scheme + 3);
+  return slash === -1 ? url : url.slice(0, slash);
+}
+
+function safePath(url: string): string {
+  return splitUrl(url).path.slice(0, 300);
+}
+
+function describeError(e: unknown): { message: string; stack?: string } {
+  if (e instanceof Error) return { message: e.message, stack: e.stack?.split('\n').slice(0, 6).join('\n') };
+  return { message: String(e) };
+}

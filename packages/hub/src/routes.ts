@@ -1,0 +1,11 @@
+import type { CoreDeps, Route } from '@hub/core-index';
+import { objectRoutes } from '@hub/objects';
+import { discoveryRoutes } from './discovery/routes.js';
+
+/** Everything a full hub needs; each dialect adds its own interfaces here as it lands. */
+export type HubDeps = CoreDeps;
+
+/** Every route of every package, in one list; `createHub` compiles it into one table. */
+export function hubRoutes(): Route<HubDeps>[] {
+  return [...discoveryRoutes<HubDeps>(), ...objectRoutes<HubDeps>()];
+}

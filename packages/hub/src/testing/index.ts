@@ -1,0 +1,1 @@
+export { request, type TestResponse } from './request.js';

@@ -1,0 +1,11 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: ['src/index.ts', 'src/testing/index.ts'],
+  format: ['esm'],
+  dts: true,
+  clean: true,
+  platform: 'neutral',
+  target: 'es2022',
+  sourcemap: true,
+});

@@ -1,0 +1,1 @@
+export { objectRoutes, capabilityManifest, OPERATIONS, PROTOCOL_VERSION, SERVER_VERSION, MAXIMUM_MESSAGE_BYTES } from './routes.js';

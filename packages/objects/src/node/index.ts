@@ -1,0 +1,1 @@
+export { FsObjectStore, writeFileAtomic } from './fs-object-store.js';

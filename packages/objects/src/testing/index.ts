@@ -1,0 +1,1 @@
+export { objectStoreContract } from './object-store.contract.js';

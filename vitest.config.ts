@@ -1,0 +1,23 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const pkg = (name: string, sub = 'index') => fileURLToPath(new URL(`./packages/${name}/src/${sub}.ts`, import.meta.url));
+const names = ['core-index', 'objects', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'hub'];
+
+export default defineConfig({
+  resolve: {
+    // Tests run against the sources of the workspace packages, so a change is tested without a build.
+    alias: names.flatMap((n) => [
+      { find: new RegExp(`^@hub/${n}$`), replacement: pkg(n) },
+      { find: new RegExp(`^@hub/${n}/testing$`), replacement: pkg(n, 'testing/index') },
+      { find: new RegExp(`^@hub/${n}/node$`), replacement: pkg(n, 'node/index') },
+    ]),
+  },
+  test: {
+    include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'tests/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    reporters: process.env.CI ? ['default'] : ['default'],
+  },
+});
