@@ -34,6 +34,7 @@ export {
 } from './source-health.js';
 export { type ModelQuery, type SortKey, SORT_KEYS, isSortKey, searchModels, modelTags } from './search.js';
 export { quantOf, isMmproj, isLaterSplit, QUANT_PREFERENCE } from './quant.js';
+export { type OllamaTemplate, ollamaTemplateFor } from './ollama-template.js';
 export {
   type BuildInput,
   type BuildModelInput,
