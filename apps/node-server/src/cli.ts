@@ -1,1 +1,123 @@
-export {};
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { FsObjectStore } from '@hub/objects/node';
+import { installFastBlake3 } from './blake3-node.js';
+import { ConfigError, resolveConfig } from './config.js';
+import { buildFromDir } from './from-dir.js';
+import { createLogger } from './logger.js';
+import { startServer } from './server.js';
+import { verifyStore } from './verify.js';
+import path from 'node:path';
+
+const HELP = `hub — a read-only hub for open model files
+
+Usage:
+  hub serve [--port N] [--data DIR] [--config FILE] [--host ADDR]
+      Start the hub (default port 8080, data in ./.hub-data). An empty data folder is seeded
+      with the bundled demo index, and a demo mirror serves its bytes on the next port.
+  hub index build --from-dir DIR --source NAME=URL_TEMPLATE [--source …] [--data DIR] [--date YYYY-MM-DD]
+      Index a local tree laid out as {owner}/{name}/…; every file is hashed with SHA-256.
+      URL_TEMPLATE takes {id}, {owner}, {name}, {revision}, {path}.
+  hub index verify [--data DIR]
+      Re-hash every object, check every catalog's references, walk the archive chain. Exit 1 on any fault.
+  hub --help
+
+Environment: PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file).
+`;
+
+function fail(message: string, code = 2): never {
+  process.stderr.write(`hub: ${message}\n`);
+  process.exit(code);
+}
+
+function progressLine(text: string) {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}`);
+}
+
+async function main(argv: string[]) {
+  const [command, sub] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(HELP);
+    return;
+  }
+  if (command === 'serve') {
+    const { values } = parseArgs({
+      args: argv.slice(1),
+      options: { port: { type: 'string' }, data: { type: 'string' }, config: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' } },
+    });
+    if (values.help) return void process.stdout.write(HELP);
+    const cfg = resolveConfig(values);
+    const log = createLogger({ level: cfg.logLevel });
+    const running = await startServer({ dataDir: cfg.dataDir, port: cfg.port, host: cfg.host, config: cfg, logger: log });
+    let closing = false;
+    const shutdown = (signal: string) => {
+      if (closing) return;
+      closing = true;
+      log.info({ signal }, 'shutting down');
+      const force = setTimeout(() => process.exit(1), 10_000);
+      force.unref();
+      running.close().then(() => process.exit(0));
+    };
+    process.on('SIGINT', () => shutdown('SIGINT'));
+    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    return;
+  }
+  if (command === 'index' && sub === 'build') {
+    const { values } = parseArgs({
+      args: argv.slice(2),
+      options: {
+        'from-dir': { type: 'string' },
+        source: { type: 'string', multiple: true },
+        data: { type: 'string' },
+        date: { type: 'string' },
+        config: { type: 'string' },
+        upstream: { type: 'string' },
+        top: { type: 'string' },
+      },
+    });
+    installFastBlake3();
+    const cfg = resolveConfig({ ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) });
+    if (values.upstream) fail('--upstream builds are not available in this version; use --from-dir.');
+    const dir = values['from-dir'];
+    if (!dir) fail('index build needs --from-dir DIR (see hub --help)');
+    const sources = (values.source ?? []).map((s) => {
+      const i = s.indexOf('=');
+      if (i <= 0) fail(`--source ${s}: expected NAME=URL_TEMPLATE`);
+      return { name: s.slice(0, i), url: s.slice(i + 1) };
+    });
+    if (sources.length === 0) fail('index build needs at least one --source NAME=URL_TEMPLATE: the place the bytes can be fetched from');
+    if (values.date && !/^\d{4}-\d{2}-\d{2}$/.test(values.date)) fail('--date must be YYYY-MM-DD');
+    const log = createLogger({ level: cfg.logLevel, destination: process.stderr as never });
+    const store = new FsObjectStore(cfg.dataDir);
+    const started = Date.now();
+    const result = await buildFromDir(store, {
+      dir: path.resolve(dir),
+      sources,
+      ...(values.date ? { date: values.date } : {}),
+      log,
+      progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
+    });
+    progressLine('');
+    process.stdout.write(
+      `${JSON.stringify({ catalog: result.catalog, models: result.models, files: result.files, bytes: result.bytes, date: result.day.date, seconds: (Date.now() - started) / 1000 })}\n`,
+    );
+    return;
+  }
+  if (command === 'index' && sub === 'verify') {
+    const { values } = parseArgs({ args: argv.slice(2), options: { data: { type: 'string' }, config: { type: 'string' } } });
+    installFastBlake3();
+    const cfg = resolveConfig(values);
+    const report = await verifyStore(new FsObjectStore(cfg.dataDir), (n) => progressLine(`verified ${n} objects`));
+    progressLine('');
+    for (const f of report.faults) process.stdout.write(`FAULT ${f}\n`);
+    process.stdout.write(`${report.objects} objects, ${report.catalogs} catalogs, ${report.faults.length} faults\n`);
+    process.exit(report.faults.length ? 1 : 0);
+  }
+  fail(`unknown command "${argv.join(' ')}"; see hub --help`);
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof ConfigError) fail(e.message);
+  fail(e instanceof Error ? (e.stack ?? e.message) : String(e), 1);
+});
+

@@ -1,1 +1,10 @@
-export {};
+export { startServer, type StartOptions, type RunningHub, VERSION } from './server.js';
+export { hubMiddleware, toHubRequest, writeHubResponse } from './koa-adapter.js';
+export { startStaticMirror, type StaticMirror } from './mirror.js';
+export { buildFromDir, type FromDirOptions } from './from-dir.js';
+export { seedDemo, demoTreeDir, DEMO_SOURCE, DEMO_DATE } from './demo.js';
+export { verifyStore, type VerifyReport } from './verify.js';
+export { resolveConfig, readConfigFile, type HubConfigFile, ConfigError } from './config.js';
+export { createLogger } from './logger.js';
+export { installFastBlake3 } from './blake3-node.js';
+export { FileMissingLog } from './missing-log.js';

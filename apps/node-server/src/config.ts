@@ -1,0 +1,70 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { SourceConfig } from '@hub/core-index';
+
+/** The config file (JSON via `--config` or `HUB_CONFIG`); design section 8. */
+export interface HubConfigFile {
+  port?: number;
+  host?: string;
+  dataDir?: string;
+  baseUrl?: string;
+  sources?: Array<Partial<SourceConfig> & { name: string }>;
+  order?: string[];
+  probeIntervalSeconds?: number;
+  account?: { publicKey: string | Record<string, unknown>; issuer?: string; audience?: string; siteOrigin?: string };
+  publisherTokens?: string[];
+  registryTokens?: string[];
+  /** Seed the bundled demo index into an empty data folder (default true). */
+  demo?: boolean;
+  /** Port of the demo mirror (default: the hub's port + 1; 0 picks a free one). */
+  demoMirrorPort?: number;
+  logLevel?: string;
+}
+
+export interface ResolvedConfig extends HubConfigFile {
+  port: number;
+  host: string;
+  dataDir: string;
+  logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+export function readConfigFile(file: string): HubConfigFile {
+  let raw: string;
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`Cannot read the config file ${file}: ${(e as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (e) {
+    throw new ConfigError(`The config file ${file} is not valid JSON: ${(e as Error).message}`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`The config file ${file} must hold a JSON object.`);
+  return parsed as HubConfigFile;
+}
+
+/**
+ * Merge, lowest first: defaults, the config file, the environment (`PORT`, `HUB_DATA`, `HUB_CONFIG`,
+ * `HUB_LOG_LEVEL`), then command-line flags.
+ */
+export function resolveConfig(
+  flags: { port?: string; data?: string; config?: string; host?: string },
+  env: NodeJS.ProcessEnv = process.env,
+): ResolvedConfig {
+  const file = flags.config ?? env.HUB_CONFIG;
+  const fromFile = file ? readConfigFile(file) : {};
+  const port = flags.port ?? env.PORT ?? fromFile.port ?? 8080;
+  const portNumber = Number(port);
+  if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
+  return {
+    ...fromFile,
+    port: portNumber,
+    host: flags.host ?? fromFile.host ?? '0.0.0.0',
+    dataDir: path.resolve(flags.data ?? env.HUB_DATA ?? fromFile.dataDir ?? '.hub-data'),
+    logLevel: env.HUB_LOG_LEVEL ?? fromFile.logLevel ?? 'info',
+  };
+}

@@ -1,0 +1,33 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BuildResult, Logger, ObjectStore } from '@hub/core-index';
+import { buildFromDir } from './from-dir.js';
+
+/** The source name the demo index records; the running hub points it at the demo mirror. */
+export const DEMO_SOURCE = 'demo-mirror';
+/** The demo index is built with a fixed date, so its addresses are the same on every machine. */
+export const DEMO_DATE = '2026-11-22';
+
+/** The bundled demo tree (`apps/node-server/demo/tree`), found from the built or the source file. */
+export function demoTreeDir(): string {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  for (const candidate of [path.join(here, '..', 'demo', 'tree'), path.join(here, '..', '..', 'demo', 'tree')]) {
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error(`The bundled demo tree is missing (looked beside ${here}).`);
+}
+
+/** Build the bundled demo index into an object store. */
+export async function seedDemo(objects: ObjectStore, log?: Logger): Promise<BuildResult> {
+  const dir = demoTreeDir();
+  const result = await buildFromDir(objects, {
+    dir,
+    sources: [{ name: DEMO_SOURCE }],
+    date: DEMO_DATE,
+    display: () => 'Demo mirror',
+    ...(log ? { log } : {}),
+  });
+  log?.info({ catalog: result.catalog, models: result.models, files: result.files, tree: dir }, 'seeded the bundled demo index');
+  return result;
+}

@@ -1,0 +1,166 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import {
+  type Address,
+  type CoreDeps,
+  DEFAULT_SOURCES,
+  type IndexStore,
+  type Logger,
+  MemorySourceHealth,
+  type SourceConfig,
+  loadIndex,
+} from '@hub/core-index';
+import { type Hub, createHub, hubRoutes, type HubDeps } from '@hub/hub';
+import { FsObjectStore } from '@hub/objects/node';
+import Router from '@koa/router';
+import Koa from 'koa';
+import { installFastBlake3 } from './blake3-node.js';
+import type { HubConfigFile } from './config.js';
+import { DEMO_SOURCE, demoTreeDir, seedDemo } from './demo.js';
+import { hubMiddleware } from './koa-adapter.js';
+import { createLogger } from './logger.js';
+import { startStaticMirror, type StaticMirror } from './mirror.js';
+import { FileMissingLog } from './missing-log.js';
+
+export const VERSION = '0.1.0';
+export const MAX_MESSAGE_BYTES = 33_554_432;
+
+export interface StartOptions {
+  dataDir: string;
+  port?: number;
+  host?: string;
+  config?: HubConfigFile;
+  logger?: Logger;
+  /** Start the demo mirror (when the demo index is in use). Default true. */
+  demoMirror?: boolean;
+}
+
+export interface RunningHub {
+  /** `http://127.0.0.1:PORT` */
+  url: string;
+  port: number;
+  mirror?: StaticMirror;
+  deps: HubDeps;
+  hub: Hub;
+  app: Koa;
+  /** Re-read the `current` ref and swap in that index without a restart. */
+  reload(): Promise<IndexStore>;
+  close(): Promise<void>;
+}
+
+function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror): SourceConfig[] {
+  const byName = new Map<string, SourceConfig>(DEFAULT_SOURCES.map((s) => [s.name, { ...s }]));
+  if (demo) byName.set(DEMO_SOURCE, { name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: demo.template });
+  for (const s of config.sources ?? []) {
+    const prev = byName.get(s.name);
+    byName.set(s.name, {
+      ...(prev ?? { display: s.name, token: s.name, kind: 'http' }),
+      ...s,
+    } as SourceConfig);
+  }
+  return [...byName.values()];
+}
+
+/** Wire the hub's interfaces to the filesystem, load (or seed) the index, and listen. */
+export async function startServer(options: StartOptions): Promise<RunningHub> {
+  installFastBlake3();
+  const config = options.config ?? {};
+  const log = options.logger ?? createLogger({ level: config.logLevel ?? 'info' });
+  const objects = new FsObjectStore(options.dataDir);
+
+  let current = (await objects.readRef('current')) as Address | undefined;
+  let seeded = false;
+  if (!current && config.demo !== false) {
+    current = (await seedDemo(objects, log)).catalog;
+    seeded = true;
+  }
+  if (!current) throw new Error(`No index in ${options.dataDir}: run "hub index build" first, or start with the demo enabled.`);
+  let index = await loadIndex(objects, current);
+
+  // The demo mirror serves the demo bytes whenever the index holds models sourced from it.
+  const usesDemo = index.models().some((m) => m.sources.some((s) => s.source === DEMO_SOURCE));
+  let mirror: StaticMirror | undefined;
+  if (usesDemo && options.demoMirror !== false) {
+    const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);
+    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted }).catch(() => startStaticMirror({ root: demoTreeDir(), port: 0 }));
+    log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
+  }
+
+  const sources = sourcesFromConfig(config, mirror);
+  const order = config.order ?? [...(mirror ? [DEMO_SOURCE] : []), ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE)];
+  const health = new MemorySourceHealth(sources, order, config.probeIntervalSeconds ?? 60);
+
+  const deps: CoreDeps & { site?: { siteOrigin?: string } } = {
+    index: () => index,
+    health,
+    objects,
+    missing: new FileMissingLog(options.dataDir),
+    settings: {
+      ...(config.baseUrl ? { baseUrl: config.baseUrl.replace(/\/+$/, '') } : {}),
+      publisherTokens: config.publisherTokens ?? [],
+      registryTokens: config.registryTokens ?? [],
+      maxRequestBytes: MAX_MESSAGE_BYTES,
+      role: 'server',
+      version: VERSION,
+      serverId: `node-server@${os.hostname()}`,
+    },
+    now: () => Date.now(),
+    log,
+    defer: (p) => {
+      p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed'));
+    },
+    ...(config.account?.siteOrigin ? { site: { siteOrigin: config.account.siteOrigin } } : {}),
+  };
+  const hub = createHub(deps as HubDeps, hubRoutes());
+
+  const app = new Koa();
+  app.proxy = false;
+  const router = new Router({ prefix: '/-' });
+  router.get('/live', (ctx) => {
+    ctx.body = { ok: true };
+  });
+  router.get('/ready', (ctx) => {
+    ctx.body = { ok: true, catalog: index.catalogAddress, models: index.totals.models };
+  });
+  app.use(hubMiddleware(hub));
+  app.use(router.routes());
+  app.on('error', (err: Error) => log.warn({ err: err.message }, 'connection error'));
+
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 8080, options.host ?? '0.0.0.0', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  log.info(
+    { url, data: options.dataDir, catalog: index.catalogAddress, models: index.totals.models, seeded, mirror: mirror?.url },
+    'hub listening',
+  );
+
+  return {
+    url,
+    port,
+    ...(mirror ? { mirror } : {}),
+    deps: deps as HubDeps,
+    hub,
+    app,
+    async reload() {
+      const next = (await objects.readRef('current')) as Address | undefined;
+      if (next && next !== index.catalogAddress) {
+        index = await loadIndex(objects, next);
+        log.info({ catalog: next, models: index.totals.models }, 'switched to a new index');
+      }
+      return index;
+    },
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await mirror?.close();
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { FsObjectStore } from '@hub/objects/node';
+import type { HubConfigFile } from '../src/config.js';
+import { buildFromDir } from '../src/from-dir.js';
+import { createLogger } from '../src/logger.js';
+import { startStaticMirror, type StaticMirror } from '../src/mirror.js';
+import { type RunningHub, startServer } from '../src/server.js';
+
+export interface TestHubOptions {
+  /** Model trees to index instead of the bundled demo: `{ 'owner/name': { 'path/in/repo': bytes } }`. */
+  trees?: Record<string, Record<string, Uint8Array | string>>;
+  /** Extra config (sources, order, account, tokens, …). */
+  config?: HubConfigFile;
+  /** Reuse a data folder (to test restarts). */
+  dataDir?: string;
+  /** Index date for `trees` builds. */
+  date?: string;
+}
+
+export interface TestHub {
+  /** the hub, `http://127.0.0.1:PORT` */
+  url: string;
+  /** the byte source holding the trees' (or the demo's) bytes, `http://localhost:PORT2` */
+  mirrorUrl: string;
+  dataDir: string;
+  treeDir?: string;
+  running: RunningHub;
+  /** every log line the hub wrote, as text */
+  logs: string[];
+  close(): Promise<void>;
+}
+
+export const TEST_SOURCE = 'test-mirror';
+
+/**
+ * Start a real hub on 127.0.0.1 (random port) over a fresh data folder. With `trees`, the trees are
+ * written to disk, served by a static mirror on `localhost` (another hostname, as Ollama needs) and
+ * indexed with the from-dir builder; without, the bundled demo index and its mirror are used.
+ */
+export async function startTestHub(options: TestHubOptions = {}): Promise<TestHub> {
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'hub-test-')));
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      logs.push(String(chunk));
+      cb();
+    },
+  });
+  const logger = createLogger({ level: 'debug', destination: destination as never });
+  let mirror: StaticMirror | undefined;
+  let treeDir: string | undefined;
+  let config: HubConfigFile = { ...options.config };
+  if (options.trees) {
+    treeDir = path.join(dataDir, 'tree');
+    for (const [id, files] of Object.entries(options.trees)) {
+      for (const [rel, content] of Object.entries(files)) {
+        const file = path.join(treeDir, id, rel);
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(file, content);
+      }
+    }
+    mirror = await startStaticMirror({ root: treeDir });
+    const store = new FsObjectStore(dataDir);
+    if (!(await store.readRef('current'))) {
+      await buildFromDir(store, { dir: treeDir, sources: [{ name: TEST_SOURCE }], date: options.date ?? '2026-11-22' });
+    }
+    config = {
+      demo: false,
+      ...config,
+      sources: [{ name: TEST_SOURCE, display: 'Test mirror', token: 'test', kind: 'http', url: mirror.template }, ...(config.sources ?? [])],
+      order: config.order ?? [TEST_SOURCE],
+    };
+  }
+  const running = await startServer({ dataDir, port: 0, host: '127.0.0.1', config, logger });
+  const mirrorUrl = mirror?.url ?? running.mirror?.url ?? '';
+  return {
+    url: running.url,
+    mirrorUrl,
+    dataDir,
+    ...(treeDir ? { treeDir } : {}),
+    running,
+    logs,
+    async close() {
+      await running.close();
+      await mirror?.close();
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
