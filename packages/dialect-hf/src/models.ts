@@ -1,0 +1,227 @@
+import {
+  type CoreDeps,
+  type HubResponse,
+  type IndexedModel,
+  type ModelInfo,
+  type ModelQuery,
+  type ModelRow,
+  type PreparedBody,
+  type RouteContext,
+  type SortKey,
+  isSortKey,
+  parseBool,
+  prepare,
+  searchModels,
+  sendPrepared,
+} from '@hub/core-index';
+import { badRequest } from './errors.js';
+import { findModel, findRevision, isLfs, pointerSize } from './model.js';
+
+/** `/api/models` and `/api/models/{owner}/{name}[/revision/{rev}]`. */
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 500;
+
+/** Sort spellings the host's clients send, mapped onto the index's sort keys. */
+const SORT_ALIASES: Record<string, SortKey> = {
+  trending: 'trendingScore',
+  trending_score: 'trendingScore',
+  last_modified: 'lastModified',
+  created_at: 'createdAt',
+  modelId: 'id',
+  mostDownloads: 'downloads',
+  mostLikes: 'likes',
+};
+
+/** Fields `expand` may ask for that the index knows; other names are ignored (the host accepts many more). */
+const EXPANDABLE = new Set([
+  'author',
+  'createdAt',
+  'disabled',
+  'downloads',
+  'gated',
+  'lastModified',
+  'library_name',
+  'likes',
+  'pipeline_tag',
+  'private',
+  'sha',
+  'siblings',
+  'tags',
+  'trendingScore',
+  'usedStorage',
+]);
+
+/** Fields present whatever `expand` says: the spec makes them required. */
+const ROW_REQUIRED = ['_id', 'id', 'modelId', 'sha', 'svc'] as const;
+const INFO_REQUIRED = ['_id', 'id', 'modelId', 'sha', 'siblings'] as const;
+
+/** Every value of a repeatable parameter, comma lists split, blanks dropped (`expand`, `expand[]`, `filter`). */
+export function listParam(query: URLSearchParams, ...names: string[]): string[] {
+  const out: string[] = [];
+  for (const n of names) for (const v of query.getAll(n)) for (const part of v.split(',')) if (part.trim()) out.push(part.trim());
+  return out;
+}
+
+function expandSet(query: URLSearchParams): string[] | undefined {
+  const raw = listParam(query, 'expand', 'expand[]');
+  if (raw.length === 0) return undefined;
+  return [...new Set(raw.filter((f) => EXPANDABLE.has(f)))].sort();
+}
+
+// ---- /api/models --------------------------------------------------------------------------------
+
+interface ListRequest {
+  query: ModelQuery;
+  limit: number;
+  offset: number;
+  full: boolean;
+  expand: string[] | undefined;
+}
+
+const CURSOR_PREFIX = 'o';
+
+export function encodeCursor(offset: number): string {
+  return btoa(`${CURSOR_PREFIX}:${offset}`).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+}
+
+export function decodeCursor(cursor: string): number | undefined {
+  try {
+    const b64 = cursor.replace(/-/g, '+').replace(/_/g, '/');
+    const m = /^o:(\d{1,9})$/.exec(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4)));
+    return m ? Number(m[1]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseList(query: URLSearchParams): ListRequest | HubResponse {
+  let limit = DEFAULT_LIMIT;
+  const rawLimit = query.get('limit');
+  if (rawLimit !== null) {
+    const n = /^\s*\d{1,6}\s*$/.test(rawLimit) ? Number(rawLimit) : Number.NaN;
+    if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) {
+      return badRequest(`limit must be an integer from 1 to ${MAX_LIMIT} (got ${JSON.stringify(rawLimit.slice(0, 40))}); omit it for ${DEFAULT_LIMIT}, and follow the Link rel="next" header for more.`);
+    }
+    limit = n;
+  }
+  let offset = 0;
+  const cursor = query.get('cursor');
+  if (cursor !== null && cursor !== '') {
+    const o = decodeCursor(cursor);
+    if (o === undefined) return badRequest('cursor is not one this hub issued; start again without cursor and follow the Link rel="next" header.');
+    offset = o;
+  }
+  const q: ModelQuery = {};
+  const search = query.get('search');
+  if (search) q.search = search;
+  const author = query.get('author');
+  if (author) q.author = author;
+  const filter = listParam(query, 'filter', 'filter[]');
+  if (filter.length) q.filter = filter;
+  const pipeline = query.get('pipeline_tag');
+  if (pipeline) q.pipeline_tag = pipeline;
+  const library = query.get('library') ?? query.get('library_name');
+  if (library) q.library = library;
+  const sort = query.get('sort');
+  if (sort) {
+    const key = SORT_ALIASES[sort] ?? sort;
+    if (!isSortKey(key)) {
+      return badRequest(`sort must be one of trendingScore, downloads, likes, createdAt, lastModified, id (got ${JSON.stringify(sort.slice(0, 40))}).`);
+    }
+    q.sort = key;
+  }
+  const direction = query.get('direction');
+  if (direction) {
+    const d = direction.toLowerCase();
+    if (d === '-1' || d === 'desc' || d === 'descending') q.direction = -1;
+    else if (d === '1' || d === 'asc' || d === 'ascending') q.direction = 1;
+    else return badRequest(`direction must be -1 (descending) or 1 (ascending) (got ${JSON.stringify(direction.slice(0, 40))}).`);
+  }
+  return { query: q, limit, offset, full: parseBool(query.get('full')), expand: expandSet(query) };
+}
+
+/** Everything the dialect can say about one model, in the host's key order; rows and info pick from it. */
+function fullRecord(model: IndexedModel, blobs: boolean): Record<string, unknown> {
+  const row = model.row;
+  const rec: Record<string, unknown> = { ...row };
+  rec.siblings = model.files.map((f) => sibling(f, blobs));
+  rec.usedStorage = model.files.reduce((n, f) => n + f.size, 0);
+  return rec;
+}
+
+function sibling(f: IndexedModel['files'][number], blobs: boolean): ModelInfo['siblings'][number] {
+  if (!blobs) return { rfilename: f.path };
+  const s: ModelInfo['siblings'][number] = { rfilename: f.path, size: f.size, blobId: f.sha256 };
+  if (isLfs(f)) s.lfs = { sha256: f.sha256, size: f.size, pointerSize: pointerSize(f.size) };
+  return s;
+}
+
+function pick(rec: Record<string, unknown>, required: readonly string[], expand: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of required) if (rec[k] !== undefined) out[k] = rec[k];
+  for (const k of expand) if (rec[k] !== undefined && out[k] === undefined) out[k] = rec[k];
+  return out;
+}
+
+/** One row as JSON text: the catalog row (rows not `listed` carry no placeholders), plus siblings with `full`. */
+function rowJson(deps: CoreDeps, model: IndexedModel, full: boolean, expand: string[] | undefined): string {
+  if (expand) return JSON.stringify(pick(fullRecord(model, false), ROW_REQUIRED, expand));
+  return deps.index().memo(`hf:row:${full ? 'full' : 'plain'}:${model.id}`, () => {
+    const row: ModelRow & { siblings?: unknown } = { ...model.row };
+    if (full) row.siblings = model.files.map((f) => ({ rfilename: f.path }));
+    return JSON.stringify(row);
+  });
+}
+
+/** Limits whose first page of the plain browse list is kept prepared (the hot paths of the host's clients). */
+const PREPARED_LIMITS = new Set([DEFAULT_LIMIT, 100, MAX_LIMIT]);
+
+function isPlainBrowse(r: ListRequest): boolean {
+  return r.offset === 0 && !r.expand && Object.keys(r.query).length === 0 && PREPARED_LIMITS.has(r.limit);
+}
+
+export function listModels(ctx: RouteContext<CoreDeps>): HubResponse {
+  const parsed = parseList(ctx.query);
+  if ('status' in parsed) return parsed;
+  const r = parsed;
+  const index = ctx.deps.index();
+  const build = (): { body: PreparedBody; more: boolean } => {
+    const all = searchModels(index, r.query);
+    const page = all.slice(r.offset, r.offset + r.limit);
+    const text = `[${page.map((m) => rowJson(ctx.deps, m, r.full, r.expand)).join(',')}]`;
+    return { body: prepare(text), more: r.offset + r.limit < all.length };
+  };
+  const { body, more } = isPlainBrowse(r) ? index.memo(`hf:models:${r.limit}:${r.full}`, build) : build();
+  const headers: Record<string, string> = {};
+  if (more) {
+    const next = new URLSearchParams(ctx.query);
+    next.set('cursor', encodeCursor(r.offset + r.limit));
+    headers.link = `<${ctx.origin}${ctx.path}?${next.toString()}>; rel="next"`;
+  }
+  return sendPrepared(body, 200, headers);
+}
+
+// ---- /api/models/{owner}/{name} -----------------------------------------------------------------
+
+function infoBody(model: IndexedModel, blobs: boolean, expand: string[] | undefined): unknown {
+  const rec = fullRecord(model, blobs);
+  if (expand) return pick(rec, INFO_REQUIRED, expand);
+  const info: Record<string, unknown> = {};
+  // Key order as the host answers: ids, then facts, then files, then the hub's own block.
+  for (const k of ['_id', 'id', 'modelId', 'author', 'sha', 'private', 'gated', 'disabled', 'pipeline_tag', 'library_name', 'tags', 'downloads', 'likes', 'trendingScore', 'createdAt', 'lastModified', 'siblings', 'usedStorage', 'svc']) {
+    if (rec[k] !== undefined) info[k] = rec[k];
+  }
+  return info;
+}
+
+export function modelInfo(ctx: RouteContext<CoreDeps>, rev: string | undefined): HubResponse {
+  const { owner = '', name = '' } = ctx.params;
+  const found = rev === undefined ? findModel(ctx.deps, owner, name) : findRevision(ctx.deps, owner, name, rev);
+  if (!found.ok) return found.response;
+  const model = found.value;
+  const blobs = parseBool(ctx.query.get('blobs'));
+  const expand = expandSet(ctx.query);
+  if (expand) return sendPrepared(prepare(infoBody(model, blobs, expand)));
+  return sendPrepared(ctx.deps.index().memo(`hf:info:${blobs}:${model.id}`, () => prepare(infoBody(model, blobs, undefined))));
+}

@@ -1,0 +1,66 @@
+import { type CoreDeps, type HubResponse, type IndexedModel, type RouteContext, prepare, reprDigestFromHex, sendPrepared } from '@hub/core-index';
+import { entryNotFound, sourcesUnavailable } from './errors.js';
+import { findRevision } from './model.js';
+
+/** `/{owner}/{name}/resolve|raw/{rev}/{path}` (and the `/via/{token}/` prefix), and the SHA256SUMS list. */
+
+export const SHA256SUMS = 'SHA256SUMS';
+
+/**
+ * One line per file in the exact format `sha256sum -c` reads: `<hex>  <path>\n`, files in path order.
+ * A name holding a backslash, newline or carriage return is escaped the way GNU coreutils writes it
+ * (a leading `\` on the line, then `\\`, `\n`, `\r`).
+ */
+export function sha256sums(model: IndexedModel): string {
+  let out = '';
+  for (const f of model.files) {
+    if (/[\\\n\r]/.test(f.path)) {
+      const escaped = f.path.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
+      out += `\\${f.sha256}  ${escaped}\n`;
+    } else {
+      out += `${f.sha256}  ${f.path}\n`;
+    }
+  }
+  return out;
+}
+
+function absolute(url: string, origin: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `${origin}${url.startsWith('/') ? '' : '/'}${url}`;
+}
+
+export function resolve(ctx: RouteContext<CoreDeps>): HubResponse {
+  const { owner = '', name = '', rev = '', path = '', token } = ctx.params;
+  const found = findRevision(ctx.deps, owner, name, rev);
+  if (!found.ok) return found.response;
+  const model = found.value;
+  // The hub's checksum list (spec: `SHA256SUMS` under `/resolve/main/`, also at the commit). It wins over a
+  // repository file of that name, which would otherwise make the list unreachable.
+  if (path === SHA256SUMS) {
+    return sendPrepared(ctx.deps.index().memo(`hf:sha256sums:${model.id}`, () => prepare(sha256sums(model), 'text/plain; charset=utf-8')));
+  }
+  const file = model.file(path);
+  if (!file) return entryNotFound(model, rev, path);
+  const chosen = ctx.deps.health.choose({
+    id: model.id,
+    revision: model.revision,
+    path: file.path,
+    sources: model.sources,
+    ...(token ? { via: token } : {}),
+  });
+  if (!chosen.ok) return sourcesUnavailable(ctx.deps, model, file.path, chosen.holders);
+  const etag = `"${file.sha256}"`;
+  return {
+    status: 302,
+    headers: {
+      location: absolute(chosen.choice.url, ctx.origin),
+      'x-hub-source': chosen.choice.source,
+      'x-repo-commit': model.revision,
+      'x-linked-etag': etag,
+      etag,
+      'x-linked-size': String(file.size),
+      'repr-digest': reprDigestFromHex(file.sha256),
+      'content-type': 'text/plain; charset=utf-8',
+    },
+    body: '',
+  };
+}

@@ -1,0 +1,57 @@
+import type { CoreDeps, Route, RouteContext } from '@hub/core-index';
+import { repoNotFound } from './errors.js';
+import { listModels, modelInfo } from './models.js';
+import { resolve } from './resolve.js';
+import { pathsInfo, refs, tree } from './tree.js';
+
+/** API routes are cached 60 s (spec: Limits, Caching); resolve redirects never. */
+const API_CACHE = 60;
+
+/**
+ * The model-host dialect: what huggingface_hub, @huggingface/hub, transformers.js and llama.cpp call
+ * when their endpoint points at the hub. Every route is a read (no token, CORS open).
+ */
+export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
+  // Handlers only need CoreDeps; a wider D is fine.
+  const h = (fn: (ctx: RouteContext<CoreDeps>) => ReturnType<Route<CoreDeps>['handler']>) => fn as Route<D>['handler'];
+  const api = (path: string, summary: string, handler: Route<D>['handler']): Route<D> => ({
+    method: 'GET',
+    path,
+    rules: 'read',
+    errors: 'hub',
+    cache: API_CACHE,
+    summary,
+    handler,
+  });
+  const download = (path: string, summary: string): Route<D> => ({
+    method: 'GET',
+    path,
+    rules: 'read',
+    errors: 'hub',
+    cache: 'no-store',
+    summary,
+    handler: h(resolve),
+  });
+  return [
+    api('/api/models', 'Search the index: an array of ModelRow, Link rel="next" pages', h(listModels)),
+    api('/api/models/:owner/:name', 'ModelInfo at the indexed revision', h((ctx) => modelInfo(ctx, undefined))),
+    api('/api/models/:owner/:name/revision/*rev', 'ModelInfo at main, HEAD or the indexed commit', h((ctx) => modelInfo(ctx, ctx.params.rev ?? ''))),
+    api('/api/models/:owner/:name/tree/:rev', 'TreeEntry array of the revision (oid = SHA-256)', h(tree)),
+    api('/api/models/:owner/:name/tree/:rev/*path', 'TreeEntry array of one folder', h(tree)),
+    api('/api/models/:owner/:name/refs', 'Refs: the one branch main at the indexed commit', h(refs)),
+    {
+      method: 'POST',
+      path: '/api/models/:owner/:name/paths-info/*rev',
+      rules: 'read',
+      errors: 'hub',
+      summary: 'TreeEntry for each named path (JSON or form body)',
+      handler: h(pathsInfo),
+    },
+    // One-segment ids (`gpt2`) are not in an index of `owner/name` models.
+    api('/api/models/:owner', 'RepoNotFound for one-segment ids', h(({ deps, params }) => repoNotFound(deps, params.owner ?? ''))),
+    download('/:owner/:name/resolve/:rev/*path', '302 to a live source, with the SHA-256 the bytes must have'),
+    download('/:owner/:name/raw/:rev/*path', '302 like resolve (huggingface.js fileExists)'),
+    download('/via/:token/:owner/:name/resolve/:rev/*path', '302 to the named source when it holds the file and is live'),
+    download('/via/:token/:owner/:name/raw/:rev/*path', '302 like resolve, named source first'),
+  ];
+}
