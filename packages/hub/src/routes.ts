@@ -1,4 +1,5 @@
 import type { CoreDeps, Route } from '@hub/core-index';
+import { hfRoutes } from '@hub/dialect-hf';
 import { objectRoutes } from '@hub/objects';
 import { discoveryRoutes } from './discovery/routes.js';
 
@@ -7,5 +8,5 @@ export type HubDeps = CoreDeps;
 
 /** Every route of every package, in one list; `createHub` compiles it into one table. */
 export function hubRoutes(): Route<HubDeps>[] {
-  return [...discoveryRoutes<HubDeps>(), ...objectRoutes<HubDeps>()];
+  return [...discoveryRoutes<HubDeps>(), ...objectRoutes<HubDeps>(), ...hfRoutes<HubDeps>()];
 }
