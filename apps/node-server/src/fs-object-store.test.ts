@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FsObjectStore } from '@hub/objects/node';
+import { objectStoreContract } from '@hub/objects/testing';
+import { MemoryObjectStore } from '@hub/core-index';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const dirs: string[] = [];
+async function tempDir() {
+  const d = await mkdtemp(path.join(os.tmpdir(), 'hub-fs-store-'));
+  dirs.push(d);
+  return d;
+}
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+objectStoreContract('FsObjectStore', async () => new FsObjectStore(await tempDir()));
+objectStoreContract('MemoryObjectStore', () => new MemoryObjectStore());
+
+async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  async function walk(d: string) {
+    for (const e of await readdir(d, { withFileTypes: true }).catch(() => [])) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) await walk(p);
+      else out.push(path.relative(dir, p));
+    }
+  }
+  await walk(dir);
+  return out;
+}
+
+describe('FsObjectStore atomicity', () => {
+  it('leaves nothing readable when a write is killed midway', async () => {
+    const root = await tempDir();
+    const child = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'test', 'fixtures', 'slow-put.mjs');
+    // The child writes a large object through a slowed-down writeFile and is SIGKILLed once the temp file exists.
+    const proc = spawn(process.execPath, [child, root], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const address: string = await new Promise((resolve, reject) => {
+      let out = '';
+      proc.stdout.on('data', (d) => {
+        out += d;
+        const m = /writing (blake3:[0-9a-f]{64})/.exec(out);
+        if (m) resolve(m[1] as string);
+      });
+      proc.on('exit', () => reject(new Error(`child exited early: ${out}`)));
+    });
+    // Wait until a temp file is on disk, then kill.
+    for (let i = 0; i < 200; i++) {
+      if ((await listFiles(root)).some((f) => path.basename(f).startsWith('.tmp-'))) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    proc.kill('SIGKILL');
+    await new Promise((r) => proc.on('close', r));
+    const store = new FsObjectStore(root);
+    expect(await store.get(address as `blake3:${string}`)).toBeUndefined();
+    expect(await store.has(address as `blake3:${string}`)).toBe(false);
+    expect((await store.list({})).items).toEqual([]);
+    const files = await listFiles(root);
+    // Only temp files (never read) may remain; no file under an object's name.
+    expect(files.filter((f) => !path.basename(f).startsWith('.tmp-') && !f.endsWith('.meta'))).toEqual([]);
+    // A retry writes the object whole.
+    const bytes = new Uint8Array(1024).fill(7);
+    const { meta } = await store.put(bytes, { kind: 'k', mediaType: 'application/octet-stream' });
+    expect((await store.get(meta.id as `blake3:${string}`))?.bytes.byteLength).toBe(1024);
+  });
+});
