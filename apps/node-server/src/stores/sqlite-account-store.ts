@@ -1,0 +1,178 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type AccountRecord, type AccountStore, type RequestOutcome, isoTime, modelKey } from '@hub/account';
+import Database from 'better-sqlite3';
+
+/** The file, under the data folder, that holds every account. */
+export const ACCOUNTS_FILE = 'accounts.sqlite';
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS accounts (
+  did TEXT PRIMARY KEY,
+  created TEXT NOT NULL,
+  wallet TEXT,
+  wallet_updated TEXT,
+  publish_interest TEXT
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS saved (
+  did TEXT NOT NULL REFERENCES accounts(did),
+  model_key TEXT NOT NULL,
+  model TEXT NOT NULL,
+  position INTEGER NOT NULL,
+  PRIMARY KEY (did, model_key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS saved_order ON saved (did, position);
+CREATE TABLE IF NOT EXISTS requests (
+  id INTEGER PRIMARY KEY,
+  did TEXT NOT NULL REFERENCES accounts(did),
+  model_key TEXT NOT NULL,
+  model TEXT NOT NULL,
+  created TEXT NOT NULL,
+  UNIQUE (did, model_key)
+);
+CREATE INDEX IF NOT EXISTS requests_model ON requests (model_key);
+`;
+
+interface AccountRow {
+  did: string;
+  created: string;
+  wallet: string | null;
+  publish_interest: string | null;
+}
+
+/**
+ * Accounts in one SQLite file (WAL) under the data folder. better-sqlite3 is synchronous, so each
+ * method runs to completion in one transaction; `request` also relies on the UNIQUE (did, model_key)
+ * constraint, so even several processes on the same file record one request once.
+ */
+export class SqliteAccountStore implements AccountStore {
+  readonly db: Database.Database;
+  private readonly q;
+  private readonly tx;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.db.exec(SCHEMA);
+    const db = this.db;
+    this.q = {
+      account: db.prepare<[string], AccountRow>('SELECT did, created, wallet, publish_interest FROM accounts WHERE did = ?'),
+      insertAccount: db.prepare<[string, string]>('INSERT INTO accounts (did, created) VALUES (?, ?) ON CONFLICT (did) DO NOTHING'),
+      saved: db.prepare<[string], { model: string }>('SELECT model FROM saved WHERE did = ? ORDER BY position'),
+      savedHas: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM saved WHERE did = ? AND model_key = ?'),
+      savedCount: db.prepare<[string], { n: number; top: number | null }>('SELECT COUNT(*) AS n, MAX(position) AS top FROM saved WHERE did = ?'),
+      savedClear: db.prepare<[string]>('DELETE FROM saved WHERE did = ?'),
+      savedInsert: db.prepare<[string, string, string, number]>(
+        'INSERT INTO saved (did, model_key, model, position) VALUES (?, ?, ?, ?) ON CONFLICT (did, model_key) DO NOTHING',
+      ),
+      savedDelete: db.prepare<[string, string]>('DELETE FROM saved WHERE did = ? AND model_key = ?'),
+      requestCount: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM requests WHERE did = ?'),
+      requestInsert: db.prepare<[string, string, string, string]>(
+        'INSERT INTO requests (did, model_key, model, created) VALUES (?, ?, ?, ?) ON CONFLICT (did, model_key) DO NOTHING',
+      ),
+      requestHas: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM requests WHERE did = ? AND model_key = ?'),
+      requested: db.prepare<[string], { model: string }>('SELECT model FROM requests WHERE did = ? ORDER BY id'),
+      setWallet: db.prepare<[string | null, string, string]>('UPDATE accounts SET wallet = ?, wallet_updated = ? WHERE did = ?'),
+      setInterest: db.prepare<[string, string]>('UPDATE accounts SET publish_interest = COALESCE(publish_interest, ?) WHERE did = ?'),
+    };
+    const q = this.q;
+    this.tx = {
+      setSaved: db.transaction((did: string, ids: string[], now: number) => {
+        q.insertAccount.run(did, isoTime(now));
+        q.savedClear.run(did);
+        ids.forEach((id, i) => q.savedInsert.run(did, modelKey(id), id, i));
+      }),
+      addSaved: db.transaction((did: string, id: string, max: number, now: number): 'full' | 'ok' => {
+        q.insertAccount.run(did, isoTime(now));
+        if (q.savedHas.get(did, modelKey(id))) return 'ok';
+        const { n, top } = q.savedCount.get(did) as { n: number; top: number | null };
+        if (n >= max) return 'full';
+        q.savedInsert.run(did, modelKey(id), id, (top ?? -1) + 1);
+        return 'ok';
+      }),
+      request: db.transaction((did: string, id: string, max: number, now: number): RequestOutcome => {
+        q.insertAccount.run(did, isoTime(now));
+        const key = modelKey(id);
+        if (q.requestHas.get(did, key)) return 'exists';
+        if ((q.requestCount.get(did) as { n: number }).n >= max) return 'full';
+        // The UNIQUE constraint is the guard; the look-up above only picks the answer.
+        return q.requestInsert.run(did, key, id, isoTime(now)).changes === 1 ? 'created' : 'exists';
+      }),
+    };
+  }
+
+  /** Open (creating when needed) `accounts.sqlite` under a data folder. */
+  static open(dataDir: string): SqliteAccountStore {
+    return new SqliteAccountStore(path.join(dataDir, ACCOUNTS_FILE));
+  }
+
+  private record(did: string): AccountRecord | undefined {
+    const row = this.q.account.get(did);
+    if (!row) return undefined;
+    return {
+      did: row.did,
+      created: row.created,
+      wallet: row.wallet,
+      saved: this.q.saved.all(did).map((r) => r.model),
+      requests: (this.q.requestCount.get(did) as { n: number }).n,
+      publishInterest: row.publish_interest,
+    };
+  }
+
+  async account(did: string): Promise<AccountRecord | undefined> {
+    return this.record(did);
+  }
+
+  async ensure(did: string, now: number): Promise<AccountRecord> {
+    this.q.insertAccount.run(did, isoTime(now));
+    return this.record(did) as AccountRecord;
+  }
+
+  async saved(did: string): Promise<string[]> {
+    return this.q.saved.all(did).map((r) => r.model);
+  }
+
+  async setSaved(did: string, ids: string[], now: number): Promise<string[]> {
+    this.tx.setSaved(did, ids, now);
+    return this.saved(did);
+  }
+
+  async addSaved(did: string, id: string, max: number, now: number): Promise<string[] | 'full'> {
+    if (this.tx.addSaved(did, id, max, now) === 'full') return 'full';
+    return this.saved(did);
+  }
+
+  async removeSaved(did: string, id: string, now: number): Promise<string[]> {
+    this.q.insertAccount.run(did, isoTime(now));
+    this.q.savedDelete.run(did, modelKey(id));
+    return this.saved(did);
+  }
+
+  async request(did: string, modelId: string, max: number, now: number): Promise<RequestOutcome> {
+    return this.tx.request(did, modelId, max, now);
+  }
+
+  async requested(did: string): Promise<string[]> {
+    return this.q.requested.all(did).map((r) => r.model);
+  }
+
+  async setWallet(did: string, wallet: string | null, now: number): Promise<AccountRecord> {
+    this.q.insertAccount.run(did, isoTime(now));
+    this.q.setWallet.run(wallet, isoTime(now), did);
+    return this.record(did) as AccountRecord;
+  }
+
+  async recordPublishInterest(did: string, now: number): Promise<string> {
+    this.q.insertAccount.run(did, isoTime(now));
+    this.q.setInterest.run(isoTime(now), did);
+    return (this.q.account.get(did) as AccountRow).publish_interest as string;
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
