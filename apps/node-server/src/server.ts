@@ -3,7 +3,6 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import {
   type Address,
-  type CoreDeps,
   DEFAULT_SOURCES,
   type IndexStore,
   type Logger,
@@ -11,6 +10,7 @@ import {
   type SourceConfig,
   loadIndex,
 } from '@hub/core-index';
+import { createAccountServices } from '@hub/account';
 import { type Hub, createHub, hubRoutes, type HubDeps } from '@hub/hub';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
@@ -22,6 +22,7 @@ import { hubMiddleware } from './koa-adapter.js';
 import { createLogger } from './logger.js';
 import { startStaticMirror, type StaticMirror } from './mirror.js';
 import { FileMissingLog } from './missing-log.js';
+import { SqliteAccountStore } from './stores/sqlite-account-store.js';
 
 export const VERSION = '0.1.0';
 export const MAX_MESSAGE_BYTES = 33_554_432;
@@ -78,6 +79,13 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   if (!current) throw new Error(`No index in ${options.dataDir}: run "hub index build" first, or start with the demo enabled.`);
   let index = await loadIndex(objects, current);
 
+  // Accounts: one SQLite file under the data folder; without account.publicKey the routes answer 503.
+  const accountStore = SqliteAccountStore.open(options.dataDir);
+  const accounts = await createAccountServices(config.account, accountStore).catch((e: unknown) => {
+    accountStore.close();
+    throw e;
+  });
+
   // The demo mirror serves the demo bytes whenever the index holds models sourced from it.
   const usesDemo = index.models().some((m) => m.sources.some((s) => s.source === DEMO_SOURCE));
   let mirror: StaticMirror | undefined;
@@ -91,7 +99,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const order = config.order ?? [...(mirror ? [DEMO_SOURCE] : []), ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE)];
   const health = new MemorySourceHealth(sources, order, config.probeIntervalSeconds ?? 60);
 
-  const deps: CoreDeps & { site?: { siteOrigin?: string } } = {
+  const deps: HubDeps & { site?: { siteOrigin?: string } } = {
     index: () => index,
     health,
     objects,
@@ -111,6 +119,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed'));
     },
     ...(config.account?.siteOrigin ? { site: { siteOrigin: config.account.siteOrigin } } : {}),
+    accounts,
   };
   const hub = createHub(deps as HubDeps, hubRoutes());
 
@@ -161,6 +170,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
         server.closeAllConnections();
       });
       await mirror?.close();
+      accountStore.close();
     },
   };
 }
