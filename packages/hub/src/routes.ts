@@ -2,7 +2,9 @@ import { type AccountDeps, accountRoutes } from '@hub/account';
 import type { CoreDeps, Route } from '@hub/core-index';
 import { hfRoutes } from '@hub/dialect-hf';
 import { ociRoutes } from '@hub/dialect-oci';
+import { mcpRoutes } from '@hub/mcp';
 import { objectRoutes } from '@hub/objects';
+import { buildDescriptor } from './discovery/descriptor.js';
 import { discoveryRoutes } from './discovery/routes.js';
 
 /** Everything a full hub needs; each dialect adds its own interfaces here as it lands. */
@@ -10,5 +12,5 @@ export type HubDeps = CoreDeps & AccountDeps;
 
 /** Every route of every package, in one list; `createHub` compiles it into one table. */
 export function hubRoutes(): Route<HubDeps>[] {
-  return [...discoveryRoutes<HubDeps>(), ...objectRoutes<HubDeps>(), ...hfRoutes<HubDeps>(), ...ociRoutes<HubDeps>(), ...accountRoutes<HubDeps>()];
+  return [...discoveryRoutes<HubDeps>(), ...objectRoutes<HubDeps>(), ...hfRoutes<HubDeps>(), ...ociRoutes<HubDeps>(), ...accountRoutes<HubDeps>(), ...mcpRoutes<HubDeps>({ descriptor: buildDescriptor })];
 }
