@@ -1,0 +1,181 @@
+import { type FileRecord, type GgufFacts, type IndexedModel, type IndexStore, ollamaTemplateFor, sha256Hex, utf8 } from '@hub/core-index';
+import { goTemplateProblem } from './go-template.js';
+import {
+  DOCKER_CONFIG,
+  DOCKER_MANIFEST,
+  FILE_LAYER,
+  OCI_CONFIG,
+  OCI_MANIFEST,
+  OLLAMA_LICENSE,
+  OLLAMA_MODEL,
+  OLLAMA_PARAMS,
+  OLLAMA_PROJECTOR,
+  OLLAMA_TEMPLATE,
+  TITLE,
+} from './media-types.js';
+import { type RepoTags, repoTags, type Target } from './tags.js';
+
+export interface Descriptor {
+  mediaType: string;
+  digest: string;
+  size: number;
+  annotations?: Record<string, string>;
+}
+
+/** Bytes made once per index and served as they are: a manifest or a hub-made blob. */
+export interface Prepared {
+  bytes: Uint8Array;
+  /** `sha256:<64 hex>` of exactly these bytes */
+  digest: string;
+  mediaType: string;
+}
+
+export type Shape = 'docker' | 'oci';
+
+/** One repository of the registry, prepared once per index. */
+export interface Repository {
+  model: IndexedModel;
+  tags: RepoTags;
+  /** the two shapes of each target's manifest */
+  manifests: Map<Target, Record<Shape, Prepared>>;
+  /** every manifest of this repository by digest */
+  manifestsByDigest: Map<string, Prepared>;
+  /** hub-made blobs (configs, templates, params, licences) by digest */
+  hubBlobs: Map<string, Prepared>;
+  /** the model's files by digest (`sha256:<hex>`) */
+  files: Map<string, FileRecord>;
+}
+
+const digestOf = (bytes: Uint8Array) => `sha256:${sha256Hex(bytes)}`;
+
+function prepared(bytes: Uint8Array, mediaType: string): Prepared {
+  return { bytes, digest: digestOf(bytes), mediaType };
+}
+
+/** Ollama-style parameter size: `8.0B`, `360M`, `1.50M`, `12K`. */
+export function parameterSize(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+  if (n >= 1e6) return Number.isInteger(n / 1e6) ? `${n / 1e6}M` : `${(n / 1e6).toFixed(2)}M`;
+  if (n >= 1e3) return `${Math.round(n / 1e3)}K`;
+  return String(n);
+}
+
+/** The repository of a model in this index: built on first use, then kept until the next index. */
+export function repository(index: IndexStore, model: IndexedModel): Promise<Repository> {
+  return index.memo(`oci:repository:${model.id}`, () => buildRepository(model));
+}
+
+/** The GGUF facts that describe one target: its own file's, else any of the model's (same architecture). */
+function factsFor(model: IndexedModel, file: FileRecord): { own?: GgufFacts; any: GgufFacts[] } {
+  const all = model.object.facts.gguf ?? [];
+  return { own: all.find((g) => g.path === file.path), any: all };
+}
+
+export async function buildRepository(model: IndexedModel): Promise<Repository> {
+  const tags = repoTags(model);
+  const hubBlobs = new Map<string, Prepared>();
+  const manifests = new Map<Target, Record<Shape, Prepared>>();
+  const manifestsByDigest = new Map<string, Prepared>();
+  const files = new Map<string, FileRecord>();
+  for (const f of model.files) if (!files.has(`sha256:${f.sha256}`)) files.set(`sha256:${f.sha256}`, f);
+
+  const hubBlob = (bytes: Uint8Array, mediaType: string): Descriptor => {
+    const p = prepared(bytes, mediaType);
+    if (!hubBlobs.has(p.digest)) hubBlobs.set(p.digest, p);
+    return { mediaType, digest: p.digest, size: bytes.byteLength };
+  };
+  const fileLayer = (f: FileRecord, mediaType: string): Descriptor => ({
+    mediaType,
+    digest: `sha256:${f.sha256}`,
+    size: f.size,
+    annotations: { [TITLE]: f.path },
+  });
+
+  // The licence blob is the same for every tag.
+  const license = model.object.license ? utf8(model.object.license) : undefined;
+  // Template mappings by chat template, so each distinct template is mapped once.
+  const templates = new Map<string, Awaited<ReturnType<typeof ollamaTemplateFor>>>();
+
+  for (const target of tags.targets) {
+    let layers: Descriptor[];
+    let dockerConfig: Record<string, unknown>;
+    const labels: Record<string, string> = {
+      [TITLE]: model.id,
+      'org.opencontainers.image.revision': model.revision,
+      ...(model.object.license ? { 'org.opencontainers.image.licenses': model.object.license } : {}),
+    };
+    let extra: Record<string, unknown> = {};
+
+    if (target.kind === 'gguf') {
+      const { own, any } = factsFor(model, target.file);
+      const family = own?.architecture ?? any.find((g) => g.architecture)?.architecture;
+      const parameters = own?.parameters ?? any.find((g) => g.parameters)?.parameters ?? model.object.facts.parameters;
+      const context = own?.context_length ?? any.find((g) => g.context_length)?.context_length ?? model.object.facts.context;
+      const fileType = target.quant ?? own?.quantization;
+      const chatTemplate = own?.chat_template ?? any.find((g) => g.chat_template)?.chat_template;
+
+      layers = target.parts.map((p) => fileLayer(p, OLLAMA_MODEL));
+      if (target.mmproj) layers.push(fileLayer(target.mmproj, OLLAMA_PROJECTOR));
+      if (chatTemplate) {
+        if (!templates.has(chatTemplate)) {
+          const mapped = await ollamaTemplateFor(chatTemplate);
+          // A template Go cannot parse would fail Ollama's load: leave it out (Ollama then uses its default).
+          templates.set(chatTemplate, mapped && !goTemplateProblem(mapped.template) ? mapped : undefined);
+        }
+        const mapped = templates.get(chatTemplate);
+        if (mapped) {
+          layers.push(hubBlob(utf8(mapped.template), OLLAMA_TEMPLATE));
+          if (mapped.params) layers.push(hubBlob(utf8(JSON.stringify(mapped.params)), OLLAMA_PARAMS));
+        }
+      }
+      if (license) layers.push(hubBlob(license, OLLAMA_LICENSE));
+
+      // The fields Ollama's ConfigV2 reads (protocols.md 4.3); never remote_host/remote_model.
+      dockerConfig = {
+        model_format: 'gguf',
+        ...(family ? { model_family: family, model_families: target.mmproj ? [family, 'clip'] : [family] } : {}),
+        ...(parameters ? { model_type: parameterSize(parameters) } : {}),
+        ...(fileType ? { file_type: fileType } : {}),
+        ...(context ? { context_length: context } : {}),
+      };
+      labels['org.opencontainers.image.ref.name'] = target.file.path;
+      labels.model_format = 'gguf';
+      if (family) labels.model_family = family;
+      if (parameters) labels.model_type = parameterSize(parameters);
+      if (fileType) labels.file_type = fileType;
+      if (context) labels.context_length = String(context);
+
+      // For llama.cpp's older `-hf` flow (protocols.md 3.1): the file to fetch through /resolve/main/.
+      extra = {
+        ggufFile: { rfilename: target.file.path, blobId: `sha256:${target.file.sha256}`, size: target.file.size },
+        ...(target.mmproj
+          ? { mmprojFile: { rfilename: target.mmproj.path, blobId: `sha256:${target.mmproj.sha256}`, size: target.mmproj.size } }
+          : {}),
+      };
+    } else {
+      layers = target.files.map((f) => fileLayer(f, FILE_LAYER));
+      dockerConfig = {};
+    }
+
+    const rootfs = { type: 'layers', diff_ids: layers.map((l) => l.digest) };
+    const dockerConfigDesc = hubBlob(utf8(JSON.stringify({ ...dockerConfig, architecture: 'amd64', os: 'linux', rootfs })), DOCKER_CONFIG);
+    // A valid OCI image config (image-spec config.md): architecture, os, rootfs; the facts as labels.
+    const ociConfigDesc = hubBlob(
+      utf8(JSON.stringify({ architecture: 'amd64', os: 'linux', config: { Labels: labels }, rootfs })),
+      OCI_CONFIG,
+    );
+
+    const docker = prepared(
+      utf8(JSON.stringify({ schemaVersion: 2, mediaType: DOCKER_MANIFEST, config: dockerConfigDesc, layers, ...extra })),
+      DOCKER_MANIFEST,
+    );
+    const oci = prepared(
+      utf8(JSON.stringify({ schemaVersion: 2, mediaType: OCI_MANIFEST, config: ociConfigDesc, layers, ...extra })),
+      OCI_MANIFEST,
+    );
+    manifests.set(target, { docker, oci });
+    manifestsByDigest.set(docker.digest, docker);
+    manifestsByDigest.set(oci.digest, oci);
+  }
+  return { model, tags, manifests, manifestsByDigest, hubBlobs, files };
+}

@@ -1,0 +1,280 @@
+import { type CoreDeps, type Handler, type HubResponse, json, parseRange, type Route, type RouteContext } from '@hub/core-index';
+import {
+  blobUnknown,
+  digestInvalid,
+  manifestUnknown,
+  nameInvalid,
+  nameUnknown,
+  ociError,
+  paginationInvalid,
+  rangeInvalid,
+  unavailable,
+  unsupported,
+} from './errors.js';
+import { type Prepared, type Repository, repository } from './manifests.js';
+import { API_VERSION, API_VERSION_HEADER, OCI_MANIFEST } from './media-types.js';
+import { catalogNames, findModel, invalidName } from './names.js';
+
+const DIGEST = /^sha256:[0-9a-fA-F]{64}$/;
+const ANY_DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:/;
+
+/** Every /v2 answer carries `Docker-Distribution-API-Version`, errors included. */
+function v2<D>(handler: Handler<D>): Handler<D> {
+  return async (ctx) => {
+    const res = await handler(ctx);
+    res.headers[API_VERSION_HEADER] = API_VERSION;
+    return res;
+  };
+}
+
+/**
+ * The manifest shape a client asked for: the OCI image manifest when `Accept` lists it (skopeo,
+ * oras, containerd), else the Docker v2 / Ollama shape (Ollama asks only for Docker v2; llama.cpp
+ * sends `application/json`; no `Accept` at all gets Docker v2 too).
+ */
+export function wantsOci(accept: string | null): boolean {
+  if (!accept) return false;
+  for (const part of accept.split(',')) {
+    const [type, ...params] = part.split(';');
+    if (type?.trim().toLowerCase() !== OCI_MANIFEST) continue;
+    const q = params.map((p) => p.trim()).find((p) => p.toLowerCase().startsWith('q='));
+    if (q && Number(q.slice(2)) === 0) return false;
+    return true;
+  }
+  return false;
+}
+
+/** `n`/`last` pagination over a sorted list, with an absolute `Link: <…>; rel="next"` when more remain. */
+function paginate(
+  ctx: RouteContext<unknown>,
+  all: readonly string[],
+  path: string,
+): { page: string[]; headers: Record<string, string> } | HubResponse {
+  const nRaw = ctx.query.get('n');
+  const last = ctx.query.get('last');
+  let from = 0;
+  if (last !== null && last !== '') {
+    from = all.findIndex((x) => x > last);
+    if (from === -1) from = all.length;
+  }
+  if (nRaw === null || nRaw === '') return { page: all.slice(from), headers: {} };
+  if (!/^\d{1,9}$/.test(nRaw)) return paginationInvalid(nRaw);
+  const n = Number(nRaw);
+  const page = all.slice(from, from + n);
+  const headers: Record<string, string> = {};
+  const lastShown = page[page.length - 1];
+  if (n > 0 && from + n < all.length && lastShown !== undefined) {
+    headers.link = `<${ctx.origin}${path}?n=${n}&last=${encodeURIComponent(lastShown)}>; rel="next"`;
+  }
+  return { page, headers };
+}
+
+interface Found {
+  repo: Repository;
+  /** the repository name as asked, lowercase */
+  name: string;
+}
+
+async function findRepository<D extends CoreDeps>(ctx: RouteContext<D>): Promise<Found | HubResponse> {
+  const owner = ctx.params.owner ?? '';
+  const name = ctx.params.name ?? '';
+  const why = invalidName(owner, name);
+  if (why) return nameInvalid(`${owner}/${name}`, why);
+  const index = ctx.deps.index();
+  const model = findModel(index, owner, name);
+  if (!model) {
+    const recorded = ctx.deps.missing.record(`${owner}/${name}`);
+    if (recorded) ctx.deps.defer(Promise.resolve(recorded));
+    return nameUnknown(`${owner}/${name}`.toLowerCase());
+  }
+  return { repo: await repository(index, model), name: `${owner}/${name}`.toLowerCase() };
+}
+
+function sendManifest(m: Prepared): HubResponse {
+  return {
+    status: 200,
+    headers: {
+      'content-type': m.mediaType,
+      'docker-content-digest': m.digest,
+      etag: `"${m.digest}"`,
+      vary: 'Accept',
+    },
+    body: m.bytes,
+  };
+}
+
+const manifestHandler: Handler<CoreDeps> = async (ctx) => {
+  const found = await findRepository(ctx);
+  if (!('repo' in found)) return found;
+  const { repo, name } = found;
+  const reference = ctx.params.reference ?? '';
+  if (ANY_DIGEST.test(reference)) {
+    if (!DIGEST.test(reference)) return digestInvalid(reference);
+    const m = repo.manifestsByDigest.get(reference.toLowerCase());
+    return m ? sendManifest(m) : manifestUnknown(name, reference, repo.tags.list);
+  }
+  const target = repo.tags.lookup(reference);
+  if (!target) {
+    const extra = repo.tags.gguf
+      ? ''
+      : 'This model has no GGUF files, so it has no quantisation tags: its only manifest is `latest`, an artifact of every file.';
+    return manifestUnknown(name, reference, repo.tags.list, extra);
+  }
+  const shapes = repo.manifests.get(target);
+  if (!shapes) return manifestUnknown(name, reference, repo.tags.list);
+  return sendManifest(wantsOci(ctx.req.headers.get('accept')) ? shapes.oci : shapes.docker);
+};
+
+const blobHandler: Handler<CoreDeps> = async (ctx) => {
+  const found = await findRepository(ctx);
+  if (!('repo' in found)) return found;
+  const { repo, name } = found;
+  const raw = ctx.params.digest ?? '';
+  if (!DIGEST.test(raw)) return digestInvalid(raw);
+  const digest = raw.toLowerCase();
+  const head = ctx.req.method.toUpperCase() === 'HEAD';
+
+  const file = repo.files.get(digest);
+  if (file) {
+    const common = { 'docker-content-digest': digest, etag: `"${file.sha256}"` };
+    // HEAD is answered here with the exact size, never redirected (Ollama reads Content-Length).
+    if (head) {
+      return {
+        status: 200,
+        headers: { 'content-type': 'application/octet-stream', 'content-length': String(file.size), ...common },
+        body: null,
+      };
+    }
+    const model = repo.model;
+    const chosen = ctx.deps.health.choose({
+      id: model.id,
+      revision: model.revision,
+      path: file.path,
+      sources: model.sources,
+      via: undefined,
+    });
+    if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds());
+    // 307 (not 302): Ollama accepts only 307 or 200 here (protocols.md 4.2).
+    return { status: 307, headers: { location: chosen.choice.url, 'x-hub-source': chosen.choice.source, ...common }, body: null };
+  }
+
+  const made = repo.hubBlobs.get(digest);
+  if (made) {
+    // No live source holds hub-made blobs: 200 with the bytes, and a Location to this same URL,
+    // which Ollama resolves as its "direct URL" for ranged part GETs.
+    const headers: Record<string, string> = {
+      'content-type': 'application/octet-stream',
+      'docker-content-digest': digest,
+      etag: `"${digest}"`,
+      'accept-ranges': 'bytes',
+      location: `${ctx.origin}${ctx.path}`,
+    };
+    const size = made.bytes.byteLength;
+    const range = parseRange(ctx.req.headers.get('range'), size);
+    if (range === 'unsatisfiable') return rangeInvalid(size);
+    if (range) {
+      headers['content-range'] = `bytes ${range.start}-${range.end}/${size}`;
+      return { status: 206, headers, body: made.bytes.subarray(range.start, range.end + 1) };
+    }
+    return { status: 200, headers, body: made.bytes };
+  }
+  return blobUnknown(name, digest);
+};
+
+const tagsHandler: Handler<CoreDeps> = async (ctx) => {
+  const found = await findRepository(ctx);
+  if (!('repo' in found)) return found;
+  const p = paginate(ctx, found.repo.tags.list, ctx.path);
+  if (!('page' in p)) return p;
+  return json(200, { name: found.name, tags: p.page }, p.headers);
+};
+
+/** Paths under /v2/ that no other route claims: names of other than two parts, odd tails. */
+const fallbackHandler: Handler<CoreDeps> = (ctx) => {
+  const parts = (ctx.params.rest ?? '').split('/');
+  const op = parts.findIndex((p, i) => i > 0 && (p === 'manifests' || p === 'blobs' || p === 'tags'));
+  const name = parts.slice(0, op === -1 ? parts.length : op).join('/');
+  if (op !== 2) {
+    return ociError(
+      404,
+      'NAME_UNKNOWN',
+      `No repository ${JSON.stringify(name.slice(0, 200))}: repositories here are {owner}/{name}, two parts, as /v2/{owner}/{name}/manifests/{tag}. See /v2/_catalog.`,
+    );
+  }
+  if (parts[op] === 'manifests') return manifestUnknown(name.toLowerCase(), parts.slice(op + 1).join('/'), []);
+  if (parts[op] === 'blobs') return blobUnknown(name.toLowerCase(), parts.slice(op + 1).join('/'));
+  return ociError(404, 'NAME_UNKNOWN', `No registry route at ${ctx.path.slice(0, 200)}; tags are listed at /v2/${name}/tags/list.`);
+};
+
+const WRITE_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'] as const;
+const PATHS = [
+  '/v2',
+  '/v2/',
+  '/v2/_catalog',
+  '/v2/:owner/:name/tags/list',
+  '/v2/:owner/:name/manifests/:reference',
+  '/v2/:owner/:name/blobs/:digest',
+  '/v2/*rest',
+];
+
+/** The OCI distribution dialect (pull only) over today's index. */
+export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
+  const base = { rules: 'read' as const, errors: 'oci' as const };
+  const as = (h: Handler<CoreDeps>) => v2(h as Handler<D>);
+  const root: Handler<D> = () => json(200, {});
+  const reads: Route<D>[] = [
+    { ...base, method: 'GET', path: '/v2/', cache: 60, summary: 'OCI distribution API check', handler: v2(root) },
+    { ...base, method: 'GET', path: '/v2', cache: 60, summary: 'OCI distribution API check', handler: v2(root) },
+    {
+      ...base,
+      method: 'GET',
+      path: '/v2/_catalog',
+      cache: 60,
+      summary: 'Every repository (OciCatalog), with n/last pagination',
+      handler: v2((ctx) => {
+        const p = paginate(ctx, catalogNames(ctx.deps.index()), ctx.path);
+        if (!('page' in p)) return p;
+        return json(200, { repositories: p.page }, p.headers);
+      }),
+    },
+    {
+      ...base,
+      method: 'GET',
+      path: '/v2/:owner/:name/tags/list',
+      cache: 60,
+      summary: 'Tags of one repository (OciTagList): quantisations, GGUF file names and latest',
+      handler: as(tagsHandler),
+    },
+    {
+      ...base,
+      method: 'GET',
+      path: '/v2/:owner/:name/manifests/:reference',
+      cache: 60,
+      summary: 'A manifest by tag or digest; Docker v2 (Ollama) or OCI image shape by Accept',
+      handler: as(manifestHandler),
+    },
+    {
+      ...base,
+      method: 'GET',
+      path: '/v2/:owner/:name/blobs/:digest',
+      cache: 'no-store',
+      summary: 'A blob: weight layers redirect (307) to a live source; hub-made blobs are served',
+      handler: as(blobHandler),
+    },
+    { ...base, method: 'GET', path: '/v2/*rest', summary: 'Unknown registry paths', handler: as(fallbackHandler) },
+  ];
+  // Only the hub publishes: writes need the registry token (the hub answers 401 without it), then 405.
+  const writes: Route<D>[] = PATHS.flatMap((path) =>
+    WRITE_METHODS.map(
+      (method): Route<D> => ({
+        method,
+        path,
+        rules: 'registry-write',
+        errors: 'oci',
+        summary: 'Writes are not supported: only the hub publishes',
+        handler: v2((ctx) => unsupported(method, ctx.path)),
+      }),
+    ),
+  );
+  return [...reads, ...writes];
+}
