@@ -8,4 +8,6 @@ export default defineConfig({
   platform: 'neutral',
   target: 'es2022',
   sourcemap: true,
+  // The contract suite in ./testing imports vitest; the test runner provides it.
+  external: ['vitest'],
 });
