@@ -436,6 +436,15 @@ describe('account routes: CORS', () => {
     expect(pre.headers['access-control-allow-methods']).toMatch(/PUT/);
     expect(pre.headers['access-control-allow-headers']?.toLowerCase()).toMatch(/authorization/);
 
+    // A POST-only path gets the same preflight.
+    const postOnly = await request(s.hub, '/api/account/request', {
+      method: 'OPTIONS',
+      headers: { origin: SITE, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
+    expect(postOnly.status).toBe(204);
+    expect(postOnly.headers['access-control-allow-origin']).toBe(SITE);
+    expect(postOnly.headers['access-control-allow-methods']).toMatch(/POST/);
+
     const evilPre = await request(s.hub, '/api/account/saved', {
       method: 'OPTIONS',
       headers: { origin: 'https://evil.example.test', 'access-control-request-method': 'PUT' },
