@@ -87,12 +87,12 @@ afterAll(async () => {
 
 describe('@huggingface/hub against the hub', () => {
   it('modelInfo answers the indexed commit and every file', async () => {
-    const info = await modelInfo({ name: MODEL, hubUrl: hub.url, additionalFields: ['sha', 'siblings'] });
+    const info = await modelInfo({ name: MODEL, hubUrl: hub.url, additionalFields: ['sha', 'filePaths'] });
     expect(info.name).toBe(MODEL);
     expect(info.private).toBe(false);
     expect(info.sha).toMatch(/^[0-9a-f]{40}$/);
     expect(info.sha).toBe(commit);
-    expect(info.siblings?.map((s: { rfilename: string }) => s.rfilename).sort()).toEqual(Object.keys(TREE).sort());
+    expect([...info.filePaths].sort()).toEqual(Object.keys(TREE).sort());
   });
 
   it('listFiles lists every file recursively with oid = SHA-256, and a folder on its own', async () => {

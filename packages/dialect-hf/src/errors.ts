@@ -9,9 +9,12 @@ import { type CoreDeps, type HubResponse, type IndexedModel, errorResponse } fro
 /** A plausible `owner/name` the index run could look up; anything else is not worth recording. */
 const RECORDABLE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}\/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$/;
 
+/** First path segments of the hub's own routes: `/api/hub/resolve/…` is a wrong URL, not a model to index. */
+const RESERVED_OWNERS = new Set(['api', 'v1', 'v2', 'via', 'mcp', 'docs', 'models', 'registry', 'spaces', 'buckets']);
+
 /** 404 `RepoNotFound`, and the id recorded in the missing log for the next index run. */
 export function repoNotFound(deps: CoreDeps, id: string): HubResponse {
-  if (RECORDABLE_ID.test(id)) {
+  if (RECORDABLE_ID.test(id) && !RESERVED_OWNERS.has(id.split('/')[0]?.toLowerCase() ?? '')) {
     try {
       const pending = deps.missing.record(id);
       if (pending) deps.defer(Promise.resolve(pending));

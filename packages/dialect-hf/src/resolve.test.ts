@@ -95,8 +95,14 @@ describe('GET and HEAD /{owner}/{name}/resolve/{rev}/{path}', () => {
 
   it('missing file → 404 EntryNotFound with X-Repo-Commit, naming path, model and revision', async () => {
     const { hub } = await hfHub();
-    for (const method of ['GET', 'HEAD']) {
-      const res = await request(hub, `/${LLAMA}/resolve/main/no/such-file.gguf`, { method });
+    for (const [method, prefix] of [
+      ['GET', `/${LLAMA}/resolve`],
+      ['HEAD', `/${LLAMA}/resolve`],
+      ['GET', `/${LLAMA}/raw`],
+      ['HEAD', `/via/b/${LLAMA}/raw`],
+      ['GET', `/via/a/${LLAMA}/resolve`],
+    ]) {
+      const res = await request(hub, `${prefix}/main/no/such-file.gguf`, { method });
       expect(res.status).toBe(404);
       expect(res.headers['x-error-code']).toBe('EntryNotFound');
       expect(res.headers['x-repo-commit']).toBe(LLAMA_COMMIT);
@@ -115,6 +121,9 @@ describe('GET and HEAD /{owner}/{name}/resolve/{rev}/{path}', () => {
     const { hub, deps } = await hfHub();
     const repo = await request(hub, '/nobody/nothing/resolve/main/model.gguf', { method: 'HEAD' });
     expect([repo.status, repo.headers['x-error-code']]).toEqual([404, 'RepoNotFound']);
+    expect(await deps.missing.list()).toEqual(['nobody/nothing']);
+    const reserved = await request(hub, '/api/hub/resolve/main/x');
+    expect([reserved.status, reserved.headers['x-error-code']]).toEqual([404, 'RepoNotFound']);
     expect(await deps.missing.list()).toEqual(['nobody/nothing']);
     const rev = await request(hub, `/${LLAMA}/resolve/refs%2Fpr%2F1/README.md`);
     expect([rev.status, rev.headers['x-error-code']]).toEqual([404, 'RevisionNotFound']);
