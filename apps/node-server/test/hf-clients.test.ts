@@ -152,6 +152,68 @@ describe('@huggingface/hub against the hub', () => {
   });
 });
 
+describe('the huggingface_hub wire flow over real HTTP (Flow A, snapshot listing, paths-info form body)', () => {
+  it('HEAD /resolve/ without following: the 302 carries X-Repo-Commit, X-Linked-Etag, X-Linked-Size and an absolute Location', async () => {
+    const res = await fetch(`${hub.url}/${MODEL}/resolve/main/model.safetensors`, {
+      method: 'HEAD',
+      redirect: 'manual',
+      headers: { 'accept-encoding': 'identity', authorization: 'Bearer hf_not_a_real_token_at_all_0000000000' },
+    });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('x-repo-commit')).toBe(commit);
+    expect(res.headers.get('x-linked-etag')).toBe(`"${sha256(WEIGHTS)}"`);
+    expect(res.headers.get('etag')).toBe(`"${sha256(WEIGHTS)}"`);
+    expect(res.headers.get('x-linked-size')).toBe(String(WEIGHTS.byteLength));
+    expect(res.headers.get('x-hub-source')).toBe('test-mirror');
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.headers.get('repr-digest')).toBe(`sha-256=:${Buffer.from(sha256(WEIGHTS), 'hex').toString('base64')}:`);
+    const location = res.headers.get('location') as string;
+    expect(location).toMatch(/^http:\/\/localhost:\d+\//);
+    // Resume: a Range request to the Location answers 206 with the tail.
+    const tail = await fetch(location, { headers: { range: 'bytes=39990-' } });
+    expect(tail.status).toBe(206);
+    expect(new Uint8Array(await tail.arrayBuffer())).toEqual(WEIGHTS.slice(39_990));
+  });
+
+  it('a missing file is 404 EntryNotFound with X-Repo-Commit; a missing revision RevisionNotFound; a missing repo RepoNotFound', async () => {
+    const entry = await fetch(`${hub.url}/${MODEL}/resolve/main/nope.bin`, { method: 'HEAD' });
+    expect([entry.status, entry.headers.get('x-error-code'), entry.headers.get('x-repo-commit')]).toEqual([404, 'EntryNotFound', commit]);
+    const rev = await fetch(`${hub.url}/api/models/${MODEL}/revision/refs%2Fpr%2F1`);
+    expect([rev.status, rev.headers.get('x-error-code')]).toEqual([404, 'RevisionNotFound']);
+    expect((await rev.json()).error).toContain(commit);
+    const repo = await fetch(`${hub.url}/api/models/synthetic-hf/never-indexed`);
+    expect([repo.status, repo.headers.get('x-error-code')]).toEqual([404, 'RepoNotFound']);
+    expect(typeof (await repo.json()).error).toBe('string');
+  });
+
+  it('revision/main then tree/{sha}?recursive=true&expand=false, with encoded revisions and 304 on If-None-Match', async () => {
+    const info = await (await fetch(`${hub.url}/api/models/${MODEL}/revision/refs%2Fheads%2Fmain`)).json();
+    expect(info.sha).toBe(commit);
+    const tree = await fetch(`${hub.url}/api/models/${MODEL}/tree/${info.sha}?recursive=True&expand=False`);
+    expect(tree.status).toBe(200);
+    expect(tree.headers.get('cache-control')).toBe('public, max-age=60');
+    const etag = tree.headers.get('etag') as string;
+    expect((await tree.json()).length).toBe(Object.keys(TREE).length);
+    const again = await fetch(`${hub.url}/api/models/${MODEL}/tree/${info.sha}?recursive=True&expand=False`, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+  });
+
+  it('paths-info with a form body, as huggingface_hub sends it', async () => {
+    const res = await fetch(`${hub.url}/api/models/${MODEL}/paths-info/main`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams([['paths', 'config.json'], ['paths', 'extra/notes v1.txt'], ['expand', 'false']]).toString(),
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    const entries = (await res.json()) as Array<{ path: string; oid: string }>;
+    expect(entries.map((e) => [e.path, e.oid])).toEqual([
+      ['config.json', sha256(CONFIG)],
+      ['extra/notes v1.txt', sha256(TREE['extra/notes v1.txt'] as string)],
+    ]);
+  });
+});
+
 describe('listModels across pages', () => {
   let many: TestHub;
   const COUNT = 505;
