@@ -634,8 +634,8 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'hub_health',
     title: 'Source health',
-    description: 'Which byte sources passed their last probe, when they were last reached, and the order downloads try them in.',
-    input: z.object({}),
+    description: 'Which byte sources passed their last probe, when they were last reached, and the order downloads try them in. Takes no arguments.',
+    input: z.object({}).strict(),
     example: '{}',
     run: (args, ctx) => runHealth(args, ctx),
   },
