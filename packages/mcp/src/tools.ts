@@ -76,7 +76,9 @@ function findModel(ctx: ToolContext, id: string): IndexedModel {
   const trimmed = id.trim().replace(/^https?:\/\/[^/]+\//, '').replace(/\/+$/, '');
   const m = index.model(trimmed);
   if (m) return m;
-  if (/^[^/\s]+\/[^/\s]+$/.test(trimmed)) {
+  // Recorded for the next index run only when it looks like an id the run could look up (as the model-host dialect does).
+  const recordable = /^[A-Za-z0-9_.-]{1,96}\/[A-Za-z0-9_.-]{1,96}$/.test(trimmed);
+  if (recordable) {
     const r = ctx.deps.missing.record(trimmed);
     if (r && typeof (r as Promise<void>).then === 'function') ctx.deps.defer(r as Promise<void>);
   }
@@ -86,11 +88,9 @@ function findModel(ctx: ToolContext, id: string): IndexedModel {
     .filter((x) => isListed(x) && words.some((w) => x.id.toLowerCase().includes(w)))
     .slice(0, 5)
     .map((x) => x.id);
-  const shape = /^[^/\s]+\/[^/\s]+$/.test(trimmed) ? '' : ' Model ids have the form owner/name.';
+  const why = recordable ? ' The request was recorded for the next index run.' : ' Model ids have the form owner/name.';
   throw new ToolError(
-    `No model "${trimmed}" in today's index (${index.snapshot}).${shape}${
-      shape ? '' : ' The request was recorded for the next index run.'
-    } Fix: ${near.length ? `use one of ${near.join(', ')}, or ` : ''}find the id with hub_repo_search {"query": "…"}.`,
+    `No model "${trimmed}" in today's index (${index.snapshot}).${why} Fix: ${near.length ? `use one of ${near.join(', ')}, or ` : ''}find the id with hub_repo_search {"query": "…"}.`,
   );
 }
 
