@@ -52,6 +52,46 @@ function prepared(bytes: Uint8Array, mediaType: string): Prepared {
   return { bytes, digest: digestOf(bytes), mediaType };
 }
 
+/**
+ * GGUF `general.file_type` (llama.cpp's `llama_ftype`) by number, for a file whose name carries no
+ * quantisation. Numbers llama.cpp has retired are absent.
+ */
+const FILE_TYPES: Record<number, string> = {
+  0: 'F32',
+  1: 'F16',
+  2: 'Q4_0',
+  3: 'Q4_1',
+  7: 'Q8_0',
+  8: 'Q5_0',
+  9: 'Q5_1',
+  10: 'Q2_K',
+  11: 'Q3_K_S',
+  12: 'Q3_K_M',
+  13: 'Q3_K_L',
+  14: 'Q4_K_S',
+  15: 'Q4_K_M',
+  16: 'Q5_K_S',
+  17: 'Q5_K_M',
+  18: 'Q6_K',
+  19: 'IQ2_XXS',
+  20: 'IQ2_XS',
+  21: 'Q2_K_S',
+  22: 'IQ3_XS',
+  23: 'IQ3_XXS',
+  24: 'IQ1_S',
+  25: 'IQ4_NL',
+  26: 'IQ3_S',
+  27: 'IQ3_M',
+  28: 'IQ2_S',
+  29: 'IQ2_M',
+  30: 'IQ4_XS',
+  31: 'IQ1_M',
+  32: 'BF16',
+  36: 'TQ1_0',
+  37: 'TQ2_0',
+  38: 'MXFP4_MOE',
+};
+
 /** Ollama-style parameter size: `8.0B`, `360M`, `1.50M`, `12K`. */
 export function parameterSize(n: number): string {
   if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
@@ -111,7 +151,7 @@ export async function buildRepository(model: IndexedModel): Promise<Repository> 
       const family = own?.architecture ?? any.find((g) => g.architecture)?.architecture;
       const parameters = own?.parameters ?? any.find((g) => g.parameters)?.parameters ?? model.object.facts.parameters;
       const context = own?.context_length ?? any.find((g) => g.context_length)?.context_length ?? model.object.facts.context;
-      const fileType = target.quant ?? own?.quantization;
+      const fileType = target.quant ?? own?.quantization ?? (own?.file_type !== undefined ? FILE_TYPES[own.file_type] : undefined);
       const chatTemplate = own?.chat_template ?? any.find((g) => g.chat_template)?.chat_template;
 
       layers = target.parts.map((p) => fileLayer(p, OLLAMA_MODEL));

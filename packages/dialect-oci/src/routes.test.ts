@@ -41,6 +41,7 @@ const VISION: BuildModelInput = {
         context_length: 32_768,
         chat_template: CHATML,
       },
+      { path: 'vision-custom.gguf', architecture: 'qwen2', file_type: 17 },
     ],
   },
   sources: [{ source: 'mirror-a', type: 'http' }],
@@ -320,7 +321,10 @@ describe('GGUF manifests (Docker v2 / Ollama shape)', () => {
     expectOciError(await request(hub, `${VIS}/manifests/vision-Q8_0-00002-of-00002.gguf`), 404, 'MANIFEST_UNKNOWN');
     expectOciError(await request(hub, `${VIS}/manifests/mmproj-vision-F16.gguf`), 404, 'MANIFEST_UNKNOWN');
     // A GGUF without a quantisation in its name is reachable by file name.
-    expect((await manifest(`${VIS}/manifests/vision-custom.gguf`)).m.ggufFile.rfilename).toBe('vision-custom.gguf');
+    const { m: custom } = await manifest(`${VIS}/manifests/vision-custom.gguf`);
+    expect(custom.ggufFile.rfilename).toBe('vision-custom.gguf');
+    // Its quantisation comes from the GGUF header's general.file_type (17 = Q5_K_M).
+    expect((await blob(VIS, custom.config.digest)).json().file_type).toBe('Q5_K_M');
   });
 
   it("llama.cpp's request gets the same Docker shape with ggufFile", async () => {
