@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -29,6 +29,63 @@ const skopeo = await run('skopeo', ['--version']).then(
   () => false,
 );
 if (!skopeo) console.warn('skopeo is not installed (apt-get install -y skopeo): the skopeo tests are skipped');
+const golang = await run('go', ['version']).then(
+  () => true,
+  () => false,
+);
+
+/**
+ * Parses Go text/templates as Ollama does (template.New("").Funcs(its FuncMap).Parse; the functions are
+ * stubbed, since parsing only needs their names): a JSON array of templates on stdin, a JSON array of
+ * errors ("" = parses) on stdout.
+ */
+const GO_PARSE = `package main
+
+import (
+	"encoding/json"
+	"os"
+	"text/template"
+)
+
+func main() {
+	var in []string
+	if err := json.NewDecoder(os.Stdin).Decode(&in); err != nil {
+		panic(err)
+	}
+	funcs := template.FuncMap{
+		"json":             func(v any) string { return "" },
+		"currentDate":      func(args ...string) string { return "" },
+		"yesterdayDate":    func(args ...string) string { return "" },
+		"toTypeScriptType": func(v any) string { return "" },
+		"formatDate":       func(args ...any) string { return "" },
+	}
+	out := make([]string, len(in))
+	for i, s := range in {
+		if _, err := template.New("").Option("missingkey=zero").Funcs(funcs).Parse(s); err != nil {
+			out[i] = err.Error()
+		}
+	}
+	json.NewEncoder(os.Stdout).Encode(out)
+}
+`;
+
+async function goParseErrors(templates: string[]): Promise<string[]> {
+  const dir = await tempDir('oci-go-');
+  await writeFile(path.join(dir, 'main.go'), GO_PARSE);
+  const child = execFile('go', ['run', 'main.go'], {
+    cwd: dir,
+    env: { ...process.env, HOME: dir, GOCACHE: path.join(dir, 'cache'), GO111MODULE: 'off' },
+    timeout: 120_000,
+  });
+  child.stdin?.end(JSON.stringify(templates));
+  let out = '';
+  child.stdout?.on('data', (d) => {
+    out += d;
+  });
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  expect(code).toBe(0);
+  return JSON.parse(out) as string[];
+}
 
 // ---- SYNTHETIC fixtures, written for these tests (not real model-host data) ----------------------
 
@@ -355,6 +412,20 @@ describe('a GGUF with a chat template, a projector and a dotted owner (SYNTHETIC
     const direct = await fetch(`${hub.url}/v2/${CHAT_MODEL.toLowerCase()}/manifests/Q4_K_M`, { headers: OLLAMA_HEADERS });
     const alias = await fetch(`${hub.url}/v2/${CHAT_ALIAS}/manifests/Q4_K_M`, { headers: OLLAMA_HEADERS });
     expect(await direct.text()).toBe(await alias.text());
+  });
+
+  it.skipIf(!golang)("the template layer parses with Go's text/template as Ollama parses it", async () => {
+    const m = (await (await fetch(`${hub.url}/v2/${CHAT_ALIAS}/manifests/latest`, { headers: OLLAMA_HEADERS })).json()) as Manifest;
+    const layer = m.layers.find((l) => l.mediaType === 'application/vnd.ollama.image.template');
+    const template = await (await fetch(`${hub.url}/v2/${CHAT_ALIAS}/blobs/${layer?.digest}`)).text();
+    // Controls: the Go parser and the hub's own check refuse the same malformed templates.
+    const broken = ['{{ if .System }}no end', '{{ end }}', '{{ .Prompt ', '{{ else }}'];
+    const errors = await goParseErrors([template, ...broken]);
+    expect(errors[0]).toBe('');
+    for (const [i, t] of broken.entries()) {
+      expect(errors[i + 1], t).not.toBe('');
+      expect(goTemplateProblem(t), t).toBeDefined();
+    }
   });
 
   it("llama.cpp's older request: ggufFile and mmprojFile download through /resolve/main/", async () => {
