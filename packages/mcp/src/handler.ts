@@ -20,6 +20,7 @@ import {
   ListToolsRequestSchema,
   PingRequestSchema,
   ReadResourceRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { type McpOptions, buildServer } from './server.js';
 import { TOOLS, TOOLS_BY_NAME, type ToolContext, argumentError } from './tools.js';
@@ -190,6 +191,17 @@ export async function answerMcp<D extends CoreDeps>(deps: D, input: McpInput, op
     return rpcError(400, id, JSONRPC.invalidRequest, 'Invalid request: the message is not a JSON-RPC 2.0 request, notification or response (unknown top-level fields are refused).');
   }
 
+  // After initialize, clients send the negotiated version; an unknown one is refused (as the SDK does), in the hub shape.
+  const version = input.headers.get('mcp-protocol-version');
+  if (version !== null && message.method !== 'initialize' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    return errorResponse(
+      'hub',
+      400,
+      'UnsupportedProtocolVersion',
+      `MCP-Protocol-Version ${version.slice(0, 40)} is not supported: send one of ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}, or initialize again to negotiate.`,
+    );
+  }
+
   const ctx: ToolContext = { deps, origin: input.origin };
   const isRequest = typeof message.method === 'string' && id !== null;
   if (isRequest) {
@@ -218,7 +230,6 @@ export async function answerMcp<D extends CoreDeps>(deps: D, input: McpInput, op
   try {
     await server.connect(transport);
     const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
-    const version = input.headers.get('mcp-protocol-version');
     if (version !== null) headers.set('mcp-protocol-version', version);
     // The body was read and parsed above; the transport gets it as `parsedBody`.
     const res = await transport.handleRequest(new Request(input.url, { method: 'POST', headers }), { parsedBody: message });

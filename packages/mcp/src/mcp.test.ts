@@ -40,6 +40,7 @@ describe('POST /mcp: the JSON-RPC envelope', () => {
     expect(r.protocolVersion).toBe('2025-03-26');
     expect(r.serverInfo.name).toBe('model-hub');
     expect(Object.keys(r.capabilities).sort()).toEqual(['prompts', 'resources', 'tools']);
+    expect(r.capabilities.tools).toEqual({ listChanged: false });
     expect(r.instructions).toMatch(/hub_repo_search/);
     const b = await rpc(init('1999-01-01'));
     expect(b.json().result.protocolVersion).toBe('2025-11-25');
@@ -153,6 +154,11 @@ describe('POST /mcp: the JSON-RPC envelope', () => {
   it('refuses an unsupported mcp-protocol-version header', async () => {
     const res = await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-protocol-version': '1999-01-01' });
     expect(res.status).toBe(400);
+    expect(res.headers['x-error-code']).toBe('UnsupportedProtocolVersion');
+    expect(res.json().error).toMatch(/2025-11-25/);
+    for (const v of ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05']) {
+      expect((await rpc({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-protocol-version': v })).status).toBe(200);
+    }
   });
 
   it('a body over 4 MiB is 413 in the hub shape', async () => {

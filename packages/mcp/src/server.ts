@@ -53,7 +53,7 @@ export function buildServer(ctx: ToolContext, options: McpOptions = {}): McpServ
   const server = new McpServer(
     { name: SERVER_NAME, title: 'Model hub', version: deps.settings.version },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
+      capabilities: { tools: {}, resources: {}, prompts: {} },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator: noValidator,
     },
@@ -148,5 +148,8 @@ export function buildServer(ctx: ToolContext, options: McpOptions = {}): McpServ
     },
   );
 
+  // Registering tools, resources and prompts turns `listChanged` on; a stateless server never sends those
+  // notifications, so say so.
+  server.server.registerCapabilities({ tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } });
   return server;
 }
