@@ -76,23 +76,61 @@ export interface SourceHealth {
   retryAfterSeconds(): number;
 }
 
+type TemplatePart = string | 'id' | 'owner' | 'name' | 'revision' | 'path';
+const compiled = new Map<string, { parts: TemplatePart[]; vars: boolean[] }>();
+
+function compile(template: string) {
+  let c = compiled.get(template);
+  if (!c) {
+    const parts: TemplatePart[] = [];
+    const vars: boolean[] = [];
+    let last = 0;
+    for (const m of template.matchAll(/\{(id|owner|name|revision|path)\}/g)) {
+      parts.push(template.slice(last, m.index));
+      vars.push(false);
+      parts.push(m[1] as TemplatePart);
+      vars.push(true);
+      last = (m.index ?? 0) + m[0].length;
+    }
+    parts.push(template.slice(last));
+    vars.push(false);
+    c = { parts, vars };
+    if (compiled.size < 1000) compiled.set(template, c);
+  }
+  return c;
+}
+
 /** Expand a source URL template for one file. Path segments are percent-encoded, `/` kept. */
 export function expandTemplate(template: string, v: { id: string; revision: string; path: string }): string {
-  const [owner = '', name = ''] = v.id.split('/');
-  return template.replace(/\{(id|owner|name|revision|path)\}/g, (_, key: string) => {
-    switch (key) {
-      case 'id':
-        return `${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
-      case 'owner':
-        return encodeURIComponent(owner);
-      case 'name':
-        return encodeURIComponent(name);
-      case 'revision':
-        return encodeURIComponent(v.revision);
-      default:
-        return encodePath(v.path);
+  const { parts, vars } = compile(template);
+  const slash = v.id.indexOf('/');
+  const owner = slash === -1 ? v.id : v.id.slice(0, slash);
+  const name = slash === -1 ? '' : v.id.slice(slash + 1);
+  let out = '';
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as string;
+    if (!vars[i]) {
+      out += part;
+      continue;
     }
-  });
+    switch (part) {
+      case 'id':
+        out += `${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
+        break;
+      case 'owner':
+        out += encodeURIComponent(owner);
+        break;
+      case 'name':
+        out += encodeURIComponent(name);
+        break;
+      case 'revision':
+        out += encodeURIComponent(v.revision);
+        break;
+      default:
+        out += encodePath(v.path);
+    }
+  }
+  return out;
 }
 
 export function sourceHolds(object: SourceObject, path: string): boolean {

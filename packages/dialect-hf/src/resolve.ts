@@ -58,7 +58,7 @@ export function resolve(ctx: RouteContext<CoreDeps>): HubResponse {
       'x-linked-etag': etag,
       etag,
       'x-linked-size': String(file.size),
-      'repr-digest': reprDigestFromHex(file.sha256),
+      'repr-digest': ctx.deps.index().memo(`hf:repr:${file.sha256}`, () => reprDigestFromHex(file.sha256)),
       'content-type': 'text/plain; charset=utf-8',
     },
     body: '',

@@ -9,6 +9,7 @@ import {
   type ObjectStore,
   type PutOptions,
   REF_NAME,
+  type StoredObject,
   addressOf,
   isAddress,
   listFrom,
@@ -52,12 +53,28 @@ export async function writeFileAtomic(target: string, bytes: Uint8Array | string
 export class FsObjectStore implements ObjectStore {
   private readonly objectsDir: string;
   private readonly refsDir: string;
+  /** Objects never change, so whole objects are cached in memory (least recently used out first). */
+  private readonly cache = new Map<string, StoredObject>();
+  private cachedBytes = 0;
   constructor(
     root: string,
     private readonly now: () => number = Date.now,
+    private readonly cacheLimitBytes = 64 * 1024 * 1024,
   ) {
     this.objectsDir = path.join(root, 'objects');
     this.refsDir = path.join(root, 'refs');
+  }
+
+  private remember(address: string, obj: StoredObject): void {
+    const size = obj.bytes.byteLength;
+    if (size > this.cacheLimitBytes / 8) return;
+    this.cache.set(address, obj);
+    this.cachedBytes += size;
+    for (const [key, value] of this.cache) {
+      if (this.cachedBytes <= this.cacheLimitBytes) break;
+      this.cache.delete(key);
+      this.cachedBytes -= value.bytes.byteLength;
+    }
   }
 
   private paths(address: Address) {
@@ -66,7 +83,14 @@ export class FsObjectStore implements ObjectStore {
     return { bytes: path.join(dir, hex), meta: path.join(dir, `${hex}.meta`) };
   }
 
-  async get(address: Address) {
+  async get(address: Address): Promise<StoredObject | undefined> {
+    const hit = this.cache.get(address);
+    if (hit) {
+      // Refresh its place in the LRU order.
+      this.cache.delete(address);
+      this.cache.set(address, hit);
+      return hit;
+    }
     if (!isAddress(address)) return undefined;
     const p = this.paths(address);
     let bytes: Uint8Array;
@@ -76,7 +100,9 @@ export class FsObjectStore implements ObjectStore {
       return undefined;
     }
     const meta = (await this.readMeta(address, bytes.byteLength)) as ObjectMetadata;
-    return { bytes, meta };
+    const obj = { bytes, meta };
+    this.remember(address, obj);
+    return obj;
   }
 
   private async readMeta(address: Address, size?: number): Promise<ObjectMetadata | undefined> {
@@ -101,6 +127,7 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async has(address: Address) {
+    if (this.cache.has(address)) return true;
     if (!isAddress(address)) return false;
     try {
       await stat(this.paths(address).bytes);

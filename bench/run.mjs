@@ -1,0 +1,164 @@
+// pnpm bench: requests/s of hub routes against baselines answering the same bytes, in one run.
+// Each server runs in its own process; the load comes from wrk (Debian package `wrk`) on loopback.
+// Usage: node bench/run.mjs [--duration 5] [--connections 50] [--only substring]
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, only: { type: 'string' } },
+});
+const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
+const DURATION = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+
+try {
+  execFileSync('wrk', ['--version'], { stdio: 'ignore' });
+} catch (e) {
+  if (e.code === 'ENOENT') {
+    console.error('bench: wrk is needed (apt-get install -y wrk)');
+    process.exit(2);
+  }
+}
+
+const children = [];
+function start(args, readyPattern, env = {}) {
+  return new Promise((resolve, reject) => {
+    if (!readyPattern) {
+      const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+      children.push(child);
+      return resolve(child);
+    }
+    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let out = '';
+    const onData = (d) => {
+      out += d;
+      if (readyPattern.test(out)) resolve(child);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${out}`)));
+  });
+}
+
+async function waitFor(url) {
+  for (let i = 0; i < 100; i++) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`no answer from ${url}`);
+}
+
+function wrk(url, headers = {}) {
+  const args = ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}s`, '--latency'];
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+  const out = execFileSync('wrk', [...args, url], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const p99 = /99%\s+([\d.]+\w+)/.exec(out)?.[1] ?? '?';
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  return { rps, p99, non2xx };
+}
+
+function rssKiB(pid) {
+  try {
+    return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim());
+  } catch {
+    return 0;
+  }
+}
+
+const data = mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
+const PORT = 18080;
+const hub = await start(['apps/node-server/dist/cli.js', 'serve', '--port', String(PORT), '--data', data, '--host', '127.0.0.1'], null);
+const base = `http://127.0.0.1:${PORT}`;
+await waitFor(`${base}/-/live`);
+
+const descriptor = await (await fetch(`${base}/.well-known/model-hub.json`)).json();
+const gguf = 'demo/tiny-llama-2-GGUF';
+const ggufFile = 'llama-2-tiny-random-F16.gguf';
+const cases = [
+  { name: 'GET / (Accept: application/json)', url: '/', headers: { accept: 'application/json' } },
+  { name: 'GET /api/v1/objects/{catalog}', url: `/api/v1/objects/${descriptor.catalog}` },
+  { name: 'GET /{id}/resolve/main/{gguf} (302)', url: `/${gguf}/resolve/main/${ggufFile}` },
+  { name: 'GET /api/models?limit=50', url: '/api/models?limit=50' },
+  { name: 'GET /v2/{id}/manifests/latest', url: `/v2/${gguf.toLowerCase()}/manifests/latest`, headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json' } },
+  { name: 'HEAD /v2/{id}/blobs/{digest}', url: null, method: 'HEAD' },
+].filter((c) => !values.only || c.name.includes(values.only));
+
+// Resolve the blob digest from the manifest, if the OCI dialect answers.
+const manifestRes = await fetch(`${base}/v2/${gguf.toLowerCase()}/manifests/latest`, { headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json' } });
+if (manifestRes.ok) {
+  const m = await manifestRes.json();
+  const layer = m.layers?.find((l) => l.mediaType === 'application/vnd.ollama.image.model') ?? m.layers?.[0];
+  const c = cases.find((x) => x.method === 'HEAD');
+  if (c && layer) c.url = `/v2/${gguf.toLowerCase()}/blobs/${layer.digest}`;
+}
+
+// Capture the exact answers the hub gives, for the baselines to replay.
+const fixtures = [];
+const runnable = [];
+for (const c of cases) {
+  if (!c.url) continue;
+  const res = await fetch(`${base}${c.url}`, { method: c.method ?? 'GET', headers: c.headers ?? {}, redirect: 'manual' });
+  if (res.status === 404 || res.status >= 500) {
+    console.error(`skip ${c.name}: the hub answers ${res.status}`);
+    continue;
+  }
+  const headers = {};
+  res.headers.forEach((v, k) => {
+    if (!['date', 'connection', 'keep-alive', 'transfer-encoding'].includes(k)) headers[k] = v;
+  });
+  const body = Buffer.from(await res.arrayBuffer());
+  fixtures.push({ url: c.url, status: res.status, headers, body: body.toString('base64') });
+  runnable.push(c);
+}
+const fixtureFile = path.join(data, 'fixtures.json');
+writeFileSync(fixtureFile, JSON.stringify(fixtures));
+await start(['bench/baseline.mjs', 'koa', '18181', fixtureFile], /ready/);
+await start(['bench/baseline.mjs', 'bare', '18182', fixtureFile], /ready/);
+
+const rows = [];
+for (const c of runnable) {
+  // wrk sends GET; HEAD cases are measured with a GET-equivalent script only when wrk can: use -s for HEAD.
+  const run = (port) => {
+    const url = `http://127.0.0.1:${port}${c.url}`;
+    if (c.method === 'HEAD') {
+      const script = path.join(data, 'head.lua');
+      writeFileSync(script, 'wrk.method = "HEAD"\n');
+      const out = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}s`, '-s', script, ...Object.entries(c.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url], { encoding: 'utf8' });
+      return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p99: '?', non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) };
+    }
+    return wrk(url, c.headers ?? {});
+  };
+  run(PORT); // warm-up
+  const ours = run(PORT);
+  const koa = run(18181);
+  const bare = run(18182);
+  rows.push({ name: c.name, ours, koa, bare });
+  console.error(`${c.name}: hub ${ours.rps.toFixed(0)}/s, koa ${koa.rps.toFixed(0)}/s, bare ${bare.rps.toFixed(0)}/s`);
+}
+
+const rss = rssKiB(hub.pid);
+const lines = [
+  `Command: \`pnpm bench\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s per case, each server in its own process, loopback; Node ${process.version}; ${os.cpus().length} cores)`,
+  '',
+  '| route | hub req/s | Koa 1-middleware req/s | bare node:http req/s | hub / Koa | hub / bare | hub p99 |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ...rows.map(
+    (r) =>
+      `| ${r.name} | ${r.ours.rps.toFixed(0)} | ${r.koa.rps.toFixed(0)} | ${r.bare.rps.toFixed(0)} | ${(r.ours.rps / r.koa.rps).toFixed(2)} | ${(r.ours.rps / r.bare.rps).toFixed(2)} | ${r.ours.p99} |`,
+  ),
+  '',
+  `Hub resident memory after the run: ${(rss / 1024).toFixed(1)} MiB.`,
+];
+console.log(lines.join('\n'));
+for (const c of children) c.kill('SIGTERM');
+rmSync(data, { recursive: true, force: true });
+process.exit(0);

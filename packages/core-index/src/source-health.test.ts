@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { type SourceConfig, chooseSource, expandTemplate, MemorySourceHealth } from './source-health.js';
+import type { SourceObject } from './schemas.js';
+
+const rev = 'a'.repeat(40);
+const src = (source: string, extra: Partial<SourceObject> = {}): SourceObject => ({ kind: 'model-hub.source', model: 'o/n', revision: rev, source, type: 'http', ...extra });
+const configs: SourceConfig[] = [
+  { name: 'a', display: 'A', token: 'ta', kind: 'http', url: 'http://a.test/{id}/resolve/{revision}/{path}' },
+  { name: 'b', display: 'B', token: 'tb', kind: 'http', url: 'http://b.test/{owner}--{name}/{path}' },
+  { name: 'ipfs', display: 'IPFS', token: 'ipfs', kind: 'ipfs', url: 'https://gw.test/' },
+];
+
+describe('expandTemplate', () => {
+  it('fills every placeholder and percent-encodes path segments, keeping /', () => {
+    expect(expandTemplate('http://x/{id}/r/{revision}/{path}', { id: 'o/n', revision: rev, path: 'a b/c#d?.gguf' })).toBe(
+      `http://x/o/n/r/${rev}/a%20b/c%23d%3F.gguf`,
+    );
+    expect(expandTemplate('{owner}|{name}|{path}', { id: 'Org/Model.v1', revision: rev, path: 'plain/file.bin' })).toBe('Org|Model.v1|plain/file.bin');
+    expect(expandTemplate('no placeholders', { id: 'o/n', revision: rev, path: 'p' })).toBe('no placeholders');
+  });
+});
+
+describe('chooseSource', () => {
+  const health = new MemorySourceHealth(configs, ['a', 'b', 'ipfs']);
+  const input = { id: 'o/n', revision: rev, path: 'f.bin', sources: [src('b'), src('a'), src('ipfs', { type: 'ipfs', root: 'bafyroot' })] };
+
+  it('takes the first ok source in order that holds the file', () => {
+    const r = health.choose(input);
+    expect(r).toEqual({ ok: true, choice: { source: 'a', display: 'A', url: `http://a.test/o/n/resolve/${rev}/f.bin` } });
+  });
+
+  it('puts a known /via/ token first, and ignores an unknown one', () => {
+    expect(health.choose({ ...input, via: 'tb' })).toMatchObject({ ok: true, choice: { source: 'b', url: 'http://b.test/o--n/f.bin' } });
+    expect(health.choose({ ...input, via: 'IPFS' })).toMatchObject({ ok: true, choice: { source: 'ipfs', url: 'https://gw.test/ipfs/bafyroot/f.bin' } });
+    expect(health.choose({ ...input, via: 'nope' })).toMatchObject({ ok: true, choice: { source: 'a' } });
+  });
+
+  it('skips sources that are down or do not hold the file, and says when none is left', () => {
+    const h = new MemorySourceHealth(configs, ['a', 'b']);
+    h.record('a', { ok: false, reason: 'unreachable', at: 1 });
+    expect(h.choose(input)).toMatchObject({ ok: true, choice: { source: 'b' } });
+    const partial = { ...input, sources: [src('a'), src('b', { paths: ['other.bin'] })] };
+    expect(h.choose(partial)).toEqual({ ok: false, reason: 'none-ok', holders: ['a'] });
+    expect(h.choose({ ...input, sources: [] })).toEqual({ ok: false, reason: 'no-source', holders: [] });
+    expect(h.snapshot().sources.a).toEqual({ ok: false, checked: null, reason: 'unreachable' });
+  });
+
+  it('never redirects to a source marked redirect: false (P2P)', () => {
+    const r = chooseSource(
+      { ...input, sources: [src('p2p')] },
+      ['p2p'],
+      () => ({ ok: true, checked: null }),
+      (n) => (n === 'p2p' ? { name: 'p2p', display: 'P2P', token: 'p2p', kind: 'http', redirect: false } : undefined),
+    );
+    expect(r.ok).toBe(false);
+  });
+});
