@@ -47,3 +47,4 @@ export {
   treeRevision,
 } from './builder.js';
 export { type CoreDeps, type HubSettings, type Logger, type MissingLog, MemoryMissingLog, silentLogger } from './deps.js';
+export { NAMED_SCHEMAS, WireSchemas, jsonSchemaOf, namedJsonSchemas } from './json-schema.js';
