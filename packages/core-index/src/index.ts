@@ -32,6 +32,31 @@ export {
   expandTemplate,
   sourceHolds,
 } from './source-health.js';
+export {
+  type ProbeReason,
+  type ProbeSettings,
+  type ProbeOutcome,
+  type ProbeOptions,
+  type SourceProbeRecord,
+  type ProbeState,
+  type ProbeRoundInput,
+  type ProbeRound,
+  PROBE_REASONS,
+  DEFAULT_PROBE_SETTINGS,
+  probeSettings,
+  probeConfigProblem,
+  probeUrl,
+  probeSource,
+  nextProbeDelaySeconds,
+  emptyProbeState,
+  probedSources,
+  currentProbeState,
+  healthStates,
+  nextProbeDue,
+  probeRetryAfterSeconds,
+  recordOutcome,
+  runProbeRound,
+} from './prober.js';
 export { type ModelQuery, type SortKey, SORT_KEYS, isSortKey, searchModels, modelTags } from './search.js';
 export { quantOf, isMmproj, isLaterSplit, QUANT_PREFERENCE } from './quant.js';
 export { type OllamaTemplate, ollamaTemplateFor } from './ollama-template.js';

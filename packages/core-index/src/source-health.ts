@@ -255,7 +255,14 @@ export class MemorySourceHealth implements SourceHealth {
     );
   }
 
+  private retryAfter?: () => number;
+
+  /** Let the prober answer `retryAfterSeconds` from its schedule (seconds until the next re-check). */
+  useRetryAfter(fn: () => number): void {
+    this.retryAfter = fn;
+  }
+
   retryAfterSeconds(): number {
-    return this.probeIntervalSeconds;
+    return this.retryAfter?.() ?? this.probeIntervalSeconds;
   }
 }

@@ -1,0 +1,294 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import {
+  DEFAULT_PROBE_SETTINGS,
+  type ProbeState,
+  currentProbeState,
+  healthStates,
+  nextProbeDelaySeconds,
+  probeConfigProblem,
+  probeRetryAfterSeconds,
+  probeSettings,
+  probeSource,
+  probeUrl,
+  runProbeRound,
+} from './prober.js';
+import type { SourceObject } from './schemas.js';
+import { sha256Hex } from './sha256.js';
+import { MemorySourceHealth, type SourceConfig } from './source-health.js';
+
+// SYNTHETIC probe file: made-up bytes for these tests.
+const PROBE = new TextEncoder().encode('SYNTHETIC probe file for the prober tests\n');
+const SHA = sha256Hex(PROBE);
+const T0 = Date.parse('2026-11-22T00:00:00Z');
+
+const source = (name: string, extra: Partial<SourceConfig> = {}): SourceConfig => ({
+  name,
+  display: name.toUpperCase(),
+  token: name,
+  kind: 'http',
+  url: `http://${name}.test/{id}/resolve/{revision}/{path}`,
+  probe: { path: 'probe/file/resolve/main/probe.bin', sha256: SHA },
+  ...extra,
+});
+
+type Behaviour = 'ok' | 'wrong' | '404' | 'down' | 'hang' | 'stall-body';
+
+/** An injected fetch: each host (`a.test`, …) behaves as the test says; counts calls and in-flight probes. */
+function fakeFetch(behaviour: Record<string, Behaviour>) {
+  const calls: string[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const fn = (async (input: string | URL | Request, init?: RequestInit) => {
+    const url = String(input);
+    calls.push(url);
+    const host = new URL(url).hostname.split('.')[0] as string;
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    try {
+      await Promise.resolve();
+      switch (behaviour[host] ?? 'ok') {
+        case 'ok':
+          return new Response(PROBE.slice());
+        case 'wrong':
+          return new Response(new TextEncoder().encode('SYNTHETIC wrong bytes\n'));
+        case '404':
+          return new Response('not found', { status: 404 });
+        case 'down':
+          throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) });
+        case 'hang':
+          // Ignores the abort signal on purpose: the prober's own deadline must still end the probe.
+          return await new Promise<Response>(() => {});
+        case 'stall-body': {
+          const body = new ReadableStream<Uint8Array>({
+            start(c) {
+              c.enqueue(PROBE.slice(0, 5));
+              init?.signal?.addEventListener('abort', () => c.error(new DOMException('aborted', 'AbortError')));
+            },
+          });
+          return new Response(body);
+        }
+      }
+    } finally {
+      inFlight--;
+    }
+  }) as typeof fetch;
+  return { fn, calls, maxInFlight: () => maxInFlight };
+}
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('probeUrl and probe configuration', () => {
+  it('resolves a relative probe path against the static part of the template, or the IPFS gateway', () => {
+    expect(probeUrl(source('a'))).toBe('http://a.test/probe/file/resolve/main/probe.bin');
+    expect(probeUrl(source('ms', { url: 'https://ms.test/models/{id}/resolve/{revision}/{path}', probe: { path: 'o/n/resolve/master/c.json', sha256: SHA } }))).toBe(
+      'https://ms.test/models/o/n/resolve/master/c.json',
+    );
+    expect(probeUrl(source('ipfs', { kind: 'ipfs', url: 'https://gw.test', probe: { path: 'ipfs/bafyroot/p.bin', sha256: SHA } }))).toBe('https://gw.test/ipfs/bafyroot/p.bin');
+    expect(probeUrl(source('x', { probe: { path: 'https://elsewhere.test/p', sha256: SHA } }))).toBe('https://elsewhere.test/p');
+    expect(probeUrl(source('x', { probe: { path: '/rooted/p', sha256: SHA } }))).toBe('http://x.test/rooted/p');
+  });
+
+  it('names what is wrong with a probe entry', () => {
+    expect(probeConfigProblem(source('a'))).toBeUndefined();
+    expect(probeConfigProblem(source('a', { probe: undefined }))).toBeUndefined();
+    expect(probeConfigProblem(source('a', { probe: { path: 'p', sha256: 'abc' } }))).toMatch(/sha256 must be 64 hex/);
+    expect(probeConfigProblem(source('a', { probe: { path: '', sha256: SHA } }))).toMatch(/probe.path/);
+    expect(probeConfigProblem(source('a', { url: undefined, probe: { path: 'rel/p', sha256: SHA } }))).toMatch(/not an absolute URL/);
+  });
+
+  it('fills defaults and refuses settings that cannot work', () => {
+    expect(probeSettings()).toEqual(DEFAULT_PROBE_SETTINGS);
+    expect(probeSettings({ intervalSeconds: 5, retrySeconds: 1, retryMaxSeconds: 0.5 })).toMatchObject({ intervalSeconds: 5, retrySeconds: 1, retryMaxSeconds: 1 });
+    expect(() => probeSettings({ timeoutSeconds: 0 })).toThrow(/timeoutSeconds must be a positive number/);
+    expect(() => probeSettings({ concurrency: Number.NaN })).toThrow(/concurrency/);
+  });
+});
+
+describe('probeSource reasons', () => {
+  const opts = (fetch: typeof globalThis.fetch) => ({ fetch, now: () => T0, timeoutSeconds: 10, maxBytes: 1024 });
+
+  it('verified when the bytes hash to the expected SHA-256', async () => {
+    const r = await probeSource(source('a'), opts(fakeFetch({}).fn));
+    expect(r).toMatchObject({ name: 'a', ok: true, reason: 'verified', status: 200, at: T0, url: 'http://a.test/probe/file/resolve/main/probe.bin' });
+  });
+
+  it('mismatch on other bytes, on a wrong size, and on a body over the limit', async () => {
+    expect(await probeSource(source('a'), opts(fakeFetch({ a: 'wrong' }).fn))).toMatchObject({ ok: false, reason: 'mismatch', status: 200 });
+    const sized = source('a', { probe: { path: 'p', sha256: SHA, size: PROBE.length + 1 } });
+    expect(await probeSource(sized, opts(fakeFetch({}).fn))).toMatchObject({ ok: false, reason: 'mismatch', detail: expect.stringMatching(/bytes, expected/) });
+    expect(await probeSource(source('a'), { ...opts(fakeFetch({}).fn), maxBytes: 8 })).toMatchObject({ ok: false, reason: 'mismatch', detail: expect.stringMatching(/longer than 8/) });
+  });
+
+  it('status on a non-2xx answer', async () => {
+    expect(await probeSource(source('a'), opts(fakeFetch({ a: '404' }).fn))).toMatchObject({ ok: false, reason: 'status', status: 404 });
+  });
+
+  it('unreachable when the connection fails', async () => {
+    const r = await probeSource(source('a'), opts(fakeFetch({ a: 'down' }).fn));
+    expect(r).toMatchObject({ ok: false, reason: 'unreachable' });
+    expect(r.detail).toMatch(/ECONNREFUSED/);
+  });
+
+  it('timeout when the answer never comes, even from a fetch that ignores the abort signal', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const pending = probeSource(source('a'), opts(fakeFetch({ a: 'hang' }).fn));
+    await vi.advanceTimersByTimeAsync(9_999);
+    let settled = false;
+    void pending.then(() => {
+      settled = true;
+    });
+    await Promise.resolve();
+    expect(settled).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(await pending).toMatchObject({ ok: false, reason: 'timeout' });
+  });
+
+  it('timeout when the body stalls after the headers', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const pending = probeSource(source('a'), opts(fakeFetch({ a: 'stall-body' }).fn));
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(await pending).toMatchObject({ ok: false, reason: 'timeout', status: 200 });
+  });
+});
+
+describe('the re-check schedule', () => {
+  it('probes healthy sources every interval and failing ones after 40 s doubling up to an hour', () => {
+    const s = probeSettings();
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 8, 100].map((n) => nextProbeDelaySeconds(n, s))).toEqual([60, 40, 80, 160, 320, 640, 1280, 2560, 3600, 3600]);
+  });
+
+  it('marks a failing source down at once, re-checks it on the growing schedule, and brings it back on a pass', async () => {
+    let now = T0;
+    const behaviour: Record<string, Behaviour> = { a: 'down', b: 'ok' };
+    const f = fakeFetch(behaviour);
+    const health = new MemorySourceHealth([source('a'), source('b')], ['a', 'b']);
+    const base = { sources: [source('a'), source('b')], fetch: f.fn, now: () => now, health };
+
+    let round = await runProbeRound(base);
+    expect(round.results.map((r) => [r.name, r.ok, r.reason])).toEqual([
+      ['a', false, 'unreachable'],
+      ['b', true, 'verified'],
+    ]);
+    expect(health.snapshot().sources).toEqual({
+      a: { ok: false, checked: null, reason: 'unreachable' },
+      b: { ok: true, checked: new Date(T0).toISOString(), reason: 'verified' },
+    });
+    expect(round.state.sources.a).toMatchObject({ failures: 1, next: new Date(T0 + 40_000).toISOString() });
+    expect(round.state.sources.b).toMatchObject({ failures: 0, next: new Date(T0 + 60_000).toISOString() });
+    expect(round.nextDue).toBe(T0 + 40_000);
+
+    // Before anything is due, a round probes nothing.
+    now = T0 + 39_000;
+    round = await runProbeRound({ ...base, state: round.state });
+    expect(round.results).toEqual([]);
+    expect(round.skipped).toEqual(['a', 'b']);
+
+    // a is re-checked at 40 s (still down: next in 80 s), b at 60 s.
+    now = T0 + 40_000;
+    round = await runProbeRound({ ...base, state: round.state });
+    expect(round.results.map((r) => r.name)).toEqual(['a']);
+    expect(round.state.sources.a).toMatchObject({ failures: 2, next: new Date(now + 80_000).toISOString() });
+    now = T0 + 60_000;
+    round = await runProbeRound({ ...base, state: round.state });
+    expect(round.results.map((r) => r.name)).toEqual(['b']);
+
+    // a comes back: not probed before its re-check time, offered again as soon as one probe passes.
+    behaviour.a = 'ok';
+    now = T0 + 119_000;
+    round = await runProbeRound({ ...base, state: round.state });
+    expect(round.results).toEqual([]);
+    expect(health.choose({ id: 'o/n', revision: 'r'.repeat(40), path: 'f', sources: holders('a', 'b') })).toMatchObject({ ok: true, choice: { source: 'b' } });
+    now = T0 + 120_000;
+    round = await runProbeRound({ ...base, state: round.state });
+    expect(round.results.map((r) => [r.name, r.reason])).toEqual([
+      ['a', 'verified'],
+      ['b', 'verified'],
+    ]);
+    expect(round.state.sources.a).toMatchObject({ ok: true, failures: 0, checked: new Date(now).toISOString(), next: new Date(now + 60_000).toISOString() });
+    expect(health.choose({ id: 'o/n', revision: 'r'.repeat(40), path: 'f', sources: holders('a', 'b') })).toMatchObject({ ok: true, choice: { source: 'a' } });
+  });
+
+  it('keeps the last success as checked when a probe fails, and force probes every source', async () => {
+    let now = T0;
+    const behaviour: Record<string, Behaviour> = { a: 'ok' };
+    const f = fakeFetch(behaviour);
+    let round = await runProbeRound({ sources: [source('a')], fetch: f.fn, now: () => now });
+    behaviour.a = 'wrong';
+    now = T0 + 1_000;
+    round = await runProbeRound({ sources: [source('a')], fetch: f.fn, now: () => now, state: round.state });
+    expect(round.results).toEqual([]);
+    round = await runProbeRound({ sources: [source('a')], fetch: f.fn, now: () => now, state: round.state, force: true });
+    expect(round.state.sources.a).toMatchObject({ ok: false, reason: 'mismatch', checked: new Date(T0).toISOString(), failures: 1 });
+  });
+
+  it('uses configured numbers', async () => {
+    const now = T0;
+    const f = fakeFetch({ a: '404' });
+    const round = await runProbeRound({ sources: [source('a')], fetch: f.fn, now: () => now, settings: { retrySeconds: 2, retryMaxSeconds: 5, intervalSeconds: 1 } });
+    expect(round.state.sources.a?.next).toBe(new Date(T0 + 2_000).toISOString());
+    const s = probeSettings({ retrySeconds: 2, retryMaxSeconds: 5 });
+    expect([1, 2, 3].map((n) => nextProbeDelaySeconds(n, s))).toEqual([2, 4, 5]);
+  });
+
+  it('gives Retry-After as the seconds until the earliest failing source is re-checked', async () => {
+    const now = T0;
+    const round = await runProbeRound({ sources: [source('a'), source('b')], fetch: fakeFetch({ a: 'down', b: 'down' }).fn, now: () => now });
+    expect(probeRetryAfterSeconds(round.state, T0)).toBe(40);
+    expect(probeRetryAfterSeconds(round.state, T0 + 39_500)).toBe(1);
+    expect(probeRetryAfterSeconds(round.state, T0 + 100_000)).toBe(1);
+    expect(probeRetryAfterSeconds({ v: 1, sources: {} }, T0, { intervalSeconds: 30 })).toBe(30);
+  });
+});
+
+describe('runProbeRound', () => {
+  it('never probes more than `concurrency` sources at once', async () => {
+    const names = Array.from({ length: 10 }, (_, i) => `s${i}`);
+    const f = fakeFetch({});
+    const round = await runProbeRound({ sources: names.map((n) => source(n)), fetch: f.fn, now: () => T0, settings: { concurrency: 3 } });
+    expect(round.results).toHaveLength(10);
+    expect(round.results.map((r) => r.name)).toEqual(names);
+    expect(f.maxInFlight()).toBe(3);
+  });
+
+  it('offers sources without a probe file unchecked and never fetches for them', async () => {
+    const f = fakeFetch({});
+    const sources = [source('a'), source('free', { probe: undefined }), source('p2p', { probe: undefined, redirect: false })];
+    const health = new MemorySourceHealth(sources, ['a', 'free']);
+    const round = await runProbeRound({ sources, fetch: f.fn, now: () => T0, health });
+    expect(round.unprobed).toEqual(['free']);
+    expect(f.calls).toEqual(['http://a.test/probe/file/resolve/main/probe.bin']);
+    expect(health.snapshot().sources.free).toEqual({ ok: true, checked: null });
+    expect(health.snapshot().sources.p2p).toBeUndefined();
+  });
+
+  it('restores persisted state into health, dropping records of removed sources or changed probe files', async () => {
+    const f = fakeFetch({ a: 'down', b: 'down' });
+    const round = await runProbeRound({ sources: [source('a'), source('b')], fetch: f.fn, now: () => T0 });
+    const persisted = JSON.parse(JSON.stringify(round.state)) as ProbeState;
+    const changed = [source('a'), source('b', { probe: { path: 'other', sha256: 'f'.repeat(64) } })];
+    const kept = currentProbeState(persisted, changed);
+    expect(Object.keys(kept.sources)).toEqual(['a']);
+    const health = new MemorySourceHealth(changed, ['a', 'b']);
+    health.restore(healthStates(kept));
+    expect(health.snapshot().sources).toEqual({ a: { ok: false, checked: null, reason: 'unreachable' }, b: { ok: true, checked: null } });
+    expect(currentProbeState(undefined, changed)).toEqual({ v: 1, sources: {} });
+    expect(currentProbeState({ nonsense: true } as never, changed)).toEqual({ v: 1, sources: {} });
+    // The restored schedule holds: a is not due again before its 40 s re-check.
+    const next = await runProbeRound({ sources: changed, fetch: f.fn, now: () => T0 + 10_000, state: kept });
+    expect(next.results.map((r) => r.name)).toEqual(['b']);
+  });
+
+  it('lets MemorySourceHealth answer Retry-After from the schedule', async () => {
+    const health = new MemorySourceHealth([source('a')], ['a'], 60);
+    expect(health.retryAfterSeconds()).toBe(60);
+    const round = await runProbeRound({ sources: [source('a')], fetch: fakeFetch({ a: 'down' }).fn, now: () => T0, health });
+    health.useRetryAfter(() => probeRetryAfterSeconds(round.state, T0 + 10_000));
+    expect(health.retryAfterSeconds()).toBe(30);
+  });
+});
+
+function holders(...names: string[]): SourceObject[] {
+  return names.map((source) => ({ kind: 'model-hub.source', model: 'o/n', revision: 'r'.repeat(40), source, type: 'http' }));
+}

@@ -1,0 +1,370 @@
+import type { SourceState } from './schemas.js';
+import { createSha256 } from './sha256.js';
+import type { MemorySourceHealth, SourceConfig } from './source-health.js';
+
+/**
+ * Source health probes (design section 4): fetch each source's probe file, hash it with SHA-256 while it
+ * streams, and record `ok`, `checked` and a one-word `reason`. Pure: the caller injects `fetch` and the
+ * clock, and keeps the returned state (node-server in a JSON file, the edge in its own storage).
+ *
+ * Schedule: a source whose last probe passed is probed again after `intervalSeconds`; a failing one is
+ * re-checked after `retrySeconds`, doubling with every further failure up to `retryMaxSeconds`, and is
+ * offered again as soon as one probe passes.
+ */
+
+/** The one-word reasons of `HubHealth.sources[*].reason`. */
+export type ProbeReason = 'verified' | 'mismatch' | 'status' | 'timeout' | 'unreachable';
+export const PROBE_REASONS: readonly ProbeReason[] = ['verified', 'mismatch', 'status', 'timeout', 'unreachable'];
+
+export interface ProbeSettings {
+  /** Seconds between probes of a source whose last probe passed. */
+  intervalSeconds: number;
+  /** Seconds before the first re-check of a source that failed; doubles with each further failure. */
+  retrySeconds: number;
+  /** The longest wait between re-checks of a failing source. */
+  retryMaxSeconds: number;
+  /** One probe (connect, headers and the whole body) must finish within this many seconds. */
+  timeoutSeconds: number;
+  /** Sources probed at the same time. */
+  concurrency: number;
+  /** A probe body longer than this is not read further and counts as `mismatch`. */
+  maxBytes: number;
+}
+
+export const DEFAULT_PROBE_SETTINGS: Readonly<ProbeSettings> = Object.freeze({
+  intervalSeconds: 60,
+  retrySeconds: 40,
+  retryMaxSeconds: 3600,
+  timeoutSeconds: 10,
+  concurrency: 4,
+  maxBytes: 16 * 1024 * 1024,
+});
+
+/** Settings with defaults filled in; throws a readable error for a value that cannot work. */
+export function probeSettings(partial: Partial<ProbeSettings> = {}): ProbeSettings {
+  const s: ProbeSettings = { ...DEFAULT_PROBE_SETTINGS };
+  for (const [k, v] of Object.entries(partial) as Array<[keyof ProbeSettings, number | undefined]>) {
+    if (v === undefined) continue;
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new Error(`probe setting ${k} must be a positive number, got ${JSON.stringify(v)}`);
+    s[k] = v;
+  }
+  s.concurrency = Math.max(1, Math.floor(s.concurrency));
+  if (s.retryMaxSeconds < s.retrySeconds) s.retryMaxSeconds = s.retrySeconds;
+  return s;
+}
+
+/** What one source's probe found. */
+export interface ProbeOutcome {
+  /** health key */
+  name: string;
+  ok: boolean;
+  reason: ProbeReason;
+  /** when the probe started (ms since epoch, injected clock) */
+  at: number;
+  /** how long it took (ms, injected clock) */
+  ms: number;
+  /** the URL fetched */
+  url: string;
+  /** HTTP status, when headers arrived */
+  status?: number;
+  /** a short explanation for operators (logs and `hub probe`), never shown on the health route */
+  detail?: string;
+}
+
+/** The persisted record of one probed source: its `SourceState` plus the schedule. */
+export interface SourceProbeRecord extends SourceState {
+  /** consecutive failed probes (0 after a pass) */
+  failures: number;
+  /** when the last probe ran (ISO date-time) */
+  probed: string;
+  /** when the source is due again (ISO date-time) */
+  next: string;
+  /** SHA-256 of the probe file the record is about; a changed probe file makes the record stale */
+  probe: string;
+  detail?: string;
+}
+
+/** Everything a host keeps between rounds (and across restarts). */
+export interface ProbeState {
+  v: 1;
+  sources: Record<string, SourceProbeRecord>;
+}
+
+export const emptyProbeState = (): ProbeState => ({ v: 1, sources: {} });
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** A problem with a source's `probe` configuration, or undefined when it is usable (or absent). */
+export function probeConfigProblem(source: SourceConfig): string | undefined {
+  const p = source.probe;
+  if (p === undefined) return undefined;
+  if (!p || typeof p !== 'object') return `source ${source.name}: probe must be {path, sha256}`;
+  if (typeof p.path !== 'string' || !p.path) return `source ${source.name}: probe.path must be a non-empty string`;
+  if (typeof p.sha256 !== 'string' || !HEX64.test(p.sha256.toLowerCase())) return `source ${source.name}: probe.sha256 must be 64 hex characters`;
+  if (p.size !== undefined && (!Number.isInteger(p.size) || p.size < 0)) return `source ${source.name}: probe.size must be a whole number of bytes`;
+  if (!probeUrl(source)) return `source ${source.name}: probe.path ${JSON.stringify(p.path)} is not an absolute URL and the source has no http(s) url to resolve it against`;
+  return undefined;
+}
+
+/**
+ * The URL of a source's probe file. `probe.path` may be an absolute `http(s)://` URL; otherwise it is
+ * resolved against the source's URL with everything from the first `{` on cut off (so with the template
+ * `https://huggingface.co/{id}/resolve/{revision}/{path}`, the path `org/model/resolve/main/config.json`
+ * names `https://huggingface.co/org/model/resolve/main/config.json`; with an IPFS gateway
+ * `https://ipfs.io`, the path `ipfs/<cid>/file` names `https://ipfs.io/ipfs/<cid>/file`).
+ */
+export function probeUrl(source: SourceConfig): string | undefined {
+  const p = source.probe;
+  if (!p || typeof p.path !== 'string') return undefined;
+  if (/^https?:\/\//i.test(p.path)) return p.path;
+  if (!source.url) return undefined;
+  const brace = source.url.indexOf('{');
+  let base = brace === -1 ? source.url : source.url.slice(0, brace);
+  if (source.kind === 'ipfs' || brace === -1) base = base.endsWith('/') ? base : `${base}/`;
+  try {
+    const u = new URL(p.path, base);
+    return /^https?:$/.test(u.protocol) ? u.href : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Seconds to wait before the next probe of a source after `failures` consecutive failures (0: healthy). */
+export function nextProbeDelaySeconds(failures: number, settings: ProbeSettings): number {
+  if (failures <= 0) return settings.intervalSeconds;
+  // 2 ** (failures - 1) overflows to Infinity for absurd counts; Math.min keeps the cap.
+  return Math.min(settings.retryMaxSeconds, settings.retrySeconds * 2 ** Math.min(failures - 1, 60));
+}
+
+class Timeout extends Error {}
+
+export interface ProbeOptions {
+  fetch: typeof fetch;
+  now: () => number;
+  timeoutSeconds: number;
+  maxBytes: number;
+}
+
+/** Probe one source (which must have a usable probe file). Never throws. */
+export async function probeSource(source: SourceConfig, options: ProbeOptions): Promise<ProbeOutcome> {
+  const at = options.now();
+  const url = probeUrl(source) ?? '';
+  const expected = source.probe?.sha256.toLowerCase() ?? '';
+  const done = (ok: boolean, reason: ProbeReason, extra: { status?: number; detail?: string } = {}): ProbeOutcome => ({
+    name: source.name,
+    ok,
+    reason,
+    at,
+    ms: Math.max(0, options.now() - at),
+    url,
+    ...extra,
+  });
+  if (!url) return done(false, 'unreachable', { detail: 'no probe URL' });
+
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // The deadline rejects on its own, so a fetch or a body that ignores the abort signal still times out.
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Timeout());
+    }, options.timeoutSeconds * 1000);
+  });
+  deadline.catch(() => {});
+  let status: number | undefined;
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  try {
+    const res = await Promise.race([
+      options.fetch(url, { signal: controller.signal, redirect: 'follow', headers: { accept: '*/*', 'cache-control': 'no-cache' } }),
+      deadline,
+    ]);
+    status = res.status;
+    if (res.status < 200 || res.status > 299) {
+      res.body?.cancel().catch(() => {});
+      return done(false, 'status', { status, detail: `HTTP ${res.status}` });
+    }
+    const hash = createSha256();
+    let bytes = 0;
+    if (res.body) {
+      reader = res.body.getReader();
+      for (;;) {
+        const chunk = await Promise.race([reader.read(), deadline]);
+        if (chunk.done) break;
+        bytes += chunk.value.byteLength;
+        if (bytes > options.maxBytes) {
+          return done(false, 'mismatch', { status, detail: `body longer than ${options.maxBytes} bytes` });
+        }
+        hash.update(chunk.value);
+      }
+      reader = undefined;
+    }
+    const size = source.probe?.size;
+    if (size !== undefined && bytes !== size) return done(false, 'mismatch', { status, detail: `${bytes} bytes, expected ${size}` });
+    const got = hash.hex();
+    if (got !== expected) return done(false, 'mismatch', { status, detail: `sha256 ${got}, expected ${expected}` });
+    return done(true, 'verified', { status });
+  } catch (e) {
+    if (e instanceof Timeout || controller.signal.aborted) {
+      return done(false, 'timeout', { ...(status ? { status } : {}), detail: `no complete answer within ${options.timeoutSeconds} s` });
+    }
+    return done(false, 'unreachable', { ...(status ? { status } : {}), detail: errorText(e) });
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+    reader?.cancel().catch(() => {});
+  }
+}
+
+function errorText(e: unknown): string {
+  if (!(e instanceof Error)) return String(e);
+  const cause = (e as { cause?: unknown }).cause;
+  const code = cause && typeof cause === 'object' && 'code' in cause ? String((cause as { code: unknown }).code) : undefined;
+  const text = cause instanceof Error ? cause.message : e.message;
+  return (code && !text.includes(code) ? `${code}: ${text}` : text).slice(0, 200);
+}
+
+export interface ProbeRoundInput {
+  /** Every configured source; those without a probe file are left alone (offered with `checked: null`). */
+  sources: SourceConfig[];
+  fetch: typeof fetch;
+  now: () => number;
+  /** The state the last round returned (or was persisted); absent: nothing probed yet. */
+  state?: ProbeState;
+  settings?: Partial<ProbeSettings>;
+  /** Probe every source with a probe file now, whatever its schedule says (`hub probe`). */
+  force?: boolean;
+  /** Record each outcome here as soon as it is known. */
+  health?: Pick<MemorySourceHealth, 'record'>;
+  onResult?: (outcome: ProbeOutcome) => void;
+}
+
+export interface ProbeRound {
+  /** Outcomes of the sources probed this round, in configuration order. */
+  results: ProbeOutcome[];
+  /** Sources with a probe file that were not due. */
+  skipped: string[];
+  /** Sources without a (usable) probe file: offered, never checked. */
+  unprobed: string[];
+  /** The state to keep for the next round. */
+  state: ProbeState;
+  /** When the next source is due (ms since epoch), or undefined when no source has a probe file. */
+  nextDue: number | undefined;
+}
+
+/** Sources whose probe is usable, in configuration order. */
+export function probedSources(sources: SourceConfig[]): SourceConfig[] {
+  return sources.filter((s) => s.probe && s.redirect !== false && !probeConfigProblem(s));
+}
+
+/**
+ * Keep only records that still describe a configured source's current probe file (a source removed from
+ * the configuration, or given another probe file, starts afresh).
+ */
+export function currentProbeState(state: ProbeState | undefined, sources: SourceConfig[]): ProbeState {
+  const out = emptyProbeState();
+  if (!state || typeof state !== 'object' || !state.sources || typeof state.sources !== 'object') return out;
+  for (const s of probedSources(sources)) {
+    const r = state.sources[s.name];
+    if (r && typeof r === 'object' && r.probe === s.probe?.sha256.toLowerCase() && typeof r.ok === 'boolean' && !Number.isNaN(Date.parse(r.next))) {
+      out.sources[s.name] = r;
+    }
+  }
+  return out;
+}
+
+/** The `SourceState` of each probed source, for `MemorySourceHealth.restore`. */
+export function healthStates(state: ProbeState): Record<string, SourceState> {
+  const out: Record<string, SourceState> = {};
+  for (const [name, r] of Object.entries(state.sources)) {
+    out[name] = { ok: r.ok, checked: r.checked, ...(r.reason ? { reason: r.reason } : {}) };
+  }
+  return out;
+}
+
+/** When the earliest probed source is due (ms since epoch). */
+export function nextProbeDue(state: ProbeState, sources: SourceConfig[], now: number): number | undefined {
+  let next: number | undefined;
+  for (const s of probedSources(sources)) {
+    const r = state.sources[s.name];
+    const due = r ? Date.parse(r.next) : now;
+    if (next === undefined || due < next) next = due;
+  }
+  return next;
+}
+
+/**
+ * Seconds until a failing source is next re-checked (the earliest one), at least 1: the `Retry-After` of
+ * a 503 when no source holding a file is live. Without a failing probed source: the probe interval.
+ */
+export function probeRetryAfterSeconds(state: ProbeState, now: number, settings: Partial<ProbeSettings> = {}): number {
+  let next: number | undefined;
+  for (const r of Object.values(state.sources)) {
+    if (r.ok) continue;
+    const due = Date.parse(r.next);
+    if (!Number.isNaN(due) && (next === undefined || due < next)) next = due;
+  }
+  if (next === undefined) return Math.max(1, Math.ceil(probeSettings(settings).intervalSeconds));
+  return Math.max(1, Math.ceil((next - now) / 1000));
+}
+
+/** Fold one outcome into the state. */
+export function recordOutcome(state: ProbeState, source: SourceConfig, outcome: ProbeOutcome, settings: ProbeSettings): SourceProbeRecord {
+  const prev = state.sources[source.name];
+  const failures = outcome.ok ? 0 : (prev?.failures ?? 0) + 1;
+  const finished = outcome.at + outcome.ms;
+  const record: SourceProbeRecord = {
+    ok: outcome.ok,
+    // `checked` is when the source was last reached and verified; a failure keeps the last success.
+    checked: outcome.ok ? new Date(outcome.at).toISOString() : (prev?.checked ?? null),
+    reason: outcome.reason,
+    failures,
+    probed: new Date(outcome.at).toISOString(),
+    next: new Date(finished + nextProbeDelaySeconds(failures, settings) * 1000).toISOString(),
+    probe: source.probe?.sha256.toLowerCase() ?? '',
+    ...(outcome.detail ? { detail: outcome.detail } : {}),
+  };
+  state.sources[source.name] = record;
+  return record;
+}
+
+/**
+ * One probe round: every source with a probe file that is due (or every one, with `force`) is probed,
+ * at most `concurrency` at a time; each outcome is recorded in `health` as soon as it is known. Returns
+ * the outcomes and the new state. Never throws for a source's failure. This is what a host runs on its
+ * timer (node-server) or cron trigger (the edge).
+ */
+export async function runProbeRound(input: ProbeRoundInput): Promise<ProbeRound> {
+  const settings = probeSettings(input.settings);
+  const state = currentProbeState(input.state, input.sources);
+  const probed = probedSources(input.sources);
+  const unprobed = input.sources.filter((s) => s.redirect !== false && !probed.includes(s)).map((s) => s.name);
+  const start = input.now();
+  const due: SourceConfig[] = [];
+  const skipped: string[] = [];
+  for (const s of probed) {
+    const r = state.sources[s.name];
+    if (input.force || !r || Date.parse(r.next) <= start) due.push(s);
+    else skipped.push(s.name);
+  }
+  const outcomes = new Map<string, ProbeOutcome>();
+  let cursor = 0;
+  const worker = async () => {
+    for (;;) {
+      const s = due[cursor++];
+      if (!s) return;
+      const outcome = await probeSource(s, { fetch: input.fetch, now: input.now, timeoutSeconds: settings.timeoutSeconds, maxBytes: settings.maxBytes });
+      recordOutcome(state, s, outcome, settings);
+      outcomes.set(s.name, outcome);
+      input.health?.record(s.name, { ok: outcome.ok, reason: outcome.reason, at: outcome.at });
+      input.onResult?.(outcome);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(settings.concurrency, due.length) }, worker));
+  return {
+    results: due.map((s) => outcomes.get(s.name) as ProbeOutcome),
+    skipped,
+    unprobed,
+    state,
+    nextDue: nextProbeDue(state, input.sources, input.now()),
+  };
+}
