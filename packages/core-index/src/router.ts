@@ -67,7 +67,7 @@ export class Router<D> {
 
   /** Match a raw path (percent-encoded, no query). HEAD matches GET routes. */
   match(method: string, rawPath: string): MatchResult<D> {
-    const segments = splitPath(rawPath);
+    const segments = rawPath.length === 1 ? ROOT_SEGMENTS : splitPath(rawPath);
     const captured: string[] = [];
     const found = walk(this.root, segments, 0, captured, []);
     if (!found) return { kind: 'none' };
@@ -82,9 +82,13 @@ export class Router<D> {
     }
     const params: Record<string, string> = {};
     try {
-      for (let i = 0; i < names.length; i++) params[names[i] as string] = decodeURIComponent(captured[i] as string);
+      for (let i = 0; i < names.length; i++) {
+        const raw = captured[i] as string;
+        params[names[i] as string] = raw.indexOf('%') === -1 ? raw : decodeURIComponent(raw);
+      }
       if (restFrom !== undefined && found.restName) {
-        params[found.restName] = segments.slice(restFrom).map((s) => decodeURIComponent(s)).join('/');
+        const rest = segments.slice(restFrom).join('/');
+        params[found.restName] = rest.indexOf('%') === -1 ? rest : segments.slice(restFrom).map((s) => decodeURIComponent(s)).join('/');
       }
     } catch {
       return { kind: 'bad-encoding', sample: route };
@@ -129,6 +133,8 @@ function walk<D>(node: Node<D>, segs: string[], i: number, captured: string[], n
   }
   return undefined;
 }
+
+const ROOT_SEGMENTS = [''];
 
 /** `/a/b/` → `['a', 'b', '']`; `/` → `['']`. A trailing slash is a distinct (empty) last segment. */
 function splitPath(path: string): string[] {

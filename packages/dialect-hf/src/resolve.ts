@@ -1,4 +1,4 @@
-import { type CoreDeps, type HubResponse, type IndexedModel, type RouteContext, prepare, reprDigestFromHex, sendPrepared } from '@hub/core-index';
+import { type CoreDeps, type FileRecord, type HubResponse, type IndexedModel, type RouteContext, prepare, reprDigestFromHex, sendPrepared } from '@hub/core-index';
 import { entryNotFound, sourcesUnavailable } from './errors.js';
 import { findRevision } from './model.js';
 
@@ -58,9 +58,22 @@ export function resolve(ctx: RouteContext<CoreDeps>): HubResponse {
       'x-linked-etag': etag,
       etag,
       'x-linked-size': String(file.size),
-      'repr-digest': ctx.deps.index().memo(`hf:repr:${file.sha256}`, () => reprDigestFromHex(file.sha256)),
+      'repr-digest': reprDigest(file),
       'content-type': 'text/plain; charset=utf-8',
     },
-    body: '',
+    body: EMPTY,
   };
+}
+
+const EMPTY = new Uint8Array(0);
+const reprDigests = new WeakMap<FileRecord, string>();
+
+/** `Repr-Digest` of a file, computed once per file record of the loaded index. */
+function reprDigest(file: FileRecord): string {
+  let v = reprDigests.get(file);
+  if (v === undefined) {
+    v = reprDigestFromHex(file.sha256);
+    reprDigests.set(file, v);
+  }
+  return v;
 }
