@@ -1,1 +1,58 @@
-export {};
+import type { Env } from './bindings.js';
+import { type EdgeHub, NoIndexError, createEdgeHub } from './edge-hub.js';
+import { toResponse } from './to-response.js';
+
+/** What the runtime passes as the third argument (`ctx.waitUntil`). */
+export interface ExecutionContextLike {
+  waitUntil(p: Promise<unknown>): void;
+}
+
+/** One hub per `env` object (per isolate); nothing request-scoped lives here. */
+const hubs = new WeakMap<object, Promise<EdgeHub>>();
+
+/** The hub for this `env`, built on first use; a failed start is retried on the next request. */
+export function edgeHub(env: Env): Promise<EdgeHub> {
+  let p = hubs.get(env);
+  if (!p) {
+    p = createEdgeHub(env);
+    hubs.set(env, p);
+    p.catch(() => hubs.delete(env));
+  }
+  return p;
+}
+
+function unavailable(e: unknown): Response {
+  const message =
+    e instanceof NoIndexError ? e.message : `The hub could not start: ${e instanceof Error ? e.message : String(e)}. Check the bindings and vars in wrangler.jsonc.`;
+  console.log(JSON.stringify({ level: 'error', msg: 'hub start failed', err: String(e) }));
+  return new Response(`${message}\n`, {
+    status: 503,
+    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '60', 'access-control-allow-origin': '*' },
+  });
+}
+
+export default {
+  /** Every request: the web `Request` goes straight in as the hub's request; the answer is wrapped in a `Response`. */
+  async fetch(req: Request, env: Env, ctx: ExecutionContextLike): Promise<Response> {
+    let edge: EdgeHub;
+    try {
+      edge = await edgeHub(env);
+    } catch (e) {
+      return unavailable(e);
+    }
+    for (const p of edge.refresh(Date.now())) ctx.waitUntil(p);
+    const res = await edge.hub.handle(req);
+    for (const p of edge.drain()) ctx.waitUntil(p);
+    return toResponse(res);
+  },
+
+  /**
+   * The cron trigger: re-check the index ref and re-read the probe results. Probing itself
+   * (`runProbeRound` of core-index) is not wired yet: see README, "Deploy to the edge".
+   */
+  async scheduled(_event: unknown, env: Env, ctx: ExecutionContextLike): Promise<void> {
+    const edge = await edgeHub(env);
+    ctx.waitUntil(edge.recheckIndex());
+    ctx.waitUntil(edge.health.load(Date.now()));
+  },
+};

@@ -1,0 +1,150 @@
+import { type AccountConfig, createAccountServices } from '@hub/account';
+import { type Address, DEFAULT_SOURCES, type IndexStore, type Logger, type SourceConfig, loadIndex } from '@hub/core-index';
+import { type Hub, type HubDeps, createHub, hubRoutes } from '@hub/hub';
+import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
+import { D1AccountStore } from './d1-account-store.js';
+import { KvMissingLog, KvSourceHealth } from './kv-state.js';
+import { R2ObjectStore } from './r2-object-store.js';
+
+/** The code version, as node-server reports it (the conformance suite compares the two). */
+export const VERSION = '0.1.0';
+/** The edge's request limit (spec: Limits, "Publish, one request at the edge"). */
+export const EDGE_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
+
+/** One hub per `env` (per isolate): the route table, the deps, and what needs refreshing. */
+export interface EdgeHub {
+  hub: Hub;
+  deps: HubDeps;
+  health: KvSourceHealth;
+  objects: R2ObjectStore;
+  /** Promises handed to `deps.defer` since the last drain; the Worker passes them to `ctx.waitUntil`. */
+  drain(): Promise<unknown>[];
+  /** Start background refreshes that are due (the index ref, the probe results); returns them. */
+  refresh(now: number): Promise<unknown>[];
+  /** Re-read `refs/current` now and switch to a new index when it changed. */
+  recheckIndex(): Promise<IndexStore>;
+}
+
+/** Thrown (and answered as 503) when the bucket holds no index yet. */
+export class NoIndexError extends Error {}
+
+/** The sources: defaults, then the `SOURCES` var merged by name (as node-server merges its config). */
+export function sourcesFromEnv(env: Env): SourceConfig[] {
+  const byName = new Map<string, SourceConfig>(DEFAULT_SOURCES.map((s) => [s.name, { ...s }]));
+  const extra = jsonVar<Array<Partial<SourceConfig> & { name: string }>>(env.SOURCES, 'SOURCES') ?? [];
+  if (!Array.isArray(extra)) throw new Error('The var SOURCES must be a JSON array of {name, display, token, kind, url}.');
+  for (const s of extra) {
+    const prev = byName.get(s.name);
+    byName.set(s.name, { ...(prev ?? { display: s.name, token: s.name, kind: 'http' }), ...s } as SourceConfig);
+  }
+  return [...byName.values()];
+}
+
+function accountConfig(env: Env): Partial<AccountConfig> | undefined {
+  if (!env.ACCOUNT_PUBLIC_KEY) return undefined;
+  const key = env.ACCOUNT_PUBLIC_KEY.trim();
+  return {
+    publicKey: key.startsWith('{') ? (JSON.parse(key) as Record<string, unknown>) : key,
+    ...(env.ACCOUNT_ISSUER ? { issuer: env.ACCOUNT_ISSUER } : {}),
+    ...(env.ACCOUNT_AUDIENCE ? { audience: env.ACCOUNT_AUDIENCE } : {}),
+    ...(env.ACCOUNT_SITE_ORIGIN ? { siteOrigin: env.ACCOUNT_SITE_ORIGIN } : {}),
+  } as Partial<AccountConfig>;
+}
+
+const LEVELS = { debug: 10, info: 20, warn: 30, error: 40 } as const;
+
+/** JSON lines on the console (Workers logs), at or above `level`. */
+export function consoleLogger(level = 'info'): Logger {
+  const min = LEVELS[level as keyof typeof LEVELS] ?? LEVELS.info;
+  const at =
+    (name: keyof typeof LEVELS) =>
+    (obj: object, msg?: string): void => {
+      if (LEVELS[name] < min) return;
+      console.log(JSON.stringify({ level: name, time: new Date().toISOString(), ...obj, msg }));
+    };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') };
+}
+
+/**
+ * Build the hub for one `env`: R2 objects, the index from `refs/current`, D1 accounts, KV health
+ * and missing log, the edge's settings. Called once per isolate (see `worker.ts`).
+ */
+export async function createEdgeHub(env: Env, now: () => number = Date.now): Promise<EdgeHub> {
+  const log = consoleLogger(env.LOG_LEVEL);
+  const objects = new R2ObjectStore(env.OBJECTS, now);
+  const recheckMs = numberVar(env.INDEX_RECHECK_MINUTES, 'INDEX_RECHECK_MINUTES', 5) * 60_000;
+  const probeInterval = numberVar(env.PROBE_INTERVAL_SECONDS, 'PROBE_INTERVAL_SECONDS', 60);
+
+  const current = (await objects.readRef('current')) as Address | undefined;
+  if (!current) throw new NoIndexError('The R2 bucket holds no index (no refs/current): upload one, as apps/edge/README.md "Deploy to the edge" shows.');
+  let index = await loadIndex(objects, current);
+  let checkedAt = now();
+  let checking: Promise<IndexStore> | undefined;
+
+  const sources = sourcesFromEnv(env);
+  const order = jsonVar<string[]>(env.ORDER, 'ORDER') ?? sources.map((s) => s.name);
+  const health = new KvSourceHealth(env.STATE, sources, order, probeInterval);
+  await health.load(now());
+
+  const pending: Promise<unknown>[] = [];
+  const defer = (p: Promise<unknown>) => {
+    pending.push(p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed')));
+  };
+  const config = accountConfig(env);
+  const accounts = await createAccountServices(config, new D1AccountStore(env.ACCOUNTS));
+
+  const deps: HubDeps & { site?: { siteOrigin?: string } } = {
+    index: () => index,
+    health,
+    objects,
+    missing: new KvMissingLog(env.STATE),
+    settings: {
+      ...(env.BASE_URL ? { baseUrl: env.BASE_URL.replace(/\/+$/, '') } : {}),
+      publisherTokens: tokenList(env.PUBLISHER_TOKENS, 'PUBLISHER_TOKENS'),
+      registryTokens: tokenList(env.REGISTRY_TOKENS, 'REGISTRY_TOKENS'),
+      maxRequestBytes: EDGE_MAX_REQUEST_BYTES,
+      role: 'edge',
+      version: VERSION,
+      ...(env.COMMIT ? { commit: env.COMMIT } : {}),
+      serverId: 'edge@workerd',
+    },
+    now,
+    log,
+    defer,
+    ...(config?.siteOrigin ? { site: { siteOrigin: config.siteOrigin } } : {}),
+    accounts,
+  };
+
+  async function recheckIndex(): Promise<IndexStore> {
+    checking ??= (async () => {
+      try {
+        checkedAt = now();
+        const next = (await objects.readRef('current')) as Address | undefined;
+        if (next && next !== index.catalogAddress) {
+          index = await loadIndex(objects, next);
+          log.info({ catalog: next, models: index.totals.models }, 'switched to a new index');
+        }
+        return index;
+      } finally {
+        checking = undefined;
+      }
+    })();
+    return checking;
+  }
+
+  return {
+    hub: createHub(deps as HubDeps, hubRoutes()),
+    deps: deps as HubDeps,
+    health,
+    objects,
+    drain: () => pending.splice(0),
+    refresh(at) {
+      const out: Promise<unknown>[] = [];
+      if (!checking && at - checkedAt >= recheckMs) out.push(recheckIndex());
+      const h = health.refreshIfStale(at, Math.min(probeInterval, 60));
+      if (h) out.push(h);
+      return out;
+    },
+    recheckIndex,
+  };
+}

@@ -1,0 +1,165 @@
+import {
+  type Address,
+  type ListPage,
+  type ListQuery,
+  type ObjectMetadata,
+  type ObjectStore,
+  type PutOptions,
+  REF_NAME,
+  type StoredObject,
+  addressOf,
+  isAddress,
+} from '@hub/core-index';
+import type { R2BucketLike, R2ObjectLike } from './bindings.js';
+
+const OBJECTS = 'objects/';
+const REFS = 'refs/';
+/** Objects up to this size are kept in the isolate's memory once read (they never change). */
+const CACHE_OBJECT_MAX = 4 * 1024 * 1024;
+const CACHE_TOTAL_MAX = 32 * 1024 * 1024;
+
+/** The R2 key of an object: `objects/<64 hex>`. */
+export function objectKey(address: Address): string {
+  return OBJECTS + address.slice('blake3:'.length);
+}
+
+/** The R2 key of a ref: `refs/<name>`. */
+export function refKey(name: string): string {
+  return REFS + name;
+}
+
+/**
+ * Hub objects in an R2 bucket: `objects/<hex>` holds the bytes, with the metadata as custom metadata
+ * (`kind`, `mediaType`, `created`, `filename`) and the media type as the content type; `refs/<name>`
+ * holds a ref's value. Objects are immutable, so small ones stay in an in-isolate LRU once read.
+ */
+export class R2ObjectStore implements ObjectStore {
+  private readonly cache = new Map<string, StoredObject>();
+  private cached = 0;
+
+  constructor(
+    private readonly bucket: R2BucketLike,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async get(address: Address): Promise<StoredObject | undefined> {
+    if (!isAddress(address)) return undefined;
+    const hit = this.cache.get(address);
+    if (hit) {
+      this.cache.delete(address);
+      this.cache.set(address, hit);
+      return hit;
+    }
+    const obj = await this.bucket.get(objectKey(address));
+    if (!obj) return undefined;
+    const bytes = new Uint8Array(await obj.arrayBuffer());
+    const stored = { bytes, meta: metaOf(address, obj) };
+    this.remember(address, stored);
+    return stored;
+  }
+
+  async meta(address: Address): Promise<ObjectMetadata | undefined> {
+    if (!isAddress(address)) return undefined;
+    const hit = this.cache.get(address);
+    if (hit) return hit.meta;
+    const obj = await this.bucket.head(objectKey(address));
+    return obj ? metaOf(address, obj) : undefined;
+  }
+
+  async has(address: Address): Promise<boolean> {
+    return (await this.meta(address)) !== undefined;
+  }
+
+  async put(bytes: Uint8Array, options: PutOptions): Promise<{ meta: ObjectMetadata; created: boolean }> {
+    const id = addressOf(bytes);
+    const existing = await this.meta(id);
+    if (existing) return { meta: existing, created: false };
+    const meta: ObjectMetadata = {
+      id,
+      kind: options.kind,
+      media_type: options.mediaType,
+      size: bytes.byteLength,
+      created_at_millis: this.now(),
+      filename: options.filename ?? null,
+    };
+    await this.write(bytes, meta);
+    return { meta, created: true };
+  }
+
+  /**
+   * Store an object with the metadata it already has (uploading another store's objects). The bytes
+   * must hash to `meta.id`.
+   */
+  async import(stored: StoredObject): Promise<void> {
+    if (addressOf(stored.bytes) !== stored.meta.id) throw new Error(`object ${stored.meta.id} does not hash to its address`);
+    await this.write(stored.bytes, stored.meta);
+  }
+
+  private async write(bytes: Uint8Array, meta: ObjectMetadata): Promise<void> {
+    const custom: Record<string, string> = { kind: meta.kind, mediaType: meta.media_type, created: String(meta.created_at_millis) };
+    if (meta.filename) custom.filename = meta.filename;
+    await this.bucket.put(objectKey(meta.id as Address), bytes, { httpMetadata: { contentType: meta.media_type }, customMetadata: custom });
+  }
+
+  async list(query: ListQuery): Promise<ListPage> {
+    const limit = Math.max(1, Math.min(query.limit ?? 100, 1000));
+    let prefix = query.prefix ?? '';
+    if (prefix.startsWith('blake3:')) prefix = prefix.slice('blake3:'.length);
+    const items: ObjectMetadata[] = [];
+    let startAfter = query.cursor ? objectKey(query.cursor as Address) : undefined;
+    let cursor: string | undefined;
+    // Scan pages until limit + 1 matches (to know whether a next page exists) or the end.
+    for (;;) {
+      const page = await this.bucket.list({
+        prefix: OBJECTS + prefix,
+        limit: 1000,
+        include: ['customMetadata', 'httpMetadata'],
+        ...(cursor ? { cursor } : startAfter ? { startAfter } : {}),
+      });
+      for (const o of page.objects) {
+        const meta = metaOf(`blake3:${o.key.slice(OBJECTS.length)}` as Address, o);
+        if (query.kind && meta.kind !== query.kind) continue;
+        items.push(meta);
+        if (items.length > limit) return { items: items.slice(0, limit), next: items[limit - 1]?.id ?? null };
+      }
+      if (!page.truncated || !page.cursor) return { items, next: null };
+      cursor = page.cursor;
+      startAfter = undefined;
+    }
+  }
+
+  async readRef(name: string): Promise<string | undefined> {
+    if (!REF_NAME.test(name)) return undefined;
+    const obj = await this.bucket.get(refKey(name));
+    return obj ? obj.text() : undefined;
+  }
+
+  async writeRef(name: string, value: string): Promise<void> {
+    if (!REF_NAME.test(name)) throw new Error(`invalid ref name ${JSON.stringify(name)}`);
+    await this.bucket.put(refKey(name), value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
+  }
+
+  private remember(address: string, stored: StoredObject): void {
+    const size = stored.bytes.byteLength;
+    if (size > CACHE_OBJECT_MAX) return;
+    this.cache.set(address, stored);
+    this.cached += size;
+    for (const [k, v] of this.cache) {
+      if (this.cached <= CACHE_TOTAL_MAX) break;
+      this.cache.delete(k);
+      this.cached -= v.bytes.byteLength;
+    }
+  }
+}
+
+function metaOf(address: Address, obj: R2ObjectLike): ObjectMetadata {
+  const c = obj.customMetadata ?? {};
+  return {
+    id: address,
+    kind: c.kind ?? 'unknown',
+    media_type: c.mediaType ?? obj.httpMetadata?.contentType ?? 'application/octet-stream',
+    size: obj.size,
+    created_at_millis: Number(c.created ?? 0),
+    filename: c.filename ?? null,
+  };
+}

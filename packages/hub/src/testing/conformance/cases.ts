@@ -1,0 +1,13 @@
+import { coreCases } from './cases-core.js';
+import { hfCases } from './cases-hf.js';
+import { mcpAccountCases, ociCases } from './cases-more.js';
+import type { ConformanceCase } from './types.js';
+
+/**
+ * The one list of HTTP cases both hosts must pass and answer identically. Written against the
+ * bundled demo index (`demo/tiny-llama-2-GGUF`, `demo/tiny-bert-synthetic`) served from a byte
+ * source named `demo-mirror`.
+ */
+export function conformanceCases(): ConformanceCase[] {
+  return [...coreCases(), ...hfCases(), ...ociCases(), ...mcpAccountCases()];
+}
