@@ -36,6 +36,11 @@ Index: ${index.totals.models} models, ${index.totals.files} files, snapshot ${in
 - Descriptor: \`GET ${origin}/.well-known/model-hub.json\`; any object: \`GET ${origin}/api/v1/objects/{blake3:…}\` (BLAKE3 of the bytes equals the address).
 - Source health: \`GET ${origin}/api/hub/health\`. Machine description: \`${origin}/openapi.json\`. Docs index: \`${origin}/llms.txt\`.
 
+## Sections
+- \`GET ${origin}/models\`, \`/registry\`, \`/spaces\`, \`/buckets\`, \`/docs\` with \`Accept: application/json\` → a SectionDescriptor: inventory, catalog address, and runnable requests to list, open and fetch.
+- Docs: \`${origin}/docs/sources.md\` (how a source is chosen, \`/via/\`, health), \`${origin}/docs/verification.md\` (sha256sum -c, BLAKE3 objects, the archive chain).
+- Agent card: \`${origin}/.well-known/agent-card.json\`. People: \`${origin}/models/\` and \`${origin}/health\`.
+
 Reads need no token and work from any origin; an Authorization header on a read is dropped. Inference is out of scope.
 
 ${BRIEF_CANARY}

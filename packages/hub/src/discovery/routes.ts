@@ -1,9 +1,36 @@
-import { type CoreDeps, type HubResponse, type Route, json, prepare, sendPrepared } from '@hub/core-index';
+import {
+  type CoreDeps,
+  type HubResponse,
+  type IndexStore,
+  type PreparedBody,
+  type Route,
+  type RouteContext,
+  errorResponse,
+  json,
+  prepare,
+  sendPrepared,
+} from '@hub/core-index';
+import { apiHtml, apiMarkdown } from '../site/api-docs.js';
+import { BROWSE_SORTS, type BrowseSort, browsePage, homePage } from '../site/browse.js';
+import { DOC_PAGES } from '../site/docs-content.js';
+import { escapeHtml, faviconIco, formatBytes, modelHref, page } from '../site/html.js';
+import { docHtmlPage, fillModelHealth, healthPage, modelPageTemplate, notFoundPage, sectionPage } from '../site/pages.js';
 import { agentBrief } from './brief.js';
+import { agentCard, llmsTxt, robotsTxt } from './agent.js';
 import { preparedDescriptor } from './descriptor.js';
-import { homePage } from './home.js';
+import { perOrigin } from './memo.js';
+import { buildOpenApi } from './openapi.js';
+import { SECTIONS, type SectionName, sectionBrief, sectionDescriptor } from './sections.js';
 
-/** Which representation an `Accept` header asks for on `/`: html for browsers, json, else the Markdown brief. */
+const HTML = 'text/html; charset=utf-8';
+const MARKDOWN = 'text/markdown; charset=utf-8';
+const TEXT = 'text/plain; charset=utf-8';
+const JSON_CT = 'application/json; charset=utf-8';
+
+/** The version of the machine description (spec: Versioning). */
+export const OPENAPI_VERSION = '1.0.0';
+
+/** Which representation an `Accept` header asks for: html for browsers, json, else the Markdown brief. */
 export function negotiate(accept: string | null): 'html' | 'json' | 'markdown' {
   if (!accept) return 'markdown';
   const a = accept.toLowerCase();
@@ -12,59 +39,235 @@ export function negotiate(accept: string | null): 'html' | 'json' | 'markdown' {
   return 'markdown';
 }
 
-function brief(deps: CoreDeps, origin: string): HubResponse {
-  const index = deps.index();
-  const p = index.memo(`brief:${origin}`, () => prepare(agentBrief(index, origin), 'text/markdown; charset=utf-8'));
-  return sendPrepared(p);
+/** `?format=` overrides `Accept` (so every Link target is fetchable as written). */
+function sectionKind(ctx: RouteContext<unknown>): 'html' | 'json' | 'markdown' | 'bad' {
+  const f = ctx.query.get('format');
+  if (f === null) return negotiate(ctx.req.headers.get('accept'));
+  if (f === 'json') return 'json';
+  if (f === 'md' || f === 'markdown') return 'markdown';
+  if (f === 'html') return 'html';
+  return 'bad';
 }
 
-export function discoveryRoutes<D extends CoreDeps>(): Route<D>[] {
+function brief(deps: CoreDeps, origin: string): HubResponse {
+  const index = deps.index();
+  return sendPrepared(perOrigin(index, 'brief', origin, () => prepare(agentBrief(index, origin), MARKDOWN)));
+}
+
+function htmlPrepared(index: IndexStore, key: string, origin: string, build: () => string): PreparedBody {
+  return perOrigin(index, key, origin, () => prepare(build(), HTML));
+}
+
+function sectionLink(section: SectionName): string {
   return [
-    {
-      method: 'GET',
-      path: '/',
-      rules: 'read',
-      errors: 'hub',
-      cache: 60,
-      summary: 'The website, the Descriptor or the agent brief, by Accept',
-      handler: ({ req, deps, origin }) => {
+    `</${section}?format=json>; rel="alternate"; type="application/json"`,
+    `</${section}?format=md>; rel="describedby"; type="text/markdown"`,
+    '</openapi.json>; rel="service-desc"; type="application/openapi+json"',
+  ].join(', ');
+}
+
+function descriptorFor(index: IndexStore, section: SectionName, self: string, origin: string) {
+  return perOrigin(index, `section:${section}:${self}`, origin, () => sectionDescriptor(section, index, self, origin));
+}
+
+/** The answer of a section route (`/models`, `/models/`, …). */
+function answerSection(ctx: RouteContext<CoreDeps>, section: SectionName, slash: boolean, openapi: () => Record<string, unknown>): HubResponse {
+  const { deps, origin } = ctx;
+  const index = deps.index();
+  const kind = sectionKind(ctx);
+  const self = slash ? `/${section}/` : `/${section}`;
+  let res: HubResponse;
+  if (kind === 'bad') {
+    res = errorResponse('hub', 400, 'BadRequest', `format must be json, md or html; leave it out to choose by Accept.`);
+  } else if (kind === 'json') {
+    res = sendPrepared(
+      perOrigin(index, `section-json:${section}:${self}`, origin, () => prepare(`${JSON.stringify(descriptorFor(index, section, self, origin), null, 2)}\n`, JSON_CT)),
+    );
+  } else if (kind === 'markdown') {
+    // The brief is the same bytes with or without the trailing slash.
+    res = sendPrepared(perOrigin(index, `section-md:${section}`, origin, () => prepare(sectionBrief(descriptorFor(index, section, `/${section}`, origin), origin), MARKDOWN)));
+  } else if (section === 'models' && slash) {
+    res = browse(ctx);
+  } else {
+    res = sendPrepared(
+      htmlPrepared(index, `section-html:${section}`, origin, () => {
+        const d = descriptorFor(index, section, `/${section}`, origin);
+        if (section === 'models') {
+          const listed = index.models().filter((m) => m.row.svc.listed !== false).length;
+          return sectionPage(d, `<p><a href="/models/"><strong>Browse all ${listed} listed models</strong></a> (filter by text, task and library; sort by trending, downloads or likes).</p>`);
+        }
+        if (section === 'docs') return sectionPage(d, apiHtml(openapi()));
+        return sectionPage(d);
+      }),
+    );
+  }
+  res.headers.vary = 'Accept';
+  res.headers.link = sectionLink(section);
+  return res;
+}
+
+function browse(ctx: RouteContext<CoreDeps>): HubResponse {
+  const index = ctx.deps.index();
+  const sortRaw = ctx.query.get('sort') ?? 'trending';
+  if (!(BROWSE_SORTS as readonly string[]).includes(sortRaw)) {
+    return htmlError(400, `sort must be one of ${BROWSE_SORTS.join(', ')}.`, 'Bad request');
+  }
+  const sort = sortRaw as BrowseSort;
+  const q = ctx.query.get('q') ?? '';
+  const task = ctx.query.get('task') ?? '';
+  const library = ctx.query.get('library') ?? '';
+  if (q || task || library) {
+    // A filter form submitted without JavaScript: rendered for this request only.
+    return { status: 200, headers: { 'content-type': HTML }, body: browsePage(index, sort, { q, task, library }) };
+  }
+  return sendPrepared(index.memo(`site:browse:${sort}`, () => prepare(browsePage(index, sort), HTML)));
+}
+
+function htmlError(status: number, message: string, title = 'Not found'): HubResponse {
+  const body = notFoundPage(message).replace('<h1>Not found</h1>', `<h1>${escapeHtml(title)}</h1>`).replace('<title>Not found', `<title>${escapeHtml(title)}`);
+  return { status, headers: { 'content-type': HTML, 'cache-control': 'no-store' }, body };
+}
+
+function ownerPage(ctx: RouteContext<CoreDeps>): HubResponse {
+  const index = ctx.deps.index();
+  const owner = ctx.params.owner ?? '';
+  const models = index.models().filter((m) => m.owner.toLowerCase() === owner.toLowerCase());
+  if (models.length === 0) return htmlError(404, `No model by ${owner} is in today's index. Models are at /models/{owner}/{name}.`);
+  const items = models.map((m) => `<li><a href="${modelHref(m.id)}">${escapeHtml(m.id)}</a> <span class="muted">${m.files.length} files, ${formatBytes(m.weightBytes)}</span></li>`).join('');
+  return {
+    status: 200,
+    headers: { 'content-type': HTML },
+    body: page({ title: `${owner} · Model hub`, current: 'models' }, `<nav aria-label="Breadcrumb"><a href="/models/">Models</a></nav><h1>${escapeHtml(models[0]?.owner ?? owner)}</h1><ul>${items}</ul>`),
+  };
+}
+
+function modelPage(ctx: RouteContext<CoreDeps>): HubResponse {
+  const { deps, origin } = ctx;
+  const index = deps.index();
+  const id = `${ctx.params.owner}/${ctx.params.name}`;
+  const m = index.model(id);
+  if (!m) return htmlError(404, `${id} is not in today's index. Browse the models that are, or ask for it to be indexed.`);
+  const template = perOrigin(index, `site:model:${m.id}`, origin, () => modelPageTemplate(m, origin));
+  // Source health changes between probes: the slot is filled on each request.
+  return { status: 200, headers: { 'content-type': HTML }, body: fillModelHealth(template, m, deps.health) };
+}
+
+function docsPage(ctx: RouteContext<CoreDeps>, openapi: () => Record<string, unknown>): HubResponse {
+  const index = ctx.deps.index();
+  const name = ctx.params.page ?? '';
+  if (name === 'api.md') return sendPrepared(index.memo('docs:api.md', () => prepare(apiMarkdown(openapi()), MARKDOWN)));
+  if (name === 'api') {
+    return sendPrepared(
+      index.memo('docs:api.html', () =>
+        prepare(page({ title: 'Machine description · Model hub', current: 'docs' }, `<h1>Machine description</h1>${apiHtml(openapi())}`), HTML),
+      ),
+    );
+  }
+  const slug = name.replace(/\.md$/, '');
+  const doc = DOC_PAGES.find((p) => p.slug === slug);
+  if (!doc) return htmlError(404, `No docs page ${name}. The pages are listed at /docs.`);
+  if (name.endsWith('.md')) return sendPrepared(index.memo(`docs:${slug}.md`, () => prepare(doc.markdown, MARKDOWN)));
+  return sendPrepared(index.memo(`docs:${slug}.html`, () => prepare(docHtmlPage(doc.title, doc.markdown, `/docs/${slug}.md`), HTML)));
+}
+
+export interface DiscoveryOptions {
+  /** Every route of the hub, for the machine description (defaults to the discovery routes alone). */
+  routes?: () => readonly Route<any>[];
+}
+
+const FAVICON = faviconIco();
+
+export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
+  let own: Route<D>[] = [];
+  const allRoutes = () => options.routes?.() ?? own;
+  // The document depends on the route table only, so it is built once per process.
+  let openapiCache: { doc: Record<string, unknown>; prepared: PreparedBody } | undefined;
+  const openapi = () => {
+    openapiCache ??= (() => {
+      const doc = buildOpenApi(allRoutes(), OPENAPI_VERSION);
+      return { doc, prepared: prepare(`${JSON.stringify(doc, null, 2)}\n`, JSON_CT) };
+    })();
+    return openapiCache;
+  };
+  const h = (fn: (ctx: RouteContext<CoreDeps>) => HubResponse | Promise<HubResponse>) => fn as Route<D>['handler'];
+  const get = (path: string, summary: string, cache: Route<D>['cache'], handler: Route<D>['handler'], errors: Route<D>['errors'] = 'hub'): Route<D> => ({
+    method: 'GET',
+    path,
+    rules: 'read',
+    errors,
+    cache,
+    summary,
+    handler,
+  });
+
+  const sections: Route<D>[] = SECTIONS.flatMap((section) => {
+    const summary = `The ${section} section: SectionDescriptor (Accept: application/json), the section page (text/html) or the Markdown brief`;
+    return [
+      get(`/${section}`, summary, 300, h((ctx) => answerSection(ctx, section, false, () => openapi().doc))),
+      get(
+        `/${section}/`,
+        section === 'models' ? 'The browse page to browsers; the section brief (same bytes as /models) or descriptor to others' : `${summary}; same as /${section}`,
+        300,
+        h((ctx) => answerSection(ctx, section, true, () => openapi().doc)),
+      ),
+    ];
+  });
+
+  own = [
+    get(
+      '/',
+      'The website, the Descriptor or the agent brief, by Accept',
+      60,
+      h(({ req, deps, origin }) => {
+        const index = deps.index();
         const kind = negotiate(req.headers.get('accept'));
         const res =
           kind === 'json'
-            ? sendPrepared(preparedDescriptor(deps.index()))
+            ? sendPrepared(preparedDescriptor(index))
             : kind === 'html'
-              ? sendPrepared(deps.index().memo('home', () => prepare(homePage(deps.index()), 'text/html; charset=utf-8')))
+              ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin)))
               : brief(deps, origin);
         res.headers.vary = 'Accept';
         return res;
-      },
-    },
-    {
-      method: 'GET',
-      path: '/.well-known/model-hub.json',
-      rules: 'read',
-      errors: 'hub',
-      cache: 60,
-      summary: 'The Descriptor',
-      handler: ({ deps }) => sendPrepared(preparedDescriptor(deps.index())),
-    },
-    {
-      method: 'GET',
-      path: '/agent.md',
-      rules: 'read',
-      errors: 'hub',
-      cache: 300,
-      summary: 'The one-screen agent brief',
-      handler: ({ deps, origin }) => brief(deps, origin),
-    },
-    {
-      method: 'GET',
-      path: '/api/hub/health',
-      rules: 'read',
-      errors: 'hub',
-      cache: 'no-store',
-      summary: 'Source health (HubHealth)',
-      handler: ({ deps }) => json(200, deps.health.snapshot()),
-    },
+      }),
+    ),
+    get('/.well-known/model-hub.json', 'The Descriptor', 60, h(({ deps }) => sendPrepared(preparedDescriptor(deps.index())))),
+    get('/agent.md', 'The one-screen agent brief', 300, h(({ deps, origin }) => brief(deps, origin))),
+    get('/api/hub/health', 'Source health (HubHealth)', 'no-store', h(({ deps }) => json(200, deps.health.snapshot()))),
+    get('/openapi.json', 'The machine description (OpenAPI 3.1)', 300, h(() => sendPrepared(openapi().prepared))),
+    get('/.well-known/openapi.json', 'The machine description (same bytes as /openapi.json)', 300, h(() => sendPrepared(openapi().prepared))),
+    get(
+      '/.well-known/agent-card.json',
+      'The AgentCard',
+      300,
+      h(({ deps, origin }) => {
+        const index = deps.index();
+        return sendPrepared(perOrigin(index, 'agent-card', origin, () => prepare(`${JSON.stringify(agentCard(index, origin, OPENAPI_VERSION), null, 2)}\n`, JSON_CT)));
+      }),
+    ),
+    get(
+      '/llms.txt',
+      'The documentation index',
+      300,
+      h(({ deps, origin }) => {
+        const index = deps.index();
+        return sendPrepared(perOrigin(index, 'llms', origin, () => prepare(llmsTxt(index, origin), TEXT)));
+      }),
+      'text',
+    ),
+    get(
+      '/robots.txt',
+      'robots.txt',
+      300,
+      h(({ deps, origin }) => sendPrepared(perOrigin(deps.index(), 'robots', origin, () => prepare(robotsTxt(origin), TEXT)))),
+      'text',
+    ),
+    get('/favicon.ico', 'The favicon', 86400, h(() => ({ status: 200, headers: { 'content-type': 'image/x-icon', etag: '"favicon-1"' }, body: FAVICON })), 'text'),
+    get('/health', 'Source health for people (HTML)', 'no-store', h(({ deps }) => ({ status: 200, headers: { 'content-type': HTML }, body: healthPage(deps.index(), deps.health) })), 'text'),
+    ...sections,
+    get('/models/:owner', "One owner's models (HTML)", 300, h(ownerPage), 'text'),
+    get('/models/:owner/:name', 'The model page (HTML): files, sources and their health, commands', 60, h(modelPage), 'text'),
+    get('/docs/:page', 'A docs page: name.md is Markdown, name its HTML twin; api.md is the machine description', 300, h((ctx) => docsPage(ctx, () => openapi().doc)), 'text'),
   ];
+  return own;
 }

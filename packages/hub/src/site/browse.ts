@@ -1,0 +1,96 @@
+import { type IndexedModel, type IndexStore, searchModels } from '@hub/core-index';
+import { escapeHtml, formatBytes, formatCount, modelHref, page } from './html.js';
+
+export const BROWSE_SORTS = ['trending', 'downloads', 'likes'] as const;
+export type BrowseSort = (typeof BROWSE_SORTS)[number];
+
+export interface BrowseFilter {
+  q?: string;
+  task?: string;
+  library?: string;
+}
+
+/** Filtering in the browser: hide rows that do not match; no reload. The only script on the site. */
+const FILTER_SCRIPT = `(function(){var f=document.getElementById('filters');if(!f)return;var rows=[].slice.call(document.querySelectorAll('#models tbody tr'));var out=document.getElementById('count');
+function run(){var q=f.q.value.toLowerCase().split(/\\s+/).filter(Boolean),t=f.task.value,l=f.library.value,n=0;rows.forEach(function(r){var s=r.getAttribute('data-s'),ok=(!t||r.getAttribute('data-t')===t)&&(!l||r.getAttribute('data-l')===l)&&q.every(function(w){return s.indexOf(w)!==-1});r.hidden=!ok;if(ok)n++});out.textContent=n+' of '+rows.length+' models shown'}
+f.addEventListener('input',run);f.addEventListener('change',run);f.addEventListener('submit',function(e){e.preventDefault();run()});if(f.q.value||f.task.value||f.library.value)run()})();`;
+
+function sortModels(index: IndexStore, sort: BrowseSort): readonly IndexedModel[] {
+  if (sort === 'trending') return index.models();
+  return searchModels(index, { sort: sort === 'downloads' ? 'downloads' : 'likes' });
+}
+
+function options(values: string[], selected: string | undefined, any: string): string {
+  return `<option value="">${any}</option>${values
+    .map((v) => `<option value="${escapeHtml(v)}"${v === selected ? ' selected' : ''}>${escapeHtml(v)}</option>`)
+    .join('')}`;
+}
+
+function row(m: IndexedModel): string {
+  const task = m.row.pipeline_tag ?? '';
+  const lib = m.row.library_name ?? '';
+  const s = `${m.id} ${task} ${lib}`.toLowerCase();
+  return `<tr data-s="${escapeHtml(s)}" data-t="${escapeHtml(task)}" data-l="${escapeHtml(lib)}"><td><a href="${modelHref(m.id)}">${escapeHtml(m.id)}</a></td><td>${escapeHtml(task) || '–'}</td><td>${escapeHtml(lib) || '–'}</td><td class="n">${formatBytes(m.weightBytes)}</td><td class="n">${formatCount(m.row.downloads)}</td><td class="n">${formatCount(m.row.likes)}</td></tr>`;
+}
+
+function matches(m: IndexedModel, f: BrowseFilter): boolean {
+  if (f.task && m.row.pipeline_tag !== f.task) return false;
+  if (f.library && m.row.library_name !== f.library) return false;
+  const words = (f.q ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const s = `${m.id} ${m.row.pipeline_tag ?? ''} ${m.row.library_name ?? ''}`.toLowerCase();
+  return words.every((w) => s.includes(w));
+}
+
+/**
+ * The browse table of every listed model, with filters and sort links. `filter` given (a form
+ * submitted without JavaScript) narrows the rows on the server; otherwise the script filters.
+ */
+export function browseSection(index: IndexStore, sort: BrowseSort, filter: BrowseFilter = {}, headingLevel = 1): string {
+  const all = sortModels(index, sort).filter((m) => m.row.svc.listed !== false);
+  const rows = all.filter((m) => matches(m, filter));
+  const tasks = [...new Set(all.map((m) => m.row.pipeline_tag).filter((t): t is string => !!t))].sort();
+  const libs = [...new Set(all.map((m) => m.row.library_name).filter((t): t is string => !!t))].sort();
+  const h = `h${headingLevel}`;
+  const sortLinks = BROWSE_SORTS.map(
+    (s) => `<li><a href="/models/?sort=${s}"${s === sort ? ' aria-current="true"' : ''}>${s === 'trending' ? 'Trending' : s === 'downloads' ? 'Downloads' : 'Likes'}</a></li>`,
+  ).join('');
+  return `<section aria-labelledby="browse-h">
+<${h} id="browse-h">Models</${h}>
+<form id="filters" class="filters" method="get" action="/models/" role="search" aria-label="Filter models">
+<label for="f-q">Search<input id="f-q" name="q" type="search" value="${escapeHtml(filter.q ?? '')}" placeholder="owner, name, task…" autocomplete="off"></label>
+<label for="f-task">Task<select id="f-task" name="task">${options(tasks, filter.task, 'Any task')}</select></label>
+<label for="f-lib">Library<select id="f-lib" name="library">${options(libs, filter.library, 'Any library')}</select></label>
+<input type="hidden" name="sort" value="${sort}">
+<button type="submit">Filter</button>
+</form>
+<nav class="sort" aria-label="Sort models"><ul style="list-style:none;display:flex;gap:1em;padding:0"><li>Sort by:</li>${sortLinks}</ul></nav>
+<p id="count" role="status" aria-live="polite">${rows.length} of ${all.length} models shown</p>
+<table id="models"><caption class="muted">Every listed model of the ${escapeHtml(index.snapshot)} index, by ${sort}.</caption>
+<thead><tr><th scope="col">Model</th><th scope="col">Task</th><th scope="col">Library</th><th scope="col" class="n">Weights</th><th scope="col" class="n">Downloads</th><th scope="col" class="n">Likes</th></tr></thead>
+<tbody>
+${rows.map(row).join('\n')}
+</tbody></table>
+</section>`;
+}
+
+export function browsePage(index: IndexStore, sort: BrowseSort, filter: BrowseFilter = {}): string {
+  return page(
+    { title: 'Models · Model hub', current: 'models', script: FILTER_SCRIPT, alternates: [{ href: '/models?format=json', type: 'application/json' }] },
+    browseSection(index, sort, filter),
+  );
+}
+
+/** The home page: what the hub is, how to point a tool at it, and the browse table. */
+export function homePage(index: IndexStore, origin: string): string {
+  const host = origin.replace(/^https?:\/\//, '');
+  const body = `<h1>Model hub</h1>
+<p>A read-only hub for open model files. It holds names, addresses and directions, never weight bytes: every download is a redirect to a live source, and you check the SHA-256 that this index gives.</p>
+<dl class="facts"><dt>Snapshot</dt><dd>${escapeHtml(index.snapshot)}</dd><dt>Models</dt><dd>${index.totals.models}</dd><dt>Files</dt><dd>${index.totals.files} (${formatBytes(index.totals.bytes)})</dd><dt>Catalog</dt><dd><a class="hash" href="/api/v1/objects/${escapeHtml(index.catalogAddress)}">${escapeHtml(index.catalogAddress)}</a></dd></dl>
+<h2>Point a tool at this hub</h2>
+<pre class="cmd"><code>export HF_ENDPOINT=${escapeHtml(origin)}      # hf CLI, huggingface_hub
+export MODEL_ENDPOINT=${escapeHtml(origin)}/  # llama.cpp -hf
+ollama pull --insecure ${escapeHtml(host)}/OWNER/NAME:latest
+# MCP (Streamable HTTP): ${escapeHtml(origin)}/mcp</code></pre>
+${browseSection(index, 'trending', {}, 2)}`;
+  return page({ title: 'Model hub', current: 'home', script: FILTER_SCRIPT }, body);
+}
