@@ -91,12 +91,21 @@ export const RESPONSES: Record<string, Responses> = {
     ...html("One owner's models"),
     '404': { description: 'No model by that owner (an HTML page)', content: { 'text/html': { schema: str } } },
   },
-  'GET /models/': ok('The browse page (text/html) to browsers; the section brief (text/markdown, same bytes as /models) to others', {
-    'text/html': { schema: str },
-    'text/markdown': { schema: str },
-  }),
+  'GET /models/': {
+    '200': {
+      ...sectionResponses['200'],
+      description: 'The browse page (text/html) to browsers; the SectionDescriptor to Accept: application/json; the section brief (same bytes as /models) to others',
+    } as ResponseSpec,
+    '400': { description: 'An unknown sort (an HTML page)', content: { 'text/html': { schema: str } } },
+  },
   'GET /api/v1/objects/:address': {
-    '200': { description: 'The object bytes, with X-Object-Kind; BLAKE3 of the bytes equals the address', content: { '*/*': { schema: bin } } },
+    '200': {
+      description: 'The object bytes, with X-Object-Kind and the media type given at publish; BLAKE3 of the bytes equals the address',
+      content: {
+        [JSON_CT]: { schema: { oneOf: [ref('CatalogObject'), ref('ModelObject'), ref('SourceObject')] } },
+        '*/*': { schema: bin },
+      },
+    },
   },
   'GET /api/v1/objects/:address/meta': ok('ObjectMetadata', j(ref('ObjectMetadata'))),
   'GET /api/v1/capabilities': ok('CapabilityManifest', j(ref('CapabilityManifest'))),
@@ -152,7 +161,7 @@ export const RESPONSES: Record<string, Responses> = {
 const SECTION_PATHS = ['/models', '/registry', '/spaces', '/buckets', '/docs'];
 for (const p of SECTION_PATHS) {
   RESPONSES[`GET ${p}`] = sectionResponses;
-  if (p !== '/models') RESPONSES[`GET ${p}/`] = sectionResponses;
+  RESPONSES[`GET ${p}/`] ??= sectionResponses;
 }
 
 const ERROR_SCHEMA: Record<ErrorShape, string | undefined> = { hub: 'HubError', objects: 'ApiError', oci: 'OciError', text: undefined };
@@ -200,6 +209,7 @@ const QUERY: Record<string, { name: string; description: string; schema: Record<
 for (const p of SECTION_PATHS) {
   QUERY[`GET ${p}`] = [{ name: 'format', description: 'json, md or html: overrides Accept', schema: { type: 'string', enum: ['json', 'md', 'html'] } }];
   if (p !== '/models') QUERY[`GET ${p}/`] = QUERY[`GET ${p}`] as never;
+  else QUERY['GET /models/']?.push(...(QUERY['GET /models'] ?? []));
 }
 
 const TAGS: [RegExp, string][] = [
@@ -236,6 +246,7 @@ export function buildOpenApi(routes: readonly Route<any>[], version = '1.0.0'): 
     for (const [status, spec] of Object.entries(declared ?? { '200': { description: 'Undocumented answer', content: { '*/*': { schema: {} } } } })) {
       responses[status] = spec;
     }
+    if (route.method === 'GET') responses['304'] ??= { description: 'Not modified: If-None-Match matched the ETag' };
     const errors = errorContent(route.errors);
     for (const status of ['4XX', '5XX']) {
       responses[status] ??= { description: `An error in the ${route.errors === 'text' ? 'text/plain' : (ERROR_SCHEMA[route.errors] ?? '')} shape`, content: errors };
