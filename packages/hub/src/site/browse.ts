@@ -30,7 +30,7 @@ function row(m: IndexedModel): string {
   const task = m.row.pipeline_tag ?? '';
   const lib = m.row.library_name ?? '';
   const s = `${m.id} ${task} ${lib}`.toLowerCase();
-  return `<tr data-s="${escapeHtml(s)}" data-t="${escapeHtml(task)}" data-l="${escapeHtml(lib)}"><td><a href="${modelHref(m.id)}">${escapeHtml(m.id)}</a></td><td>${escapeHtml(task) || '–'}</td><td>${escapeHtml(lib) || '–'}</td><td class="n">${formatBytes(m.weightBytes)}</td><td class="n">${formatCount(m.row.downloads)}</td><td class="n">${formatCount(m.row.likes)}</td></tr>`;
+  return `<tr data-s="${escapeHtml(s)}" data-t="${escapeHtml(task)}" data-l="${escapeHtml(lib)}"><td><a href="${modelHref(m.id)}">${escapeHtml(m.id)}</a></td><td>${escapeHtml(task) || '–'}</td><td>${escapeHtml(lib) || '–'}</td><td class="n">${m.weightBytes ? formatBytes(m.weightBytes) : '–'}</td><td class="n">${formatCount(m.row.downloads)}</td><td class="n">${formatCount(m.row.likes)}</td></tr>`;
 }
 
 function matches(m: IndexedModel, f: BrowseFilter): boolean {

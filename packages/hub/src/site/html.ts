@@ -17,6 +17,7 @@ a{color:var(--link)}a:focus-visible,button:focus-visible,input:focus-visible,sel
 header.top{border-bottom:1px solid var(--line);background:var(--panel)}header.top .in,main,footer .in{max-width:1100px;margin:0 auto;padding:.75em 1em}
 header.top .in{display:flex;flex-wrap:wrap;gap:.5em 1.5em;align-items:center}.brand{font-weight:700;font-size:1.1em;color:var(--fg);text-decoration:none}
 nav ul{list-style:none;display:flex;flex-wrap:wrap;gap:.25em 1em;margin:0;padding:0}
+nav a[aria-current=page]{font-weight:700;color:var(--fg)}
 h1{font-size:1.6em;margin:.4em 0}h2{font-size:1.25em;margin:1.4em 0 .5em}h3{font-size:1.05em}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
 pre{background:var(--panel);border:1px solid var(--line);padding:.6em .8em;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
