@@ -5,7 +5,8 @@ import { installFastBlake3 } from './blake3-node.js';
 import { ConfigError, resolveConfig } from './config.js';
 import { buildFromDir } from './from-dir.js';
 import { createLogger } from './logger.js';
-import { startServer } from './server.js';
+import { probeOnce, probeSettingsFrom } from './prober.js';
+import { sourcesFromConfig, startServer } from './server.js';
 import { verifyStore } from './verify.js';
 import path from 'node:path';
 
@@ -20,6 +21,10 @@ Usage:
       URL_TEMPLATE takes {id}, {owner}, {name}, {revision}, {path}.
   hub index verify [--data DIR]
       Re-hash every object, check every catalog's references, walk the archive chain. Exit 1 on any fault.
+  hub probe [--data DIR] [--config FILE]
+      Probe every configured source that has a probe file once, now, and print a table
+      (source, ok, reason, HTTP status, milliseconds) and save the results in the data folder
+      (a hub started on it restores them). Exit 1 when any probed source fails.
   hub --help
 
 Environment: PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file).
@@ -102,6 +107,14 @@ async function main(argv: string[]) {
       `${JSON.stringify({ catalog: result.catalog, models: result.models, files: result.files, bytes: result.bytes, date: result.day.date, seconds: (Date.now() - started) / 1000 })}\n`,
     );
     return;
+  }
+  if (command === 'probe') {
+    const { values } = parseArgs({ args: argv.slice(1), options: { data: { type: 'string' }, config: { type: 'string' } } });
+    const cfg = resolveConfig(values);
+    const sources = sourcesFromConfig(cfg);
+    const { table, ok } = await probeOnce({ sources, order: cfg.order ?? sources.map((s) => s.name), settings: probeSettingsFrom(cfg), dataDir: cfg.dataDir });
+    process.stdout.write(table);
+    process.exit(ok ? 0 : 1);
   }
   if (command === 'index' && sub === 'verify') {
     const { values } = parseArgs({ args: argv.slice(2), options: { data: { type: 'string' }, config: { type: 'string' } } });

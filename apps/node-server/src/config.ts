@@ -11,6 +11,13 @@ export interface HubConfigFile {
   sources?: Array<Partial<SourceConfig> & { name: string }>;
   order?: string[];
   probeIntervalSeconds?: number;
+  /** One probe must finish within this (default 10). */
+  probeTimeoutSeconds?: number;
+  /** First re-check of a failing source (default 40), doubling up to `probeRetryMaxSeconds` (default 3600). */
+  probeRetrySeconds?: number;
+  probeRetryMaxSeconds?: number;
+  /** Sources probed at the same time (default 4). */
+  probeConcurrency?: number;
   account?: { publicKey: string | Record<string, unknown>; issuer?: string; audience?: string; siteOrigin?: string };
   publisherTokens?: string[];
   registryTokens?: string[];

@@ -21,6 +21,7 @@ import { DEMO_SOURCE, demoTreeDir, seedDemo } from './demo.js';
 import { hubMiddleware } from './koa-adapter.js';
 import { createLogger } from './logger.js';
 import { startStaticMirror, type StaticMirror } from './mirror.js';
+import { checkProbeConfig, createProber, type NodeProber, probeSettingsFrom } from './prober.js';
 import { FileMissingLog } from './missing-log.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
 
@@ -45,12 +46,14 @@ export interface RunningHub {
   deps: HubDeps;
   hub: Hub;
   app: Koa;
+  /** The source prober (its timer starts after listen). */
+  prober: NodeProber;
   /** Re-read the `current` ref and swap in that index without a restart. */
   reload(): Promise<IndexStore>;
   close(): Promise<void>;
 }
 
-function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror): SourceConfig[] {
+export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror): SourceConfig[] {
   const byName = new Map<string, SourceConfig>(DEFAULT_SOURCES.map((s) => [s.name, { ...s }]));
   if (demo) byName.set(DEMO_SOURCE, { name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: demo.template });
   for (const s of config.sources ?? []) {
@@ -68,6 +71,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   installFastBlake3();
   const config = options.config ?? {};
   const log = options.logger ?? createLogger({ level: config.logLevel ?? 'info' });
+  // A probe entry or probe setting that cannot work fails the start (ConfigError), before anything is opened.
+  checkProbeConfig(sourcesFromConfig(config));
+  const probeSettings = probeSettingsFrom(config);
   const objects = new FsObjectStore(options.dataDir);
 
   let current = (await objects.readRef('current')) as Address | undefined;
@@ -98,6 +104,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const sources = sourcesFromConfig(config, mirror);
   const order = config.order ?? [...(mirror ? [DEMO_SOURCE] : []), ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE)];
   const health = new MemorySourceHealth(sources, order, config.probeIntervalSeconds ?? 60);
+  // Probes: the last results (data folder) are restored before listening; rounds run on a timer after it.
+  const prober = createProber({ dataDir: options.dataDir, sources, health, settings: probeSettings, log });
 
   const deps: HubDeps & { site?: { siteOrigin?: string } } = {
     index: () => index,
@@ -148,6 +156,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     { url, data: options.dataDir, catalog: index.catalogAddress, models: index.totals.models, seeded, mirror: mirror?.url },
     'hub listening',
   );
+  prober.start();
 
   return {
     url,
@@ -156,6 +165,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     deps: deps as HubDeps,
     hub,
     app,
+    prober,
     async reload() {
       const next = (await objects.readRef('current')) as Address | undefined;
       if (next && next !== index.catalogAddress) {
@@ -165,6 +175,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       return index;
     },
     async close() {
+      await prober.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
