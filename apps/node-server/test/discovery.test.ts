@@ -1,3 +1,4 @@
+import { createTestIdentityProvider } from '@hub/account/testing';
 import { type Route, Router, SectionDescriptorSchema, addressOf } from '@hub/core-index';
 import { hubRoutes } from '@hub/hub';
 import { conformanceCases, runConformance } from '@hub/hub/testing';
@@ -16,8 +17,12 @@ let hub: TestHub;
 let openapi: any;
 let catalog: string;
 
+const REGISTRY_TOKEN = 'discovery-registry-token';
+
 beforeAll(async () => {
-  hub = await startTestHub();
+  // Sign-in keys and a registry token, so the conformance suite also reaches the signed-in and write answers.
+  const idp = await createTestIdentityProvider();
+  hub = await startTestHub({ config: { account: { publicKey: idp.publicKeyPem, siteOrigin: 'https://site.example' }, registryTokens: [REGISTRY_TOKEN] } });
   openapi = await (await fetch(`${hub.url}/openapi.json`)).json();
   catalog = (await (await fetch(`${hub.url}/.well-known/model-hub.json`)).json()).catalog;
 });
@@ -253,6 +258,17 @@ describe('responses validated against the OpenAPI document', () => {
     expect(missing).toEqual([]);
   });
 
+  it('the check can fail: an undeclared status, a wrong content type and a body off its schema are reported', () => {
+    const compile = validator(openapi);
+    const route = hubRoutes().find((r) => r.path === '/api/hub/health') as Route<unknown>;
+    const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+    const base = { method: 'GET', path: '/api/hub/health', source: 'self-test' };
+    expect(checkAgainstOpenApi(openapi, route, { ...base, status: 200, contentType: 'application/json', bytes: enc({ sources: {}, order: [] }) }, compile)).toEqual([]);
+    expect(checkAgainstOpenApi(openapi, route, { ...base, status: 200, contentType: 'application/json', bytes: enc({ sources: { a: { ok: 'yes' } }, order: [] }) }, compile)).toHaveLength(1);
+    expect(checkAgainstOpenApi(openapi, route, { ...base, status: 200, contentType: 'text/html', bytes: enc({}) }, compile)[0]).toMatch(/content type/);
+    expect(checkAgainstOpenApi(openapi, route, { ...base, status: 302, contentType: 'text/plain', bytes: enc('') }, compile)[0]).toMatch(/status not declared/);
+  });
+
   it('answers of a request for every route, and of the whole conformance suite, match their declared status, content type and schema', async () => {
     const routes = hubRoutes();
     const router = new Router(routes as Route<unknown>[]);
@@ -275,7 +291,8 @@ describe('responses validated against the OpenAPI document', () => {
     // The conformance suite, through a fetch that records every answer.
     const report = await runConformance(hub.url, {
       role: 'server',
-      accountsConfigured: false,
+      accountsConfigured: true,
+      registryToken: REGISTRY_TOKEN,
       mirrorUrl: hub.mirrorUrl,
       fetch: ((input: string | URL | Request, init?: RequestInit) => {
         const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
@@ -283,7 +300,8 @@ describe('responses validated against the OpenAPI document', () => {
         return record('conformance', url, init);
       }) as typeof fetch,
     });
-    expect(report.results.length).toBe(conformanceCases().filter((c) => !c.when || c.when({ role: 'server', accountsConfigured: false })).length);
+    expect(report.failures).toEqual([]);
+    expect(report.results.length).toBe(conformanceCases().filter((c) => !c.when || c.when({ role: 'server', accountsConfigured: true, registryToken: REGISTRY_TOKEN })).length);
 
     const compile = validator(openapi);
     const failures: string[] = [];
