@@ -1,4 +1,6 @@
 import { defineConfig } from 'tsup';
+// @ts-expect-error: a plain .mjs shared with the test harness
+import { stubNodeBuiltins, workerEsbuildOptions } from './scripts/worker-build.mjs';
 
 export default defineConfig({
   entry: ['src/worker.ts'],
@@ -9,4 +11,6 @@ export default defineConfig({
   target: 'es2022',
   noExternal: [/.*/],
   sourcemap: true,
+  esbuildPlugins: [stubNodeBuiltins],
+  esbuildOptions: workerEsbuildOptions,
 });

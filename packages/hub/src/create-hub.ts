@@ -157,6 +157,11 @@ function finish(res: HubResponse, req: HubRequest, route: Route<any> | undefined
   let body = res.body;
   if (typeof body === 'string') body = encoder.encode(body);
   if (body instanceof Uint8Array) h['content-length'] = String(body.byteLength);
+  // No body at all (a redirect): an empty one, so both hosts send Content-Length: 0 (workerd always does).
+  else if (body === null && method !== 'HEAD' && res.status !== 204 && res.status !== 304 && h['content-length'] === undefined) {
+    body = new Uint8Array(0);
+    h['content-length'] = '0';
+  }
   if (method === 'HEAD') body = null;
   else if (res.status === 204 || res.status === 304) body = null;
   return { status: res.status, headers: h, body };

@@ -1,0 +1,83 @@
+import { createTestIdentityProvider } from '@hub/account/testing';
+import { type ConformanceOptions, type ConformanceReport, compareReports, runConformance } from '@hub/hub/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHub, type TestHub } from '../../node-server/test/helpers.js';
+import { DEMO_SOURCE, demoTreeDir } from '../../node-server/src/demo.js';
+import { type StaticMirror, startStaticMirror } from '../../node-server/src/mirror.js';
+import { type RunningEdge, startEdge } from './harness.js';
+
+/**
+ * The conformance suite against the edge under workerd (Miniflare), seeded with the bundled demo
+ * index and pointed at a static mirror of the demo bytes, and against node-server on the same
+ * index and configuration: every case must pass on both, and both hosts must answer identically.
+ * workerd starts once for the file.
+ */
+const REGISTRY_TOKEN = 'conformance-registry-token';
+
+let edge: RunningEdge;
+let node: TestHub;
+let mirror: StaticMirror;
+let edgeReport: ConformanceReport;
+let nodeReport: ConformanceReport;
+let edgeOptions: ConformanceOptions;
+
+beforeAll(async () => {
+  const idp = await createTestIdentityProvider();
+  mirror = await startStaticMirror({ root: demoTreeDir() });
+  const source = { name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: mirror.template };
+  edge = await startEdge({
+    bindings: {
+      SOURCES: [source],
+      ORDER: [DEMO_SOURCE, 'huggingface.co', 'modelscope.cn', 'ipfs'],
+      REGISTRY_TOKENS: REGISTRY_TOKEN,
+      ACCOUNT_PUBLIC_KEY: idp.publicKeyPem,
+      ACCOUNT_SITE_ORIGIN: 'https://site.example',
+      LOG_LEVEL: 'warn',
+    },
+  });
+  node = await startTestHub({ config: { account: { publicKey: idp.publicKeyPem, siteOrigin: 'https://site.example' }, registryTokens: [REGISTRY_TOKEN] } });
+  edgeOptions = { role: 'edge', accountsConfigured: true, mirrorUrl: mirror.url, registryToken: REGISTRY_TOKEN };
+  edgeReport = await runConformance(edge.url, edgeOptions);
+  nodeReport = await runConformance(node.url, { role: 'server', accountsConfigured: true, mirrorUrl: node.mirrorUrl, registryToken: REGISTRY_TOKEN });
+});
+
+afterAll(async () => {
+  await edge?.close();
+  await node?.close();
+  await mirror?.close();
+});
+
+describe('conformance: the edge under workerd', () => {
+  it('passes every case', () => {
+    expect(edgeReport.failures).toEqual([]);
+    expect(edgeReport.results.length).toBe(nodeReport.results.length);
+  });
+
+  it('answers every case exactly as node-server does', () => {
+    expect(compareReports(nodeReport, edgeReport)).toEqual([]);
+  });
+
+  it('fails when one host changes a header (a deliberate difference)', async () => {
+    // Wrap the edge's fetch so /api/models answers with another Cache-Control: the suite must notice.
+    const tampered: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!String(input).includes('/api/models?limit=1')) return res;
+      const headers = new Headers(res.headers);
+      headers.set('cache-control', 'public, max-age=61');
+      return new Response(res.body, { status: res.status, headers });
+    };
+    const report = await runConformance(edge.url, { ...edgeOptions, fetch: tampered, filter: (c) => c.area === 'hf' });
+    const diff = compareReports({ ...nodeReport, results: nodeReport.results.filter((r) => r.area === 'hf') }, report);
+    expect(diff).toEqual(['GET /api/models?limit=1 pages with Link rel=next: header cache-control: "public, max-age=60" vs "public, max-age=61"']);
+  });
+
+  it('fails when one host changes a body or a status', () => {
+    const results = edgeReport.results.map((r) =>
+      r.name === 'GET /v2/ is the API check' ? { ...r, observed: { ...r.observed, body: '{"x":1}' } } : r.name === 'GET /mcp is 405' ? { ...r, observed: { ...r.observed, status: 404 } } : r,
+    );
+    const diff = compareReports(nodeReport, { ...edgeReport, results });
+    expect(diff).toHaveLength(2);
+    expect(diff[0]).toMatch(/^GET \/v2\/ is the API check: body differs/);
+    expect(diff[1]).toBe('GET /mcp is 405: status 405 vs 404');
+  });
+});

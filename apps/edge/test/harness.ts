@@ -1,0 +1,156 @@
+/**
+ * Test harness for the edge: bundle the Worker from the workspace sources (no build needed, as the
+ * vitest aliases), run it under workerd with Miniflare (shipped with wrangler), and seed its R2
+ * bucket with the bundled demo index built by node-server's builder.
+ */
+import { realpathSync } from 'node:fs';
+import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type Address, MemoryObjectStore, type ObjectStore } from '@hub/core-index';
+import type { R2BucketLike } from '../src/bindings.js';
+import { R2ObjectStore } from '../src/r2-object-store.js';
+// @ts-expect-error: a plain .mjs shared with tsup.config.ts
+import { WORKER_CONDITIONS, WORKER_MAIN_FIELDS, stubNodeBuiltins } from '../scripts/worker-build.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const EDGE_DIR = path.join(here, '..');
+const ROOT = path.join(EDGE_DIR, '..', '..');
+const PACKAGES = ['core-index', 'objects', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'hub'];
+
+/** Miniflare, resolved through wrangler (which depends on it). */
+export async function loadMiniflare(): Promise<typeof import('miniflare')> {
+  const wrangler = realpathSync(path.join(EDGE_DIR, 'node_modules', 'wrangler', 'package.json'));
+  return import(createRequire(wrangler).resolve('miniflare'));
+}
+
+/** esbuild, resolved through tsup (the build tool). */
+async function loadEsbuild(): Promise<typeof import('esbuild')> {
+  const tsup = createRequire(path.join(ROOT, 'package.json')).resolve('tsup');
+  return import(createRequire(tsup).resolve('esbuild'));
+}
+
+/**
+ * Bundle src/worker.ts as tsup does (ESM, platform neutral, everything inlined), with `@hub/*`
+ * taken from the packages' sources. Returns the bundle's path, text and size.
+ */
+export async function bundleWorker(outDir?: string): Promise<{ file: string; code: string; bytes: number }> {
+  const esbuild = await loadEsbuild();
+  const dir = outDir ?? (await mkdtemp(path.join(os.tmpdir(), 'hub-edge-bundle-')));
+  const file = path.join(dir, 'worker.js');
+  await esbuild.build({
+    entryPoints: [path.join(EDGE_DIR, 'src', 'worker.ts')],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    outfile: file,
+    logLevel: 'silent',
+    conditions: WORKER_CONDITIONS,
+    mainFields: WORKER_MAIN_FIELDS,
+    plugins: [
+      stubNodeBuiltins,
+      {
+        name: 'hub-sources',
+        setup(build) {
+          build.onResolve({ filter: /^@hub\// }, (args) => {
+            const m = /^@hub\/([^/]+)(?:\/(testing|node))?$/.exec(args.path);
+            if (!m || !PACKAGES.includes(m[1] as string)) return undefined;
+            const sub = m[2] === 'testing' ? 'testing/index.ts' : m[2] === 'node' ? 'node/index.ts' : 'index.ts';
+            return { path: path.join(ROOT, 'packages', m[1] as string, 'src', sub) };
+          });
+        },
+      },
+    ],
+  });
+  const { readFile } = await import('node:fs/promises');
+  const code = await readFile(file, 'utf8');
+  return { file, code, bytes: (await stat(file)).size };
+}
+
+/** `node:` (and bare Node built-in) imports left in a bundle. */
+export function nodeImports(code: string): string[] {
+  const found = new Set<string>();
+  for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)["'](node:[^"']+)["']/g)) found.add(m[1] as string);
+  return [...found];
+}
+
+/** Copy every object and the `current` and `archive` refs of one store into the edge's R2 bucket. */
+export async function uploadStore(from: ObjectStore, bucket: R2BucketLike): Promise<{ objects: number }> {
+  const to = new R2ObjectStore(bucket);
+  let cursor: string | undefined;
+  let n = 0;
+  for (;;) {
+    const page = await from.list({ limit: 1000, ...(cursor ? { cursor } : {}) });
+    for (const meta of page.items) {
+      const stored = await from.get(meta.id as Address);
+      if (stored) await to.import(stored);
+      n++;
+    }
+    if (!page.next) break;
+    cursor = page.next;
+  }
+  for (const ref of ['archive', 'current']) {
+    const v = await from.readRef(ref);
+    if (v !== undefined) await to.writeRef(ref, v);
+  }
+  return { objects: n };
+}
+
+/** The demo index (node-server's bundled demo tree), built into memory. */
+export async function demoStore(): Promise<MemoryObjectStore> {
+  const { seedDemo } = await import('../../node-server/src/demo.js');
+  const store = new MemoryObjectStore();
+  await seedDemo(store);
+  return store;
+}
+
+export interface EdgeOptions {
+  /** Vars and secrets (strings or JSON values). */
+  bindings?: Record<string, unknown>;
+  /** Seed the R2 bucket with this store (default: the demo index). */
+  store?: ObjectStore;
+  port?: number;
+}
+
+export interface RunningEdge {
+  url: string;
+  mf: import('miniflare').Miniflare;
+  bundle: { file: string; bytes: number };
+  close(): Promise<void>;
+}
+
+/** Bundle, start workerd with R2/D1/KV bindings as wrangler.jsonc declares them, and seed R2. */
+export async function startEdge(options: EdgeOptions = {}): Promise<RunningEdge> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'hub-edge-'));
+  const bundle = await bundleWorker(dir);
+  const { Miniflare } = await loadMiniflare();
+  const mf = new Miniflare({
+    modules: true,
+    scriptPath: bundle.file,
+    modulesRoot: dir,
+    compatibilityDate: '2026-04-20',
+    r2Buckets: ['OBJECTS'],
+    d1Databases: ['ACCOUNTS'],
+    kvNamespaces: ['STATE'],
+    bindings: (options.bindings ?? {}) as Record<string, string>,
+    host: '127.0.0.1',
+    port: options.port ?? 0,
+  });
+  const url = (await mf.ready).origin;
+  const bucket = (await mf.getR2Bucket('OBJECTS')) as unknown as R2BucketLike;
+  await uploadStore(options.store ?? (await demoStore()), bucket);
+  return {
+    url,
+    mf,
+    bundle: { file: bundle.file, bytes: bundle.bytes },
+    async close() {
+      await mf.dispose();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export { writeFile };
