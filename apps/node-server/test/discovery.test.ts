@@ -1,11 +1,11 @@
 import { createTestIdentityProvider } from '@hub/account/testing';
-import { type Route, Router, SectionDescriptorSchema, addressOf } from '@hub/core-index';
+import { addressOf, type Route, Router, SectionDescriptorSchema } from '@hub/core-index';
 import { hubRoutes } from '@hub/hub';
 import { conformanceCases, runConformance } from '@hub/hub/testing';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestHub, startTestHub } from './helpers.js';
+import { startTestHub, type TestHub } from './helpers.js';
 
 /**
  * Discovery over real HTTP against node-server on the bundled demo index: every section descriptor's
@@ -22,7 +22,9 @@ const REGISTRY_TOKEN = 'discovery-registry-token';
 beforeAll(async () => {
   // Sign-in keys and a registry token, so the conformance suite also reaches the signed-in and write answers.
   const idp = await createTestIdentityProvider();
-  hub = await startTestHub({ config: { account: { publicKey: idp.publicKeyPem, siteOrigin: 'https://site.example' }, registryTokens: [REGISTRY_TOKEN] } });
+  hub = await startTestHub({
+    config: { account: { publicKey: idp.publicKeyPem, siteOrigin: 'https://site.example' }, registryTokens: [REGISTRY_TOKEN] },
+  });
   openapi = await (await fetch(`${hub.url}/openapi.json`)).json();
   catalog = (await (await fetch(`${hub.url}/.well-known/model-hub.json`)).json()).catalog;
 });
@@ -43,7 +45,9 @@ describe('section descriptors over HTTP', () => {
         const d = SectionDescriptorSchema.parse(await res.json());
         if (d.catalog?.address) {
           expect(d.catalog.address).toMatch(/^blake3:[0-9a-f]{64}$/);
-          const bytes = new Uint8Array(await (await fetch(`${hub.url}${d.catalog.fetch.replace('{catalog.address}', d.catalog.address)}`)).arrayBuffer());
+          const bytes = new Uint8Array(
+            await (await fetch(`${hub.url}${d.catalog.fetch.replace('{catalog.address}', d.catalog.address)}`)).arrayBuffer(),
+          );
           expect(addressOf(bytes), `${section} catalog`).toBe(d.catalog.address);
           hashed++;
         } else {
@@ -106,7 +110,7 @@ describe('Accept negotiation on every section route', () => {
           expect(res.headers.get('content-type'), `${accept}`).toMatch(type);
           expect(res.headers.get('vary'), `${accept}`).toMatch(/Accept/);
           const link = res.headers.get('link') ?? '';
-          expect(link).toMatch(new RegExp(`<[^>]+>; rel="alternate"; type="application/json"`));
+          expect(link).toMatch(/<[^>]+>; rel="alternate"; type="application\/json"/);
           expect(link).toMatch(/<[^>]+>; rel="describedby"; type="text\/markdown"/);
           expect(link).toContain('</openapi.json>; rel="service-desc"');
           bodies[String(accept)] = await res.text();
@@ -169,7 +173,11 @@ function concrete(route: Route<unknown>, f: { catalog: string; ggufSha: string }
     init.body = JSON.stringify({ paths: [GGUF, 'README.md'] });
   } else if (route.method === 'PUT' || route.method === 'POST') {
     init.headers = { 'content-type': 'application/json' };
-    init.body = route.path.endsWith('/saved') ? JSON.stringify({ saved: [] }) : route.path.endsWith('/wallet') ? '{"wallet":null}' : '{"model":"demo/x"}';
+    init.body = route.path.endsWith('/saved')
+      ? JSON.stringify({ saved: [] })
+      : route.path.endsWith('/wallet')
+        ? '{"wallet":null}'
+        : '{"model":"demo/x"}';
   }
   return { path, init };
 }
@@ -179,7 +187,11 @@ function extra(f: { catalog: string }): [string, RequestInit?][] {
   return [
     ['/', { headers: { accept: 'application/json' } }],
     ['/', { headers: { accept: BROWSER } }],
-    ...SECTIONS.flatMap((s) => [`/${s}`, `/${s}/`].flatMap((p) => ['application/json', BROWSER, '*/*'].map((a) => [p, { headers: { accept: a } }] as [string, RequestInit]))),
+    ...SECTIONS.flatMap((s) =>
+      [`/${s}`, `/${s}/`].flatMap((p) =>
+        ['application/json', BROWSER, '*/*'].map((a) => [p, { headers: { accept: a } }] as [string, RequestInit]),
+      ),
+    ),
     ['/models/nobody/nothing'],
     ['/models/demo/tiny-bert-synthetic'],
     ['/docs/sources'],
@@ -199,7 +211,19 @@ function extra(f: { catalog: string }): [string, RequestInit?][] {
     ['/v2/demo/nothing/tags/list'],
     ['/v2/_catalog?n=1'],
     ['/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: '{not json' }],
-    ['/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }) }],
+    [
+      '/mcp',
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+        }),
+      },
+    ],
   ];
 }
 
@@ -263,10 +287,28 @@ describe('responses validated against the OpenAPI document', () => {
     const route = hubRoutes().find((r) => r.path === '/api/hub/health') as Route<unknown>;
     const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
     const base = { method: 'GET', path: '/api/hub/health', source: 'self-test' };
-    expect(checkAgainstOpenApi(openapi, route, { ...base, status: 200, contentType: 'application/json', bytes: enc({ sources: {}, order: [] }) }, compile)).toEqual([]);
-    expect(checkAgainstOpenApi(openapi, route, { ...base, status: 200, contentType: 'application/json', bytes: enc({ sources: { a: { ok: 'yes' } }, order: [] }) }, compile)).toHaveLength(1);
-    expect(checkAgainstOpenApi(openapi, route, { ...base, status: 200, contentType: 'text/html', bytes: enc({}) }, compile)[0]).toMatch(/content type/);
-    expect(checkAgainstOpenApi(openapi, route, { ...base, status: 302, contentType: 'text/plain', bytes: enc('') }, compile)[0]).toMatch(/status not declared/);
+    expect(
+      checkAgainstOpenApi(
+        openapi,
+        route,
+        { ...base, status: 200, contentType: 'application/json', bytes: enc({ sources: {}, order: [] }) },
+        compile,
+      ),
+    ).toEqual([]);
+    expect(
+      checkAgainstOpenApi(
+        openapi,
+        route,
+        { ...base, status: 200, contentType: 'application/json', bytes: enc({ sources: { a: { ok: 'yes' } }, order: [] }) },
+        compile,
+      ),
+    ).toHaveLength(1);
+    expect(checkAgainstOpenApi(openapi, route, { ...base, status: 200, contentType: 'text/html', bytes: enc({}) }, compile)[0]).toMatch(
+      /content type/,
+    );
+    expect(checkAgainstOpenApi(openapi, route, { ...base, status: 302, contentType: 'text/plain', bytes: enc('') }, compile)[0]).toMatch(
+      /status not declared/,
+    );
   });
 
   it('answers of a request for every route, and of the whole conformance suite, match their declared status, content type and schema', async () => {
@@ -280,7 +322,14 @@ describe('responses validated against the OpenAPI document', () => {
       const res = await fetch(url, { redirect: 'manual', ...init });
       const bytes = new Uint8Array(await res.clone().arrayBuffer());
       const u = new URL(url);
-      captured.push({ method: (init.method ?? 'GET').toUpperCase(), path: u.pathname, status: res.status, contentType: res.headers.get('content-type') ?? '', bytes, source });
+      captured.push({
+        method: (init.method ?? 'GET').toUpperCase(),
+        path: u.pathname,
+        status: res.status,
+        contentType: res.headers.get('content-type') ?? '',
+        bytes,
+        source,
+      });
       return res;
     };
     for (const r of routes) {
@@ -301,7 +350,10 @@ describe('responses validated against the OpenAPI document', () => {
       }) as typeof fetch,
     });
     expect(report.failures).toEqual([]);
-    expect(report.results.length).toBe(conformanceCases().filter((c) => !c.when || c.when({ role: 'server', accountsConfigured: true, registryToken: REGISTRY_TOKEN })).length);
+    expect(report.results.length).toBe(
+      conformanceCases().filter((c) => !c.when || c.when({ role: 'server', accountsConfigured: true, registryToken: REGISTRY_TOKEN }))
+        .length,
+    );
 
     const compile = validator(openapi);
     const failures: string[] = [];

@@ -3,9 +3,9 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import axe from 'axe-core';
-import { type Browser, type Page, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestHub, startTestHub } from './helpers.js';
+import { startTestHub, type TestHub } from './helpers.js';
 
 /**
  * The website in headless Chromium (Debian's `chromium`; never a downloaded browser) against
@@ -26,7 +26,15 @@ beforeAll(async () => {
   hub = await startTestHub();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 });
 afterAll(async () => {
@@ -62,12 +70,20 @@ async function visit(url: string): Promise<Visit> {
 async function axeCheck(page: Page): Promise<string[]> {
   await page.addScriptTag({ content: axe.source });
   const result = (await page.evaluate(async () => {
-    const w = window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } };
+    const w = window as unknown as {
+      axe: { run(ctx: Document, opts: object): Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> };
+    };
     return w.axe.run(document, { resultTypes: ['violations'] });
   })) as { violations: { id: string; impact: string; nodes: { target: string[] }[] }[] };
   return result.violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+    .map(
+      (v) =>
+        `${v.impact} ${v.id}: ${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(', ')}`,
+    );
 }
 
 /** Every same-origin link on the page answers non-404 (redirects not followed: they point at byte sources). */
@@ -122,7 +138,7 @@ describe.skipIf(!hasChromium)('the site in headless Chromium', () => {
   it('the checks can fail: axe reports an injected violation, and the link check sees the links', async () => {
     const { page } = await visit(`${hub.url}/health`);
     try {
-      expect((await page.$$eval('a[href]', (as) => as.length))).toBeGreaterThan(8);
+      expect(await page.$$eval('a[href]', (as) => as.length)).toBeGreaterThan(8);
       await page.evaluate(() => {
         const b = document.createElement('button');
         document.querySelector('main')?.appendChild(b); // a button without a name: axe button-name (critical)

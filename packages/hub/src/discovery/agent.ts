@@ -15,7 +15,13 @@ export function agentCard(index: IndexStore, origin: string, version: string): A
     url: origin,
     version,
     documentationUrl: `${origin}/llms.txt`,
-    capabilities: { streaming: false, pushNotifications: false, stateTransitionHistory: false, mcp: `${origin}/mcp`, openapi: `${origin}/openapi.json` },
+    capabilities: {
+      streaming: false,
+      pushNotifications: false,
+      stateTransitionHistory: false,
+      mcp: `${origin}/mcp`,
+      openapi: `${origin}/openapi.json`,
+    },
     defaultInputModes: ['text/plain', 'application/json'],
     defaultOutputModes: ['application/json', 'text/markdown'],
     skills: [
@@ -24,14 +30,21 @@ export function agentCard(index: IndexStore, origin: string, version: string): A
         name: 'Search models',
         description: 'Find models in the daily index by words in the id, task, library or tag, sorted by trending, downloads or likes.',
         tags: ['search', 'models', 'huggingface-dialect'],
-        examples: [`GET ${origin}/api/models?search=llama&limit=20`, `GET ${origin}/api/models?pipeline_tag=text-generation&sort=downloads`],
+        examples: [
+          `GET ${origin}/api/models?search=llama&limit=20`,
+          `GET ${origin}/api/models?pipeline_tag=text-generation&sort=downloads`,
+        ],
       },
       {
         id: 'inspect',
         name: 'Inspect a model',
         description: 'Every file of the indexed revision with its size and SHA-256, the facts of the model, and which sources hold it.',
         tags: ['model', 'files', 'sha256'],
-        examples: [`GET ${origin}/api/models/${id}`, `GET ${origin}/api/models/${id}/tree/main?recursive=true`, `GET ${origin}/models?format=json`],
+        examples: [
+          `GET ${origin}/api/models/${id}`,
+          `GET ${origin}/api/models/${id}/tree/main?recursive=true`,
+          `GET ${origin}/models?format=json`,
+        ],
       },
       {
         id: 'download-and-verify',
@@ -48,7 +61,8 @@ export function agentCard(index: IndexStore, origin: string, version: string): A
       {
         id: 'oci-pull',
         name: 'Pull over OCI',
-        description: 'An OCI distribution registry over the same index: one tag per GGUF quantisation, layers named by SHA-256; weight layers redirect to a live source.',
+        description:
+          'An OCI distribution registry over the same index: one tag per GGUF quantisation, layers named by SHA-256; weight layers redirect to a live source.',
         tags: ['oci', 'ollama', 'gguf', 'registry'],
         examples: [`ollama pull --insecure ${host}/${oci}:latest`, `GET ${origin}/v2/${oci}/tags/list`],
       },

@@ -1,10 +1,4 @@
-import {
-  AgentCardSchema,
-  type BuildModelInput,
-  DescriptorSchema,
-  SectionDescriptorSchema,
-  addressOf,
-} from '@hub/core-index';
+import { AgentCardSchema, addressOf, type BuildModelInput, DescriptorSchema, SectionDescriptorSchema } from '@hub/core-index';
 import { createTestHub } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createHub, type Hub } from '../create-hub.js';
@@ -118,7 +112,19 @@ describe('section routes', () => {
 describe('discovery documents', () => {
   it('serves the Descriptor with every field of the spec', async () => {
     const d = DescriptorSchema.parse((await request(hub, '/.well-known/model-hub.json')).json());
-    for (const k of ['catalog', 'snapshot', 'fetch', 'find', 'publish', 'openapi', 'capabilities', 'registry', 'guide', 'addresses', 'kinds'] as const) {
+    for (const k of [
+      'catalog',
+      'snapshot',
+      'fetch',
+      'find',
+      'publish',
+      'openapi',
+      'capabilities',
+      'registry',
+      'guide',
+      'addresses',
+      'kinds',
+    ] as const) {
       expect(d[k], k).toBeTruthy();
     }
     expect(Object.keys(d.kinds ?? {}).sort()).toEqual(['model-hub.catalog', 'model-hub.model', 'model-hub.source']);
@@ -157,7 +163,16 @@ describe('discovery documents', () => {
     expect(parsed.url).toBe('http://hub.test');
     expect(card.headers['cache-control']).toBe('public, max-age=300');
     const llms = await request(hub, '/llms.txt');
-    for (const p of ['/agent.md', '/openapi.json', '/docs/sources.md', '/docs/verification.md', '/docs/api.md', '/.well-known/agent-card.json', '/mcp', '/v2/']) {
+    for (const p of [
+      '/agent.md',
+      '/openapi.json',
+      '/docs/sources.md',
+      '/docs/verification.md',
+      '/docs/api.md',
+      '/.well-known/agent-card.json',
+      '/mcp',
+      '/v2/',
+    ]) {
       expect(llms.text).toContain(p);
     }
     expect(llms.headers['cache-control']).toBe('public, max-age=300');
@@ -184,7 +199,18 @@ describe('site pages', () => {
     const res = await request(hub, '/models/synthetic-org/tiny-llama-GGUF');
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
-    for (const s of ['tiny-llama-Q4_K_M.gguf', '2'.repeat(64), 'Mirror A', 'mirror-b', 'HF_ENDPOINT=http://hub.test hf download', 'hf_hub_download', 'ollama pull --insecure hub.test/synthetic-org/tiny-llama-gguf:Q4_K_M', 'llama-cli -hf synthetic-org/tiny-llama-GGUF:Q4_K_M', 'sha256sum -c', '/mcp']) {
+    for (const s of [
+      'tiny-llama-Q4_K_M.gguf',
+      '2'.repeat(64),
+      'Mirror A',
+      'mirror-b',
+      'HF_ENDPOINT=http://hub.test hf download',
+      'hf_hub_download',
+      'ollama pull --insecure hub.test/synthetic-org/tiny-llama-gguf:Q4_K_M',
+      'llama-cli -hf synthetic-org/tiny-llama-GGUF:Q4_K_M',
+      'sha256sum -c',
+      '/mcp',
+    ]) {
       expect(res.text, s).toContain(s);
     }
     expect(res.text).toContain('1 of 3 files'); // mirror-b holds one path
@@ -249,8 +275,18 @@ describe('site pages', () => {
       expect(r.text).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/);
     }
     // Prepared once per index: the same bytes object is served twice.
-    const a = await h.handle({ method: 'GET', url: 'http://hub.test/models/', headers: { get: (n) => (n === 'accept' ? 'text/html' : null) }, body: null });
-    const b = await h.handle({ method: 'GET', url: 'http://hub.test/models/', headers: { get: (n) => (n === 'accept' ? 'text/html' : null) }, body: null });
+    const a = await h.handle({
+      method: 'GET',
+      url: 'http://hub.test/models/',
+      headers: { get: (n) => (n === 'accept' ? 'text/html' : null) },
+      body: null,
+    });
+    const b = await h.handle({
+      method: 'GET',
+      url: 'http://hub.test/models/',
+      headers: { get: (n) => (n === 'accept' ? 'text/html' : null) },
+      body: null,
+    });
     expect(a.body).toBe(b.body);
   });
 });

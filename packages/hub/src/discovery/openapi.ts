@@ -1,4 +1,4 @@
-import { type ErrorShape, type Route, namedJsonSchemas } from '@hub/core-index';
+import { type ErrorShape, namedJsonSchemas, type Route } from '@hub/core-index';
 
 /**
  * The machine description: one OpenAPI 3.1 document generated from the route table (method, path,
@@ -36,7 +36,11 @@ const REDIRECT_HEADERS = {
 };
 
 const resolveResponses: Responses = {
-  '302': { description: 'Redirect to a live source that holds the file', headers: REDIRECT_HEADERS, content: { 'text/plain': { schema: str } } },
+  '302': {
+    description: 'Redirect to a live source that holds the file',
+    headers: REDIRECT_HEADERS,
+    content: { 'text/plain': { schema: str } },
+  },
   '200': { description: 'SHA256SUMS: one `<sha256>  <path>` line per file, for sha256sum -c', content: { 'text/plain': { schema: str } } },
   '404': { description: 'RepoNotFound, RevisionNotFound or EntryNotFound (X-Error-Code)', content: j(ref('HubError')) },
   '503': { description: 'Sources hold the file but none is live; Retry-After is set', content: j(ref('HubError')) },
@@ -50,10 +54,7 @@ const sectionResponses: Responses = {
   },
 };
 
-const MANIFEST_TYPES = [
-  'application/vnd.docker.distribution.manifest.v2+json',
-  'application/vnd.oci.image.manifest.v1+json',
-];
+const MANIFEST_TYPES = ['application/vnd.docker.distribution.manifest.v2+json', 'application/vnd.oci.image.manifest.v1+json'];
 
 const ociWrite: Responses = {
   '401': { description: 'No registry token: only the hub publishes', content: j(ref('OciError')) },
@@ -80,7 +81,10 @@ export const RESPONSES: Record<string, Responses> = {
   'GET /favicon.ico': ok('The favicon', { 'image/x-icon': { schema: bin } }),
   'GET /health': html('Source health for people'),
   'GET /docs/:page': {
-    '200': { description: 'A docs page: `name.md` is Markdown, `name` its HTML twin; `api.md` is this document in Markdown', content: { 'text/markdown': { schema: str }, 'text/html': { schema: str } } },
+    '200': {
+      description: 'A docs page: `name.md` is Markdown, `name` its HTML twin; `api.md` is this document in Markdown',
+      content: { 'text/markdown': { schema: str }, 'text/html': { schema: str } },
+    },
     '404': { description: 'No such page (an HTML page)', content: { 'text/html': { schema: str } } },
   },
   'GET /models/:owner/:name': {
@@ -94,7 +98,8 @@ export const RESPONSES: Record<string, Responses> = {
   'GET /models/': {
     '200': {
       ...sectionResponses['200'],
-      description: 'The browse page (text/html) to browsers; the SectionDescriptor to Accept: application/json; the section brief (same bytes as /models) to others',
+      description:
+        'The browse page (text/html) to browsers; the SectionDescriptor to Accept: application/json; the section brief (same bytes as /models) to others',
     } as ResponseSpec,
     '400': { description: 'An unknown sort (an HTML page)', content: { 'text/html': { schema: str } } },
   },
@@ -111,7 +116,11 @@ export const RESPONSES: Record<string, Responses> = {
   'GET /api/v1/capabilities': ok('CapabilityManifest', j(ref('CapabilityManifest'))),
   'GET /api/v1/health': ok('HealthResponse', j(ref('HealthResponse'))),
   'GET /api/models': {
-    '200': { description: 'An array of ModelRow; Link rel="next" when more remain', content: j(arrayOf('ModelRow')), headers: { Link: header('next page') } },
+    '200': {
+      description: 'An array of ModelRow; Link rel="next" when more remain',
+      content: j(arrayOf('ModelRow')),
+      headers: { Link: header('next page') },
+    },
   },
   'GET /api/models/:owner/:name': ok('ModelInfo', j(ref('ModelInfo'))),
   'GET /api/models/:owner/:name/revision/*rev': ok('ModelInfo', j(ref('ModelInfo'))),
@@ -146,7 +155,12 @@ export const RESPONSES: Record<string, Responses> = {
   'PUT /api/account/saved': accountOk('SavedList'),
   'POST /api/account/saved/:owner/:name': accountOk('SavedList'),
   'DELETE /api/account/saved/:owner/:name': accountOk('SavedList'),
-  'POST /api/account/request': { '201': { description: 'Queued for the next index run', content: j({ type: 'object', properties: { model: str, queued: { type: 'boolean' } } }) } },
+  'POST /api/account/request': {
+    '201': {
+      description: 'Queued for the next index run',
+      content: j({ type: 'object', properties: { model: str, queued: { type: 'boolean' } } }),
+    },
+  },
   'POST /api/account/publish-interest': ok('Recorded', j({ type: 'object', properties: { did: str } })),
   'PUT /api/account/wallet': accountOk('Account'),
   'POST /mcp': {
@@ -207,7 +221,9 @@ const QUERY: Record<string, { name: string; description: string; schema: Record<
   ],
 };
 for (const p of SECTION_PATHS) {
-  QUERY[`GET ${p}`] = [{ name: 'format', description: 'json, md or html: overrides Accept', schema: { type: 'string', enum: ['json', 'md', 'html'] } }];
+  QUERY[`GET ${p}`] = [
+    { name: 'format', description: 'json, md or html: overrides Accept', schema: { type: 'string', enum: ['json', 'md', 'html'] } },
+  ];
   if (p !== '/models') QUERY[`GET ${p}/`] = QUERY[`GET ${p}`] as never;
   else QUERY['GET /models/']?.push(...(QUERY['GET /models'] ?? []));
 }
@@ -243,17 +259,30 @@ export function buildOpenApi(routes: readonly Route<any>[], version = '1.0.0'): 
     // Every registry write answers the same way (401 without the registry token, 405 with it).
     const declared = RESPONSES[key] ?? (route.rules === 'registry-write' ? ociWrite : undefined);
     const responses: Record<string, unknown> = {};
-    for (const [status, spec] of Object.entries(declared ?? { '200': { description: 'Undocumented answer', content: { '*/*': { schema: {} } } } })) {
+    for (const [status, spec] of Object.entries(
+      declared ?? { '200': { description: 'Undocumented answer', content: { '*/*': { schema: {} } } } },
+    )) {
       responses[status] = spec;
     }
     if (route.method === 'GET') responses['304'] ??= { description: 'Not modified: If-None-Match matched the ETag' };
     const errors = errorContent(route.errors);
     for (const status of ['4XX', '5XX']) {
-      responses[status] ??= { description: `An error in the ${route.errors === 'text' ? 'text/plain' : (ERROR_SCHEMA[route.errors] ?? '')} shape`, content: errors };
+      responses[status] ??= {
+        description: `An error in the ${route.errors === 'text' ? 'text/plain' : (ERROR_SCHEMA[route.errors] ?? '')} shape`,
+        content: errors,
+      };
     }
     const cache =
-      route.cache === undefined ? undefined : route.cache === 'immutable' ? 'immutable' : route.cache === 'no-store' ? 'no-store' : `max-age=${route.cache}`;
-    let opId = `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}` || 'root';
+      route.cache === undefined
+        ? undefined
+        : route.cache === 'immutable'
+          ? 'immutable'
+          : route.cache === 'no-store'
+            ? 'no-store'
+            : `max-age=${route.cache}`;
+    let opId =
+      `${route.method.toLowerCase()}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ? c.toUpperCase() : ''))}` ||
+      'root';
     if (path === '/') opId = `${route.method.toLowerCase()}Root`;
     while (opIds.has(opId)) opId += 'Slash';
     opIds.add(opId);
@@ -300,7 +329,12 @@ export function buildOpenApi(routes: readonly Route<any>[], version = '1.0.0'): 
       schemas: namedJsonSchemas(),
       securitySchemes: {
         publisherToken: { type: 'http', scheme: 'bearer', description: 'Publisher token: list, search and publish objects' },
-        accountToken: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Account token issued to the person signed in to the site' },
+        accountToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'Account token issued to the person signed in to the site',
+        },
         registryToken: { type: 'http', scheme: 'bearer', description: 'Registry token (writes under /v2/; only the hub publishes)' },
         registryBasic: { type: 'http', scheme: 'basic', description: 'A container-registry login carrying the registry token as password' },
       },
@@ -315,7 +349,9 @@ function requestBody(key: string): Record<string, unknown> {
   }
   if (key === 'POST /mcp') return { required: true, content: j(ref('JsonRpcRequest')) };
   if (key.startsWith('PUT /api/account/saved')) return { required: true, content: j(ref('SavedList')) };
-  if (key === 'POST /api/account/request') return { required: true, content: j({ type: 'object', required: ['model'], properties: { model: str } }) };
-  if (key === 'PUT /api/account/wallet') return { required: true, content: j({ type: 'object', required: ['wallet'], properties: { wallet: { type: ['string', 'null'] } } }) };
+  if (key === 'POST /api/account/request')
+    return { required: true, content: j({ type: 'object', required: ['model'], properties: { model: str } }) };
+  if (key === 'PUT /api/account/wallet')
+    return { required: true, content: j({ type: 'object', required: ['wallet'], properties: { wallet: { type: ['string', 'null'] } } }) };
   return { required: false, content: { '*/*': { schema: bin } } };
 }

@@ -1,13 +1,13 @@
 import {
   type CoreDeps,
+  errorResponse,
   type HubResponse,
   type IndexStore,
+  json,
   type PreparedBody,
+  prepare,
   type Route,
   type RouteContext,
-  errorResponse,
-  json,
-  prepare,
   sendPrepared,
 } from '@hub/core-index';
 import { apiHtml, apiMarkdown } from '../site/api-docs.js';
@@ -15,8 +15,8 @@ import { BROWSE_SORTS, type BrowseSort, browsePage, homePage } from '../site/bro
 import { DOC_PAGES } from '../site/docs-content.js';
 import { escapeHtml, faviconIco, formatBytes, modelHref, page } from '../site/html.js';
 import { docHtmlPage, fillModelHealth, healthPage, modelPageTemplate, notFoundPage, sectionPage } from '../site/pages.js';
-import { agentBrief } from './brief.js';
 import { agentCard, llmsTxt, robotsTxt } from './agent.js';
+import { agentBrief } from './brief.js';
 import { preparedDescriptor } from './descriptor.js';
 import { perOrigin } from './memo.js';
 import { buildOpenApi } from './openapi.js';
@@ -71,7 +71,12 @@ function descriptorFor(index: IndexStore, section: SectionName, self: string, or
 }
 
 /** The answer of a section route (`/models`, `/models/`, …). */
-function answerSection(ctx: RouteContext<CoreDeps>, section: SectionName, slash: boolean, openapi: () => Record<string, unknown>): HubResponse {
+function answerSection(
+  ctx: RouteContext<CoreDeps>,
+  section: SectionName,
+  slash: boolean,
+  openapi: () => Record<string, unknown>,
+): HubResponse {
   const { deps, origin } = ctx;
   const index = deps.index();
   const kind = sectionKind(ctx);
@@ -81,11 +86,17 @@ function answerSection(ctx: RouteContext<CoreDeps>, section: SectionName, slash:
     res = errorResponse('hub', 400, 'BadRequest', `format must be json, md or html; leave it out to choose by Accept.`);
   } else if (kind === 'json') {
     res = sendPrepared(
-      perOrigin(index, `section-json:${section}:${self}`, origin, () => prepare(`${JSON.stringify(descriptorFor(index, section, self, origin), null, 2)}\n`, JSON_CT)),
+      perOrigin(index, `section-json:${section}:${self}`, origin, () =>
+        prepare(`${JSON.stringify(descriptorFor(index, section, self, origin), null, 2)}\n`, JSON_CT),
+      ),
     );
   } else if (kind === 'markdown') {
     // The brief is the same bytes with or without the trailing slash.
-    res = sendPrepared(perOrigin(index, `section-md:${section}`, origin, () => prepare(sectionBrief(descriptorFor(index, section, `/${section}`, origin), origin), MARKDOWN)));
+    res = sendPrepared(
+      perOrigin(index, `section-md:${section}`, origin, () =>
+        prepare(sectionBrief(descriptorFor(index, section, `/${section}`, origin), origin), MARKDOWN),
+      ),
+    );
   } else if (section === 'models' && slash) {
     res = browse(ctx);
   } else {
@@ -94,7 +105,10 @@ function answerSection(ctx: RouteContext<CoreDeps>, section: SectionName, slash:
         const d = descriptorFor(index, section, `/${section}`, origin);
         if (section === 'models') {
           const listed = index.models().filter((m) => m.row.svc.listed !== false).length;
-          return sectionPage(d, `<p><a href="/models/"><strong>Browse all ${listed} listed models</strong></a> (filter by text, task and library; sort by trending, downloads or likes).</p>`);
+          return sectionPage(
+            d,
+            `<p><a href="/models/"><strong>Browse all ${listed} listed models</strong></a> (filter by text, task and library; sort by trending, downloads or likes).</p>`,
+          );
         }
         if (section === 'docs') return sectionPage(d, apiHtml(openapi()));
         return sectionPage(d);
@@ -124,7 +138,9 @@ function browse(ctx: RouteContext<CoreDeps>): HubResponse {
 }
 
 function htmlError(status: number, message: string, title = 'Not found'): HubResponse {
-  const body = notFoundPage(message).replace('<h1>Not found</h1>', `<h1>${escapeHtml(title)}</h1>`).replace('<title>Not found', `<title>${escapeHtml(title)}`);
+  const body = notFoundPage(message)
+    .replace('<h1>Not found</h1>', `<h1>${escapeHtml(title)}</h1>`)
+    .replace('<title>Not found', `<title>${escapeHtml(title)}`);
   return { status, headers: { 'content-type': HTML, 'cache-control': 'no-store' }, body };
 }
 
@@ -133,11 +149,19 @@ function ownerPage(ctx: RouteContext<CoreDeps>): HubResponse {
   const owner = ctx.params.owner ?? '';
   const models = index.models().filter((m) => m.owner.toLowerCase() === owner.toLowerCase());
   if (models.length === 0) return htmlError(404, `No model by ${owner} is in today's index. Models are at /models/{owner}/{name}.`);
-  const items = models.map((m) => `<li><a href="${modelHref(m.id)}">${escapeHtml(m.id)}</a> <span class="muted">${m.files.length} files, ${formatBytes(m.weightBytes)}</span></li>`).join('');
+  const items = models
+    .map(
+      (m) =>
+        `<li><a href="${modelHref(m.id)}">${escapeHtml(m.id)}</a> <span class="muted">${m.files.length} files, ${formatBytes(m.weightBytes)}</span></li>`,
+    )
+    .join('');
   return {
     status: 200,
     headers: { 'content-type': HTML },
-    body: page({ title: `${owner} · Model hub`, current: 'models' }, `<nav aria-label="Breadcrumb"><a href="/models/">Models</a></nav><h1>${escapeHtml(models[0]?.owner ?? owner)}</h1><ul>${items}</ul>`),
+    body: page(
+      { title: `${owner} · Model hub`, current: 'models' },
+      `<nav aria-label="Breadcrumb"><a href="/models/">Models</a></nav><h1>${escapeHtml(models[0]?.owner ?? owner)}</h1><ul>${items}</ul>`,
+    ),
   };
 }
 
@@ -159,7 +183,10 @@ function docsPage(ctx: RouteContext<CoreDeps>, openapi: () => Record<string, unk
   if (name === 'api') {
     return sendPrepared(
       index.memo('docs:api.html', () =>
-        prepare(page({ title: 'Machine description · Model hub', current: 'docs' }, `<h1>Machine description</h1>${apiHtml(openapi())}`), HTML),
+        prepare(
+          page({ title: 'Machine description · Model hub', current: 'docs' }, `<h1>Machine description</h1>${apiHtml(openapi())}`),
+          HTML,
+        ),
       ),
     );
   }
@@ -190,7 +217,13 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
     return openapiCache;
   };
   const h = (fn: (ctx: RouteContext<CoreDeps>) => HubResponse | Promise<HubResponse>) => fn as Route<D>['handler'];
-  const get = (path: string, summary: string, cache: Route<D>['cache'], handler: Route<D>['handler'], errors: Route<D>['errors'] = 'hub'): Route<D> => ({
+  const get = (
+    path: string,
+    summary: string,
+    cache: Route<D>['cache'],
+    handler: Route<D>['handler'],
+    errors: Route<D>['errors'] = 'hub',
+  ): Route<D> => ({
     method: 'GET',
     path,
     rules: 'read',
@@ -203,10 +236,17 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
   const sections: Route<D>[] = SECTIONS.flatMap((section) => {
     const summary = `The ${section} section: SectionDescriptor (Accept: application/json), the section page (text/html) or the Markdown brief`;
     return [
-      get(`/${section}`, summary, 300, h((ctx) => answerSection(ctx, section, false, () => openapi().doc))),
+      get(
+        `/${section}`,
+        summary,
+        300,
+        h((ctx) => answerSection(ctx, section, false, () => openapi().doc)),
+      ),
       get(
         `/${section}/`,
-        section === 'models' ? 'The browse page to browsers; the section brief (same bytes as /models) or descriptor to others' : `${summary}; same as /${section}`,
+        section === 'models'
+          ? 'The browse page to browsers; the section brief (same bytes as /models) or descriptor to others'
+          : `${summary}; same as /${section}`,
         300,
         h((ctx) => answerSection(ctx, section, true, () => openapi().doc)),
       ),
@@ -231,18 +271,47 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
         return res;
       }),
     ),
-    get('/.well-known/model-hub.json', 'The Descriptor', 60, h(({ deps }) => sendPrepared(preparedDescriptor(deps.index())))),
-    get('/agent.md', 'The one-screen agent brief', 300, h(({ deps, origin }) => brief(deps, origin))),
-    get('/api/hub/health', 'Source health (HubHealth)', 'no-store', h(({ deps }) => json(200, deps.health.snapshot()))),
-    get('/openapi.json', 'The machine description (OpenAPI 3.1)', 300, h(() => sendPrepared(openapi().prepared))),
-    get('/.well-known/openapi.json', 'The machine description (same bytes as /openapi.json)', 300, h(() => sendPrepared(openapi().prepared))),
+    get(
+      '/.well-known/model-hub.json',
+      'The Descriptor',
+      60,
+      h(({ deps }) => sendPrepared(preparedDescriptor(deps.index()))),
+    ),
+    get(
+      '/agent.md',
+      'The one-screen agent brief',
+      300,
+      h(({ deps, origin }) => brief(deps, origin)),
+    ),
+    get(
+      '/api/hub/health',
+      'Source health (HubHealth)',
+      'no-store',
+      h(({ deps }) => json(200, deps.health.snapshot())),
+    ),
+    get(
+      '/openapi.json',
+      'The machine description (OpenAPI 3.1)',
+      300,
+      h(() => sendPrepared(openapi().prepared)),
+    ),
+    get(
+      '/.well-known/openapi.json',
+      'The machine description (same bytes as /openapi.json)',
+      300,
+      h(() => sendPrepared(openapi().prepared)),
+    ),
     get(
       '/.well-known/agent-card.json',
       'The AgentCard',
       300,
       h(({ deps, origin }) => {
         const index = deps.index();
-        return sendPrepared(perOrigin(index, 'agent-card', origin, () => prepare(`${JSON.stringify(agentCard(index, origin, OPENAPI_VERSION), null, 2)}\n`, JSON_CT)));
+        return sendPrepared(
+          perOrigin(index, 'agent-card', origin, () =>
+            prepare(`${JSON.stringify(agentCard(index, origin, OPENAPI_VERSION), null, 2)}\n`, JSON_CT),
+          ),
+        );
       }),
     ),
     get(
@@ -262,12 +331,30 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
       h(({ deps, origin }) => sendPrepared(perOrigin(deps.index(), 'robots', origin, () => prepare(robotsTxt(origin), TEXT)))),
       'text',
     ),
-    get('/favicon.ico', 'The favicon', 86400, h(() => ({ status: 200, headers: { 'content-type': 'image/x-icon', etag: '"favicon-1"' }, body: FAVICON })), 'text'),
-    get('/health', 'Source health for people (HTML)', 'no-store', h(({ deps }) => ({ status: 200, headers: { 'content-type': HTML }, body: healthPage(deps.index(), deps.health) })), 'text'),
+    get(
+      '/favicon.ico',
+      'The favicon',
+      86400,
+      h(() => ({ status: 200, headers: { 'content-type': 'image/x-icon', etag: '"favicon-1"' }, body: FAVICON })),
+      'text',
+    ),
+    get(
+      '/health',
+      'Source health for people (HTML)',
+      'no-store',
+      h(({ deps }) => ({ status: 200, headers: { 'content-type': HTML }, body: healthPage(deps.index(), deps.health) })),
+      'text',
+    ),
     ...sections,
     get('/models/:owner', "One owner's models (HTML)", 300, h(ownerPage), 'text'),
     get('/models/:owner/:name', 'The model page (HTML): files, sources and their health, commands', 60, h(modelPage), 'text'),
-    get('/docs/:page', 'A docs page: name.md is Markdown, name its HTML twin; api.md is the machine description', 300, h((ctx) => docsPage(ctx, () => openapi().doc)), 'text'),
+    get(
+      '/docs/:page',
+      'A docs page: name.md is Markdown, name its HTML twin; api.md is the machine description',
+      300,
+      h((ctx) => docsPage(ctx, () => openapi().doc)),
+      'text',
+    ),
   ];
   return own;
 }

@@ -1,4 +1,4 @@
-import { type IndexedModel, type IndexStore, type RequestObject, type SectionDescriptor, encodePath, isMmproj } from '@hub/core-index';
+import { encodePath, type IndexedModel, type IndexStore, isMmproj, type RequestObject, type SectionDescriptor } from '@hub/core-index';
 import { DOC_PAGES } from '../site/docs-content.js';
 
 export const SECTIONS = ['models', 'registry', 'spaces', 'buckets', 'docs'] as const;
@@ -81,7 +81,8 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
         {
           method: 'GET',
           url: '/api/v1/objects/{catalog.address}',
-          returns: "the catalog object (model-hub.catalog): today's rows, and for each model id the address of its model object and source objects",
+          returns:
+            "the catalog object (model-hub.catalog): today's rows, and for each model id the address of its model object and source objects",
           dialect: 'objects',
         },
         {
@@ -132,7 +133,8 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
         },
         verify: {
           algorithm: 'sha256',
-          expected_from: "the index: TreeEntry.oid, the model object's files[].sha256, SHA256SUMS, or X-Linked-Etag on the redirect (all from the index, never from the source)",
+          expected_from:
+            "the index: TreeEntry.oid, the model object's files[].sha256, SHA256SUMS, or X-Linked-Etag on the redirect (all from the index, never from the source)",
           server_verifies_on_read: false,
         },
         one_line: id ? `HF_ENDPOINT=${origin} hf download ${id}` : `HF_ENDPOINT=${origin} hf download OWNER/NAME`,
@@ -143,7 +145,8 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
       const repo = m ? idPath(m.id.toLowerCase()) : undefined;
       return {
         ...common('registry', self),
-        about: 'An OCI distribution registry over the same index: one repository per model, one tag per GGUF quantisation, layers named by their SHA-256.',
+        about:
+          'An OCI distribution registry over the same index: one repository per model, one tag per GGUF quantisation, layers named by their SHA-256.',
         inventory: {
           described: index.totals.models,
           served_here: 0,
@@ -152,7 +155,15 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
         catalog: null,
         catalog_note:
           'The registry has no snapshot of its own: it is a view of the models catalog (see /models), and /v2/_catalog lists its repositories live.',
-        list: [{ method: 'GET', url: '/v2/_catalog', returns: 'OciCatalog: every repository (model ids in lowercase)', dialect: 'oci', note: 'n= and last= page it' }],
+        list: [
+          {
+            method: 'GET',
+            url: '/v2/_catalog',
+            returns: 'OciCatalog: every repository (model ids in lowercase)',
+            dialect: 'oci',
+            note: 'n= and last= page it',
+          },
+        ],
         item: {
           method: 'GET',
           url: repo ? `/v2/${repo}/tags/list` : '/v2/_catalog',
@@ -162,7 +173,8 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
         files: {
           method: 'GET',
           url: repo ? `/v2/${repo}/manifests/latest` : '/v2/_catalog',
-          returns: 'the manifest of a tag: one layer per file, digest = the file SHA-256 (Docker v2 shape; OCI image shape when Accept asks for it)',
+          returns:
+            'the manifest of a tag: one layer per file, digest = the file SHA-256 (Docker v2 shape; OCI image shape when Accept asks for it)',
           dialect: 'oci',
         },
         fetch: {
@@ -176,7 +188,9 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
           expected_from: 'the layer digest in the manifest, which is the SHA-256 from the index',
           server_verifies_on_read: false,
         },
-        one_line: m ? `ollama pull --insecure ${hostOf(origin)}/${m.id.toLowerCase().replace(/\.(?=[^/]*\/)/g, '-')}:latest` : `ollama pull --insecure ${hostOf(origin)}/OWNER/NAME:latest`,
+        one_line: m
+          ? `ollama pull --insecure ${hostOf(origin)}/${m.id.toLowerCase().replace(/\.(?=[^/]*\/)/g, '-')}:latest`
+          : `ollama pull --insecure ${hostOf(origin)}/OWNER/NAME:latest`,
       };
     }
     case 'spaces':
@@ -188,7 +202,11 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
         about: isSpaces
           ? 'Browser-only apps sealed under one root digest; this hub holds none yet.'
           : 'OCI index trees whose blocks are checked against their addresses; this hub holds none yet.',
-        inventory: { described: 0, served_here: 0, note: `This hub holds no ${what} yet; the section keeps its fixed shape so clients can rely on it.` },
+        inventory: {
+          described: 0,
+          served_here: 0,
+          note: `This hub holds no ${what} yet; the section keeps its fixed shape so clients can rely on it.`,
+        },
         catalog: null,
         catalog_note: `No ${what} are published on this hub, so there is no snapshot to address.`,
         list: [],
@@ -218,12 +236,21 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
       return {
         ...common('docs', self),
         about: 'How to use this hub: the machine description rendered for people, source failover, and how to verify a download.',
-        inventory: { described: pages.length, served_here: pages.length, note: 'Every page is served here as HTML and as its Markdown twin.' },
+        inventory: {
+          described: pages.length,
+          served_here: pages.length,
+          note: 'Every page is served here as HTML and as its Markdown twin.',
+        },
         catalog: null,
         catalog_note: 'The docs are part of the hub code, not published as an object, so they have no content address.',
         list: [
           { method: 'GET', url: '/llms.txt', returns: 'the documentation index: every page and machine surface', dialect: 'http' },
-          { method: 'GET', url: '/docs?format=json', returns: 'this descriptor, whose pages lists every page and its Markdown twin', dialect: 'http' },
+          {
+            method: 'GET',
+            url: '/docs?format=json',
+            returns: 'this descriptor, whose pages lists every page and its Markdown twin',
+            dialect: 'http',
+          },
         ],
         item: { method: 'GET', url: '/docs/sources.md', returns: 'one page as Markdown (its HTML twin drops the .md)', dialect: 'http' },
         fetch: { method: 'GET', url: '/docs/verification.md', returns: 'a page as Markdown: how to verify a download', dialect: 'http' },
@@ -239,9 +266,15 @@ export function sectionBrief(d: SectionDescriptor, origin: string): string {
   const req = (r: RequestObject) =>
     `- \`GET ${origin}${r.url}\` → ${r.returns}${r.caps_at ? ` (at most ${r.caps_at} per call)` : ''}${r.note ? `. ${r.note}` : ''}`;
   const lines = [`# ${d.title ?? d.section}`, '', d.about, ''];
-  lines.push(`Inventory: ${d.inventory.described ?? 'unknown'} described, ${d.inventory.served_here ?? 'unknown'} served here. ${d.inventory.note}`, '');
+  lines.push(
+    `Inventory: ${d.inventory.described ?? 'unknown'} described, ${d.inventory.served_here ?? 'unknown'} served here. ${d.inventory.note}`,
+    '',
+  );
   if (d.catalog) {
-    lines.push(`Catalog: \`${d.catalog.address}\` (${d.catalog.format}); fetch \`${origin}${d.catalog.fetch}\`. ${d.catalog.note ?? ''}`.trim(), '');
+    lines.push(
+      `Catalog: \`${d.catalog.address}\` (${d.catalog.format}); fetch \`${origin}${d.catalog.fetch}\`. ${d.catalog.note ?? ''}`.trim(),
+      '',
+    );
     lines.push('`{catalog.address}` below means that address.', '');
   } else if (d.catalog_note) lines.push(`Catalog: none. ${d.catalog_note}`, '');
   lines.push('## List');

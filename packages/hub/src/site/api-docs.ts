@@ -52,11 +52,19 @@ function grouped(doc: Record<string, unknown>): Map<string, Row[]> {
 
 export function apiMarkdown(doc: Record<string, unknown>): string {
   const info = doc.info as { title: string; version: string; description: string };
-  const lines = [`# ${info.title}: machine description`, '', info.description, '', `OpenAPI 3.1, version ${info.version}: /openapi.json (also /.well-known/openapi.json).`, ''];
+  const lines = [
+    `# ${info.title}: machine description`,
+    '',
+    info.description,
+    '',
+    `OpenAPI 3.1, version ${info.version}: /openapi.json (also /.well-known/openapi.json).`,
+    '',
+  ];
   for (const [tag, list] of grouped(doc)) {
     if (list.length === 0) continue;
     lines.push(`## ${tag}`, '', '| Method | Path | What | Answers | Cache |', '| --- | --- | --- | --- | --- |');
-    for (const r of list) lines.push(`| ${r.method} | \`${r.path}\` | ${r.summary.replace(/\|/g, '\\|')} | ${r.answers.replace(/\|/g, '\\|')} | ${r.cache} |`);
+    for (const r of list)
+      lines.push(`| ${r.method} | \`${r.path}\` | ${r.summary.replace(/\|/g, '\\|')} | ${r.answers.replace(/\|/g, '\\|')} | ${r.cache} |`);
     lines.push('');
   }
   return lines.join('\n');
@@ -65,7 +73,10 @@ export function apiMarkdown(doc: Record<string, unknown>): string {
 const esc = (s: string) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c] as string);
 
 export function apiHtml(doc: Record<string, unknown>): string {
-  const parts: string[] = ['<h2 id="api">Every route</h2>', '<p>Generated from the route table and the same zod schemas the handlers use: <a href="/openapi.json">/openapi.json</a> (<a href="/docs/api.md">Markdown</a>).</p>'];
+  const parts: string[] = [
+    '<h2 id="api">Every route</h2>',
+    '<p>Generated from the route table and the same zod schemas the handlers use: <a href="/openapi.json">/openapi.json</a> (<a href="/docs/api.md">Markdown</a>).</p>',
+  ];
   for (const [tag, list] of grouped(doc)) {
     if (list.length === 0) continue;
     const id = `api-${tag.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;

@@ -52,7 +52,8 @@ export function browseSection(index: IndexStore, sort: BrowseSort, filter: Brows
   const libs = [...new Set(all.map((m) => m.row.library_name).filter((t): t is string => !!t))].sort();
   const h = `h${headingLevel}`;
   const sortLinks = BROWSE_SORTS.map(
-    (s) => `<li><a href="/models/?sort=${s}"${s === sort ? ' aria-current="true"' : ''}>${s === 'trending' ? 'Trending' : s === 'downloads' ? 'Downloads' : 'Likes'}</a></li>`,
+    (s) =>
+      `<li><a href="/models/?sort=${s}"${s === sort ? ' aria-current="true"' : ''}>${s === 'trending' ? 'Trending' : s === 'downloads' ? 'Downloads' : 'Likes'}</a></li>`,
   ).join('');
   return `<section aria-labelledby="browse-h">
 <${h} id="browse-h">Models</${h}>
@@ -75,7 +76,12 @@ ${rows.map(row).join('\n')}
 
 export function browsePage(index: IndexStore, sort: BrowseSort, filter: BrowseFilter = {}): string {
   return page(
-    { title: 'Models · Model hub', current: 'models', script: FILTER_SCRIPT, alternates: [{ href: '/models?format=json', type: 'application/json' }] },
+    {
+      title: 'Models · Model hub',
+      current: 'models',
+      script: FILTER_SCRIPT,
+      alternates: [{ href: '/models?format=json', type: 'application/json' }],
+    },
     browseSection(index, sort, filter),
   );
 }

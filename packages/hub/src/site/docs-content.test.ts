@@ -18,7 +18,9 @@ describe('embedded docs', () => {
   });
 
   it('renders the Markdown twins to HTML: headings, code, tables, lists and links, escaped', () => {
-    const html = markdownToHtml('# T\n\nA `x<y` [l](/docs)\n\n```sh\necho "<b>"\n```\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n- one\n- two\n\n[bad](javascript:alert(1))');
+    const html = markdownToHtml(
+      '# T\n\nA `x<y` [l](/docs)\n\n```sh\necho "<b>"\n```\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n- one\n- two\n\n[bad](javascript:alert(1))',
+    );
     expect(html).toContain('<h1 id="t">T</h1>');
     expect(html).toContain('<code>x&lt;y</code>');
     expect(html).toContain('<a href="/docs">l</a>');

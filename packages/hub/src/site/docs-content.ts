@@ -9,13 +9,152 @@ export interface DocPage {
 
 export const DOC_PAGES: readonly DocPage[] = [
   {
-    slug: "sources",
-    title: "Source failover",
-    markdown: "# Source failover\n\nThe hub never serves weight bytes. A request for a model file is answered with a redirect to a *source*\nthat holds the bytes and passed its most recent probe. The SHA-256 the bytes must have comes from the\nhub's index, never from the source.\n\n## Sources\n\nEach source has three spellings:\n\n| Display (`svc.sources` in a row) | Health key and `X-Hub-Source` | `/via/` token |\n| --- | --- | --- |\n| `Hugging Face` | `huggingface.co` | `hf` |\n| `ModelScope` | `modelscope.cn` | `modelscope` |\n| `IPFS` | `ipfs` | `ipfs` |\n| `P2P` | none | none (never redirected to) |\n| an operator's HTTP mirror | its `name` | its `name` |\n\nAn operator configures sources and their order in the hub's config file (`sources`, `order`).\n\n## How `/resolve/` picks a source\n\nFor `GET /{owner}/{name}/resolve/{revision}/{path}`:\n\n1. The hub looks up the file in today's index (404 `EntryNotFound` when the revision has no such file).\n2. It takes the sources whose source record holds the file (a source record may list only some paths).\n3. It orders them by `order` from `GET /api/hub/health`.\n4. It answers `302` with `Location` set to the first of them that is `ok`.\n\nThe redirect carries `X-Hub-Source` (the health key of the chosen source), `X-Repo-Commit`,\n`X-Linked-Etag` and `ETag` (the quoted SHA-256), `X-Linked-Size` and `Repr-Digest`. It is never cached\n(`Cache-Control: no-store`), because the choice depends on health.\n\nWhen sources hold the file but none of them is `ok`, the hub answers `503` with `Retry-After` and an\nerror that names the sources and `/api/hub/health`. OCI blob requests (`/v2/{owner}/{name}/blobs/{digest}`)\nuse the same choice and answer `307`.\n\n## Asking for a source: `/via/`\n\n`GET /via/{token}/{owner}/{name}/resolve/{revision}/{path}` puts the named source first when it holds\nthe file and is `ok`; otherwise the default order applies. An unknown token is not an error: the\ndefault order is used. `X-Hub-Source` always reports the source actually chosen.\n\n```sh\ncurl -sI https://HUB/via/hf/OWNER/NAME/resolve/main/FILE | grep -i x-hub-source\n```\n\n## Health\n\n`GET /api/hub/health` shows every source the hub may redirect to:\n\n```json\n{ \"sources\": { \"huggingface.co\": { \"ok\": true, \"checked\": \"2026-11-22T02:00:00.000Z\", \"reason\": \"verified\" } },\n  \"order\": [\"huggingface.co\", \"modelscope.cn\", \"ipfs\"] }\n```\n\n- `ok`: the source was reached on the last probe.\n- `checked`: when it was last reached; `null` when it was never probed. A source with no probe file is\n  offered with `checked: null`.\n- `reason`: one word. `verified` means the hub fetched a probe file from that source and its bytes hashed\n  to the expected SHA-256 from the hub's network. Other values: `mismatch`, `status`, `timeout`,\n  `unreachable`.\n\nThe site shows the same table at `/health`, and each model page shows which sources hold that model.\n\n## What the client still does\n\nWhatever source served the bytes, hash them and compare with the index value: see\n[verification](/docs/verification.md).\n",
+    slug: 'sources',
+    title: 'Source failover',
+    markdown: `# Source failover
+
+The hub never serves weight bytes. A request for a model file is answered with a redirect to a *source*
+that holds the bytes and passed its most recent probe. The SHA-256 the bytes must have comes from the
+hub's index, never from the source.
+
+## Sources
+
+Each source has three spellings:
+
+| Display (\`svc.sources\` in a row) | Health key and \`X-Hub-Source\` | \`/via/\` token |
+| --- | --- | --- |
+| \`Hugging Face\` | \`huggingface.co\` | \`hf\` |
+| \`ModelScope\` | \`modelscope.cn\` | \`modelscope\` |
+| \`IPFS\` | \`ipfs\` | \`ipfs\` |
+| \`P2P\` | none | none (never redirected to) |
+| an operator's HTTP mirror | its \`name\` | its \`name\` |
+
+An operator configures sources and their order in the hub's config file (\`sources\`, \`order\`).
+
+## How \`/resolve/\` picks a source
+
+For \`GET /{owner}/{name}/resolve/{revision}/{path}\`:
+
+1. The hub looks up the file in today's index (404 \`EntryNotFound\` when the revision has no such file).
+2. It takes the sources whose source record holds the file (a source record may list only some paths).
+3. It orders them by \`order\` from \`GET /api/hub/health\`.
+4. It answers \`302\` with \`Location\` set to the first of them that is \`ok\`.
+
+The redirect carries \`X-Hub-Source\` (the health key of the chosen source), \`X-Repo-Commit\`,
+\`X-Linked-Etag\` and \`ETag\` (the quoted SHA-256), \`X-Linked-Size\` and \`Repr-Digest\`. It is never cached
+(\`Cache-Control: no-store\`), because the choice depends on health.
+
+When sources hold the file but none of them is \`ok\`, the hub answers \`503\` with \`Retry-After\` and an
+error that names the sources and \`/api/hub/health\`. OCI blob requests (\`/v2/{owner}/{name}/blobs/{digest}\`)
+use the same choice and answer \`307\`.
+
+## Asking for a source: \`/via/\`
+
+\`GET /via/{token}/{owner}/{name}/resolve/{revision}/{path}\` puts the named source first when it holds
+the file and is \`ok\`; otherwise the default order applies. An unknown token is not an error: the
+default order is used. \`X-Hub-Source\` always reports the source actually chosen.
+
+\`\`\`sh
+curl -sI https://HUB/via/hf/OWNER/NAME/resolve/main/FILE | grep -i x-hub-source
+\`\`\`
+
+## Health
+
+\`GET /api/hub/health\` shows every source the hub may redirect to:
+
+\`\`\`json
+{ "sources": { "huggingface.co": { "ok": true, "checked": "2026-11-22T02:00:00.000Z", "reason": "verified" } },
+  "order": ["huggingface.co", "modelscope.cn", "ipfs"] }
+\`\`\`
+
+- \`ok\`: the source was reached on the last probe.
+- \`checked\`: when it was last reached; \`null\` when it was never probed. A source with no probe file is
+  offered with \`checked: null\`.
+- \`reason\`: one word. \`verified\` means the hub fetched a probe file from that source and its bytes hashed
+  to the expected SHA-256 from the hub's network. Other values: \`mismatch\`, \`status\`, \`timeout\`,
+  \`unreachable\`.
+
+The site shows the same table at \`/health\`, and each model page shows which sources hold that model.
+
+## What the client still does
+
+Whatever source served the bytes, hash them and compare with the index value: see
+[verification](/docs/verification.md).
+`,
   },
   {
-    slug: "verification",
-    title: "Verifying a download",
-    markdown: "# Verifying a download\n\nThe hub never sees the bytes it points to, so it never verifies them on read\n(`verify.server_verifies_on_read` is always `false`). The client hashes what arrives. The expected hash\nalways comes from the hub's index, never from whoever served the bytes.\n\n## Model files: SHA-256\n\nEvery model file is named by the SHA-256 of its bytes (64 lowercase hex characters). The hub gives it in\nseveral places, all from the same index:\n\n- `oid` (and `lfs.oid`) of each entry of `GET /api/models/{owner}/{name}/tree/main?recursive=true`;\n- `X-Linked-Etag` and `ETag` on the `302` from `/resolve/`, and `Repr-Digest: sha-256=:<base64>:`;\n- the `files[].sha256` of the model object (`model-hub.model`);\n- the checksum list `GET /{owner}/{name}/resolve/main/SHA256SUMS`.\n\n### With `sha256sum -c`\n\n`SHA256SUMS` has one line per file, `<hex>  <path>`, in the exact format `sha256sum -c` reads. Download\nthe files keeping their paths, then check them all:\n\n```sh\nHUB=https://HUB\nID=OWNER/NAME\nmkdir -p model && cd model\ncurl -fL -o SHA256SUMS \"$HUB/$ID/resolve/main/SHA256SUMS\"\ncurl -fL --create-dirs -o config.json \"$HUB/$ID/resolve/main/config.json\"\nsha256sum -c --ignore-missing SHA256SUMS\n```\n\nOne file without the list:\n\n```sh\necho \"<sha256>  config.json\" | sha256sum -c\n```\n\nOCI clients (skopeo, oras, Ollama) check each layer against its digest, `sha256:<hex>`, which is the\nfile's SHA-256 from the index.\n\n## Hub objects: BLAKE3\n\nIndex objects (the catalog, model and source records) are canonical JSON (RFC 8785). Each is named by\n`blake3:` and the BLAKE3 of its exact bytes, and `GET /api/v1/objects/{address}` returns those bytes.\nHashing what arrives must give the address back:\n\n```sh\nADDR=$(curl -fs \"$HUB/.well-known/model-hub.json\" | jq -r .catalog)\ncurl -fs \"$HUB/api/v1/objects/$ADDR\" -o catalog.json\nb3sum --no-names catalog.json   # must print the hex after \"blake3:\"\n```\n\nThe descriptor names today's catalog. The catalog's `objects` map gives each model's model-object and\nsource-object addresses, and the model object lists every file with its size and SHA-256. So one trusted\ncatalog address pins every expected hash of the day.\n\n## The archive chain\n\nEach day's index is archived. An archive day (`svc.model-hub.archive/v1`) records the date, the catalog\naddress (`index`) and `prev`, the previous day's index address; catalogs and changed model objects also\ncarry `prev`. Walking `prev` from a trusted address reaches every earlier day, and each step can be\nchecked by hashing, because every link is a content address.\n\nAn operator checks a whole store with:\n\n```sh\nhub index verify --data ./.hub-data\n```\n\nIt re-hashes every object, checks each against its schema and walks the archive chain; it exits 1 on\nany fault.\n",
+    slug: 'verification',
+    title: 'Verifying a download',
+    markdown: `# Verifying a download
+
+The hub never sees the bytes it points to, so it never verifies them on read
+(\`verify.server_verifies_on_read\` is always \`false\`). The client hashes what arrives. The expected hash
+always comes from the hub's index, never from whoever served the bytes.
+
+## Model files: SHA-256
+
+Every model file is named by the SHA-256 of its bytes (64 lowercase hex characters). The hub gives it in
+several places, all from the same index:
+
+- \`oid\` (and \`lfs.oid\`) of each entry of \`GET /api/models/{owner}/{name}/tree/main?recursive=true\`;
+- \`X-Linked-Etag\` and \`ETag\` on the \`302\` from \`/resolve/\`, and \`Repr-Digest: sha-256=:<base64>:\`;
+- the \`files[].sha256\` of the model object (\`model-hub.model\`);
+- the checksum list \`GET /{owner}/{name}/resolve/main/SHA256SUMS\`.
+
+### With \`sha256sum -c\`
+
+\`SHA256SUMS\` has one line per file, \`<hex>  <path>\`, in the exact format \`sha256sum -c\` reads. Download
+the files keeping their paths, then check them all:
+
+\`\`\`sh
+HUB=https://HUB
+ID=OWNER/NAME
+mkdir -p model && cd model
+curl -fL -o SHA256SUMS "$HUB/$ID/resolve/main/SHA256SUMS"
+curl -fL --create-dirs -o config.json "$HUB/$ID/resolve/main/config.json"
+sha256sum -c --ignore-missing SHA256SUMS
+\`\`\`
+
+One file without the list:
+
+\`\`\`sh
+echo "<sha256>  config.json" | sha256sum -c
+\`\`\`
+
+OCI clients (skopeo, oras, Ollama) check each layer against its digest, \`sha256:<hex>\`, which is the
+file's SHA-256 from the index.
+
+## Hub objects: BLAKE3
+
+Index objects (the catalog, model and source records) are canonical JSON (RFC 8785). Each is named by
+\`blake3:\` and the BLAKE3 of its exact bytes, and \`GET /api/v1/objects/{address}\` returns those bytes.
+Hashing what arrives must give the address back:
+
+\`\`\`sh
+ADDR=$(curl -fs "$HUB/.well-known/model-hub.json" | jq -r .catalog)
+curl -fs "$HUB/api/v1/objects/$ADDR" -o catalog.json
+b3sum --no-names catalog.json   # must print the hex after "blake3:"
+\`\`\`
+
+The descriptor names today's catalog. The catalog's \`objects\` map gives each model's model-object and
+source-object addresses, and the model object lists every file with its size and SHA-256. So one trusted
+catalog address pins every expected hash of the day.
+
+## The archive chain
+
+Each day's index is archived. An archive day (\`svc.model-hub.archive/v1\`) records the date, the catalog
+address (\`index\`) and \`prev\`, the previous day's index address; catalogs and changed model objects also
+carry \`prev\`. Walking \`prev\` from a trusted address reaches every earlier day, and each step can be
+checked by hashing, because every link is a content address.
+
+An operator checks a whole store with:
+
+\`\`\`sh
+hub index verify --data ./.hub-data
+\`\`\`
+
+It re-hashes every object, checks each against its schema and walks the archive chain; it exits 1 on
+any fault.
+`,
   },
 ];

@@ -53,10 +53,10 @@ const NAV: { key: PageOptions['current']; href: string; label: string }[] = [
 
 /** The page frame: landmarks, skip link, nav, footer. `body` is already-escaped HTML. */
 export function page(opts: PageOptions, body: string): string {
-  const nav = NAV.map(
-    (n) => `<li><a href="${n.href}"${n.key === opts.current ? ' aria-current="page"' : ''}>${n.label}</a></li>`,
-  ).join('');
-  const alt = (opts.alternates ?? []).map((a) => `<link rel="alternate" type="${escapeHtml(a.type)}" href="${escapeHtml(a.href)}">`).join('');
+  const nav = NAV.map((n) => `<li><a href="${n.href}"${n.key === opts.current ? ' aria-current="page"' : ''}>${n.label}</a></li>`).join('');
+  const alt = (opts.alternates ?? [])
+    .map((a) => `<link rel="alternate" type="${escapeHtml(a.type)}" href="${escapeHtml(a.href)}">`)
+    .join('');
   return `<!doctype html>
 <html lang="en">
 <head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -151,7 +151,10 @@ export function markdownToHtml(md: string): string {
       flush();
       const level = (h[1] as string).length;
       const text = h[2] as string;
-      const id = text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+      const id = text
+        .toLowerCase()
+        .replace(/[^a-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '');
       out.push(`<h${level} id="${id}">${inline(text)}</h${level}>`);
       i++;
       continue;
@@ -160,7 +163,11 @@ export function markdownToHtml(md: string): string {
       flush();
       const rows: string[][] = [];
       while (i < lines.length && /^\|/.test(lines[i] as string)) {
-        const cells = (lines[i] as string).trim().replace(/^\||\|$/g, '').split('|').map((c) => c.trim());
+        const cells = (lines[i] as string)
+          .trim()
+          .replace(/^\||\|$/g, '')
+          .split('|')
+          .map((c) => c.trim());
         if (!cells.every((c) => /^:?-+:?$/.test(c))) rows.push(cells);
         i++;
       }
@@ -227,7 +234,24 @@ export function faviconIco(): Uint8Array {
   v.setInt32(30, size * 2, true);
   v.setUint16(34, 1, true);
   v.setUint16(36, 32, true);
-  const glyph = ['', '', '', '  ##', '  ##', '  ##', '  ######', '  ###  ##', '  ##   ##', '  ##   ##', '  ##   ##', '  ##   ##', '  ##   ##', '', '', ''];
+  const glyph = [
+    '',
+    '',
+    '',
+    '  ##',
+    '  ##',
+    '  ##',
+    '  ######',
+    '  ###  ##',
+    '  ##   ##',
+    '  ##   ##',
+    '  ##   ##',
+    '  ##   ##',
+    '  ##   ##',
+    '',
+    '',
+    '',
+  ];
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
       const corner = (x < 1 || x > 14) && (y < 1 || y > 14);

@@ -1,14 +1,14 @@
 import {
+  encodePath,
   type HubHealth,
   type IndexedModel,
   type IndexStore,
+  isMmproj,
+  QUANT_PREFERENCE,
+  quantOf,
   type RequestObject,
   type SectionDescriptor,
   type SourceHealth,
-  QUANT_PREFERENCE,
-  encodePath,
-  isMmproj,
-  quantOf,
   sourceHolds,
 } from '@hub/core-index';
 import { escapeHtml, formatBytes, formatCount, markdownToHtml, modelHref, page } from './html.js';
@@ -41,11 +41,13 @@ export function commandsFor(m: IndexedModel, origin: string): string {
   const host = origin.replace(/^https?:\/\//, '');
   const id = m.id;
   const gguf = defaultGguf(m);
-  const one = gguf?.path ?? ([...m.files].sort((a, b) => a.size - b.size)[0]?.path ?? 'config.json');
+  const one = gguf?.path ?? [...m.files].sort((a, b) => a.size - b.size)[0]?.path ?? 'config.json';
   const oneFile = m.file(one);
   const url = (p: string) => `${origin}/${encodePath(id)}/resolve/${m.revision}/${encodePath(p)}`;
   const parts: string[] = [];
-  parts.push(cmd('hf CLI', 'cmd-hf', `HF_ENDPOINT=${origin} hf download ${id}${gguf ? ` ${sh(gguf.path)}` : ''} --local-dir ${sh(m.name)}`));
+  parts.push(
+    cmd('hf CLI', 'cmd-hf', `HF_ENDPOINT=${origin} hf download ${id}${gguf ? ` ${sh(gguf.path)}` : ''} --local-dir ${sh(m.name)}`),
+  );
   parts.push(
     cmd(
       'huggingface_hub (Python)',
@@ -96,7 +98,10 @@ export function modelPageTemplate(m: IndexedModel, origin: string): string {
   if (m.row.library_name) facts.push(['Library', escapeHtml(m.row.library_name)]);
   if (m.row.svc.parameters !== undefined) facts.push(['Parameters', formatCount(m.row.svc.parameters)]);
   if (m.row.svc.context !== undefined) facts.push(['Context', String(m.row.svc.context)]);
-  facts.push(['Files', `${m.files.length} (${formatBytes(m.files.reduce((n, f) => n + f.size, 0))}; weights ${formatBytes(m.weightBytes)})`]);
+  facts.push([
+    'Files',
+    `${m.files.length} (${formatBytes(m.files.reduce((n, f) => n + f.size, 0))}; weights ${formatBytes(m.weightBytes)})`,
+  ]);
   if (m.row.downloads !== undefined) facts.push(['Downloads', formatCount(m.row.downloads)]);
   if (m.row.likes !== undefined) facts.push(['Likes', formatCount(m.row.likes)]);
   facts.push(['Model object', `<a class="hash" href="/api/v1/objects/${m.address}">${m.address}</a>`]);
@@ -122,7 +127,11 @@ ${HEALTH_SLOT}
 <p class="muted">Click a command to select it, then copy.</p>
 ${commandsFor(m, origin)}`;
   return page(
-    { title: `${m.id} · Model hub`, current: 'models', alternates: [{ href: `/api/models/${encodePath(m.id)}`, type: 'application/json' }] },
+    {
+      title: `${m.id} · Model hub`,
+      current: 'models',
+      alternates: [{ href: `/api/models/${encodePath(m.id)}`, type: 'application/json' }],
+    },
     body,
   );
 }
@@ -203,7 +212,11 @@ ${d.one_line ? `<h2>One line</h2><pre class="cmd"><code>${escapeHtml(d.one_line)
 ${d.pages ? `<h2>Pages</h2><ul>${d.pages.map((p) => `<li><a href="${escapeHtml(p.html)}">${escapeHtml(p.title)}</a> (<a href="${escapeHtml(p.markdown)}">Markdown</a>)</li>`).join('')}</ul>` : ''}
 <p class="muted">This section as <a href="/${d.section}?format=json">JSON (SectionDescriptor)</a> or <a href="${escapeHtml(d.brief)}">Markdown</a>; every route in the <a href="/openapi.json">machine description</a>.</p>`;
   return page(
-    { title: `${d.title ?? d.section} · Model hub`, current: d.section, alternates: [{ href: `/${d.section}?format=json`, type: 'application/json' }] },
+    {
+      title: `${d.title ?? d.section} · Model hub`,
+      current: d.section,
+      alternates: [{ href: `/${d.section}?format=json`, type: 'application/json' }],
+    },
     body,
   );
 }
