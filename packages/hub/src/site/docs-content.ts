@@ -13,8 +13,8 @@ export const DOC_PAGES: readonly DocPage[] = [
     title: 'Source failover',
     markdown: `# Source failover
 
-The hub never serves weight bytes. A request for a model file is answered with a redirect to a *source*
-that holds the bytes and passed its most recent probe. The SHA-256 the bytes must have comes from the
+The hub never serves weight bytes. A request for a model file gets a redirect to a *source* that
+holds the bytes and passed its most recent probe. The SHA-256 the bytes must have comes from the
 hub's index, never from the source.
 
 ## Sources
@@ -27,36 +27,140 @@ Each source has three spellings:
 | \`ModelScope\` | \`modelscope.cn\` | \`modelscope\` |
 | \`IPFS\` | \`ipfs\` | \`ipfs\` |
 | \`P2P\` | none | none (never redirected to) |
-| an operator's HTTP mirror | its \`name\` | its \`name\` |
+| an operator's HTTP mirror | its \`name\` | its \`token\`, else its \`name\` |
 
-An operator configures sources and their order in the hub's config file (\`sources\`, \`order\`).
+The index says which sources hold which files: each revision has \`model-hub.source\` records naming
+a source by its health key, and a record may list only some paths. The hub never guesses from a
+model name. An operator sets the sources, their URL templates and their order in the hub's config
+file (\`sources\`, \`order\`).
 
 ## How \`/resolve/\` picks a source
 
 For \`GET /{owner}/{name}/resolve/{revision}/{path}\`:
 
-1. The hub looks up the file in today's index (404 \`EntryNotFound\` when the revision has no such file).
-2. It takes the sources whose source record holds the file (a source record may list only some paths).
-3. It orders them by \`order\` from \`GET /api/hub/health\`.
-4. It answers \`302\` with \`Location\` set to the first of them that is \`ok\`.
+1. The hub looks up the file in today's index. If the revision has no such file, the answer is 404
+   \`EntryNotFound\`.
+2. It keeps the sources whose source record holds the file.
+3. It orders them by \`order\`, as shown in \`GET /api/hub/health\`.
+4. It answers \`302\`, with \`Location\` set to the first of them that is \`ok\`.
 
-The redirect carries \`X-Hub-Source\` (the health key of the chosen source), \`X-Repo-Commit\`,
-\`X-Linked-Etag\` and \`ETag\` (the quoted SHA-256), \`X-Linked-Size\` and \`Repr-Digest\`. It is never cached
-(\`Cache-Control: no-store\`), because the choice depends on health.
+The redirect carries these headers:
 
-When sources hold the file but none of them is \`ok\`, the hub answers \`503\` with \`Retry-After\` and an
-error that names the sources and \`/api/hub/health\`. OCI blob requests (\`/v2/{owner}/{name}/blobs/{digest}\`)
-use the same choice and answer \`307\`.
+- \`X-Hub-Source\`: the health key of the chosen source.
+- \`X-Repo-Commit\`.
+- \`X-Linked-Etag\` and \`ETag\`: the quoted SHA-256.
+- \`X-Linked-Size\` and \`Repr-Digest\`.
+
+The redirect is never cached (\`Cache-Control: no-store\`), because the choice depends on health.
+
+OCI weight blobs (\`GET /v2/{owner}/{name}/blobs/{digest}\`) use the same choice and answer \`307\`. The
+MCP tool \`get_download\` uses it as well.
+
+### When no source is live
+
+Sometimes the file is held only by sources that are not \`ok\`. The hub then answers \`503\` with
+\`X-Error-Code: SourceUnavailable\` and a \`Retry-After\` header. The body names the sources and this
+page's health route:
+
+\`\`\`json
+{"error": "No live source holds \\"weights.bin\\" of owner/name right now (sources holding it: a, b); retry after the next probe, or see /api/hub/health."}
+\`\`\`
+
+\`Retry-After\` is the number of seconds until the next re-check of a failing source, with a minimum
+of 1. The earliest re-check counts. With no failing probed source, it is the probe interval (60 s).
+OCI blobs answer \`503\` with the registry error code \`UNAVAILABLE\` and the same \`Retry-After\`.
 
 ## Asking for a source: \`/via/\`
 
-\`GET /via/{token}/{owner}/{name}/resolve/{revision}/{path}\` puts the named source first when it holds
-the file and is \`ok\`; otherwise the default order applies. An unknown token is not an error: the
-default order is used. \`X-Hub-Source\` always reports the source actually chosen.
+\`GET /via/{token}/{owner}/{name}/resolve/{revision}/{path}\` (and \`/raw/\`) puts the named source
+first. It must hold the file and be \`ok\`.
+
+- A known token whose source does not hold the file uses the default order.
+- A named source that is down is skipped, and the default order applies.
+- An unknown token is not an error: the default order is used.
+- The health key is accepted as a token too.
+
+\`X-Hub-Source\` always reports the source actually chosen, in health-key spelling (for example
+\`huggingface.co\` for \`/via/hf/\`).
 
 \`\`\`sh
 curl -sI https://HUB/via/hf/OWNER/NAME/resolve/main/FILE | grep -i x-hub-source
 \`\`\`
+
+## Probes
+
+Every source with a probe file gets probed. The hub fetches the file from that source, follows
+redirects, and hashes the body with SHA-256 as it streams. Then it records one of these reasons:
+
+| \`reason\` | meaning | \`ok\` |
+| --- | --- | --- |
+| \`verified\` | the probe file arrived whole and hashed to the configured SHA-256 | true |
+| \`mismatch\` | other bytes arrived: a different hash, a different size, or more than 16 MiB | false |
+| \`status\` | the source answered with a status other than 2xx | false |
+| \`timeout\` | no complete answer within 10 s (connect, headers and the whole body) | false |
+| \`unreachable\` | the connection failed (refused, reset, DNS) | false |
+
+A failing source stops receiving redirects as soon as its probe fails. Clients are then sent to
+the next source in \`order\` that holds the file.
+
+### The schedule (node-server defaults)
+
+| setting (config key) | default |
+| --- | --- |
+| probe interval for a source whose last probe passed (\`probeIntervalSeconds\`) | 60 s |
+| one probe's time limit (\`probeTimeoutSeconds\`) | 10 s |
+| first re-check of a failing source (\`probeRetrySeconds\`) | 40 s |
+| longest wait between re-checks of a failing source (\`probeRetryMaxSeconds\`) | 3600 s (1 h) |
+| sources probed at the same time (\`probeConcurrency\`) | 4 |
+| largest probe body read | 16 MiB |
+
+- **A healthy source** is probed every 60 s. A source that dies right after a passing probe keeps
+  getting redirects until its next probe, so for at most 60 s. It is then dropped as soon as that
+  probe fails: at once for a refused connection, or after 10 s for a source that stalls.
+- **A failing source** is re-checked after 40 s, and each further failure doubles the wait: 40, 80,
+  160, 320, 640, 1280, 2560 s, then every 3600 s.
+- **Recovery** needs no operator. The first probe that passes makes the source \`ok\` again, and it
+  is back in the choice at once. From then on it is probed every 60 s.
+- **Sources with no probe file** are never probed. They are offered as \`ok\` with \`checked: null\`. The
+  built-in \`huggingface.co\`, \`modelscope.cn\` and \`ipfs\` entries have no probe file until an operator
+  gives them one.
+- **Probes never delay requests.** Probe rounds run on a timer beside request handling, and no
+  request waits for a round. Rounds do not overlap.
+- **Restarts keep the state.** The last results and the re-check schedule are written atomically
+  to \`probes.json\` in the data folder after each round. They are restored before the hub listens.
+  A source that was down stays down until its scheduled re-check passes, and a source that was
+  verified stays verified until its next probe. A record is dropped when its source is removed
+  from the configuration or gets a different probe file.
+
+### Configuring a probe file
+
+A probe file is \`path\` plus the expected \`sha256\`, with an optional exact \`size\`. \`path\` may be a
+full \`http(s)://\` URL. Otherwise it is resolved against the source's \`url\`, cut at the first \`{\`.
+With the template \`https://huggingface.co/{id}/resolve/{revision}/{path}\`, the path
+\`OWNER/NAME/resolve/COMMIT/FILE\` names \`https://huggingface.co/OWNER/NAME/resolve/COMMIT/FILE\`. For an
+IPFS gateway, \`ipfs/CID/FILE\` is resolved against the gateway URL. Pick a small file pinned by
+commit (or by CID) whose SHA-256 you know. The values below are placeholders, not real ones:
+
+\`\`\`json
+{
+  "sources": [
+    { "name": "huggingface.co", "probe": { "path": "OWNER/NAME/resolve/COMMIT/FILE", "sha256": "<64 hex>" } },
+    { "name": "my-mirror", "display": "My mirror", "kind": "http",
+      "url": "https://mirror.example/{id}/resolve/{revision}/{path}",
+      "probe": { "path": "OWNER/NAME/resolve/COMMIT/FILE", "sha256": "<64 hex>" } }
+  ],
+  "order": ["my-mirror", "huggingface.co", "modelscope.cn", "ipfs"],
+  "probeIntervalSeconds": 60
+}
+\`\`\`
+
+The hub refuses to start when a probe entry could never pass, for example a \`sha256\` that is not
+64 hex characters, or a relative path on a source without a URL. The error names the source.
+
+\`hub probe [--data DIR] [--config FILE]\` runs one round over every source with a probe file, whatever
+the schedule says. It prints a table (source, ok, reason, HTTP status, milliseconds, detail) and saves
+the results in the data folder. It exits with 1 when any probed source fails. A hub that is already
+running keeps its own results and does not re-read this file.
 
 ## Health
 
@@ -67,14 +171,12 @@ curl -sI https://HUB/via/hf/OWNER/NAME/resolve/main/FILE | grep -i x-hub-source
   "order": ["huggingface.co", "modelscope.cn", "ipfs"] }
 \`\`\`
 
-- \`ok\`: the source was reached on the last probe.
-- \`checked\`: when it was last reached; \`null\` when it was never probed. A source with no probe file is
-  offered with \`checked: null\`.
-- \`reason\`: one word. \`verified\` means the hub fetched a probe file from that source and its bytes hashed
-  to the expected SHA-256 from the hub's network. Other values: \`mismatch\`, \`status\`, \`timeout\`,
-  \`unreachable\`.
-
-The site shows the same table at \`/health\`, and each model page shows which sources hold that model.
+- \`ok\`: the result of the last probe. A source that was never probed is \`true\`.
+- \`checked\`: when the source was last reached and verified. A failed probe keeps the earlier time.
+  The value is \`null\` when the source has never passed a probe, and always \`null\` for a source with
+  no probe file.
+- \`reason\`: one of the five words above. \`verified\` means the hub fetched the probe file from that
+  source over its own network, and the bytes hashed to the expected SHA-256.
 
 ## What the client still does
 
