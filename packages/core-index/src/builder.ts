@@ -46,6 +46,8 @@ export interface BuildInput {
   /** code commit that built it, recorded in the archive */
   codeCommit?: string;
   now?: () => number;
+  /** Fields of the archive document to set (the OCI repository holding every day, the IPFS gateway, a mirror). */
+  archive?: Partial<Pick<Archive, 'registry' | 'gateway' | 'mirror'>>;
 }
 
 export interface BuildResult {
@@ -178,6 +180,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   };
   // Newest first; a rebuild of the same day replaces that day.
   archive.days = [day, ...older];
+  if (input.archive) Object.assign(archive, input.archive);
   await objects.writeRef('archive', JSON.stringify(archive));
   await objects.writeRef('current', catalogAddress);
   return { catalog: catalogAddress, models: rows.length, files: fileCount, bytes: byteCount, day };

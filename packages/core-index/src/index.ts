@@ -73,3 +73,4 @@ export {
 } from './builder.js';
 export { type CoreDeps, type HubSettings, type Logger, type MissingLog, MemoryMissingLog, silentLogger } from './deps.js';
 export { NAMED_SCHEMAS, WireSchemas, jsonSchemaOf, namedJsonSchemas } from './json-schema.js';
+export * from './upstream/index.js';

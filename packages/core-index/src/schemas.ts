@@ -272,6 +272,8 @@ export const SourceObjectSchema = z.object({
   chunks: z.record(z.string(), z.array(AddressSchema)).optional(),
   /** The repository id at that source, when it differs from the hub id (matched by SHA-256, never by name). */
   remote_id: z.string().optional(),
+  /** The revision (branch or commit) at that source, when it differs from the hub's (`{revision}` in its URL template). */
+  remote_revision: z.string().optional(),
   /** The paths this source holds; absent means every file of the revision. */
   paths: z.array(z.string()).optional(),
 });

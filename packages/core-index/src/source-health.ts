@@ -175,7 +175,7 @@ function sourceUrl(object: SourceObject, config: SourceConfig | undefined, v: Ch
   const id = object.remote_id ?? v.id;
   if (object.type === 'http') {
     const template = config?.url ?? object.url;
-    return template ? expandTemplate(template, { id, revision: v.revision, path: v.path }) : undefined;
+    return template ? expandTemplate(template, { id, revision: object.remote_revision ?? v.revision, path: v.path }) : undefined;
   }
   if (object.type === 'ipfs') {
     const gateway = (config?.url ?? 'https://ipfs.io').replace(/\/+$/, '');

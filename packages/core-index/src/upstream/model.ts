@@ -1,0 +1,299 @@
+import type { BuildModelInput } from '../builder.js';
+import type { Logger } from '../deps.js';
+import { encodePath, iterateBody } from '../http.js';
+import { QUANT_PREFERENCE, isLaterSplit, isMmproj, quantOf } from '../quant.js';
+import type { FileRecord, GgufFacts, ModelFacts, ModelObject } from '../schemas.js';
+import { createSha256 } from '../sha256.js';
+import { type UpstreamClient, UpstreamError } from './client.js';
+import type { ModelScopeAdapter } from './modelscope.js';
+
+/** A row of the upstream's `GET /api/models?full=true` (or `GET /api/models/{id}`), the fields the run reads. */
+export interface UpstreamRow {
+  id: string;
+  _id?: string;
+  modelId?: string;
+  sha?: string;
+  private?: boolean;
+  gated?: boolean | string;
+  disabled?: boolean;
+  downloads?: number;
+  likes?: number;
+  trendingScore?: number;
+  pipeline_tag?: string;
+  library_name?: string;
+  tags?: string[];
+  createdAt?: string;
+  lastModified?: string;
+  cardData?: { license?: string | string[] };
+}
+
+/** An entry of `GET /api/models/{id}/tree/{sha}?recursive=true`. */
+export interface UpstreamTreeEntry {
+  type: 'file' | 'directory' | string;
+  path: string;
+  size?: number;
+  oid?: string;
+  lfs?: { oid: string; size: number; pointerSize?: number };
+}
+
+/** Why a model is not in today's index. */
+export type SkipReason =
+  | 'gated'
+  | 'private'
+  | 'disabled'
+  | 'bad-id'
+  | 'not-found'
+  | 'no-revision'
+  | 'empty'
+  | 'file-over-cap'
+  | 'size-mismatch'
+  | 'bad-lfs-oid'
+  | 'error';
+
+export type ModelWork =
+  | { status: 'ok'; model: BuildModelInput; reused: boolean; downloaded: number }
+  | { status: 'skipped'; id: string; reason: SkipReason; detail: string; downloaded?: number };
+
+export interface IndexModelContext {
+  client: UpstreamClient;
+  /** upstream base URL, no trailing slash */
+  upstream: string;
+  /** Largest non-LFS file downloaded and hashed (bytes). */
+  smallFileCap: number;
+  /** GGUF headers read per model (the preferred quantisation first). */
+  ggufHeaders: number;
+  /** Yesterday's model object for an id, when there is one: an unchanged revision reuses its files and facts. */
+  previous?: (id: string) => Promise<ModelObject | undefined>;
+  modelscope?: ModelScopeAdapter;
+  /** Health key of the upstream as a byte source (`huggingface.co`). */
+  hfSource: string;
+  log: Logger;
+}
+
+const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\/[A-Za-z0-9._-]{1,96}$/;
+const SHA = /^[0-9a-f]{40}$/;
+const SHA256 = /^[0-9a-f]{64}$/;
+
+export function isModelId(id: unknown): id is string {
+  return typeof id === 'string' && ID.test(id) && !id.includes('..');
+}
+
+/** Why a listed row is not public, or undefined when it is. */
+export function notPublic(row: UpstreamRow): { reason: SkipReason; detail: string } | undefined {
+  if (!isModelId(row.id)) return { reason: 'bad-id', detail: `${JSON.stringify(String(row.id).slice(0, 200))} is not an owner/name id` };
+  if (row.private) return { reason: 'private', detail: 'private on the upstream' };
+  if (row.gated) return { reason: 'gated', detail: `gated (${String(row.gated)}) on the upstream` };
+  if (row.disabled) return { reason: 'disabled', detail: 'disabled on the upstream' };
+  return undefined;
+}
+
+export function repoPath(id: string): string {
+  return id
+    .split('/')
+    .map((s) => encodeURIComponent(s))
+    .join('/');
+}
+
+/** The licence id: `license:<id>` among the tags, else the card's. */
+export function licenseOf(row: UpstreamRow): string | null {
+  const tag = row.tags?.find((t) => t.startsWith('license:'));
+  if (tag) return tag.slice('license:'.length) || null;
+  const card = row.cardData?.license;
+  if (typeof card === 'string') return card;
+  if (Array.isArray(card) && typeof card[0] === 'string') return card[0];
+  return null;
+}
+
+const int = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : undefined);
+
+/** Browse facts for the catalog row. */
+export function rowFacts(row: UpstreamRow, listed: boolean): NonNullable<BuildModelInput['row']> {
+  const out: NonNullable<BuildModelInput['row']> = {};
+  if (!listed) out.listed = false;
+  const d = int(row.downloads);
+  const l = int(row.likes);
+  const t = int(row.trendingScore);
+  if (d !== undefined) out.downloads = d;
+  if (l !== undefined) out.likes = l;
+  if (t !== undefined) out.trendingScore = t;
+  if (typeof row.pipeline_tag === 'string') out.pipeline_tag = row.pipeline_tag;
+  if (typeof row.library_name === 'string') out.library_name = row.library_name;
+  if (Array.isArray(row.tags)) out.tags = row.tags.filter((x): x is string => typeof x === 'string');
+  if (typeof row.createdAt === 'string') out.createdAt = row.createdAt;
+  if (typeof row.lastModified === 'string') out.lastModified = row.lastModified;
+  return out;
+}
+
+/** The full commit of `main`, from the row or `GET /api/models/{id}/revision/main`. */
+export async function resolveRevision(ctx: IndexModelContext, row: UpstreamRow): Promise<string | undefined> {
+  if (typeof row.sha === 'string' && SHA.test(row.sha)) return row.sha;
+  const { value } = await ctx.client.json<UpstreamRow>(`${ctx.upstream}/api/models/${repoPath(row.id)}/revision/main`);
+  return typeof value.sha === 'string' && SHA.test(value.sha) ? value.sha : undefined;
+}
+
+class Skip extends Error {
+  constructor(
+    readonly reason: SkipReason,
+    readonly detail: string,
+  ) {
+    super(detail);
+  }
+}
+
+/** Download one file and hash it while it streams, stopping past `cap` bytes. */
+async function hashRemote(ctx: IndexModelContext, url: string, expected: number): Promise<{ sha256: string; size: number }> {
+  const res = await ctx.client.request(url);
+  if (!res.ok) {
+    void res.body?.cancel().catch(() => {});
+    throw new UpstreamError(`${url}: HTTP ${res.status}`, url, res.status);
+  }
+  const h = createSha256();
+  let size = 0;
+  const limit = Math.min(ctx.smallFileCap, expected);
+  for await (const chunk of iterateBody(res.body)) {
+    size += chunk.byteLength;
+    if (size > limit) {
+      void res.body?.cancel().catch(() => {});
+      throw new Skip(size > ctx.smallFileCap ? 'file-over-cap' : 'size-mismatch', `${url} sent more than the ${limit} bytes the tree lists`);
+    }
+    h.update(chunk);
+  }
+  ctx.client.stats.bytes += size;
+  return { sha256: h.hex(), size };
+}
+
+async function listTree(ctx: IndexModelContext, id: string, revision: string): Promise<UpstreamTreeEntry[]> {
+  const out: UpstreamTreeEntry[] = [];
+  for await (const page of ctx.client.pages<UpstreamTreeEntry>(`${ctx.upstream}/api/models/${repoPath(id)}/tree/${revision}?recursive=true`)) {
+    out.push(...page);
+  }
+  return out;
+}
+
+/** Which GGUF files get their header read: the preferred quantisation first, then path order, at most `n`. */
+export function ggufHeaderFiles(paths: string[], n: number): string[] {
+  const candidates = paths.filter((p) => /\.gguf$/i.test(p) && !isMmproj(p) && !isLaterSplit(p)).sort();
+  const rank = (p: string) => {
+    const q = quantOf(p);
+    const i = q ? QUANT_PREFERENCE.indexOf(q) : -1;
+    return i === -1 ? QUANT_PREFERENCE.length : i;
+  };
+  return [...candidates].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0)).slice(0, Math.max(0, n));
+}
+
+/** GGUF header facts of one remote file, read by range requests. */
+export async function remoteGgufFacts(ctx: IndexModelContext, url: string, path: string): Promise<GgufFacts | undefined> {
+  try {
+    const { gguf } = await import('@huggingface/gguf');
+    const parsed = (await gguf(url, { fetch: ctx.client.asFetch(), computeParametersCount: true })) as unknown as {
+      metadata: Record<string, unknown>;
+      parameterCount?: number;
+    };
+    const md = parsed.metadata;
+    const arch = typeof md['general.architecture'] === 'string' ? (md['general.architecture'] as string) : undefined;
+    const facts: GgufFacts = { path };
+    if (arch) facts.architecture = arch;
+    if (typeof md['general.name'] === 'string') facts.name = md['general.name'] as string;
+    const q = quantOf(path);
+    if (q) facts.quantization = q;
+    const ft = md['general.file_type'];
+    if (typeof ft === 'number' || typeof ft === 'bigint') facts.file_type = Number(ft);
+    const ctxLen = arch ? md[`${arch}.context_length`] : undefined;
+    if (typeof ctxLen === 'number' || typeof ctxLen === 'bigint') facts.context_length = Number(ctxLen);
+    if (typeof parsed.parameterCount === 'number' && Number.isFinite(parsed.parameterCount)) facts.parameters = parsed.parameterCount;
+    if (typeof md['tokenizer.chat_template'] === 'string') facts.chat_template = md['tokenizer.chat_template'] as string;
+    return facts;
+  } catch (e) {
+    ctx.log.warn({ event: 'gguf-header-failed', url, err: (e as Error).message?.slice(0, 200) }, 'GGUF header not readable');
+    return undefined;
+  }
+}
+
+/**
+ * Index one public model at its current revision: the recursive tree (sizes, LFS SHA-256), the small
+ * non-LFS files downloaded and hashed, GGUF header facts, and the sources holding it.
+ */
+export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revision: string, listed: boolean): Promise<ModelWork> {
+  const id = row.id;
+  let downloaded = 0;
+  try {
+    let files: FileRecord[];
+    let gguf: GgufFacts[] = [];
+    let reused = false;
+    const prev = await ctx.previous?.(id);
+    if (prev && prev.revision === revision) {
+      files = prev.files;
+      gguf = prev.facts.gguf ?? [];
+      reused = true;
+    } else {
+      const tree = (await listTree(ctx, id, revision)).filter((e) => e.type === 'file');
+      if (tree.length === 0) throw new Skip('empty', 'the tree has no files');
+      // LFS files: the SHA-256 is in the tree. Check every size first, so an over-cap file skips before any download.
+      for (const e of tree) {
+        if (e.lfs) continue;
+        if (typeof e.size === 'number' && e.size > ctx.smallFileCap) {
+          throw new Skip('file-over-cap', `${e.path} is ${e.size} bytes, not in LFS, over the ${ctx.smallFileCap}-byte cap for downloading and hashing`);
+        }
+      }
+      files = await Promise.all(
+        tree.map(async (e): Promise<FileRecord> => {
+          if (e.lfs) {
+            const sha256 = String(e.lfs.oid).toLowerCase();
+            if (!SHA256.test(sha256)) throw new Skip('bad-lfs-oid', `${e.path}: lfs.oid ${JSON.stringify(e.lfs.oid)} is not a SHA-256`);
+            return { path: e.path, size: e.lfs.size ?? e.size ?? 0, sha256 };
+          }
+          const expected = e.size ?? ctx.smallFileCap;
+          const got = await hashRemote(ctx, `${ctx.upstream}/${repoPath(id)}/resolve/${revision}/${encodePath(e.path)}`, expected);
+          downloaded += got.size;
+          if (e.size !== undefined && got.size !== e.size) throw new Skip('size-mismatch', `${e.path}: the tree lists ${e.size} bytes, ${got.size} arrived`);
+          return { path: e.path, size: got.size, sha256: got.sha256 };
+        }),
+      );
+      files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      const paths = files.map((f) => f.path);
+      const read = ggufHeaderFiles(paths, ctx.ggufHeaders);
+      const byPath = new Map<string, GgufFacts>();
+      for (const p of read) {
+        const facts = await remoteGgufFacts(ctx, `${ctx.upstream}/${repoPath(id)}/resolve/${revision}/${encodePath(p)}`, p);
+        if (facts) byPath.set(p, facts);
+      }
+      // Every other GGUF file still gets its quantisation from its name.
+      for (const p of paths) {
+        if (!/\.gguf$/i.test(p) || byPath.has(p)) continue;
+        const q = quantOf(p);
+        if (q) byPath.set(p, { path: p, quantization: q });
+      }
+      gguf = [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    }
+    const header = gguf.find((g) => g.architecture) ?? gguf[0];
+    const facts: ModelFacts = {};
+    if (typeof row.pipeline_tag === 'string') facts.pipeline_tag = row.pipeline_tag;
+    if (typeof row.library_name === 'string') facts.library_name = row.library_name;
+    if (Array.isArray(row.tags)) facts.tags = row.tags;
+    if (header?.parameters !== undefined) facts.parameters = header.parameters;
+    if (header?.context_length !== undefined) facts.context = header.context_length;
+    if (gguf.length) facts.gguf = gguf;
+    if (typeof row.createdAt === 'string') facts.createdAt = row.createdAt;
+    if (typeof row.lastModified === 'string') facts.lastModified = row.lastModified;
+    const sources: BuildModelInput['sources'] = [{ source: ctx.hfSource, type: 'http' }];
+    if (ctx.modelscope) {
+      try {
+        const ms = await ctx.modelscope.find({ id, files });
+        if (ms) sources.push(ms);
+      } catch (e) {
+        // The second host being down costs a source for a day, never the model.
+        ctx.log.warn({ event: 'modelscope-failed', model: id, err: (e as Error).message?.slice(0, 200) }, 'ModelScope lookup failed');
+      }
+    }
+    return {
+      status: 'ok',
+      reused,
+      downloaded,
+      model: { id, revision, license: licenseOf(row), files, facts, row: rowFacts(row, listed), sources },
+    };
+  } catch (e) {
+    if (e instanceof Skip) return { status: 'skipped', id, reason: e.reason, detail: e.detail, downloaded };
+    if (e instanceof UpstreamError && e.status === 404) return { status: 'skipped', id, reason: 'not-found', detail: e.message, downloaded };
+    throw e;
+  }
+}
