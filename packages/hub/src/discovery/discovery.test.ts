@@ -271,7 +271,7 @@ describe('site pages', () => {
       const r = await request(h, p, { headers: BROWSER });
       expect(r.status).toBe(200);
       expect(r.bytes.byteLength, p).toBeLessThan(300 * 1024);
-      expect((r.text.match(/<tr data-s=/g) ?? []).length).toBe(500);
+      expect((r.text.match(/<tr data-t=/g) ?? []).length).toBe(500);
       expect(r.text).not.toMatch(/<(script|link|img)[^>]+(src|href)="https?:/);
     }
     // Prepared once per index: the same bytes object is served twice.

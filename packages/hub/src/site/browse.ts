@@ -11,8 +11,8 @@ export interface BrowseFilter {
 }
 
 /** Filtering in the browser: hide rows that do not match; no reload. The only script on the site. */
-const FILTER_SCRIPT = `(function(){var f=document.getElementById('filters');if(!f)return;var rows=[].slice.call(document.querySelectorAll('#models tbody tr'));var out=document.getElementById('count');
-function run(){var q=f.q.value.toLowerCase().split(/\\s+/).filter(Boolean),t=f.task.value,l=f.library.value,n=0;rows.forEach(function(r){var s=r.getAttribute('data-s'),ok=(!t||r.getAttribute('data-t')===t)&&(!l||r.getAttribute('data-l')===l)&&q.every(function(w){return s.indexOf(w)!==-1});r.hidden=!ok;if(ok)n++});out.textContent=n+' of '+rows.length+' models shown'}
+const FILTER_SCRIPT = `(function(){var f=document.getElementById('filters');if(!f)return;var rows=[].slice.call(document.querySelectorAll('#models tbody tr')),text=rows.map(function(r){return [0,1,2].map(function(i){return r.cells[i].textContent}).join(' ').toLowerCase()});var out=document.getElementById('count');
+function run(){var q=f.q.value.toLowerCase().split(/\\s+/).filter(Boolean),t=f.task.value,l=f.library.value,n=0;rows.forEach(function(r,i){var s=text[i],ok=(!t||r.getAttribute('data-t')===t)&&(!l||r.getAttribute('data-l')===l)&&q.every(function(w){return s.indexOf(w)!==-1});r.hidden=!ok;if(ok)n++});out.textContent=n+' of '+rows.length+' models shown'}
 f.addEventListener('input',run);f.addEventListener('change',run);f.addEventListener('submit',function(e){e.preventDefault();run()});if(f.q.value||f.task.value||f.library.value)run()})();`;
 
 function sortModels(index: IndexStore, sort: BrowseSort): readonly IndexedModel[] {
@@ -29,8 +29,7 @@ function options(values: string[], selected: string | undefined, any: string): s
 function row(m: IndexedModel): string {
   const task = m.row.pipeline_tag ?? '';
   const lib = m.row.library_name ?? '';
-  const s = `${m.id} ${task} ${lib}`.toLowerCase();
-  return `<tr data-s="${escapeHtml(s)}" data-t="${escapeHtml(task)}" data-l="${escapeHtml(lib)}"><td><a href="${modelHref(m.id)}">${escapeHtml(m.id)}</a></td><td>${escapeHtml(task) || '–'}</td><td>${escapeHtml(lib) || '–'}</td><td class="n">${m.weightBytes ? formatBytes(m.weightBytes) : '–'}</td><td class="n">${formatCount(m.row.downloads)}</td><td class="n">${formatCount(m.row.likes)}</td></tr>`;
+  return `<tr data-t="${escapeHtml(task)}" data-l="${escapeHtml(lib)}"><td><a href="${modelHref(m.id)}">${escapeHtml(m.id)}</a></td><td>${escapeHtml(task) || '–'}</td><td>${escapeHtml(lib) || '–'}</td><td class="n">${m.weightBytes ? formatBytes(m.weightBytes) : '–'}</td><td class="n">${formatCount(m.row.downloads)}</td><td class="n">${formatCount(m.row.likes)}</td></tr>`;
 }
 
 function matches(m: IndexedModel, f: BrowseFilter): boolean {
