@@ -116,7 +116,11 @@ export const RESPONSES: Record<string, Responses> = {
   'GET /api/v1/objects': {
     '200': {
       description: 'A page of ObjectMetadata (publisher token): filter by kind and prefix; next is the cursor of the next page',
-      content: j({ type: 'object', required: ['items', 'next'], properties: { items: arrayOf('ObjectMetadata'), next: { type: ['string', 'null'] } } }),
+      content: j({
+        type: 'object',
+        required: ['items', 'next'],
+        properties: { items: arrayOf('ObjectMetadata'), next: { type: ['string', 'null'] } },
+      }),
       headers: { Link: header('next page') },
     },
   },
@@ -360,7 +364,12 @@ function requestBody(key: string): Record<string, unknown> {
     const schema = { type: 'object', properties: { paths: { anyOf: [str, { type: 'array', items: str }] }, expand: { type: 'boolean' } } };
     return { required: true, content: { [JSON_CT]: { schema }, 'application/x-www-form-urlencoded': { schema } } };
   }
-  if (key === 'POST /api/v1/objects') return { required: true, content: { '*/*': { schema: bin } }, description: 'The raw bytes; Content-Type is the media type, X-Object-Kind the kind' };
+  if (key === 'POST /api/v1/objects')
+    return {
+      required: true,
+      content: { '*/*': { schema: bin } },
+      description: 'The raw bytes; Content-Type is the media type, X-Object-Kind the kind',
+    };
   if (key === 'POST /mcp') return { required: true, content: j(ref('JsonRpcRequest')) };
   if (key.startsWith('PUT /api/account/saved')) return { required: true, content: j(ref('SavedList')) };
   if (key === 'POST /api/account/request')
