@@ -14,6 +14,7 @@ import {
 import { type Prepared, type Repository, repository } from './manifests.js';
 import { API_VERSION, API_VERSION_HEADER, OCI_MANIFEST } from './media-types.js';
 import { catalogNames, findModel, invalidName } from './names.js';
+import { archiveAnswer, withArchiveName } from './archive.js';
 
 const DIGEST = /^sha256:[0-9a-fA-F]{64}$/;
 const ANY_DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:/;
@@ -104,6 +105,8 @@ function sendManifest(m: Prepared): HubResponse {
 }
 
 const manifestHandler: Handler<CoreDeps> = async (ctx) => {
+  const archived = await archiveAnswer(ctx, 'manifest');
+  if (archived) return archived;
   const found = await findRepository(ctx);
   if (!('repo' in found)) return found;
   const { repo, name } = found;
@@ -126,6 +129,8 @@ const manifestHandler: Handler<CoreDeps> = async (ctx) => {
 };
 
 const blobHandler: Handler<CoreDeps> = async (ctx) => {
+  const archived = await archiveAnswer(ctx, 'blob');
+  if (archived) return archived;
   const found = await findRepository(ctx);
   if (!('repo' in found)) return found;
   const { repo, name } = found;
@@ -182,6 +187,8 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
 };
 
 const tagsHandler: Handler<CoreDeps> = async (ctx) => {
+  const archived = await archiveAnswer(ctx, 'tags');
+  if (archived) return archived;
   const found = await findRepository(ctx);
   if (!('repo' in found)) return found;
   const p = paginate(ctx, found.repo.tags.list, ctx.path);
@@ -231,8 +238,8 @@ export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
       path: '/v2/_catalog',
       cache: 60,
       summary: 'Every repository (OciCatalog), with n/last pagination',
-      handler: v2((ctx) => {
-        const p = paginate(ctx, catalogNames(ctx.deps.index()), ctx.path);
+      handler: v2(async (ctx) => {
+        const p = paginate(ctx, await withArchiveName(ctx.deps, catalogNames(ctx.deps.index())), ctx.path);
         if (!('page' in p)) return p;
         return json(200, { repositories: p.page }, p.headers);
       }),

@@ -3,7 +3,8 @@ import type { CoreDeps, Route } from '@hub/core-index';
 import { hfRoutes } from '@hub/dialect-hf';
 import { ociRoutes } from '@hub/dialect-oci';
 import { mcpRoutes } from '@hub/mcp';
-import { objectRoutes } from '@hub/objects';
+import { objectRoutes, publishRoutes } from '@hub/objects';
+import { archiveRoutes } from './discovery/archive-routes.js';
 import { buildDescriptor } from './discovery/descriptor.js';
 import { discoveryRoutes } from './discovery/routes.js';
 
@@ -13,6 +14,6 @@ export type HubDeps = CoreDeps & AccountDeps;
 /** Every route of every package, in one list; `createHub` compiles it into one table. */
 export function hubRoutes(): Route<HubDeps>[] {
   // The machine description covers the whole table, so discovery gets it lazily.
-  const routes: Route<HubDeps>[] = [...discoveryRoutes<HubDeps>({ routes: () => routes }), ...objectRoutes<HubDeps>(), ...hfRoutes<HubDeps>(), ...ociRoutes<HubDeps>(), ...accountRoutes<HubDeps>(), ...mcpRoutes<HubDeps>({ descriptor: buildDescriptor })];
+  const routes: Route<HubDeps>[] = [...discoveryRoutes<HubDeps>({ routes: () => routes }), ...objectRoutes<HubDeps>(), ...publishRoutes<HubDeps>(), ...archiveRoutes<HubDeps>(), ...hfRoutes<HubDeps>(), ...ociRoutes<HubDeps>(), ...accountRoutes<HubDeps>(), ...mcpRoutes<HubDeps>({ descriptor: buildDescriptor })];
   return routes;
 }

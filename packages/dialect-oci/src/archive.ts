@@ -1,0 +1,140 @@
+import {
+  ARCHIVE_REGISTRY,
+  type Address,
+  type CoreDeps,
+  type HubResponse,
+  type RouteContext,
+  canonicalBytes,
+  json,
+  parseRange,
+  readArchive,
+  sha256Hex,
+} from '@hub/core-index';
+import { blobUnknown, digestInvalid, manifestUnknown, rangeInvalid } from './errors.js';
+import { OCI_MANIFEST, TITLE } from './media-types.js';
+
+/**
+ * The daily index as OCI artifacts (spec: "The daily archive index is also available as OCI artifacts
+ * in a repository named by Archive.registry"). One tag per archived day (`YYYY-MM-DD`) and `latest`;
+ * each manifest is an OCI 1.1 artifact whose single layer is that day's catalog object (the exact
+ * stored bytes, so the layer's sha256 digest and the object's BLAKE3 address name the same bytes),
+ * with the empty config.
+ */
+export const ARCHIVE_ARTIFACT_TYPE = 'application/vnd.svc.model-hub.catalog.v1+json';
+export const ARCHIVE_LAYER = 'application/vnd.svc.model-hub.catalog.v1+json';
+export const EMPTY_CONFIG = 'application/vnd.oci.empty.v1+json';
+const EMPTY_BYTES = new TextEncoder().encode('{}');
+
+interface ArchiveManifest {
+  bytes: Uint8Array;
+  digest: string;
+}
+
+export interface ArchiveRepository {
+  /** lowercase repository name (`hub/index`) */
+  name: string;
+  tags: string[];
+  manifests: Map<string, ArchiveManifest>;
+  byDigest: Map<string, ArchiveManifest>;
+  /** blob digest → catalog address (or the empty config) */
+  blobs: Map<string, { address?: Address; bytes?: Uint8Array; size: number }>;
+}
+
+async function build(deps: CoreDeps): Promise<ArchiveRepository | undefined> {
+  const archive = await readArchive(deps.objects);
+  if (archive.days.length === 0) return undefined;
+  const name = (archive.registry ?? ARCHIVE_REGISTRY).toLowerCase();
+  const emptyDigest = `sha256:${sha256Hex(EMPTY_BYTES)}`;
+  const repo: ArchiveRepository = { name, tags: [], manifests: new Map(), byDigest: new Map(), blobs: new Map() };
+  repo.blobs.set(emptyDigest, { bytes: EMPTY_BYTES, size: EMPTY_BYTES.byteLength });
+  for (const day of archive.days) {
+    if (repo.manifests.has(day.date)) continue;
+    const stored = await deps.objects.get(day.index as Address);
+    if (!stored) continue;
+    const digest = `sha256:${sha256Hex(stored.bytes)}`;
+    repo.blobs.set(digest, { address: day.index as Address, size: stored.bytes.byteLength });
+    const annotations: Record<string, string> = { 'svc.model-hub.date': day.date, 'svc.model-hub.catalog': day.index };
+    if (day.archived) annotations['org.opencontainers.image.created'] = day.archived;
+    if (day.source) annotations['org.opencontainers.image.revision'] = day.source;
+    if (day.prev) annotations['svc.model-hub.prev'] = day.prev;
+    const manifest = {
+      schemaVersion: 2,
+      mediaType: OCI_MANIFEST,
+      artifactType: ARCHIVE_ARTIFACT_TYPE,
+      config: { mediaType: EMPTY_CONFIG, digest: emptyDigest, size: EMPTY_BYTES.byteLength, data: 'e30=' },
+      layers: [
+        {
+          mediaType: ARCHIVE_LAYER,
+          digest,
+          size: stored.bytes.byteLength,
+          annotations: { [TITLE]: `catalog-${day.date}.json`, 'svc.model-hub.address': day.index },
+        },
+      ],
+      annotations,
+    };
+    const bytes = canonicalBytes(manifest);
+    const m = { bytes, digest: `sha256:${sha256Hex(bytes)}` };
+    repo.manifests.set(day.date, m);
+    repo.byDigest.set(m.digest, m);
+    if (!repo.manifests.has('latest')) repo.manifests.set('latest', m);
+  }
+  repo.tags = [...repo.manifests.keys()].sort();
+  return repo;
+}
+
+/** The archive repository of today's index (built once per index), or undefined when nothing is archived. */
+export function archiveRepository(deps: CoreDeps): Promise<ArchiveRepository | undefined> {
+  return deps.index().memo('oci:archive', () => build(deps).catch(() => undefined));
+}
+
+/** Repository names for `/v2/_catalog`: the models' and, when there is an archive, its repository, sorted. */
+export async function withArchiveName(deps: CoreDeps, names: readonly string[]): Promise<readonly string[]> {
+  const repo = await archiveRepository(deps);
+  if (!repo || names.includes(repo.name)) return names;
+  return [...names, repo.name].sort();
+}
+
+const DIGEST = /^sha256:[0-9a-fA-F]{64}$/;
+
+/**
+ * Answer a tags, manifest or blob request when it names the archive repository; undefined otherwise
+ * (the request is then a model's). The archive repository wins over a model of the same name.
+ */
+export async function archiveAnswer(ctx: RouteContext<CoreDeps>, op: 'tags' | 'manifest' | 'blob'): Promise<HubResponse | undefined> {
+  const asked = `${ctx.params.owner ?? ''}/${ctx.params.name ?? ''}`.toLowerCase();
+  if (asked !== ARCHIVE_REGISTRY && !asked.startsWith('hub/')) return undefined;
+  const repo = await archiveRepository(ctx.deps);
+  if (!repo || repo.name !== asked) return undefined;
+  if (op === 'tags') return json(200, { name: repo.name, tags: repo.tags });
+  if (op === 'manifest') {
+    const ref = ctx.params.reference ?? '';
+    const m = ref.startsWith('sha256:') ? (DIGEST.test(ref) ? repo.byDigest.get(ref.toLowerCase()) : undefined) : repo.manifests.get(ref);
+    if (ref.startsWith('sha256:') && !DIGEST.test(ref)) return digestInvalid(ref);
+    if (!m) return manifestUnknown(repo.name, ref, repo.tags, 'The archive repository has one tag per archived day (YYYY-MM-DD) and latest.');
+    return {
+      status: 200,
+      headers: { 'content-type': OCI_MANIFEST, 'docker-content-digest': m.digest, etag: `"${m.digest}"` },
+      body: m.bytes,
+    };
+  }
+  const raw = ctx.params.digest ?? '';
+  if (!DIGEST.test(raw)) return digestInvalid(raw);
+  const digest = raw.toLowerCase();
+  const blob = repo.blobs.get(digest);
+  if (!blob) return blobUnknown(repo.name, digest);
+  const bytes = blob.bytes ?? (blob.address ? (await ctx.deps.objects.get(blob.address))?.bytes : undefined);
+  if (!bytes) return blobUnknown(repo.name, digest);
+  const headers: Record<string, string> = {
+    'content-type': 'application/octet-stream',
+    'docker-content-digest': digest,
+    etag: `"${digest}"`,
+    'accept-ranges': 'bytes',
+  };
+  const range = parseRange(ctx.req.headers.get('range'), bytes.byteLength);
+  if (range === 'unsatisfiable') return rangeInvalid(bytes.byteLength);
+  if (range) {
+    headers['content-range'] = `bytes ${range.start}-${range.end}/${bytes.byteLength}`;
+    return { status: 206, headers, body: bytes.subarray(range.start, range.end + 1) };
+  }
+  return { status: 200, headers, body: bytes };
+}
