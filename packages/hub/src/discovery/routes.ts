@@ -42,7 +42,7 @@ export function negotiate(accept: string | null): 'html' | 'json' | 'markdown' {
 /** `?format=` overrides `Accept` (so every Link target is fetchable as written). */
 function sectionKind(ctx: RouteContext<unknown>): 'html' | 'json' | 'markdown' | 'bad' {
   const f = ctx.query.get('format');
-  if (f === null) return negotiate(ctx.req.headers.get('accept'));
+  if (f === null || f === '') return negotiate(ctx.req.headers.get('accept'));
   if (f === 'json') return 'json';
   if (f === 'md' || f === 'markdown') return 'markdown';
   if (f === 'html') return 'html';
@@ -122,7 +122,7 @@ function answerSection(
 
 function browse(ctx: RouteContext<CoreDeps>): HubResponse {
   const index = ctx.deps.index();
-  const sortRaw = ctx.query.get('sort') ?? 'trending';
+  const sortRaw = ctx.query.get('sort') || 'trending';
   if (!(BROWSE_SORTS as readonly string[]).includes(sortRaw)) {
     return htmlError(400, `sort must be one of ${BROWSE_SORTS.join(', ')}.`, 'Bad request');
   }

@@ -1,4 +1,5 @@
 import { type IndexedModel, type IndexStore, searchModels } from '@hub/core-index';
+import { examples } from '../discovery/sections.js';
 import { escapeHtml, formatBytes, formatCount, modelHref, page } from './html.js';
 
 export const BROWSE_SORTS = ['trending', 'downloads', 'likes'] as const;
@@ -88,13 +89,17 @@ export function browsePage(index: IndexStore, sort: BrowseSort, filter: BrowseFi
 /** The home page: what the hub is, how to point a tool at it, and the browse table. */
 export function homePage(index: IndexStore, origin: string): string {
   const host = origin.replace(/^https?:\/\//, '');
+  const ex = examples(index);
+  const id = ex.model?.id ?? 'OWNER/NAME';
+  const oci = ex.ociModel ? `${ex.ociModel.owner.replace(/\./g, '-')}/${ex.ociModel.name}`.toLowerCase() : 'owner/name';
   const body = `<h1>Model hub</h1>
 <p>A read-only hub for open model files. It holds names, addresses and directions, never weight bytes: every download is a redirect to a live source, and you check the SHA-256 that this index gives.</p>
 <dl class="facts"><dt>Snapshot</dt><dd>${escapeHtml(index.snapshot)}</dd><dt>Models</dt><dd>${index.totals.models}</dd><dt>Files</dt><dd>${index.totals.files} (${formatBytes(index.totals.bytes)})</dd><dt>Catalog</dt><dd><a class="hash" href="/api/v1/objects/${escapeHtml(index.catalogAddress)}">${escapeHtml(index.catalogAddress)}</a></dd></dl>
 <h2>Point a tool at this hub</h2>
 <pre class="cmd"><code>export HF_ENDPOINT=${escapeHtml(origin)}      # hf CLI, huggingface_hub
+hf download ${escapeHtml(id)}
 export MODEL_ENDPOINT=${escapeHtml(origin)}/  # llama.cpp -hf
-ollama pull --insecure ${escapeHtml(host)}/OWNER/NAME:latest
+ollama pull --insecure ${escapeHtml(host)}/${escapeHtml(oci)}:latest
 # MCP (Streamable HTTP): ${escapeHtml(origin)}/mcp</code></pre>
 ${browseSection(index, 'trending', {}, 2)}`;
   return page({ title: 'Model hub', current: 'home', script: FILTER_SCRIPT }, body);
