@@ -156,6 +156,27 @@ describe('discovery documents', () => {
     expect(missing).toEqual([]);
   });
 
+  it('is a well-formed document: path parameters match the templates, $refs resolve, operationIds are unique', async () => {
+    const doc = (await request(hub, '/openapi.json')).json();
+    const ids = new Set<string>();
+    for (const [path, ops] of Object.entries<Record<string, any>>(doc.paths)) {
+      const inPath = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]).sort();
+      for (const [method, op] of Object.entries<any>(ops)) {
+        const declared = op.parameters
+          .filter((p: any) => p.in === 'path')
+          .map((p: any) => p.name)
+          .sort();
+        expect(declared, `${method} ${path}`).toEqual(inPath);
+        expect(ids.has(op.operationId), op.operationId).toBe(false);
+        ids.add(op.operationId);
+        expect(Object.keys(op.responses).length).toBeGreaterThan(0);
+      }
+    }
+    const text = JSON.stringify(doc);
+    for (const m of text.matchAll(/"\$ref":"#\/components\/schemas\/([^"]+)"/g))
+      expect(doc.components.schemas[m[1] as string], m[1]).toBeTruthy();
+  });
+
   it('serves the agent card, llms.txt, robots.txt and the favicon, 5 minutes cache on the documents', async () => {
     const card = await request(hub, '/.well-known/agent-card.json');
     const parsed = AgentCardSchema.parse(card.json());
