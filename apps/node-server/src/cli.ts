@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
 import { ConfigError, resolveConfig } from './config.js';
+import { CliError, SERVE_REFRESH_OPTIONS, UPSTREAM_BUILD_OPTIONS, objectsPutCommand, serveRefresh, upstreamBuildCommand } from './cli-index-run.js';
 import { buildFromDir } from './from-dir.js';
 import { createLogger } from './logger.js';
 import { probeOnce, probeSettingsFrom } from './prober.js';
@@ -14,11 +15,22 @@ const HELP = `hub — a read-only hub for open model files
 
 Usage:
   hub serve [--port N] [--data DIR] [--config FILE] [--host ADDR]
+            [--refresh daily|hourly|<N>h [--refresh-at HH:MM] [--upstream URL] [--top N]]
       Start the hub (default port 8080, data in ./.hub-data). An empty data folder is seeded
       with the bundled demo index, and a demo mirror serves its bytes on the next port.
+      --refresh runs the upstream index build on a timer (daily at 03:00 UTC by default) and
+      switches to the new index without a restart.
   hub index build --from-dir DIR --source NAME=URL_TEMPLATE [--source …] [--data DIR] [--date YYYY-MM-DD]
       Index a local tree laid out as {owner}/{name}/…; every file is hashed with SHA-256.
       URL_TEMPLATE takes {id}, {owner}, {name}, {revision}, {path}.
+  hub index build --upstream URL [--top N] [--data DIR] [--date YYYY-MM-DD] [--modelscope URL|off]
+                  [--source NAME=URL_TEMPLATE] [--model-concurrency N] [--request-concurrency N] [--fresh]
+      Today's index of the N (default 500) trending public models of a model host (or a mirror of
+      its API): trees with SHA-256, small files hashed, GGUF headers read, sources found (ModelScope
+      by SHA-256, IPFS from pins.json in the data folder), archived and chained to the last day.
+      Resumable: run it again after a crash and it reuses finished models.
+  hub objects put FILE --kind KIND --token TOKEN [--url BASE] [--media-type TYPE]
+      Publish a file as an object (over 16 MiB: 16 MiB chunks and a chunked record); prints its address.
   hub index verify [--data DIR]
       Re-hash every object, check every catalog's references, walk the archive chain. Exit 1 on any fault.
   hub probe [--data DIR] [--config FILE]
@@ -48,17 +60,19 @@ async function main(argv: string[]) {
   if (command === 'serve') {
     const { values } = parseArgs({
       args: argv.slice(1),
-      options: { port: { type: 'string' }, data: { type: 'string' }, config: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' } },
+      options: { port: { type: 'string' }, data: { type: 'string' }, config: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' }, ...SERVE_REFRESH_OPTIONS },
     });
     if (values.help) return void process.stdout.write(HELP);
     const cfg = resolveConfig(values);
     const log = createLogger({ level: cfg.logLevel });
     const running = await startServer({ dataDir: cfg.dataDir, port: cfg.port, host: cfg.host, config: cfg, logger: log });
+    const refresher = serveRefresh(values, cfg, running, log);
     let closing = false;
     const shutdown = (signal: string) => {
       if (closing) return;
       closing = true;
       log.info({ signal }, 'shutting down');
+      refresher?.stop();
       const force = setTimeout(() => process.exit(1), 10_000);
       force.unref();
       running.close().then(() => process.exit(0));
@@ -78,11 +92,13 @@ async function main(argv: string[]) {
         config: { type: 'string' },
         upstream: { type: 'string' },
         top: { type: 'string' },
+        ...UPSTREAM_BUILD_OPTIONS,
       },
     });
     installFastBlake3();
     const cfg = resolveConfig({ ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) });
-    if (values.upstream) fail('--upstream builds are not available in this version; use --from-dir.');
+    if (values.upstream && values['from-dir']) fail('index build takes --from-dir or --upstream, not both');
+    if (values.upstream) process.exit(await upstreamBuildCommand(values, cfg));
     const dir = values['from-dir'];
     if (!dir) fail('index build needs --from-dir DIR (see hub --help)');
     const sources = (values.source ?? []).map((s) => {
@@ -108,6 +124,10 @@ async function main(argv: string[]) {
     );
     return;
   }
+  if (command === 'objects' && sub === 'put') {
+    installFastBlake3();
+    process.exit(await objectsPutCommand(argv.slice(2)));
+  }
   if (command === 'probe') {
     const { values } = parseArgs({ args: argv.slice(1), options: { data: { type: 'string' }, config: { type: 'string' } } });
     const cfg = resolveConfig(values);
@@ -130,7 +150,7 @@ async function main(argv: string[]) {
 }
 
 main(process.argv.slice(2)).catch((e: unknown) => {
-  if (e instanceof ConfigError) fail(e.message);
+  if (e instanceof ConfigError || e instanceof CliError) fail(e.message);
   fail(e instanceof Error ? (e.stack ?? e.message) : String(e), 1);
 });
 

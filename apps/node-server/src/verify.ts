@@ -41,13 +41,20 @@ export async function verifyStore(store: FsObjectStore, progress?: (n: number) =
   if (current) catalogs.add(current);
   else faults.push('ref current: missing (no index has been built)');
   const archive = await readArchive(store);
+  // The catalog each archived day's catalog should chain to (`prev`), by catalog address.
+  const expectedPrev = new Map<string, string | null>();
   for (let i = 0; i < archive.days.length; i++) {
     const day = archive.days[i]!;
     catalogs.add(day.index);
     const older = archive.days[i + 1];
     if ((day.prev ?? null) !== (older?.index ?? null)) faults.push(`archive day ${day.date}: prev ${day.prev} should be ${older?.index ?? null}`);
+    if (day.catalog && day.catalog !== day.index) faults.push(`archive day ${day.date}: catalog ${day.catalog} differs from index ${day.index}`);
+    if (older && older.date >= day.date) faults.push(`archive day ${day.date}: listed before ${older.date}; days must be newest first`);
+    expectedPrev.set(day.index, older?.index ?? null);
   }
-  for (const c of catalogs) await verifyCatalog(store, c, faults);
+  const newest = archive.days[0];
+  if (current && newest && current !== newest.index) faults.push(`ref current: ${current} is not the newest archived day (${newest.date}, ${newest.index})`);
+  for (const c of catalogs) await verifyCatalog(store, c, faults, expectedPrev);
   return { objects: count, faults, catalogs: catalogs.size };
 }
 
@@ -70,13 +77,24 @@ async function parseObject<T>(store: FsObjectStore, address: string, parse: (v: 
   }
 }
 
-async function verifyCatalog(store: FsObjectStore, address: string, faults: string[]) {
+async function verifyCatalog(store: FsObjectStore, address: string, faults: string[], expectedPrev: Map<string, string | null>) {
   const catalog = await parseObject(store, address, (v) => CatalogObjectSchema.parse(v), 'catalog', faults);
   if (!catalog) return;
+  const wanted = expectedPrev.get(address);
+  if (wanted !== undefined && catalog.prev !== wanted) faults.push(`catalog ${address} (${catalog.date}): prev ${catalog.prev} should be ${wanted}, the day before in the archive`);
+  if (catalog.prev && !(await store.has(catalog.prev as Address))) faults.push(`catalog ${address}: prev ${catalog.prev} is missing`);
+  const rows = new Map(catalog.rows.map((r) => [r.id, r] as const));
   for (const [id, entry] of Object.entries(catalog.objects)) {
     const model = await parseObject(store, entry.model, (v) => ModelObjectSchema.parse(v), `model ${id}`, faults);
     if (model && model.id !== id) faults.push(`model ${id}: object names ${model.id}`);
-    for (const s of entry.sources) await parseObject(store, s, (v) => SourceObjectSchema.parse(v), `source of ${id}`, faults);
+    if (model && rows.get(id) && rows.get(id)?.sha !== model.revision) faults.push(`catalog ${address}: row ${id} has sha ${rows.get(id)?.sha}, its model object ${model.revision}`);
+    if (model?.prev && !(await store.has(model.prev as Address))) faults.push(`model ${id}: prev ${model.prev} is missing`);
+    for (const s of entry.sources) {
+      const source = await parseObject(store, s, (v) => SourceObjectSchema.parse(v), `source of ${id}`, faults);
+      if (source && model && (source.model !== id || source.revision !== model.revision)) {
+        faults.push(`source ${s} of ${id}: names ${source.model}@${source.revision}, the model is at ${model.revision}`);
+      }
+    }
   }
   for (const row of catalog.rows) {
     if (catalog.objects[row.id]?.model !== row.svc.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);

@@ -218,7 +218,7 @@ export class FakeUpstream {
         return new Response(JSON.stringify({ error: `injected ${r.status}` }), { status: r.status, headers: r.headers ?? {} });
       }
     }
-    if (this.options.msBase && request.url.startsWith(this.options.msBase)) return this.modelscope(url);
+    if (this.options.msBase && request.url.startsWith(this.options.msBase)) return this.modelscope(new URL(request.url.slice(this.options.msBase.replace(/\/+$/, '').length) || '/', 'http://ms.invalid'));
     const p = url.pathname;
     if (p === '/api/models') return this.list(url);
     let m = /^\/api\/models\/([^/]+)\/([^/]+)(?:\/revision\/([^/]+))?$/.exec(p);

@@ -1,0 +1,189 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { type BuildProgress, type Logger, PinsError } from '@hub/core-index';
+import { PublishError, publishObject } from '@hub/objects';
+import type { ResolvedConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { type Refresher, RefreshError, parseRefresh, startRefresh } from './refresh.js';
+import type { RunningHub } from './server.js';
+import { sourcesFromConfig } from './server.js';
+import { buildFromUpstream, progressBar, summaryText } from './upstream-build.js';
+
+/** Options of `hub index build` that the upstream run reads (besides --upstream, --top, --data, --date, --source). */
+export const UPSTREAM_BUILD_OPTIONS = {
+  modelscope: { type: 'string' },
+  'model-concurrency': { type: 'string' },
+  'request-concurrency': { type: 'string' },
+  'small-file-cap': { type: 'string' },
+  fresh: { type: 'boolean' },
+} as const;
+
+export class CliError extends Error {}
+
+function positiveInt(name: string, v: string | undefined, max: number): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) throw new CliError(`${name} must be a whole number from 1 to ${max}`);
+  return Number(v);
+}
+
+/** stderr on a TTY: log lines above a progress bar that redraws in place. Not a TTY: log lines only. */
+function terminal() {
+  const tty = Boolean(process.stderr.isTTY);
+  let bar = '';
+  const clear = () => {
+    if (tty && bar) process.stderr.write('\r\x1b[2K');
+  };
+  return {
+    destination: {
+      write(line: string) {
+        clear();
+        process.stderr.write(line);
+        if (tty && bar) process.stderr.write(bar);
+      },
+    },
+    progress(p: BuildProgress) {
+      if (!tty) return;
+      bar = progressBar(p, Math.max(10, Math.min(40, (process.stderr.columns ?? 80) - 90)));
+      process.stderr.write(`\r\x1b[2K${bar}`);
+    },
+    end() {
+      clear();
+      bar = '';
+    },
+  };
+}
+
+interface UpstreamValues {
+  upstream?: string;
+  top?: string;
+  date?: string;
+  source?: string[];
+  modelscope?: string;
+  'model-concurrency'?: string;
+  'request-concurrency'?: string;
+  'small-file-cap'?: string;
+  fresh?: boolean;
+}
+
+function buildSettings(values: UpstreamValues) {
+  const upstream = values.upstream as string;
+  if (!/^https?:\/\/[^\s/]+/.test(upstream)) throw new CliError(`--upstream ${upstream}: expected a URL such as https://huggingface.co`);
+  if (values.date && !/^\d{4}-\d{2}-\d{2}$/.test(values.date)) throw new CliError('--date must be YYYY-MM-DD');
+  const ms = values.modelscope;
+  if (ms !== undefined && ms !== 'off' && !/^https?:\/\//.test(ms)) throw new CliError(`--modelscope ${ms}: expected a URL or off`);
+  const sources = (values.source ?? []).map((s) => {
+    const i = s.indexOf('=');
+    if (i <= 0) throw new CliError(`--source ${s}: expected NAME=URL_TEMPLATE`);
+    return { name: s.slice(0, i), url: s.slice(i + 1) };
+  });
+  const top = positiveInt('--top', values.top, 10_000);
+  const modelConcurrency = positiveInt('--model-concurrency', values['model-concurrency'], 64);
+  const requestConcurrency = positiveInt('--request-concurrency', values['request-concurrency'], 64);
+  const cap = positiveInt('--small-file-cap', values['small-file-cap'], 1024 * 1024 * 1024);
+  return {
+    upstream,
+    ...(top ? { top } : {}),
+    ...(values.date ? { date: values.date } : {}),
+    modelscope: ms === 'off' ? (false as const) : (ms ?? 'https://modelscope.cn'),
+    sources,
+    ...(modelConcurrency ? { modelConcurrency } : {}),
+    ...(requestConcurrency ? { requestConcurrency } : {}),
+    ...(cap ? { smallFileCap: cap } : {}),
+    ...(values.fresh ? { fresh: true } : {}),
+    ...(process.env.HUB_CODE_COMMIT ? { codeCommit: process.env.HUB_CODE_COMMIT } : {}),
+  };
+}
+
+/** `hub index build --upstream URL …`: prints the summary (text on stderr, JSON on stdout). Returns the exit code. */
+export async function upstreamBuildCommand(values: UpstreamValues, cfg: ResolvedConfig): Promise<number> {
+  const settings = buildSettings(values);
+  const term = terminal();
+  const log = createLogger({ level: cfg.logLevel, destination: term.destination as never });
+  try {
+    const summary = await buildFromUpstream({
+      dataDir: cfg.dataDir,
+      ...settings,
+      configuredSources: sourcesFromConfig(cfg),
+      log,
+      onProgress: (p) => term.progress(p),
+    });
+    term.end();
+    process.stderr.write(summaryText(summary));
+    const { result: _r, ...rest } = summary;
+    process.stdout.write(`${JSON.stringify(rest)}\n`);
+    return 0;
+  } catch (e) {
+    term.end();
+    if (e instanceof PinsError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+/** `hub objects put FILE --kind KIND --token TOKEN [--url BASE] [--media-type TYPE]`. */
+export async function objectsPutCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { kind: { type: 'string' }, token: { type: 'string' }, url: { type: 'string' }, 'media-type': { type: 'string' } },
+  });
+  const file = positionals[0];
+  if (!file || positionals.length > 1) throw new CliError('objects put needs exactly one FILE (see hub --help)');
+  if (!values.kind) throw new CliError('objects put needs --kind KIND (for example model-hub.model)');
+  const token = values.token ?? process.env.HUB_PUBLISHER_TOKEN;
+  if (!token) throw new CliError('objects put needs --token TOKEN (or HUB_PUBLISHER_TOKEN): a publisher token of the hub');
+  const url = values.url ?? process.env.HUB_URL ?? 'http://127.0.0.1:8080';
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await readFile(file));
+  } catch (e) {
+    throw new CliError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+  const mediaType = values['media-type'] ?? (/\.json$/i.test(file) ? 'application/json' : 'application/octet-stream');
+  try {
+    const r = await publishObject(url, token, bytes, { kind: values.kind, mediaType, filename: path.basename(file) });
+    process.stdout.write(`${JSON.stringify({ address: r.address, created: r.created, size: bytes.byteLength, ...(r.chunks ? { chunks: r.chunks } : {}) })}\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof PublishError) {
+      process.stderr.write(`hub: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+/** Options `hub serve` takes for `--refresh`. */
+export const SERVE_REFRESH_OPTIONS = {
+  refresh: { type: 'string' },
+  'refresh-at': { type: 'string' },
+  upstream: { type: 'string' },
+  top: { type: 'string' },
+  modelscope: { type: 'string' },
+} as const;
+
+/** `hub serve --refresh daily [--refresh-at HH:MM] [--upstream URL] [--top N]`: the build on a timer, switched in without a restart. */
+export function serveRefresh(
+  values: { refresh?: string; 'refresh-at'?: string; upstream?: string; top?: string; modelscope?: string },
+  cfg: ResolvedConfig,
+  running: RunningHub,
+  log: Logger,
+): Refresher | undefined {
+  if (!values.refresh) return undefined;
+  let schedule: ReturnType<typeof parseRefresh>;
+  try {
+    schedule = parseRefresh(values.refresh, values['refresh-at']);
+  } catch (e) {
+    throw new CliError((e as RefreshError).message);
+  }
+  const settings = buildSettings({ ...values, upstream: values.upstream ?? 'https://huggingface.co' });
+  return startRefresh({
+    schedule,
+    log,
+    reload: () => running.reload(),
+    build: async () => {
+      const s = await buildFromUpstream({ dataDir: cfg.dataDir, ...settings, configuredSources: sourcesFromConfig(cfg), log });
+      return { catalog: s.catalog, models: s.models };
+    },
+  });
+}

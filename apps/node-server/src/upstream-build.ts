@@ -1,0 +1,127 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import {
+  type BuildProgress,
+  type BuildSummary,
+  type Logger,
+  type Pins,
+  PinsError,
+  type SourceConfig,
+  parsePins,
+  runUpstreamBuild,
+} from '@hub/core-index';
+import { FsObjectStore } from '@hub/objects/node';
+import { FileMissingLog } from './missing-log.js';
+
+export interface NodeUpstreamBuildOptions {
+  dataDir: string;
+  upstream: string;
+  top?: number;
+  date?: string;
+  /** ModelScope API base, or false for none (default https://modelscope.cn). */
+  modelscope?: string | false;
+  /** More http sources (an operator's mirror): NAME=URL_TEMPLATE */
+  sources?: Array<{ name: string; url?: string }>;
+  modelConcurrency?: number;
+  requestConcurrency?: number;
+  smallFileCap?: number;
+  fresh?: boolean;
+  codeCommit?: string;
+  /** Sources as configured, for display names. */
+  configuredSources?: SourceConfig[];
+  log: Logger;
+  onProgress?: (p: BuildProgress) => void;
+  fetch?: typeof fetch;
+  /** Extra request headers (for example a token for a private mirror). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * The operator's Pins document: `pins.json` in the data folder (checked, then copied into the `pins`
+ * ref the hub serves at /api/hub/pins), else the `pins` ref already there, else none.
+ */
+export async function loadPins(store: FsObjectStore, dataDir: string): Promise<Pins | undefined> {
+  const file = path.join(dataDir, 'pins.json');
+  let text: string | undefined;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    text = undefined;
+  }
+  if (text !== undefined) {
+    let pins: Pins;
+    try {
+      pins = parsePins(text);
+    } catch (e) {
+      throw new PinsError(`${file}: ${(e as Error).message}`);
+    }
+    await store.writeRef('pins', JSON.stringify(pins));
+    return pins;
+  }
+  const ref = await store.readRef('pins');
+  return ref ? parsePins(ref) : undefined;
+}
+
+/** `hub index build --upstream`: the daily run over the filesystem store of a data folder. */
+export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Promise<BuildSummary> {
+  const store = new FsObjectStore(options.dataDir);
+  const pins = await loadPins(store, options.dataDir);
+  const missing = await new FileMissingLog(options.dataDir).list();
+  const display = new Map((options.configuredSources ?? []).map((s) => [s.name, s.display] as const));
+  const defaults: Record<string, string> = { 'huggingface.co': 'Hugging Face', 'modelscope.cn': 'ModelScope', ipfs: 'IPFS' };
+  return runUpstreamBuild({
+    objects: store,
+    upstream: options.upstream,
+    fetch: options.fetch ?? fetch,
+    ...(options.top ? { top: options.top } : {}),
+    ...(options.date ? { date: options.date } : {}),
+    missing,
+    ...(pins ? { pins } : {}),
+    modelscope: options.modelscope === false ? false : { base: options.modelscope ?? 'https://modelscope.cn' },
+    ...(options.modelConcurrency ? { modelConcurrency: options.modelConcurrency } : {}),
+    http: {
+      ...(options.requestConcurrency ? { concurrency: options.requestConcurrency } : {}),
+      headers: { 'user-agent': 'model-hub-index/0.1 (+https://github.com/; daily index run)', ...(options.headers ?? {}) },
+    },
+    ...(options.smallFileCap ? { smallFileCap: options.smallFileCap } : {}),
+    ...(options.fresh ? { fresh: true } : {}),
+    ...(options.codeCommit ? { codeCommit: options.codeCommit } : {}),
+    extraSources: (options.sources ?? []).map((s) => ({ source: s.name, ...(s.url ? { url: s.url } : {}) })),
+    display: (s) => display.get(s) ?? defaults[s] ?? s,
+    log: options.log,
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+  });
+}
+
+/** A one-line progress bar for a TTY: `[#####.....] 120/500 models  owner/name`. */
+export function progressBar(p: BuildProgress, width = 30): string {
+  const ratio = p.total > 0 ? Math.min(1, p.done / p.total) : 0;
+  const filled = Math.round(ratio * width);
+  const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+  const what = p.phase === 'list' ? 'listed' : p.phase === 'models' ? 'models' : p.phase === 'write' ? 'writing objects' : 'done';
+  return `${bar} ${p.done}/${p.total} ${what}${p.id ? `  ${p.id.slice(0, 60)}` : ''}`;
+}
+
+/** The summary as text lines for the terminal (stdout gets the JSON). */
+export function summaryText(s: BuildSummary): string {
+  const lines = [
+    `index ${s.date}: ${s.models} models, ${s.files} files, ${formatBytes(s.bytes)} (catalog ${s.catalog})`,
+    `  ${s.requests} upstream requests, ${s.retries} retries, ${Math.round(s.waitedMs / 1000)} s waited, ${formatBytes(s.downloadedBytes)} of small files hashed, ${s.reused} models unchanged since the last index, ${s.resumed} resumed, ${s.seconds.toFixed(1)} s`,
+  ];
+  const reasons = Object.entries(s.skippedByReason);
+  if (reasons.length) lines.push(`  skipped: ${reasons.map(([r, n]) => `${n} ${r}`).join(', ')}`);
+  for (const k of s.skipped.slice(0, 50)) lines.push(`    ${k.id}: ${k.reason} (${k.detail.slice(0, 160)})`);
+  if (s.skipped.length > 50) lines.push(`    … ${s.skipped.length - 50} more in the log`);
+  return `${lines.join('\n')}\n`;
+}
+
+function formatBytes(n: number): string {
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let v = n;
+  let i = 0;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${v.toFixed(i ? 1 : 0)} ${units[i]}`;
+}
