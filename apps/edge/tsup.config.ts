@@ -11,6 +11,8 @@ export default defineConfig({
   target: 'es2022',
   noExternal: [/.*/],
   sourcemap: true,
+  // One module: workerd gets a single file, dynamic imports inlined.
+  splitting: false,
   esbuildPlugins: [stubNodeBuiltins],
   esbuildOptions: workerEsbuildOptions,
 });

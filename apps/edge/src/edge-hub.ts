@@ -1,5 +1,5 @@
 import { type AccountConfig, createAccountServices } from '@hub/account';
-import { type Address, DEFAULT_SOURCES, type IndexStore, type Logger, type SourceConfig, loadIndex } from '@hub/core-index';
+import { type Address, DEFAULT_SOURCES, type IndexStore, type Logger, type SourceConfig, loadIndex, probeSettings } from '@hub/core-index';
 import { type Hub, type HubDeps, createHub, hubRoutes } from '@hub/hub';
 import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';
@@ -83,8 +83,8 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
 
   const sources = sourcesFromEnv(env);
   const order = jsonVar<string[]>(env.ORDER, 'ORDER') ?? sources.map((s) => s.name);
-  const health = new KvSourceHealth(env.STATE, sources, order, probeInterval);
-  await health.load(now());
+  const health = new KvSourceHealth(env.STATE, sources, order, probeSettings({ intervalSeconds: probeInterval }), now);
+  await health.load();
 
   const pending: Promise<unknown>[] = [];
   const defer = (p: Promise<unknown>) => {
@@ -141,7 +141,7 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
     refresh(at) {
       const out: Promise<unknown>[] = [];
       if (!checking && at - checkedAt >= recheckMs) out.push(recheckIndex());
-      const h = health.refreshIfStale(at, Math.min(probeInterval, 60));
+      const h = health.refreshIfStale(Math.min(probeInterval, 60));
       if (h) out.push(h);
       return out;
     },

@@ -1,8 +1,20 @@
-import { type MissingLog, MemorySourceHealth, type SourceState } from '@hub/core-index';
+import {
+  type MissingLog,
+  MemorySourceHealth,
+  type ProbeRound,
+  type ProbeSettings,
+  type ProbeState,
+  type SourceConfig,
+  currentProbeState,
+  emptyProbeState,
+  healthStates,
+  probeRetryAfterSeconds,
+  runProbeRound,
+} from '@hub/core-index';
 import type { KVNamespaceLike } from './bindings.js';
 
-/** KV key of the last probe results: `{savedAt, sources: {name: SourceState}}`. */
-export const HEALTH_KEY = 'health';
+/** KV key of the prober's state (the same `ProbeState` node-server keeps in `probes.json`). */
+export const PROBES_KEY = 'probes';
 /** KV key prefix of the missing log: `missing:<id in lower case>` → the id as first asked. */
 export const MISSING_PREFIX = 'missing:';
 /** Missing ids expire after 8 days: the daily index run reads them well before. */
@@ -10,29 +22,40 @@ const MISSING_TTL_SECONDS = 8 * 24 * 3600;
 const MISSING_ID = /^[\w.-]{1,96}\/[\w.-]{1,96}$/;
 
 /**
- * Source health at the edge: the in-memory health of core-index, restored from the probe results
- * the cron trigger saved in KV, and re-read from KV at most every `refreshSeconds`.
+ * Source health at the edge: the in-memory health of core-index, restored from the probe state the
+ * cron trigger keeps in KV and re-read from KV at most every `refreshSeconds`. `probe` runs one
+ * round of core-index's prober (sources that are due) and saves the state back to KV.
  */
 export class KvSourceHealth extends MemorySourceHealth {
   private loadedAt = Number.NEGATIVE_INFINITY;
   private loading: Promise<void> | undefined;
+  private probes: ProbeState = emptyProbeState();
 
   constructor(
     private readonly kv: KVNamespaceLike,
-    ...args: ConstructorParameters<typeof MemorySourceHealth>
+    private readonly sourceList: SourceConfig[],
+    order: string[],
+    private readonly probeSettings: ProbeSettings,
+    private readonly clock: () => number,
   ) {
-    super(...args);
+    super(sourceList, order, probeSettings.intervalSeconds);
+    this.useRetryAfter(() => probeRetryAfterSeconds(this.probes, this.clock(), this.probeSettings));
   }
 
-  /** Read the saved probe results from KV (sources no longer configured are ignored). */
-  load(now: number): Promise<void> {
+  /** Read the probe state from KV (records of sources no longer configured, or re-configured, are dropped). */
+  load(): Promise<void> {
     this.loading ??= this.kv
-      .get(HEALTH_KEY)
+      .get(PROBES_KEY)
       .then((raw) => {
-        this.loadedAt = now;
-        if (!raw) return;
-        const saved = JSON.parse(raw) as { sources?: Record<string, SourceState> };
-        if (saved.sources) this.restore(saved.sources);
+        this.loadedAt = this.clock();
+        let saved: ProbeState | undefined;
+        try {
+          saved = raw ? (JSON.parse(raw) as ProbeState) : undefined;
+        } catch {
+          saved = undefined;
+        }
+        this.probes = currentProbeState(saved, this.sourceList);
+        this.restore(healthStates(this.probes));
       })
       .finally(() => {
         this.loading = undefined;
@@ -41,15 +64,23 @@ export class KvSourceHealth extends MemorySourceHealth {
   }
 
   /** A refresh from KV when the last one is older than `refreshSeconds`, else undefined. */
-  refreshIfStale(now: number, refreshSeconds: number): Promise<void> | undefined {
-    if (this.loading || now - this.loadedAt < refreshSeconds * 1000) return undefined;
-    return this.load(now);
+  refreshIfStale(refreshSeconds: number): Promise<void> | undefined {
+    if (this.loading || this.clock() - this.loadedAt < refreshSeconds * 1000) return undefined;
+    return this.load();
   }
 
-  /** Save the current states to KV (after a probe round). */
-  async save(now: number): Promise<void> {
-    await this.kv.put(HEALTH_KEY, JSON.stringify({ savedAt: new Date(now).toISOString(), sources: this.snapshot().sources }));
-    this.loadedAt = now;
+  /** One probe round over the sources that are due (all with `force`); the new state goes to KV. */
+  async probe(fetchImpl: typeof fetch, force = false): Promise<ProbeRound> {
+    await this.load();
+    const round = await runProbeRound({ sources: this.sourceList, fetch: fetchImpl, now: this.clock, state: this.probes, settings: this.probeSettings, force, health: this });
+    this.probes = round.state;
+    if (round.results.length) await this.kv.put(PROBES_KEY, JSON.stringify(round.state));
+    return round;
+  }
+
+  /** The prober's state (what KV holds). */
+  probeState(): ProbeState {
+    return this.probes;
   }
 }
 

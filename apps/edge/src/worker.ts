@@ -47,12 +47,17 @@ export default {
   },
 
   /**
-   * The cron trigger: re-check the index ref and re-read the probe results. Probing itself
-   * (`runProbeRound` of core-index) is not wired yet: see README, "Deploy to the edge".
+   * The cron trigger: one probe round of core-index's prober over the sources that are due (state in
+   * KV, so every isolate reads the results), and a re-check of the index ref.
    */
   async scheduled(_event: unknown, env: Env, ctx: ExecutionContextLike): Promise<void> {
     const edge = await edgeHub(env);
     ctx.waitUntil(edge.recheckIndex());
-    ctx.waitUntil(edge.health.load(Date.now()));
+    const round = await edge.health.probe((input, init) => fetch(input, init));
+    for (const r of round.results) {
+      const line = { source: r.name, ok: r.ok, reason: r.reason, ms: r.ms };
+      if (r.ok) edge.deps.log.debug(line, 'probe');
+      else edge.deps.log.warn(line, 'probe failed: no redirects to this source until a probe passes');
+    }
   },
 };

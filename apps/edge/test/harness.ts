@@ -4,14 +4,13 @@
  * bucket with the bundled demo index built by node-server's builder.
  */
 import { realpathSync } from 'node:fs';
-import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Address, MemoryObjectStore, type ObjectStore } from '@hub/core-index';
+import { MemoryObjectStore, type ObjectStore } from '@hub/core-index';
 import type { R2BucketLike } from '../src/bindings.js';
-import { R2ObjectStore } from '../src/r2-object-store.js';
 // @ts-expect-error: a plain .mjs shared with tsup.config.ts
 import { WORKER_CONDITIONS, WORKER_MAIN_FIELDS, stubNodeBuiltins } from '../scripts/worker-build.mjs';
 
@@ -65,38 +64,15 @@ export async function bundleWorker(outDir?: string): Promise<{ file: string; cod
       },
     ],
   });
-  const { readFile } = await import('node:fs/promises');
   const code = await readFile(file, 'utf8');
   return { file, code, bytes: (await stat(file)).size };
 }
 
-/** `node:` (and bare Node built-in) imports left in a bundle. */
-export function nodeImports(code: string): string[] {
-  const found = new Set<string>();
-  for (const m of code.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|\bimport\s+)["'](node:[^"']+)["']/g)) found.add(m[1] as string);
-  return [...found];
-}
-
-/** Copy every object and the `current` and `archive` refs of one store into the edge's R2 bucket. */
+/** Upload a store to R2 exactly as `pnpm --filter @hub/edge dev` does (scripts/seed.mjs). */
 export async function uploadStore(from: ObjectStore, bucket: R2BucketLike): Promise<{ objects: number }> {
-  const to = new R2ObjectStore(bucket);
-  let cursor: string | undefined;
-  let n = 0;
-  for (;;) {
-    const page = await from.list({ limit: 1000, ...(cursor ? { cursor } : {}) });
-    for (const meta of page.items) {
-      const stored = await from.get(meta.id as Address);
-      if (stored) await to.import(stored);
-      n++;
-    }
-    if (!page.next) break;
-    cursor = page.next;
-  }
-  for (const ref of ['archive', 'current']) {
-    const v = await from.readRef(ref);
-    if (v !== undefined) await to.writeRef(ref, v);
-  }
-  return { objects: n };
+  // @ts-expect-error: a plain .mjs shared with the dev script
+  const seed = await import('../scripts/seed.mjs');
+  return seed.uploadStore(from, bucket);
 }
 
 /** The demo index (node-server's bundled demo tree), built into memory. */
@@ -153,4 +129,3 @@ export async function startEdge(options: EdgeOptions = {}): Promise<RunningEdge>
   };
 }
 
-export { writeFile };

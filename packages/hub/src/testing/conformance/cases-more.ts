@@ -13,7 +13,12 @@ const rpc = (id: number, method: string, params: object = {}) => JSON.stringify(
 export function ociCases(): ConformanceCase[] {
   return [
     { name: 'GET /v2/ is the API check', area: 'oci', request: { path: '/v2/' }, expect: { status: 200, headers: V2, json: {} } },
-    { name: 'GET /v2/_catalog lists the repositories', area: 'oci', request: { path: '/v2/_catalog' }, expect: { status: 200, headers: V2, json: { repositories: [BERT, REPO] } } },
+    {
+      name: 'GET /v2/_catalog lists the repositories',
+      area: 'oci',
+      request: { path: '/v2/_catalog' },
+      expect: { status: 200, headers: V2, check: (r) => (r.json?.repositories?.includes(BERT) && r.json.repositories.includes(REPO) ? undefined : 'the demo repositories are missing') },
+    },
     { name: 'GET /v2/_catalog?n=1 pages with Link', area: 'oci', request: { path: '/v2/_catalog?n=1' }, expect: { status: 200, headers: { link: /rel="next"/ } } },
     { name: 'GET tags/list', area: 'oci', request: { path: `/v2/${REPO}/tags/list` }, expect: { status: 200, headers: V2, check: (r) => (r.json?.tags?.includes('latest') && r.json.tags.includes('F16') ? undefined : 'missing tags') } },
     {
@@ -87,7 +92,6 @@ export function mcpAccountCases(): ConformanceCase[] {
       expect: { status: 200, check: (r) => (r.json?.result && !r.json.result.isError ? undefined : `tool failed: ${r.text.slice(0, 200)}`) },
     },
     { name: 'POST /mcp with broken JSON is -32700', area: 'mcp', request: { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: '{"jsonrpc":' }, expect: { status: 400, check: (r) => (r.json?.error?.code === -32700 ? undefined : 'wrong code') } },
-    { name: 'POST /mcp over 4 MiB is 413', area: 'rules', request: { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: () => new Uint8Array(5 * 1024 * 1024).fill(32) }, expect: { status: 413 } },
     { name: 'GET /mcp is 405', area: 'mcp', request: { path: '/mcp' }, expect: { status: 405, headers: { allow: 'POST', 'x-error-code': 'MethodNotAllowed' } } },
     { name: 'DELETE /mcp is 405', area: 'mcp', request: { method: 'DELETE', path: '/mcp' }, expect: { status: 405 } },
     {
