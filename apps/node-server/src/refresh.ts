@@ -74,7 +74,10 @@ export function startRefresh(o: RefreshOptions): Refresher {
         o.log.info({ event: 'refresh-start' }, 'index build started');
         const r = await o.build();
         await o.reload();
-        o.log.info({ event: 'refresh-done', catalog: r.catalog, models: r.models, seconds: (now() - started) / 1000 }, 'index built and switched');
+        o.log.info(
+          { event: 'refresh-done', catalog: r.catalog, models: r.models, seconds: (now() - started) / 1000 },
+          'index built and switched',
+        );
         arm(nextRunAt(o.schedule, now()));
         return r;
       } catch (e) {

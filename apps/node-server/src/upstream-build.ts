@@ -6,9 +6,9 @@ import {
   type Logger,
   type Pins,
   PinsError,
-  type SourceConfig,
   parsePins,
   runUpstreamBuild,
+  type SourceConfig,
 } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { FileMissingLog } from './missing-log.js';

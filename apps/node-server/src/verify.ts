@@ -47,13 +47,16 @@ export async function verifyStore(store: FsObjectStore, progress?: (n: number) =
     const day = archive.days[i]!;
     catalogs.add(day.index);
     const older = archive.days[i + 1];
-    if ((day.prev ?? null) !== (older?.index ?? null)) faults.push(`archive day ${day.date}: prev ${day.prev} should be ${older?.index ?? null}`);
-    if (day.catalog && day.catalog !== day.index) faults.push(`archive day ${day.date}: catalog ${day.catalog} differs from index ${day.index}`);
+    if ((day.prev ?? null) !== (older?.index ?? null))
+      faults.push(`archive day ${day.date}: prev ${day.prev} should be ${older?.index ?? null}`);
+    if (day.catalog && day.catalog !== day.index)
+      faults.push(`archive day ${day.date}: catalog ${day.catalog} differs from index ${day.index}`);
     if (older && older.date >= day.date) faults.push(`archive day ${day.date}: listed before ${older.date}; days must be newest first`);
     expectedPrev.set(day.index, older?.index ?? null);
   }
   const newest = archive.days[0];
-  if (current && newest && current !== newest.index) faults.push(`ref current: ${current} is not the newest archived day (${newest.date}, ${newest.index})`);
+  if (current && newest && current !== newest.index)
+    faults.push(`ref current: ${current} is not the newest archived day (${newest.date}, ${newest.index})`);
   for (const c of catalogs) await verifyCatalog(store, c, faults, expectedPrev);
   return { objects: count, faults, catalogs: catalogs.size };
 }
@@ -81,13 +84,15 @@ async function verifyCatalog(store: FsObjectStore, address: string, faults: stri
   const catalog = await parseObject(store, address, (v) => CatalogObjectSchema.parse(v), 'catalog', faults);
   if (!catalog) return;
   const wanted = expectedPrev.get(address);
-  if (wanted !== undefined && catalog.prev !== wanted) faults.push(`catalog ${address} (${catalog.date}): prev ${catalog.prev} should be ${wanted}, the day before in the archive`);
+  if (wanted !== undefined && catalog.prev !== wanted)
+    faults.push(`catalog ${address} (${catalog.date}): prev ${catalog.prev} should be ${wanted}, the day before in the archive`);
   if (catalog.prev && !(await store.has(catalog.prev as Address))) faults.push(`catalog ${address}: prev ${catalog.prev} is missing`);
   const rows = new Map(catalog.rows.map((r) => [r.id, r] as const));
   for (const [id, entry] of Object.entries(catalog.objects)) {
     const model = await parseObject(store, entry.model, (v) => ModelObjectSchema.parse(v), `model ${id}`, faults);
     if (model && model.id !== id) faults.push(`model ${id}: object names ${model.id}`);
-    if (model && rows.get(id) && rows.get(id)?.sha !== model.revision) faults.push(`catalog ${address}: row ${id} has sha ${rows.get(id)?.sha}, its model object ${model.revision}`);
+    if (model && rows.get(id) && rows.get(id)?.sha !== model.revision)
+      faults.push(`catalog ${address}: row ${id} has sha ${rows.get(id)?.sha}, its model object ${model.revision}`);
     if (model?.prev && !(await store.has(model.prev as Address))) faults.push(`model ${id}: prev ${model.prev} is missing`);
     for (const s of entry.sources) {
       const source = await parseObject(store, s, (v) => SourceObjectSchema.parse(v), `source of ${id}`, faults);
@@ -97,6 +102,7 @@ async function verifyCatalog(store: FsObjectStore, address: string, faults: stri
     }
   }
   for (const row of catalog.rows) {
-    if (catalog.objects[row.id]?.model !== row.svc.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
+    if (catalog.objects[row.id]?.model !== row.svc.manifest)
+      faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
   }
 }

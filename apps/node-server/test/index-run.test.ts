@@ -13,7 +13,7 @@ import { http as mswHttp } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.js';
-import { parseRefresh, nextRunAt, startRefresh } from '../src/refresh.js';
+import { nextRunAt, parseRefresh, startRefresh } from '../src/refresh.js';
 import { buildFromUpstream } from '../src/upstream-build.js';
 import { verifyStore } from '../src/verify.js';
 import { startTestHub } from './helpers.js';
@@ -45,7 +45,10 @@ async function tmp(prefix: string) {
 }
 
 let fake = new FakeUpstream(data, fakeOptions('https://hf.test', 'https://ms.test'));
-const msw = setupServer(mswHttp.all('https://hf.test/*', ({ request }) => fake.handle(request)), mswHttp.all('https://ms.test/*', ({ request }) => fake.handle(request)));
+const msw = setupServer(
+  mswHttp.all('https://hf.test/*', ({ request }) => fake.handle(request)),
+  mswHttp.all('https://ms.test/*', ({ request }) => fake.handle(request)),
+);
 beforeAll(() => msw.listen({ onUnhandledRequest: 'bypass' }));
 afterAll(async () => {
   msw.close();
@@ -67,10 +70,21 @@ describe('index build from an upstream, on disk', () => {
     const pinned = fake.models.get('openai/privacy-filter')!;
     await writeFile(
       path.join(dataDir, 'pins.json'),
-      JSON.stringify({ format: 'svc.model-hub.pins/v1', gateway: 'https://ipfs.example', models: { 'openai/privacy-filter': { root: 'bafySYNTHETIC', revision: pinned.sha } } }),
+      JSON.stringify({
+        format: 'svc.model-hub.pins/v1',
+        gateway: 'https://ipfs.example',
+        models: { 'openai/privacy-filter': { root: 'bafySYNTHETIC', revision: pinned.sha } },
+      }),
     );
     await writeFile(path.join(dataDir, 'missing.txt'), 'google-bert/bert-base-uncased\n');
-    const summary = await buildFromUpstream({ dataDir, upstream: 'https://hf.test', modelscope: 'https://ms.test', top: 20, date: '2026-05-04', log: quiet });
+    const summary = await buildFromUpstream({
+      dataDir,
+      upstream: 'https://hf.test',
+      modelscope: 'https://ms.test',
+      top: 20,
+      date: '2026-05-04',
+      log: quiet,
+    });
     expect(summary.models).toBe(21);
     expect(summary.skippedByReason).toMatchObject({ gated: 1, private: 1 });
     const report = await verifyStore(new FsObjectStore(dataDir));
@@ -115,7 +129,14 @@ describe('index build from an upstream, on disk', () => {
         log: quiet,
         reload: () => hub.running.reload(),
         build: async () => {
-          const s = await buildFromUpstream({ dataDir: hub.dataDir, upstream: 'https://hf.test', modelscope: false, top: 5, date: '2099-01-01', log: quiet });
+          const s = await buildFromUpstream({
+            dataDir: hub.dataDir,
+            upstream: 'https://hf.test',
+            modelscope: false,
+            top: 5,
+            date: '2099-01-01',
+            log: quiet,
+          });
           return { catalog: s.catalog, models: s.models };
         },
       });
@@ -137,14 +158,18 @@ describe('index build from an upstream, on disk', () => {
 /** The fake upstream over real HTTP on 127.0.0.1 (for a child process). */
 async function serveFake(delayMs: number): Promise<{ url: string; fake: FakeUpstream; close(): Promise<void> }> {
   let f: FakeUpstream | undefined;
+  let origin = '';
   const server = http.createServer(async (req, res) => {
-    const r = await (f as FakeUpstream).handle(new Request(`http://127.0.0.1${req.url}`, { method: req.method, headers: req.headers as Record<string, string> }));
+    const r = await (f as FakeUpstream).handle(
+      new Request(`${origin}${req.url}`, { method: req.method, headers: req.headers as Record<string, string> }),
+    );
     res.writeHead(r.status, Object.fromEntries(r.headers));
     res.end(Buffer.from(await r.arrayBuffer()));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  f = new FakeUpstream(data, { ...fakeOptions(url, `http://127.0.0.1/ms`), delayMs });
+  origin = url;
+  f = new FakeUpstream(data, { ...fakeOptions(url, `${url}/ms`), delayMs });
   return {
     url,
     fake: f,
@@ -171,7 +196,22 @@ describe.skipIf(!existsSync(CLI))('hub index build --upstream in a child process
   it('killed with SIGKILL midway and run again, ends identical to an uninterrupted build; verify passes, then fails on a corrupted object', async () => {
     const up = await serveFake(15);
     try {
-      const args = (dataDir: string) => ['index', 'build', '--upstream', up.url, '--top', '20', '--data', dataDir, '--date', '2026-05-04', '--modelscope', `${up.url}/ms`, '--model-concurrency', '2'];
+      const args = (dataDir: string) => [
+        'index',
+        'build',
+        '--upstream',
+        up.url,
+        '--top',
+        '20',
+        '--data',
+        dataDir,
+        '--date',
+        '2026-05-04',
+        '--modelscope',
+        `${up.url}/ms`,
+        '--model-concurrency',
+        '2',
+      ];
       const clean = await tmp('hub-kill-clean-');
       const uninterrupted = await cli(args(clean));
       expect(uninterrupted.code, uninterrupted.stderr).toBe(0);
@@ -229,7 +269,9 @@ describe.skipIf(!existsSync(CLI))('hub index build --upstream in a child process
       expect(await got.text()).toBe('{"a":1}');
       const big = path.join(dir, 'big.bin');
       await writeFile(big, Buffer.alloc(20 * 1024 * 1024, 7));
-      const chunked = JSON.parse((await cli(['objects', 'put', big, '--kind', 'weights', '--token', 'cli-token', '--url', hub.url])).stdout);
+      const chunked = JSON.parse(
+        (await cli(['objects', 'put', big, '--kind', 'weights', '--token', 'cli-token', '--url', hub.url])).stdout,
+      );
       expect(chunked.chunks).toHaveLength(2);
       const denied = await cli(['objects', 'put', small, '--kind', 'note', '--token', 'wrong', '--url', hub.url]);
       expect(denied.code).toBe(1);

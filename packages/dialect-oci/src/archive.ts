@@ -1,12 +1,12 @@
 import {
-  ARCHIVE_REGISTRY,
   type Address,
+  ARCHIVE_REGISTRY,
   type CoreDeps,
-  type HubResponse,
-  type RouteContext,
   canonicalBytes,
+  type HubResponse,
   json,
   parseRange,
+  type RouteContext,
   readArchive,
   sha256Hex,
 } from '@hub/core-index';
@@ -110,7 +110,8 @@ export async function archiveAnswer(ctx: RouteContext<CoreDeps>, op: 'tags' | 'm
     const ref = ctx.params.reference ?? '';
     const m = ref.startsWith('sha256:') ? (DIGEST.test(ref) ? repo.byDigest.get(ref.toLowerCase()) : undefined) : repo.manifests.get(ref);
     if (ref.startsWith('sha256:') && !DIGEST.test(ref)) return digestInvalid(ref);
-    if (!m) return manifestUnknown(repo.name, ref, repo.tags, 'The archive repository has one tag per archived day (YYYY-MM-DD) and latest.');
+    if (!m)
+      return manifestUnknown(repo.name, ref, repo.tags, 'The archive repository has one tag per archived day (YYYY-MM-DD) and latest.');
     return {
       status: 200,
       headers: { 'content-type': OCI_MANIFEST, 'docker-content-digest': m.digest, etag: `"${m.digest}"` },

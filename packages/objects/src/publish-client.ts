@@ -1,5 +1,5 @@
-import { type ObjectMetadata, addressOf, canonicalBytes, sha256Hex } from '@hub/core-index';
-import { CHUNKED_FORMAT, CHUNKED_KIND, CHUNK_BYTES, CHUNK_KIND, type ChunkedRecord } from './publish-routes.js';
+import { addressOf, canonicalBytes, type ObjectMetadata, sha256Hex } from '@hub/core-index';
+import { CHUNK_BYTES, CHUNK_KIND, CHUNKED_FORMAT, CHUNKED_KIND, type ChunkedRecord } from './publish-routes.js';
 
 export interface PublishOptions {
   kind: string;
@@ -48,7 +48,11 @@ async function post(
     // not JSON: reported below
   }
   if (res.status !== 200 && res.status !== 201) {
-    throw new PublishError(`POST ${base}/api/v1/objects: ${res.status} ${body.code ?? ''} ${body.message ?? text.slice(0, 200)}`.trim(), res.status, body.code);
+    throw new PublishError(
+      `POST ${base}/api/v1/objects: ${res.status} ${body.code ?? ''} ${body.message ?? text.slice(0, 200)}`.trim(),
+      res.status,
+      body.code,
+    );
   }
   return { meta: body as ObjectMetadata, created: res.status === 201 };
 }
@@ -79,7 +83,8 @@ export async function publishObject(
     const piece = bytes.subarray(offset, Math.min(offset + size, bytes.byteLength));
     const r = await post(base, token, piece, CHUNK_KIND, 'application/octet-stream', undefined, f);
     const expected = addressOf(piece);
-    if (r.meta.id !== expected) throw new PublishError(`chunk ${chunks.length}: the hub named ${r.meta.id}, the bytes hash to ${expected}`, 502);
+    if (r.meta.id !== expected)
+      throw new PublishError(`chunk ${chunks.length}: the hub named ${r.meta.id}, the bytes hash to ${expected}`, 502);
     chunks.push(r.meta.id);
   }
   const record: ChunkedRecord = {
@@ -102,7 +107,11 @@ export async function publishObject(
  * Fetch an object by address and check it; a `model-hub.chunked` record is followed: every chunk is
  * fetched and checked, and the joined bytes must match the record's size, SHA-256 and BLAKE3.
  */
-export async function fetchObject(url: string, address: string, f: typeof fetch = fetch): Promise<{ bytes: Uint8Array; kind: string; mediaType: string }> {
+export async function fetchObject(
+  url: string,
+  address: string,
+  f: typeof fetch = fetch,
+): Promise<{ bytes: Uint8Array; kind: string; mediaType: string }> {
   const base = url.replace(/\/+$/, '');
   const get = async (a: string) => {
     const res = await f(`${base}/api/v1/objects/${a}`);
@@ -114,7 +123,8 @@ export async function fetchObject(url: string, address: string, f: typeof fetch 
   const top = await get(address);
   if (top.kind !== CHUNKED_KIND) return top;
   const record = JSON.parse(new TextDecoder().decode(top.bytes)) as ChunkedRecord;
-  if (record.format !== CHUNKED_FORMAT || !Array.isArray(record.chunks)) throw new PublishError(`${address} is not a ${CHUNKED_FORMAT} record`, 502);
+  if (record.format !== CHUNKED_FORMAT || !Array.isArray(record.chunks))
+    throw new PublishError(`${address} is not a ${CHUNKED_FORMAT} record`, 502);
   const out = new Uint8Array(record.size);
   let offset = 0;
   for (const c of record.chunks) {
@@ -124,6 +134,7 @@ export async function fetchObject(url: string, address: string, f: typeof fetch 
     offset += part.bytes.byteLength;
   }
   if (offset !== record.size) throw new PublishError(`${address}: chunks hold ${offset} bytes, the record says ${record.size}`, 502);
-  if (addressOf(out) !== record.blake3 || sha256Hex(out) !== record.sha256) throw new PublishError(`${address}: the joined bytes do not match the record`, 502);
+  if (addressOf(out) !== record.blake3 || sha256Hex(out) !== record.sha256)
+    throw new PublishError(`${address}: the joined bytes do not match the record`, 502);
   return { bytes: out, kind: record.object_kind, mediaType: record.media_type };
 }

@@ -1,4 +1,4 @@
-import { type Address, type HubRequest, addressOf, sha256Hex } from '@hub/core-index';
+import { type Address, addressOf, type HubRequest, sha256Hex } from '@hub/core-index';
 import { createTestHub } from '@hub/core-index/testing';
 import { createHub, hubRoutes } from '@hub/hub';
 import { request } from '@hub/hub/testing';
@@ -41,7 +41,11 @@ describe('POST /api/v1/objects', () => {
   it('401 without a publisher token or with a wrong one, in the objects shape', async () => {
     const { hub } = await setup();
     for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: `Basic ${btoa(`x:${TOKEN}`)}` }]) {
-      const res = await request(hub, '/api/v1/objects', { method: 'POST', headers: { ...headers, 'content-type': 'text/plain', 'x-object-kind': 'note' }, body: 'hi' });
+      const res = await request(hub, '/api/v1/objects', {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'text/plain', 'x-object-kind': 'note' },
+        body: 'hi',
+      });
       expect(res.status).toBe(401);
       expect(res.json()).toMatchObject({ code: 'UNAUTHORIZED' });
       expect(res.headers['www-authenticate']).toContain('Bearer');
@@ -71,7 +75,8 @@ describe('POST /api/v1/objects', () => {
 
   it('400 in the objects shape for a missing kind, a bad media type, an empty body or an invalid index object', async () => {
     const { hub } = await setup();
-    const post = (headers: Record<string, string>, body: string) => request(hub, '/api/v1/objects', { method: 'POST', headers: { ...auth, ...headers }, body });
+    const post = (headers: Record<string, string>, body: string) =>
+      request(hub, '/api/v1/objects', { method: 'POST', headers: { ...auth, ...headers }, body });
     expect((await post({ 'content-type': 'text/plain' }, 'x')).json()).toMatchObject({ code: 'INVALID_KIND' });
     expect((await post({ 'x-object-kind': 'note' }, 'x')).json()).toMatchObject({ code: 'INVALID_MEDIA_TYPE' });
     expect((await post({ 'x-object-kind': 'Bad Kind!', 'content-type': 'text/plain' }, 'x')).status).toBe(400);
@@ -88,7 +93,11 @@ describe('POST /api/v1/objects', () => {
     const req: HubRequest = {
       method: 'POST',
       url: 'http://hub.test/api/v1/objects',
-      headers: { get: (n) => ({ authorization: `Bearer ${TOKEN}`, 'content-type': 'application/octet-stream', 'x-object-kind': 'blob' })[n.toLowerCase()] ?? null },
+      headers: {
+        get: (n) =>
+          ({ authorization: `Bearer ${TOKEN}`, 'content-type': 'application/octet-stream', 'x-object-kind': 'blob' })[n.toLowerCase()] ??
+          null,
+      },
       body: (async function* () {
         for (let i = 0; i < 64; i++) {
           pulled++;
@@ -147,7 +156,13 @@ describe('publishObject and fetchObject', () => {
     const f = inProcessFetch(hub);
     const bytes = new Uint8Array(40 * 1024 * 1024);
     for (let i = 0; i < bytes.length; i += 4096) bytes[i] = (i / 4096) & 0xff;
-    const r = await publishObject('http://hub.test', TOKEN, bytes, { kind: 'weights', mediaType: 'application/octet-stream', filename: 'w.bin' }, f);
+    const r = await publishObject(
+      'http://hub.test',
+      TOKEN,
+      bytes,
+      { kind: 'weights', mediaType: 'application/octet-stream', filename: 'w.bin' },
+      f,
+    );
     expect(r.chunks).toHaveLength(3);
     expect(r.meta.kind).toBe('model-hub.chunked');
     expect(r.created).toBe(true);
@@ -156,7 +171,13 @@ describe('publishObject and fetchObject', () => {
     expect(back.bytes.byteLength).toBe(bytes.byteLength);
     expect(sha256Hex(back.bytes)).toBe(sha256Hex(bytes));
     // Publishing again: the same record, 200.
-    const again = await publishObject('http://hub.test', TOKEN, bytes, { kind: 'weights', mediaType: 'application/octet-stream', filename: 'w.bin' }, f);
+    const again = await publishObject(
+      'http://hub.test',
+      TOKEN,
+      bytes,
+      { kind: 'weights', mediaType: 'application/octet-stream', filename: 'w.bin' },
+      f,
+    );
     expect(again.address).toBe(r.address);
     expect(again.created).toBe(false);
     expect(CHUNK_BYTES).toBe(16 * 1024 * 1024);
@@ -165,9 +186,17 @@ describe('publishObject and fetchObject', () => {
   it('a small payload goes as one object; a wrong token is an error naming the status', async () => {
     const { hub } = await setup();
     const f = inProcessFetch(hub);
-    const r = await publishObject('http://hub.test/', TOKEN, new TextEncoder().encode('small'), { kind: 'note', mediaType: 'text/plain' }, f);
+    const r = await publishObject(
+      'http://hub.test/',
+      TOKEN,
+      new TextEncoder().encode('small'),
+      { kind: 'note', mediaType: 'text/plain' },
+      f,
+    );
     expect(r.chunks).toBeUndefined();
     expect((await fetchObject('http://hub.test', r.address, f)).bytes).toEqual(new TextEncoder().encode('small'));
-    await expect(publishObject('http://hub.test', 'wrong', new Uint8Array([1]), { kind: 'note', mediaType: 'text/plain' }, f)).rejects.toThrow(/401 UNAUTHORIZED/);
+    await expect(
+      publishObject('http://hub.test', 'wrong', new Uint8Array([1]), { kind: 'note', mediaType: 'text/plain' }, f),
+    ).rejects.toThrow(/401 UNAUTHORIZED/);
   });
 });

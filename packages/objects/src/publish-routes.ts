@@ -1,14 +1,14 @@
 import {
   type Address,
-  type CoreDeps,
-  type ListQuery,
-  type Route,
   CatalogObjectSchema,
-  ModelObjectSchema,
-  SourceObjectSchema,
+  type CoreDeps,
   errorResponse,
   json,
+  type ListQuery,
+  ModelObjectSchema,
+  type Route,
   readBody,
+  SourceObjectSchema,
 } from '@hub/core-index';
 
 /** Chunk objects of a payload published in pieces. */
@@ -66,7 +66,8 @@ export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
           return bad('INVALID_KIND', 'Send X-Object-Kind: the object kind, 1-64 of a-z 0-9 . _ - (for example model-hub.model).');
         }
         const mediaType = (req.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-        if (!MEDIA_TYPE.test(mediaType)) return bad('INVALID_MEDIA_TYPE', 'Send Content-Type: the media type of the bytes (for example application/json).');
+        if (!MEDIA_TYPE.test(mediaType))
+          return bad('INVALID_MEDIA_TYPE', 'Send Content-Type: the media type of the bytes (for example application/json).');
         const filenameRaw = req.headers.get('x-object-filename');
         const filename = filenameRaw && filenameRaw.length <= 255 && !/[\\/\0]/.test(filenameRaw) ? filenameRaw : null;
         // Limit enforced while the body streams: an oversized body is refused without being buffered whole.
@@ -101,7 +102,8 @@ export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
         }
         const prefix = query.get('prefix');
         if (prefix !== null && prefix !== '') {
-          if (!/^(blake3:)?[0-9a-f]{0,64}$/.test(prefix)) return bad('INVALID_QUERY', 'prefix must be lowercase hex, with or without blake3:.');
+          if (!/^(blake3:)?[0-9a-f]{0,64}$/.test(prefix))
+            return bad('INVALID_QUERY', 'prefix must be lowercase hex, with or without blake3:.');
           q.prefix = prefix;
         }
         const cursor = query.get('cursor');

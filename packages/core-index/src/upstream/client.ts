@@ -174,7 +174,11 @@ export class UpstreamClient {
         void res.body?.cancel().catch(() => {});
         if (ra !== undefined) {
           if (ra > maxRetryAfter) {
-            throw new UpstreamError(`${url}: HTTP ${res.status} with Retry-After of ${Math.round(ra / 1000)} s, longer than the ${Math.round(maxRetryAfter / 1000)} s allowed`, url, res.status);
+            throw new UpstreamError(
+              `${url}: HTTP ${res.status} with Retry-After of ${Math.round(ra / 1000)} s, longer than the ${Math.round(maxRetryAfter / 1000)} s allowed`,
+              url,
+              res.status,
+            );
           }
           waitMs = ra;
           fromHeader = true;

@@ -1,42 +1,42 @@
 export {
   type Clock,
-  type UpstreamClientOptions,
-  type UpstreamStats,
-  UpstreamClient,
-  UpstreamError,
   nextLink,
   parseRetryAfter,
   systemClock,
+  UpstreamClient,
+  type UpstreamClientOptions,
+  UpstreamError,
+  type UpstreamStats,
 } from './client.js';
 export {
-  type HttpModelScopeOptions,
-  type ModelScopeAdapter,
-  type ModelScopeFile,
-  type ModelScopeListing,
-  httpModelScope,
-} from './modelscope.js';
-export { PINS_FORMAT, PinsError, emptyPins, parsePins, pinFor, pinSource } from './pins.js';
-export {
-  type IndexModelContext,
-  type ModelWork,
-  type SkipReason,
-  type UpstreamRow,
-  type UpstreamTreeEntry,
   ggufHeaderFiles,
+  type IndexModelContext,
   indexModel,
   isModelId,
   licenseOf,
+  type ModelWork,
   notPublic,
+  type SkipReason,
+  type UpstreamRow,
+  type UpstreamTreeEntry,
 } from './model.js';
+export {
+  type HttpModelScopeOptions,
+  httpModelScope,
+  type ModelScopeAdapter,
+  type ModelScopeFile,
+  type ModelScopeListing,
+} from './modelscope.js';
+export { emptyPins, PINS_FORMAT, PinsError, parsePins, pinFor, pinSource } from './pins.js';
 export {
   ARCHIVE_REGISTRY,
   BUILD_LISTING_KIND,
   BUILD_RESULT_KIND,
   type BuildProgress,
   type BuildSummary,
+  runUpstreamBuild,
   type SkippedModel,
   type UpstreamBuildOptions,
   WORK_FORMAT,
-  runUpstreamBuild,
   workRefName,
 } from './run.js';

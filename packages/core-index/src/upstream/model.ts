@@ -1,7 +1,7 @@
 import type { BuildModelInput } from '../builder.js';
 import type { Logger } from '../deps.js';
 import { encodePath, iterateBody } from '../http.js';
-import { QUANT_PREFERENCE, isLaterSplit, isMmproj, quantOf } from '../quant.js';
+import { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from '../quant.js';
 import type { FileRecord, GgufFacts, ModelFacts, ModelObject } from '../schemas.js';
 import { createSha256 } from '../sha256.js';
 import { type UpstreamClient, UpstreamError } from './client.js';
@@ -154,7 +154,10 @@ async function hashRemote(ctx: IndexModelContext, url: string, expected: number)
     size += chunk.byteLength;
     if (size > limit) {
       void res.body?.cancel().catch(() => {});
-      throw new Skip(size > ctx.smallFileCap ? 'file-over-cap' : 'size-mismatch', `${url} sent more than the ${limit} bytes the tree lists`);
+      throw new Skip(
+        size > ctx.smallFileCap ? 'file-over-cap' : 'size-mismatch',
+        `${url} sent more than the ${limit} bytes the tree lists`,
+      );
     }
     h.update(chunk);
   }
@@ -164,7 +167,9 @@ async function hashRemote(ctx: IndexModelContext, url: string, expected: number)
 
 async function listTree(ctx: IndexModelContext, id: string, revision: string): Promise<UpstreamTreeEntry[]> {
   const out: UpstreamTreeEntry[] = [];
-  for await (const page of ctx.client.pages<UpstreamTreeEntry>(`${ctx.upstream}/api/models/${repoPath(id)}/tree/${revision}?recursive=true`)) {
+  for await (const page of ctx.client.pages<UpstreamTreeEntry>(
+    `${ctx.upstream}/api/models/${repoPath(id)}/tree/${revision}?recursive=true`,
+  )) {
     out.push(...page);
   }
   return out;
@@ -232,7 +237,10 @@ export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revis
       for (const e of tree) {
         if (e.lfs) continue;
         if (typeof e.size === 'number' && e.size > ctx.smallFileCap) {
-          throw new Skip('file-over-cap', `${e.path} is ${e.size} bytes, not in LFS, over the ${ctx.smallFileCap}-byte cap for downloading and hashing`);
+          throw new Skip(
+            'file-over-cap',
+            `${e.path} is ${e.size} bytes, not in LFS, over the ${ctx.smallFileCap}-byte cap for downloading and hashing`,
+          );
         }
       }
       files = await Promise.all(
@@ -245,7 +253,8 @@ export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revis
           const expected = e.size ?? ctx.smallFileCap;
           const got = await hashRemote(ctx, `${ctx.upstream}/${repoPath(id)}/resolve/${revision}/${encodePath(e.path)}`, expected);
           downloaded += got.size;
-          if (e.size !== undefined && got.size !== e.size) throw new Skip('size-mismatch', `${e.path}: the tree lists ${e.size} bytes, ${got.size} arrived`);
+          if (e.size !== undefined && got.size !== e.size)
+            throw new Skip('size-mismatch', `${e.path}: the tree lists ${e.size} bytes, ${got.size} arrived`);
           return { path: e.path, size: got.size, sha256: got.sha256 };
         }),
       );
@@ -293,7 +302,8 @@ export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revis
     };
   } catch (e) {
     if (e instanceof Skip) return { status: 'skipped', id, reason: e.reason, detail: e.detail, downloaded };
-    if (e instanceof UpstreamError && e.status === 404) return { status: 'skipped', id, reason: 'not-found', detail: e.message, downloaded };
+    if (e instanceof UpstreamError && e.status === 404)
+      return { status: 'skipped', id, reason: 'not-found', detail: e.message, downloaded };
     throw e;
   }
 }

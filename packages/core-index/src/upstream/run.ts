@@ -2,20 +2,20 @@ import type { Address } from '../blake3.js';
 import { type BuildModelInput, type BuildResult, buildIndex, putJson } from '../builder.js';
 import { type Logger, silentLogger } from '../deps.js';
 import type { ObjectStore } from '../object-store.js';
-import { type CatalogObject, type ModelObject, type Pins, ModelObjectSchema, CatalogObjectSchema } from '../schemas.js';
-import { type Clock, UpstreamClient, type UpstreamClientOptions, UpstreamError, systemClock } from './client.js';
-import { type HttpModelScopeOptions, type ModelScopeAdapter, httpModelScope } from './modelscope.js';
+import { type CatalogObject, CatalogObjectSchema, type ModelObject, ModelObjectSchema, type Pins } from '../schemas.js';
+import { type Clock, systemClock, UpstreamClient, type UpstreamClientOptions, UpstreamError } from './client.js';
 import {
   type IndexModelContext,
-  type ModelWork,
-  type SkipReason,
-  type UpstreamRow,
   indexModel,
   isModelId,
+  type ModelWork,
   notPublic,
   repoPath,
   resolveRevision,
+  type SkipReason,
+  type UpstreamRow,
 } from './model.js';
+import { type HttpModelScopeOptions, httpModelScope, type ModelScopeAdapter } from './modelscope.js';
 import { pinFor, pinSource } from './pins.js';
 
 export const BUILD_RESULT_KIND = 'model-hub.build-result';
@@ -48,7 +48,7 @@ export interface UpstreamBuildOptions {
   http?: Omit<UpstreamClientOptions, 'fetch' | 'clock'>;
   /** Largest non-LFS file downloaded and hashed (default 10 MiB). */
   smallFileCap?: number;
-  /** GGUF headers read per model (default 3). */
+  /** GGUF headers read per model, the preferred quantisation first (default 1; others get their quantisation from the name). */
   ggufHeadersPerModel?: number;
   /** Rows per listing page (default min(top, 500)). */
   pageSize?: number;
@@ -227,14 +227,16 @@ export async function runUpstreamBuild(options: UpstreamBuildOptions): Promise<B
   let modelscope: ModelScopeAdapter | undefined;
   if (options.modelscope && 'find' in options.modelscope) modelscope = options.modelscope;
   else if (options.modelscope) {
-    const msClient = new UpstreamClient({ ...options.http, fetch: options.fetch, clock });
+    // Only the User-Agent goes to the second host: a token for the upstream must not leak there.
+    const ua = options.http?.headers?.['user-agent'];
+    const msClient = new UpstreamClient({ ...options.http, headers: ua ? { 'user-agent': ua } : {}, fetch: options.fetch, clock });
     modelscope = httpModelScope(msClient, options.modelscope);
   }
   const ctx: IndexModelContext = {
     client,
     upstream,
     smallFileCap: options.smallFileCap ?? 10 * 1024 * 1024,
-    ggufHeaders: options.ggufHeadersPerModel ?? 3,
+    ggufHeaders: options.ggufHeadersPerModel ?? 1,
     previous,
     ...(modelscope ? { modelscope } : {}),
     hfSource: options.hfSource ?? 'huggingface.co',
@@ -294,7 +296,11 @@ export async function runUpstreamBuild(options: UpstreamBuildOptions): Promise<B
       }
       done++;
       const r = results[i];
-      if (r?.status === 'ok') log.info({ event: 'model', model: r.model.id, revision: r.model.revision, files: r.model.files.length, reused: r.reused }, 'indexed model');
+      if (r?.status === 'ok')
+        log.info(
+          { event: 'model', model: r.model.id, revision: r.model.revision, files: r.model.files.length, reused: r.reused },
+          'indexed model',
+        );
       else if (r) log.info({ event: 'skip', model: r.id, reason: r.reason, detail: r.detail }, 'skipped model');
       progress({ phase: 'models', done, total: rows.length, id: row.id });
     }
@@ -357,7 +363,19 @@ export async function runUpstreamBuild(options: UpstreamBuildOptions): Promise<B
     result,
   };
   log.info(
-    { event: 'summary', catalog: summary.catalog, date, models: summary.models, files: summary.files, bytes: summary.bytes, skipped: skippedByReason, reused, resumed, requests: summary.requests, retries: summary.retries },
+    {
+      event: 'summary',
+      catalog: summary.catalog,
+      date,
+      models: summary.models,
+      files: summary.files,
+      bytes: summary.bytes,
+      skipped: skippedByReason,
+      reused,
+      resumed,
+      requests: summary.requests,
+      retries: summary.retries,
+    },
     'index run finished',
   );
   return summary;
@@ -418,7 +436,17 @@ async function listModels(
 /** The fields the run uses, so the stored listing stays small (no siblings, no card text). */
 function slimRow(row: UpstreamRow): UpstreamRow {
   const out: UpstreamRow = { id: row.id };
-  for (const k of ['sha', 'downloads', 'likes', 'trendingScore', 'pipeline_tag', 'library_name', 'tags', 'createdAt', 'lastModified'] as const) {
+  for (const k of [
+    'sha',
+    'downloads',
+    'likes',
+    'trendingScore',
+    'pipeline_tag',
+    'library_name',
+    'tags',
+    'createdAt',
+    'lastModified',
+  ] as const) {
     if (row[k] !== undefined && row[k] !== null) (out as unknown as Record<string, unknown>)[k] = row[k];
   }
   const lic = row.cardData?.license;

@@ -7,11 +7,11 @@ import { type Address, addressOf } from '../blake3.js';
 import { readArchive } from '../builder.js';
 import { loadIndex } from '../index-store.js';
 import { MemoryObjectStore } from '../memory-object-store.js';
-import { type CatalogObject, type ModelObject, type SourceObject } from '../schemas.js';
+import type { CatalogObject, ModelObject, SourceObject } from '../schemas.js';
 import { sha256Hex } from '../sha256.js';
-import { type Clock, UpstreamClient, nextLink, parseRetryAfter } from './client.js';
+import { type Clock, nextLink, parseRetryAfter, UpstreamClient } from './client.js';
 import { parsePins } from './pins.js';
-import { type BuildSummary, type UpstreamBuildOptions, runUpstreamBuild, workRefName } from './run.js';
+import { type BuildSummary, runUpstreamBuild, type UpstreamBuildOptions, workRefName } from './run.js';
 import { FakeUpstream, type FakeUpstreamData } from './testing/fake-upstream.js';
 
 const DATA = fileURLToPath(new URL('../../../../../shared/data/', import.meta.url));
@@ -100,7 +100,7 @@ describe('the upstream client', () => {
     expect(nextLink(null, 'https://h/')).toBeUndefined();
   });
 
-  it('waits exactly Retry-After on 429, backs off with jitter on 5xx, and pauses other requests during a 429', async () => {
+  it('waits exactly Retry-After on 429 and backs off with jitter on 5xx', async () => {
     newFake();
     const clock = fakeClock();
     const client = new UpstreamClient({ fetch: (...a) => fetch(...a), clock, random: () => 0.5, baseDelayMs: 1000 });
@@ -189,7 +189,11 @@ describe('the daily index run', () => {
     // The real bert tree: LFS SHA-256 from the real listing, listed: false (asked for, not trending).
     const bert = index.model('google-bert/bert-base-uncased')!;
     expect(bert.revision).toBe('dd4bc8b21efa05ec961e3efc4ee5e3832a3679c7');
-    expect(bert.file('pytorch_model.bin')).toEqual({ path: 'pytorch_model.bin', size: 440473133, sha256: '097417381d6c7230bd9e3557456d726de6e83245ec8b24f529f60198a67b203a' });
+    expect(bert.file('pytorch_model.bin')).toEqual({
+      path: 'pytorch_model.bin',
+      size: 440473133,
+      sha256: '097417381d6c7230bd9e3557456d726de6e83245ec8b24f529f60198a67b203a',
+    });
     expect(bert.row.svc.listed).toBe(false);
     expect(bert.object.license).toBe('apache-2.0');
 
@@ -211,7 +215,10 @@ describe('the daily index run', () => {
     expect(ms).toMatchObject({ type: 'http', remote_revision: 'master' });
     expect(ms.paths).toBeUndefined();
     expect(index.model('Qwen/Qwen3.6-27B')!.sources.map((s) => s.source)).toEqual(['huggingface.co']);
-    expect(index.model('openai/privacy-filter')!.sources.find((s) => s.source === 'ipfs')).toMatchObject({ type: 'ipfs', root: 'bafySYNTHETICroot1' });
+    expect(index.model('openai/privacy-filter')!.sources.find((s) => s.source === 'ipfs')).toMatchObject({
+      type: 'ipfs',
+      root: 'bafySYNTHETICroot1',
+    });
     expect(top.sources.some((s) => s.source === 'ipfs')).toBe(false); // pinned at another revision
 
     const archive = await readArchive(store);
@@ -290,7 +297,9 @@ describe('the daily index run', () => {
 
   it('skips a model whose non-LFS file is over the cap, and says why', async () => {
     newFake();
-    const run = await runUpstreamBuild(options(new MemoryObjectStore(), { top: 3, smallFileCap: 100_000, missing: ['google-bert/bert-base-uncased'] }));
+    const run = await runUpstreamBuild(
+      options(new MemoryObjectStore(), { top: 3, smallFileCap: 100_000, missing: ['google-bert/bert-base-uncased'] }),
+    );
     expect(run.models).toBe(3);
     expect(run.skipped).toContainEqual(expect.objectContaining({ id: 'google-bert/bert-base-uncased', reason: 'file-over-cap' }));
     expect(run.skipped.find((x) => x.id === 'google-bert/bert-base-uncased')!.detail).toContain('vocab.txt');

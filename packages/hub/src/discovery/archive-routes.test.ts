@@ -1,5 +1,5 @@
-import { type Address, MemoryObjectStore, addressOf, buildIndex, loadIndex, sha256Hex } from '@hub/core-index';
-import { SYNTHETIC_MODELS, createTestHub } from '@hub/core-index/testing';
+import { type Address, addressOf, buildIndex, loadIndex, MemoryObjectStore, sha256Hex } from '@hub/core-index';
+import { createTestHub, SYNTHETIC_MODELS } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { createHub } from '../create-hub.js';
 import { hubRoutes } from '../routes.js';
@@ -10,7 +10,13 @@ async function twoDays() {
   const t = await createTestHub({ date: '2026-11-21' });
   const objects = t.objects as MemoryObjectStore;
   const changed = SYNTHETIC_MODELS.map((m, i) => (i === 0 ? { ...m, revision: 'd'.repeat(40) } : m));
-  const second = await buildIndex(objects, { date: '2026-11-22', models: changed, codeCommit: 'e'.repeat(40), archive: { registry: 'hub/index' }, now: () => 1_700_000_100_000 });
+  const second = await buildIndex(objects, {
+    date: '2026-11-22',
+    models: changed,
+    codeCommit: 'e'.repeat(40),
+    archive: { registry: 'hub/index' },
+    now: () => 1_700_000_100_000,
+  });
   const index = await loadIndex(objects, second.catalog);
   const deps = { ...t.deps, index: () => index };
   return { hub: createHub(deps as never, hubRoutes() as never), first: t.catalog, second: second.catalog, objects };
@@ -48,7 +54,10 @@ describe('GET /api/hub/pins', () => {
       JSON.stringify({
         format: 'svc.model-hub.pins/v1',
         gateway: 'https://gw.example',
-        models: { 'a/b': { root: 'bafySYNTHETIC1', revision: 'a'.repeat(40), pinned: '2026-11-01' }, 'c/d': { root: 'bafySYNTHETIC2', revision: 'b'.repeat(40), hidden: true } },
+        models: {
+          'a/b': { root: 'bafySYNTHETIC1', revision: 'a'.repeat(40), pinned: '2026-11-01' },
+          'c/d': { root: 'bafySYNTHETIC2', revision: 'b'.repeat(40), hidden: true },
+        },
       }),
     );
     const pins = (await request(createHub(t2.deps as never, hubRoutes() as never), '/api/hub/pins')).json();

@@ -2,13 +2,13 @@ import {
   ARCHIVE_REGISTRY,
   type Archive,
   type CoreDeps,
-  type Pins,
-  type PreparedBody,
-  type Route,
   emptyPins,
   errorResponse,
+  type Pins,
+  type PreparedBody,
   parsePins,
   prepare,
+  type Route,
   readArchive,
   sendPrepared,
 } from '@hub/core-index';
@@ -73,7 +73,12 @@ export function archiveRoutes<D extends CoreDeps>(): Route<D>[] {
         } catch (e) {
           if (!(e instanceof Unreadable)) throw e;
           deps.log.error({ event: 'pins-unreadable', err: e.message }, 'the pins ref is unreadable');
-          return errorResponse('hub', 503, 'PinsUnreadable', `The operator's pins document is unreadable (${e.message.slice(0, 200)}); fix pins.json in the data folder and rebuild the index.`);
+          return errorResponse(
+            'hub',
+            503,
+            'PinsUnreadable',
+            `The operator's pins document is unreadable (${e.message.slice(0, 200)}); fix pins.json in the data folder and rebuild the index.`,
+          );
         }
       },
     },

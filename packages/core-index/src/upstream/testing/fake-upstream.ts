@@ -128,14 +128,27 @@ export class FakeUpstream {
       const files: FakeFile[] = bt.tree
         .filter((e) => e.type === 'file')
         .map((e) =>
-          e.lfs ? { path: e.path, size: e.lfs.size, lfs: e.lfs.oid } : { path: e.path, size: e.size ?? 0, bytes: filler(e.size ?? 0, `${bt.repo}/${e.path}`) },
+          e.lfs
+            ? { path: e.path, size: e.lfs.size, lfs: e.lfs.oid }
+            : { path: e.path, size: e.size ?? 0, bytes: filler(e.size ?? 0, `${bt.repo}/${e.path}`) },
         );
       // The bert model is not trending: reachable by id only (as the missing log asks for it).
       this.models.set(bt.repo, {
         id: bt.repo,
         sha: bt.revision,
         generation: 0,
-        row: { id: bt.repo, modelId: bt.repo, sha: bt.revision, private: false, gated: false, disabled: false, author: bt.repo.split('/')[0], pipeline_tag: 'fill-mask', library_name: 'transformers', tags: ['transformers', 'bert', 'fill-mask', 'license:apache-2.0'] },
+        row: {
+          id: bt.repo,
+          modelId: bt.repo,
+          sha: bt.revision,
+          private: false,
+          gated: false,
+          disabled: false,
+          author: bt.repo.split('/')[0],
+          pipeline_tag: 'fill-mask',
+          library_name: 'transformers',
+          tags: ['transformers', 'bert', 'fill-mask', 'license:apache-2.0'],
+        },
         files,
       });
     }
@@ -218,7 +231,8 @@ export class FakeUpstream {
         return new Response(JSON.stringify({ error: `injected ${r.status}` }), { status: r.status, headers: r.headers ?? {} });
       }
     }
-    if (this.options.msBase && request.url.startsWith(this.options.msBase)) return this.modelscope(new URL(request.url.slice(this.options.msBase.replace(/\/+$/, '').length) || '/', 'http://ms.invalid'));
+    if (this.options.msBase && request.url.startsWith(this.options.msBase))
+      return this.modelscope(new URL(request.url.slice(this.options.msBase.replace(/\/+$/, '').length) || '/', 'http://ms.invalid'));
     const p = url.pathname;
     if (p === '/api/models') return this.list(url);
     let m = /^\/api\/models\/([^/]+)\/([^/]+)(?:\/revision\/([^/]+))?$/.exec(p);
@@ -251,7 +265,8 @@ export class FakeUpstream {
         return new Response(null, { status: 302, headers: { location: `https://cdn.invalid/${file.lfs}` } });
       }
       const range = parseRange(request.headers.get('range'), bytes.byteLength);
-      if (range === 'unsatisfiable') return new Response(null, { status: 416, headers: { 'content-range': `bytes */${bytes.byteLength}` } });
+      if (range === 'unsatisfiable')
+        return new Response(null, { status: 416, headers: { 'content-range': `bytes */${bytes.byteLength}` } });
       if (range) {
         this.count('range');
         return new Response(bytes.slice(range.start, range.end + 1), {
