@@ -1,0 +1,112 @@
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { MemoryObjectStore } from '@hub/core-index';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_SOURCE, demoTreeDir } from '../../node-server/src/demo.js';
+import { buildFromDir } from '../../node-server/src/from-dir.js';
+import { type StaticMirror, startStaticMirror } from '../../node-server/src/mirror.js';
+import type { Env } from '../src/bindings.js';
+import worker from '../src/worker.js';
+import { type RunningEdge, startEdge, uploadStore } from './harness.js';
+
+/** The Worker's own duties under workerd: the cron trigger's probes and index re-check, KV state, start failures. */
+
+const GGUF_PATH = '/demo/tiny-llama-2-GGUF/resolve/main/llama-2-tiny-random-F16.gguf';
+let edge: RunningEdge;
+let mirror: StaticMirror;
+
+async function until<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function scheduled(): Promise<void> {
+  const w = await edge.mf.getWorker();
+  await w.scheduled({ cron: '* * * * *' });
+}
+
+beforeAll(async () => {
+  mirror = await startStaticMirror({ root: demoTreeDir() });
+  const probeFile = 'demo/tiny-bert-synthetic/config.json';
+  const sha256 = createHash('sha256').update(await readFile(path.join(demoTreeDir(), probeFile))).digest('hex');
+  edge = await startEdge({
+    bindings: {
+      SOURCES: JSON.stringify([
+        { name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: mirror.template, probe: { path: 'demo/tiny-bert-synthetic/resolve/main/config.json', sha256 } },
+      ]),
+      ORDER: JSON.stringify([DEMO_SOURCE]),
+      PROBE_INTERVAL_SECONDS: '1',
+      LOG_LEVEL: 'error',
+    },
+  });
+});
+
+afterAll(async () => {
+  await edge?.close();
+  await mirror?.close();
+});
+
+describe('the edge Worker under workerd', () => {
+  it('probes on the cron trigger, keeps the state in KV, and stops redirecting to a source that fails', async () => {
+    await scheduled();
+    const kv = await edge.mf.getKVNamespace('STATE');
+    const state = JSON.parse((await kv.get('probes')) ?? '{}');
+    expect(state.sources[DEMO_SOURCE]).toMatchObject({ ok: true, reason: 'verified', failures: 0 });
+    const health = await (await fetch(`${edge.url}/api/hub/health`)).json();
+    expect(health.sources[DEMO_SOURCE]).toMatchObject({ ok: true, reason: 'verified' });
+    expect((await fetch(`${edge.url}${GGUF_PATH}`, { redirect: 'manual' })).status).toBe(302);
+
+    await mirror.close();
+    await new Promise((r) => setTimeout(r, 1100)); // the 1 s interval passes: the source is due again
+    await scheduled();
+    const down = await (await fetch(`${edge.url}/api/hub/health`)).json();
+    expect(down.sources[DEMO_SOURCE]).toMatchObject({ ok: false, reason: 'unreachable' });
+    const res = await fetch(`${edge.url}${GGUF_PATH}`, { redirect: 'manual' });
+    expect(res.status).toBe(503);
+    expect(res.headers.get('x-error-code')).toBe('SourceUnavailable');
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(JSON.parse((await kv.get('probes')) ?? '{}').sources[DEMO_SOURCE]).toMatchObject({ ok: false, failures: 1 });
+  });
+
+  it('records unknown models in the KV missing log', async () => {
+    expect((await fetch(`${edge.url}/api/models/someone/absent-model`)).status).toBe(404);
+    const kv = await edge.mf.getKVNamespace('STATE');
+    expect(await until(async () => (await kv.get('missing:someone/absent-model')) ?? undefined, 'the missing log')).toBe('someone/absent-model');
+  });
+
+  it('switches to a new index when refs/current changes (cron re-check)', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'edge-index-'));
+    await mkdir(path.join(dir, 'acme', 'new-model'), { recursive: true });
+    await writeFile(path.join(dir, 'acme', 'new-model', 'README.md'), '# SYNTHETIC model for the index switch test\n');
+    const store = new MemoryObjectStore();
+    await buildFromDir(store, { dir, sources: [{ name: DEMO_SOURCE }], date: '2026-11-23' });
+    await uploadStore(store, (await edge.mf.getR2Bucket('OBJECTS')) as never);
+    await rm(dir, { recursive: true, force: true });
+    expect((await fetch(`${edge.url}/api/models/acme/new-model`)).status).toBe(404);
+    await scheduled();
+    await until(async () => ((await fetch(`${edge.url}/api/models/acme/new-model`)).status === 200 ? true : undefined), 'the new index');
+  });
+});
+
+describe('the edge Worker with fake bindings', () => {
+  it('answers 503 naming the fix when the bucket holds no index, and retries on the next request', async () => {
+    let reads = 0;
+    const env = {
+      OBJECTS: { get: async () => (reads++, null), head: async () => null, put: async () => undefined, list: async () => ({ objects: [], truncated: false }) },
+      ACCOUNTS: {},
+      STATE: {},
+    } as unknown as Env;
+    const ctx = { waitUntil: () => {} };
+    const res = await worker.fetch(new Request('http://edge.test/api/models'), env, ctx);
+    expect(res.status).toBe(503);
+    expect(await res.text()).toMatch(/no index \(no refs\/current\).*Deploy to the edge/);
+    await worker.fetch(new Request('http://edge.test/api/models'), env, ctx);
+    expect(reads).toBe(2);
+  });
+});
