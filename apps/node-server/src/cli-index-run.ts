@@ -172,8 +172,8 @@ export function serveRefresh(
   cfg: ResolvedConfig,
   running: RunningHub,
   log: Logger,
-): Refresher | undefined {
-  if (!values.refresh) return undefined;
+): Pick<Refresher, 'stop'> {
+  if (!values.refresh) return watchCurrent(running, log);
   let schedule: ReturnType<typeof parseRefresh>;
   try {
     schedule = parseRefresh(values.refresh, values['refresh-at']);
@@ -190,4 +190,23 @@ export function serveRefresh(
       return { catalog: s.catalog, models: s.models };
     },
   });
+}
+
+/**
+ * Without `--refresh`, a running hub still picks up an index built by another process (a cron job
+ * running `hub index build`): it re-reads the `current` ref every `everyMs` and switches when it moved.
+ */
+export function watchCurrent(running: RunningHub, log: Logger, everyMs = 60_000): Pick<Refresher, 'stop'> {
+  const timer = setInterval(() => {
+    running
+      .reload()
+      .catch((e: unknown) =>
+        log.error(
+          { event: 'reload-failed', err: (e as Error).message?.slice(0, 300) },
+          'the new index could not be loaded; the current one stays',
+        ),
+      );
+  }, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
