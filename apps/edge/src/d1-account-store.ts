@@ -1,4 +1,4 @@
-import { type AccountRecord, type AccountStore, type RequestOutcome, isoTime, modelKey } from '@hub/account';
+import { type AccountRecord, type AccountStore, isoTime, modelKey, type RequestOutcome } from '@hub/account';
 import type { D1DatabaseLike, D1ResultLike, D1StatementLike } from './bindings.js';
 
 /** The schema of migrations/0001_accounts.sql, one statement each (D1 runs them in one batch). */
@@ -77,7 +77,11 @@ export class D1AccountStore implements AccountStore {
   }
 
   private record(results: D1ResultLike<any>[]): AccountRecord | undefined {
-    const [acc, saved, count] = results.slice(-3) as [D1ResultLike<AccountRow>, D1ResultLike<{ model: string }>, D1ResultLike<{ n: number }>];
+    const [acc, saved, count] = results.slice(-3) as [
+      D1ResultLike<AccountRow>,
+      D1ResultLike<{ model: string }>,
+      D1ResultLike<{ n: number }>,
+    ];
     const row = acc.results[0];
     if (!row) return undefined;
     return {
@@ -127,7 +131,11 @@ export class D1AccountStore implements AccountStore {
   }
 
   async removeSaved(did: string, id: string, now: number): Promise<string[]> {
-    const out = await this.batch([this.q(SQL.insertAccount, did, isoTime(now)), this.q(SQL.savedDelete, did, modelKey(id)), this.q(SQL.saved, did)]);
+    const out = await this.batch([
+      this.q(SQL.insertAccount, did, isoTime(now)),
+      this.q(SQL.savedDelete, did, modelKey(id)),
+      this.q(SQL.saved, did),
+    ]);
     return (out[2]?.results ?? []).map((x: { model: string }) => x.model);
   }
 
@@ -148,12 +156,21 @@ export class D1AccountStore implements AccountStore {
   }
 
   async setWallet(did: string, wallet: string | null, now: number): Promise<AccountRecord> {
-    const out = await this.batch([this.q(SQL.insertAccount, did, isoTime(now)), this.q(SQL.setWallet, wallet, isoTime(now), did), ...this.reads(did)]);
+    const out = await this.batch([
+      this.q(SQL.insertAccount, did, isoTime(now)),
+      this.q(SQL.setWallet, wallet, isoTime(now), did),
+      ...this.reads(did),
+    ]);
     return this.record(out) as AccountRecord;
   }
 
   async recordPublishInterest(did: string, now: number): Promise<string> {
-    const out = await this.batch([this.q(SQL.insertAccount, did, isoTime(now)), this.q(SQL.setInterest, isoTime(now), did), this.q(SQL.account, did)]);
-    return (out[2]?.results[0] as AccountRow).publish_interest as string;
+    const out = await this.batch([
+      this.q(SQL.insertAccount, did, isoTime(now)),
+      this.q(SQL.setInterest, isoTime(now), did),
+      this.q(SQL.account, did),
+    ]);
+    const row = out[2]?.results[0] as AccountRow | undefined;
+    return row?.publish_interest as string;
   }
 }

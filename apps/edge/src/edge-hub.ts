@@ -1,6 +1,6 @@
 import { type AccountConfig, createAccountServices } from '@hub/account';
-import { type Address, DEFAULT_SOURCES, type IndexStore, type Logger, type SourceConfig, loadIndex, probeSettings } from '@hub/core-index';
-import { type Hub, type HubDeps, createHub, hubRoutes } from '@hub/hub';
+import { type Address, DEFAULT_SOURCES, type IndexStore, type Logger, loadIndex, probeSettings, type SourceConfig } from '@hub/core-index';
+import { createHub, type Hub, type HubDeps, hubRoutes } from '@hub/hub';
 import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';
 import { KvMissingLog, KvSourceHealth } from './kv-state.js';
@@ -76,7 +76,10 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
   const probeInterval = numberVar(env.PROBE_INTERVAL_SECONDS, 'PROBE_INTERVAL_SECONDS', 60);
 
   const current = (await objects.readRef('current')) as Address | undefined;
-  if (!current) throw new NoIndexError('The R2 bucket holds no index (no refs/current): upload one, as apps/edge/README.md "Deploy to the edge" shows.');
+  if (!current)
+    throw new NoIndexError(
+      'The R2 bucket holds no index (no refs/current): upload one, as apps/edge/README.md "Deploy to the edge" shows.',
+    );
   let index = await loadIndex(objects, current);
   let checkedAt = now();
   let checking: Promise<IndexStore> | undefined;

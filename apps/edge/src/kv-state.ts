@@ -1,15 +1,15 @@
 import {
-  type MissingLog,
-  MemorySourceHealth,
-  type ProbeRound,
-  type ProbeSettings,
-  type ProbeState,
-  type SourceConfig,
   currentProbeState,
   emptyProbeState,
   healthStates,
+  MemorySourceHealth,
+  type MissingLog,
+  type ProbeRound,
+  type ProbeSettings,
+  type ProbeState,
   probeRetryAfterSeconds,
   runProbeRound,
+  type SourceConfig,
 } from '@hub/core-index';
 import type { KVNamespaceLike } from './bindings.js';
 
@@ -72,7 +72,15 @@ export class KvSourceHealth extends MemorySourceHealth {
   /** One probe round over the sources that are due (all with `force`); the new state goes to KV. */
   async probe(fetchImpl: typeof fetch, force = false): Promise<ProbeRound> {
     await this.load();
-    const round = await runProbeRound({ sources: this.sourceList, fetch: fetchImpl, now: this.clock, state: this.probes, settings: this.probeSettings, force, health: this });
+    const round = await runProbeRound({
+      sources: this.sourceList,
+      fetch: fetchImpl,
+      now: this.clock,
+      state: this.probes,
+      settings: this.probeSettings,
+      force,
+      health: this,
+    });
     this.probes = round.state;
     if (round.results.length) await this.kv.put(PROBES_KEY, JSON.stringify(round.state));
     return round;

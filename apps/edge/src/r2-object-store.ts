@@ -1,5 +1,7 @@
 import {
   type Address,
+  addressOf,
+  isAddress,
   type ListPage,
   type ListQuery,
   type ObjectMetadata,
@@ -7,8 +9,6 @@ import {
   type PutOptions,
   REF_NAME,
   type StoredObject,
-  addressOf,
-  isAddress,
 } from '@hub/core-index';
 import type { R2BucketLike, R2ObjectLike } from './bindings.js';
 

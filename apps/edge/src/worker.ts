@@ -1,5 +1,5 @@
 import type { Env } from './bindings.js';
-import { type EdgeHub, NoIndexError, createEdgeHub } from './edge-hub.js';
+import { createEdgeHub, type EdgeHub, NoIndexError } from './edge-hub.js';
 import { toResponse } from './to-response.js';
 
 /** What the runtime passes as the third argument (`ctx.waitUntil`). */
@@ -23,11 +23,18 @@ export function edgeHub(env: Env): Promise<EdgeHub> {
 
 function unavailable(e: unknown): Response {
   const message =
-    e instanceof NoIndexError ? e.message : `The hub could not start: ${e instanceof Error ? e.message : String(e)}. Check the bindings and vars in wrangler.jsonc.`;
+    e instanceof NoIndexError
+      ? e.message
+      : `The hub could not start: ${e instanceof Error ? e.message : String(e)}. Check the bindings and vars in wrangler.jsonc.`;
   console.log(JSON.stringify({ level: 'error', msg: 'hub start failed', err: String(e) }));
   return new Response(`${message}\n`, {
     status: 503,
-    headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '60', 'access-control-allow-origin': '*' },
+    headers: {
+      'content-type': 'text/plain; charset=utf-8',
+      'cache-control': 'no-store',
+      'retry-after': '60',
+      'access-control-allow-origin': '*',
+    },
   });
 }
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain .mjs (the post-build size report)
 import { inspectBundle } from '../scripts/report-size.mjs';
-import { EDGE_DIR, bundleWorker } from './harness.js';
+import { bundleWorker, EDGE_DIR } from './harness.js';
 
 describe('the Worker bundle', () => {
   it('imports nothing from Node and stays well under the Workers size limit', async () => {
@@ -16,7 +16,9 @@ describe('the Worker bundle', () => {
   });
 
   it('the scan finds node: and bare built-in imports', () => {
-    const bad = inspectBundle('import fs from "node:fs";\nimport { Readable } from "stream";\nconst x = await import("node:crypto");\nimport ok from "./ok.js";');
+    const bad = inspectBundle(
+      'import fs from "node:fs";\nimport { Readable } from "stream";\nconst x = await import("node:crypto");\nimport ok from "./ok.js";',
+    );
     expect(bad.forbidden.sort()).toEqual(['node:crypto', 'node:fs', 'stream']);
   });
 

@@ -49,7 +49,10 @@ describe('clients through the edge', () => {
       ['demo/tiny-llama-2-GGUF', 'llama-2-tiny-random-F16.gguf'],
       ['demo/tiny-bert-synthetic', 'tokenizer.json'],
     ] as const) {
-      const tree = (await (await fetch(`${edge.url}/api/models/${repo}/tree/main?recursive=true`)).json()) as Array<{ path: string; oid: string }>;
+      const tree = (await (await fetch(`${edge.url}/api/models/${repo}/tree/main?recursive=true`)).json()) as Array<{
+        path: string;
+        oid: string;
+      }>;
       const blob = await downloadFile({ repo, path: file, hubUrl: edge.url });
       expect(blob, file).not.toBeNull();
       const bytes = new Uint8Array(await (blob as Blob).arrayBuffer());
@@ -64,8 +67,13 @@ describe('clients through the edge', () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'edge-skopeo-'));
     tmp.push(dir);
     const host = new URL(edge.url).host;
-    await run('skopeo', ['copy', '--src-tls-verify=false', `docker://${host}/demo/tiny-llama-2-gguf:F16`, `dir:${dir}`], { timeout: 60_000 });
-    const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as { config: { digest: string; size: number }; layers: Array<{ digest: string; size: number; mediaType: string }> };
+    await run('skopeo', ['copy', '--src-tls-verify=false', `docker://${host}/demo/tiny-llama-2-gguf:F16`, `dir:${dir}`], {
+      timeout: 60_000,
+    });
+    const manifest = JSON.parse(await readFile(path.join(dir, 'manifest.json'), 'utf8')) as {
+      config: { digest: string; size: number };
+      layers: Array<{ digest: string; size: number; mediaType: string }>;
+    };
     expect(manifest.layers.length).toBeGreaterThan(0);
     for (const d of [manifest.config, ...manifest.layers]) {
       const bytes = await readFile(path.join(dir, d.digest.slice('sha256:'.length)));

@@ -1,9 +1,9 @@
 import { createTestIdentityProvider } from '@hub/account/testing';
 import { type ConformanceOptions, type ConformanceReport, compareReports, runConformance } from '@hub/hub/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestHub, type TestHub } from '../../node-server/test/helpers.js';
 import { DEMO_SOURCE, demoTreeDir } from '../../node-server/src/demo.js';
 import { type StaticMirror, startStaticMirror } from '../../node-server/src/mirror.js';
+import { startTestHub, type TestHub } from '../../node-server/test/helpers.js';
 import { type RunningEdge, startEdge } from './harness.js';
 
 /**
@@ -13,6 +13,7 @@ import { type RunningEdge, startEdge } from './harness.js';
  * workerd starts once for the file.
  */
 const REGISTRY_TOKEN = 'conformance-registry-token';
+const PUBLISHER_TOKEN = 'conformance-publisher-token';
 
 let edge: RunningEdge;
 let node: TestHub;
@@ -30,15 +31,34 @@ beforeAll(async () => {
       SOURCES: [source],
       ORDER: [DEMO_SOURCE, 'huggingface.co', 'modelscope.cn', 'ipfs'],
       REGISTRY_TOKENS: REGISTRY_TOKEN,
+      PUBLISHER_TOKENS: JSON.stringify([PUBLISHER_TOKEN]),
       ACCOUNT_PUBLIC_KEY: idp.publicKeyPem,
       ACCOUNT_SITE_ORIGIN: 'https://site.example',
       LOG_LEVEL: 'warn',
     },
   });
-  node = await startTestHub({ config: { account: { publicKey: idp.publicKeyPem, siteOrigin: 'https://site.example' }, registryTokens: [REGISTRY_TOKEN] } });
-  edgeOptions = { role: 'edge', accountsConfigured: true, mirrorUrl: mirror.url, registryToken: REGISTRY_TOKEN };
+  node = await startTestHub({
+    config: {
+      account: { publicKey: idp.publicKeyPem, siteOrigin: 'https://site.example' },
+      registryTokens: [REGISTRY_TOKEN],
+      publisherTokens: [PUBLISHER_TOKEN],
+    },
+  });
+  edgeOptions = {
+    role: 'edge',
+    accountsConfigured: true,
+    mirrorUrl: mirror.url,
+    registryToken: REGISTRY_TOKEN,
+    publisherToken: PUBLISHER_TOKEN,
+  };
   edgeReport = await runConformance(edge.url, edgeOptions);
-  nodeReport = await runConformance(node.url, { role: 'server', accountsConfigured: true, mirrorUrl: node.mirrorUrl, registryToken: REGISTRY_TOKEN });
+  nodeReport = await runConformance(node.url, {
+    role: 'server',
+    accountsConfigured: true,
+    mirrorUrl: node.mirrorUrl,
+    registryToken: REGISTRY_TOKEN,
+    publisherToken: PUBLISHER_TOKEN,
+  });
 });
 
 afterAll(async () => {
@@ -68,12 +88,18 @@ describe('conformance: the edge under workerd', () => {
     };
     const report = await runConformance(edge.url, { ...edgeOptions, fetch: tampered, filter: (c) => c.area === 'hf' });
     const diff = compareReports({ ...nodeReport, results: nodeReport.results.filter((r) => r.area === 'hf') }, report);
-    expect(diff).toEqual(['GET /api/models?limit=1 pages with Link rel=next: header cache-control: "public, max-age=60" vs "public, max-age=61"']);
+    expect(diff).toEqual([
+      'GET /api/models?limit=1 pages with Link rel=next: header cache-control: "public, max-age=60" vs "public, max-age=61"',
+    ]);
   });
 
   it('fails when one host changes a body or a status', () => {
     const results = edgeReport.results.map((r) =>
-      r.name === 'GET /v2/ is the API check' ? { ...r, observed: { ...r.observed, body: '{"x":1}' } } : r.name === 'GET /mcp is 405' ? { ...r, observed: { ...r.observed, status: 404 } } : r,
+      r.name === 'GET /v2/ is the API check'
+        ? { ...r, observed: { ...r.observed, body: '{"x":1}' } }
+        : r.name === 'GET /mcp is 405'
+          ? { ...r, observed: { ...r.observed, status: 404 } }
+          : r,
     );
     const diff = compareReports(nodeReport, { ...edgeReport, results });
     expect(diff).toHaveLength(2);

@@ -10,9 +10,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryObjectStore, type ObjectStore } from '@hub/core-index';
-import type { R2BucketLike } from '../src/bindings.js';
 // @ts-expect-error: a plain .mjs shared with tsup.config.ts
-import { WORKER_CONDITIONS, WORKER_MAIN_FIELDS, stubNodeBuiltins } from '../scripts/worker-build.mjs';
+import { stubNodeBuiltins, WORKER_CONDITIONS, WORKER_MAIN_FIELDS } from '../scripts/worker-build.mjs';
+import type { R2BucketLike } from '../src/bindings.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const EDGE_DIR = path.join(here, '..');
@@ -128,4 +128,3 @@ export async function startEdge(options: EdgeOptions = {}): Promise<RunningEdge>
     },
   };
 }
-

@@ -34,11 +34,20 @@ async function scheduled(): Promise<void> {
 beforeAll(async () => {
   mirror = await startStaticMirror({ root: demoTreeDir() });
   const probeFile = 'demo/tiny-bert-synthetic/config.json';
-  const sha256 = createHash('sha256').update(await readFile(path.join(demoTreeDir(), probeFile))).digest('hex');
+  const sha256 = createHash('sha256')
+    .update(await readFile(path.join(demoTreeDir(), probeFile)))
+    .digest('hex');
   edge = await startEdge({
     bindings: {
       SOURCES: JSON.stringify([
-        { name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: mirror.template, probe: { path: 'demo/tiny-bert-synthetic/resolve/main/config.json', sha256 } },
+        {
+          name: DEMO_SOURCE,
+          display: 'Demo mirror',
+          token: 'demo',
+          kind: 'http',
+          url: mirror.template,
+          probe: { path: 'demo/tiny-bert-synthetic/resolve/main/config.json', sha256 },
+        },
       ]),
       ORDER: JSON.stringify([DEMO_SOURCE]),
       PROBE_INTERVAL_SECONDS: '1',
@@ -77,7 +86,9 @@ describe('the edge Worker under workerd', () => {
   it('records unknown models in the KV missing log', async () => {
     expect((await fetch(`${edge.url}/api/models/someone/absent-model`)).status).toBe(404);
     const kv = await edge.mf.getKVNamespace('STATE');
-    expect(await until(async () => (await kv.get('missing:someone/absent-model')) ?? undefined, 'the missing log')).toBe('someone/absent-model');
+    expect(await until(async () => (await kv.get('missing:someone/absent-model')) ?? undefined, 'the missing log')).toBe(
+      'someone/absent-model',
+    );
   });
 
   it('switches to a new index when refs/current changes (cron re-check)', async () => {
@@ -98,7 +109,15 @@ describe('the edge Worker with fake bindings', () => {
   it('answers 503 naming the fix when the bucket holds no index, and retries on the next request', async () => {
     let reads = 0;
     const env = {
-      OBJECTS: { get: async () => (reads++, null), head: async () => null, put: async () => undefined, list: async () => ({ objects: [], truncated: false }) },
+      OBJECTS: {
+        get: async () => {
+          reads++;
+          return null;
+        },
+        head: async () => null,
+        put: async () => undefined,
+        list: async () => ({ objects: [], truncated: false }),
+      },
       ACCOUNTS: {},
       STATE: {},
     } as unknown as Env;

@@ -16,7 +16,10 @@ export function coreCases(): ConformanceCase[] {
       expect: {
         status: 200,
         headers: { ...CORS, 'content-type': JSON_TYPE, vary: 'Accept', 'cache-control': 'public, max-age=60', etag: true },
-        check: (r, f) => (r.json?.format === 'svc.model-hub.descriptor/v1' && r.json.catalog === f.catalog ? undefined : 'not the descriptor of the demo catalog'),
+        check: (r, f) =>
+          r.json?.format === 'svc.model-hub.descriptor/v1' && r.json.catalog === f.catalog
+            ? undefined
+            : 'not the descriptor of the demo catalog',
       },
     },
     {
@@ -41,7 +44,11 @@ export function coreCases(): ConformanceCase[] {
       name: 'POST / is 405 ReadOnly',
       area: 'rules',
       request: { method: 'POST', path: '/', headers: { 'content-type': 'application/json' }, body: '{}' },
-      expect: { status: 405, headers: { 'x-error-code': 'ReadOnly', allow: true, 'cache-control': 'no-store' }, check: (r) => (typeof r.json?.error === 'string' ? undefined : 'no {error} body') },
+      expect: {
+        status: 405,
+        headers: { 'x-error-code': 'ReadOnly', allow: true, 'cache-control': 'no-store' },
+        check: (r) => (typeof r.json?.error === 'string' ? undefined : 'no {error} body'),
+      },
     },
     {
       name: 'DELETE / is 405 ReadOnly',
@@ -53,7 +60,11 @@ export function coreCases(): ConformanceCase[] {
       name: 'GET /.well-known/model-hub.json is the Descriptor',
       area: 'discovery',
       request: { path: '/.well-known/model-hub.json' },
-      expect: { status: 200, headers: { ...CORS, 'content-type': JSON_TYPE, 'cache-control': 'public, max-age=60' }, check: (r, f) => (r.json?.catalog === f.catalog ? undefined : 'wrong catalog') },
+      expect: {
+        status: 200,
+        headers: { ...CORS, 'content-type': JSON_TYPE, 'cache-control': 'public, max-age=60' },
+        check: (r, f) => (r.json?.catalog === f.catalog ? undefined : 'wrong catalog'),
+      },
     },
     {
       name: 'GET /agent.md is the brief, cached 5 min',
@@ -75,19 +86,35 @@ export function coreCases(): ConformanceCase[] {
       name: 'an unknown path is 404 text/plain',
       area: 'rules',
       request: { path: '/no/such/page/here' },
-      expect: { status: 404, headers: { ...CORS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' }, text: /^Not found: / },
+      expect: {
+        status: 404,
+        headers: { ...CORS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+        text: /^Not found: /,
+      },
     },
     {
       name: 'bad percent-encoding is 400 in the route group shape',
       area: 'rules',
       request: { path: '/api/models/demo/%E0%A4%A' },
-      expect: { status: 400, headers: { 'x-error-code': 'BadRequest' }, check: (r) => (typeof r.json?.error === 'string' ? undefined : 'no {error} body') },
+      expect: {
+        status: 400,
+        headers: { 'x-error-code': 'BadRequest' },
+        check: (r) => (typeof r.json?.error === 'string' ? undefined : 'no {error} body'),
+      },
     },
     {
       name: 'CORS preflight on a read route allows every origin',
       area: 'rules',
-      request: { method: 'OPTIONS', path: '/api/models', headers: { origin: 'https://example.org', 'access-control-request-method': 'GET', 'access-control-request-headers': 'range' } },
-      expect: { status: 204, headers: { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'range', 'access-control-max-age': '86400' }, text: '' },
+      request: {
+        method: 'OPTIONS',
+        path: '/api/models',
+        headers: { origin: 'https://example.org', 'access-control-request-method': 'GET', 'access-control-request-headers': 'range' },
+      },
+      expect: {
+        status: 204,
+        headers: { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'range', 'access-control-max-age': '86400' },
+        text: '',
+      },
     },
     {
       name: 'CORS on a read answer exposes the hub headers',
@@ -122,7 +149,10 @@ export function coreCases(): ConformanceCase[] {
       name: 'GET /api/v1/objects/{catalog}/meta is ObjectMetadata',
       area: 'objects',
       request: { path: (f) => `/api/v1/objects/${f.catalog}/meta` },
-      expect: { status: 200, check: (r, f) => (r.json?.id === f.catalog && r.json.kind === 'model-hub.catalog' ? undefined : 'wrong metadata') },
+      expect: {
+        status: 200,
+        check: (r, f) => (r.json?.id === f.catalog && r.json.kind === 'model-hub.catalog' ? undefined : 'wrong metadata'),
+      },
       // When the object was stored differs by host.
       hostSpecific: (j) => ({ ...j, created_at_millis: '(host)' }),
     },
@@ -130,7 +160,11 @@ export function coreCases(): ConformanceCase[] {
       name: 'an absent object is 404 LIVE_NOT_FOUND',
       area: 'objects',
       request: { path: `/api/v1/objects/${ZERO}` },
-      expect: { status: 404, headers: { 'cache-control': 'no-store' }, check: (r) => (r.json?.code === 'LIVE_NOT_FOUND' ? undefined : 'wrong code') },
+      expect: {
+        status: 404,
+        headers: { 'cache-control': 'no-store' },
+        check: (r) => (r.json?.code === 'LIVE_NOT_FOUND' ? undefined : 'wrong code'),
+      },
     },
     {
       name: 'a malformed object address is 400 INVALID_ADDRESS',
@@ -142,14 +176,23 @@ export function coreCases(): ConformanceCase[] {
       name: 'GET /api/v1/capabilities names the role',
       area: 'objects',
       request: { path: '/api/v1/capabilities' },
-      expect: { status: 200, headers: { 'cache-control': 'public, max-age=300' }, check: (r, _f, o) => (r.json?.role === o.role && r.json.protocol_version === 1 ? undefined : `role ${r.json?.role}, expected ${o.role}`) },
+      expect: {
+        status: 200,
+        headers: { 'cache-control': 'public, max-age=300' },
+        check: (r, _f, o) =>
+          r.json?.role === o.role && r.json.protocol_version === 1 ? undefined : `role ${r.json?.role}, expected ${o.role}`,
+      },
       hostSpecific: (j) => ({ ...j, role: '(host)', server_id: '(host)' }),
     },
     {
       name: 'GET /api/v1/health is HealthResponse',
       area: 'objects',
       request: { path: '/api/v1/health' },
-      expect: { status: 200, headers: { 'cache-control': 'no-store' }, check: (r, _f, o) => (r.json?.status === 'ok' && r.json.role === o.role ? undefined : 'wrong health') },
+      expect: {
+        status: 200,
+        headers: { 'cache-control': 'no-store' },
+        check: (r, _f, o) => (r.json?.status === 'ok' && r.json.role === o.role ? undefined : 'wrong health'),
+      },
       hostSpecific: (j) => ({ ...j, role: '(host)' }),
     },
     {

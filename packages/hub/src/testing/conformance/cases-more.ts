@@ -1,11 +1,12 @@
-import type { ConformanceCase } from './types.js';
+import type { CaseExpectation, ConformanceCase } from './types.js';
 
 const REPO = 'demo/tiny-llama-2-gguf';
 const BERT = 'demo/tiny-bert-synthetic';
 const DOCKER = 'application/vnd.docker.distribution.manifest.v2+json';
 const OCI = 'application/vnd.oci.image.manifest.v1+json';
 const V2 = { 'docker-distribution-api-version': 'registry/2.0', 'access-control-allow-origin': '*' };
-const ociCode = (code: string) => (r: { json: any }) => (r.json?.errors?.[0]?.code === code ? undefined : `expected OCI error ${code}, got ${JSON.stringify(r.json)?.slice(0, 120)}`);
+const ociCode = (code: string) => (r: { json: any }) =>
+  r.json?.errors?.[0]?.code === code ? undefined : `expected OCI error ${code}, got ${JSON.stringify(r.json)?.slice(0, 120)}`;
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 const rpc = (id: number, method: string, params: object = {}) => JSON.stringify({ jsonrpc: '2.0', id, method, params });
 
@@ -17,54 +18,167 @@ export function ociCases(): ConformanceCase[] {
       name: 'GET /v2/_catalog lists the repositories',
       area: 'oci',
       request: { path: '/v2/_catalog' },
-      expect: { status: 200, headers: V2, check: (r) => (r.json?.repositories?.includes(BERT) && r.json.repositories.includes(REPO) ? undefined : 'the demo repositories are missing') },
+      expect: {
+        status: 200,
+        headers: V2,
+        check: (r) =>
+          r.json?.repositories?.includes(BERT) && r.json.repositories.includes(REPO) ? undefined : 'the demo repositories are missing',
+      },
     },
-    { name: 'GET /v2/_catalog?n=1 pages with Link', area: 'oci', request: { path: '/v2/_catalog?n=1' }, expect: { status: 200, headers: { link: /rel="next"/ } } },
-    { name: 'GET tags/list', area: 'oci', request: { path: `/v2/${REPO}/tags/list` }, expect: { status: 200, headers: V2, check: (r) => (r.json?.tags?.includes('latest') && r.json.tags.includes('F16') ? undefined : 'missing tags') } },
+    {
+      name: 'GET /v2/_catalog?n=1 pages with Link',
+      area: 'oci',
+      request: { path: '/v2/_catalog?n=1' },
+      expect: { status: 200, headers: { link: /rel="next"/ } },
+    },
+    {
+      name: 'GET tags/list',
+      area: 'oci',
+      request: { path: `/v2/${REPO}/tags/list` },
+      expect: {
+        status: 200,
+        headers: V2,
+        check: (r) => (r.json?.tags?.includes('latest') && r.json.tags.includes('F16') ? undefined : 'missing tags'),
+      },
+    },
     {
       name: 'GET manifests/latest with a Docker v2 Accept',
       area: 'oci',
       request: { path: `/v2/${REPO}/manifests/latest`, headers: { accept: DOCKER } },
-      expect: { status: 200, headers: { ...V2, 'content-type': DOCKER, 'docker-content-digest': /^sha256:[0-9a-f]{64}$/, vary: 'Accept' }, check: (r) => (r.json?.ggufFile?.rfilename ? undefined : 'no ggufFile') },
+      expect: {
+        status: 200,
+        headers: { ...V2, 'content-type': DOCKER, 'docker-content-digest': /^sha256:[0-9a-f]{64}$/, vary: 'Accept' },
+        check: (r) => (r.json?.ggufFile?.rfilename ? undefined : 'no ggufFile'),
+      },
     },
     {
       name: 'GET manifests/F16 with an OCI Accept',
       area: 'oci',
       request: { path: `/v2/${REPO}/manifests/F16`, headers: { accept: `${OCI}, ${DOCKER}` } },
-      expect: { status: 200, headers: { 'content-type': OCI }, check: (r) => (r.json?.mediaType === OCI ? undefined : 'not an OCI manifest') },
+      expect: {
+        status: 200,
+        headers: { 'content-type': OCI },
+        check: (r) => (r.json?.mediaType === OCI ? undefined : 'not an OCI manifest'),
+      },
     },
-    { name: 'GET manifests/latest with llama.cpp Accept', area: 'oci', request: { path: `/v2/${REPO}/manifests/latest`, headers: { accept: 'application/json' } }, expect: { status: 200, headers: { 'content-type': DOCKER } } },
-    { name: 'HEAD manifests/latest', area: 'oci', request: { method: 'HEAD', path: `/v2/${REPO}/manifests/latest`, headers: { accept: DOCKER } }, expect: { status: 200, headers: { 'docker-content-digest': true } } },
-    { name: 'GET a manifest by digest', area: 'oci', request: { path: (f) => `/v2/${REPO}/manifests/${f.manifestDigest}` }, expect: { status: 200, check: (r, f) => (r.headers['docker-content-digest'] === f.manifestDigest ? undefined : 'digest differs') } },
-    { name: 'an unknown tag is 404 MANIFEST_UNKNOWN', area: 'oci', request: { path: `/v2/${REPO}/manifests/Q9_9` }, expect: { status: 404, headers: V2, check: ociCode('MANIFEST_UNKNOWN') } },
-    { name: 'the non-GGUF model has latest', area: 'oci', request: { path: `/v2/${BERT}/manifests/latest`, headers: { accept: OCI } }, expect: { status: 200, check: (r) => (r.json?.layers?.length >= 4 ? undefined : 'too few layers') } },
-    { name: 'a quant tag of a non-GGUF model is 404', area: 'oci', request: { path: `/v2/${BERT}/manifests/Q4_K_M` }, expect: { status: 404, check: ociCode('MANIFEST_UNKNOWN') } },
-    { name: 'an unknown repository is 404 NAME_UNKNOWN', area: 'oci', request: { path: '/v2/someone/nothing/tags/list' }, expect: { status: 404, check: ociCode('NAME_UNKNOWN') } },
-    { name: 'a three-part name is 404 NAME_UNKNOWN', area: 'oci', request: { path: '/v2/library/x/y/manifests/latest' }, expect: { status: 404, check: ociCode('NAME_UNKNOWN') } },
+    {
+      name: 'GET manifests/latest with llama.cpp Accept',
+      area: 'oci',
+      request: { path: `/v2/${REPO}/manifests/latest`, headers: { accept: 'application/json' } },
+      expect: { status: 200, headers: { 'content-type': DOCKER } },
+    },
+    {
+      name: 'HEAD manifests/latest',
+      area: 'oci',
+      request: { method: 'HEAD', path: `/v2/${REPO}/manifests/latest`, headers: { accept: DOCKER } },
+      expect: { status: 200, headers: { 'docker-content-digest': true } },
+    },
+    {
+      name: 'GET a manifest by digest',
+      area: 'oci',
+      request: { path: (f) => `/v2/${REPO}/manifests/${f.manifestDigest}` },
+      expect: { status: 200, check: (r, f) => (r.headers['docker-content-digest'] === f.manifestDigest ? undefined : 'digest differs') },
+    },
+    {
+      name: 'an unknown tag is 404 MANIFEST_UNKNOWN',
+      area: 'oci',
+      request: { path: `/v2/${REPO}/manifests/Q9_9` },
+      expect: { status: 404, headers: V2, check: ociCode('MANIFEST_UNKNOWN') },
+    },
+    {
+      name: 'the non-GGUF model has latest',
+      area: 'oci',
+      request: { path: `/v2/${BERT}/manifests/latest`, headers: { accept: OCI } },
+      expect: { status: 200, check: (r) => (r.json?.layers?.length >= 4 ? undefined : 'too few layers') },
+    },
+    {
+      name: 'a quant tag of a non-GGUF model is 404',
+      area: 'oci',
+      request: { path: `/v2/${BERT}/manifests/Q4_K_M` },
+      expect: { status: 404, check: ociCode('MANIFEST_UNKNOWN') },
+    },
+    {
+      name: 'an unknown repository is 404 NAME_UNKNOWN',
+      area: 'oci',
+      request: { path: '/v2/someone/nothing/tags/list' },
+      expect: { status: 404, check: ociCode('NAME_UNKNOWN') },
+    },
+    {
+      name: 'a three-part name is 404 NAME_UNKNOWN',
+      area: 'oci',
+      request: { path: '/v2/library/x/y/manifests/latest' },
+      expect: { status: 404, check: ociCode('NAME_UNKNOWN') },
+    },
     {
       name: 'GET a weight blob is a 307 to the source',
       area: 'oci',
       request: { path: (f) => `/v2/${REPO}/blobs/sha256:${f.ggufSha256}` },
-      expect: { status: 307, headers: { ...V2, 'x-hub-source': 'demo-mirror', 'cache-control': 'no-store', 'docker-content-digest': true }, check: (r) => (r.headers.location?.startsWith('{mirror}/') ? undefined : `location ${r.headers.location}`) },
+      expect: {
+        status: 307,
+        headers: { ...V2, 'x-hub-source': 'demo-mirror', 'cache-control': 'no-store', 'docker-content-digest': true },
+        check: (r) => (r.headers.location?.startsWith('{mirror}/') ? undefined : `location ${r.headers.location}`),
+      },
     },
     {
       name: 'HEAD a weight blob is 200 with its exact length',
       area: 'oci',
       request: { method: 'HEAD', path: (f) => `/v2/${REPO}/blobs/sha256:${f.ggufSha256}` },
-      expect: { status: 200, check: (r, f) => (r.headers['content-length'] === String(f.ggufSize) ? undefined : `content-length ${r.headers['content-length']}`) },
+      expect: {
+        status: 200,
+        check: (r, f) => (r.headers['content-length'] === String(f.ggufSize) ? undefined : `content-length ${r.headers['content-length']}`),
+      },
     },
-    { name: 'GET a hub-made blob is 200 with the bytes', area: 'oci', request: { path: (f) => `/v2/${REPO}/blobs/${f.configDigest}` }, expect: { status: 200, headers: { 'accept-ranges': 'bytes', location: true } } },
-    { name: 'a Range on a hub-made blob is 206', area: 'oci', request: { path: (f) => `/v2/${REPO}/blobs/${f.configDigest}`, headers: { range: 'bytes=0-9' } }, expect: { status: 206, headers: { 'content-range': /^bytes 0-9\/\d+$/, 'content-length': '10' } } },
-    { name: 'an unsatisfiable Range is 416', area: 'oci', request: { path: (f) => `/v2/${REPO}/blobs/${f.configDigest}`, headers: { range: 'bytes=999999-' } }, expect: { status: 416, check: ociCode('RANGE_INVALID') } },
-    { name: 'a malformed digest is 400 DIGEST_INVALID', area: 'oci', request: { path: `/v2/${REPO}/blobs/sha256:xyz` }, expect: { status: 400, check: ociCode('DIGEST_INVALID') } },
-    { name: 'an unknown blob is 404 BLOB_UNKNOWN', area: 'oci', request: { path: `/v2/${REPO}/blobs/sha256:${'0'.repeat(64)}` }, expect: { status: 404, check: ociCode('BLOB_UNKNOWN') } },
-    { name: 'a write without the registry token is 401', area: 'oci', request: { method: 'PUT', path: `/v2/${REPO}/manifests/latest`, headers: { 'content-type': DOCKER }, body: '{}' }, expect: { status: 401, headers: { 'www-authenticate': /^Basic/ }, check: ociCode('UNAUTHORIZED') } },
-    { name: 'an upload without the registry token is 401', area: 'oci', request: { method: 'POST', path: `/v2/${REPO}/blobs/uploads/` }, expect: { status: 401 } },
+    {
+      name: 'GET a hub-made blob is 200 with the bytes',
+      area: 'oci',
+      request: { path: (f) => `/v2/${REPO}/blobs/${f.configDigest}` },
+      expect: { status: 200, headers: { 'accept-ranges': 'bytes', location: true } },
+    },
+    {
+      name: 'a Range on a hub-made blob is 206',
+      area: 'oci',
+      request: { path: (f) => `/v2/${REPO}/blobs/${f.configDigest}`, headers: { range: 'bytes=0-9' } },
+      expect: { status: 206, headers: { 'content-range': /^bytes 0-9\/\d+$/, 'content-length': '10' } },
+    },
+    {
+      name: 'an unsatisfiable Range is 416',
+      area: 'oci',
+      request: { path: (f) => `/v2/${REPO}/blobs/${f.configDigest}`, headers: { range: 'bytes=999999-' } },
+      expect: { status: 416, check: ociCode('RANGE_INVALID') },
+    },
+    {
+      name: 'a malformed digest is 400 DIGEST_INVALID',
+      area: 'oci',
+      request: { path: `/v2/${REPO}/blobs/sha256:xyz` },
+      expect: { status: 400, check: ociCode('DIGEST_INVALID') },
+    },
+    {
+      name: 'an unknown blob is 404 BLOB_UNKNOWN',
+      area: 'oci',
+      request: { path: `/v2/${REPO}/blobs/sha256:${'0'.repeat(64)}` },
+      expect: { status: 404, check: ociCode('BLOB_UNKNOWN') },
+    },
+    {
+      name: 'a write without the registry token is 401',
+      area: 'oci',
+      request: { method: 'PUT', path: `/v2/${REPO}/manifests/latest`, headers: { 'content-type': DOCKER }, body: '{}' },
+      expect: { status: 401, headers: { 'www-authenticate': /^Basic/ }, check: ociCode('UNAUTHORIZED') },
+    },
+    {
+      name: 'an upload without the registry token is 401',
+      area: 'oci',
+      request: { method: 'POST', path: `/v2/${REPO}/blobs/uploads/` },
+      expect: { status: 401 },
+    },
     {
       name: 'a write with the registry token is 405',
       area: 'oci',
       when: (o) => Boolean(o.registryToken),
-      request: { method: 'DELETE', path: `/v2/${REPO}/manifests/latest`, headers: (_f, o) => ({ authorization: `Basic ${btoa(`user:${o.registryToken}`)}` }) },
+      request: {
+        method: 'DELETE',
+        path: `/v2/${REPO}/manifests/latest`,
+        headers: (_f, o) => ({ authorization: `Basic ${btoa(`user:${o.registryToken}`)}` }),
+      },
       expect: { status: 405, headers: { allow: 'GET, HEAD' }, check: ociCode('UNSUPPORTED') },
     },
   ];
@@ -76,35 +190,72 @@ export function mcpAccountCases(): ConformanceCase[] {
     {
       name: 'POST /mcp initialize',
       area: 'mcp',
-      request: { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'conformance', version: '1' } }) },
-      expect: { status: 200, headers: { 'access-control-allow-origin': '*', 'cache-control': 'no-store' }, check: (r) => (r.json?.result?.serverInfo?.name ? undefined : 'no serverInfo') },
+      request: {
+        method: 'POST',
+        path: '/mcp',
+        headers: MCP_HEADERS,
+        body: rpc(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'conformance', version: '1' } }),
+      },
+      expect: {
+        status: 200,
+        headers: { 'access-control-allow-origin': '*', 'cache-control': 'no-store' },
+        check: (r) => (r.json?.result?.serverInfo?.name ? undefined : 'no serverInfo'),
+      },
     },
     {
       name: 'POST /mcp tools/list',
       area: 'mcp',
       request: { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: rpc(2, 'tools/list') },
-      expect: { status: 200, check: (r) => (r.json?.result?.tools?.some((t: any) => t.name === 'get_download') ? undefined : 'no get_download tool') },
+      expect: {
+        status: 200,
+        check: (r) => (r.json?.result?.tools?.some((t: any) => t.name === 'get_download') ? undefined : 'no get_download tool'),
+      },
     },
     {
       name: 'POST /mcp tools/call get_download',
       area: 'mcp',
-      request: { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: rpc(3, 'tools/call', { name: 'get_download', arguments: { model: 'demo/tiny-llama-2-GGUF' } }) },
-      expect: { status: 200, check: (r) => (r.json?.result && !r.json.result.isError ? undefined : `tool failed: ${r.text.slice(0, 200)}`) },
+      request: {
+        method: 'POST',
+        path: '/mcp',
+        headers: MCP_HEADERS,
+        body: rpc(3, 'tools/call', { name: 'get_download', arguments: { model: 'demo/tiny-llama-2-GGUF' } }),
+      },
+      expect: {
+        status: 200,
+        check: (r) => (r.json?.result && !r.json.result.isError ? undefined : `tool failed: ${r.text.slice(0, 200)}`),
+      },
     },
-    { name: 'POST /mcp with broken JSON is -32700', area: 'mcp', request: { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: '{"jsonrpc":' }, expect: { status: 400, check: (r) => (r.json?.error?.code === -32700 ? undefined : 'wrong code') } },
-    { name: 'GET /mcp is 405', area: 'mcp', request: { path: '/mcp' }, expect: { status: 405, headers: { allow: 'POST', 'x-error-code': 'MethodNotAllowed' } } },
+    {
+      name: 'POST /mcp with broken JSON is -32700',
+      area: 'mcp',
+      request: { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: '{"jsonrpc":' },
+      expect: { status: 400, check: (r) => (r.json?.error?.code === -32700 ? undefined : 'wrong code') },
+    },
+    {
+      name: 'GET /mcp is 405',
+      area: 'mcp',
+      request: { path: '/mcp' },
+      expect: { status: 405, headers: { allow: 'POST', 'x-error-code': 'MethodNotAllowed' } },
+    },
     { name: 'DELETE /mcp is 405', area: 'mcp', request: { method: 'DELETE', path: '/mcp' }, expect: { status: 405 } },
     {
       name: 'GET /api/account/health',
       area: 'account',
       request: { path: '/api/account/health' },
-      expect: (o) => ({ status: 200, headers: { 'cache-control': 'no-store', 'access-control-allow-origin': null }, json: { ok: true, configured: o.accountsConfigured } }),
+      expect: (o) => ({
+        status: 200,
+        headers: { 'cache-control': 'no-store', 'access-control-allow-origin': null },
+        json: { ok: true, configured: o.accountsConfigured },
+      }),
     },
     {
       name: 'GET /api/account/me without a token is 401 (503 without sign-in keys)',
       area: 'account',
       request: { path: '/api/account/me' },
-      expect: (o) => (o.accountsConfigured ? { status: 401, headers: { 'www-authenticate': /^Bearer realm="account"/ } } : { status: 503, headers: { 'x-error-code': 'AccountsNotConfigured' } }),
+      expect: (o): CaseExpectation =>
+        o.accountsConfigured
+          ? { status: 401, headers: { 'www-authenticate': /^Bearer realm="account"/ } }
+          : { status: 503, headers: { 'x-error-code': 'AccountsNotConfigured' } },
     },
     {
       name: 'GET /api/account/saved with a malformed token is 401 (503 without keys)',
@@ -121,9 +272,34 @@ export function mcpAccountCases(): ConformanceCase[] {
     {
       name: 'a preflight from another origin on an account route gets no CORS',
       area: 'account',
-      request: { method: 'OPTIONS', path: '/api/account/me', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET' } },
+      request: {
+        method: 'OPTIONS',
+        path: '/api/account/me',
+        headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'GET' },
+      },
       expect: { status: 204, headers: { 'access-control-allow-origin': null } },
     },
-    { name: 'GET /api/account/nothing is 404', area: 'account', request: { path: '/api/account/nothing' }, expect: { status: 404, headers: { 'x-error-code': 'NotFound' } } },
+    ...(
+      [
+        ['PUT', '/api/account/saved', '{"saved":[]}'],
+        ['POST', '/api/account/saved/demo/tiny-bert-synthetic', undefined],
+        ['DELETE', '/api/account/saved/demo/tiny-bert-synthetic', undefined],
+        ['POST', '/api/account/publish-interest', undefined],
+        ['PUT', '/api/account/wallet', '{"wallet":null}'],
+      ] as const
+    ).map(
+      ([method, path, body]): ConformanceCase => ({
+        name: `${method} ${path} without a token is 401 (503 without keys)`,
+        area: 'account',
+        request: { method, path, headers: { 'content-type': 'application/json' }, ...(body ? { body } : {}) },
+        expect: (o) => ({ status: o.accountsConfigured ? 401 : 503, headers: { 'cache-control': 'no-store' } }),
+      }),
+    ),
+    {
+      name: 'GET /api/account/nothing is 404',
+      area: 'account',
+      request: { path: '/api/account/nothing' },
+      expect: { status: 404, headers: { 'x-error-code': 'NotFound' } },
+    },
   ];
 }

@@ -1,6 +1,7 @@
 import { coreCases } from './cases-core.js';
 import { hfCases } from './cases-hf.js';
 import { mcpAccountCases, ociCases } from './cases-more.js';
+import { siteCases } from './cases-site.js';
 import type { ConformanceCase } from './types.js';
 
 /**
@@ -9,5 +10,5 @@ import type { ConformanceCase } from './types.js';
  * source named `demo-mirror`.
  */
 export function conformanceCases(): ConformanceCase[] {
-  return [...coreCases(), ...hfCases(), ...ociCases(), ...mcpAccountCases()];
+  return [...coreCases(), ...siteCases(), ...hfCases(), ...ociCases(), ...mcpAccountCases()];
 }

@@ -13,7 +13,19 @@ import type {
 } from './types.js';
 
 /** Headers that belong to the connection or the runtime, not to the hub's answer. */
-const IGNORED_HEADERS = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-encoding', 'server', 'alt-svc', 'cf-ray', 'cf-cache-status', 'report-to', 'nel']);
+const IGNORED_HEADERS = new Set([
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'content-encoding',
+  'server',
+  'alt-svc',
+  'cf-ray',
+  'cf-cache-status',
+  'report-to',
+  'nel',
+]);
 const TEXTUAL = /json|text|markdown|html|xml|javascript/;
 const decoder = new TextDecoder();
 const encoder = new TextEncoder();
@@ -23,7 +35,11 @@ const encoder = new TextEncoder();
  * `Accept-Encoding: identity`). Reads the demo index's facts first, so the host must serve the
  * bundled demo index. Returns each case's failures and its normalised answer (see {@link compareReports}).
  */
-export async function runConformance(baseUrl: string, options: ConformanceOptions, cases: ConformanceCase[] = conformanceCases()): Promise<ConformanceReport> {
+export async function runConformance(
+  baseUrl: string,
+  options: ConformanceOptions,
+  cases: ConformanceCase[] = conformanceCases(),
+): Promise<ConformanceReport> {
   const base = baseUrl.replace(/\/+$/, '');
   const doFetch = options.fetch ?? fetch;
   const facts = await readFacts(base, doFetch);
@@ -86,7 +102,9 @@ async function readFacts(base: string, doFetch: typeof fetch): Promise<Conforman
   };
   const bert = (await (await get('/api/models/demo/tiny-bert-synthetic')).json()) as { sha: string };
   const file = gguf.siblings.find((s) => s.rfilename.endsWith('.gguf'));
-  const manifestRes = await get('/v2/demo/tiny-llama-2-gguf/manifests/latest', { accept: 'application/vnd.docker.distribution.manifest.v2+json' });
+  const manifestRes = await get('/v2/demo/tiny-llama-2-gguf/manifests/latest', {
+    accept: 'application/vnd.docker.distribution.manifest.v2+json',
+  });
   const manifest = (await manifestRes.json()) as { config: { digest: string } };
   const sums = await get('/demo/tiny-llama-2-GGUF/resolve/main/SHA256SUMS');
   return {
@@ -107,7 +125,14 @@ interface Raw {
   bytes: Uint8Array;
 }
 
-async function send(base: string, c: ConformanceCase, method: string, facts: ConformanceFacts, o: ConformanceOptions, doFetch: typeof fetch): Promise<Raw> {
+async function send(
+  base: string,
+  c: ConformanceCase,
+  method: string,
+  facts: ConformanceFacts,
+  o: ConformanceOptions,
+  doFetch: typeof fetch,
+): Promise<Raw> {
   const path = typeof c.request.path === 'function' ? c.request.path(facts) : c.request.path;
   const headers = typeof c.request.headers === 'function' ? c.request.headers(facts, o) : (c.request.headers ?? {});
   const body = typeof c.request.body === 'function' ? c.request.body() : c.request.body;
@@ -124,7 +149,13 @@ async function send(base: string, c: ConformanceCase, method: string, facts: Con
   return { status: res.status, headers: out, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
 
-async function runCase(base: string, c: ConformanceCase, facts: ConformanceFacts, o: ConformanceOptions, doFetch: typeof fetch): Promise<CaseResult> {
+async function runCase(
+  base: string,
+  c: ConformanceCase,
+  facts: ConformanceFacts,
+  o: ConformanceOptions,
+  doFetch: typeof fetch,
+): Promise<CaseResult> {
   const method = (c.request.method ?? 'GET').toUpperCase();
   const failures: string[] = [];
   let raw: Raw;
@@ -132,7 +163,12 @@ async function runCase(base: string, c: ConformanceCase, facts: ConformanceFacts
     // A host may close the connection after answering an oversized body early (413); one retry.
     raw = await send(base, c, method, facts, o, doFetch).catch(() => send(base, c, method, facts, o, doFetch));
   } catch (e) {
-    return { name: c.name, area: c.area, failures: [`request failed: ${(e as Error).message}`], observed: { status: 0, headers: {}, body: '' } };
+    return {
+      name: c.name,
+      area: c.area,
+      failures: [`request failed: ${(e as Error).message}`],
+      observed: { status: 0, headers: {}, body: '' },
+    };
   }
   // HEAD: the body a GET would have, to check the announced length and to normalise it.
   // (A GET answering otherwise, as a weight blob's 307 to a HEAD's 200, has no body to compare.)
@@ -154,7 +190,10 @@ async function runCase(base: string, c: ConformanceCase, facts: ConformanceFacts
 
 function replacer(base: string, mirror: string | undefined): (s: string) => string {
   // The origin first, then the bare host (`ollama pull host:port/…` lines in the brief).
-  const pairs: Array<[string, string]> = [[base, '{hub}'], [base.replace(/^https?:\/\//, ''), '{hub-host}']];
+  const pairs: Array<[string, string]> = [
+    [base, '{hub}'],
+    [base.replace(/^https?:\/\//, ''), '{hub-host}'],
+  ];
   if (mirror) pairs.push([mirror.replace(/\/+$/, ''), '{mirror}']);
   return (s) => pairs.reduce((acc, [from, to]) => acc.split(from).join(to), s);
 }
@@ -177,10 +216,13 @@ function check(e: CaseExpectation, res: CaseResponse, facts: ConformanceFacts, o
   if (res.status !== e.status) out.push(`status ${res.status}, expected ${e.status} (${res.text.slice(0, 160)})`);
   for (const [name, want] of Object.entries(e.headers ?? {})) {
     const got = res.headers[name];
-    if (!headerOk(got, want)) out.push(`header ${name}: ${show(got)}, expected ${want === null ? '(absent)' : want === true ? '(present)' : String(want)}`);
+    if (!headerOk(got, want))
+      out.push(`header ${name}: ${show(got)}, expected ${want === null ? '(absent)' : want === true ? '(present)' : String(want)}`);
   }
-  if (e.json !== undefined && JSON.stringify(res.json) !== JSON.stringify(e.json)) out.push(`body ${res.text.slice(0, 200)}, expected ${JSON.stringify(e.json).slice(0, 200)}`);
-  if (e.text !== undefined && !(typeof e.text === 'string' ? res.text === e.text : e.text.test(res.text))) out.push(`body ${JSON.stringify(res.text.slice(0, 200))} does not match ${String(e.text)}`);
+  if (e.json !== undefined && JSON.stringify(res.json) !== JSON.stringify(e.json))
+    out.push(`body ${res.text.slice(0, 200)}, expected ${JSON.stringify(e.json).slice(0, 200)}`);
+  if (e.text !== undefined && !(typeof e.text === 'string' ? res.text === e.text : e.text.test(res.text)))
+    out.push(`body ${JSON.stringify(res.text.slice(0, 200))} does not match ${String(e.text)}`);
   if (e.check) {
     try {
       const msg = e.check(res, facts, o);
@@ -214,8 +256,9 @@ function observe(raw: Raw, body: Uint8Array, replace: (s: string) => string, c: 
   }
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw.headers)) if (!IGNORED_HEADERS.has(k)) headers[k] = replace(v);
-  // Host-specific values change the length; the body itself is compared.
+  // Host-specific values change the length and the ETag; the normalised body itself is compared.
   if (hostSpecific && headers['content-length'] !== undefined) headers['content-length'] = '(host-specific)';
+  if (hostSpecific && headers.etag !== undefined) headers.etag = '(host-specific)';
   // Bodies that carry the origin differ in length and FNV ETag by host: compare those of the normalised body.
   if (TEXTUAL.test(type)) {
     const normalised = encoder.encode(replace(decoder.decode(body)));

@@ -53,7 +53,7 @@ export interface CaseExpectation {
   /** the text body equals this, or matches this pattern */
   text?: string | RegExp;
   /** any further check; returns a failure message, or nothing when it passes */
-  check?: (res: CaseResponse, f: ConformanceFacts, o: ConformanceOptions) => string | undefined | void;
+  check?: (res: CaseResponse, f: ConformanceFacts, o: ConformanceOptions) => string | undefined;
 }
 
 export interface ConformanceCase {
@@ -80,6 +80,8 @@ export interface ConformanceOptions {
   role: 'server' | 'edge';
   /** whether the host has sign-in keys (`account.publicKey`) */
   accountsConfigured: boolean;
+  /** a publisher token the host accepts (list and publish objects) */
+  publisherToken?: string;
   /** a registry token the host accepts (writes under /v2/ then answer 405 instead of 401) */
   registryToken?: string;
   /** run only the cases this returns true for */
