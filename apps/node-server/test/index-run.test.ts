@@ -194,7 +194,7 @@ async function cli(args: string[]) {
 
 describe.skipIf(!existsSync(CLI))('hub index build --upstream in a child process (needs the built CLI: pnpm test builds first)', () => {
   it('killed with SIGKILL midway and run again, ends identical to an uninterrupted build; verify passes, then fails on a corrupted object', async () => {
-    const up = await serveFake(15);
+    const up = await serveFake(25);
     try {
       const args = (dataDir: string) => [
         'index',

@@ -304,6 +304,10 @@ export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revis
     if (e instanceof Skip) return { status: 'skipped', id, reason: e.reason, detail: e.detail, downloaded };
     if (e instanceof UpstreamError && e.status === 404)
       return { status: 'skipped', id, reason: 'not-found', detail: e.message, downloaded };
+    // The listing said public, but its files are refused: gated or made private since.
+    if (e instanceof UpstreamError && (e.status === 401 || e.status === 403)) {
+      return { status: 'skipped', id, reason: 'gated', detail: `the upstream refuses its files (${e.message})`, downloaded };
+    }
     throw e;
   }
 }

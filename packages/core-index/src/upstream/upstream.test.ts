@@ -295,6 +295,14 @@ describe('the daily index run', () => {
     expect((fake.counts['tree-first'] ?? 0) - treesBefore).toBe(12 - rerun.resumed);
   });
 
+  it('skips a model whose files the upstream refuses (401) as gated', async () => {
+    newFake();
+    fake.inject(/\/api\/models\/openai\/privacy-filter\/tree\//, [{ status: 401 }]);
+    const run = await runUpstreamBuild(options(new MemoryObjectStore(), { top: 3 }));
+    expect(run.models).toBe(2);
+    expect(run.skipped).toContainEqual(expect.objectContaining({ id: 'openai/privacy-filter', reason: 'gated' }));
+  });
+
   it('skips a model whose non-LFS file is over the cap, and says why', async () => {
     newFake();
     const run = await runUpstreamBuild(
