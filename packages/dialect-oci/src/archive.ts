@@ -28,58 +28,95 @@ const EMPTY_BYTES = new TextEncoder().encode('{}');
 interface ArchiveManifest {
   bytes: Uint8Array;
   digest: string;
+  /** the catalog layer */
+  layer: { digest: string; address: Address; size: number };
 }
 
+type Day = Awaited<ReturnType<typeof readArchive>>['days'][number];
+
+/**
+ * The archive repository of one index. Only the archive document is read up front (so `_catalog` and
+ * `tags/list` cost one ref read); a day's catalog is hashed the first time its manifest or blob is asked for.
+ */
 export interface ArchiveRepository {
   /** lowercase repository name (`hub/index`) */
   name: string;
+  /** the dates, then `latest` */
   tags: string[];
-  manifests: Map<string, ArchiveManifest>;
-  byDigest: Map<string, ArchiveManifest>;
-  /** blob digest → catalog address (or the empty config) */
-  blobs: Map<string, { address?: Address; bytes?: Uint8Array; size: number }>;
+  manifest(tag: string): Promise<ArchiveManifest | undefined>;
+  /** a manifest by its digest */
+  byDigest(digest: string): Promise<ArchiveManifest | undefined>;
+  /** a blob: the empty config, or a day's catalog */
+  blob(digest: string): Promise<{ address?: Address; bytes?: Uint8Array } | undefined>;
+}
+
+const EMPTY_DIGEST = `sha256:${sha256Hex(EMPTY_BYTES)}`;
+
+async function makeManifest(deps: CoreDeps, day: Day): Promise<ArchiveManifest | undefined> {
+  const stored = await deps.objects.get(day.index as Address);
+  if (!stored) return undefined;
+  const digest = `sha256:${sha256Hex(stored.bytes)}`;
+  const annotations: Record<string, string> = { 'svc.model-hub.date': day.date, 'svc.model-hub.catalog': day.index };
+  if (day.archived) annotations['org.opencontainers.image.created'] = day.archived;
+  if (day.source) annotations['org.opencontainers.image.revision'] = day.source;
+  if (day.prev) annotations['svc.model-hub.prev'] = day.prev;
+  const manifest = {
+    schemaVersion: 2,
+    mediaType: OCI_MANIFEST,
+    artifactType: ARCHIVE_ARTIFACT_TYPE,
+    config: { mediaType: EMPTY_CONFIG, digest: EMPTY_DIGEST, size: EMPTY_BYTES.byteLength, data: 'e30=' },
+    layers: [
+      {
+        mediaType: ARCHIVE_LAYER,
+        digest,
+        size: stored.bytes.byteLength,
+        annotations: { [TITLE]: `catalog-${day.date}.json`, 'svc.model-hub.address': day.index },
+      },
+    ],
+    annotations,
+  };
+  const bytes = canonicalBytes(manifest);
+  return { bytes, digest: `sha256:${sha256Hex(bytes)}`, layer: { digest, address: day.index as Address, size: stored.bytes.byteLength } };
 }
 
 async function build(deps: CoreDeps): Promise<ArchiveRepository | undefined> {
   const archive = await readArchive(deps.objects);
   if (archive.days.length === 0) return undefined;
   const name = (archive.registry ?? ARCHIVE_REGISTRY).toLowerCase();
-  const emptyDigest = `sha256:${sha256Hex(EMPTY_BYTES)}`;
-  const repo: ArchiveRepository = { name, tags: [], manifests: new Map(), byDigest: new Map(), blobs: new Map() };
-  repo.blobs.set(emptyDigest, { bytes: EMPTY_BYTES, size: EMPTY_BYTES.byteLength });
-  for (const day of archive.days) {
-    if (repo.manifests.has(day.date)) continue;
-    const stored = await deps.objects.get(day.index as Address);
-    if (!stored) continue;
-    const digest = `sha256:${sha256Hex(stored.bytes)}`;
-    repo.blobs.set(digest, { address: day.index as Address, size: stored.bytes.byteLength });
-    const annotations: Record<string, string> = { 'svc.model-hub.date': day.date, 'svc.model-hub.catalog': day.index };
-    if (day.archived) annotations['org.opencontainers.image.created'] = day.archived;
-    if (day.source) annotations['org.opencontainers.image.revision'] = day.source;
-    if (day.prev) annotations['svc.model-hub.prev'] = day.prev;
-    const manifest = {
-      schemaVersion: 2,
-      mediaType: OCI_MANIFEST,
-      artifactType: ARCHIVE_ARTIFACT_TYPE,
-      config: { mediaType: EMPTY_CONFIG, digest: emptyDigest, size: EMPTY_BYTES.byteLength, data: 'e30=' },
-      layers: [
-        {
-          mediaType: ARCHIVE_LAYER,
-          digest,
-          size: stored.bytes.byteLength,
-          annotations: { [TITLE]: `catalog-${day.date}.json`, 'svc.model-hub.address': day.index },
-        },
-      ],
-      annotations,
-    };
-    const bytes = canonicalBytes(manifest);
-    const m = { bytes, digest: `sha256:${sha256Hex(bytes)}` };
-    repo.manifests.set(day.date, m);
-    repo.byDigest.set(m.digest, m);
-    if (!repo.manifests.has('latest')) repo.manifests.set('latest', m);
-  }
-  repo.tags = [...repo.manifests.keys()].sort();
-  return repo;
+  const byDate = new Map<string, Day>();
+  for (const day of archive.days) if (!byDate.has(day.date)) byDate.set(day.date, day);
+  const newest = archive.days[0] as Day;
+  const made = new Map<string, Promise<ArchiveManifest | undefined>>();
+  const manifestOf = (day: Day) => {
+    let m = made.get(day.date);
+    if (!m) {
+      m = makeManifest(deps, day).catch(() => undefined);
+      made.set(day.date, m);
+    }
+    return m;
+  };
+  /** Every day's manifest, newest first, until `found` says stop (digest look-ups). */
+  const find = async (found: (m: ArchiveManifest) => boolean) => {
+    for (const day of byDate.values()) {
+      const m = await manifestOf(day);
+      if (m && found(m)) return m;
+    }
+    return undefined;
+  };
+  return {
+    name,
+    tags: [...[...byDate.keys()].sort(), 'latest'],
+    manifest: async (tag) => {
+      const day = tag === 'latest' ? newest : byDate.get(tag);
+      return day ? manifestOf(day) : undefined;
+    },
+    byDigest: (digest) => find((m) => m.digest === digest),
+    blob: async (digest) => {
+      if (digest === EMPTY_DIGEST) return { bytes: EMPTY_BYTES };
+      const m = await find((x) => x.layer.digest === digest);
+      return m ? { address: m.layer.address } : undefined;
+    },
+  };
 }
 
 /** The archive repository of today's index (built once per index), or undefined when nothing is archived. */
@@ -108,8 +145,8 @@ export async function archiveAnswer(ctx: RouteContext<CoreDeps>, op: 'tags' | 'm
   if (op === 'tags') return json(200, { name: repo.name, tags: repo.tags });
   if (op === 'manifest') {
     const ref = ctx.params.reference ?? '';
-    const m = ref.startsWith('sha256:') ? (DIGEST.test(ref) ? repo.byDigest.get(ref.toLowerCase()) : undefined) : repo.manifests.get(ref);
     if (ref.startsWith('sha256:') && !DIGEST.test(ref)) return digestInvalid(ref);
+    const m = ref.startsWith('sha256:') ? await repo.byDigest(ref.toLowerCase()) : await repo.manifest(ref);
     if (!m)
       return manifestUnknown(repo.name, ref, repo.tags, 'The archive repository has one tag per archived day (YYYY-MM-DD) and latest.');
     return {
@@ -121,7 +158,7 @@ export async function archiveAnswer(ctx: RouteContext<CoreDeps>, op: 'tags' | 'm
   const raw = ctx.params.digest ?? '';
   if (!DIGEST.test(raw)) return digestInvalid(raw);
   const digest = raw.toLowerCase();
-  const blob = repo.blobs.get(digest);
+  const blob = await repo.blob(digest);
   if (!blob) return blobUnknown(repo.name, digest);
   const bytes = blob.bytes ?? (blob.address ? (await ctx.deps.objects.get(blob.address))?.bytes : undefined);
   if (!bytes) return blobUnknown(repo.name, digest);
