@@ -13,6 +13,7 @@ import {
   probeConfigProblem,
   probeRetryAfterSeconds,
   probeSettings,
+  probedSources,
   runProbeRound,
 } from '@hub/core-index';
 import { writeFileAtomic } from '@hub/objects/node';
@@ -72,9 +73,9 @@ export interface ProberOptions {
 export interface NodeProber {
   /** Start the timer: sources never probed (or overdue) are probed at once, beside requests. */
   start(): void;
-  /** Stop the timer, abort a running round and write nothing more. */
+  /** Stop the timer, abort probes in flight (their outcome is dropped), finish pending writes, write nothing more. */
   stop(): Promise<void>;
-  /** Run one round now (every probed source with `force`), persist and return it. */
+  /** Probe now (at most `concurrency` at a time) every source that is due, or every one with `force`, unless already being probed; persist. */
   runOnce(force?: boolean): Promise<ProbeRound>;
   /** The current state (what `probes.json` holds). */
   state(): ProbeState;
@@ -85,21 +86,26 @@ const MAX_DELAY = 2_147_483_647;
 
 /**
  * The node-server prober: restores the last results into `health` at once (so a restart keeps the
- * truth), then runs `runProbeRound` on a timer that fires when the next source is due. Rounds run
- * beside requests: nothing on the request path waits for them, and they never overlap.
+ * truth), then probes each source when it is due, on one timer. Probes run beside requests: nothing on
+ * the request path waits for them. A source is never probed twice at once, at most `concurrency` probes
+ * are in flight, and a source that stalls for the whole timeout does not hold back the others' probes.
  */
 export function createProber(options: ProberOptions): NodeProber {
   const { dataDir, sources, health, settings, log } = options;
   const now = options.now ?? (() => Date.now());
   const fetchImpl = options.fetch ?? globalThis.fetch;
   const file = path.join(dataDir, PROBES_FILE);
+  const probed = probedSources(sources);
   let state = currentProbeState(readProbeState(dataDir, log), sources);
   health.restore(healthStates(state));
   health.useRetryAfter(() => probeRetryAfterSeconds(state, now(), settings));
 
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let running: Promise<ProbeRound> | undefined;
+  let started = false;
   let stopped = false;
+  const inFlight = new Set<string>();
+  const batches = new Set<Promise<unknown>>();
+  let writing: Promise<void> = Promise.resolve();
   const stopper = new AbortController();
   // A probe in flight when the hub closes is aborted, not waited for.
   const fetchWithStop: typeof fetch = (input, init) =>
@@ -109,73 +115,133 @@ export function createProber(options: ProberOptions): NodeProber {
       if (!stopped) health.record(name, result);
     },
   };
+  const dueAt = (s: SourceConfig) => {
+    const r = state.sources[s.name];
+    return r ? Date.parse(r.next) : Number.NEGATIVE_INFINITY;
+  };
 
-  async function round(force: boolean): Promise<ProbeRound> {
-    const before = state;
-    const result = await runProbeRound({ sources, fetch: fetchWithStop, now, state, settings, force, health: guardedHealth });
-    if (stopped) return result;
-    state = result.state;
-    for (const r of result.results) {
-      const was = before.sources[r.name];
-      const fields = { source: r.name, ok: r.ok, reason: r.reason, ms: r.ms, ...(r.status ? { status: r.status } : {}), ...(r.detail ? { detail: r.detail } : {}) };
-      if (r.ok && was && !was.ok) log.info(fields, 'source back: probe passed');
-      else if (!r.ok && (!was || was.ok)) log.warn({ ...fields, recheck: state.sources[r.name]?.next }, 'source down: no redirects to it until a probe passes');
-      else log.debug(fields, 'probe');
-    }
-    if (result.results.length) {
+  function persist(): Promise<void> {
+    // Writes are chained, and each writes the state as it is when its turn comes, so the newest wins.
+    // `stop()` waits for the chain, so nothing is written after the hub has closed.
+    writing = writing.then(async () => {
       try {
         await writeFileAtomic(file, `${JSON.stringify(state, null, 2)}\n`);
       } catch (e) {
         log.warn({ file, err: (e as Error).message }, 'could not persist probe results');
       }
-    }
-    return result;
+    });
+    return writing;
   }
 
-  function runOnce(force = false): Promise<ProbeRound> {
-    const p = (running ?? Promise.resolve()).catch(() => {}).then(() => round(force));
-    running = p;
-    p.finally(() => {
-      if (running === p) running = undefined;
-    }).catch(() => {});
+  /** Probe one source (already marked in flight) with `runProbeRound`, fold its record in, persist. */
+  async function probe(source: SourceConfig): Promise<ProbeRound> {
+    const before = state;
+    try {
+      const result = await runProbeRound({
+        sources: [source],
+        fetch: fetchWithStop,
+        now,
+        state,
+        settings,
+        force: true,
+        health: guardedHealth,
+      });
+      if (stopped) return result;
+      const next: ProbeState = { v: 1, sources: { ...state.sources } };
+      for (const r of result.results) {
+        const record = result.state.sources[r.name];
+        if (record) next.sources[r.name] = record;
+        const was = before.sources[r.name];
+        const fields = { source: r.name, ok: r.ok, reason: r.reason, ms: r.ms, ...(r.status ? { status: r.status } : {}), ...(r.detail ? { detail: r.detail } : {}) };
+        if (r.ok && was && !was.ok) log.info(fields, 'source back: probe passed');
+        else if (!r.ok && (!was || was.ok)) log.warn({ ...fields, recheck: record?.next }, 'source down: no redirects to it until a probe passes');
+        else log.debug(fields, 'probe');
+      }
+      state = next;
+      if (result.results.length) await persist();
+      return { ...result, state };
+    } finally {
+      inFlight.delete(source.name);
+    }
+  }
+
+  function launch(source: SourceConfig): Promise<ProbeRound> {
+    inFlight.add(source.name);
+    const p = probe(source);
+    batches.add(p);
+    p.catch((e: unknown) => log.error({ err: (e as Error).message }, 'probe failed'))
+      .finally(() => {
+        batches.delete(p);
+        schedule();
+      })
+      .catch(() => {});
     return p;
   }
 
-  function schedule(at: number | undefined) {
-    if (stopped || at === undefined) return;
-    clearTimeout(timer);
-    timer = setTimeout(tick, Math.min(MAX_DELAY, Math.max(0, at - now())));
-    timer.unref?.();
-  }
-
-  async function tick() {
+  /** Start probes for the sources that are due, as far as free slots allow; then set the timer. */
+  function tick() {
     timer = undefined;
     if (stopped) return;
-    try {
-      const result = await runOnce(false);
-      // Never spin: a source due "now" again waits at least a tenth of a second.
-      schedule(result.nextDue === undefined ? undefined : Math.max(result.nextDue, now() + 100));
-    } catch (e) {
-      log.error({ err: (e as Error).message }, 'probe round failed');
-      schedule(now() + settings.intervalSeconds * 1000);
+    const t = now();
+    const free = settings.concurrency - inFlight.size;
+    const due = probed.filter((s) => !inFlight.has(s.name) && dueAt(s) <= t).sort((a, b) => dueAt(a) - dueAt(b));
+    // One probe per source, each folded in when it ends, so a stalled source holds back no other.
+    for (const s of due.slice(0, Math.max(0, free))) launch(s);
+    schedule();
+  }
+
+  /** Set the timer for the next source that is due and not in flight (when a slot is free). */
+  function schedule() {
+    if (stopped || !started) return;
+    clearTimeout(timer);
+    timer = undefined;
+    if (inFlight.size >= settings.concurrency) return; // a finishing probe calls schedule() again
+    let next: number | undefined;
+    for (const s of probed) {
+      if (inFlight.has(s.name)) continue;
+      const d = dueAt(s);
+      if (next === undefined || d < next) next = d;
     }
+    if (next === undefined) return;
+    timer = setTimeout(tick, Math.min(MAX_DELAY, Math.max(0, next - now())));
+    timer.unref?.();
   }
 
   return {
     start() {
-      if (stopped || timer || running) return;
+      if (stopped || started) return;
+      started = true;
       const first = nextProbeDue(state, sources, now());
-      if (first !== undefined) log.info({ sources: sources.filter((s) => s.probe).map((s) => s.name), firstInMs: Math.max(0, first - now()) }, 'prober started');
-      schedule(first);
+      if (first !== undefined) log.info({ sources: probed.map((s) => s.name), firstInMs: Math.max(0, first - now()) }, 'prober started');
+      schedule();
     },
     async stop() {
       stopped = true;
       clearTimeout(timer);
       timer = undefined;
       stopper.abort();
-      await running?.catch(() => {});
+      await Promise.allSettled([...batches]);
+      await writing;
     },
-    runOnce,
+    async runOnce(force = false) {
+      const t = now();
+      const batch = probed.filter((s) => !inFlight.has(s.name) && (force || dueAt(s) <= t));
+      const skipped = probed.filter((s) => !batch.includes(s)).map((s) => s.name);
+      const queue = [...batch];
+      const results = new Map<string, ProbeRound['results'][number]>();
+      const worker = async () => {
+        for (let s = queue.shift(); s; s = queue.shift()) for (const r of (await launch(s)).results) results.set(r.name, r);
+      };
+      await Promise.all(Array.from({ length: Math.min(settings.concurrency, batch.length) }, worker));
+      const unprobed = sources.filter((s) => s.redirect !== false && !probed.includes(s)).map((s) => s.name);
+      return {
+        results: batch.flatMap((s) => results.get(s.name) ?? []),
+        skipped,
+        unprobed,
+        state,
+        nextDue: nextProbeDue(state, sources, now()),
+      };
+    },
     state: () => state,
   };
 }

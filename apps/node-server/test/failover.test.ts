@@ -396,6 +396,20 @@ describe('source failover with loopback sources a and b (order [a, b])', () => {
     expect(sum(during)).toBeLessThan(Math.max(5 * sum(baseline), 2000));
   });
 
+  it('a stalled source does not hold back the probes of the others', async () => {
+    const { hub, a, b } = await setup({ ...FAST, probeTimeoutSeconds: 6 });
+    await bothVerified(hub);
+    a.mode = 'stall';
+    await waitFor('a probe of a stalled', async () => a.stalled.size > 0);
+    const stalledAt = Date.now();
+    await b.stop();
+    await waitFor('b down while a is still stalled', async () => (await health(hub)).sources.b?.reason === 'unreachable');
+    expect(Date.now() - stalledAt).toBeLessThan(4000);
+    expect(a.stalled.size).toBeGreaterThan(0);
+    // a has not timed out yet, so it is still offered; b is not.
+    expect((await resolve(hub, `/via/tb${WEIGHTS_PATH}`)).source).toBe('a');
+  });
+
   it('health and the re-check schedule survive a restart on the same data folder', async () => {
     // A long schedule: nothing is due again during the test, so what shows after the restart was restored.
     const slow = { probeIntervalSeconds: 60, probeTimeoutSeconds: 2, probeRetrySeconds: 60, probeRetryMaxSeconds: 600 };
@@ -430,6 +444,53 @@ describe('source failover with loopback sources a and b (order [a, b])', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(s.b.probes).toBe(probesOfB); // not re-probed: the schedule was restored too
     expect(s.a.probes).toBe(0);
+  });
+});
+
+describe('createProber (injected fetch)', () => {
+  it('never has more than probeConcurrency probes in flight, never probes one source twice at once, and aborts them on stop', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-prober-'));
+    dataDirs.push(dataDir);
+    let inFlight = 0;
+    let most = 0;
+    const perUrl = new Map<string, number>();
+    let twice = false;
+    const hang = ((input: string | URL | Request, init?: RequestInit) => {
+      const url = String(input);
+      inFlight++;
+      most = Math.max(most, inFlight);
+      perUrl.set(url, (perUrl.get(url) ?? 0) + 1);
+      if ((perUrl.get(url) ?? 0) > 1) twice = true;
+      return new Promise<Response>((_, reject) => {
+        init?.signal?.addEventListener('abort', () => {
+          inFlight--;
+          perUrl.set(url, (perUrl.get(url) ?? 1) - 1);
+          reject(new DOMException('aborted', 'AbortError'));
+        });
+      });
+    }) as typeof fetch;
+    const probe = { path: 'p.bin', sha256: sha256(PROBE) };
+    const sources = Array.from({ length: 6 }, (_, i) => ({ name: `s${i}`, display: `S${i}`, token: `s${i}`, kind: 'http' as const, url: `http://s${i}.test/{path}`, probe }));
+    const { MemorySourceHealth } = await import('@hub/core-index');
+    const health = new MemorySourceHealth(sources, sources.map((s) => s.name));
+    const { createProber } = await import('../src/prober.js');
+    const { silentLogger } = await import('@hub/core-index');
+    const prober = createProber({
+      dataDir,
+      sources,
+      health,
+      settings: probeSettingsFrom({ probeConcurrency: 2, probeTimeoutSeconds: 0.3, probeIntervalSeconds: 0.05, probeRetrySeconds: 0.05, probeRetryMaxSeconds: 0.05 }),
+      log: silentLogger,
+      fetch: hang,
+    });
+    prober.start();
+    await waitFor('every source probed at least once', async () => sources.every((s) => prober.state().sources[s.name]?.reason === 'timeout'), 5000);
+    expect(most).toBe(2);
+    expect(twice).toBe(false);
+    await prober.stop();
+    expect(inFlight).toBe(0);
+    const saved = JSON.parse(await readFile(path.join(dataDir, PROBES_FILE), 'utf8'));
+    expect(Object.keys(saved.sources).sort()).toEqual(sources.map((s) => s.name));
   });
 });
 
