@@ -25,7 +25,9 @@ const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const file = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'worker.js');
   const { bytes, gzipBytes, forbidden } = inspectBundle(readFileSync(file, 'utf8'));
-  console.log(`edge bundle: dist/worker.js ${kib(bytes)} (gzip ${kib(gzipBytes)}; the Workers limit is 3 MiB gzip on the free plan, 10 MiB paid)`);
+  console.log(
+    `edge bundle: dist/worker.js ${kib(bytes)} (gzip ${kib(gzipBytes)}; the Workers limit is 3 MiB gzip on the free plan, 10 MiB paid)`,
+  );
   if (forbidden.length) {
     console.error(`edge bundle imports Node built-ins, which workerd lacks without nodejs_compat: ${forbidden.join(', ')}`);
     process.exit(1);

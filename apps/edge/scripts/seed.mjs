@@ -3,7 +3,7 @@
 // `refs/<name>`. Used by `pnpm --filter @hub/edge dev` (local R2 through wrangler's getPlatformProxy)
 // and by the tests (Miniflare's R2).
 
-/** Copy every object and the `archive` and `current` refs (current last) of `from` into an R2 bucket. */
+/** Copy every object and the `archive`, `pins` and `current` refs (current last) of `from` into an R2 bucket. */
 export async function uploadStore(from, bucket) {
   let cursor;
   let objects = 0;
@@ -24,7 +24,7 @@ export async function uploadStore(from, bucket) {
     cursor = page.next;
   }
   // `current` last: an edge that reads it finds every object already there.
-  for (const ref of ['archive', 'current']) {
+  for (const ref of ['archive', 'pins', 'current']) {
     const value = await from.readRef(ref);
     if (value !== undefined) await bucket.put(`refs/${ref}`, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
   }

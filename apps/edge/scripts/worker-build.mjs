@@ -17,7 +17,9 @@ const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 export const stubNodeBuiltins = {
   name: 'stub-node-builtins',
   setup(build) {
-    build.onResolve({ filter: /^[a-z:_/]+$/ }, (args) => (BUILTINS.has(args.path) ? { path: args.path, namespace: 'node-stub' } : undefined));
+    build.onResolve({ filter: /^[a-z:_/]+$/ }, (args) =>
+      BUILTINS.has(args.path) ? { path: args.path, namespace: 'node-stub' } : undefined,
+    );
     build.onLoad({ filter: /.*/, namespace: 'node-stub' }, (args) => ({
       contents: `module.exports = {}; // ${args.path} is not available in the Worker`,
       loader: 'js',
