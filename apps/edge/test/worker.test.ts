@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { MemoryObjectStore } from '@hub/core-index';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_SOURCE, demoTreeDir } from '../../node-server/src/demo.js';
 import { buildFromDir } from '../../node-server/src/from-dir.js';
 import { type StaticMirror, startStaticMirror } from '../../node-server/src/mirror.js';
@@ -51,6 +52,7 @@ beforeAll(async () => {
       ]),
       ORDER: JSON.stringify([DEMO_SOURCE]),
       PROBE_INTERVAL_SECONDS: '1',
+      PUBLISHER_TOKENS: 'edge-publisher',
       LOG_LEVEL: 'error',
     },
   });
@@ -105,6 +107,44 @@ describe('the edge Worker under workerd', () => {
   });
 });
 
+/** POST `size` bytes over node:http and return the status, even when the server answers before the upload ends. */
+function postBytes(url: string, size: number, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', headers: { ...headers, 'content-length': String(size) } }, (res) => {
+      let body = '';
+      res.on('data', (c) => {
+        body += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', (e) => (req.writableEnded ? undefined : reject(e)));
+    const chunk = new Uint8Array(1024 * 1024).fill(123);
+    let sent = 0;
+    const write = () => {
+      while (sent < size) {
+        const n = Math.min(chunk.byteLength, size - sent);
+        sent += n;
+        if (!req.write(chunk.subarray(0, n))) return void req.once('drain', write);
+      }
+      req.end();
+    };
+    write();
+  });
+}
+
+describe('the edge request limit', () => {
+  it('refuses a publish over 8 MiB with 413 and takes one under it', async () => {
+    const headers = { authorization: 'Bearer edge-publisher', 'content-type': 'application/octet-stream', 'x-object-kind': 'test.big' };
+    const over = await postBytes(`${edge.url}/api/v1/objects`, 8 * 1024 * 1024 + 1, headers);
+    expect(over.status).toBe(413);
+    expect(JSON.parse(over.body)).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+    expect(over.body).toContain('8388608');
+    const under = await postBytes(`${edge.url}/api/v1/objects`, 8 * 1024 * 1024, headers);
+    expect(under.status).toBe(201);
+    expect(JSON.parse(under.body)).toMatchObject({ kind: 'test.big', size: 8 * 1024 * 1024 });
+  });
+});
+
 describe('the edge Worker with fake bindings', () => {
   it('answers 503 naming the fix when the bucket holds no index, and retries on the next request', async () => {
     let reads = 0;
@@ -122,10 +162,13 @@ describe('the edge Worker with fake bindings', () => {
       STATE: {},
     } as unknown as Env;
     const ctx = { waitUntil: () => {} };
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     const res = await worker.fetch(new Request('http://edge.test/api/models'), env, ctx);
     expect(res.status).toBe(503);
     expect(await res.text()).toMatch(/no index \(no refs\/current\).*Deploy to the edge/);
     await worker.fetch(new Request('http://edge.test/api/models'), env, ctx);
     expect(reads).toBe(2);
+    expect(String(log.mock.calls[0]?.[0])).toContain('hub start failed');
+    log.mockRestore();
   });
 });
