@@ -1,13 +1,3 @@
-import { defineConfig } from 'tsup';
+import { packageConfig } from '../../tooling/tsup.package';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/testing/index.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  platform: 'neutral',
-  target: 'es2022',
-  sourcemap: true,
-  // The contract suite in ./testing imports vitest; the test runner provides it.
-  external: ['vitest'],
-});
+export default packageConfig(['src/index.ts', 'src/testing/index.ts']);

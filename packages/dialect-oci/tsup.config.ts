@@ -1,11 +1,3 @@
-import { defineConfig } from 'tsup';
+import { packageConfig } from '../../tooling/tsup.package';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  platform: 'neutral',
-  target: 'es2022',
-  sourcemap: true,
-});
+export default packageConfig(['src/index.ts']);

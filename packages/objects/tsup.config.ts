@@ -1,22 +1,7 @@
-import { defineConfig } from 'tsup';
+import { packageConfig } from '../../tooling/tsup.package';
 
-export default defineConfig([
-  {
-    entry: ['src/index.ts', 'src/testing/index.ts'],
-    format: ['esm'],
-    dts: true,
-    clean: false,
-    platform: 'neutral',
-    target: 'es2022',
-    sourcemap: true,
-    external: ['vitest'],
-  },
-  {
-    entry: { 'node/index': 'src/node/index.ts' },
-    format: ['esm'],
-    dts: true,
-    platform: 'node',
-    target: 'node20',
-    sourcemap: true,
-  },
-]);
+// The runtime-neutral entries, and the Node-only filesystem store under ./node. Both write into dist/, so neither cleans it.
+export default [
+  packageConfig(['src/index.ts', 'src/testing/index.ts'], { clean: false }),
+  packageConfig([], { entry: { 'node/index': 'src/node/index.ts' }, platform: 'node', target: 'node20', clean: false }),
+];
