@@ -124,8 +124,9 @@ the next source in \`order\` that holds the file.
 - **Sources with no probe file** are never probed. They are offered as \`ok\` with \`checked: null\`. The
   built-in \`huggingface.co\`, \`modelscope.cn\` and \`ipfs\` entries have no probe file until an operator
   gives them one.
-- **Probes never delay requests.** Probe rounds run on a timer beside request handling, and no
-  request waits for a round. Rounds do not overlap.
+- **Probes never delay requests.** Probes run on a timer beside request handling, and no request
+  waits for one. Each source is probed when it is due, never twice at once, and at most 4 at a
+  time. A source that stalls for the whole 10 s does not hold back the probes of the others.
 - **Restarts keep the state.** The last results and the re-check schedule are written atomically
   to \`probes.json\` in the data folder after each round. They are restored before the hub listens.
   A source that was down stays down until its scheduled re-check passes, and a source that was
