@@ -155,6 +155,28 @@ for (const c of runnable) {
   console.error(`${c.name}: hub ${row.ours.rps.toFixed(0)}/s, koa ${row.koa.rps.toFixed(0)}/s, bare ${row.bare.rps.toFixed(0)}/s`);
 }
 
+// The edge (workerd under Miniflare, seeded with the same demo index): /resolve beside node-server's.
+const EDGE_PORT = 18383;
+let edgeLine = '';
+const resolveCase = runnable.find((c) => c.name.includes('/resolve/'));
+if (resolveCase) {
+  try {
+    const edge = await start(['apps/edge/scripts/serve.mjs', '--port', String(EDGE_PORT)], /ready/);
+    const url = `http://127.0.0.1:${EDGE_PORT}${resolveCase.url}`;
+    const first = await fetch(url, { redirect: 'manual' });
+    if (first.status !== 302) throw new Error(`the edge answers ${first.status}`);
+    wrk(url); // warm-up
+    const edgeRun = wrk(url);
+    const nodeRow = rows.find((r) => r.name === resolveCase.name);
+    edgeLine = `Edge (workerd via Miniflare, one isolate) ${resolveCase.name}: ${edgeRun.rps.toFixed(0)} req/s, p99 ${edgeRun.p99}; node-server ${nodeRow ? nodeRow.ours.rps.toFixed(0) : '?'} req/s in the same run.`;
+    console.error(edgeLine);
+    edge.kill('SIGTERM');
+  } catch (e) {
+    edgeLine = `Edge: not measured (${e.message}).`;
+    console.error(edgeLine);
+  }
+}
+
 const rss = rssKiB(hub.pid);
 const lines = [
   `Command: \`pnpm bench\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run, HEAD by bench/head-load.mjs; median of ${ROUNDS} alternating rounds per server; each server in its own process on loopback; Node ${process.version}; ${os.cpus().length} cores)`,
@@ -167,6 +189,7 @@ const lines = [
   ),
   '',
   `Hub resident memory after the run: ${(rss / 1024).toFixed(1)} MiB.`,
+  ...(edgeLine ? ['', edgeLine] : []),
 ];
 console.log(lines.join('\n'));
 for (const c of children) c.kill('SIGTERM');
