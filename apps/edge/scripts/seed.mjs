@@ -3,18 +3,24 @@
 // `refs/<name>`. Used by `pnpm --filter @hub/edge dev` (local R2 through wrangler's getPlatformProxy)
 // and by the tests (Miniflare's R2).
 
-/** Copy every object and the `archive`, `pins` and `current` refs (current last) of `from` into an R2 bucket. */
+/**
+ * Copy every object the bucket lacks and the `archive`, `pins` and `current` refs (current last) of
+ * `from` into an R2 bucket. Returns how many objects were written.
+ */
 export async function uploadStore(from, bucket) {
   let cursor;
   let objects = 0;
   for (;;) {
     const page = await from.list({ limit: 1000, ...(cursor ? { cursor } : {}) });
     for (const meta of page.items) {
+      const key = `objects/${meta.id.slice('blake3:'.length)}`;
+      // An address never changes meaning: an object already in the bucket is the same object.
+      if (await bucket.head(key)) continue;
       const stored = await from.get(meta.id);
       if (!stored) continue;
       const custom = { kind: meta.kind, mediaType: meta.media_type, created: String(meta.created_at_millis) };
       if (meta.filename) custom.filename = meta.filename;
-      await bucket.put(`objects/${meta.id.slice('blake3:'.length)}`, stored.bytes, {
+      await bucket.put(key, stored.bytes, {
         httpMetadata: { contentType: meta.media_type },
         customMetadata: custom,
       });

@@ -157,7 +157,8 @@ function metaOf(address: Address, obj: R2ObjectLike): ObjectMetadata {
   return {
     id: address,
     kind: c.kind ?? 'unknown',
-    media_type: c.mediaType ?? obj.httpMetadata?.contentType ?? 'application/octet-stream',
+    // `mediatype`: what S3 tools write (S3 lower-cases metadata keys).
+    media_type: c.mediaType ?? c.mediatype ?? obj.httpMetadata?.contentType ?? 'application/octet-stream',
     size: obj.size,
     created_at_millis: Number(c.created ?? 0),
     filename: c.filename ?? null,
