@@ -19,14 +19,28 @@ export const EDGE_DIR = path.join(here, '..');
 const ROOT = path.join(EDGE_DIR, '..', '..');
 const PACKAGES = ['core-index', 'objects', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'hub'];
 
+/** The parts of Miniflare the tests use (a dependency of wrangler, not of this app, so typed here). */
+export interface MiniflareLike {
+  ready: Promise<URL>;
+  dispose(): Promise<void>;
+  getR2Bucket(name: string): Promise<unknown>;
+  getD1Database(name: string): Promise<unknown>;
+  getKVNamespace(name: string): Promise<{ get(key: string): Promise<string | null> }>;
+  getWorker(): Promise<{ scheduled(options: { cron: string }): Promise<unknown> }>;
+}
+
 /** Miniflare, resolved through wrangler (which depends on it). */
-export async function loadMiniflare(): Promise<typeof import('miniflare')> {
+export async function loadMiniflare(): Promise<{ Miniflare: new (options: Record<string, unknown>) => MiniflareLike }> {
   const wrangler = realpathSync(path.join(EDGE_DIR, 'node_modules', 'wrangler', 'package.json'));
   return import(createRequire(wrangler).resolve('miniflare'));
 }
 
+interface EsbuildPluginBuild {
+  onResolve(options: { filter: RegExp }, fn: (args: { path: string }) => { path: string } | undefined): void;
+}
+
 /** esbuild, resolved through tsup (the build tool). */
-async function loadEsbuild(): Promise<typeof import('esbuild')> {
+async function loadEsbuild(): Promise<{ build(options: Record<string, unknown>): Promise<unknown> }> {
   const tsup = createRequire(path.join(ROOT, 'package.json')).resolve('tsup');
   return import(createRequire(tsup).resolve('esbuild'));
 }
@@ -53,7 +67,7 @@ export async function bundleWorker(outDir?: string): Promise<{ file: string; cod
       stubNodeBuiltins,
       {
         name: 'hub-sources',
-        setup(build) {
+        setup(build: EsbuildPluginBuild) {
           build.onResolve({ filter: /^@hub\// }, (args) => {
             const m = /^@hub\/([^/]+)(?:\/(testing|node))?$/.exec(args.path);
             if (!m || !PACKAGES.includes(m[1] as string)) return undefined;
@@ -93,7 +107,7 @@ export interface EdgeOptions {
 
 export interface RunningEdge {
   url: string;
-  mf: import('miniflare').Miniflare;
+  mf: MiniflareLike;
   bundle: { file: string; bytes: number };
   close(): Promise<void>;
 }

@@ -4,14 +4,14 @@ import { afterAll, beforeAll } from 'vitest';
 import type { D1DatabaseLike, R2BucketLike } from '../src/bindings.js';
 import { D1AccountStore } from '../src/d1-account-store.js';
 import { R2ObjectStore } from '../src/r2-object-store.js';
-import { loadMiniflare } from './harness.js';
+import { loadMiniflare, type MiniflareLike } from './harness.js';
 
 /**
  * The store contracts against the edge's backends as workerd runs them: Miniflare starts workerd
  * with R2 and D1 bindings and hands Node proxies to them, so every R2 call and every D1 statement
  * and batch runs in workerd.
  */
-let mf: import('miniflare').Miniflare;
+let mf: MiniflareLike;
 let db: D1DatabaseLike;
 let bucket: R2BucketLike & { delete(keys: string[]): Promise<void> };
 
