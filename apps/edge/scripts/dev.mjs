@@ -14,7 +14,10 @@ const ROOT = path.join(EDGE_DIR, '..', '..');
 const PORT = Number(process.env.PORT ?? 8787);
 const MIRROR_PORT = Number(process.env.MIRROR_PORT ?? PORT + 1);
 
-execFileSync('npx', ['turbo', 'run', 'build', '--filter=@hub/edge...', '--filter=@hub/node-server', '--output-logs=errors-only'], { cwd: ROOT, stdio: 'inherit' });
+execFileSync('npx', ['turbo', 'run', 'build', '--filter=@hub/edge...', '--filter=@hub/node-server', '--output-logs=errors-only'], {
+  cwd: ROOT,
+  stdio: 'inherit',
+});
 
 const node = await import(path.join(ROOT, 'apps', 'node-server', 'dist', 'index.js'));
 const { MemoryObjectStore } = await import('@hub/core-index');
@@ -27,14 +30,28 @@ await withBucket(async (bucket) => {
   console.log(`seeded the local R2 with the demo index: ${objects} objects, refs/current = ${built.catalog}`);
 });
 
-const mirror = await node.startStaticMirror({ root: node.demoTreeDir(), port: MIRROR_PORT }).catch(() => node.startStaticMirror({ root: node.demoTreeDir(), port: 0 }));
+const mirror = await node
+  .startStaticMirror({ root: node.demoTreeDir(), port: MIRROR_PORT })
+  .catch(() => node.startStaticMirror({ root: node.demoTreeDir(), port: 0 }));
 console.log(`demo mirror: ${mirror.url}`);
 const source = { name: node.DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: mirror.template };
 const order = [node.DEMO_SOURCE, 'huggingface.co', 'modelscope.cn', 'ipfs'];
 
 const wrangler = spawn(
   'npx',
-  ['wrangler', 'dev', '--port', String(PORT), '--ip', '127.0.0.1', '--var', `SOURCES:${JSON.stringify([source])}`, '--var', `ORDER:${JSON.stringify(order)}`, ...process.argv.slice(2)],
+  [
+    'wrangler',
+    'dev',
+    '--port',
+    String(PORT),
+    '--ip',
+    '127.0.0.1',
+    '--var',
+    `SOURCES:${JSON.stringify([source])}`,
+    '--var',
+    `ORDER:${JSON.stringify(order)}`,
+    ...process.argv.slice(2),
+  ],
   { cwd: EDGE_DIR, stdio: 'inherit' },
 );
 const stop = () => wrangler.kill('SIGINT');

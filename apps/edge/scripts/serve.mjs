@@ -15,7 +15,9 @@ const { values } = parseArgs({ options: { port: { type: 'string', default: '1838
 
 const node = await import(path.join(ROOT, 'apps', 'node-server', 'dist', 'index.js'));
 const { MemoryObjectStore } = await import('@hub/core-index');
-const { Miniflare } = await import(createRequire(realpathSync(path.join(EDGE_DIR, 'node_modules', 'wrangler', 'package.json'))).resolve('miniflare'));
+const { Miniflare } = await import(
+  createRequire(realpathSync(path.join(EDGE_DIR, 'node_modules', 'wrangler', 'package.json'))).resolve('miniflare')
+);
 
 const mirror = await node.startStaticMirror({ root: node.demoTreeDir() });
 const source = { name: node.DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: mirror.template };

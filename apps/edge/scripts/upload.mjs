@@ -40,5 +40,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     process.exit(1);
   }
   const { objects } = await withBucket((bucket) => uploadStore(store, bucket), { remote: values.remote });
-  console.log(`uploaded ${objects} objects; refs/current = ${current}${values.remote ? ' (remote bucket)' : ' (local R2 of wrangler dev)'}`);
+  console.log(
+    `uploaded ${objects} objects; refs/current = ${current}${values.remote ? ' (remote bucket)' : ' (local R2 of wrangler dev)'}`,
+  );
 }
