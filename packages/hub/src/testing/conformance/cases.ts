@@ -1,6 +1,7 @@
 import { coreCases } from './cases-core.js';
 import { hfCases } from './cases-hf.js';
-import { mcpAccountCases, ociCases } from './cases-more.js';
+import { mcpAccountCases } from './cases-mcp-account.js';
+import { ociCases } from './cases-oci.js';
 import { siteCases } from './cases-site.js';
 import type { ConformanceCase } from './types.js';
 
