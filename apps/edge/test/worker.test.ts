@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { createTestIdentityProvider, type TestIdentityProvider } from '@hub/account/testing';
 import { MemoryObjectStore } from '@hub/core-index';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DEMO_SOURCE, demoTreeDir } from '../../node-server/src/demo.js';
@@ -17,6 +18,7 @@ import { type RunningEdge, startEdge, uploadStore } from './harness.js';
 const GGUF_PATH = '/demo/tiny-llama-2-GGUF/resolve/main/llama-2-tiny-random-F16.gguf';
 let edge: RunningEdge;
 let mirror: StaticMirror;
+let idp: TestIdentityProvider;
 
 async function until<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
   for (let i = 0; i < 100; i++) {
@@ -34,6 +36,7 @@ async function scheduled(): Promise<void> {
 
 beforeAll(async () => {
   mirror = await startStaticMirror({ root: demoTreeDir() });
+  idp = await createTestIdentityProvider();
   const probeFile = 'demo/tiny-bert-synthetic/config.json';
   const sha256 = createHash('sha256')
     .update(await readFile(path.join(demoTreeDir(), probeFile)))
@@ -53,6 +56,7 @@ beforeAll(async () => {
       ORDER: JSON.stringify([DEMO_SOURCE]),
       PROBE_INTERVAL_SECONDS: '1',
       PUBLISHER_TOKENS: 'edge-publisher',
+      ACCOUNT_PUBLIC_KEY: idp.publicKeyPem,
       LOG_LEVEL: 'error',
     },
   });
@@ -148,6 +152,27 @@ function postOnce(url: string, size: number, headers: Record<string, string>): P
     write();
   });
 }
+
+describe('accounts in D1 through the Worker', () => {
+  it('records the account, its saved list and one request per model', async () => {
+    const token = await idp.sign({ sub: 'did:plc:edge-user' });
+    const call = (method: string, p: string, body?: unknown) =>
+      fetch(`${edge.url}/api/account${p}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const me = await call('GET', '/me');
+    expect(me.status).toBe(200);
+    expect(await me.json()).toMatchObject({ did: 'did:plc:edge-user', saved: [], requests: 0 });
+    expect(await (await call('PUT', '/saved', { saved: ['someone/Model-A', 'someone/else', 'SOMEONE/model-a'] })).json()).toEqual({
+      saved: ['someone/Model-A', 'someone/else'],
+    });
+    expect((await call('POST', '/request', { model: 'someone/wanted-model' })).status).toBe(201);
+    expect((await call('POST', '/request', { model: 'someone/wanted-model' })).status).toBe(409);
+    expect(await (await call('GET', '/me')).json()).toMatchObject({ saved: ['someone/Model-A', 'someone/else'], requests: 1 });
+  });
+});
 
 describe('the edge request limit', () => {
   it('refuses a publish over 8 MiB with 413 and takes one under it', async () => {
