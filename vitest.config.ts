@@ -11,6 +11,7 @@ export default defineConfig({
       { find: new RegExp(`^@hub/${n}$`), replacement: pkg(n) },
       { find: new RegExp(`^@hub/${n}/testing$`), replacement: pkg(n, 'testing/index') },
       { find: new RegExp(`^@hub/${n}/node$`), replacement: pkg(n, 'node/index') },
+      { find: new RegExp(`^@hub/${n}/upstream$`), replacement: pkg(n, 'upstream/index') },
     ]),
   },
   test: {

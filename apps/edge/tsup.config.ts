@@ -1,6 +1,6 @@
 import { defineConfig } from 'tsup';
 // @ts-expect-error: a plain .mjs shared with the test harness
-import { stubNodeBuiltins, workerEsbuildOptions } from './scripts/worker-build.mjs';
+import { workerEsbuildOptions } from './scripts/worker-build.mjs';
 
 export default defineConfig({
   entry: ['src/worker.ts'],
@@ -13,6 +13,5 @@ export default defineConfig({
   sourcemap: true,
   // One module: workerd gets a single file, dynamic imports inlined.
   splitting: false,
-  esbuildPlugins: [stubNodeBuiltins],
   esbuildOptions: workerEsbuildOptions,
 });

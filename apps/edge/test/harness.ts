@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryObjectStore, type ObjectStore } from '@hub/core-index';
 // @ts-expect-error: a plain .mjs shared with tsup.config.ts
-import { stubNodeBuiltins, WORKER_CONDITIONS, WORKER_MAIN_FIELDS } from '../scripts/worker-build.mjs';
+import { WORKER_CONDITIONS, WORKER_MAIN_FIELDS } from '../scripts/worker-build.mjs';
 import type { R2BucketLike } from '../src/bindings.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -64,14 +64,13 @@ export async function bundleWorker(outDir?: string): Promise<{ file: string; cod
     conditions: WORKER_CONDITIONS,
     mainFields: WORKER_MAIN_FIELDS,
     plugins: [
-      stubNodeBuiltins,
       {
         name: 'hub-sources',
         setup(build: EsbuildPluginBuild) {
           build.onResolve({ filter: /^@hub\// }, (args) => {
-            const m = /^@hub\/([^/]+)(?:\/(testing|node))?$/.exec(args.path);
+            const m = /^@hub\/([^/]+)(?:\/(testing|node|upstream))?$/.exec(args.path);
             if (!m || !PACKAGES.includes(m[1] as string)) return undefined;
-            const sub = m[2] === 'testing' ? 'testing/index.ts' : m[2] === 'node' ? 'node/index.ts' : 'index.ts';
+            const sub = m[2] ? `${m[2]}/index.ts` : 'index.ts';
             return { path: path.join(ROOT, 'packages', m[1] as string, 'src', sub) };
           });
         },

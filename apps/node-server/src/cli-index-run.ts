@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { type BuildProgress, type Logger, PinsError } from '@hub/core-index';
+import { type Logger, PinsError } from '@hub/core-index';
+import type { BuildProgress } from '@hub/core-index/upstream';
 import { PublishError, publishObject } from '@hub/objects';
 import type { ResolvedConfig } from './config.js';
 import { createLogger } from './logger.js';

@@ -1,15 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  type BuildProgress,
-  type BuildSummary,
-  type Logger,
-  type Pins,
-  PinsError,
-  parsePins,
-  runUpstreamBuild,
-  type SourceConfig,
-} from '@hub/core-index';
+import { type Logger, type Pins, PinsError, parsePins, type SourceConfig } from '@hub/core-index';
+import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/core-index/upstream';
 import { FsObjectStore } from '@hub/objects/node';
 import { FileMissingLog } from './missing-log.js';
 

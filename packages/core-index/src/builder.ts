@@ -17,6 +17,9 @@ import { sha256Hex } from './sha256.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 
+/** The OCI repository (`Archive.registry`) that holds every day's index as an artifact. */
+export const ARCHIVE_REGISTRY = 'hub/index';
+
 /** Write a value as a canonical-JSON hub object; returns its address. */
 export async function putJson(objects: ObjectStore, kind: string, value: unknown): Promise<Address> {
   const bytes = canonicalBytes(value);

@@ -64,6 +64,7 @@ export {
   type BuildInput,
   type BuildModelInput,
   type BuildResult,
+  ARCHIVE_REGISTRY,
   JSON_MEDIA_TYPE,
   buildIndex,
   modelObjectId,
@@ -73,4 +74,4 @@ export {
 } from './builder.js';
 export { type CoreDeps, type HubSettings, type Logger, type MissingLog, MemoryMissingLog, silentLogger } from './deps.js';
 export { NAMED_SCHEMAS, WireSchemas, jsonSchemaOf, namedJsonSchemas } from './json-schema.js';
-export * from './upstream/index.js';
+export { emptyPins, PINS_FORMAT, PinsError, parsePins, pinFor, pinSource } from './upstream/pins.js';

@@ -1,3 +1,5 @@
+/** The daily index run against an upstream model host: `@hub/core-index/upstream` (kept out of the root entry so
+ * runtime bundles such as the Worker do not carry the builder and its GGUF reader). */
 export {
   type Clock,
   nextLink,
@@ -27,9 +29,7 @@ export {
   type ModelScopeFile,
   type ModelScopeListing,
 } from './modelscope.js';
-export { emptyPins, PINS_FORMAT, PinsError, parsePins, pinFor, pinSource } from './pins.js';
 export {
-  ARCHIVE_REGISTRY,
   BUILD_LISTING_KIND,
   BUILD_RESULT_KIND,
   type BuildProgress,

@@ -22,7 +22,9 @@ export const BUILD_RESULT_KIND = 'model-hub.build-result';
 export const BUILD_LISTING_KIND = 'model-hub.build-listing';
 export const WORK_FORMAT = 'svc.model-hub.build-work/v1';
 /** The OCI repository that holds every day's index (Archive.registry). */
-export const ARCHIVE_REGISTRY = 'hub/index';
+import { ARCHIVE_REGISTRY } from '../builder.js';
+
+export { ARCHIVE_REGISTRY };
 
 export interface UpstreamBuildOptions {
   objects: ObjectStore;
