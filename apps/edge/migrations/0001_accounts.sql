@@ -1,4 +1,4 @@
--- Accounts at the edge (D1). The same tables as accounts.sqlite on node-server (docs/decisions.md, Accounts).
+-- Accounts at the edge (D1): the shared ACCOUNT_SCHEMA of @hub/account (test/migrations.test.ts keeps them equal).
 -- Apply with: wrangler d1 migrations apply hub-accounts --remote
 CREATE TABLE IF NOT EXISTS accounts (
   did TEXT PRIMARY KEY,

@@ -1,14 +1,5 @@
-import { type AccountRecord, type AccountStore, isoTime, modelKey, type RequestOutcome } from '@hub/account';
+import { ACCOUNT_SCHEMA, type AccountRecord, type AccountStore, isoTime, modelKey, type RequestOutcome } from '@hub/account';
 import type { D1DatabaseLike, D1ResultLike, D1StatementLike } from './bindings.js';
-
-/** The schema of migrations/0001_accounts.sql, one statement each (D1 runs them in one batch). */
-export const ACCOUNT_SCHEMA = [
-  'CREATE TABLE IF NOT EXISTS accounts (did TEXT PRIMARY KEY, created TEXT NOT NULL, wallet TEXT, wallet_updated TEXT, publish_interest TEXT) WITHOUT ROWID',
-  'CREATE TABLE IF NOT EXISTS saved (did TEXT NOT NULL REFERENCES accounts(did), model_key TEXT NOT NULL, model TEXT NOT NULL, position INTEGER NOT NULL, PRIMARY KEY (did, model_key)) WITHOUT ROWID',
-  'CREATE INDEX IF NOT EXISTS saved_order ON saved (did, position)',
-  'CREATE TABLE IF NOT EXISTS requests (id INTEGER PRIMARY KEY, did TEXT NOT NULL REFERENCES accounts(did), model_key TEXT NOT NULL, model TEXT NOT NULL, created TEXT NOT NULL, UNIQUE (did, model_key))',
-  'CREATE INDEX IF NOT EXISTS requests_model ON requests (model_key)',
-];
 
 const SQL = {
   account: 'SELECT did, created, wallet, publish_interest FROM accounts WHERE did = ?1',

@@ -6,6 +6,7 @@ import {
   type ListQuery,
   type ObjectMetadata,
   type ObjectStore,
+  newObjectMetadata,
   type PutOptions,
   REF_NAME,
   type StoredObject,
@@ -71,17 +72,10 @@ export class R2ObjectStore implements ObjectStore {
   }
 
   async put(bytes: Uint8Array, options: PutOptions): Promise<{ meta: ObjectMetadata; created: boolean }> {
-    const id = addressOf(bytes);
+    const meta = newObjectMetadata(bytes, options, this.now());
+    const id = meta.id as Address;
     const existing = await this.meta(id);
     if (existing) return { meta: existing, created: false };
-    const meta: ObjectMetadata = {
-      id,
-      kind: options.kind,
-      media_type: options.mediaType,
-      size: bytes.byteLength,
-      created_at_millis: this.now(),
-      filename: options.filename ?? null,
-    };
     await this.write(bytes, meta);
     return { meta, created: true };
   }

@@ -32,3 +32,4 @@ export {
   TokenBucketLimiter,
 } from './limiter.js';
 export { type AccountConfig, createAccountServices } from './services.js';
+export { ACCOUNT_SCHEMA } from './schema.js';

@@ -16,7 +16,7 @@ export * from './schemas.js';
 export * from './http.js';
 export { Router, type MatchResult, type RouteMatch } from './router.js';
 export type { ObjectStore, StoredObject, PutOptions, ListQuery, ListPage } from './object-store.js';
-export { REF_NAME } from './object-store.js';
+export { REF_NAME, newObjectMetadata } from './object-store.js';
 export { MemoryObjectStore, listFrom } from './memory-object-store.js';
 export { type IndexStore, type IndexedModel, IndexLoadError, loadIndex, isWeightFile } from './index-store.js';
 export {

@@ -1,5 +1,5 @@
-import { type Address, addressOf } from './blake3.js';
-import { type ListPage, type ListQuery, type ObjectStore, type PutOptions, REF_NAME, type StoredObject } from './object-store.js';
+import type { Address } from './blake3.js';
+import { type ListPage, type ListQuery, type ObjectStore, type PutOptions, REF_NAME, type StoredObject, newObjectMetadata } from './object-store.js';
 import type { ObjectMetadata } from './schemas.js';
 
 /** An in-memory {@link ObjectStore}, for tests and for tools that build an index without a disk. */
@@ -21,17 +21,10 @@ export class MemoryObjectStore implements ObjectStore {
   }
 
   async put(bytes: Uint8Array, options: PutOptions) {
-    const id = addressOf(bytes);
+    const meta = newObjectMetadata(bytes, options, this.now());
+    const id = meta.id as Address;
     const existing = this.objects.get(id);
     if (existing) return { meta: existing.meta, created: false };
-    const meta: ObjectMetadata = {
-      id,
-      kind: options.kind,
-      media_type: options.mediaType,
-      size: bytes.byteLength,
-      created_at_millis: this.now(),
-      filename: options.filename ?? null,
-    };
     this.objects.set(id, { bytes: bytes.slice(), meta });
     return { meta, created: true };
   }

@@ -1,5 +1,6 @@
 import type { Address } from './blake3.js';
 import type { ObjectMetadata } from './schemas.js';
+import { addressOf } from './blake3.js';
 
 export interface StoredObject {
   bytes: Uint8Array;
@@ -42,3 +43,15 @@ export interface ObjectStore {
 
 /** Ref names are short identifiers; anything else is refused so refs never escape their folder. */
 export const REF_NAME = /^[a-z][a-z0-9-]{0,63}$/;
+
+/** The metadata a new object gets: its address (computed here), kind, media type, size and creation time. */
+export function newObjectMetadata(bytes: Uint8Array, options: PutOptions, now: number): ObjectMetadata {
+  return {
+    id: addressOf(bytes),
+    kind: options.kind,
+    media_type: options.mediaType,
+    size: bytes.byteLength,
+    created_at_millis: now,
+    filename: options.filename ?? null,
+  };
+}

@@ -1,37 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type AccountRecord, type AccountStore, type RequestOutcome, isoTime, modelKey } from '@hub/account';
+import { ACCOUNT_SCHEMA, type AccountRecord, type AccountStore, type RequestOutcome, isoTime, modelKey } from '@hub/account';
 import Database from 'better-sqlite3';
 
 /** The file, under the data folder, that holds every account. */
 export const ACCOUNTS_FILE = 'accounts.sqlite';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS accounts (
-  did TEXT PRIMARY KEY,
-  created TEXT NOT NULL,
-  wallet TEXT,
-  wallet_updated TEXT,
-  publish_interest TEXT
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS saved (
-  did TEXT NOT NULL REFERENCES accounts(did),
-  model_key TEXT NOT NULL,
-  model TEXT NOT NULL,
-  position INTEGER NOT NULL,
-  PRIMARY KEY (did, model_key)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS saved_order ON saved (did, position);
-CREATE TABLE IF NOT EXISTS requests (
-  id INTEGER PRIMARY KEY,
-  did TEXT NOT NULL REFERENCES accounts(did),
-  model_key TEXT NOT NULL,
-  model TEXT NOT NULL,
-  created TEXT NOT NULL,
-  UNIQUE (did, model_key)
-);
-CREATE INDEX IF NOT EXISTS requests_model ON requests (model_key);
-`;
+const SCHEMA = ACCOUNT_SCHEMA.map((statement) => `${statement};`).join('\n');
 
 interface AccountRow {
   did: string;

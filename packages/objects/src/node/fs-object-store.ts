@@ -10,7 +10,7 @@ import {
   type PutOptions,
   REF_NAME,
   type StoredObject,
-  addressOf,
+  newObjectMetadata,
   isAddress,
   listFrom,
 } from '@hub/core-index';
@@ -138,17 +138,10 @@ export class FsObjectStore implements ObjectStore {
   }
 
   async put(bytes: Uint8Array, options: PutOptions) {
-    const id = addressOf(bytes);
+    const meta = newObjectMetadata(bytes, options, this.now());
+    const id = meta.id as Address;
     const existing = await this.meta(id);
     if (existing) return { meta: existing, created: false };
-    const meta: ObjectMetadata = {
-      id,
-      kind: options.kind,
-      media_type: options.mediaType,
-      size: bytes.byteLength,
-      created_at_millis: this.now(),
-      filename: options.filename ?? null,
-    };
     const p = this.paths(id);
     await writeFileAtomic(p.meta, JSON.stringify(meta));
     await writeFileAtomic(p.bytes, bytes);
