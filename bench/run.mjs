@@ -1,6 +1,6 @@
 // pnpm bench: requests/s of hub routes against baselines answering the same bytes, in one run.
 // Each server runs in its own process; the load comes from wrk (Debian package `wrk`) on loopback.
-// Usage: node bench/run.mjs [--duration 5] [--connections 50] [--only substring]
+// Usage: node bench/run.mjs [--duration 5] [--connections 50] [--rounds 3] [--only substring]
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -8,7 +8,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
-  options: { duration: { type: 'string', default: '5' }, connections: { type: 'string', default: '50' }, only: { type: 'string' } },
+  options: {
+    duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    only: { type: 'string' },
+  },
 });
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 const DURATION = Number(values.duration);
@@ -27,11 +32,19 @@ const children = [];
 function start(args, readyPattern, env = {}) {
   return new Promise((resolve, reject) => {
     if (!readyPattern) {
-      const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+      const child = spawn(process.execPath, args, {
+        cwd: root,
+        env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...env },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
       children.push(child);
       return resolve(child);
     }
-    const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let out = '';
     const onData = (d) => {
@@ -88,12 +101,18 @@ const cases = [
   { name: 'GET /api/v1/objects/{catalog}', url: `/api/v1/objects/${descriptor.catalog}` },
   { name: 'GET /{id}/resolve/main/{gguf} (302)', url: `/${gguf}/resolve/main/${ggufFile}` },
   { name: 'GET /api/models?limit=50', url: '/api/models?limit=50' },
-  { name: 'GET /v2/{id}/manifests/latest', url: `/v2/${gguf.toLowerCase()}/manifests/latest`, headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json' } },
+  {
+    name: 'GET /v2/{id}/manifests/latest',
+    url: `/v2/${gguf.toLowerCase()}/manifests/latest`,
+    headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json' },
+  },
   { name: 'HEAD /v2/{id}/blobs/{digest}', url: null, method: 'HEAD' },
 ].filter((c) => !values.only || c.name.includes(values.only));
 
 // Resolve the blob digest from the manifest, if the OCI dialect answers.
-const manifestRes = await fetch(`${base}/v2/${gguf.toLowerCase()}/manifests/latest`, { headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json' } });
+const manifestRes = await fetch(`${base}/v2/${gguf.toLowerCase()}/manifests/latest`, {
+  headers: { accept: 'application/vnd.docker.distribution.manifest.v2+json' },
+});
 if (manifestRes.ok) {
   const m = await manifestRes.json();
   const layer = m.layers?.find((l) => l.mediaType === 'application/vnd.ollama.image.model') ?? m.layers?.[0];
@@ -124,7 +143,7 @@ writeFileSync(fixtureFile, JSON.stringify(fixtures));
 await start(['bench/baseline.mjs', 'koa', '18181', fixtureFile], /ready/);
 await start(['bench/baseline.mjs', 'bare', '18182', fixtureFile], /ready/);
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(values.rounds);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 for (const c of runnable) {
@@ -132,7 +151,9 @@ for (const c of runnable) {
     const url = `http://127.0.0.1:${port}${c.url}`;
     if (c.method === 'HEAD') {
       // wrk waits for a body after a HEAD answer with Content-Length; a small Node client measures HEAD instead.
-      const out = execFileSync(process.execPath, [path.join(root, 'bench/head-load.mjs'), url, String(CONNECTIONS), String(DURATION)], { encoding: 'utf8' });
+      const out = execFileSync(process.execPath, [path.join(root, 'bench/head-load.mjs'), url, String(CONNECTIONS), String(DURATION)], {
+        encoding: 'utf8',
+      });
       return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p99: 'n/a', non2xx: 0 };
     }
     return wrk(url, c.headers ?? {});
@@ -142,7 +163,11 @@ for (const c of runnable) {
   // during one run does not decide the ratio.
   const results = { ours: [], koa: [], bare: [] };
   for (let r = 0; r < ROUNDS; r++) {
-    const order = [['ours', PORT], ['koa', 18181], ['bare', 18182]];
+    const order = [
+      ['ours', PORT],
+      ['koa', 18181],
+      ['bare', 18182],
+    ];
     if (r % 2) order.reverse();
     for (const [k, port] of order) results[k].push(run(port));
   }

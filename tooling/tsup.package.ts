@@ -1,4 +1,4 @@
-import { type Options, defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 /**
  * The one build configuration of the runtime-neutral packages: ESM with type declarations, for Node 20+ and

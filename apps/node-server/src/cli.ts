@@ -1,15 +1,22 @@
 #!/usr/bin/env node
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
+import {
+  CliError,
+  objectsPutCommand,
+  SERVE_REFRESH_OPTIONS,
+  serveRefresh,
+  UPSTREAM_BUILD_OPTIONS,
+  upstreamBuildCommand,
+} from './cli-index-run.js';
 import { ConfigError, resolveConfig } from './config.js';
-import { CliError, SERVE_REFRESH_OPTIONS, UPSTREAM_BUILD_OPTIONS, objectsPutCommand, serveRefresh, upstreamBuildCommand } from './cli-index-run.js';
 import { buildFromDir } from './from-dir.js';
 import { createLogger } from './logger.js';
 import { probeOnce, probeSettingsFrom } from './prober.js';
 import { sourcesFromConfig, startServer } from './server.js';
 import { verifyStore } from './verify.js';
-import path from 'node:path';
 
 const HELP = `hub — a read-only hub for open model files
 
@@ -60,7 +67,14 @@ async function main(argv: string[]) {
   if (command === 'serve') {
     const { values } = parseArgs({
       args: argv.slice(1),
-      options: { port: { type: 'string' }, data: { type: 'string' }, config: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean' }, ...SERVE_REFRESH_OPTIONS },
+      options: {
+        port: { type: 'string' },
+        data: { type: 'string' },
+        config: { type: 'string' },
+        host: { type: 'string' },
+        help: { type: 'boolean' },
+        ...SERVE_REFRESH_OPTIONS,
+      },
     });
     if (values.help) return void process.stdout.write(HELP);
     const cfg = resolveConfig(values);
@@ -132,7 +146,12 @@ async function main(argv: string[]) {
     const { values } = parseArgs({ args: argv.slice(1), options: { data: { type: 'string' }, config: { type: 'string' } } });
     const cfg = resolveConfig(values);
     const sources = sourcesFromConfig(cfg);
-    const { table, ok } = await probeOnce({ sources, order: cfg.order ?? sources.map((s) => s.name), settings: probeSettingsFrom(cfg), dataDir: cfg.dataDir });
+    const { table, ok } = await probeOnce({
+      sources,
+      order: cfg.order ?? sources.map((s) => s.name),
+      settings: probeSettingsFrom(cfg),
+      dataDir: cfg.dataDir,
+    });
     process.stdout.write(table);
     process.exit(ok ? 0 : 1);
   }
@@ -153,4 +172,3 @@ main(process.argv.slice(2)).catch((e: unknown) => {
   if (e instanceof ConfigError || e instanceof CliError) fail(e.message);
   fail(e instanceof Error ? (e.stack ?? e.message) : String(e), 1);
 });
-

@@ -50,7 +50,8 @@ export function readConfigFile(file: string): HubConfigFile {
   } catch (e) {
     throw new ConfigError(`The config file ${file} is not valid JSON: ${(e as Error).message}`);
   }
-  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`The config file ${file} must hold a JSON object.`);
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ConfigError(`The config file ${file} must hold a JSON object.`);
   return parsed as HubConfigFile;
 }
 
@@ -66,7 +67,8 @@ export function resolveConfig(
   const fromFile = file ? readConfigFile(file) : {};
   const port = flags.port ?? env.PORT ?? fromFile.port ?? 8080;
   const portNumber = Number(port);
-  if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535) throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
+  if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
+    throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
   return {
     ...fromFile,
     port: portNumber,

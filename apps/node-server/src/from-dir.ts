@@ -1,6 +1,15 @@
-import { readFile, readdir } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type BuildModelInput, type BuildResult, type GgufFacts, type Logger, type ObjectStore, buildIndex, quantOf, isMmproj } from '@hub/core-index';
+import {
+  type BuildModelInput,
+  type BuildResult,
+  buildIndex,
+  type GgufFacts,
+  isMmproj,
+  type Logger,
+  type ObjectStore,
+  quantOf,
+} from '@hub/core-index';
 import { sha256File } from './hash-file.js';
 
 export interface FromDirSource {

@@ -3,9 +3,9 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { MemoryObjectStore } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { objectStoreContract } from '@hub/objects/testing';
-import { MemoryObjectStore } from '@hub/core-index';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const dirs: string[] = [];

@@ -1,10 +1,10 @@
-export { startServer, type StartOptions, type RunningHub, VERSION } from './server.js';
-export { hubMiddleware, toHubRequest, writeHubResponse } from './koa-adapter.js';
-export { startStaticMirror, type StaticMirror } from './mirror.js';
-export { buildFromDir, type FromDirOptions } from './from-dir.js';
-export { seedDemo, demoTreeDir, DEMO_SOURCE, DEMO_DATE } from './demo.js';
-export { verifyStore, type VerifyReport } from './verify.js';
-export { resolveConfig, readConfigFile, type HubConfigFile, ConfigError } from './config.js';
-export { createLogger } from './logger.js';
 export { installFastBlake3 } from './blake3-node.js';
+export { ConfigError, type HubConfigFile, readConfigFile, resolveConfig } from './config.js';
+export { DEMO_DATE, DEMO_SOURCE, demoTreeDir, seedDemo } from './demo.js';
+export { buildFromDir, type FromDirOptions } from './from-dir.js';
+export { hubMiddleware, toHubRequest, writeHubResponse } from './koa-adapter.js';
+export { createLogger } from './logger.js';
+export { type StaticMirror, startStaticMirror } from './mirror.js';
 export { FileMissingLog } from './missing-log.js';
+export { type RunningHub, type StartOptions, startServer, VERSION } from './server.js';
+export { type VerifyReport, verifyStore } from './verify.js';

@@ -78,7 +78,11 @@ export async function startStaticMirror(options: { root: string; port?: number; 
       return res.end();
     }
     if (range) {
-      res.writeHead(206, { ...base, 'content-length': String(range.end - range.start + 1), 'content-range': `bytes ${range.start}-${range.end}/${size}` });
+      res.writeHead(206, {
+        ...base,
+        'content-length': String(range.end - range.start + 1),
+        'content-range': `bytes ${range.start}-${range.end}/${size}`,
+      });
       if (req.method === 'HEAD') return res.end();
       createReadStream(file, { start: range.start, end: range.end }).pipe(res);
       return;

@@ -1,20 +1,20 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import {
+  currentProbeState,
+  healthStates,
   type Logger,
   type MemorySourceHealth,
+  nextProbeDue,
   type ProbeRound,
   type ProbeSettings,
   type ProbeState,
-  type SourceConfig,
-  currentProbeState,
-  healthStates,
-  nextProbeDue,
   probeConfigProblem,
+  probedSources,
   probeRetryAfterSeconds,
   probeSettings,
-  probedSources,
   runProbeRound,
+  type SourceConfig,
 } from '@hub/core-index';
 import { writeFileAtomic } from '@hub/objects/node';
 import { ConfigError, type HubConfigFile } from './config.js';
@@ -152,9 +152,17 @@ export function createProber(options: ProberOptions): NodeProber {
         const record = result.state.sources[r.name];
         if (record) next.sources[r.name] = record;
         const was = before.sources[r.name];
-        const fields = { source: r.name, ok: r.ok, reason: r.reason, ms: r.ms, ...(r.status ? { status: r.status } : {}), ...(r.detail ? { detail: r.detail } : {}) };
+        const fields = {
+          source: r.name,
+          ok: r.ok,
+          reason: r.reason,
+          ms: r.ms,
+          ...(r.status ? { status: r.status } : {}),
+          ...(r.detail ? { detail: r.detail } : {}),
+        };
         if (r.ok && was && !was.ok) log.info(fields, 'source back: probe passed');
-        else if (!r.ok && (!was || was.ok)) log.warn({ ...fields, recheck: record?.next }, 'source down: no redirects to it until a probe passes');
+        else if (!r.ok && (!was || was.ok))
+          log.warn({ ...fields, recheck: record?.next }, 'source down: no redirects to it until a probe passes');
         else log.debug(fields, 'probe');
       }
       state = next;

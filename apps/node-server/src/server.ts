@@ -1,17 +1,17 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import { createAccountServices } from '@hub/account';
 import {
   type Address,
   DEFAULT_SOURCES,
   type IndexStore,
   type Logger,
+  loadIndex,
   MemorySourceHealth,
   type SourceConfig,
-  loadIndex,
 } from '@hub/core-index';
-import { createAccountServices } from '@hub/account';
-import { type Hub, createHub, hubRoutes, type HubDeps } from '@hub/hub';
+import { createHub, type Hub, type HubDeps, hubRoutes } from '@hub/hub';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -20,9 +20,9 @@ import type { HubConfigFile } from './config.js';
 import { DEMO_SOURCE, demoTreeDir, seedDemo } from './demo.js';
 import { hubMiddleware } from './koa-adapter.js';
 import { createLogger } from './logger.js';
-import { startStaticMirror, type StaticMirror } from './mirror.js';
-import { checkProbeConfig, createProber, type NodeProber, probeSettingsFrom } from './prober.js';
+import { type StaticMirror, startStaticMirror } from './mirror.js';
 import { FileMissingLog } from './missing-log.js';
+import { checkProbeConfig, createProber, type NodeProber, probeSettingsFrom } from './prober.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
 
 export const VERSION = '0.1.0';
@@ -97,7 +97,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   let mirror: StaticMirror | undefined;
   if (usesDemo && options.demoMirror !== false) {
     const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);
-    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted }).catch(() => startStaticMirror({ root: demoTreeDir(), port: 0 }));
+    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted }).catch(() =>
+      startStaticMirror({ root: demoTreeDir(), port: 0 }),
+    );
     log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
   }
 

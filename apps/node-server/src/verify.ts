@@ -1,11 +1,11 @@
 import {
   type Address,
-  CatalogObjectSchema,
-  ModelObjectSchema,
-  SourceObjectSchema,
   addressOf,
+  CatalogObjectSchema,
   isAddress,
+  ModelObjectSchema,
   readArchive,
+  SourceObjectSchema,
 } from '@hub/core-index';
 import type { FsObjectStore } from '@hub/objects/node';
 

@@ -52,9 +52,17 @@ describe('accounts over real HTTP (SQLite store)', () => {
       expect(r.status).toBe(200);
       r = await fetch(`${hub.url}/api/account/saved/demo/tiny-bert-synthetic`, { method: 'POST', headers: bearer(alice) });
       expect(await r.json()).toEqual({ saved: ['demo/tiny-llama-2-GGUF', 'someone/else', 'demo/tiny-bert-synthetic'] });
-      r = await fetch(`${hub.url}/api/account/request`, { method: 'POST', headers: jsonHeaders(alice), body: JSON.stringify({ model: 'someone/not-indexed' }) });
+      r = await fetch(`${hub.url}/api/account/request`, {
+        method: 'POST',
+        headers: jsonHeaders(alice),
+        body: JSON.stringify({ model: 'someone/not-indexed' }),
+      });
       expect(r.status).toBe(201);
-      r = await fetch(`${hub.url}/api/account/wallet`, { method: 'PUT', headers: jsonHeaders(alice), body: JSON.stringify({ wallet: '0xabc123' }) });
+      r = await fetch(`${hub.url}/api/account/wallet`, {
+        method: 'PUT',
+        headers: jsonHeaders(alice),
+        body: JSON.stringify({ wallet: '0xabc123' }),
+      });
       expect(r.status).toBe(200);
       r = await fetch(`${hub.url}/api/account/saved/demo/tiny-bert-synthetic`, { method: 'POST', headers: bearer(bob) });
       expect(r.status).toBe(200);
@@ -71,7 +79,11 @@ describe('accounts over real HTTP (SQLite store)', () => {
       });
       r = await fetch(`${hub.url}/api/account/saved`, { headers: bearer(bob) });
       expect(await r.json()).toEqual({ saved: ['demo/tiny-bert-synthetic'] });
-      r = await fetch(`${hub.url}/api/account/request`, { method: 'POST', headers: jsonHeaders(alice), body: JSON.stringify({ model: 'someone/not-indexed' }) });
+      r = await fetch(`${hub.url}/api/account/request`, {
+        method: 'POST',
+        headers: jsonHeaders(alice),
+        body: JSON.stringify({ model: 'someone/not-indexed' }),
+      });
       expect(r.status).toBe(409);
       expect((await r.json()).error).toMatch(/already asked/);
     } finally {
@@ -85,7 +97,11 @@ describe('accounts over real HTTP (SQLite store)', () => {
       const token = await idp.sign({ sub: 'did:plc:synthetic-racer' });
       const statuses = await Promise.all(
         Array.from({ length: 50 }, async () => {
-          const r = await fetch(`${hub.url}/api/account/request`, { method: 'POST', headers: jsonHeaders(token), body: JSON.stringify({ model: 'race/model' }) });
+          const r = await fetch(`${hub.url}/api/account/request`, {
+            method: 'POST',
+            headers: jsonHeaders(token),
+            body: JSON.stringify({ model: 'race/model' }),
+          });
           await r.arrayBuffer();
           return r.status;
         }),
@@ -101,7 +117,9 @@ describe('accounts over real HTTP (SQLite store)', () => {
     const hub = await startTestHub({ config: config() });
     try {
       const token = await idp.sign({ sub: 'did:plc:synthetic-burst' });
-      const writes = Array.from({ length: 30 }, (_, i) => fetch(`${hub.url}/api/account/saved/o/m${i}`, { method: 'POST', headers: bearer(token) }));
+      const writes = Array.from({ length: 30 }, (_, i) =>
+        fetch(`${hub.url}/api/account/saved/o/m${i}`, { method: 'POST', headers: bearer(token) }),
+      );
       const reads = Array.from({ length: 30 }, () => fetch(`${hub.url}/api/account/saved`, { headers: bearer(token) }));
       const w = await Promise.all(writes);
       const r = await Promise.all(reads);
@@ -119,7 +137,13 @@ describe('accounts over real HTTP (SQLite store)', () => {
     const hub = await startTestHub({ config: config() });
     try {
       const [, , signature] = alice.split('.') as [string, string, string];
-      for (const p of ['/api/hub/health', '/api/models', '/.well-known/model-hub.json', '/api/models/demo/tiny-llama-2-GGUF', '/api/models/nobody/nothing']) {
+      for (const p of [
+        '/api/hub/health',
+        '/api/models',
+        '/.well-known/model-hub.json',
+        '/api/models/demo/tiny-llama-2-GGUF',
+        '/api/models/nobody/nothing',
+      ]) {
         const anon = await fetch(`${hub.url}${p}`);
         const signed = await fetch(`${hub.url}${p}`, { headers: bearer(alice, { cookie: `session=${alice}` }) });
         expect(signed.status, p).toBe(anon.status);
@@ -180,8 +204,8 @@ describe('accounts over real HTTP (SQLite store)', () => {
   });
 
   it('refuses to start with an unusable key, naming the fix', async () => {
-    await expect(startTestHub({ config: { account: { publicKey: '-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----' } } })).rejects.toThrow(
-      /PUBLIC KEY/,
-    );
+    await expect(
+      startTestHub({ config: { account: { publicKey: '-----BEGIN PRIVATE KEY-----\nabc\n-----END PRIVATE KEY-----' } } }),
+    ).rejects.toThrow(/PUBLIC KEY/);
   });
 });

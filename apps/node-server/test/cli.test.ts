@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, rm, writeFile, mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,13 +61,35 @@ describe('the hub CLI', () => {
     await mkdir(path.join(tree, 'acme', 'widget', 'sub'), { recursive: true });
     await writeFile(path.join(tree, 'acme', 'widget', 'config.json'), '{"a":1}\n');
     await writeFile(path.join(tree, 'acme', 'widget', 'sub', 'w.bin'), 'abc');
-    const built = await hub(['index', 'build', '--from-dir', tree, '--source', 'm=http://mirror.test/{id}/{path}', '--data', dataDir, '--date', '2026-01-02']);
+    const built = await hub([
+      'index',
+      'build',
+      '--from-dir',
+      tree,
+      '--source',
+      'm=http://mirror.test/{id}/{path}',
+      '--data',
+      dataDir,
+      '--date',
+      '2026-01-02',
+    ]);
     expect(built.code).toBe(0);
     const summary = JSON.parse(built.stdout.trim().split('\n').pop() as string);
     expect(summary).toMatchObject({ models: 1, files: 2, bytes: 11, date: '2026-01-02' });
     expect(summary.catalog).toMatch(/^blake3:[0-9a-f]{64}$/);
     // Same tree, same date → same catalog address (deterministic revision and objects).
-    const again = await hub(['index', 'build', '--from-dir', tree, '--source', 'm=http://mirror.test/{id}/{path}', '--data', dataDir, '--date', '2026-01-02']);
+    const again = await hub([
+      'index',
+      'build',
+      '--from-dir',
+      tree,
+      '--source',
+      'm=http://mirror.test/{id}/{path}',
+      '--data',
+      dataDir,
+      '--date',
+      '2026-01-02',
+    ]);
     expect(JSON.parse(again.stdout.trim().split('\n').pop() as string).catalog).toBe(summary.catalog);
     expect((await hub(['index', 'verify', '--data', dataDir])).code).toBe(0);
     const noSource = await hub(['index', 'build', '--from-dir', tree, '--data', dataDir]);

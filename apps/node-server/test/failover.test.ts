@@ -470,21 +470,41 @@ describe('createProber (injected fetch)', () => {
       });
     }) as typeof fetch;
     const probe = { path: 'p.bin', sha256: sha256(PROBE) };
-    const sources = Array.from({ length: 6 }, (_, i) => ({ name: `s${i}`, display: `S${i}`, token: `s${i}`, kind: 'http' as const, url: `http://s${i}.test/{path}`, probe }));
+    const sources = Array.from({ length: 6 }, (_, i) => ({
+      name: `s${i}`,
+      display: `S${i}`,
+      token: `s${i}`,
+      kind: 'http' as const,
+      url: `http://s${i}.test/{path}`,
+      probe,
+    }));
     const { MemorySourceHealth } = await import('@hub/core-index');
-    const health = new MemorySourceHealth(sources, sources.map((s) => s.name));
+    const health = new MemorySourceHealth(
+      sources,
+      sources.map((s) => s.name),
+    );
     const { createProber } = await import('../src/prober.js');
     const { silentLogger } = await import('@hub/core-index');
     const prober = createProber({
       dataDir,
       sources,
       health,
-      settings: probeSettingsFrom({ probeConcurrency: 2, probeTimeoutSeconds: 0.3, probeIntervalSeconds: 0.05, probeRetrySeconds: 0.05, probeRetryMaxSeconds: 0.05 }),
+      settings: probeSettingsFrom({
+        probeConcurrency: 2,
+        probeTimeoutSeconds: 0.3,
+        probeIntervalSeconds: 0.05,
+        probeRetrySeconds: 0.05,
+        probeRetryMaxSeconds: 0.05,
+      }),
       log: silentLogger,
       fetch: hang,
     });
     prober.start();
-    await waitFor('every source probed at least once', async () => sources.every((s) => prober.state().sources[s.name]?.reason === 'timeout'), 5000);
+    await waitFor(
+      'every source probed at least once',
+      async () => sources.every((s) => prober.state().sources[s.name]?.reason === 'timeout'),
+      5000,
+    );
     expect(most).toBe(2);
     expect(twice).toBe(false);
     await prober.stop();
@@ -523,8 +543,12 @@ describe('hub probe (one round, as a table)', () => {
   });
 
   it('refuses a probe entry that cannot work, naming the fix', async () => {
-    const config: HubConfigFile = { sources: [{ name: 'x', kind: 'http', url: 'http://127.0.0.1:9/{id}/{path}', probe: { path: 'p', sha256: 'nothex' } }] };
-    await expect(probeOnce({ sources: sourcesFromConfig(config), order: [], settings: probeSettingsFrom(config) })).rejects.toThrow(/source x: probe.sha256 must be 64 hex/);
+    const config: HubConfigFile = {
+      sources: [{ name: 'x', kind: 'http', url: 'http://127.0.0.1:9/{id}/{path}', probe: { path: 'p', sha256: 'nothex' } }],
+    };
+    await expect(probeOnce({ sources: sourcesFromConfig(config), order: [], settings: probeSettingsFrom(config) })).rejects.toThrow(
+      /source x: probe.sha256 must be 64 hex/,
+    );
     expect(() => probeSettingsFrom({ probeIntervalSeconds: -1 })).toThrow(/intervalSeconds must be a positive number/);
   });
 });

@@ -53,7 +53,10 @@ describe('the hub on its embedded default', () => {
   it('re-hashes every object of the bundled index to its address', async () => {
     const descriptor = await (await fetch(`${hub.url}/.well-known/model-hub.json`)).json();
     const catalog = await (await fetch(`${hub.url}/api/v1/objects/${descriptor.catalog}`)).json();
-    const addresses = Object.values(catalog.objects as Record<string, { model: string; sources: string[] }>).flatMap((e) => [e.model, ...e.sources]);
+    const addresses = Object.values(catalog.objects as Record<string, { model: string; sources: string[] }>).flatMap((e) => [
+      e.model,
+      ...e.sources,
+    ]);
     expect(addresses.length).toBeGreaterThanOrEqual(4);
     for (const address of addresses) {
       const bytes = new Uint8Array(await (await fetch(`${hub.url}/api/v1/objects/${address}`)).arrayBuffer());
@@ -62,7 +65,11 @@ describe('the hub on its embedded default', () => {
     const model = await (await fetch(`${hub.url}/api/v1/objects/${catalog.objects['demo/tiny-llama-2-GGUF'].model}`)).json();
     const gguf = model.files.find((f: { path: string }) => f.path.endsWith('.gguf'));
     // The real tiny GGUF from ../shared/data, by its published SHA-256.
-    expect(gguf).toEqual({ path: 'llama-2-tiny-random-F16.gguf', size: 1750560, sha256: '81f226c62d28ed4a1a9b9fa080fcd9f0cc40e0f9d5680036583ff98fbcd035cb' });
+    expect(gguf).toEqual({
+      path: 'llama-2-tiny-random-F16.gguf',
+      size: 1750560,
+      sha256: '81f226c62d28ed4a1a9b9fa080fcd9f0cc40e0f9d5680036583ff98fbcd035cb',
+    });
     expect(model.facts.gguf[0]).toMatchObject({ architecture: 'llama', context_length: 4096, quantization: 'F16' });
   });
 

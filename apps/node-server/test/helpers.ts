@@ -6,7 +6,7 @@ import { FsObjectStore } from '@hub/objects/node';
 import type { HubConfigFile } from '../src/config.js';
 import { buildFromDir } from '../src/from-dir.js';
 import { createLogger } from '../src/logger.js';
-import { startStaticMirror, type StaticMirror } from '../src/mirror.js';
+import { type StaticMirror, startStaticMirror } from '../src/mirror.js';
 import { type RunningHub, startServer } from '../src/server.js';
 
 export interface TestHubOptions {
@@ -70,7 +70,10 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     config = {
       demo: false,
       ...config,
-      sources: [{ name: TEST_SOURCE, display: 'Test mirror', token: 'test', kind: 'http', url: mirror.template }, ...(config.sources ?? [])],
+      sources: [
+        { name: TEST_SOURCE, display: 'Test mirror', token: 'test', kind: 'http', url: mirror.template },
+        ...(config.sources ?? []),
+      ],
       order: config.order ?? [TEST_SOURCE],
     };
   }

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { downloadFile, fileDownloadInfo, fileExists, listFiles, listModels, modelInfo, snapshotDownload } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestHub, startTestHub } from './helpers.js';
+import { startTestHub, type TestHub } from './helpers.js';
 
 /**
  * The model-host dialect driven by the host's real clients over HTTP on 127.0.0.1, against node-server
@@ -104,7 +104,11 @@ describe('@huggingface/hub against the hub', () => {
       expect(e.oid).toBe(sha256(TREE[e.path] as Uint8Array | string));
       expect(e).not.toHaveProperty('xetHash');
     }
-    expect(entries.find((e) => e.path === 'model.safetensors')?.lfs).toEqual({ oid: sha256(WEIGHTS), size: WEIGHTS.byteLength, pointerSize: 130 });
+    expect(entries.find((e) => e.path === 'model.safetensors')?.lfs).toEqual({
+      oid: sha256(WEIGHTS),
+      size: WEIGHTS.byteLength,
+      pointerSize: 130,
+    });
     const folder = [];
     for await (const e of listFiles({ repo: MODEL, hubUrl: hub.url, path: 'extra', revision: commit })) folder.push(e.path);
     expect(folder).toEqual(['extra/notes v1.txt']);
@@ -121,7 +125,10 @@ describe('@huggingface/hub against the hub', () => {
   });
 
   it('downloadFile returns the exact bytes, whose SHA-256 is the index value', async () => {
-    const tree = (await (await fetch(`${hub.url}/api/models/${MODEL}/tree/main?recursive=true`)).json()) as Array<{ path: string; oid: string }>;
+    const tree = (await (await fetch(`${hub.url}/api/models/${MODEL}/tree/main?recursive=true`)).json()) as Array<{
+      path: string;
+      oid: string;
+    }>;
     for (const file of ['model.safetensors', 'tokenizer.json', 'extra/notes v1.txt']) {
       const blob = await downloadFile({ repo: MODEL, path: file, hubUrl: hub.url });
       expect(blob, file).not.toBeNull();
@@ -147,7 +154,11 @@ describe('@huggingface/hub against the hub', () => {
     }
     const blobs = await readdir(path.join(cacheDir, 'models--synthetic-hf--tiny-wordlevel', 'blobs'));
     // Blobs are named by the SHA-256 the hub reported (lfs.oid, else oid).
-    expect(blobs.sort()).toEqual(Object.values(TREE).map((c) => sha256(c)).sort());
+    expect(blobs.sort()).toEqual(
+      Object.values(TREE)
+        .map((c) => sha256(c))
+        .sort(),
+    );
     expect((await readFile(path.join(cacheDir, 'models--synthetic-hf--tiny-wordlevel', 'refs', 'main'), 'utf8')).trim()).toBe(commit);
   });
 });
@@ -194,7 +205,9 @@ describe('the huggingface_hub wire flow over real HTTP (Flow A, snapshot listing
     expect(tree.headers.get('cache-control')).toBe('public, max-age=60');
     const etag = tree.headers.get('etag') as string;
     expect((await tree.json()).length).toBe(Object.keys(TREE).length);
-    const again = await fetch(`${hub.url}/api/models/${MODEL}/tree/${info.sha}?recursive=True&expand=False`, { headers: { 'if-none-match': etag } });
+    const again = await fetch(`${hub.url}/api/models/${MODEL}/tree/${info.sha}?recursive=True&expand=False`, {
+      headers: { 'if-none-match': etag },
+    });
     expect(again.status).toBe(304);
   });
 
@@ -202,7 +215,11 @@ describe('the huggingface_hub wire flow over real HTTP (Flow A, snapshot listing
     const res = await fetch(`${hub.url}/api/models/${MODEL}/paths-info/main`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams([['paths', 'config.json'], ['paths', 'extra/notes v1.txt'], ['expand', 'false']]).toString(),
+      body: new URLSearchParams([
+        ['paths', 'config.json'],
+        ['paths', 'extra/notes v1.txt'],
+        ['expand', 'false'],
+      ]).toString(),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');

@@ -8,7 +8,7 @@ import { blake3Hex } from '@hub/core-index';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type TestHub, startTestHub } from './helpers.js';
+import { startTestHub, type TestHub } from './helpers.js';
 
 /**
  * The MCP server at /mcp driven by the SDK's own client (Streamable HTTP) and the inspector's CLI,
@@ -61,7 +61,15 @@ describe('the SDK client over Streamable HTTP', () => {
 
   it('lists the tools with schemas and read-only annotations', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['get_download', 'hub_archive', 'hub_health', 'hub_repo_details', 'hub_repo_search', 'model_details', 'model_search']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'get_download',
+      'hub_archive',
+      'hub_health',
+      'hub_repo_details',
+      'hub_repo_search',
+      'model_details',
+      'model_search',
+    ]);
     for (const t of tools) {
       expect(t.title).toBeTruthy();
       expect(t.annotations?.readOnlyHint).toBe(true);
@@ -173,7 +181,7 @@ describe('the SDK client over Streamable HTTP', () => {
     const { prompts } = await client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(['download-and-verify']);
     const p = await client.getPrompt({ name: 'download-and-verify', arguments: { model: GGUF } });
-    const text = (p.messages[0]?.content as { text: string }).text;
+    const text = (p.messages[0]?.content as { text: string } | undefined)?.text ?? '';
     expect(text).toMatch(/sha256sum -c/);
     expect(text).toMatch(/get_download/);
     await expect(client.getPrompt({ name: 'download-and-verify', arguments: {} })).rejects.toMatchObject({ code: -32602 });
@@ -182,7 +190,11 @@ describe('the SDK client over Streamable HTTP', () => {
 
 describe('/mcp over raw HTTP', () => {
   const post = (body: string, headers: Record<string, string> = {}) =>
-    fetch(`${hub.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+    fetch(`${hub.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body,
+    });
 
   it('GET and DELETE are 405 {error}', async () => {
     for (const method of ['GET', 'DELETE']) {
@@ -217,7 +229,9 @@ describe('the inspector CLI', () => {
     const opts = { timeout: 240_000, maxBuffer: 8 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false' } };
     const list = await run(npx, [...base, '--method', 'tools/list'], opts);
     const tools = JSON.parse(list.stdout).tools as Array<{ name: string }>;
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(['hub_repo_search', 'hub_repo_details', 'get_download', 'hub_health', 'hub_archive']));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['hub_repo_search', 'hub_repo_details', 'get_download', 'hub_health', 'hub_archive']),
+    );
     const dl = await run(npx, [...base, '--method', 'tools/call', '--tool-name', 'get_download', '--tool-arg', `model=${GGUF}`], opts);
     const result = JSON.parse(dl.stdout);
     expect(result.isError).toBeFalsy();

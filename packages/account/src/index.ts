@@ -1,4 +1,12 @@
 export {
+  DEFAULT_WRITE_BURST,
+  DEFAULT_WRITES_PER_SECOND,
+  type RateLimiter,
+  type TakeResult,
+  TokenBucketLimiter,
+  type TokenBucketOptions,
+} from './limiter.js';
+export {
   type AccountDeps,
   type AccountServices,
   accountRoutes,
@@ -10,26 +18,18 @@ export {
   MAX_SAVED,
   MAX_WALLET_LENGTH,
 } from './routes.js';
-export { type AccountRecord, type AccountStore, type RequestOutcome, MemoryAccountStore, isoTime, modelKey } from './store.js';
+export { ACCOUNT_SCHEMA } from './schema.js';
+export { type AccountConfig, createAccountServices } from './services.js';
+export { type AccountRecord, type AccountStore, isoTime, MemoryAccountStore, modelKey, type RequestOutcome } from './store.js';
 export {
+  AccountConfigError,
   type AccountKeyConfig,
+  createTokenVerifier,
+  DEFAULT_CLOCK_SKEW_SECONDS,
+  DEFAULT_MAX_TOKEN_LENGTH,
+  isDid,
   type TokenFailure,
   type TokenVerifier,
   type VerifierOptions,
   type VerifyResult,
-  AccountConfigError,
-  DEFAULT_CLOCK_SKEW_SECONDS,
-  DEFAULT_MAX_TOKEN_LENGTH,
-  createTokenVerifier,
-  isDid,
 } from './verify.js';
-export {
-  type RateLimiter,
-  type TakeResult,
-  type TokenBucketOptions,
-  DEFAULT_WRITE_BURST,
-  DEFAULT_WRITES_PER_SECOND,
-  TokenBucketLimiter,
-} from './limiter.js';
-export { type AccountConfig, createAccountServices } from './services.js';
-export { ACCOUNT_SCHEMA } from './schema.js';

@@ -1,11 +1,11 @@
-import { type Route, json } from '@hub/core-index';
+import { json, type Route } from '@hub/core-index';
 import { createTestHub } from '@hub/core-index/testing';
 import { createHub, hubRoutes } from '@hub/hub';
 import { request } from '@hub/hub/testing';
-import { SignJWT, base64url, generateKeyPair } from 'jose';
+import { base64url, generateKeyPair, SignJWT } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { type AccountDeps, type AccountServices, MAX_SAVED, accountRoutes } from './routes.js';
 import { TokenBucketLimiter } from './limiter.js';
+import { type AccountDeps, type AccountServices, accountRoutes, MAX_SAVED } from './routes.js';
 import { MemoryAccountStore } from './store.js';
 import { createTestIdentityProvider, type TestIdentityProvider } from './testing/tokens.js';
 import { createTokenVerifier } from './verify.js';
@@ -286,14 +286,20 @@ describe('account routes: resources', () => {
     expect((await request(s.hub, '/api/account/me', { headers: h })).json().requests).toBe(2);
     // Another account may ask for the same model.
     const bob = await s.idp.sign({ sub: 'did:plc:synthetic-bob' }, { now: NOW });
-    r = await request(s.hub, '/api/account/request', { method: 'POST', headers: auth(bob), body: body({ model: 'someone/unknown-model' }) });
+    r = await request(s.hub, '/api/account/request', {
+      method: 'POST',
+      headers: auth(bob),
+      body: body({ model: 'someone/unknown-model' }),
+    });
     expect(r.status).toBe(201);
   });
 
   it('50 parallel requests for the same model by one account: exactly one 201 and 49 × 409', async () => {
     const h = auth(s.token, { 'content-type': 'application/json' });
     const results = await Promise.all(
-      Array.from({ length: 50 }, () => request(s.hub, '/api/account/request', { method: 'POST', headers: h, body: body({ model: 'race/model' }) })),
+      Array.from({ length: 50 }, () =>
+        request(s.hub, '/api/account/request', { method: 'POST', headers: h, body: body({ model: 'race/model' }) }),
+      ),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((x) => x === 201)).toHaveLength(1);
@@ -303,7 +309,11 @@ describe('account routes: resources', () => {
 
   it('records a wallet (as a string, never trusted) and clears it with null', async () => {
     const h = auth(s.token, { 'content-type': 'application/json' });
-    let r = await request(s.hub, '/api/account/wallet', { method: 'PUT', headers: h, body: body({ wallet: '0x52908400098527886E0F7030069857D2E4169EE7' }) });
+    let r = await request(s.hub, '/api/account/wallet', {
+      method: 'PUT',
+      headers: h,
+      body: body({ wallet: '0x52908400098527886E0F7030069857D2E4169EE7' }),
+    });
     expect(r.status).toBe(200);
     expect(r.json()).toMatchObject({ did: DID, wallet: '0x52908400098527886E0F7030069857D2E4169EE7' });
     r = await request(s.hub, '/api/account/wallet', { method: 'PUT', headers: h, body: body({ wallet: null }) });

@@ -1,4 +1,4 @@
-import { type CoreDeps, type HubResponse, type Route, type RouteContext, errorResponse, json, readBody } from '@hub/core-index';
+import { type CoreDeps, errorResponse, type HubResponse, json, type Route, type RouteContext, readBody } from '@hub/core-index';
 import type { RateLimiter } from './limiter.js';
 import { type AccountRecord, type AccountStore, modelKey } from './store.js';
 import { DEFAULT_MAX_TOKEN_LENGTH, type TokenVerifier } from './verify.js';
@@ -72,7 +72,9 @@ async function authenticate<D extends AccountDeps>(ctx: Ctx<D>): Promise<Authed 
   const header = ctx.req.headers.get('authorization');
   const { token, tooLarge } = bearer(header);
   if (tooLarge) {
-    return unauthorized(`The Authorization header is over ${DEFAULT_MAX_TOKEN_LENGTH} characters; send only the account token the identity provider issued.`);
+    return unauthorized(
+      `The Authorization header is over ${DEFAULT_MAX_TOKEN_LENGTH} characters; send only the account token the identity provider issued.`,
+    );
   }
   if (!token) {
     return unauthorized(
@@ -123,7 +125,9 @@ async function readJsonObject<D>(ctx: Ctx<D>, optional = false): Promise<Record<
 }
 
 function isResponse(v: unknown): v is HubResponse {
-  return typeof v === 'object' && v !== null && 'status' in v && 'headers' in v && 'body' in v && typeof (v as HubResponse).status === 'number';
+  return (
+    typeof v === 'object' && v !== null && 'status' in v && 'headers' in v && 'body' in v && typeof (v as HubResponse).status === 'number'
+  );
 }
 
 /** The index spelling of a model id when the index has it. */
@@ -149,12 +153,15 @@ const badId = (what: string) =>
  * allows CORS only from the configured site origin and passes the Authorization header through.
  */
 export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
-  const route = (
-    method: Route<D>['method'],
-    path: string,
-    summary: string,
-    handler: Route<D>['handler'],
-  ): Route<D> => ({ method, path, rules: 'account', errors: 'hub', cache: 'no-store', summary, handler });
+  const route = (method: Route<D>['method'], path: string, summary: string, handler: Route<D>['handler']): Route<D> => ({
+    method,
+    path,
+    rules: 'account',
+    errors: 'hub',
+    cache: 'no-store',
+    summary,
+    handler,
+  });
 
   /** Authenticate, then (for writes) take a token from the account's bucket, then run `fn`. */
   const authed =
@@ -227,7 +234,8 @@ export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
         if (!isModelId(raw)) return badId('The path');
         const { id } = canonicalId(ctx.deps, raw);
         const saved = await a.services.store.addSaved(a.did, id, MAX_SAVED, ctx.deps.now());
-        if (saved === 'full') return errorResponse('hub', 409, 'SavedListFull', `The saved list already holds ${MAX_SAVED} models; remove one first.`);
+        if (saved === 'full')
+          return errorResponse('hub', 409, 'SavedListFull', `The saved list already holds ${MAX_SAVED} models; remove one first.`);
         return json(200, { saved });
       }),
     ),
@@ -256,10 +264,20 @@ export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
         const { id, known } = canonicalId(ctx.deps, model);
         const outcome = await a.services.store.request(a.did, id, MAX_REQUESTS_PER_ACCOUNT, ctx.deps.now());
         if (outcome === 'exists') {
-          return errorResponse('hub', 409, 'AlreadyRequested', `This account already asked for ${id}; it is queued for the next index run.`);
+          return errorResponse(
+            'hub',
+            409,
+            'AlreadyRequested',
+            `This account already asked for ${id}; it is queued for the next index run.`,
+          );
         }
         if (outcome === 'full') {
-          return errorResponse('hub', 409, 'RequestLimit', `This account already holds ${MAX_REQUESTS_PER_ACCOUNT} model requests; no more can be recorded.`);
+          return errorResponse(
+            'hub',
+            409,
+            'RequestLimit',
+            `This account already holds ${MAX_REQUESTS_PER_ACCOUNT} model requests; no more can be recorded.`,
+          );
         }
         if (!known) {
           try {
@@ -275,7 +293,7 @@ export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
     route(
       'POST',
       '/api/account/publish-interest',
-      'Record that this person wants to publish; access is an operator\'s decision.',
+      "Record that this person wants to publish; access is an operator's decision.",
       authed(true, async (ctx, a) => {
         const since = await a.services.store.recordPublishInterest(a.did, ctx.deps.now());
         return json(200, { did: a.did, publishInterest: since, note: 'Recorded. Publishing access is granted by the operator.' });
@@ -292,7 +310,9 @@ export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
         const wallet = Array.isArray(body) ? undefined : body.wallet;
         if (wallet === undefined) return BAD('Send {"wallet": "<address>"} (or null to clear it).');
         if (wallet !== null && !isWallet(wallet)) {
-          return BAD(`wallet must be an address of at most ${MAX_WALLET_LENGTH} characters (letters, digits and : . _ @ + / = -), or null.`);
+          return BAD(
+            `wallet must be an address of at most ${MAX_WALLET_LENGTH} characters (letters, digits and : . _ @ + / = -), or null.`,
+          );
         }
         return json(200, accountBody(await a.services.store.setWallet(a.did, wallet, ctx.deps.now())));
       }),

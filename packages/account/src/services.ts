@@ -1,7 +1,7 @@
 import { type RateLimiter, TokenBucketLimiter, type TokenBucketOptions } from './limiter.js';
 import type { AccountServices } from './routes.js';
 import type { AccountStore } from './store.js';
-import { type AccountKeyConfig, type VerifierOptions, createTokenVerifier } from './verify.js';
+import { type AccountKeyConfig, createTokenVerifier, type VerifierOptions } from './verify.js';
 
 /** The `account` block of the hub config (design section 8). */
 export interface AccountConfig extends AccountKeyConfig {

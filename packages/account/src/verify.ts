@@ -1,4 +1,4 @@
-import { type CryptoKey, type JWK, createLocalJWKSet, decodeProtectedHeader, errors, importJWK, importSPKI, jwtVerify } from 'jose';
+import { type CryptoKey, createLocalJWKSet, decodeProtectedHeader, errors, importJWK, importSPKI, type JWK, jwtVerify } from 'jose';
 
 /**
  * Verification of account tokens (spec: Authentication, "account token"): a JWT issued by the
@@ -66,7 +66,8 @@ function publicEcJwk(jwk: Record<string, unknown>, where: string): JWK {
   if ('d' in jwk) {
     throw new AccountConfigError(`${where} holds a private key ("d"); configure only the public half of the identity provider's key.`);
   }
-  if (jwk.alg !== undefined && jwk.alg !== 'ES256') throw new AccountConfigError(`${where} has alg ${String(jwk.alg)}; account tokens are ES256.`);
+  if (jwk.alg !== undefined && jwk.alg !== 'ES256')
+    throw new AccountConfigError(`${where} has alg ${String(jwk.alg)}; account tokens are ES256.`);
   const out: JWK = { kty: 'EC', crv: 'P-256', x: jwk.x, y: jwk.y, alg: 'ES256' };
   if (typeof jwk.kid === 'string') out.kid = jwk.kid;
   return out;
@@ -84,7 +85,9 @@ async function importKey(publicKey: AccountKeyConfig['publicKey']): Promise<KeyI
       }
     }
     if (s.startsWith('-----BEGIN')) {
-      throw new AccountConfigError('account.publicKey must be a PUBLIC KEY (SPKI) PEM or a JWK; private keys and certificates are refused.');
+      throw new AccountConfigError(
+        'account.publicKey must be a PUBLIC KEY (SPKI) PEM or a JWK; private keys and certificates are refused.',
+      );
     }
     try {
       value = JSON.parse(s);
@@ -98,7 +101,7 @@ async function importKey(publicKey: AccountKeyConfig['publicKey']): Promise<KeyI
   const obj = value as Record<string, unknown>;
   if (Array.isArray(obj.keys)) {
     const keys = obj.keys.map((k, i) => publicEcJwk((k ?? {}) as Record<string, unknown>, `account.publicKey.keys[${i}]`));
-    if (keys.length === 0) throw new AccountConfigError('account.publicKey.keys is empty; add the identity provider\'s ES256 public key.');
+    if (keys.length === 0) throw new AccountConfigError("account.publicKey.keys is empty; add the identity provider's ES256 public key.");
     return createLocalJWKSet({ keys });
   }
   const jwk = publicEcJwk(obj, 'account.publicKey');
@@ -123,7 +126,7 @@ const fail = (reason: TokenFailure, message: string): VerifyResult => ({ ok: fal
  */
 export async function createTokenVerifier(config: AccountKeyConfig, options: VerifierOptions = {}): Promise<TokenVerifier> {
   if (!config || config.publicKey === undefined || config.publicKey === null || config.publicKey === '') {
-    throw new AccountConfigError('account.publicKey is missing; set it to the identity provider\'s ES256 public key (PEM or JWK).');
+    throw new AccountConfigError("account.publicKey is missing; set it to the identity provider's ES256 public key (PEM or JWK).");
   }
   const key = await importKey(config.publicKey);
   const issuer = listOf(config.issuer);
@@ -135,7 +138,10 @@ export async function createTokenVerifier(config: AccountKeyConfig, options: Ver
     async verify(token: string, now: number): Promise<VerifyResult> {
       if (!token) return fail('missing', 'Sign in on the site and send the account token as Authorization: Bearer <token>.');
       if (token.length > maxLength) {
-        return fail('too-large', `The account token is longer than ${maxLength} characters; send the token the identity provider issued, nothing else.`);
+        return fail(
+          'too-large',
+          `The account token is longer than ${maxLength} characters; send the token the identity provider issued, nothing else.`,
+        );
       }
       if (!COMPACT_JWS.test(token)) {
         return fail('malformed', 'The account token is not a signed JWT (three base64url parts); sign in again on the site.');
@@ -150,7 +156,10 @@ export async function createTokenVerifier(config: AccountKeyConfig, options: Ver
         return fail('unsigned', 'The account token is unsigned; only ES256 tokens from the identity provider are accepted.');
       }
       if (alg !== 'ES256') {
-        return fail('algorithm', `The account token is signed with ${typeof alg === 'string' ? alg.slice(0, 20) : 'an unknown algorithm'}; only ES256 tokens from the identity provider are accepted.`);
+        return fail(
+          'algorithm',
+          `The account token is signed with ${typeof alg === 'string' ? alg.slice(0, 20) : 'an unknown algorithm'}; only ES256 tokens from the identity provider are accepted.`,
+        );
       }
       try {
         const { payload } = await jwtVerify(token, key as CryptoKey, {
@@ -162,7 +171,10 @@ export async function createTokenVerifier(config: AccountKeyConfig, options: Ver
           requiredClaims: ['sub', 'exp'],
         });
         if (!isDid(payload.sub)) {
-          return fail('subject', 'The account token subject (sub) is not a DID (did:method:id); ask the identity provider for a DID-bound token.');
+          return fail(
+            'subject',
+            'The account token subject (sub) is not a DID (did:method:id); ask the identity provider for a DID-bound token.',
+          );
         }
         return { ok: true, did: payload.sub };
       } catch (e) {
@@ -177,11 +189,14 @@ function mapError(e: unknown): VerifyResult {
   if (e instanceof errors.JWTClaimValidationFailed) {
     switch (e.claim) {
       case 'nbf':
-        return fail('not-yet-valid', 'The account token is not valid yet (nbf); check the clock of the identity provider, or sign in again.');
+        return fail(
+          'not-yet-valid',
+          'The account token is not valid yet (nbf); check the clock of the identity provider, or sign in again.',
+        );
       case 'iss':
         return fail('issuer', 'The account token was issued by another issuer; sign in through the identity provider this hub trusts.');
       case 'aud':
-        return fail('audience', 'The account token is for another audience; sign in on this hub\'s site to get a token for it.');
+        return fail('audience', "The account token is for another audience; sign in on this hub's site to get a token for it.");
       case 'exp':
         return fail('claims', 'The account token has no valid expiry (exp); the identity provider must issue tokens that expire.');
       case 'sub':
@@ -190,8 +205,12 @@ function mapError(e: unknown): VerifyResult {
         return fail('claims', 'The account token claims are not valid; sign in again on the site.');
     }
   }
-  if (e instanceof errors.JWSSignatureVerificationFailed || e instanceof errors.JWKSNoMatchingKey || e instanceof errors.JWKSMultipleMatchingKeys) {
-    return fail('signature', 'The account token signature does not match this hub\'s sign-in key; sign in again on the site.');
+  if (
+    e instanceof errors.JWSSignatureVerificationFailed ||
+    e instanceof errors.JWKSNoMatchingKey ||
+    e instanceof errors.JWKSMultipleMatchingKeys
+  ) {
+    return fail('signature', "The account token signature does not match this hub's sign-in key; sign in again on the site.");
   }
   if (e instanceof errors.JOSEAlgNotAllowed) return fail('algorithm', 'Only ES256 account tokens are accepted; sign in again on the site.');
   return fail('malformed', 'The account token is not a valid JWT; sign in again on the site.');

@@ -35,7 +35,10 @@ export interface BuildModelInput {
   files: FileRecord[];
   facts?: ModelFacts;
   /** browse facts from the upstream listing */
-  row?: Pick<ModelRow, 'downloads' | 'likes' | 'trendingScore' | 'createdAt' | 'lastModified' | 'tags' | 'pipeline_tag' | 'library_name'> & {
+  row?: Pick<
+    ModelRow,
+    'downloads' | 'likes' | 'trendingScore' | 'createdAt' | 'lastModified' | 'tags' | 'pipeline_tag' | 'library_name'
+  > & {
     listed?: boolean;
   };
   sources: Array<Omit<SourceObject, 'kind' | 'model' | 'revision'>>;
@@ -66,7 +69,9 @@ export interface BuildResult {
  * listing `[{path,size,sha256}]` sorted by path. The same tree always gets the same revision.
  */
 export function treeRevision(files: FileRecord[]): string {
-  const sorted = [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)).map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 }));
+  const sorted = [...files]
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 }));
   return sha256Hex(canonicalBytes(sorted)).slice(0, 40);
 }
 

@@ -4,7 +4,15 @@ import { canonicalJson } from './canonical-json.js';
 describe('canonicalJson (RFC 8785)', () => {
   it('sorts keys by UTF-16 code units, recursively', () => {
     // RFC 8785 section 3.2.3 sorting example (keys only).
-    const input = { '\u20ac': 'Euro Sign', '\r': 'Carriage Return', '\ufb33': 'Hebrew Letter Dalet With Dagesh', '1': 'One', '\ud83d\ude00': 'Emoji: Grinning Face', '\u0080': 'Control', '\u00f6': 'Latin Small Letter O With Diaeresis' };
+    const input = {
+      '\u20ac': 'Euro Sign',
+      '\r': 'Carriage Return',
+      '\ufb33': 'Hebrew Letter Dalet With Dagesh',
+      '1': 'One',
+      '\ud83d\ude00': 'Emoji: Grinning Face',
+      '\u0080': 'Control',
+      '\u00f6': 'Latin Small Letter O With Diaeresis',
+    };
     const out = canonicalJson(input);
     const keys = [...out.matchAll(/"((?:[^"\\]|\\.)*)":/g)].map((m) => JSON.parse(`"${m[1]}"`));
     expect(keys).toEqual(['\r', '1', '\u0080', '\u00f6', '\u20ac', '\ud83d\ude00', '\ufb33']);
@@ -31,6 +39,7 @@ describe('canonicalJson (RFC 8785)', () => {
 
   it('matches the RFC 8785 section 3.2.2 example', () => {
     const input = {
+      // biome-ignore lint/correctness/noPrecisionLoss: the RFC's own input, which rounds to 333333333.3333333
       numbers: [333333333.33333329, 1e30, 4.5, 2e-3, 0.000000000000000000000000001],
       string: '\u20ac$\u000F\u000aA\'\u0042\u0022\u005c\\"/',
       literals: [null, true, false],

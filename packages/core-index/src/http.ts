@@ -79,7 +79,12 @@ export function json(status: number, value: unknown, headers: Record<string, str
   return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(value) };
 }
 
-export function text(status: number, body: string, contentType = 'text/plain; charset=utf-8', headers: Record<string, string> = {}): HubResponse {
+export function text(
+  status: number,
+  body: string,
+  contentType = 'text/plain; charset=utf-8',
+  headers: Record<string, string> = {},
+): HubResponse {
   return { status, headers: { 'content-type': contentType, ...headers }, body };
 }
 
@@ -93,7 +98,8 @@ export interface PreparedBody {
 }
 
 export function prepare(value: unknown, contentType = 'application/json; charset=utf-8', etagSeed?: string): PreparedBody {
-  const bytes = typeof value === 'string' ? encoder.encode(value) : value instanceof Uint8Array ? value : encoder.encode(JSON.stringify(value));
+  const bytes =
+    typeof value === 'string' ? encoder.encode(value) : value instanceof Uint8Array ? value : encoder.encode(JSON.stringify(value));
   return { bytes, contentType, etag: `"${etagSeed ?? fnv1a(bytes)}"` };
 }
 

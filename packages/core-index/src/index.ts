@@ -1,77 +1,77 @@
-export { canonicalJson, canonicalBytes } from './canonical-json.js';
 export {
-  type Address,
-  type Blake3Hex,
   ADDRESS_PATTERN,
-  COMMIT_PATTERN,
-  SHA256_PATTERN,
+  type Address,
   addressOf,
+  type Blake3Hex,
   blake3Hex,
   blake3HexPure,
+  COMMIT_PATTERN,
   isAddress,
+  SHA256_PATTERN,
   useBlake3,
 } from './blake3.js';
-export { sha256Hex, createSha256, reprDigestFromHex } from './sha256.js';
-export * from './schemas.js';
-export * from './http.js';
-export { Router, type MatchResult, type RouteMatch } from './router.js';
-export type { ObjectStore, StoredObject, PutOptions, ListQuery, ListPage } from './object-store.js';
-export { REF_NAME, newObjectMetadata } from './object-store.js';
-export { MemoryObjectStore, listFrom } from './memory-object-store.js';
-export { type IndexStore, type IndexedModel, IndexLoadError, loadIndex, isWeightFile } from './index-store.js';
 export {
-  type SourceConfig,
-  type SourceChoice,
-  type ChooseInput,
-  type ChooseResult,
-  type SourceHealth,
-  type ProbeResult,
-  DEFAULT_SOURCES,
-  MemorySourceHealth,
-  chooseSource,
-  expandTemplate,
-  sourceHolds,
-} from './source-health.js';
-export {
-  type ProbeReason,
-  type ProbeSettings,
-  type ProbeOutcome,
-  type ProbeOptions,
-  type SourceProbeRecord,
-  type ProbeState,
-  type ProbeRoundInput,
-  type ProbeRound,
-  PROBE_REASONS,
-  DEFAULT_PROBE_SETTINGS,
-  probeSettings,
-  probeConfigProblem,
-  probeUrl,
-  probeSource,
-  nextProbeDelaySeconds,
-  emptyProbeState,
-  probedSources,
-  currentProbeState,
-  healthStates,
-  nextProbeDue,
-  probeRetryAfterSeconds,
-  recordOutcome,
-  runProbeRound,
-} from './prober.js';
-export { type ModelQuery, type SortKey, SORT_KEYS, isSortKey, searchModels, modelTags } from './search.js';
-export { quantOf, isMmproj, isLaterSplit, QUANT_PREFERENCE } from './quant.js';
-export { type OllamaTemplate, ollamaTemplateFor } from './ollama-template.js';
-export {
+  ARCHIVE_REGISTRY,
   type BuildInput,
   type BuildModelInput,
   type BuildResult,
-  ARCHIVE_REGISTRY,
-  JSON_MEDIA_TYPE,
   buildIndex,
+  JSON_MEDIA_TYPE,
   modelObjectId,
   putJson,
   readArchive,
   treeRevision,
 } from './builder.js';
-export { type CoreDeps, type HubSettings, type Logger, type MissingLog, MemoryMissingLog, silentLogger } from './deps.js';
-export { NAMED_SCHEMAS, WireSchemas, jsonSchemaOf, namedJsonSchemas } from './json-schema.js';
+export { canonicalBytes, canonicalJson } from './canonical-json.js';
+export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, silentLogger } from './deps.js';
+export * from './http.js';
+export { type IndexedModel, IndexLoadError, type IndexStore, isWeightFile, loadIndex } from './index-store.js';
+export { jsonSchemaOf, NAMED_SCHEMAS, namedJsonSchemas, WireSchemas } from './json-schema.js';
+export { listFrom, MemoryObjectStore } from './memory-object-store.js';
+export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './object-store.js';
+export { newObjectMetadata, REF_NAME } from './object-store.js';
+export { type OllamaTemplate, ollamaTemplateFor } from './ollama-template.js';
+export {
+  currentProbeState,
+  DEFAULT_PROBE_SETTINGS,
+  emptyProbeState,
+  healthStates,
+  nextProbeDelaySeconds,
+  nextProbeDue,
+  PROBE_REASONS,
+  type ProbeOptions,
+  type ProbeOutcome,
+  type ProbeReason,
+  type ProbeRound,
+  type ProbeRoundInput,
+  type ProbeSettings,
+  type ProbeState,
+  probeConfigProblem,
+  probedSources,
+  probeRetryAfterSeconds,
+  probeSettings,
+  probeSource,
+  probeUrl,
+  recordOutcome,
+  runProbeRound,
+  type SourceProbeRecord,
+} from './prober.js';
+export { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './quant.js';
+export { type MatchResult, type RouteMatch, Router } from './router.js';
+export * from './schemas.js';
+export { isSortKey, type ModelQuery, modelTags, SORT_KEYS, type SortKey, searchModels } from './search.js';
+export { createSha256, reprDigestFromHex, sha256Hex } from './sha256.js';
+export {
+  type ChooseInput,
+  type ChooseResult,
+  chooseSource,
+  DEFAULT_SOURCES,
+  expandTemplate,
+  MemorySourceHealth,
+  type ProbeResult,
+  type SourceChoice,
+  type SourceConfig,
+  type SourceHealth,
+  sourceHolds,
+} from './source-health.js';
 export { emptyPins, PINS_FORMAT, PinsError, parsePins, pinFor, pinSource } from './upstream/pins.js';

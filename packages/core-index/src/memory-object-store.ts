@@ -1,5 +1,13 @@
 import type { Address } from './blake3.js';
-import { type ListPage, type ListQuery, type ObjectStore, type PutOptions, REF_NAME, type StoredObject, newObjectMetadata } from './object-store.js';
+import {
+  type ListPage,
+  type ListQuery,
+  newObjectMetadata,
+  type ObjectStore,
+  type PutOptions,
+  REF_NAME,
+  type StoredObject,
+} from './object-store.js';
 import type { ObjectMetadata } from './schemas.js';
 
 /** An in-memory {@link ObjectStore}, for tests and for tools that build an index without a disk. */

@@ -1,6 +1,6 @@
 import type { Address } from './blake3.js';
-import type { ObjectMetadata } from './schemas.js';
 import { addressOf } from './blake3.js';
+import type { ObjectMetadata } from './schemas.js';
 
 export interface StoredObject {
   bytes: Uint8Array;

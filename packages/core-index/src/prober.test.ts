@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
-  DEFAULT_PROBE_SETTINGS,
-  type ProbeState,
   currentProbeState,
+  DEFAULT_PROBE_SETTINGS,
   healthStates,
   nextProbeDelaySeconds,
+  type ProbeState,
   probeConfigProblem,
   probeRetryAfterSeconds,
   probeSettings,
@@ -54,7 +54,9 @@ function fakeFetch(behaviour: Record<string, Behaviour>) {
         case '404':
           return new Response('not found', { status: 404 });
         case 'down':
-          throw new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }) });
+          throw new TypeError('fetch failed', {
+            cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' }),
+          });
         case 'hang':
           // Ignores the abort signal on purpose: the prober's own deadline must still end the probe.
           return await new Promise<Response>(() => {});
@@ -82,10 +84,17 @@ afterEach(() => {
 describe('probeUrl and probe configuration', () => {
   it('resolves a relative probe path against the static part of the template, or the IPFS gateway', () => {
     expect(probeUrl(source('a'))).toBe('http://a.test/probe/file/resolve/main/probe.bin');
-    expect(probeUrl(source('ms', { url: 'https://ms.test/models/{id}/resolve/{revision}/{path}', probe: { path: 'o/n/resolve/master/c.json', sha256: SHA } }))).toBe(
-      'https://ms.test/models/o/n/resolve/master/c.json',
+    expect(
+      probeUrl(
+        source('ms', {
+          url: 'https://ms.test/models/{id}/resolve/{revision}/{path}',
+          probe: { path: 'o/n/resolve/master/c.json', sha256: SHA },
+        }),
+      ),
+    ).toBe('https://ms.test/models/o/n/resolve/master/c.json');
+    expect(probeUrl(source('ipfs', { kind: 'ipfs', url: 'https://gw.test', probe: { path: 'ipfs/bafyroot/p.bin', sha256: SHA } }))).toBe(
+      'https://gw.test/ipfs/bafyroot/p.bin',
     );
-    expect(probeUrl(source('ipfs', { kind: 'ipfs', url: 'https://gw.test', probe: { path: 'ipfs/bafyroot/p.bin', sha256: SHA } }))).toBe('https://gw.test/ipfs/bafyroot/p.bin');
     expect(probeUrl(source('x', { probe: { path: 'https://elsewhere.test/p', sha256: SHA } }))).toBe('https://elsewhere.test/p');
     expect(probeUrl(source('x', { probe: { path: '/rooted/p', sha256: SHA } }))).toBe('http://x.test/rooted/p');
   });
@@ -100,7 +109,11 @@ describe('probeUrl and probe configuration', () => {
 
   it('fills defaults and refuses settings that cannot work', () => {
     expect(probeSettings()).toEqual(DEFAULT_PROBE_SETTINGS);
-    expect(probeSettings({ intervalSeconds: 5, retrySeconds: 1, retryMaxSeconds: 0.5 })).toMatchObject({ intervalSeconds: 5, retrySeconds: 1, retryMaxSeconds: 1 });
+    expect(probeSettings({ intervalSeconds: 5, retrySeconds: 1, retryMaxSeconds: 0.5 })).toMatchObject({
+      intervalSeconds: 5,
+      retrySeconds: 1,
+      retryMaxSeconds: 1,
+    });
     expect(() => probeSettings({ timeoutSeconds: 0 })).toThrow(/timeoutSeconds must be a positive number/);
     expect(() => probeSettings({ concurrency: Number.NaN })).toThrow(/concurrency/);
   });
@@ -111,14 +124,33 @@ describe('probeSource reasons', () => {
 
   it('verified when the bytes hash to the expected SHA-256', async () => {
     const r = await probeSource(source('a'), opts(fakeFetch({}).fn));
-    expect(r).toMatchObject({ name: 'a', ok: true, reason: 'verified', status: 200, at: T0, url: 'http://a.test/probe/file/resolve/main/probe.bin' });
+    expect(r).toMatchObject({
+      name: 'a',
+      ok: true,
+      reason: 'verified',
+      status: 200,
+      at: T0,
+      url: 'http://a.test/probe/file/resolve/main/probe.bin',
+    });
   });
 
   it('mismatch on other bytes, on a wrong size, and on a body over the limit', async () => {
-    expect(await probeSource(source('a'), opts(fakeFetch({ a: 'wrong' }).fn))).toMatchObject({ ok: false, reason: 'mismatch', status: 200 });
+    expect(await probeSource(source('a'), opts(fakeFetch({ a: 'wrong' }).fn))).toMatchObject({
+      ok: false,
+      reason: 'mismatch',
+      status: 200,
+    });
     const sized = source('a', { probe: { path: 'p', sha256: SHA, size: PROBE.length + 1 } });
-    expect(await probeSource(sized, opts(fakeFetch({}).fn))).toMatchObject({ ok: false, reason: 'mismatch', detail: expect.stringMatching(/bytes, expected/) });
-    expect(await probeSource(source('a'), { ...opts(fakeFetch({}).fn), maxBytes: 8 })).toMatchObject({ ok: false, reason: 'mismatch', detail: expect.stringMatching(/longer than 8/) });
+    expect(await probeSource(sized, opts(fakeFetch({}).fn))).toMatchObject({
+      ok: false,
+      reason: 'mismatch',
+      detail: expect.stringMatching(/bytes, expected/),
+    });
+    expect(await probeSource(source('a'), { ...opts(fakeFetch({}).fn), maxBytes: 8 })).toMatchObject({
+      ok: false,
+      reason: 'mismatch',
+      detail: expect.stringMatching(/longer than 8/),
+    });
   });
 
   it('status on a non-2xx answer', async () => {
@@ -156,7 +188,9 @@ describe('probeSource reasons', () => {
 describe('the re-check schedule', () => {
   it('probes healthy sources every interval and failing ones after 40 s doubling up to an hour', () => {
     const s = probeSettings();
-    expect([0, 1, 2, 3, 4, 5, 6, 7, 8, 100].map((n) => nextProbeDelaySeconds(n, s))).toEqual([60, 40, 80, 160, 320, 640, 1280, 2560, 3600, 3600]);
+    expect([0, 1, 2, 3, 4, 5, 6, 7, 8, 100].map((n) => nextProbeDelaySeconds(n, s))).toEqual([
+      60, 40, 80, 160, 320, 640, 1280, 2560, 3600, 3600,
+    ]);
   });
 
   it('marks a failing source down at once, re-checks it on the growing schedule, and brings it back on a pass', async () => {
@@ -199,15 +233,26 @@ describe('the re-check schedule', () => {
     now = T0 + 119_000;
     round = await runProbeRound({ ...base, state: round.state });
     expect(round.results).toEqual([]);
-    expect(health.choose({ id: 'o/n', revision: 'r'.repeat(40), path: 'f', sources: holders('a', 'b') })).toMatchObject({ ok: true, choice: { source: 'b' } });
+    expect(health.choose({ id: 'o/n', revision: 'r'.repeat(40), path: 'f', sources: holders('a', 'b') })).toMatchObject({
+      ok: true,
+      choice: { source: 'b' },
+    });
     now = T0 + 120_000;
     round = await runProbeRound({ ...base, state: round.state });
     expect(round.results.map((r) => [r.name, r.reason])).toEqual([
       ['a', 'verified'],
       ['b', 'verified'],
     ]);
-    expect(round.state.sources.a).toMatchObject({ ok: true, failures: 0, checked: new Date(now).toISOString(), next: new Date(now + 60_000).toISOString() });
-    expect(health.choose({ id: 'o/n', revision: 'r'.repeat(40), path: 'f', sources: holders('a', 'b') })).toMatchObject({ ok: true, choice: { source: 'a' } });
+    expect(round.state.sources.a).toMatchObject({
+      ok: true,
+      failures: 0,
+      checked: new Date(now).toISOString(),
+      next: new Date(now + 60_000).toISOString(),
+    });
+    expect(health.choose({ id: 'o/n', revision: 'r'.repeat(40), path: 'f', sources: holders('a', 'b') })).toMatchObject({
+      ok: true,
+      choice: { source: 'a' },
+    });
   });
 
   it('keeps the last success as checked when a probe fails, and force probes every source', async () => {
@@ -226,7 +271,12 @@ describe('the re-check schedule', () => {
   it('uses configured numbers', async () => {
     const now = T0;
     const f = fakeFetch({ a: '404' });
-    const round = await runProbeRound({ sources: [source('a')], fetch: f.fn, now: () => now, settings: { retrySeconds: 2, retryMaxSeconds: 5, intervalSeconds: 1 } });
+    const round = await runProbeRound({
+      sources: [source('a')],
+      fetch: f.fn,
+      now: () => now,
+      settings: { retrySeconds: 2, retryMaxSeconds: 5, intervalSeconds: 1 },
+    });
     expect(round.state.sources.a?.next).toBe(new Date(T0 + 2_000).toISOString());
     const s = probeSettings({ retrySeconds: 2, retryMaxSeconds: 5 });
     expect([1, 2, 3].map((n) => nextProbeDelaySeconds(n, s))).toEqual([2, 4, 5]);
@@ -234,7 +284,11 @@ describe('the re-check schedule', () => {
 
   it('gives Retry-After as the seconds until the earliest failing source is re-checked', async () => {
     const now = T0;
-    const round = await runProbeRound({ sources: [source('a'), source('b')], fetch: fakeFetch({ a: 'down', b: 'down' }).fn, now: () => now });
+    const round = await runProbeRound({
+      sources: [source('a'), source('b')],
+      fetch: fakeFetch({ a: 'down', b: 'down' }).fn,
+      now: () => now,
+    });
     expect(probeRetryAfterSeconds(round.state, T0)).toBe(40);
     expect(probeRetryAfterSeconds(round.state, T0 + 39_500)).toBe(1);
     expect(probeRetryAfterSeconds(round.state, T0 + 100_000)).toBe(1);

@@ -45,7 +45,8 @@ export function probeSettings(partial: Partial<ProbeSettings> = {}): ProbeSettin
   const s: ProbeSettings = { ...DEFAULT_PROBE_SETTINGS };
   for (const [k, v] of Object.entries(partial) as Array<[keyof ProbeSettings, number | undefined]>) {
     if (v === undefined) continue;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw new Error(`probe setting ${k} must be a positive number, got ${JSON.stringify(v)}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+      throw new Error(`probe setting ${k} must be a positive number, got ${JSON.stringify(v)}`);
     s[k] = v;
   }
   s.concurrency = Math.max(1, Math.floor(s.concurrency));
@@ -100,9 +101,12 @@ export function probeConfigProblem(source: SourceConfig): string | undefined {
   if (p === undefined) return undefined;
   if (!p || typeof p !== 'object') return `source ${source.name}: probe must be {path, sha256}`;
   if (typeof p.path !== 'string' || !p.path) return `source ${source.name}: probe.path must be a non-empty string`;
-  if (typeof p.sha256 !== 'string' || !HEX64.test(p.sha256.toLowerCase())) return `source ${source.name}: probe.sha256 must be 64 hex characters`;
-  if (p.size !== undefined && (!Number.isInteger(p.size) || p.size < 0)) return `source ${source.name}: probe.size must be a whole number of bytes`;
-  if (!probeUrl(source)) return `source ${source.name}: probe.path ${JSON.stringify(p.path)} is not an absolute URL and the source has no http(s) url to resolve it against`;
+  if (typeof p.sha256 !== 'string' || !HEX64.test(p.sha256.toLowerCase()))
+    return `source ${source.name}: probe.sha256 must be 64 hex characters`;
+  if (p.size !== undefined && (!Number.isInteger(p.size) || p.size < 0))
+    return `source ${source.name}: probe.size must be a whole number of bytes`;
+  if (!probeUrl(source))
+    return `source ${source.name}: probe.path ${JSON.stringify(p.path)} is not an absolute URL and the source has no http(s) url to resolve it against`;
   return undefined;
 }
 
@@ -265,7 +269,13 @@ export function currentProbeState(state: ProbeState | undefined, sources: Source
   if (!state || typeof state !== 'object' || !state.sources || typeof state.sources !== 'object') return out;
   for (const s of probedSources(sources)) {
     const r = state.sources[s.name];
-    if (r && typeof r === 'object' && r.probe === s.probe?.sha256.toLowerCase() && typeof r.ok === 'boolean' && !Number.isNaN(Date.parse(r.next))) {
+    if (
+      r &&
+      typeof r === 'object' &&
+      r.probe === s.probe?.sha256.toLowerCase() &&
+      typeof r.ok === 'boolean' &&
+      !Number.isNaN(Date.parse(r.next))
+    ) {
       out.sources[s.name] = r;
     }
   }
@@ -352,7 +362,12 @@ export async function runProbeRound(input: ProbeRoundInput): Promise<ProbeRound>
     for (;;) {
       const s = due[cursor++];
       if (!s) return;
-      const outcome = await probeSource(s, { fetch: input.fetch, now: input.now, timeoutSeconds: settings.timeoutSeconds, maxBytes: settings.maxBytes });
+      const outcome = await probeSource(s, {
+        fetch: input.fetch,
+        now: input.now,
+        timeoutSeconds: settings.timeoutSeconds,
+        maxBytes: settings.maxBytes,
+      });
       recordOutcome(state, s, outcome, settings);
       outcomes.set(s.name, outcome);
       input.health?.record(s.name, { ok: outcome.ok, reason: outcome.reason, at: outcome.at });

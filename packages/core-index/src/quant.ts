@@ -25,4 +25,22 @@ export function isLaterSplit(path: string): boolean {
 }
 
 /** The default tag's preference when no `Q4_K_M` exists (design section 5). */
-export const QUANT_PREFERENCE = ['Q4_K_M', 'Q4_K_S', 'Q4_0', 'Q5_K_M', 'Q5_K_S', 'Q5_0', 'Q6_K', 'Q8_0', 'Q3_K_M', 'Q3_K_L', 'Q3_K_S', 'IQ4_XS', 'IQ4_NL', 'Q2_K', 'BF16', 'F16', 'F32'];
+export const QUANT_PREFERENCE = [
+  'Q4_K_M',
+  'Q4_K_S',
+  'Q4_0',
+  'Q5_K_M',
+  'Q5_K_S',
+  'Q5_0',
+  'Q6_K',
+  'Q8_0',
+  'Q3_K_M',
+  'Q3_K_L',
+  'Q3_K_S',
+  'IQ4_XS',
+  'IQ4_NL',
+  'Q2_K',
+  'BF16',
+  'F16',
+  'F32',
+];

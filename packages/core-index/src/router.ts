@@ -88,7 +88,13 @@ export class Router<D> {
       }
       if (restFrom !== undefined && found.restName) {
         const rest = segments.slice(restFrom).join('/');
-        params[found.restName] = rest.indexOf('%') === -1 ? rest : segments.slice(restFrom).map((s) => decodeURIComponent(s)).join('/');
+        params[found.restName] =
+          rest.indexOf('%') === -1
+            ? rest
+            : segments
+                .slice(restFrom)
+                .map((s) => decodeURIComponent(s))
+                .join('/');
       }
     } catch {
       return { kind: 'bad-encoding', sample: route };

@@ -1,9 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { type SourceConfig, chooseSource, expandTemplate, MemorySourceHealth } from './source-health.js';
 import type { SourceObject } from './schemas.js';
+import { chooseSource, expandTemplate, MemorySourceHealth, type SourceConfig } from './source-health.js';
 
 const rev = 'a'.repeat(40);
-const src = (source: string, extra: Partial<SourceObject> = {}): SourceObject => ({ kind: 'model-hub.source', model: 'o/n', revision: rev, source, type: 'http', ...extra });
+const src = (source: string, extra: Partial<SourceObject> = {}): SourceObject => ({
+  kind: 'model-hub.source',
+  model: 'o/n',
+  revision: rev,
+  source,
+  type: 'http',
+  ...extra,
+});
 const configs: SourceConfig[] = [
   { name: 'a', display: 'A', token: 'ta', kind: 'http', url: 'http://a.test/{id}/resolve/{revision}/{path}' },
   { name: 'b', display: 'B', token: 'tb', kind: 'http', url: 'http://b.test/{owner}--{name}/{path}' },
@@ -15,7 +22,9 @@ describe('expandTemplate', () => {
     expect(expandTemplate('http://x/{id}/r/{revision}/{path}', { id: 'o/n', revision: rev, path: 'a b/c#d?.gguf' })).toBe(
       `http://x/o/n/r/${rev}/a%20b/c%23d%3F.gguf`,
     );
-    expect(expandTemplate('{owner}|{name}|{path}', { id: 'Org/Model.v1', revision: rev, path: 'plain/file.bin' })).toBe('Org|Model.v1|plain/file.bin');
+    expect(expandTemplate('{owner}|{name}|{path}', { id: 'Org/Model.v1', revision: rev, path: 'plain/file.bin' })).toBe(
+      'Org|Model.v1|plain/file.bin',
+    );
     expect(expandTemplate('no placeholders', { id: 'o/n', revision: rev, path: 'p' })).toBe('no placeholders');
   });
 });
@@ -31,7 +40,10 @@ describe('chooseSource', () => {
 
   it('puts a known /via/ token first, and ignores an unknown one', () => {
     expect(health.choose({ ...input, via: 'tb' })).toMatchObject({ ok: true, choice: { source: 'b', url: 'http://b.test/o--n/f.bin' } });
-    expect(health.choose({ ...input, via: 'IPFS' })).toMatchObject({ ok: true, choice: { source: 'ipfs', url: 'https://gw.test/ipfs/bafyroot/f.bin' } });
+    expect(health.choose({ ...input, via: 'IPFS' })).toMatchObject({
+      ok: true,
+      choice: { source: 'ipfs', url: 'https://gw.test/ipfs/bafyroot/f.bin' },
+    });
     expect(health.choose({ ...input, via: 'nope' })).toMatchObject({ ok: true, choice: { source: 'a' } });
   });
 

@@ -1,4 +1,4 @@
-import { type CoreDeps, type HubResponse, type IndexedModel, errorResponse } from '@hub/core-index';
+import { type CoreDeps, errorResponse, type HubResponse, type IndexedModel } from '@hub/core-index';
 
 /**
  * Every error of the model-host dialect, in one place. The shape is the hub's `{error}` with a machine

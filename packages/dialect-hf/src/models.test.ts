@@ -25,7 +25,13 @@ describe('GET /api/models', () => {
       expect(r.sha).toMatch(/^[0-9a-f]{40}$/);
       expect(r.svc.manifest).toMatch(/^blake3:[0-9a-f]{64}$/);
     }
-    expect(rows[0].svc).toMatchObject({ files: 3, weight_bytes: 3_000_000, parameters: 1_000_000, context: 4096, sources: ['Mirror A', 'Mirror B'] });
+    expect(rows[0].svc).toMatchObject({
+      files: 3,
+      weight_bytes: 3_000_000,
+      parameters: 1_000_000,
+      context: 4096,
+      sources: ['Mirror A', 'Mirror B'],
+    });
   });
 
   it('answers If-None-Match with 304', async () => {
@@ -41,10 +47,15 @@ describe('GET /api/models', () => {
 
   it('gives rows whose listed is false no zero placeholders', async () => {
     const { hub } = await hfHub();
-    for (const url of ['/api/models', '/api/models?full=true', '/api/models?expand=downloads&expand=likes&expand=pipeline_tag&expand=trendingScore']) {
+    for (const url of [
+      '/api/models',
+      '/api/models?full=true',
+      '/api/models?expand=downloads&expand=likes&expand=pipeline_tag&expand=trendingScore',
+    ]) {
       const row = (await request(hub, url)).json<any[]>().find((r) => r.id === 'Other-Owner/unlisted-model');
       expect(row.svc.listed).toBe(false);
-      for (const k of ['downloads', 'likes', 'trendingScore', 'pipeline_tag', 'library_name']) expect(row, `${url} ${k}`).not.toHaveProperty(k);
+      for (const k of ['downloads', 'likes', 'trendingScore', 'pipeline_tag', 'library_name'])
+        expect(row, `${url} ${k}`).not.toHaveProperty(k);
       expect(row.svc).not.toHaveProperty('parameters');
       expect(row.svc).not.toHaveProperty('context');
     }
@@ -150,7 +161,12 @@ describe('GET /api/models', () => {
   ])('full=%s adds siblings: %s', async (v, on) => {
     const { hub } = await hfHub();
     const row = (await request(hub, `/api/models?full=${v}`)).json<any[]>()[1];
-    if (on) expect(row.siblings).toEqual([{ rfilename: 'config.json' }, { rfilename: 'model.safetensors' }, { rfilename: 'nested/dir/vocab.txt' }]);
+    if (on)
+      expect(row.siblings).toEqual([
+        { rfilename: 'config.json' },
+        { rfilename: 'model.safetensors' },
+        { rfilename: 'nested/dir/vocab.txt' },
+      ]);
     else expect(row).not.toHaveProperty('siblings');
   });
 
@@ -171,9 +187,20 @@ describe('GET /api/models/{owner}/{name}', () => {
     expect(res.headers.etag).toBeDefined();
     const info = res.json();
     expect(() => ModelInfoSchema.parse(info)).not.toThrow();
-    expect(info).toMatchObject({ id: 'synthetic-org/bert-ish', modelId: 'synthetic-org/bert-ish', sha: 'b'.repeat(40), private: false, gated: false, disabled: false });
+    expect(info).toMatchObject({
+      id: 'synthetic-org/bert-ish',
+      modelId: 'synthetic-org/bert-ish',
+      sha: 'b'.repeat(40),
+      private: false,
+      gated: false,
+      disabled: false,
+    });
     expect(info._id).toBe(index.model('synthetic-org/bert-ish')?.row._id);
-    expect(info.siblings).toEqual([{ rfilename: 'config.json' }, { rfilename: 'model.safetensors' }, { rfilename: 'nested/dir/vocab.txt' }]);
+    expect(info.siblings).toEqual([
+      { rfilename: 'config.json' },
+      { rfilename: 'model.safetensors' },
+      { rfilename: 'nested/dir/vocab.txt' },
+    ]);
     const again = await request(hub, '/api/models/synthetic-org/bert-ish', { headers: { 'if-none-match': res.headers.etag as string } });
     expect(again.status).toBe(304);
   });
@@ -191,15 +218,18 @@ describe('GET /api/models/{owner}/{name}', () => {
     expect(res.json().sha).toBe('b'.repeat(40));
   });
 
-  it.each(['refs%2Fpr%2F1', 'v1.0', 'a'.repeat(40), 'dev', 'Main'])('unknown revision %s → 404 RevisionNotFound naming the commit', async (rev) => {
-    const { hub } = await hfHub();
-    const res = await request(hub, `/api/models/synthetic-org/bert-ish/revision/${rev}`);
-    expect(res.status).toBe(404);
-    expect(res.headers['x-error-code']).toBe('RevisionNotFound');
-    expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.json().error).toContain('b'.repeat(40));
-    expect(res.json().error).toContain(JSON.stringify(decodeURIComponent(rev)));
-  });
+  it.each(['refs%2Fpr%2F1', 'v1.0', 'a'.repeat(40), 'dev', 'Main'])(
+    'unknown revision %s → 404 RevisionNotFound naming the commit',
+    async (rev) => {
+      const { hub } = await hfHub();
+      const res = await request(hub, `/api/models/synthetic-org/bert-ish/revision/${rev}`);
+      expect(res.status).toBe(404);
+      expect(res.headers['x-error-code']).toBe('RevisionNotFound');
+      expect(res.headers['cache-control']).toBe('no-store');
+      expect(res.json().error).toContain('b'.repeat(40));
+      expect(res.json().error).toContain(JSON.stringify(decodeURIComponent(rev)));
+    },
+  );
 
   it('unknown model → 404 RepoNotFound, recorded once in the missing log', async () => {
     const { hub, deps } = await hfHub();
@@ -225,8 +255,18 @@ describe('GET /api/models/{owner}/{name}', () => {
       const info = (await request(hub, `/api/models/synthetic-org/tiny-llama-GGUF?blobs=${v}`)).json();
       expect(info.siblings).toEqual([
         { rfilename: 'README.md', size: 120, blobId: '1'.repeat(64) },
-        { rfilename: 'tiny-llama-Q4_K_M.gguf', size: 1_000_000, blobId: '2'.repeat(64), lfs: { sha256: '2'.repeat(64), size: 1_000_000, pointerSize: 132 } },
-        { rfilename: 'tiny-llama-Q8_0.gguf', size: 2_000_000, blobId: '3'.repeat(64), lfs: { sha256: '3'.repeat(64), size: 2_000_000, pointerSize: 132 } },
+        {
+          rfilename: 'tiny-llama-Q4_K_M.gguf',
+          size: 1_000_000,
+          blobId: '2'.repeat(64),
+          lfs: { sha256: '2'.repeat(64), size: 1_000_000, pointerSize: 132 },
+        },
+        {
+          rfilename: 'tiny-llama-Q8_0.gguf',
+          size: 2_000_000,
+          blobId: '3'.repeat(64),
+          lfs: { sha256: '3'.repeat(64), size: 2_000_000, pointerSize: 132 },
+        },
       ]);
     }
     const plain = (await request(hub, '/api/models/synthetic-org/tiny-llama-GGUF?blobs=false')).json();
@@ -235,7 +275,9 @@ describe('GET /api/models/{owner}/{name}', () => {
 
   it('expand on model info keeps id, sha and siblings and adds what was asked', async () => {
     const { hub } = await hfHub();
-    const info = (await request(hub, '/api/models/synthetic-org/bert-ish/revision/HEAD?expand=downloads&expand=likes&expand=usedStorage')).json();
+    const info = (
+      await request(hub, '/api/models/synthetic-org/bert-ish/revision/HEAD?expand=downloads&expand=likes&expand=usedStorage')
+    ).json();
     expect(Object.keys(info).sort()).toEqual(['_id', 'downloads', 'id', 'likes', 'modelId', 'sha', 'siblings', 'usedStorage']);
     expect(info.usedStorage).toBe(570 + 440_000_000 + 231_508);
   });

@@ -2,15 +2,15 @@ import {
   type CoreDeps,
   type HubResponse,
   type IndexedModel,
+  isSortKey,
   type ModelInfo,
   type ModelQuery,
   type ModelRow,
   type PreparedBody,
-  type RouteContext,
-  type SortKey,
-  isSortKey,
   parseBool,
   prepare,
+  type RouteContext,
+  type SortKey,
   searchModels,
   sendPrepared,
 } from '@hub/core-index';
@@ -101,7 +101,9 @@ function parseList(query: URLSearchParams): ListRequest | HubResponse {
   if (rawLimit !== null) {
     const n = /^\s*\d{1,6}\s*$/.test(rawLimit) ? Number(rawLimit) : Number.NaN;
     if (!Number.isInteger(n) || n < 1 || n > MAX_LIMIT) {
-      return badRequest(`limit must be an integer from 1 to ${MAX_LIMIT} (got ${JSON.stringify(rawLimit.slice(0, 40))}); omit it for ${DEFAULT_LIMIT}, and follow the Link rel="next" header for more.`);
+      return badRequest(
+        `limit must be an integer from 1 to ${MAX_LIMIT} (got ${JSON.stringify(rawLimit.slice(0, 40))}); omit it for ${DEFAULT_LIMIT}, and follow the Link rel="next" header for more.`,
+      );
     }
     limit = n;
   }
@@ -109,7 +111,8 @@ function parseList(query: URLSearchParams): ListRequest | HubResponse {
   const cursor = query.get('cursor');
   if (cursor !== null && cursor !== '') {
     const o = decodeCursor(cursor);
-    if (o === undefined) return badRequest('cursor is not one this hub issued; start again without cursor and follow the Link rel="next" header.');
+    if (o === undefined)
+      return badRequest('cursor is not one this hub issued; start again without cursor and follow the Link rel="next" header.');
     offset = o;
   }
   const q: ModelQuery = {};
@@ -127,7 +130,9 @@ function parseList(query: URLSearchParams): ListRequest | HubResponse {
   if (sort) {
     const key = SORT_ALIASES[sort] ?? sort;
     if (!isSortKey(key)) {
-      return badRequest(`sort must be one of trendingScore, downloads, likes, createdAt, lastModified, id (got ${JSON.stringify(sort.slice(0, 40))}).`);
+      return badRequest(
+        `sort must be one of trendingScore, downloads, likes, createdAt, lastModified, id (got ${JSON.stringify(sort.slice(0, 40))}).`,
+      );
     }
     q.sort = key;
   }
@@ -209,7 +214,27 @@ function infoBody(model: IndexedModel, blobs: boolean, expand: string[] | undefi
   if (expand) return pick(rec, INFO_REQUIRED, expand);
   const info: Record<string, unknown> = {};
   // Key order as the host answers: ids, then facts, then files, then the hub's own block.
-  for (const k of ['_id', 'id', 'modelId', 'author', 'sha', 'private', 'gated', 'disabled', 'pipeline_tag', 'library_name', 'tags', 'downloads', 'likes', 'trendingScore', 'createdAt', 'lastModified', 'siblings', 'usedStorage', 'svc']) {
+  for (const k of [
+    '_id',
+    'id',
+    'modelId',
+    'author',
+    'sha',
+    'private',
+    'gated',
+    'disabled',
+    'pipeline_tag',
+    'library_name',
+    'tags',
+    'downloads',
+    'likes',
+    'trendingScore',
+    'createdAt',
+    'lastModified',
+    'siblings',
+    'usedStorage',
+    'svc',
+  ]) {
     if (rec[k] !== undefined) info[k] = rec[k];
   }
   return info;

@@ -25,19 +25,36 @@ async function everyAnswer() {
       { url: `${base}/tree/${m.revision}` },
       { url: `${base}/tree/main/not-here` },
       { url: `${base}/refs?include_prs=1` },
-      { url: `${base}/paths-info/main`, method: 'POST', body: JSON.stringify({ paths: m.files.map((f) => f.path), expand: true }), headers: { 'content-type': 'application/json' } },
+      {
+        url: `${base}/paths-info/main`,
+        method: 'POST',
+        body: JSON.stringify({ paths: m.files.map((f) => f.path), expand: true }),
+        headers: { 'content-type': 'application/json' },
+      },
       { url: `/${m.id}/resolve/main/SHA256SUMS` },
       { url: `/${m.id}/resolve/main/missing-file` },
       { url: `/${m.id}/resolve/v9/missing-file` },
     );
     for (const f of m.files) {
       for (const method of ['GET', 'HEAD']) {
-        urls.push({ url: `/${m.id}/resolve/main/${f.path}`, method }, { url: `/${m.id}/raw/${m.revision}/${f.path}`, method }, { url: `/via/b/${m.id}/resolve/main/${f.path}`, method });
+        urls.push(
+          { url: `/${m.id}/resolve/main/${f.path}`, method },
+          { url: `/${m.id}/raw/${m.revision}/${f.path}`, method },
+          { url: `/via/b/${m.id}/resolve/main/${f.path}`, method },
+        );
       }
     }
   }
   const answers = [];
-  for (const u of urls) answers.push({ ...u, res: await request(t.hub, u.url, { method: u.method ?? 'GET', headers: { accept: 'application/vnd.xet-fileinfo+json, */*', ...u.headers }, ...(u.body ? { body: u.body } : {}) }) });
+  for (const u of urls)
+    answers.push({
+      ...u,
+      res: await request(t.hub, u.url, {
+        method: u.method ?? 'GET',
+        headers: { accept: 'application/vnd.xet-fileinfo+json, */*', ...u.headers },
+        ...(u.body ? { body: u.body } : {}),
+      }),
+    });
   return { ...t, answers };
 }
 

@@ -13,7 +13,10 @@ describe('GET and HEAD /{owner}/{name}/resolve/{rev}/{path}', () => {
   it('answers 302 with the source, the commit and the SHA-256 the bytes must have', async () => {
     const { hub } = await hfHub();
     for (const method of ['GET', 'HEAD']) {
-      const res = await request(hub, `/${LLAMA}/resolve/main/tiny-llama-Q4_K_M.gguf`, { method, headers: { accept: 'application/vnd.xet-fileinfo+json, */*', range: 'bytes=0-0' } });
+      const res = await request(hub, `/${LLAMA}/resolve/main/tiny-llama-Q4_K_M.gguf`, {
+        method,
+        headers: { accept: 'application/vnd.xet-fileinfo+json, */*', range: 'bytes=0-0' },
+      });
       expect(res.status).toBe(302);
       expect(res.headers).toMatchObject({
         location: `http://127.0.0.1:1/a/synthetic-org/tiny-llama-GGUF/${LLAMA_COMMIT}/tiny-llama-Q4_K_M.gguf`,
@@ -40,7 +43,12 @@ describe('GET and HEAD /{owner}/{name}/resolve/{rev}/{path}', () => {
   it('answers the same on /raw/, at the commit, and at an encoded refs/heads/main', async () => {
     const { hub } = await hfHub();
     const base = await request(hub, `/${LLAMA}/resolve/main/README.md`);
-    for (const url of [`/${LLAMA}/raw/main/README.md`, `/${LLAMA}/resolve/${LLAMA_COMMIT}/README.md`, `/${LLAMA}/resolve/refs%2Fheads%2Fmain/README.md`, `/${LLAMA}/resolve/HEAD/README.md`]) {
+    for (const url of [
+      `/${LLAMA}/raw/main/README.md`,
+      `/${LLAMA}/resolve/${LLAMA_COMMIT}/README.md`,
+      `/${LLAMA}/resolve/refs%2Fheads%2Fmain/README.md`,
+      `/${LLAMA}/resolve/HEAD/README.md`,
+    ]) {
       const res = await request(hub, url, { method: 'HEAD' });
       expect(res.status, url).toBe(302);
       expect(res.headers.location).toBe(base.headers.location);
@@ -68,7 +76,8 @@ describe('GET and HEAD /{owner}/{name}/resolve/{rev}/{path}', () => {
 
   it('/via/{token}/ puts that source first when it holds the file; an unknown token falls back', async () => {
     const { hub } = await hfHub();
-    const via = async (token: string, file: string) => (await request(hub, `/via/${token}/${LLAMA}/resolve/main/${file}`)).headers['x-hub-source'];
+    const via = async (token: string, file: string) =>
+      (await request(hub, `/via/${token}/${LLAMA}/resolve/main/${file}`)).headers['x-hub-source'];
     expect(await via('b', 'tiny-llama-Q4_K_M.gguf')).toBe('mirror-b');
     expect(await via('mirror-b', 'tiny-llama-Q4_K_M.gguf')).toBe('mirror-b');
     expect(await via('b', 'tiny-llama-Q8_0.gguf')).toBe('mirror-a');
@@ -141,7 +150,9 @@ describe('GET /{owner}/{name}/resolve/main/SHA256SUMS', () => {
       expect(res.status).toBe(200);
       expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
       expect(res.text).toBe(expected);
-      const again = await request(hub, `/synthetic-org/bert-ish/resolve/${rev}/SHA256SUMS`, { headers: { 'if-none-match': res.headers.etag as string } });
+      const again = await request(hub, `/synthetic-org/bert-ish/resolve/${rev}/SHA256SUMS`, {
+        headers: { 'if-none-match': res.headers.etag as string },
+      });
       expect(again.status).toBe(304);
     }
     const bad = await request(hub, '/synthetic-org/bert-ish/resolve/v1/SHA256SUMS');
@@ -149,7 +160,12 @@ describe('GET /{owner}/{name}/resolve/main/SHA256SUMS', () => {
   });
 
   it('escapes names with a backslash or newline the way sha256sum does', () => {
-    const text = sha256sums({ files: [{ path: 'a\\b', size: 1, sha256: '1'.repeat(64) }, { path: 'c\nd', size: 1, sha256: '2'.repeat(64) }] } as never);
+    const text = sha256sums({
+      files: [
+        { path: 'a\\b', size: 1, sha256: '1'.repeat(64) },
+        { path: 'c\nd', size: 1, sha256: '2'.repeat(64) },
+      ],
+    } as never);
     expect(text).toBe(`\\${'1'.repeat(64)}  a\\\\b\n\\${'2'.repeat(64)}  c\\nd\n`);
   });
 });

@@ -1,4 +1,13 @@
-import { type CoreDeps, type FileRecord, type HubResponse, type IndexedModel, type RouteContext, prepare, reprDigestFromHex, sendPrepared } from '@hub/core-index';
+import {
+  type CoreDeps,
+  type FileRecord,
+  type HubResponse,
+  type IndexedModel,
+  prepare,
+  type RouteContext,
+  reprDigestFromHex,
+  sendPrepared,
+} from '@hub/core-index';
 import { entryNotFound, sourcesUnavailable } from './errors.js';
 import { findRevision } from './model.js';
 

@@ -34,8 +34,16 @@ export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
   });
   return [
     api('/api/models', 'Search the index: an array of ModelRow, Link rel="next" pages', h(listModels)),
-    api('/api/models/:owner/:name', 'ModelInfo at the indexed revision', h((ctx) => modelInfo(ctx, undefined))),
-    api('/api/models/:owner/:name/revision/*rev', 'ModelInfo at main, HEAD or the indexed commit', h((ctx) => modelInfo(ctx, ctx.params.rev ?? ''))),
+    api(
+      '/api/models/:owner/:name',
+      'ModelInfo at the indexed revision',
+      h((ctx) => modelInfo(ctx, undefined)),
+    ),
+    api(
+      '/api/models/:owner/:name/revision/*rev',
+      'ModelInfo at main, HEAD or the indexed commit',
+      h((ctx) => modelInfo(ctx, ctx.params.rev ?? '')),
+    ),
     api('/api/models/:owner/:name/tree/:rev', 'TreeEntry array of the revision (oid = SHA-256)', h(tree)),
     api('/api/models/:owner/:name/tree/:rev/*path', 'TreeEntry array of one folder', h(tree)),
     api('/api/models/:owner/:name/refs', 'Refs: the one branch main at the indexed commit', h(refs)),
@@ -48,7 +56,11 @@ export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
       handler: h(pathsInfo),
     },
     // One-segment ids (`gpt2`) are not in an index of `owner/name` models.
-    api('/api/models/:owner', 'RepoNotFound for one-segment ids', h(({ deps, params }) => repoNotFound(deps, params.owner ?? ''))),
+    api(
+      '/api/models/:owner',
+      'RepoNotFound for one-segment ids',
+      h(({ deps, params }) => repoNotFound(deps, params.owner ?? '')),
+    ),
     download('/:owner/:name/resolve/:rev/*path', '302 to a live source, with the SHA-256 the bytes must have'),
     download('/:owner/:name/raw/:rev/*path', '302 like resolve (huggingface.js fileExists)'),
     download('/via/:token/:owner/:name/resolve/:rev/*path', '302 to the named source when it holds the file and is live'),

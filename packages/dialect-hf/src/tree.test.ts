@@ -3,8 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { RefsSchema, TreeEntrySchema } from '@hub/core-index';
 import { request } from '@hub/hub/testing';
 import { describe, expect, it } from 'vitest';
-import { parsePathsInfo, splitRefPath } from './tree.js';
 import { hfHub } from './test-support.js';
+import { parsePathsInfo, splitRefPath } from './tree.js';
 
 /** Tests over the SYNTHETIC fixture index of @hub/core-index/testing. */
 
@@ -20,7 +20,13 @@ describe('GET …/tree/{rev}', () => {
     expect(res.headers.link).toBeUndefined();
     expect(res.json()).toEqual([
       { type: 'file', oid: '4'.repeat(64), size: 570, path: 'config.json' },
-      { type: 'file', oid: '5'.repeat(64), size: 440_000_000, path: 'model.safetensors', lfs: { oid: '5'.repeat(64), size: 440_000_000, pointerSize: 134 } },
+      {
+        type: 'file',
+        oid: '5'.repeat(64),
+        size: 440_000_000,
+        path: 'model.safetensors',
+        lfs: { oid: '5'.repeat(64), size: 440_000_000, pointerSize: 134 },
+      },
     ]);
   });
 
@@ -82,7 +88,9 @@ describe('GET …/tree/{rev}', () => {
       expect(res.status, rev).toBe(200);
       expect(res.json()).toHaveLength(3);
     }
-    expect((await request(hub, `${BERT}/tree/refs/heads/main/nested/dir`)).json<any[]>().map((e) => e.path)).toEqual(['nested/dir/vocab.txt']);
+    expect((await request(hub, `${BERT}/tree/refs/heads/main/nested/dir`)).json<any[]>().map((e) => e.path)).toEqual([
+      'nested/dir/vocab.txt',
+    ]);
     for (const rev of ['refs%2Fpr%2F1', 'refs/pr/1', 'v2', 'c'.repeat(40)]) {
       const res = await request(hub, `${BERT}/tree/${rev}`);
       expect(res.status, rev).toBe(404);
@@ -146,7 +154,11 @@ describe('POST …/paths-info/{rev}', () => {
     expect(res.headers['access-control-allow-origin']).toBe('*');
     const entries = res.json<any[]>();
     expect(entries.map((e) => e.path)).toEqual(['model.safetensors', 'nested/dir/vocab.txt']);
-    expect(entries[0]).toMatchObject({ type: 'file', oid: '5'.repeat(64), lfs: { oid: '5'.repeat(64), size: 440_000_000, pointerSize: 134 } });
+    expect(entries[0]).toMatchObject({
+      type: 'file',
+      oid: '5'.repeat(64),
+      lfs: { oid: '5'.repeat(64), size: 440_000_000, pointerSize: 134 },
+    });
     expect(entries[0].lastCommit.id).toBe(COMMIT);
   });
 
@@ -181,7 +193,11 @@ describe('POST …/paths-info/{rev}', () => {
 
   it('answers 413 for a body over the limit', async () => {
     const { hub } = await hfHub();
-    const res = await request(hub, `${BERT}/paths-info/main`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(1024 * 1024 + 1) });
+    const res = await request(hub, `${BERT}/paths-info/main`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: 'x'.repeat(1024 * 1024 + 1),
+    });
     expect(res.status).toBe(413);
     expect(res.json().error).toBeDefined();
   });
@@ -202,33 +218,38 @@ describe('POST …/paths-info/{rev}', () => {
   });
 });
 
-const BERT_TREE = fileURLToPath(new URL('../../../../shared/data/trees/google-bert__bert-base-uncased@dd4bc8b2.tree.json', import.meta.url));
+const BERT_TREE = fileURLToPath(
+  new URL('../../../../shared/data/trees/google-bert__bert-base-uncased@dd4bc8b2.tree.json', import.meta.url),
+);
 
 describe('LFS on a real tree (google-bert/bert-base-uncased, ../shared/data/trees)', () => {
-  it.skipIf(!existsSync(BERT_TREE))('reports lfs with the upstream pointerSize on exactly the files the upstream keeps in LFS', async () => {
-    // Real paths, sizes, commit and LFS SHA-256s; the three small files have only a git SHA-1 upstream,
-    // so their sha256 here is a SYNTHETIC stand-in.
-    const real = JSON.parse(readFileSync(BERT_TREE, 'utf8')) as {
-      revision: string;
-      tree: Array<{ path: string; size: number; oid: string; lfs?: { oid: string; size: number; pointerSize: number } }>;
-    };
-    const { hub } = await hfHub({
-      models: [
-        {
-          id: 'google-bert/bert-base-uncased',
-          revision: real.revision,
-          files: real.tree.map((e, i) => ({ path: e.path, size: e.size, sha256: e.lfs?.oid ?? String(i).repeat(64) })),
-          sources: [{ source: 'mirror-a', type: 'http' }],
-        },
-      ],
-    });
-    const ours = (await request(hub, `/api/models/google-bert/bert-base-uncased/tree/${real.revision}?recursive=true`)).json<any[]>();
-    expect(ours.map((e) => e.path)).toEqual(real.tree.map((e) => e.path));
-    for (const upstream of real.tree) {
-      const mine = ours.find((e) => e.path === upstream.path);
-      expect(mine.size).toBe(upstream.size);
-      if (upstream.lfs) expect(mine.lfs, upstream.path).toEqual(upstream.lfs);
-      else expect(mine, upstream.path).not.toHaveProperty('lfs');
-    }
-  });
+  it.skipIf(!existsSync(BERT_TREE))(
+    'reports lfs with the upstream pointerSize on exactly the files the upstream keeps in LFS',
+    async () => {
+      // Real paths, sizes, commit and LFS SHA-256s; the three small files have only a git SHA-1 upstream,
+      // so their sha256 here is a SYNTHETIC stand-in.
+      const real = JSON.parse(readFileSync(BERT_TREE, 'utf8')) as {
+        revision: string;
+        tree: Array<{ path: string; size: number; oid: string; lfs?: { oid: string; size: number; pointerSize: number } }>;
+      };
+      const { hub } = await hfHub({
+        models: [
+          {
+            id: 'google-bert/bert-base-uncased',
+            revision: real.revision,
+            files: real.tree.map((e, i) => ({ path: e.path, size: e.size, sha256: e.lfs?.oid ?? String(i).repeat(64) })),
+            sources: [{ source: 'mirror-a', type: 'http' }],
+          },
+        ],
+      });
+      const ours = (await request(hub, `/api/models/google-bert/bert-base-uncased/tree/${real.revision}?recursive=true`)).json<any[]>();
+      expect(ours.map((e) => e.path)).toEqual(real.tree.map((e) => e.path));
+      for (const upstream of real.tree) {
+        const mine = ours.find((e) => e.path === upstream.path);
+        expect(mine.size).toBe(upstream.size);
+        if (upstream.lfs) expect(mine.lfs, upstream.path).toEqual(upstream.lfs);
+        else expect(mine, upstream.path).not.toHaveProperty('lfs');
+      }
+    },
+  );
 });

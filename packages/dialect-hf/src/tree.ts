@@ -1,14 +1,14 @@
 import {
   type CoreDeps,
   type HubResponse,
-  type Refs,
-  type RouteContext,
-  type TreeEntry,
   json,
   parseBool,
   prepare,
+  type Refs,
+  type RouteContext,
   readBody,
   sendPrepared,
+  type TreeEntry,
 } from '@hub/core-index';
 import { badRequest, folderNotFound } from './errors.js';
 import { findModel, findRevision, treeEntry } from './model.js';
@@ -22,7 +22,8 @@ const REF_KINDS = new Set(['heads', 'tags', 'pr', 'convert']);
 export function splitRefPath(rev: string, path: string): { rev: string; path: string } {
   if (rev !== 'refs') return { rev, path };
   const parts = path.split('/');
-  if (parts.length >= 2 && REF_KINDS.has(parts[0] as string)) return { rev: `refs/${parts[0]}/${parts[1]}`, path: parts.slice(2).join('/') };
+  if (parts.length >= 2 && REF_KINDS.has(parts[0] as string))
+    return { rev: `refs/${parts[0]}/${parts[1]}`, path: parts.slice(2).join('/') };
   return { rev, path };
 }
 
@@ -91,16 +92,22 @@ export function parsePathsInfo(contentType: string | null, bytes: Uint8Array): {
     } catch {
       return 'The body is not valid JSON; send {"paths": ["config.json"], "expand": false} or a form body paths=a&paths=b.';
     }
-    if (!value || typeof value !== 'object' || Array.isArray(value)) return 'The JSON body must be an object {"paths": [...], "expand": false}.';
+    if (!value || typeof value !== 'object' || Array.isArray(value))
+      return 'The JSON body must be an object {"paths": [...], "expand": false}.';
     const v = value as { paths?: unknown; expand?: unknown };
     const paths = typeof v.paths === 'string' ? [v.paths] : v.paths;
-    if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string')) return 'paths must be an array of file paths, for example {"paths": ["config.json"]}.';
-    const expand = typeof v.expand === 'boolean' ? v.expand : parseBool(typeof v.expand === 'string' || typeof v.expand === 'number' ? String(v.expand) : null);
+    if (!Array.isArray(paths) || !paths.every((p) => typeof p === 'string'))
+      return 'paths must be an array of file paths, for example {"paths": ["config.json"]}.';
+    const expand =
+      typeof v.expand === 'boolean'
+        ? v.expand
+        : parseBool(typeof v.expand === 'string' || typeof v.expand === 'number' ? String(v.expand) : null);
     return { paths: paths as string[], expand };
   }
   const form = new URLSearchParams(text);
   const paths = form.getAll('paths').concat(form.getAll('paths[]'));
-  if (!form.has('paths') && !form.has('paths[]')) return 'The body names no paths; send paths=a&paths=b (form) or {"paths": ["a", "b"]} (JSON).';
+  if (!form.has('paths') && !form.has('paths[]'))
+    return 'The body names no paths; send paths=a&paths=b (form) or {"paths": ["a", "b"]} (JSON).';
   return { paths, expand: parseBool(form.get('expand')) };
 }
 

@@ -1,7 +1,7 @@
+export { ARCHIVE_ARTIFACT_TYPE, ARCHIVE_LAYER, type ArchiveRepository, archiveAnswer, archiveRepository } from './archive.js';
 export { goTemplateProblem } from './go-template.js';
 export { buildRepository, type Descriptor, type Prepared, parameterSize, type Repository, repository, type Shape } from './manifests.js';
 export * from './media-types.js';
 export { catalogNames, dashAliases, findModel, invalidName } from './names.js';
 export { ociRoutes, wantsOci } from './routes.js';
 export { type RepoTags, repoTags, TAG_PATTERN, type Target } from './tags.js';
-export { ARCHIVE_ARTIFACT_TYPE, ARCHIVE_LAYER, type ArchiveRepository, archiveAnswer, archiveRepository } from './archive.js';

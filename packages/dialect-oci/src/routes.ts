@@ -1,4 +1,5 @@
 import { type CoreDeps, type Handler, type HubResponse, json, parseRange, type Route, type RouteContext } from '@hub/core-index';
+import { archiveAnswer, withArchiveName } from './archive.js';
 import {
   blobUnknown,
   digestInvalid,
@@ -14,7 +15,6 @@ import {
 import { type Prepared, type Repository, repository } from './manifests.js';
 import { API_VERSION, API_VERSION_HEADER, OCI_MANIFEST } from './media-types.js';
 import { catalogNames, findModel, invalidName } from './names.js';
-import { archiveAnswer, withArchiveName } from './archive.js';
 
 const DIGEST = /^sha256:[0-9a-fA-F]{64}$/;
 const ANY_DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:/;

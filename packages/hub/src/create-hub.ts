@@ -1,17 +1,18 @@
 import {
   BodyTooLargeError,
   type CoreDeps,
+  errorResponse,
   type HubRequest,
   type HubResponse,
   type Route,
   type RouteContext,
   Router,
-  errorResponse,
 } from '@hub/core-index';
 import {
-  EXPOSED_HEADERS,
   badEncoding,
+  bearerToken,
   cacheControl,
+  EXPOSED_HEADERS,
   etagMatches,
   internalError,
   methodNotAllowed,
@@ -19,7 +20,6 @@ import {
   registryCredential,
   shapeForPath,
   tokenMatches,
-  bearerToken,
   tooLarge,
   withoutCookies,
   withoutCredentials,
@@ -84,9 +84,15 @@ export function createHub<D extends CoreDeps>(deps: D & { site?: HubSiteSettings
         case 'registry-write':
           if (!tokenMatches(registryCredential(raw), deps.settings.registryTokens)) {
             return finish(
-              errorResponse('oci', 401, 'UNAUTHORIZED', 'Writes under /v2/ need the registry token that a registry login sends; only the hub publishes.', {
-                'www-authenticate': 'Basic realm="hub"',
-              }),
+              errorResponse(
+                'oci',
+                401,
+                'UNAUTHORIZED',
+                'Writes under /v2/ need the registry token that a registry login sends; only the hub publishes.',
+                {
+                  'www-authenticate': 'Basic realm="hub"',
+                },
+              ),
               raw,
               route,
               siteOrigin,
@@ -167,12 +173,7 @@ function finish(res: HubResponse, req: HubRequest, route: Route<any> | undefined
   return { status: res.status, headers: h, body };
 }
 
-function preflight(
-  m: ReturnType<Router<any>['match']>,
-  path: string,
-  req: HubRequest,
-  siteOrigin: string | undefined,
-): HubResponse {
+function preflight(m: ReturnType<Router<any>['match']>, path: string, req: HubRequest, siteOrigin: string | undefined): HubResponse {
   if (m.kind === 'none') return finish(notFound(path), req, undefined, siteOrigin);
   const route = m.kind === 'found' || m.kind === 'method' ? (m.kind === 'found' ? m.route : m.sample) : m.sample;
   const headers: Record<string, string> = {

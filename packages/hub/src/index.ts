@@ -1,13 +1,13 @@
-export { createHub, splitUrl, type Hub, type HubSiteSettings } from './create-hub.js';
+export { createHub, type Hub, type HubSiteSettings, splitUrl } from './create-hub.js';
+export { agentBrief, BRIEF_CANARY } from './discovery/brief.js';
+export { buildDescriptor, preparedDescriptor } from './discovery/descriptor.js';
+export { negotiate } from './discovery/routes.js';
+export { type HubDeps, hubRoutes } from './routes.js';
 export {
-  EXPOSED_HEADERS,
   bearerToken,
+  EXPOSED_HEADERS,
   registryCredential,
   timingSafeEqualString,
   tokenMatches,
   withoutCredentials,
 } from './rules.js';
-export { hubRoutes, type HubDeps } from './routes.js';
-export { buildDescriptor, preparedDescriptor } from './discovery/descriptor.js';
-export { agentBrief, BRIEF_CANARY } from './discovery/brief.js';
-export { negotiate } from './discovery/routes.js';

@@ -14,6 +14,15 @@ export type HubDeps = CoreDeps & AccountDeps;
 /** Every route of every package, in one list; `createHub` compiles it into one table. */
 export function hubRoutes(): Route<HubDeps>[] {
   // The machine description covers the whole table, so discovery gets it lazily.
-  const routes: Route<HubDeps>[] = [...discoveryRoutes<HubDeps>({ routes: () => routes }), ...objectRoutes<HubDeps>(), ...publishRoutes<HubDeps>(), ...archiveRoutes<HubDeps>(), ...hfRoutes<HubDeps>(), ...ociRoutes<HubDeps>(), ...accountRoutes<HubDeps>(), ...mcpRoutes<HubDeps>({ descriptor: buildDescriptor })];
+  const routes: Route<HubDeps>[] = [
+    ...discoveryRoutes<HubDeps>({ routes: () => routes }),
+    ...objectRoutes<HubDeps>(),
+    ...publishRoutes<HubDeps>(),
+    ...archiveRoutes<HubDeps>(),
+    ...hfRoutes<HubDeps>(),
+    ...ociRoutes<HubDeps>(),
+    ...accountRoutes<HubDeps>(),
+    ...mcpRoutes<HubDeps>({ descriptor: buildDescriptor }),
+  ];
   return routes;
 }

@@ -1,11 +1,11 @@
 import {
   BodyTooLargeError,
   type ErrorShape,
+  errorResponse,
   type HeaderBag,
   type HubRequest,
   type HubResponse,
   type Route,
-  errorResponse,
 } from '@hub/core-index';
 
 /**

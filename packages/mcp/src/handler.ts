@@ -1,11 +1,11 @@
 import {
   BodyTooLargeError,
   type CoreDeps,
+  errorResponse,
   type HeaderBag,
   type HubResponse,
-  type Route,
-  errorResponse,
   json,
+  type Route,
   readBody,
 } from '@hub/core-index';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
@@ -22,8 +22,8 @@ import {
   ReadResourceRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type McpOptions, buildServer } from './server.js';
-import { TOOLS, TOOLS_BY_NAME, type ToolContext, argumentError } from './tools.js';
+import { buildServer, type McpOptions } from './server.js';
+import { argumentError, TOOLS, TOOLS_BY_NAME, type ToolContext } from './tools.js';
 
 /** The most one POST /mcp body may hold. */
 export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
@@ -32,7 +32,10 @@ export const MCP_BODY_LIMIT = 4 * 1024 * 1024;
 export const JSONRPC = { parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602 } as const;
 
 /** The request methods this server answers, with the SDK schema that checks their params. */
-const METHODS: Record<string, { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }> = {
+const METHODS: Record<
+  string,
+  { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }
+> = {
   initialize: InitializeRequestSchema,
   ping: PingRequestSchema,
   'tools/list': ListToolsRequestSchema,
@@ -151,23 +154,48 @@ export async function answerMcp<D extends CoreDeps>(deps: D, input: McpInput, op
     );
   }
   if (mediaType(input.headers.get('content-type')) !== 'application/json') {
-    return errorResponse('hub', 415, 'UnsupportedMediaType', 'POST /mcp takes one JSON-RPC message: send it with Content-Type: application/json.');
+    return errorResponse(
+      'hub',
+      415,
+      'UnsupportedMediaType',
+      'POST /mcp takes one JSON-RPC message: send it with Content-Type: application/json.',
+    );
   }
   if (!acceptsJson(input.headers.get('accept'))) {
-    return errorResponse('hub', 406, 'NotAcceptable', 'This server replies with application/json: send Accept: application/json, text/event-stream.');
+    return errorResponse(
+      'hub',
+      406,
+      'NotAcceptable',
+      'This server replies with application/json: send Accept: application/json, text/event-stream.',
+    );
   }
 
   let message: unknown;
   try {
     message = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(input.body ?? new Uint8Array()));
   } catch {
-    return rpcError(400, null, JSONRPC.parseError, 'Parse error: the body is not valid JSON. Send one JSON-RPC 2.0 object, e.g. {"jsonrpc":"2.0","id":1,"method":"ping"}.');
+    return rpcError(
+      400,
+      null,
+      JSONRPC.parseError,
+      'Parse error: the body is not valid JSON. Send one JSON-RPC 2.0 object, e.g. {"jsonrpc":"2.0","id":1,"method":"ping"}.',
+    );
   }
   if (Array.isArray(message)) {
-    return rpcError(400, null, JSONRPC.invalidRequest, 'Invalid request: JSON-RPC batches are not supported (MCP removed them in 2025-06-18). Send one message per POST.');
+    return rpcError(
+      400,
+      null,
+      JSONRPC.invalidRequest,
+      'Invalid request: JSON-RPC batches are not supported (MCP removed them in 2025-06-18). Send one message per POST.',
+    );
   }
   if (!isPlainObject(message)) {
-    return rpcError(400, null, JSONRPC.invalidRequest, 'Invalid request: a JSON-RPC message is an object with "jsonrpc": "2.0", "method" and, for a request, "id".');
+    return rpcError(
+      400,
+      null,
+      JSONRPC.invalidRequest,
+      'Invalid request: a JSON-RPC message is an object with "jsonrpc": "2.0", "method" and, for a request, "id".',
+    );
   }
   const rawId = message.id;
   const id = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isFinite(rawId)) ? rawId : null;
@@ -175,20 +203,35 @@ export async function answerMcp<D extends CoreDeps>(deps: D, input: McpInput, op
     return rpcError(400, id, JSONRPC.invalidRequest, 'Invalid request: "jsonrpc" must be the string "2.0".');
   }
   if ('id' in message && id === null && 'method' in message) {
-    return rpcError(400, null, JSONRPC.invalidRequest, 'Invalid request: "id" must be a string or a number (leave it out for a notification).');
+    return rpcError(
+      400,
+      null,
+      JSONRPC.invalidRequest,
+      'Invalid request: "id" must be a string or a number (leave it out for a notification).',
+    );
   }
   if ('method' in message && typeof message.method !== 'string') {
     return rpcError(400, id, JSONRPC.invalidRequest, 'Invalid request: "method" must be a string such as "tools/list".');
   }
   if (!('method' in message) && !('result' in message) && !('error' in message)) {
-    return rpcError(400, id, JSONRPC.invalidRequest, 'Invalid request: a message needs "method" (a request or notification) or "result"/"error" (a response).');
+    return rpcError(
+      400,
+      id,
+      JSONRPC.invalidRequest,
+      'Invalid request: a message needs "method" (a request or notification) or "result"/"error" (a response).',
+    );
   }
   if ('params' in message && message.params !== undefined && !isPlainObject(message.params)) {
     if (id !== null) return rpcError(200, id, JSONRPC.invalidParams, 'Invalid params: "params" must be an object.');
     return rpcError(400, null, JSONRPC.invalidRequest, 'Invalid request: "params" must be an object.');
   }
   if (!JSONRPCMessageSchema.safeParse(message).success) {
-    return rpcError(400, id, JSONRPC.invalidRequest, 'Invalid request: the message is not a JSON-RPC 2.0 request, notification or response (unknown top-level fields are refused).');
+    return rpcError(
+      400,
+      id,
+      JSONRPC.invalidRequest,
+      'Invalid request: the message is not a JSON-RPC 2.0 request, notification or response (unknown top-level fields are refused).',
+    );
   }
 
   // After initialize, clients send the negotiated version; an unknown one is refused (as the SDK does), in the hub shape.
@@ -208,7 +251,12 @@ export async function answerMcp<D extends CoreDeps>(deps: D, input: McpInput, op
     const name = message.method as string;
     const schema = METHODS[name];
     if (!schema) {
-      return rpcError(200, id, JSONRPC.methodNotFound, `Method not found: ${name}. This server answers ${Object.keys(METHODS).join(', ')} (MCP ${'2025-11-25'} and earlier).`);
+      return rpcError(
+        200,
+        id,
+        JSONRPC.methodNotFound,
+        `Method not found: ${name}. This server answers ${Object.keys(METHODS).join(', ')} (MCP ${'2025-11-25'} and earlier).`,
+      );
     }
     const checked = schema.safeParse(message);
     if (!checked.success) {
@@ -218,7 +266,12 @@ export async function answerMcp<D extends CoreDeps>(deps: D, input: McpInput, op
       const params = message.params as { name: string; arguments?: unknown };
       const tool = TOOLS_BY_NAME.get(params.name);
       if (!tool) {
-        return rpcError(200, id, JSONRPC.invalidParams, `Unknown tool: ${params.name}. The tools are ${TOOLS.map((t) => t.name).join(', ')} (see tools/list).`);
+        return rpcError(
+          200,
+          id,
+          JSONRPC.invalidParams,
+          `Unknown tool: ${params.name}. The tools are ${TOOLS.map((t) => t.name).join(', ')} (see tools/list).`,
+        );
       }
       const args = tool.input.safeParse(params.arguments ?? {});
       if (!args.success) return rpcResult(id as string | number, argumentError(tool, args.error));
@@ -254,11 +307,23 @@ export function createMcpHandler<D extends CoreDeps>(deps: D, options: McpOption
   return async (req: Request): Promise<Response> => {
     let res: HubResponse;
     try {
-      const body = req.method.toUpperCase() === 'POST' ? await readBody({ method: req.method, url: req.url, headers: req.headers, body: req.body }, MCP_BODY_LIMIT) : null;
-      res = await answerMcp(deps, { method: req.method, url: req.url, headers: req.headers, body, origin: deps.settings.baseUrl ?? new URL(req.url).origin }, options);
+      const body =
+        req.method.toUpperCase() === 'POST'
+          ? await readBody({ method: req.method, url: req.url, headers: req.headers, body: req.body }, MCP_BODY_LIMIT)
+          : null;
+      res = await answerMcp(
+        deps,
+        { method: req.method, url: req.url, headers: req.headers, body, origin: deps.settings.baseUrl ?? new URL(req.url).origin },
+        options,
+      );
     } catch (e) {
       if (e instanceof BodyTooLargeError) {
-        res = errorResponse('hub', 413, 'PayloadTooLarge', `The request body is over ${MCP_BODY_LIMIT} bytes; one MCP message must be smaller.`);
+        res = errorResponse(
+          'hub',
+          413,
+          'PayloadTooLarge',
+          `The request body is over ${MCP_BODY_LIMIT} bytes; one MCP message must be smaller.`,
+        );
       } else {
         deps.log.error({ err: { message: (e as Error)?.message } }, 'mcp request failed');
         res = errorResponse('hub', 500, 'Internal', 'The MCP server failed to answer; it has been logged. Try again.');
@@ -287,7 +352,23 @@ export function mcpRoutes<D extends CoreDeps>(options: McpOptions = {}): Route<D
         return answerMcp(deps, { method: 'POST', url: req.url, headers: req.headers, body, origin }, options);
       },
     },
-    { method: 'GET', path: '/mcp', rules: 'read', errors: 'hub', cache: 'no-store', summary: '405: MCP is POST only (no standalone event stream)', handler: notAllowed },
-    { method: 'DELETE', path: '/mcp', rules: 'read', errors: 'hub', cache: 'no-store', summary: '405: stateless, no session to delete', handler: notAllowed },
+    {
+      method: 'GET',
+      path: '/mcp',
+      rules: 'read',
+      errors: 'hub',
+      cache: 'no-store',
+      summary: '405: MCP is POST only (no standalone event stream)',
+      handler: notAllowed,
+    },
+    {
+      method: 'DELETE',
+      path: '/mcp',
+      rules: 'read',
+      errors: 'hub',
+      cache: 'no-store',
+      summary: '405: stateless, no session to delete',
+      handler: notAllowed,
+    },
   ];
 }

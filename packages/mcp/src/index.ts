@@ -1,4 +1,4 @@
-export { MCP_BODY_LIMIT, JSONRPC, type McpInput, answerMcp, createMcpHandler, mcpRoutes, originAllowed } from './handler.js';
-export { type McpOptions, INSTRUCTIONS, SERVER_NAME, buildServer, minimalDescriptor } from './server.js';
-export { TOOLS, type ToolDef, type ToolResult, type ToolContext, callTool } from './tools.js';
+export { answerMcp, createMcpHandler, JSONRPC, MCP_BODY_LIMIT, type McpInput, mcpRoutes, originAllowed } from './handler.js';
 export { TEXT_LIMIT } from './paging.js';
+export { buildServer, INSTRUCTIONS, type McpOptions, minimalDescriptor, SERVER_NAME } from './server.js';
+export { callTool, TOOLS, type ToolContext, type ToolDef, type ToolResult } from './tools.js';

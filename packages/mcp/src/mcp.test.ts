@@ -13,7 +13,11 @@ let hub: ReturnType<typeof createHub>;
 const HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 async function rpc(body: unknown, headers: Record<string, string> = {}, h = hub) {
-  return request(h, '/mcp', { method: 'POST', headers: { ...HEADERS, ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return request(h, '/mcp', {
+    method: 'POST',
+    headers: { ...HEADERS, ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
 }
 
 async function call(name: string, args: unknown, h = hub) {
@@ -31,7 +35,12 @@ beforeAll(async () => {
 
 describe('POST /mcp: the JSON-RPC envelope', () => {
   it('initialize negotiates the client version when supported, else the latest', async () => {
-    const init = (v: string) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: v, capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    const init = (v: string) => ({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: v, capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     const a = await rpc(init('2025-03-26'));
     expect(a.status).toBe(200);
     expect(a.headers['content-type']).toMatch(/^application\/json/);
@@ -144,7 +153,11 @@ describe('POST /mcp: the JSON-RPC envelope', () => {
     const text = await request(hub, '/mcp', { method: 'POST', headers: { 'content-type': 'text/plain' }, body: ping });
     expect(text.status).toBe(415);
     expect(text.json().error).toMatch(/application\/json/);
-    const html = await request(hub, '/mcp', { method: 'POST', headers: { 'content-type': 'application/json', accept: 'text/html' }, body: ping });
+    const html = await request(hub, '/mcp', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/html' },
+      body: ping,
+    });
     expect(html.status).toBe(406);
     // A client that sends no Accept (curl) is answered.
     const bare = await request(hub, '/mcp', { method: 'POST', headers: { 'content-type': 'application/json' }, body: ping });
@@ -172,14 +185,24 @@ describe('tools', () => {
   it('tools/list gives every tool with a title, an object schema and read-only annotations', async () => {
     const res = await rpc({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
     const tools = res.json().result.tools as any[];
-    expect(tools.map((x) => x.name).sort()).toEqual(['get_download', 'hub_archive', 'hub_health', 'hub_repo_details', 'hub_repo_search', 'model_details', 'model_search']);
+    expect(tools.map((x) => x.name).sort()).toEqual([
+      'get_download',
+      'hub_archive',
+      'hub_health',
+      'hub_repo_details',
+      'hub_repo_search',
+      'model_details',
+      'model_search',
+    ]);
     for (const tool of tools) {
       expect(tool.title).toBeTruthy();
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false, openWorldHint: true });
     }
     const search = tools.find((x) => x.name === 'hub_repo_search');
-    expect(Object.keys(search.inputSchema.properties)).toEqual(expect.arrayContaining(['query', 'author', 'filters', 'task', 'library', 'sort', 'limit', 'cursor']));
+    expect(Object.keys(search.inputSchema.properties)).toEqual(
+      expect.arrayContaining(['query', 'author', 'filters', 'task', 'library', 'sort', 'limit', 'cursor']),
+    );
     expect(search.inputSchema.properties.limit).toMatchObject({ minimum: 1, maximum: 100, default: 20 });
   });
 
@@ -217,7 +240,14 @@ describe('tools', () => {
       id: `synthetic-many/model-with-a-fairly-long-name-${String(i).padStart(3, '0')}`,
       revision: i.toString(16).padStart(40, '0'),
       files: [{ path: 'model.gguf', size: 100 + i, sha256: i.toString(16).padStart(64, 'a') }],
-      row: { downloads: 1000 - i, likes: i, trendingScore: 1000 - i, pipeline_tag: 'text-generation', library_name: 'gguf', tags: ['gguf'] },
+      row: {
+        downloads: 1000 - i,
+        likes: i,
+        trendingScore: 1000 - i,
+        pipeline_tag: 'text-generation',
+        library_name: 'gguf',
+        tags: ['gguf'],
+      },
       sources: [{ source: 'mirror-a', type: 'http' }],
     }));
     const big = await createTestHub({ models: many });
@@ -248,12 +278,19 @@ describe('tools', () => {
     expect(wrong.content[0]?.text).toMatch(/Fix:/);
     expect((await call('hub_repo_search', { cursor: '%%%' }, h)).isError).toBe(true);
     // Archive days and file listings page the same way.
-    const files = await call('hub_repo_details', { repo_ids: ['synthetic-many/model-with-a-fairly-long-name-000'], operations: ['files'], limit: 1 }, h);
+    const files = await call(
+      'hub_repo_details',
+      { repo_ids: ['synthetic-many/model-with-a-fairly-long-name-000'], operations: ['files'], limit: 1 },
+      h,
+    );
     expect(files.structuredContent.next_cursor).toBeTruthy();
   });
 
   it('hub_repo_details shows overview, files, quants and sources', async () => {
-    const r = await call('hub_repo_details', { repo_ids: ['SYNTHETIC-ORG/tiny-llama-gguf', 'synthetic-org/bert-ish'], operations: ['overview', 'files', 'quants', 'sources'] });
+    const r = await call('hub_repo_details', {
+      repo_ids: ['SYNTHETIC-ORG/tiny-llama-gguf', 'synthetic-org/bert-ish'],
+      operations: ['overview', 'files', 'quants', 'sources'],
+    });
     expect(r.isError, r.content[0]?.text).toBeUndefined();
     const [llama, bert] = r.structuredContent.models;
     expect(llama.id).toBe('synthetic-org/tiny-llama-GGUF');
@@ -349,7 +386,8 @@ describe('resources and prompts', () => {
     expect(templates[0].uriTemplate).toBe('hub://catalog/{address}');
     const desc = (await rpc({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'hub://descriptor' } })).json().result;
     expect(JSON.parse(desc.contents[0].text)).toMatchObject({ format: 'svc.model-hub.descriptor/v1', catalog: t.catalog });
-    const cat = (await rpc({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: `hub://catalog/${t.catalog}` } })).json().result;
+    const cat = (await rpc({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: `hub://catalog/${t.catalog}` } })).json()
+      .result;
     const stored = await t.objects.get(t.catalog);
     expect(cat.contents[0].text).toBe(new TextDecoder().decode(stored?.bytes));
     expect(canonicalBytes(JSON.parse(cat.contents[0].text))).toEqual(stored?.bytes);
@@ -372,8 +410,20 @@ describe('resources and prompts', () => {
 
   it('prompts: download-and-verify', async () => {
     const list = (await rpc({ jsonrpc: '2.0', id: 1, method: 'prompts/list' })).json().result.prompts;
-    expect(list).toEqual([expect.objectContaining({ name: 'download-and-verify', arguments: expect.arrayContaining([expect.objectContaining({ name: 'model', required: true })]) })]);
-    const got = (await rpc({ jsonrpc: '2.0', id: 1, method: 'prompts/get', params: { name: 'download-and-verify', arguments: { model: 'synthetic-org/tiny-llama-GGUF', quant: 'Q4_K_M' } } })).json().result;
+    expect(list).toEqual([
+      expect.objectContaining({
+        name: 'download-and-verify',
+        arguments: expect.arrayContaining([expect.objectContaining({ name: 'model', required: true })]),
+      }),
+    ]);
+    const got = (
+      await rpc({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'prompts/get',
+        params: { name: 'download-and-verify', arguments: { model: 'synthetic-org/tiny-llama-GGUF', quant: 'Q4_K_M' } },
+      })
+    ).json().result;
     const text = got.messages[0].content.text as string;
     expect(text).toMatch(/get_download/);
     expect(text).toContain(`echo '${'2'.repeat(64)}  tiny-llama-Q4_K_M.gguf' | sha256sum -c`);
@@ -383,13 +433,28 @@ describe('resources and prompts', () => {
 describe('createMcpHandler (web-standard hosts)', () => {
   it('answers a web Request with a web Response', async () => {
     const handle = createMcpHandler(t.deps);
-    const res = await handle(new Request('https://edge.example/mcp', { method: 'POST', headers: HEADERS, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_download', arguments: { model: 'synthetic-org/bert-ish', path: 'config.json' } } }) }));
+    const res = await handle(
+      new Request('https://edge.example/mcp', {
+        method: 'POST',
+        headers: HEADERS,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'get_download', arguments: { model: 'synthetic-org/bert-ish', path: 'config.json' } },
+        }),
+      }),
+    );
     expect(res.status).toBe(200);
     const body = await res.json();
-    expect(body.result.structuredContent.files[0].url).toBe(`https://edge.example/synthetic-org/bert-ish/resolve/${'b'.repeat(40)}/config.json`);
+    expect(body.result.structuredContent.files[0].url).toBe(
+      `https://edge.example/synthetic-org/bert-ish/resolve/${'b'.repeat(40)}/config.json`,
+    );
     const get = await handle(new Request('https://edge.example/mcp'));
     expect(get.status).toBe(405);
-    const huge = await handle(new Request('https://edge.example/mcp', { method: 'POST', headers: HEADERS, body: 'x'.repeat(4 * 1024 * 1024 + 1) }));
+    const huge = await handle(
+      new Request('https://edge.example/mcp', { method: 'POST', headers: HEADERS, body: 'x'.repeat(4 * 1024 * 1024 + 1) }),
+    );
     expect(huge.status).toBe(413);
   });
 });

@@ -70,16 +70,24 @@ export function decodeCursor(cursor: string | undefined, tool: string, snapshot:
     const b64 = cursor.replace(/-/g, '+').replace(/_/g, '/');
     body = JSON.parse(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4))) as CursorBody;
   } catch {
-    throw new CursorError(`The cursor "${cursor.slice(0, 40)}" is not one this hub gave out. Fix: pass the exact next_cursor of the previous ${tool} answer, or call ${tool} again without cursor.`);
+    throw new CursorError(
+      `The cursor "${cursor.slice(0, 40)}" is not one this hub gave out. Fix: pass the exact next_cursor of the previous ${tool} answer, or call ${tool} again without cursor.`,
+    );
   }
   if (typeof body?.o !== 'number' || !Number.isInteger(body.o) || body.o < 0 || body.t !== tool) {
-    throw new CursorError(`This cursor belongs to another tool or is damaged. Fix: pass the next_cursor of the previous ${tool} answer, or call ${tool} without cursor.`);
+    throw new CursorError(
+      `This cursor belongs to another tool or is damaged. Fix: pass the next_cursor of the previous ${tool} answer, or call ${tool} without cursor.`,
+    );
   }
   if (body.s !== snapshot) {
-    throw new CursorError(`The index changed since this cursor was given out. Fix: call ${tool} again without cursor to start over on today's index.`);
+    throw new CursorError(
+      `The index changed since this cursor was given out. Fix: call ${tool} again without cursor to start over on today's index.`,
+    );
   }
   if (body.h !== argsFingerprint(args)) {
-    throw new CursorError(`This cursor was given for different ${tool} arguments. Fix: repeat the same arguments with the cursor, or drop the cursor to start a new listing.`);
+    throw new CursorError(
+      `This cursor was given for different ${tool} arguments. Fix: repeat the same arguments with the cursor, or drop the cursor to start a new listing.`,
+    );
   }
   return body.o;
 }

@@ -3,7 +3,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { z } from 'zod';
-import { ANNOTATIONS, TOOLS, TOOLS_BY_NAME, type ToolContext, callTool } from './tools.js';
+import { ANNOTATIONS, callTool, TOOLS, TOOLS_BY_NAME, type ToolContext } from './tools.js';
 
 export const SERVER_NAME = 'model-hub';
 
@@ -108,11 +108,17 @@ export function buildServer(ctx: ToolContext, options: McpOptions = {}): McpServ
     async (uri, variables) => {
       const address = decodeURIComponent(String(variables.address ?? ''));
       if (!isAddress(address)) {
-        throw new McpError(ErrorCode.InvalidParams, `"${address}" is not a hub object address. Fix: use hub://catalog/blake3:<64 hex>, e.g. ${catalogUri(deps.index().catalogAddress)}.`);
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `"${address}" is not a hub object address. Fix: use hub://catalog/blake3:<64 hex>, e.g. ${catalogUri(deps.index().catalogAddress)}.`,
+        );
       }
       const bytes = await deps.index().object(address);
       if (!bytes) {
-        throw new McpError(ErrorCode.InvalidParams, `No object at ${address}. Fix: read ${catalogUri(deps.index().catalogAddress)} for today's catalog, or find older days with hub_archive.`);
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `No object at ${address}. Fix: read ${catalogUri(deps.index().catalogAddress)} for today's catalog, or find older days with hub_archive.`,
+        );
       }
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: new TextDecoder().decode(bytes) }] };
     },
@@ -144,7 +150,10 @@ export function buildServer(ctx: ToolContext, options: McpOptions = {}): McpServ
       ];
       if (now && !now.isError) steps.push('', 'What get_download answers right now:', now.content[0]?.text ?? '');
       else if (now?.isError) steps.push('', `Note: get_download answers now: ${now.content[0]?.text ?? ''}`);
-      return { description: `Download and verify ${model}`, messages: [{ role: 'user', content: { type: 'text', text: steps.join('\n') } }] };
+      return {
+        description: `Download and verify ${model}`,
+        messages: [{ role: 'user', content: { type: 'text', text: steps.join('\n') } }],
+      };
     },
   );
 

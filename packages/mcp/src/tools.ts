@@ -1,14 +1,13 @@
 import {
   type CoreDeps,
+  encodePath,
   type IndexedModel,
   type IndexStore,
-  type SortKey,
-  QUANT_PREFERENCE,
-  encodePath,
-  isLaterSplit,
   isMmproj,
+  QUANT_PREFERENCE,
   quantOf,
   readArchive,
+  type SortKey,
   searchModels,
 } from '@hub/core-index';
 import { z } from 'zod';
@@ -73,7 +72,10 @@ function isListed(m: IndexedModel): boolean {
 /** Look a model up; an unknown id is recorded for the next index run and answered with a fix. */
 function findModel(ctx: ToolContext, id: string): IndexedModel {
   const index = ctx.deps.index();
-  const trimmed = id.trim().replace(/^https?:\/\/[^/]+\//, '').replace(/\/+$/, '');
+  const trimmed = id
+    .trim()
+    .replace(/^https?:\/\/[^/]+\//, '')
+    .replace(/\/+$/, '');
   const m = index.model(trimmed);
   if (m) return m;
   // Recorded for the next index run only when it looks like an id the run could look up (as the model-host dialect does).
@@ -82,7 +84,10 @@ function findModel(ctx: ToolContext, id: string): IndexedModel {
     const r = ctx.deps.missing.record(trimmed);
     if (r && typeof (r as Promise<void>).then === 'function') ctx.deps.defer(r as Promise<void>);
   }
-  const words = trimmed.toLowerCase().split(/[/\s_-]+/).filter((w) => w.length > 2);
+  const words = trimmed
+    .toLowerCase()
+    .split(/[/\s_-]+/)
+    .filter((w) => w.length > 2);
   const near = index
     .models()
     .filter((x) => isListed(x) && words.some((w) => x.id.toLowerCase().includes(w)))
@@ -263,7 +268,10 @@ function detailBlocks(ctx: ToolContext, ids: string[], operations: Operation[]):
       m = findModel(ctx, id);
     } catch (e) {
       missing.push(id);
-      blocks.push({ text: `## ${id}\n${(e as Error).message}`, item: { model: id, kind: 'missing', data: { error: (e as Error).message } } });
+      blocks.push({
+        text: `## ${id}\n${(e as Error).message}`,
+        item: { model: id, kind: 'missing', data: { error: (e as Error).message } },
+      });
       continue;
     }
     const quants = quantFiles(m);
@@ -273,7 +281,10 @@ function detailBlocks(ctx: ToolContext, ids: string[], operations: Operation[]):
         const lines = [`## ${m.id}`, `revision ${m.revision} · license ${m.object.license ?? 'unknown'} · ${rowFacts(m).join(' · ')}`];
         if (facts.context ?? m.row.svc.context) lines.push(`context ${facts.context ?? m.row.svc.context} tokens`);
         if (m.row.tags?.length) lines.push(`tags: ${m.row.tags.slice(0, 20).join(', ')}`);
-        if (quants.size) lines.push(`GGUF quantisations: ${[...quants.keys()].join(', ')} (default ${defaultQuant(quants)}) → get_download {"model": "${m.id}", "quant": "…"}`);
+        if (quants.size)
+          lines.push(
+            `GGUF quantisations: ${[...quants.keys()].join(', ')} (default ${defaultQuant(quants)}) → get_download {"model": "${m.id}", "quant": "…"}`,
+          );
         if (sourcesOf(m).length) lines.push(`sources: ${sourcesOf(m).join(', ')}`);
         lines.push(`api: ${ctx.origin}/api/models/${m.id} · object: ${m.address}`);
         blocks.push({
@@ -329,13 +340,23 @@ function detailBlocks(ctx: ToolContext, ids: string[], operations: Operation[]):
         for (const s of m.sources) {
           const state = snapshot.sources[s.source];
           const holds = s.paths ? `${s.paths.length} of ${m.files.length} files` : 'every file';
-          const status = state ? `${state.ok ? 'ok' : 'down'}${state.reason ? ` (${state.reason})` : ''}, checked ${state.checked ?? 'never'}` : 'not configured here';
+          const status = state
+            ? `${state.ok ? 'ok' : 'down'}${state.reason ? ` (${state.reason})` : ''}, checked ${state.checked ?? 'never'}`
+            : 'not configured here';
           blocks.push({
             text: `- ${health.display(s.source)} [${s.source}] · ${s.type} · holds ${holds} · ${status}`,
             item: {
               model: m.id,
               kind: 'sources',
-              data: { source: s.source, display: health.display(s.source), type: s.type, paths: s.paths ?? null, ok: state?.ok ?? null, checked: state?.checked ?? null, reason: state?.reason ?? null },
+              data: {
+                source: s.source,
+                display: health.display(s.source),
+                type: s.type,
+                paths: s.paths ?? null,
+                ok: state?.ok ?? null,
+                checked: state?.checked ?? null,
+                reason: state?.reason ?? null,
+              },
             },
           });
         }
@@ -403,7 +424,9 @@ const detailsInput = z.object({
     .array(z.enum(DETAIL_OPERATIONS))
     .min(1)
     .optional()
-    .describe('What to show: overview (default), files (path, size, sha256), quants (GGUF quantisations), sources (where the bytes live, and their health).'),
+    .describe(
+      'What to show: overview (default), files (path, size, sha256), quants (GGUF quantisations), sources (where the bytes live, and their health).',
+    ),
   limit: z.number().int().min(1).max(500).default(200).describe('Most lines per answer (default 200); the text is also cut at 8 KB.'),
   cursor: cursorArg,
 });
@@ -432,7 +455,10 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
     modelId = colon[1] as string;
     quant ??= colon[2];
   }
-  if (args.path && quant) throw new ToolError('Give either path or quant, not both. Fix: drop quant to fetch one exact file, or drop path to fetch a quantisation.');
+  if (args.path && quant)
+    throw new ToolError(
+      'Give either path or quant, not both. Fix: drop quant to fetch one exact file, or drop path to fetch a quantisation.',
+    );
   const m = findModel(ctx, modelId);
   const quants = quantFiles(m);
   let files: IndexedModel['files'];
@@ -465,7 +491,8 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
   } else if (quants.size) {
     picked = defaultQuant(quants);
     files = quants.get(picked as string) ?? [];
-    if (quants.size > 1) note = `Default quantisation ${picked}; others: ${[...quants.keys()].filter((q) => q !== picked).join(', ')} (pass "quant").`;
+    if (quants.size > 1)
+      note = `Default quantisation ${picked}; others: ${[...quants.keys()].filter((q) => q !== picked).join(', ')} (pass "quant").`;
   } else {
     files = m.files;
   }
@@ -500,13 +527,17 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
   });
   // Download answers are listed whole up to the text limit; a many-file model continues with the cursor.
   const p = page(blocks, offset, 100);
-  const next = p.next === null ? null : encodeCursor('get_download', p.next, snapshotKey(index), args as unknown as Record<string, unknown>);
+  const next =
+    p.next === null ? null : encodeCursor('get_download', p.next, snapshotKey(index), args as unknown as Record<string, unknown>);
   const head = [
     `${m.id} @ ${m.revision}${picked ? ` · ${picked}` : ''} · ${files.length} file${files.length === 1 ? '' : 's'}, ${humanBytes(files.reduce((n, f) => n + f.size, 0))}`,
     'The URL redirects to a live source; the SHA-256 comes from the index, never from the source. `sha256sum -c` must print OK (macOS: use `shasum -a 256 -c`); if it prints FAILED, delete the file.',
   ];
   if (note) head.push(note);
-  if (files.length > 1) head.push(`Every checksum at once: curl -fsL ${shellQuote(`${ctx.origin}/${m.id}/resolve/${m.revision}/SHA256SUMS`)} | sha256sum -c --ignore-missing`);
+  if (files.length > 1)
+    head.push(
+      `Every checksum at once: curl -fsL ${shellQuote(`${ctx.origin}/${m.id}/resolve/${m.revision}/SHA256SUMS`)} | sha256sum -c --ignore-missing`,
+    );
   const text = `${head.join('\n')}\n\n${p.shown.map((b) => b.text).join('\n')}${pageFooter(next, 'get_download', p.shown.length, p.total, offset)}`;
   return textResult(text, {
     model: m.id,
@@ -634,7 +665,8 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'hub_health',
     title: 'Source health',
-    description: 'Which byte sources passed their last probe, when they were last reached, and the order downloads try them in. Takes no arguments.',
+    description:
+      'Which byte sources passed their last probe, when they were last reached, and the order downloads try them in. Takes no arguments.',
     input: z.object({}).strict(),
     example: '{}',
     run: (args, ctx) => runHealth(args, ctx),
@@ -642,7 +674,8 @@ export const TOOLS: ToolDef[] = [
   {
     name: 'hub_archive',
     title: 'Index archive',
-    description: "Every archived day of the index, newest first: the day's catalog address (a BLAKE3 content address), model, file and byte counts.",
+    description:
+      "Every archived day of the index, newest first: the day's catalog address (a BLAKE3 content address), model, file and byte counts.",
     input: archiveInput,
     example: '{"limit": 5}',
     run: (args, ctx) => runArchive(args, ctx),

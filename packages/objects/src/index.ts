@@ -1,3 +1,3 @@
-export { objectRoutes, capabilityManifest, OPERATIONS, PROTOCOL_VERSION, SERVER_VERSION, MAXIMUM_MESSAGE_BYTES } from './routes.js';
-export { publishRoutes, CHUNK_BYTES, CHUNK_KIND, CHUNKED_KIND, CHUNKED_FORMAT, type ChunkedRecord } from './publish-routes.js';
-export { publishObject, fetchObject, PublishError, type PublishOptions, type PublishResult } from './publish-client.js';
+export { fetchObject, PublishError, type PublishOptions, type PublishResult, publishObject } from './publish-client.js';
+export { CHUNK_BYTES, CHUNK_KIND, CHUNKED_FORMAT, CHUNKED_KIND, type ChunkedRecord, publishRoutes } from './publish-routes.js';
+export { capabilityManifest, MAXIMUM_MESSAGE_BYTES, OPERATIONS, objectRoutes, PROTOCOL_VERSION, SERVER_VERSION } from './routes.js';

@@ -1,12 +1,4 @@
-import {
-  type CapabilityManifest,
-  type CoreDeps,
-  type HealthResponse,
-  type Route,
-  errorResponse,
-  isAddress,
-  json,
-} from '@hub/core-index';
+import { type CapabilityManifest, type CoreDeps, errorResponse, type HealthResponse, isAddress, json, type Route } from '@hub/core-index';
 
 export const PROTOCOL_VERSION = 1;
 export const SERVER_VERSION = '1.0.0';
@@ -23,7 +15,12 @@ function badAddress(address: string) {
 }
 
 function notFound(address: string) {
-  return errorResponse('objects', 404, 'LIVE_NOT_FOUND', `No object at ${address}. Addresses come from the descriptor (/.well-known/model-hub.json) and the catalog.`);
+  return errorResponse(
+    'objects',
+    404,
+    'LIVE_NOT_FOUND',
+    `No object at ${address}. Addresses come from the descriptor (/.well-known/model-hub.json) and the catalog.`,
+  );
 }
 
 /** The operations this server offers, as the capability manifest lists them. */

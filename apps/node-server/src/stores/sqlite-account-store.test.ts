@@ -61,7 +61,9 @@ describe('SqliteAccountStore', () => {
     expect(outcomes.filter((o) => o === 'exists')).toHaveLength(49);
     // The database itself refuses a duplicate row.
     expect(() =>
-      a.db.prepare('INSERT INTO requests (did, model_key, model, created) VALUES (?, ?, ?, ?)').run('did:plc:two-conns', 'race/model', 'race/model', 'x'),
+      a.db
+        .prepare('INSERT INTO requests (did, model_key, model, created) VALUES (?, ?, ?, ?)')
+        .run('did:plc:two-conns', 'race/model', 'race/model', 'x'),
     ).toThrow(/UNIQUE/);
   });
 });

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { ACCOUNT_SCHEMA, type AccountRecord, type AccountStore, type RequestOutcome, isoTime, modelKey } from '@hub/account';
+import { ACCOUNT_SCHEMA, type AccountRecord, type AccountStore, isoTime, modelKey, type RequestOutcome } from '@hub/account';
 import Database from 'better-sqlite3';
 
 /** The file, under the data folder, that holds every account. */
@@ -39,7 +39,9 @@ export class SqliteAccountStore implements AccountStore {
       insertAccount: db.prepare<[string, string]>('INSERT INTO accounts (did, created) VALUES (?, ?) ON CONFLICT (did) DO NOTHING'),
       saved: db.prepare<[string], { model: string }>('SELECT model FROM saved WHERE did = ? ORDER BY position'),
       savedHas: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM saved WHERE did = ? AND model_key = ?'),
-      savedCount: db.prepare<[string], { n: number; top: number | null }>('SELECT COUNT(*) AS n, MAX(position) AS top FROM saved WHERE did = ?'),
+      savedCount: db.prepare<[string], { n: number; top: number | null }>(
+        'SELECT COUNT(*) AS n, MAX(position) AS top FROM saved WHERE did = ?',
+      ),
       savedClear: db.prepare<[string]>('DELETE FROM saved WHERE did = ?'),
       savedInsert: db.prepare<[string, string, string, number]>(
         'INSERT INTO saved (did, model_key, model, position) VALUES (?, ?, ?, ?) ON CONFLICT (did, model_key) DO NOTHING',
@@ -59,7 +61,7 @@ export class SqliteAccountStore implements AccountStore {
       setSaved: db.transaction((did: string, ids: string[], now: number) => {
         q.insertAccount.run(did, isoTime(now));
         q.savedClear.run(did);
-        ids.forEach((id, i) => q.savedInsert.run(did, modelKey(id), id, i));
+        for (const [i, id] of ids.entries()) q.savedInsert.run(did, modelKey(id), id, i);
       }),
       addSaved: db.transaction((did: string, id: string, max: number, now: number): 'full' | 'ok' => {
         q.insertAccount.run(did, isoTime(now));

@@ -1,2 +1,2 @@
 export { accountStoreContract } from './account-store.contract.js';
-export { type TestIdentityProvider, createTestIdentityProvider } from './tokens.js';
+export { createTestIdentityProvider, type TestIdentityProvider } from './tokens.js';

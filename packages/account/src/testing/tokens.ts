@@ -1,4 +1,4 @@
-import { type JWK, type JWTPayload, SignJWT, exportJWK, exportSPKI, generateKeyPair } from 'jose';
+import { exportJWK, exportSPKI, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 
 /** A throwaway ES256 identity provider for tests: a fresh key pair and a signer. */
 export interface TestIdentityProvider {
@@ -6,7 +6,10 @@ export interface TestIdentityProvider {
   publicKeyPem: string;
   publicJwk: JWK;
   /** Sign a token for `sub`; by default issued now (ms `now`), valid one hour (`expiresInSeconds: null`: no `exp`). */
-  sign(claims: JWTPayload & { sub?: string }, options?: { now?: number; expiresInSeconds?: number | null; header?: Record<string, unknown> }): Promise<string>;
+  sign(
+    claims: JWTPayload & { sub?: string },
+    options?: { now?: number; expiresInSeconds?: number | null; header?: Record<string, unknown> },
+  ): Promise<string>;
 }
 
 export async function createTestIdentityProvider(defaults: { issuer?: string; audience?: string } = {}): Promise<TestIdentityProvider> {

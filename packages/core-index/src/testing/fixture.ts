@@ -1,9 +1,9 @@
 import type { Address } from '../blake3.js';
-import { buildIndex, type BuildModelInput } from '../builder.js';
+import { type BuildModelInput, buildIndex } from '../builder.js';
 import { type CoreDeps, MemoryMissingLog, silentLogger } from '../deps.js';
 import { type IndexStore, loadIndex } from '../index-store.js';
 import { MemoryObjectStore } from '../memory-object-store.js';
-import { type SourceConfig, MemorySourceHealth } from '../source-health.js';
+import { MemorySourceHealth, type SourceConfig } from '../source-health.js';
 
 /**
  * SYNTHETIC fixture models for unit tests. Ids, paths and hashes are made up for tests and
@@ -24,9 +24,18 @@ export const SYNTHETIC_MODELS: BuildModelInput[] = [
       tags: ['gguf', 'llama'],
       parameters: 1_000_000,
       context: 4096,
-      gguf: [{ path: 'tiny-llama-Q4_K_M.gguf', architecture: 'llama', quantization: 'Q4_K_M', context_length: 4096, parameters: 1_000_000 }],
+      gguf: [
+        { path: 'tiny-llama-Q4_K_M.gguf', architecture: 'llama', quantization: 'Q4_K_M', context_length: 4096, parameters: 1_000_000 },
+      ],
     },
-    row: { downloads: 10, likes: 2, trendingScore: 9, pipeline_tag: 'text-generation', library_name: 'gguf', tags: ['gguf', 'llama', 'text-generation'] },
+    row: {
+      downloads: 10,
+      likes: 2,
+      trendingScore: 9,
+      pipeline_tag: 'text-generation',
+      library_name: 'gguf',
+      tags: ['gguf', 'llama', 'text-generation'],
+    },
     sources: [
       { source: 'mirror-a', type: 'http' },
       { source: 'mirror-b', type: 'http', paths: ['tiny-llama-Q4_K_M.gguf'] },
@@ -42,7 +51,14 @@ export const SYNTHETIC_MODELS: BuildModelInput[] = [
       { path: 'nested/dir/vocab.txt', size: 231_508, sha256: '6'.repeat(64) },
     ],
     facts: { pipeline_tag: 'fill-mask', library_name: 'transformers', tags: ['transformers', 'bert'] },
-    row: { downloads: 1000, likes: 50, trendingScore: 5, pipeline_tag: 'fill-mask', library_name: 'transformers', tags: ['transformers', 'bert', 'fill-mask'] },
+    row: {
+      downloads: 1000,
+      likes: 50,
+      trendingScore: 5,
+      pipeline_tag: 'fill-mask',
+      library_name: 'transformers',
+      tags: ['transformers', 'bert', 'fill-mask'],
+    },
     sources: [{ source: 'mirror-a', type: 'http' }],
   },
   {

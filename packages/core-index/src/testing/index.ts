@@ -1,2 +1,8 @@
-export { createTestHub, type TestHub, SYNTHETIC_MODELS } from './fixture.js';
-export { FakeUpstream, type FakeUpstreamData, type FakeUpstreamOptions, type FakeModel, type TrendingRow } from '../upstream/testing/fake-upstream.js';
+export {
+  type FakeModel,
+  FakeUpstream,
+  type FakeUpstreamData,
+  type FakeUpstreamOptions,
+  type TrendingRow,
+} from '../upstream/testing/fake-upstream.js';
+export { createTestHub, SYNTHETIC_MODELS, type TestHub } from './fixture.js';

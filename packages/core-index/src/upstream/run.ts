@@ -21,6 +21,7 @@ import { pinFor, pinSource } from './pins.js';
 export const BUILD_RESULT_KIND = 'model-hub.build-result';
 export const BUILD_LISTING_KIND = 'model-hub.build-listing';
 export const WORK_FORMAT = 'svc.model-hub.build-work/v1';
+
 /** The OCI repository that holds every day's index (Archive.registry). */
 import { ARCHIVE_REGISTRY } from '../builder.js';
 

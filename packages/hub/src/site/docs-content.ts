@@ -13,7 +13,7 @@ export const DOC_PAGES: readonly DocPage[] = [
     title: 'Source failover',
     markdown: `# Source failover
 
-The hub never serves weight bytes. A request for a model file gets a redirect to a *source* that
+The hub never serves weight bytes. A request for a model file gets a redirect to a _source_ that
 holds the bytes and passed its most recent probe. The SHA-256 the bytes must have comes from the
 hub's index, never from the source.
 
@@ -21,13 +21,13 @@ hub's index, never from the source.
 
 Each source has three spellings:
 
-| Display (\`svc.sources\` in a row) | Health key and \`X-Hub-Source\` | \`/via/\` token |
-| --- | --- | --- |
-| \`Hugging Face\` | \`huggingface.co\` | \`hf\` |
-| \`ModelScope\` | \`modelscope.cn\` | \`modelscope\` |
-| \`IPFS\` | \`ipfs\` | \`ipfs\` |
-| \`P2P\` | none | none (never redirected to) |
-| an operator's HTTP mirror | its \`name\` | its \`token\`, else its \`name\` |
+| Display (\`svc.sources\` in a row) | Health key and \`X-Hub-Source\` | \`/via/\` token                |
+| -------------------------------- | ----------------------------- | ---------------------------- |
+| \`Hugging Face\`                   | \`huggingface.co\`              | \`hf\`                         |
+| \`ModelScope\`                     | \`modelscope.cn\`               | \`modelscope\`                 |
+| \`IPFS\`                           | \`ipfs\`                        | \`ipfs\`                       |
+| \`P2P\`                            | none                          | none (never redirected to)   |
+| an operator's HTTP mirror        | its \`name\`                    | its \`token\`, else its \`name\` |
 
 The index says which sources hold which files: each revision has \`model-hub.source\` records naming
 a source by its health key, and a record may list only some paths. The hub never guesses from a
@@ -63,7 +63,9 @@ Sometimes the file is held only by sources that are not \`ok\`. The hub then ans
 page's health route:
 
 \`\`\`json
-{"error": "No live source holds \\"weights.bin\\" of owner/name right now (sources holding it: a, b); retry after the next probe, or see /api/hub/health."}
+{
+  "error": "No live source holds \\"weights.bin\\" of owner/name right now (sources holding it: a, b); retry after the next probe, or see /api/hub/health."
+}
 \`\`\`
 
 \`Retry-After\` is the number of seconds until the next re-check of a failing source, with a minimum
@@ -92,27 +94,27 @@ curl -sI https://HUB/via/hf/OWNER/NAME/resolve/main/FILE | grep -i x-hub-source
 Every source with a probe file gets probed. The hub fetches the file from that source, follows
 redirects, and hashes the body with SHA-256 as it streams. Then it records one of these reasons:
 
-| \`reason\` | meaning | \`ok\` |
-| --- | --- | --- |
-| \`verified\` | the probe file arrived whole and hashed to the configured SHA-256 | true |
-| \`mismatch\` | other bytes arrived: a different hash, a different size, or more than 16 MiB | false |
-| \`status\` | the source answered with a status other than 2xx | false |
-| \`timeout\` | no complete answer within 10 s (connect, headers and the whole body) | false |
-| \`unreachable\` | the connection failed (refused, reset, DNS) | false |
+| \`reason\`      | meaning                                                                      | \`ok\`  |
+| ------------- | ---------------------------------------------------------------------------- | ----- |
+| \`verified\`    | the probe file arrived whole and hashed to the configured SHA-256            | true  |
+| \`mismatch\`    | other bytes arrived: a different hash, a different size, or more than 16 MiB | false |
+| \`status\`      | the source answered with a status other than 2xx                             | false |
+| \`timeout\`     | no complete answer within 10 s (connect, headers and the whole body)         | false |
+| \`unreachable\` | the connection failed (refused, reset, DNS)                                  | false |
 
 A failing source stops receiving redirects as soon as its probe fails. Clients are then sent to
 the next source in \`order\` that holds the file.
 
 ### The schedule (node-server defaults)
 
-| setting (config key) | default |
-| --- | --- |
-| probe interval for a source whose last probe passed (\`probeIntervalSeconds\`) | 60 s |
-| one probe's time limit (\`probeTimeoutSeconds\`) | 10 s |
-| first re-check of a failing source (\`probeRetrySeconds\`) | 40 s |
-| longest wait between re-checks of a failing source (\`probeRetryMaxSeconds\`) | 3600 s (1 h) |
-| sources probed at the same time (\`probeConcurrency\`) | 4 |
-| largest probe body read | 16 MiB |
+| setting (config key)                                                         | default      |
+| ---------------------------------------------------------------------------- | ------------ |
+| probe interval for a source whose last probe passed (\`probeIntervalSeconds\`) | 60 s         |
+| one probe's time limit (\`probeTimeoutSeconds\`)                               | 10 s         |
+| first re-check of a failing source (\`probeRetrySeconds\`)                     | 40 s         |
+| longest wait between re-checks of a failing source (\`probeRetryMaxSeconds\`)  | 3600 s (1 h) |
+| sources probed at the same time (\`probeConcurrency\`)                         | 4            |
+| largest probe body read                                                      | 16 MiB       |
 
 - **A healthy source** is probed every 60 s. A source that dies right after a passing probe keeps
   getting redirects until its next probe, so for at most 60 s. It is then dropped as soon as that
@@ -146,9 +148,13 @@ commit (or by CID) whose SHA-256 you know. The values below are placeholders, no
 {
   "sources": [
     { "name": "huggingface.co", "probe": { "path": "OWNER/NAME/resolve/COMMIT/FILE", "sha256": "<64 hex>" } },
-    { "name": "my-mirror", "display": "My mirror", "kind": "http",
+    {
+      "name": "my-mirror",
+      "display": "My mirror",
+      "kind": "http",
       "url": "https://mirror.example/{id}/resolve/{revision}/{path}",
-      "probe": { "path": "OWNER/NAME/resolve/COMMIT/FILE", "sha256": "<64 hex>" } }
+      "probe": { "path": "OWNER/NAME/resolve/COMMIT/FILE", "sha256": "<64 hex>" }
+    }
   ],
   "order": ["my-mirror", "huggingface.co", "modelscope.cn", "ipfs"],
   "probeIntervalSeconds": 60
@@ -168,8 +174,10 @@ running keeps its own results and does not re-read this file.
 \`GET /api/hub/health\` shows every source the hub may redirect to:
 
 \`\`\`json
-{ "sources": { "huggingface.co": { "ok": true, "checked": "2026-11-22T02:00:00.000Z", "reason": "verified" } },
-  "order": ["huggingface.co", "modelscope.cn", "ipfs"] }
+{
+  "sources": { "huggingface.co": { "ok": true, "checked": "2026-11-22T02:00:00.000Z", "reason": "verified" } },
+  "order": ["huggingface.co", "modelscope.cn", "ipfs"]
+}
 \`\`\`
 
 - \`ok\`: the result of the last probe. A source that was never probed is \`true\`.

@@ -1,8 +1,4 @@
-export { request, type TestResponse } from './request.js';
 export {
-  compareReports,
-  conformanceCases,
-  runConformance,
   type CaseExpectation,
   type CaseRequest,
   type CaseResponse,
@@ -11,6 +7,10 @@ export {
   type ConformanceFacts,
   type ConformanceOptions,
   type ConformanceReport,
+  compareReports,
+  conformanceCases,
   type HeaderExpectation,
   type Observation,
+  runConformance,
 } from './conformance/index.js';
+export { request, type TestResponse } from './request.js';

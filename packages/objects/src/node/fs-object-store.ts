@@ -1,18 +1,18 @@
 import { constants } from 'node:fs';
-import { mkdir, open, readFile, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type Address,
+  isAddress,
   type ListPage,
   type ListQuery,
+  listFrom,
+  newObjectMetadata,
   type ObjectMetadata,
   type ObjectStore,
   type PutOptions,
   REF_NAME,
   type StoredObject,
-  newObjectMetadata,
-  isAddress,
-  listFrom,
 } from '@hub/core-index';
 
 let tmpCounter = 0;

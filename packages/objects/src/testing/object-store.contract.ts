@@ -1,4 +1,4 @@
-import { type ObjectStore, addressOf, canonicalBytes } from '@hub/core-index';
+import { addressOf, canonicalBytes, type ObjectStore } from '@hub/core-index';
 import { describe, expect, it } from 'vitest';
 
 /** The contract every ObjectStore backend passes. Call it from the backend's own test file. */
