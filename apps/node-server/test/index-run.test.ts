@@ -18,13 +18,16 @@ import { buildFromUpstream } from '../src/upstream-build.js';
 import { verifyStore } from '../src/verify.js';
 import { startTestHub } from './helpers.js';
 
-const DATA = fileURLToPath(new URL('../../../../shared/data/', import.meta.url));
+const DATA = fileURLToPath(new URL('../../../fixtures/model-host/', import.meta.url));
+const GGUF = fileURLToPath(
+  new URL('../../../apps/node-server/demo/tree/demo/tiny-llama-2-GGUF/llama-2-tiny-random-F16.gguf', import.meta.url),
+);
 const readJson = (p: string) => JSON.parse(readFileSync(DATA + p, 'utf8'));
 const data: FakeUpstreamData = {
   trending: readJson('trending/hf_trending_models_2026-05-04.json').models,
   bertTree: readJson('trees/google-bert__bert-base-uncased@dd4bc8b2.tree.json'),
   sha256Records: readJson('files_sha256/hf_file_sha256_index.json').repos,
-  gguf: new Uint8Array(readFileSync(`${DATA}gguf/llama-2-tiny-random.gguf`)),
+  gguf: new Uint8Array(readFileSync(GGUF)),
 };
 // SYNTHETIC flags and ModelScope repositories (see fake-upstream.ts).
 const fakeOptions = (base: string, msBase: string) => ({

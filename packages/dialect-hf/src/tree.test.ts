@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { RefsSchema, TreeEntrySchema } from '@hub/core-index';
 import { request } from '@hub/hub/testing';
@@ -219,37 +219,34 @@ describe('POST …/paths-info/{rev}', () => {
 });
 
 const BERT_TREE = fileURLToPath(
-  new URL('../../../../shared/data/trees/google-bert__bert-base-uncased@dd4bc8b2.tree.json', import.meta.url),
+  new URL('../../../fixtures/model-host/trees/google-bert__bert-base-uncased@dd4bc8b2.tree.json', import.meta.url),
 );
 
-describe('LFS on a real tree (google-bert/bert-base-uncased, ../shared/data/trees)', () => {
-  it.skipIf(!existsSync(BERT_TREE))(
-    'reports lfs with the upstream pointerSize on exactly the files the upstream keeps in LFS',
-    async () => {
-      // Real paths, sizes, commit and LFS SHA-256s; the three small files have only a git SHA-1 upstream,
-      // so their sha256 here is a SYNTHETIC stand-in.
-      const real = JSON.parse(readFileSync(BERT_TREE, 'utf8')) as {
-        revision: string;
-        tree: Array<{ path: string; size: number; oid: string; lfs?: { oid: string; size: number; pointerSize: number } }>;
-      };
-      const { hub } = await hfHub({
-        models: [
-          {
-            id: 'google-bert/bert-base-uncased',
-            revision: real.revision,
-            files: real.tree.map((e, i) => ({ path: e.path, size: e.size, sha256: e.lfs?.oid ?? String(i).repeat(64) })),
-            sources: [{ source: 'mirror-a', type: 'http' }],
-          },
-        ],
-      });
-      const ours = (await request(hub, `/api/models/google-bert/bert-base-uncased/tree/${real.revision}?recursive=true`)).json<any[]>();
-      expect(ours.map((e) => e.path)).toEqual(real.tree.map((e) => e.path));
-      for (const upstream of real.tree) {
-        const mine = ours.find((e) => e.path === upstream.path);
-        expect(mine.size).toBe(upstream.size);
-        if (upstream.lfs) expect(mine.lfs, upstream.path).toEqual(upstream.lfs);
-        else expect(mine, upstream.path).not.toHaveProperty('lfs');
-      }
-    },
-  );
+describe('LFS on a real tree (google-bert/bert-base-uncased, fixtures/model-host/trees)', () => {
+  it('reports lfs with the upstream pointerSize on exactly the files the upstream keeps in LFS', async () => {
+    // Real paths, sizes, commit and LFS SHA-256s; the three small files have only a git SHA-1 upstream,
+    // so their sha256 here is a SYNTHETIC stand-in.
+    const real = JSON.parse(readFileSync(BERT_TREE, 'utf8')) as {
+      revision: string;
+      tree: Array<{ path: string; size: number; oid: string; lfs?: { oid: string; size: number; pointerSize: number } }>;
+    };
+    const { hub } = await hfHub({
+      models: [
+        {
+          id: 'google-bert/bert-base-uncased',
+          revision: real.revision,
+          files: real.tree.map((e, i) => ({ path: e.path, size: e.size, sha256: e.lfs?.oid ?? String(i).repeat(64) })),
+          sources: [{ source: 'mirror-a', type: 'http' }],
+        },
+      ],
+    });
+    const ours = (await request(hub, `/api/models/google-bert/bert-base-uncased/tree/${real.revision}?recursive=true`)).json<any[]>();
+    expect(ours.map((e) => e.path)).toEqual(real.tree.map((e) => e.path));
+    for (const upstream of real.tree) {
+      const mine = ours.find((e) => e.path === upstream.path);
+      expect(mine.size).toBe(upstream.size);
+      if (upstream.lfs) expect(mine.lfs, upstream.path).toEqual(upstream.lfs);
+      else expect(mine, upstream.path).not.toHaveProperty('lfs');
+    }
+  });
 });
