@@ -19,6 +19,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    reporters: process.env.CI ? ['default'] : ['default'],
+    // Under CI a JSON report lets .ci/run print a plain `N passed, N failed` closing line.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-artifacts/vitest.json' }]] : ['default'],
   },
 });
