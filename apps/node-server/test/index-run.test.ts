@@ -12,23 +12,14 @@ import { FsObjectStore } from '@hub/objects/node';
 import { http as mswHttp } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
 import { createLogger } from '../src/logger.js';
 import { nextRunAt, parseRefresh, startRefresh } from '../src/refresh.js';
 import { buildFromUpstream } from '../src/upstream-build.js';
 import { verifyStore } from '../src/verify.js';
 import { startTestHub } from './helpers.js';
 
-const DATA = fileURLToPath(new URL('../../../fixtures/model-host/', import.meta.url));
-const GGUF = fileURLToPath(
-  new URL('../../../apps/node-server/demo/tree/demo/tiny-llama-2-GGUF/llama-2-tiny-random-F16.gguf', import.meta.url),
-);
-const readJson = (p: string) => JSON.parse(readFileSync(DATA + p, 'utf8'));
-const data: FakeUpstreamData = {
-  trending: readJson('trending/hf_trending_models_2026-05-04.json').models,
-  bertTree: readJson('trees/google-bert__bert-base-uncased@dd4bc8b2.tree.json'),
-  sha256Records: readJson('files_sha256/hf_file_sha256_index.json').repos,
-  gguf: new Uint8Array(readFileSync(GGUF)),
-};
+const data: FakeUpstreamData = modelHostFixtures();
 // SYNTHETIC flags and ModelScope repositories (see fake-upstream.ts).
 const fakeOptions = (base: string, msBase: string) => ({
   base,

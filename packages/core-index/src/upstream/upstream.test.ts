@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { modelHostFixtures } from '../../../../fixtures/model-host/load.js';
 import { type Address, addressOf } from '../blake3.js';
 import { readArchive } from '../builder.js';
 import { loadIndex } from '../index-store.js';
@@ -14,17 +15,7 @@ import { parsePins } from './pins.js';
 import { type BuildSummary, runUpstreamBuild, type UpstreamBuildOptions, workRefName } from './run.js';
 import { FakeUpstream, type FakeUpstreamData } from './testing/fake-upstream.js';
 
-const DATA = fileURLToPath(new URL('../../../../fixtures/model-host/', import.meta.url));
-const GGUF = fileURLToPath(
-  new URL('../../../../apps/node-server/demo/tree/demo/tiny-llama-2-GGUF/llama-2-tiny-random-F16.gguf', import.meta.url),
-);
-const readJson = (p: string) => JSON.parse(readFileSync(DATA + p, 'utf8'));
-const data: FakeUpstreamData = {
-  trending: readJson('trending/hf_trending_models_2026-05-04.json').models,
-  bertTree: readJson('trees/google-bert__bert-base-uncased@dd4bc8b2.tree.json'),
-  sha256Records: readJson('files_sha256/hf_file_sha256_index.json').repos,
-  gguf: new Uint8Array(readFileSync(GGUF)),
-};
+const data: FakeUpstreamData = modelHostFixtures();
 const BASE = 'https://hf.test';
 const MS = 'https://ms.test';
 // SYNTHETIC flags: the real listing dropped gated/private/disabled.
