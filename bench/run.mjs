@@ -1,8 +1,10 @@
 // pnpm bench: requests/s of hub routes against baselines answering the same bytes, in one run.
 // Each server runs in its own process; the load comes from wrk (Debian package `wrk`) on loopback.
-// Usage: node bench/run.mjs [--duration 5] [--connections 50] [--rounds 3] [--only substring]
+// Usage: node bench/run.mjs [--duration 5] [--connections 50] [--rounds 3] [--only substring] [--models N]
+// --models N serves a SYNTHETIC index of N generated models (built with `hub index build --from-dir`) instead of
+// the bundled demo index, to measure list routes and memory at the size of the real index (about 500).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -13,6 +15,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '3' },
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
+    models: { type: 'string' },
   },
 });
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -89,13 +92,58 @@ function rssKiB(pid) {
 
 const data = mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
 const PORT = 18080;
-const hub = await start(['apps/node-server/dist/cli.js', 'serve', '--port', String(PORT), '--data', data, '--host', '127.0.0.1'], null);
+const MODELS = values.models ? Number(values.models) : 0;
+const serveArgs = ['apps/node-server/dist/cli.js', 'serve', '--port', String(PORT), '--data', data, '--host', '127.0.0.1'];
+if (MODELS > 0) {
+  // SYNTHETIC models: generated names and bytes, indexed like any local tree. The source URL is never fetched.
+  const tree = path.join(data, 'tree');
+  for (let i = 0; i < MODELS; i++) {
+    const dir = path.join(tree, `bench-org-${i % 25}`, `model-${i}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'llama', synthetic: true, i }));
+    writeFileSync(path.join(dir, 'README.md'), `# model-${i}\n\nSYNTHETIC benchmark model.\n`);
+    for (const q of ['Q4_K_M', 'Q8_0']) writeFileSync(path.join(dir, `model-${i}-${q}.gguf`), `SYNTHETIC ${q} ${i}`);
+  }
+  const template = 'http://localhost:9/{id}/resolve/{revision}/{path}';
+  execFileSync(
+    process.execPath,
+    [
+      'apps/node-server/dist/cli.js',
+      'index',
+      'build',
+      '--from-dir',
+      tree,
+      '--source',
+      `bench=${template}`,
+      '--data',
+      data,
+      '--date',
+      '2026-11-22',
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  const config = path.join(data, 'bench.json');
+  writeFileSync(
+    config,
+    JSON.stringify({
+      demo: false,
+      sources: [{ name: 'bench', display: 'Bench', token: 'bench', kind: 'http', url: template }],
+      order: ['bench'],
+    }),
+  );
+  serveArgs.push('--config', config);
+}
+const hub = await start(serveArgs, null);
 const base = `http://127.0.0.1:${PORT}`;
 await waitFor(`${base}/-/live`);
 
 const descriptor = await (await fetch(`${base}/.well-known/model-hub.json`)).json();
-const gguf = 'demo/tiny-llama-2-GGUF';
-const ggufFile = 'llama-2-tiny-random-F16.gguf';
+const gguf = MODELS > 0 ? 'bench-org-0/model-0' : 'demo/tiny-llama-2-GGUF';
+const ggufFile = MODELS > 0 ? 'model-0-Q4_K_M.gguf' : 'llama-2-tiny-random-F16.gguf';
 const cases = [
   { name: 'GET / (Accept: application/json)', url: '/', headers: { accept: 'application/json' } },
   { name: 'GET /api/v1/objects/{catalog}', url: `/api/v1/objects/${descriptor.catalog}` },
@@ -184,7 +232,7 @@ for (const c of runnable) {
 const EDGE_PORT = 18383;
 let edgeLine = '';
 const resolveCase = runnable.find((c) => c.name.includes('/resolve/'));
-if (resolveCase) {
+if (resolveCase && MODELS === 0) {
   try {
     const edge = await start(['apps/edge/scripts/serve.mjs', '--port', String(EDGE_PORT)], /ready/);
     const url = `http://127.0.0.1:${EDGE_PORT}${resolveCase.url}`;
@@ -204,7 +252,7 @@ if (resolveCase) {
 
 const rss = rssKiB(hub.pid);
 const lines = [
-  `Command: \`pnpm bench\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run, HEAD by bench/head-load.mjs; median of ${ROUNDS} alternating rounds per server; each server in its own process on loopback; Node ${process.version}; ${os.cpus().length} cores)`,
+  `Command: \`pnpm bench\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run, HEAD by bench/head-load.mjs; median of ${ROUNDS} alternating rounds per server; each server in its own process on loopback; Node ${process.version}; ${os.cpus().length} cores; index: ${MODELS > 0 ? `${MODELS} SYNTHETIC models` : 'the bundled demo (2 models)'})`,
   '',
   '| route | hub req/s | Koa 1-middleware req/s | bare node:http req/s | hub / Koa | hub / bare | hub p99 |',
   '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',

@@ -32,8 +32,11 @@ export function writeHubResponse(res: ServerResponse, out: HubResponse): void {
   const body = out.body;
   if (body === null || body === undefined) {
     res.end();
-  } else if (body instanceof Uint8Array || typeof body === 'string') {
+  } else if (typeof body === 'string' || Buffer.isBuffer(body)) {
     res.end(body);
+  } else if (body instanceof Uint8Array) {
+    // A Buffer view over the same memory: Node copies a plain Uint8Array before writing it.
+    res.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength));
   } else {
     Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>)
       .on('error', () => res.destroy())

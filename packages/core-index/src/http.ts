@@ -47,6 +47,8 @@ export interface RouteContext<D> {
   readonly origin: string;
   /** The request path, still percent-encoded. */
   readonly path: string;
+  /** The raw query string, without `?` (empty when none). */
+  readonly search: string;
 }
 
 export type Handler<D> = (ctx: RouteContext<D>) => HubResponse | Promise<HubResponse>;

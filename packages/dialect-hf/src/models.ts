@@ -179,6 +179,15 @@ function rowJson(deps: CoreDeps, model: IndexedModel, full: boolean, expand: str
   });
 }
 
+interface ListPage {
+  body: PreparedBody;
+  more: boolean;
+  /** `Link: rel="next"` values already built, by origin, path and query */
+  links: Map<string, string>;
+}
+
+const MAX_CACHED_LINKS = 16;
+
 /** Limits whose first page of the plain browse list is kept prepared (the hot paths of the host's clients). */
 const PREPARED_LIMITS = new Set([DEFAULT_LIMIT, 100, MAX_LIMIT]);
 
@@ -191,20 +200,27 @@ export function listModels(ctx: RouteContext<CoreDeps>): HubResponse {
   if ('status' in parsed) return parsed;
   const r = parsed;
   const index = ctx.deps.index();
-  const build = (): { body: PreparedBody; more: boolean } => {
+  const build = (): ListPage => {
     const all = searchModels(index, r.query);
     const page = all.slice(r.offset, r.offset + r.limit);
     const text = `[${page.map((m) => rowJson(ctx.deps, m, r.full, r.expand)).join(',')}]`;
-    return { body: prepare(text), more: r.offset + r.limit < all.length };
+    return { body: prepare(text), more: r.offset + r.limit < all.length, links: new Map() };
   };
-  const { body, more } = isPlainBrowse(r) ? index.memo(`hf:models:${r.limit}:${r.full}`, build) : build();
+  const list = isPlainBrowse(r) ? index.memo(`hf:models:${r.limit}:${r.full}`, build) : build();
   const headers: Record<string, string> = {};
-  if (more) {
-    const next = new URLSearchParams(ctx.query);
-    next.set('cursor', encodeCursor(r.offset + r.limit));
-    headers.link = `<${ctx.origin}${ctx.path}?${next.toString()}>; rel="next"`;
+  if (list.more) {
+    const key = `${ctx.origin}${ctx.path}?${ctx.search}`;
+    let link = list.links.get(key);
+    if (link === undefined) {
+      const next = new URLSearchParams(ctx.query);
+      next.set('cursor', encodeCursor(r.offset + r.limit));
+      link = `<${ctx.origin}${ctx.path}?${next.toString()}>; rel="next"`;
+      // A prepared first page keeps the links of a few spellings of its URL (bounded: the Host header is the client's).
+      if (list.links.size < MAX_CACHED_LINKS) list.links.set(key, link);
+    }
+    headers.link = link;
   }
-  return sendPrepared(body, 200, headers);
+  return sendPrepared(list.body, 200, headers);
 }
 
 // ---- /api/models/{owner}/{name} -----------------------------------------------------------------

@@ -112,6 +112,7 @@ export function createHub<D extends CoreDeps>(deps: D & { site?: HubSiteSettings
         deps,
         origin,
         path,
+        search: query,
         get query() {
           parsedQuery ??= new URLSearchParams(query);
           return parsedQuery;
