@@ -31,6 +31,21 @@ try {
   }
 }
 
+// Pin every server to CPU 1 and the load generator to CPU 0 (when taskset exists and there are 2+ cores), so the
+// client and the server under test do not take turns on one core and the ratios are steadier between runs.
+const PIN =
+  os.cpus().length >= 2 &&
+  (() => {
+    try {
+      execFileSync('taskset', ['-c', '0', 'true']);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+const onServerCpu = (args) => (PIN ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args]);
+const onClientCpu = (cmd, args) => (PIN ? ['taskset', ['-c', '0', cmd, ...args]] : [cmd, args]);
+
 const children = [];
 function start(args, readyPattern, env = {}) {
   return new Promise((resolve, reject) => {
@@ -75,7 +90,7 @@ async function waitFor(url) {
 function wrk(url, headers = {}) {
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}s`, '--latency'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
-  const out = execFileSync('wrk', [...args, url], { encoding: 'utf8' });
+  const out = execFileSync(...onClientCpu('wrk', [...args, url]), { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
   const p99 = /99%\s+([\d.]+\w+)/.exec(out)?.[1] ?? '?';
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
@@ -252,7 +267,7 @@ if (resolveCase && MODELS === 0) {
 
 const rss = rssKiB(hub.pid);
 const lines = [
-  `Command: \`pnpm bench\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run, HEAD by bench/head-load.mjs; median of ${ROUNDS} alternating rounds per server; each server in its own process on loopback; Node ${process.version}; ${os.cpus().length} cores; index: ${MODELS > 0 ? `${MODELS} SYNTHETIC models` : 'the bundled demo (2 models)'})`,
+  `Command: \`pnpm bench\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run, HEAD by bench/head-load.mjs; median of ${ROUNDS} alternating rounds per server; each server in its own process on loopback${PIN ? ', servers pinned to CPU 1 and the load generator to CPU 0' : ''}; Node ${process.version}; ${os.cpus().length} cores; index: ${MODELS > 0 ? `${MODELS} SYNTHETIC models` : 'the bundled demo (2 models)'})`,
   '',
   '| route | hub req/s | Koa 1-middleware req/s | bare node:http req/s | hub / Koa | hub / bare | hub p99 |',
   '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
