@@ -61,7 +61,7 @@ describe('the hub CLI', () => {
     await mkdir(path.join(tree, 'acme', 'widget', 'sub'), { recursive: true });
     await writeFile(path.join(tree, 'acme', 'widget', 'config.json'), '{"a":1}\n');
     await writeFile(path.join(tree, 'acme', 'widget', 'sub', 'w.bin'), 'abc');
-    const built = await hub([
+    const buildArgs = [
       'index',
       'build',
       '--from-dir',
@@ -72,24 +72,14 @@ describe('the hub CLI', () => {
       dataDir,
       '--date',
       '2026-01-02',
-    ]);
+    ];
+    const built = await hub(buildArgs);
     expect(built.code).toBe(0);
     const summary = JSON.parse(built.stdout.trim().split('\n').pop() as string);
     expect(summary).toMatchObject({ models: 1, files: 2, bytes: 11, date: '2026-01-02' });
     expect(summary.catalog).toMatch(/^blake3:[0-9a-f]{64}$/);
     // Same tree, same date → same catalog address (deterministic revision and objects).
-    const again = await hub([
-      'index',
-      'build',
-      '--from-dir',
-      tree,
-      '--source',
-      'm=http://mirror.test/{id}/{path}',
-      '--data',
-      dataDir,
-      '--date',
-      '2026-01-02',
-    ]);
+    const again = await hub(buildArgs);
     expect(JSON.parse(again.stdout.trim().split('\n').pop() as string).catalog).toBe(summary.catalog);
     expect((await hub(['index', 'verify', '--data', dataDir])).code).toBe(0);
     const noSource = await hub(['index', 'build', '--from-dir', tree, '--data', dataDir]);
