@@ -1,7 +1,5 @@
-import { json, type Route } from '@hub/core-index';
-import { createTestHub } from '@hub/core-index/testing';
-import { createHub, hubRoutes } from '@hub/hub';
-import { request } from '@hub/hub/testing';
+import { createHub, json, type Route } from '@hub/core-index';
+import { createTestHub, request } from '@hub/core-index/testing';
 import { base64url, generateKeyPair, SignJWT } from 'jose';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { TokenBucketLimiter } from './limiter.js';
@@ -41,7 +39,7 @@ async function setup(
     });
   }
   const deps = { ...t.deps, now: () => clock.now, accounts, site: { siteOrigin: SITE } };
-  const routes = [...(hubRoutes() as Route<AccountDeps>[]), ...(options.extraRoutes ?? [])];
+  const routes = [...accountRoutes<AccountDeps>(), ...(options.extraRoutes ?? [])];
   const hub = createHub(deps, routes);
   const token = await idp.sign({ sub: DID }, { now: NOW });
   return { hub, deps, store, idp, clock, token };

@@ -1,6 +1,6 @@
-import type { IndexStore } from './index-store.js';
-import type { ObjectStore } from './object-store.js';
-import type { SourceHealth } from './source-health.js';
+import type { IndexStore } from './index/index-store.js';
+import type { ObjectStore } from './index/object-store.js';
+import type { SourceHealth } from './sources/source-health.js';
 
 /** pino-compatible structured logger. */
 export interface Logger {

@@ -1,3 +1,15 @@
+export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, silentLogger } from './deps.js';
+export * from './http/contract.js';
+export { createHub, type Hub, type HubSiteSettings, splitUrl } from './http/create-hub.js';
+export { type MatchResult, type RouteMatch, Router } from './http/router.js';
+export {
+  bearerToken,
+  EXPOSED_HEADERS,
+  registryCredential,
+  timingSafeEqualString,
+  tokenMatches,
+  withoutCredentials,
+} from './http/rules.js';
 export {
   ADDRESS_PATTERN,
   type Address,
@@ -9,7 +21,7 @@ export {
   isAddress,
   SHA256_PATTERN,
   useBlake3,
-} from './blake3.js';
+} from './index/blake3.js';
 export {
   ARCHIVE_REGISTRY,
   type BuildInput,
@@ -21,16 +33,18 @@ export {
   putJson,
   readArchive,
   treeRevision,
-} from './builder.js';
-export { canonicalBytes, canonicalJson } from './canonical-json.js';
-export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, silentLogger } from './deps.js';
-export * from './http.js';
-export { type IndexedModel, IndexLoadError, type IndexStore, isWeightFile, loadIndex } from './index-store.js';
-export { jsonSchemaOf, NAMED_SCHEMAS, namedJsonSchemas, WireSchemas } from './json-schema.js';
-export { listFrom, MemoryObjectStore } from './memory-object-store.js';
-export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './object-store.js';
-export { newObjectMetadata, REF_NAME } from './object-store.js';
-export { type OllamaTemplate, ollamaTemplateFor } from './ollama-template.js';
+} from './index/builder.js';
+export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
+export { type IndexedModel, IndexLoadError, type IndexStore, isWeightFile, loadIndex } from './index/index-store.js';
+export { jsonSchemaOf, NAMED_SCHEMAS, namedJsonSchemas, WireSchemas } from './index/json-schema.js';
+export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
+export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
+export { newObjectMetadata, REF_NAME } from './index/object-store.js';
+export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';
+export { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
+export * from './index/schemas.js';
+export { isSortKey, type ModelQuery, modelTags, SORT_KEYS, type SortKey, searchModels } from './index/search.js';
+export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
 export {
   currentProbeState,
   DEFAULT_PROBE_SETTINGS,
@@ -55,12 +69,7 @@ export {
   recordOutcome,
   runProbeRound,
   type SourceProbeRecord,
-} from './prober.js';
-export { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './quant.js';
-export { type MatchResult, type RouteMatch, Router } from './router.js';
-export * from './schemas.js';
-export { isSortKey, type ModelQuery, modelTags, SORT_KEYS, type SortKey, searchModels } from './search.js';
-export { createSha256, reprDigestFromHex, sha256Hex } from './sha256.js';
+} from './sources/prober.js';
 export {
   type ChooseInput,
   type ChooseResult,
@@ -73,5 +82,5 @@ export {
   type SourceConfig,
   type SourceHealth,
   sourceHolds,
-} from './source-health.js';
+} from './sources/source-health.js';
 export { emptyPins, PINS_FORMAT, PinsError, parsePins, pinFor, pinSource } from './upstream/pins.js';

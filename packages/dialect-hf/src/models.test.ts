@@ -1,5 +1,5 @@
 import { ModelInfoSchema, ModelRowSchema } from '@hub/core-index';
-import { request } from '@hub/hub/testing';
+import { request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from './models.js';
 import { hfHub, manyModels } from './test-support.js';

@@ -1,4 +1,4 @@
-import { request } from '@hub/hub/testing';
+import { request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { hfRoutes } from './routes.js';
 import { hfHub } from './test-support.js';
@@ -107,11 +107,5 @@ describe('the model-host dialect', () => {
       expect(r.rules, r.path).toBe('read');
       expect(r.errors, r.path).toBe('hub');
     }
-  });
-
-  it('is registered in hubRoutes()', async () => {
-    const { hubRoutes } = await import('@hub/hub');
-    const paths = hubRoutes().map((r) => `${r.method} ${r.path}`);
-    for (const r of hfRoutes()) expect(paths).toContain(`${r.method} ${r.path}`);
   });
 });

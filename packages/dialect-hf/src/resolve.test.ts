@@ -1,5 +1,5 @@
 import { reprDigestFromHex } from '@hub/core-index';
-import { request } from '@hub/hub/testing';
+import { request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { sha256sums } from './resolve.js';
 import { hfHub } from './test-support.js';

@@ -1,6 +1,6 @@
 import type { BuildModelInput } from '@hub/core-index';
+import { createHub, type Hub } from '@hub/core-index';
 import { createTestHub, type TestHub } from '@hub/core-index/testing';
-import { createHub, type Hub } from '@hub/hub';
 import { hfRoutes } from './routes.js';
 
 /** A hub over the SYNTHETIC test index with only this dialect's routes (test support, not exported). */

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { RefsSchema, TreeEntrySchema } from '@hub/core-index';
-import { request } from '@hub/hub/testing';
+import { request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { hfHub } from './test-support.js';
 import { parsePathsInfo, splitRefPath } from './tree.js';

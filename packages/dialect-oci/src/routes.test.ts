@@ -1,7 +1,5 @@
-import { type BuildModelInput, sha256Hex } from '@hub/core-index';
-import { createTestHub, SYNTHETIC_MODELS, type TestHub } from '@hub/core-index/testing';
-import { createHub, type Hub } from '@hub/hub';
-import { request } from '@hub/hub/testing';
+import { type BuildModelInput, createHub, type Hub, sha256Hex } from '@hub/core-index';
+import { createTestHub, request, SYNTHETIC_MODELS, type TestHub } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { goTemplateProblem } from './go-template.js';
 import { repository } from './manifests.js';

@@ -1,13 +1,17 @@
-export { createHub, type Hub, type HubSiteSettings, splitUrl } from './create-hub.js';
+// The HTTP core lives in @hub/core-index (src/http); re-exported here for the hosts that compose the hub.
+export {
+  bearerToken,
+  createHub,
+  EXPOSED_HEADERS,
+  type Hub,
+  type HubSiteSettings,
+  registryCredential,
+  splitUrl,
+  timingSafeEqualString,
+  tokenMatches,
+  withoutCredentials,
+} from '@hub/core-index';
 export { agentBrief, BRIEF_CANARY } from './discovery/brief.js';
 export { buildDescriptor, preparedDescriptor } from './discovery/descriptor.js';
 export { negotiate } from './discovery/routes.js';
 export { type HubDeps, hubRoutes } from './routes.js';
-export {
-  bearerToken,
-  EXPOSED_HEADERS,
-  registryCredential,
-  timingSafeEqualString,
-  tokenMatches,
-  withoutCredentials,
-} from './rules.js';

@@ -1,7 +1,5 @@
-import { type BuildModelInput, canonicalBytes, putJson, readArchive } from '@hub/core-index';
-import { createTestHub } from '@hub/core-index/testing';
-import { createHub } from '@hub/hub';
-import { request } from '@hub/hub/testing';
+import { type BuildModelInput, canonicalBytes, createHub, putJson, readArchive } from '@hub/core-index';
+import { createTestHub, request } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createMcpHandler, mcpRoutes } from './index.js';
 import { TEXT_LIMIT } from './paging.js';

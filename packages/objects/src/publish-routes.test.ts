@@ -1,10 +1,9 @@
-import { type Address, addressOf, type HubRequest, sha256Hex } from '@hub/core-index';
-import { createTestHub } from '@hub/core-index/testing';
-import { createHub, hubRoutes } from '@hub/hub';
-import { request } from '@hub/hub/testing';
+import { type Address, addressOf, createHub, type HubRequest, sha256Hex } from '@hub/core-index';
+import { createTestHub, request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { fetchObject, publishObject } from './publish-client.js';
-import { CHUNK_BYTES } from './publish-routes.js';
+import { CHUNK_BYTES, publishRoutes } from './publish-routes.js';
+import { objectRoutes } from './routes.js';
 
 const TOKEN = 'test-publisher-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -12,7 +11,7 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 async function setup(maxRequestBytes?: number) {
   const t = await createTestHub();
   if (maxRequestBytes) t.deps.settings.maxRequestBytes = maxRequestBytes;
-  const hub = createHub(t.deps as never, hubRoutes() as never);
+  const hub = createHub(t.deps as never, [...objectRoutes(), ...publishRoutes()] as never);
   return { ...t, hub };
 }
 

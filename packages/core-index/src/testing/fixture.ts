@@ -1,9 +1,9 @@
-import type { Address } from '../blake3.js';
-import { type BuildModelInput, buildIndex } from '../builder.js';
 import { type CoreDeps, MemoryMissingLog, silentLogger } from '../deps.js';
-import { type IndexStore, loadIndex } from '../index-store.js';
-import { MemoryObjectStore } from '../memory-object-store.js';
-import { MemorySourceHealth, type SourceConfig } from '../source-health.js';
+import type { Address } from '../index/blake3.js';
+import { type BuildModelInput, buildIndex } from '../index/builder.js';
+import { type IndexStore, loadIndex } from '../index/index-store.js';
+import { MemoryObjectStore } from '../index/memory-object-store.js';
+import { MemorySourceHealth, type SourceConfig } from '../sources/source-health.js';
 
 /**
  * SYNTHETIC fixture models for unit tests. Ids, paths and hashes are made up for tests and

@@ -6,3 +6,4 @@ export {
   type TrendingRow,
 } from '../upstream/testing/fake-upstream.js';
 export { createTestHub, SYNTHETIC_MODELS, type TestHub } from './fixture.js';
+export { request, type TestResponse } from './request.js';

@@ -1,9 +1,9 @@
-import type { BuildModelInput } from '../builder.js';
 import type { Logger } from '../deps.js';
-import { encodePath, iterateBody } from '../http.js';
-import { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from '../quant.js';
-import type { FileRecord, GgufFacts, ModelFacts, ModelObject } from '../schemas.js';
-import { createSha256 } from '../sha256.js';
+import { encodePath, iterateBody } from '../http/contract.js';
+import type { BuildModelInput } from '../index/builder.js';
+import { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from '../index/quant.js';
+import type { FileRecord, GgufFacts, ModelFacts, ModelObject } from '../index/schemas.js';
+import { createSha256 } from '../index/sha256.js';
 import { type UpstreamClient, UpstreamError } from './client.js';
 import type { ModelScopeAdapter } from './modelscope.js';
 

@@ -1,4 +1,4 @@
-import type { FileRecord, SourceObject } from '../schemas.js';
+import type { FileRecord, SourceObject } from '../index/schemas.js';
 import { type UpstreamClient, UpstreamError } from './client.js';
 
 /**

@@ -1,4 +1,4 @@
-import { type Pins, PinsSchema, type SourceObject } from '../schemas.js';
+import { type Pins, PinsSchema, type SourceObject } from '../index/schemas.js';
 
 export const PINS_FORMAT = 'svc.model-hub.pins/v1';
 

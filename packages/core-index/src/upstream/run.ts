@@ -1,8 +1,8 @@
-import type { Address } from '../blake3.js';
-import { type BuildModelInput, type BuildResult, buildIndex, putJson } from '../builder.js';
 import { type Logger, silentLogger } from '../deps.js';
-import type { ObjectStore } from '../object-store.js';
-import { type CatalogObject, CatalogObjectSchema, type ModelObject, ModelObjectSchema, type Pins } from '../schemas.js';
+import type { Address } from '../index/blake3.js';
+import { type BuildModelInput, type BuildResult, buildIndex, putJson } from '../index/builder.js';
+import type { ObjectStore } from '../index/object-store.js';
+import { type CatalogObject, CatalogObjectSchema, type ModelObject, ModelObjectSchema, type Pins } from '../index/schemas.js';
 import { type Clock, systemClock, UpstreamClient, type UpstreamClientOptions, UpstreamError } from './client.js';
 import {
   type IndexModelContext,
@@ -23,7 +23,7 @@ export const BUILD_LISTING_KIND = 'model-hub.build-listing';
 export const WORK_FORMAT = 'svc.model-hub.build-work/v1';
 
 /** The OCI repository that holds every day's index (Archive.registry). */
-import { ARCHIVE_REGISTRY } from '../builder.js';
+import { ARCHIVE_REGISTRY } from '../index/builder.js';
 
 export { ARCHIVE_REGISTRY };
 

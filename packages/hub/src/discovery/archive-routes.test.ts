@@ -1,9 +1,7 @@
-import { type Address, addressOf, buildIndex, loadIndex, MemoryObjectStore, sha256Hex } from '@hub/core-index';
-import { createTestHub, SYNTHETIC_MODELS } from '@hub/core-index/testing';
+import { type Address, addressOf, buildIndex, createHub, loadIndex, MemoryObjectStore, sha256Hex } from '@hub/core-index';
+import { createTestHub, request, SYNTHETIC_MODELS } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
-import { createHub } from '../create-hub.js';
 import { hubRoutes } from '../routes.js';
-import { request } from '../testing/request.js';
 
 /** Two SYNTHETIC days in one store; the hub serves the second. */
 async function twoDays() {

@@ -1,9 +1,15 @@
-import { AgentCardSchema, addressOf, type BuildModelInput, DescriptorSchema, SectionDescriptorSchema } from '@hub/core-index';
-import { createTestHub } from '@hub/core-index/testing';
+import {
+  AgentCardSchema,
+  addressOf,
+  type BuildModelInput,
+  createHub,
+  DescriptorSchema,
+  type Hub,
+  SectionDescriptorSchema,
+} from '@hub/core-index';
+import { createTestHub, request } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createHub, type Hub } from '../create-hub.js';
 import { type HubDeps, hubRoutes } from '../routes.js';
-import { request } from '../testing/request.js';
 import { BRIEF_CANARY } from './brief.js';
 import { openapiPath } from './openapi.js';
 import { SECTIONS } from './sections.js';

@@ -1,3 +1,4 @@
+export { request, type TestResponse } from '@hub/core-index/testing';
 export {
   type CaseExpectation,
   type CaseRequest,
@@ -13,4 +14,3 @@ export {
   type Observation,
   runConformance,
 } from './conformance/index.js';
-export { request, type TestResponse } from './request.js';

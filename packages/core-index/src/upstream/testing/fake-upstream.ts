@@ -1,5 +1,5 @@
-import { encodePath, parseRange } from '../../http.js';
-import { sha256Hex } from '../../sha256.js';
+import { encodePath, parseRange } from '../../http/contract.js';
+import { sha256Hex } from '../../index/sha256.js';
 import type { UpstreamTreeEntry } from '../model.js';
 
 /**

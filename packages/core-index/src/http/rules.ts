@@ -6,7 +6,7 @@ import {
   type HubRequest,
   type HubResponse,
   type Route,
-} from '@hub/core-index';
+} from './contract.js';
 
 /**
  * The cross-cutting rules, written once for every route and both hosts:

@@ -1,13 +1,6 @@
-import {
-  BodyTooLargeError,
-  type CoreDeps,
-  errorResponse,
-  type HubRequest,
-  type HubResponse,
-  type Route,
-  type RouteContext,
-  Router,
-} from '@hub/core-index';
+import type { CoreDeps } from '../deps.js';
+import { BodyTooLargeError, errorResponse, type HubRequest, type HubResponse, type Route, type RouteContext } from './contract.js';
+import { Router } from './router.js';
 import {
   badEncoding,
   bearerToken,

@@ -1,5 +1,5 @@
-import type { HubRequest } from '@hub/core-index';
-import type { Hub } from '../create-hub.js';
+import type { HubRequest } from '../http/contract.js';
+import type { Hub } from '../http/create-hub.js';
 
 export interface TestResponse {
   status: number;

@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import type { SourceObject } from '../index/schemas.js';
+import { sha256Hex } from '../index/sha256.js';
 import {
   currentProbeState,
   DEFAULT_PROBE_SETTINGS,
@@ -12,8 +14,6 @@ import {
   probeUrl,
   runProbeRound,
 } from './prober.js';
-import type { SourceObject } from './schemas.js';
-import { sha256Hex } from './sha256.js';
 import { MemorySourceHealth, type SourceConfig } from './source-health.js';
 
 // SYNTHETIC probe file: made-up bytes for these tests.

@@ -1,5 +1,5 @@
-import { encodePath } from './http.js';
-import type { HubHealth, SourceObject, SourceState } from './schemas.js';
+import { encodePath } from '../http/contract.js';
+import type { HubHealth, SourceObject, SourceState } from '../index/schemas.js';
 
 /** One place bytes can be fetched from (design section 4; config `sources`). */
 export interface SourceConfig {

@@ -1,7 +1,8 @@
-import { createTestHub } from '@hub/core-index/testing';
-import { createHub, hubRoutes } from '@hub/hub';
-import { request } from '@hub/hub/testing';
+import { createHub } from '@hub/core-index';
+import { createTestHub, request } from '@hub/core-index/testing';
+import { hfRoutes } from '@hub/dialect-hf';
 import { expect, it } from 'vitest';
+import { hubRoutes } from './routes.js';
 
 it('hubRoutes() mounts /mcp, with the hub descriptor as the descriptor resource', async () => {
   const t = await createTestHub();
@@ -15,4 +16,9 @@ it('hubRoutes() mounts /mcp, with the hub descriptor as the descriptor resource'
   const descriptor = JSON.parse(res.json().result.contents[0].text);
   expect(descriptor).toMatchObject({ format: 'svc.model-hub.descriptor/v1', catalog: t.catalog, openapi: '/openapi.json' });
   expect((await request(hub, '/mcp')).status).toBe(405);
+});
+
+it('hubRoutes() registers every model-host route', () => {
+  const paths = hubRoutes().map((r) => `${r.method} ${r.path}`);
+  for (const r of hfRoutes()) expect(paths).toContain(`${r.method} ${r.path}`);
 });

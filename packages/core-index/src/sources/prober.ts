@@ -1,5 +1,5 @@
-import type { SourceState } from './schemas.js';
-import { createSha256 } from './sha256.js';
+import type { SourceState } from '../index/schemas.js';
+import { createSha256 } from '../index/sha256.js';
 import type { MemorySourceHealth, SourceConfig } from './source-health.js';
 
 /**

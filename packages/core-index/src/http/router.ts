@@ -1,4 +1,4 @@
-import type { Route } from './http.js';
+import type { Route } from './contract.js';
 
 /**
  * A precompiled route table: a tree of path segments where static segments win over `:param`,

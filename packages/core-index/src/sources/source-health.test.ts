@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { SourceObject } from './schemas.js';
+import type { SourceObject } from '../index/schemas.js';
 import { chooseSource, expandTemplate, MemorySourceHealth, type SourceConfig } from './source-health.js';
 
 const rev = 'a'.repeat(40);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Route } from './http.js';
+import type { Route } from './contract.js';
 import { Router } from './router.js';
 
 const route = (method: Route<unknown>['method'], path: string): Route<unknown> => ({
