@@ -1,0 +1,135 @@
+/** hub_repo_search and its legacy alias model_search. */
+import { type SortKey, searchModels } from '@hub/core-index';
+import { z } from 'zod';
+import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
+import {
+  cursorArg,
+  isListed,
+  pageFooter,
+  rowFacts,
+  SEARCH_SORTS,
+  snapshotKey,
+  sourcesOf,
+  type ToolContext,
+  type ToolDef,
+  ToolError,
+  type ToolResult,
+  textResult,
+} from './shared.js';
+
+interface SearchArgs {
+  query?: string;
+  repo_types?: string[];
+  author?: string;
+  filters?: string[];
+  task?: string;
+  library?: string;
+  sort?: (typeof SEARCH_SORTS)[number];
+  limit: number;
+  cursor?: string;
+}
+
+async function runSearch(tool: string, args: SearchArgs, ctx: ToolContext): Promise<ToolResult> {
+  if (args.repo_types && !args.repo_types.includes('model')) {
+    throw new ToolError('This hub indexes models only, not datasets or spaces. Fix: leave repo_types out or include "model".');
+  }
+  const index = ctx.deps.index();
+  const offset = decodeCursor(args.cursor, tool, snapshotKey(index), args as unknown as Record<string, unknown>);
+  const found = searchModels(index, {
+    search: args.query,
+    author: args.author,
+    filter: args.filters,
+    pipeline_tag: args.task,
+    library: args.library,
+    sort: args.sort as SortKey | undefined,
+  }).filter(isListed);
+  const blocks: Block<Record<string, unknown>>[] = found.map((m, i) => ({
+    text: `${i + 1}. **${m.id}** — ${rowFacts(m).join(' · ')}${sourcesOf(m).length ? ` · sources: ${sourcesOf(m).join(', ')}` : ''}`,
+    item: {
+      id: m.id,
+      sha: m.revision,
+      pipeline_tag: m.row.pipeline_tag ?? null,
+      library_name: m.row.library_name ?? null,
+      downloads: m.row.downloads ?? null,
+      likes: m.row.likes ?? null,
+      trendingScore: m.row.trendingScore ?? null,
+      parameters: m.row.svc.parameters ?? null,
+      context: m.row.svc.context ?? null,
+      files: m.files.length,
+      weight_bytes: m.weightBytes,
+      sources: sourcesOf(m),
+      tags: m.row.tags ?? [],
+      api: `${ctx.origin}/api/models/${m.id}`,
+    },
+  }));
+  const p = page(blocks, offset, args.limit);
+  const next = p.next === null ? null : encodeCursor(tool, p.next, snapshotKey(index), args as unknown as Record<string, unknown>);
+  const criteria = [
+    args.query && `query "${args.query}"`,
+    args.author && `author ${args.author}`,
+    args.task && `task ${args.task}`,
+    args.library && `library ${args.library}`,
+    args.filters?.length && `tags ${args.filters.join(', ')}`,
+  ].filter(Boolean);
+  const head =
+    found.length === 0
+      ? `No models match ${criteria.join(', ') || 'that search'} in today's index (${index.snapshot}, ${index.totals.models} models). Try fewer words, or sort by downloads without a query.`
+      : `${found.length} model${found.length === 1 ? '' : 's'} match${criteria.length ? ` ${criteria.join(', ')}` : ''} (index ${index.snapshot}, sorted by ${args.sort ?? 'trendingScore'}). Next: hub_repo_details for files and quantisations, get_download for a URL and SHA-256.\n`;
+  const text = [head, ...p.shown.map((b) => b.text)].join('\n') + pageFooter(next, tool, p.shown.length, p.total, offset);
+  return textResult(text, {
+    total: found.length,
+    offset,
+    returned: p.shown.length,
+    next_cursor: next,
+    snapshot: index.snapshot,
+    models: p.shown.map((b) => b.item),
+  });
+}
+
+const searchInput = z.object({
+  query: z.string().max(200).optional().describe('Words that must all appear in the model id, e.g. "llama gguf".'),
+  repo_types: z
+    .array(z.enum(['model', 'dataset', 'space']))
+    .min(1)
+    .max(3)
+    .optional()
+    .describe('Accepted for compatibility; this hub indexes models only.'),
+  author: z.string().max(100).optional().describe('The owner, e.g. "meta-llama".'),
+  filters: z.array(z.string().max(100)).max(20).optional().describe('Tags that must all be present, e.g. ["gguf", "text-generation"].'),
+  task: z.string().max(100).optional().describe('Pipeline tag, e.g. "text-generation".'),
+  library: z.string().max(100).optional().describe('Library, e.g. "transformers" or "gguf".'),
+  sort: z.enum(SEARCH_SORTS).optional().describe('Always descending; default trendingScore.'),
+  limit: z.number().int().min(1).max(100).default(20).describe('Rows per answer, 1–100 (default 20).'),
+  cursor: cursorArg,
+});
+
+const modelSearchInput = z.object({
+  query: z.string().max(200).optional().describe('Words that must all appear in the model id.'),
+  author: z.string().max(100).optional(),
+  task: z.string().max(100).optional().describe('Pipeline tag, e.g. "text-generation".'),
+  library: z.string().max(100).optional(),
+  sort: z.enum(SEARCH_SORTS).optional(),
+  limit: z.number().int().min(1).max(100).default(20),
+  cursor: cursorArg,
+});
+
+const SEARCH_DESCRIPTION =
+  "Search today's index of open models by words in the id, author, tags, task and library. Answers one line per model (task, library, size, downloads, sources), cut at `limit` rows or 8 KB with a cursor to continue.";
+
+export const hubRepoSearch: ToolDef = {
+  name: 'hub_repo_search',
+  title: 'Search models',
+  description: SEARCH_DESCRIPTION,
+  input: searchInput,
+  example: '{"query": "llama gguf", "sort": "downloads", "limit": 10}',
+  run: (args, ctx) => runSearch('hub_repo_search', args, ctx),
+};
+
+export const modelSearch: ToolDef = {
+  name: 'model_search',
+  title: 'Search models (legacy name)',
+  description: `Alias of hub_repo_search with the older argument names (task and library). ${SEARCH_DESCRIPTION}`,
+  input: modelSearchInput,
+  example: '{"query": "bert", "task": "fill-mask", "limit": 5}',
+  run: (args, ctx) => runSearch('model_search', args, ctx),
+};
