@@ -1,6 +1,6 @@
 // `pnpm --filter @hub/edge dev`: the hub under workerd (wrangler dev) on port 8787, seeded with the bundled
 // demo index, redirecting to a static mirror of the demo bytes on localhost:8788.
-//  1. build the Worker bundle and node-server (which holds the demo tree and its builder);
+//  1. build the Worker bundle and @hub/node-toolkit (which holds the demo tree and its builder);
 //  2. build the demo index in memory and upload it to wrangler's local R2 (.wrangler/state), unless there;
 //  3. start the demo mirror; 4. run `wrangler dev`, pointing SOURCES at the mirror.
 import { execFileSync, spawn } from 'node:child_process';
@@ -14,12 +14,12 @@ const ROOT = path.join(EDGE_DIR, '..', '..');
 const PORT = Number(process.env.PORT ?? 8787);
 const MIRROR_PORT = Number(process.env.MIRROR_PORT ?? PORT + 1);
 
-execFileSync('npx', ['turbo', 'run', 'build', '--filter=@hub/edge...', '--filter=@hub/node-server', '--output-logs=errors-only'], {
+execFileSync('npx', ['turbo', 'run', 'build', '--filter=@hub/edge...', '--filter=@hub/node-toolkit', '--output-logs=errors-only'], {
   cwd: ROOT,
   stdio: 'inherit',
 });
 
-const node = await import(path.join(ROOT, 'apps', 'node-server', 'dist', 'index.js'));
+const node = await import(path.join(ROOT, 'packages', 'node-toolkit', 'dist', 'index.js'));
 const { MemoryObjectStore } = await import('@hub/core-index');
 const demo = new MemoryObjectStore();
 const built = await node.seedDemo(demo);

@@ -1,7 +1,7 @@
 // Serve the built Worker (dist/worker.js) under workerd with Miniflare, seeded with the demo index and
 // pointed at a demo mirror, without wrangler's dev proxy: what `pnpm bench` measures beside node-server.
 //   node apps/edge/scripts/serve.mjs [--port 18383]   (prints "ready <url>")
-// Needs the build: `npx turbo run build --filter=@hub/edge... --filter=@hub/node-server`.
+// Needs the build: `npx turbo run build --filter=@hub/edge... --filter=@hub/node-toolkit`.
 import { realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -13,7 +13,7 @@ const EDGE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ROOT = path.join(EDGE_DIR, '..', '..');
 const { values } = parseArgs({ options: { port: { type: 'string', default: '18383' } } });
 
-const node = await import(path.join(ROOT, 'apps', 'node-server', 'dist', 'index.js'));
+const node = await import(path.join(ROOT, 'packages', 'node-toolkit', 'dist', 'index.js'));
 const { MemoryObjectStore } = await import('@hub/core-index');
 const { Miniflare } = await import(
   createRequire(realpathSync(path.join(EDGE_DIR, 'node_modules', 'wrangler', 'package.json'))).resolve('miniflare')

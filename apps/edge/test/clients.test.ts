@@ -4,10 +4,9 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { DEMO_SOURCE, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
 import { downloadFile, fileExists } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_SOURCE, demoTreeDir } from '../../node-server/src/demo.js';
-import { type StaticMirror, startStaticMirror } from '../../node-server/src/mirror.js';
 import { type RunningEdge, startEdge } from './harness.js';
 
 /**

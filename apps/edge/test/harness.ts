@@ -1,7 +1,7 @@
 /**
  * Test harness for the edge: bundle the Worker from the workspace sources (no build needed, as the
  * vitest aliases), run it under workerd with Miniflare (shipped with wrangler), and seed its R2
- * bucket with the bundled demo index built by node-server's builder.
+ * bucket with the bundled demo index built by @hub/node-toolkit's builder.
  */
 import { realpathSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
@@ -88,9 +88,9 @@ export async function uploadStore(from: ObjectStore, bucket: R2BucketLike): Prom
   return seed.uploadStore(from, bucket);
 }
 
-/** The demo index (node-server's bundled demo tree), built into memory. */
+/** The demo index (the bundled demo tree of @hub/node-toolkit), built into memory. */
 export async function demoStore(): Promise<MemoryObjectStore> {
-  const { seedDemo } = await import('../../node-server/src/demo.js');
+  const { seedDemo } = await import('@hub/node-toolkit');
   const store = new MemoryObjectStore();
   await seedDemo(store);
   return store;

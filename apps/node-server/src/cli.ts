@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { buildFromDir } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
 import {
@@ -12,7 +13,6 @@ import {
   upstreamBuildCommand,
 } from './cli-index-run.js';
 import { ConfigError, resolveConfig } from './config.js';
-import { buildFromDir } from './from-dir.js';
 import { createLogger } from './logger.js';
 import { probeOnce, probeSettingsFrom } from './prober.js';
 import { sourcesFromConfig, startServer } from './server.js';

@@ -12,15 +12,14 @@ import {
   type SourceConfig,
 } from '@hub/core-index';
 import { createHub, type Hub, type HubDeps, hubRoutes } from '@hub/hub';
+import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedDemo, startStaticMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { installFastBlake3 } from './blake3-node.js';
 import type { HubConfigFile } from './config.js';
-import { DEMO_SOURCE, demoTreeDir, seedDemo } from './demo.js';
 import { hubMiddleware } from './koa-adapter.js';
 import { createLogger } from './logger.js';
-import { type StaticMirror, startStaticMirror } from './mirror.js';
 import { FileMissingLog } from './missing-log.js';
 import { checkProbeConfig, createProber, type NodeProber, probeSettingsFrom } from './prober.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';

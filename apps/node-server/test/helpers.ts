@@ -2,11 +2,10 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { buildFromDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import type { HubConfigFile } from '../src/config.js';
-import { buildFromDir } from '../src/from-dir.js';
 import { createLogger } from '../src/logger.js';
-import { type StaticMirror, startStaticMirror } from '../src/mirror.js';
 import { type RunningHub, startServer } from '../src/server.js';
 
 export interface TestHubOptions {

@@ -1,16 +1,16 @@
 import { createTestIdentityProvider } from '@hub/account/testing';
 import { type ConformanceOptions, type ConformanceReport, compareReports, runConformance } from '@hub/hub/testing';
+import { DEMO_SOURCE, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_SOURCE, demoTreeDir } from '../../node-server/src/demo.js';
-import { type StaticMirror, startStaticMirror } from '../../node-server/src/mirror.js';
-import { startTestHub, type TestHub } from '../../node-server/test/helpers.js';
-import { type RunningEdge, startEdge } from './harness.js';
+import { type RunningEdge, startEdge } from '../apps/edge/test/harness.js';
+import { startTestHub, type TestHub } from '../apps/node-server/test/helpers.js';
 
 /**
  * The conformance suite against the edge under workerd (Miniflare), seeded with the bundled demo
  * index and pointed at a static mirror of the demo bytes, and against node-server on the same
  * index and configuration: every case must pass on both, and both hosts must answer identically.
- * workerd starts once for the file.
+ * workerd starts once for the file. It lives at the top (tests/) because it compares the two apps, and
+ * apps never import each other.
  */
 const REGISTRY_TOKEN = 'conformance-registry-token';
 const PUBLISHER_TOKEN = 'conformance-publisher-token';

@@ -9,7 +9,7 @@ export const DEMO_SOURCE = 'demo-mirror';
 /** The demo index is built with a fixed date, so its addresses are the same on every machine. */
 export const DEMO_DATE = '2026-11-22';
 
-/** The bundled demo tree (`apps/node-server/demo/tree`), found from the built or the source file. */
+/** The bundled demo tree (`packages/node-toolkit/demo/tree`), found from the built or the source file. */
 export function demoTreeDir(): string {
   const here = path.dirname(fileURLToPath(import.meta.url));
   for (const candidate of [path.join(here, '..', 'demo', 'tree'), path.join(here, '..', '..', 'demo', 'tree')]) {
