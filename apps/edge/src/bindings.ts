@@ -73,7 +73,7 @@ export interface Env {
   OBJECTS: R2BucketLike;
   /** D1: accounts, saved lists and model requests (schema in migrations/). */
   ACCOUNTS: D1DatabaseLike;
-  /** KV: probe results (`health`) and the missing log (`missing:<id>`). */
+  /** KV: the prober state (`probes`) and the missing log (`missing:<id>`). */
   STATE: KVNamespaceLike;
   /** JSON array of sources, merged over the defaults by name (as the node config's `sources`). */
   SOURCES?: unknown;

@@ -2,7 +2,7 @@
  * Account storage: one row per signed-in person (keyed by the DID the identity provider issued the
  * token for), their saved list, their model requests and a recorded interest in publishing.
  *
- * Every backend (memory here; SQLite in apps/node-server; D1 at the edge later) passes the contract
+ * Every backend (memory here; SQLite in apps/node-server; D1 in apps/edge) passes the contract
  * suite in `@hub/account/testing`.
  */
 

@@ -14,6 +14,7 @@ import {
   GetPromptRequestSchema,
   InitializeRequestSchema,
   JSONRPCMessageSchema,
+  LATEST_PROTOCOL_VERSION,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
@@ -255,7 +256,7 @@ export async function answerMcp<D extends CoreDeps>(deps: D, input: McpInput, op
         200,
         id,
         JSONRPC.methodNotFound,
-        `Method not found: ${name}. This server answers ${Object.keys(METHODS).join(', ')} (MCP ${'2025-11-25'} and earlier).`,
+        `Method not found: ${name}. This server answers ${Object.keys(METHODS).join(', ')} (MCP ${LATEST_PROTOCOL_VERSION} and earlier).`,
       );
     }
     const checked = schema.safeParse(message);
