@@ -147,7 +147,7 @@ interface Captured {
 const GGUF = 'llama-2-tiny-random-F16.gguf';
 
 /** A concrete request for a route: its parameters filled with values from the demo index. */
-function concrete(route: Route<unknown>, f: { catalog: string; ggufSha: string }): { path: string; init: RequestInit } {
+function concrete(route: Route<any>, f: { catalog: string; ggufSha: string }): { path: string; init: RequestInit } {
   const values: Record<string, string> = {
     owner: 'demo',
     name: 'tiny-llama-2-GGUF',

@@ -166,12 +166,12 @@ describe('the SDK client over Streamable HTTP', () => {
     const catalog = resources.find((r) => r.uri.startsWith('hub://catalog/'));
     expect(resources.map((r) => r.uri)).toContain('hub://descriptor');
     expect(catalog).toBeTruthy();
-    const descriptor = JSON.parse(String((await client.readResource({ uri: 'hub://descriptor' })).contents[0]?.text));
+    const descriptor = JSON.parse(String(textOf((await client.readResource({ uri: 'hub://descriptor' })).contents[0])));
     const served = await (await fetch(`${hub.url}/`, { headers: { accept: 'application/json' } })).json();
     expect(descriptor.catalog).toBe(served.catalog);
     const address = (catalog?.uri ?? '').slice('hub://catalog/'.length);
     expect(address).toBe(served.catalog);
-    const text = String((await client.readResource({ uri: catalog?.uri ?? '' })).contents[0]?.text);
+    const text = String(textOf((await client.readResource({ uri: catalog?.uri ?? '' })).contents[0]));
     expect(`blake3:${blake3Hex(new TextEncoder().encode(text))}`).toBe(address);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates[0]?.uriTemplate).toBe('hub://catalog/{address}');
@@ -238,3 +238,8 @@ describe('the inspector CLI', () => {
     expect(result.structuredContent.files[0].sha256).toMatch(/^[0-9a-f]{64}$/);
   }, 300_000);
 });
+
+/** The text of a resource content (a text resource, not a blob). */
+function textOf(c: { uri: string } | undefined): string {
+  return String(c && 'text' in c ? c.text : undefined);
+}

@@ -39,7 +39,8 @@ function inProcessFetch(hub: ReturnType<typeof createHub>): typeof fetch {
 describe('POST /api/v1/objects', () => {
   it('401 without a publisher token or with a wrong one, in the objects shape', async () => {
     const { hub } = await setup();
-    for (const headers of [{}, { authorization: 'Bearer nope' }, { authorization: `Basic ${btoa(`x:${TOKEN}`)}` }]) {
+    const cases: Record<string, string>[] = [{}, { authorization: 'Bearer nope' }, { authorization: `Basic ${btoa(`x:${TOKEN}`)}` }];
+    for (const headers of cases) {
       const res = await request(hub, '/api/v1/objects', {
         method: 'POST',
         headers: { ...headers, 'content-type': 'text/plain', 'x-object-kind': 'note' },
