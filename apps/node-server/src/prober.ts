@@ -75,8 +75,6 @@ export interface NodeProber {
   start(): void;
   /** Stop the timer, abort probes in flight (their outcome is dropped), finish pending writes, write nothing more. */
   stop(): Promise<void>;
-  /** Probe now (at most `concurrency` at a time) every source that is due, or every one with `force`, unless already being probed; persist. */
-  runOnce(force?: boolean): Promise<ProbeRound>;
   /** The current state (what `probes.json` holds). */
   state(): ProbeState;
 }
@@ -230,25 +228,6 @@ export function createProber(options: ProberOptions): NodeProber {
       stopper.abort();
       await Promise.allSettled([...batches]);
       await writing;
-    },
-    async runOnce(force = false) {
-      const t = now();
-      const batch = probed.filter((s) => !inFlight.has(s.name) && (force || dueAt(s) <= t));
-      const skipped = probed.filter((s) => !batch.includes(s)).map((s) => s.name);
-      const queue = [...batch];
-      const results = new Map<string, ProbeRound['results'][number]>();
-      const worker = async () => {
-        for (let s = queue.shift(); s; s = queue.shift()) for (const r of (await launch(s)).results) results.set(r.name, r);
-      };
-      await Promise.all(Array.from({ length: Math.min(settings.concurrency, batch.length) }, worker));
-      const unprobed = sources.filter((s) => s.redirect !== false && !probed.includes(s)).map((s) => s.name);
-      return {
-        results: batch.flatMap((s) => results.get(s.name) ?? []),
-        skipped,
-        unprobed,
-        state,
-        nextDue: nextProbeDue(state, sources, now()),
-      };
     },
     state: () => state,
   };
