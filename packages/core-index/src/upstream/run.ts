@@ -567,14 +567,18 @@ async function modelsPhase(rc: RunContext, listing: Listing, lookups: SourceLook
         return;
       }
       const detail = (e instanceof UpstreamError ? e.message : `${(e as Error)?.message ?? String(e)}`).slice(0, 300);
-      // A transient failure keeps yesterday's object of the same revision (or of an unknown one).
+      // A transient failure keeps yesterday's object (its revision, files and sources): the model stays listed, and
+      // the next run indexes today's revision.
       const prev = isTransient(e) ? await rc.yesterday.input(row, listed) : undefined;
-      if (prev && (!revision || prev.revision === revision)) {
+      if (prev) {
         const why = transientReason(e);
         out.kept++;
         out.keptByReason[why] = (out.keptByReason[why] ?? 0) + 1;
         out.results[i] = { status: 'ok', model: prev, reused: true, downloaded: 0 };
-        rc.log.warn({ event: 'model-kept', model: row.id, reason: why, err: detail }, "kept yesterday's object");
+        rc.log.warn(
+          { event: 'model-kept', model: row.id, reason: why, kept: prev.revision, today: revision ?? null, err: detail },
+          "kept yesterday's object",
+        );
         return;
       }
       // Skipped today, tried again by the next run.

@@ -1,0 +1,250 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { http, passthrough } from 'msw';
+import { setupServer } from 'msw/node';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { modelHostFixtures } from '../../../../fixtures/model-host/load.js';
+import type { Address } from '../blake3.js';
+import type { Logger } from '../deps.js';
+import { MemoryObjectStore } from '../memory-object-store.js';
+import type { CatalogObject } from '../schemas.js';
+import { bucketOf, type Clock, parseRateLimit, UpstreamClient } from './client.js';
+import { type BuildProgress, runUpstreamBuild, type UpstreamBuildOptions } from './run.js';
+import { FakeUpstream, type FakeUpstreamData, type RealHostOptions } from './testing/fake-upstream.js';
+
+/**
+ * The index run against the fake upstream's real-host mode (quotas, header shapes, error codes from
+ * fixtures/model-host-recorded). Time is a virtual clock: a sleep moves it forward at once, so a 5-minute
+ * window costs no real time and every wait is proven by the clock.
+ */
+
+const data: FakeUpstreamData = modelHostFixtures();
+const recorded = JSON.parse(
+  readFileSync(fileURLToPath(new URL('../../../../fixtures/model-host-recorded/recorded.json', import.meta.url)), 'utf8'),
+) as {
+  rateLimits: { windowSeconds: number; tiers: Record<'anonymous' | 'free', Record<string, number>> };
+  listing: { defaultFields: string[] };
+};
+const BASE = 'https://hf.test';
+const MS = 'https://ms.test';
+
+let fake: FakeUpstream;
+const server = setupServer(http.all('*', ({ request }) => fake.handle(request)));
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+
+/** Virtual time: `sleep(ms)` moves the clock to at least now+ms and resolves on the next turn. */
+function virtualClock(start = Date.parse('2026-05-04T09:00:00Z')): Clock & { sleeps: number[] } {
+  let t = start;
+  const sleeps: number[] = [];
+  return {
+    sleeps,
+    now: () => t,
+    sleep: async (ms) => {
+      sleeps.push(ms);
+      t = Math.max(t, t + ms);
+      await new Promise((r) => setImmediate(r));
+    },
+  };
+}
+
+function realHost(clock: Clock, extra: Partial<RealHostOptions> = {}): RealHostOptions {
+  return {
+    now: () => clock.now(),
+    quotas: recorded.rateLimits.tiers.anonymous,
+    tokenQuotas: recorded.rateLimits.tiers.free,
+    windowSeconds: recorded.rateLimits.windowSeconds,
+    defaultFields: recorded.listing.defaultFields,
+    ...extra,
+  };
+}
+
+function newFake(clock: Clock, extra: Partial<ConstructorParameters<typeof FakeUpstream>[1]> = {}) {
+  fake = new FakeUpstream(data, { base: BASE, msBase: MS, realHost: realHost(clock), ...extra });
+  return fake;
+}
+
+function collectingLog(): Logger & { lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const put = (o: Record<string, unknown>, msg?: string) => lines.push({ ...o, msg });
+  return { lines, info: put, warn: put, error: put, debug: put } as unknown as Logger & { lines: Array<Record<string, unknown>> };
+}
+
+function options(store: MemoryObjectStore, clock: Clock, extra: Partial<UpstreamBuildOptions> = {}): UpstreamBuildOptions {
+  return {
+    objects: store,
+    upstream: BASE,
+    fetch: (...a) => fetch(...a),
+    clock,
+    top: 20,
+    date: '2026-05-04',
+    http: { random: () => 0.5 },
+    ...extra,
+  };
+}
+
+const decoder = new TextDecoder();
+async function catalogOf(store: MemoryObjectStore, address: string): Promise<CatalogObject> {
+  const s = await store.get(address as Address);
+  if (!s) throw new Error(`missing ${address}`);
+  return JSON.parse(decoder.decode(s.bytes)) as CatalogObject;
+}
+
+describe('rate-limit headers', () => {
+  it('reads RateLimit and RateLimit-Policy as the recorded answers send them, and knows each URL’s bucket', () => {
+    expect(parseRateLimit('"api";r=0;t=55', '"fixed window";"api";q=500;w=300')).toEqual({
+      bucket: 'api',
+      remaining: 0,
+      resetSeconds: 55,
+      quota: 500,
+      windowSeconds: 300,
+    });
+    expect(parseRateLimit('"resolvers";r=2998;t=172', null)).toEqual({ bucket: 'resolvers', remaining: 2998, resetSeconds: 172 });
+    expect(parseRateLimit('garbage', null)).toBeUndefined();
+    expect(bucketOf(`${BASE}/api/models?limit=5`)).toBe('api');
+    expect(bucketOf(`${BASE}/a/b/resolve/main/config.json`)).toBe('resolvers');
+    expect(bucketOf(`${BASE}/a/b`)).toBe('pages');
+  });
+
+  it('never sends the token to another origin: not to a Link on another host, not to the second host', async () => {
+    const seen: Array<{ url: string; auth: string | null }> = [];
+    const stub = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const url = String(input);
+      seen.push({ url, auth: new Headers(init?.headers).get('authorization') });
+      return Response.json([], {
+        headers: url.startsWith(BASE) ? { link: '<https://elsewhere.test/api/models?cursor=2>; rel="next"' } : {},
+      });
+    }) as typeof fetch;
+    const client = new UpstreamClient({ fetch: stub, token: 'hf_SECRET', tokenOrigin: BASE });
+    const pages = client.pages(`${BASE}/api/models`);
+    await pages.next();
+    await expect(pages.next()).rejects.toThrow(/another origin/);
+    await client.json(`${MS}/api/v1/models/a/b/repo/files`);
+    expect(seen).toEqual([
+      { url: `${BASE}/api/models`, auth: 'Bearer hf_SECRET' },
+      { url: `${MS}/api/v1/models/a/b/repo/files`, auth: null },
+    ]);
+  });
+});
+
+describe('the index run against the real host', () => {
+  it('a 500-model run with the anonymous quota completes with every model, pausing on the reset, never over a bucket', async () => {
+    const clock = virtualClock();
+    newFake(clock);
+    const log = collectingLog();
+    const progress: BuildProgress[] = [];
+    const run = await runUpstreamBuild(
+      options(new MemoryObjectStore(), clock, { top: 500, pageSize: 100, log, onProgress: (p) => progress.push(p), modelscope: false }),
+    );
+    expect(run.models).toBe(500);
+    expect(run.skipped).toEqual([]);
+    // More API requests than one anonymous window holds: the run paused for the reset instead of failing.
+    expect(run.requestsByBucket.api).toBeGreaterThan(recorded.rateLimits.tiers.anonymous.api as number);
+    expect(clock.sleeps.some((ms) => ms >= 1000)).toBe(true);
+    expect(run.seconds).toBeGreaterThan(0);
+    // Every request honoured its bucket: no window of any bucket went over its quota, so the host never said 429.
+    expect(fake.overQuota).toEqual({});
+    expect(run.rateLimited).toBe(0);
+    // Only the api bucket waited; resolvers went on.
+    const waits = log.lines.filter((l) => l.event === 'rate-limit-wait');
+    expect(waits.length).toBeGreaterThan(0);
+    expect(new Set(waits.map((w) => w.bucket))).toEqual(new Set(['api']));
+    // The progress line knew the quota left and the pause.
+    expect(progress.some((p) => p.waiting?.bucket === 'api' && p.waiting.seconds > 0)).toBe(true);
+    expect(progress.some((p) => p.quota?.some((q) => q.bucket === 'resolvers' && q.quota === 3000))).toBe(true);
+    // The figures docs/operations.md is computed from.
+    console.log(`500-model cold run: ${JSON.stringify(run.requestsByBucket)} requests, ${run.seconds} s on the host's clock`);
+  }, 120_000);
+
+  it('a 429 storm during the listing: the run waits for the window and completes', async () => {
+    const clock = virtualClock();
+    newFake(clock);
+    // Ten 429s in a row on the listing, in the documented shape (RateLimit with r=0, no Retry-After).
+    fake.inject(
+      /\/api\/models\?/,
+      Array.from({ length: 10 }, () => ({ status: 429 })),
+    );
+    const run = await runUpstreamBuild(options(new MemoryObjectStore(), clock, { top: 30, pageSize: 10 }));
+    expect(run.models).toBe(30);
+    expect(run.rateLimited).toBe(10);
+    expect(run.retries).toBe(0);
+    // Each 429 paused the api bucket until the reset the header named.
+    expect(run.waitedMs).toBeGreaterThan(0);
+    expect(clock.sleeps.filter((ms) => ms >= 1000).length).toBeGreaterThanOrEqual(1);
+  });
+
+  it('with a token: the token quota applies and the token never reaches the second host', async () => {
+    const clock = virtualClock();
+    newFake(clock, {
+      realHost: realHost(clock, { token: 'hf_TESTTOKEN' }),
+      modelscope: { 'deepseek-ai/DeepSeek-V4-Pro': { from: 'deepseek-ai/DeepSeek-V4-Pro', mode: 'same' } },
+    });
+    const run = await runUpstreamBuild(
+      options(new MemoryObjectStore(), clock, { top: 10, token: 'hf_TESTTOKEN', modelscope: { base: MS } }),
+    );
+    expect(run.models).toBe(10);
+    expect(fake.authElsewhere).toBe(0);
+    expect([...fake.windows.keys()].every((k) => k.startsWith('token:'))).toBe(true);
+    expect(run.sources['modelscope.cn']).toBe('checked');
+  });
+
+  it('the second host refusing connections costs seconds, not minutes: same run with it off, summary says unreachable', async () => {
+    // A loopback port nobody listens on: connections are refused, as from networks where the host is dark.
+    const port = await new Promise<number>((resolve) => {
+      const s = createServer();
+      s.listen(0, '127.0.0.1', () => {
+        const p = (s.address() as { port: number }).port;
+        s.close(() => resolve(p));
+      });
+    });
+    const dark = `http://127.0.0.1:${port}`;
+    server.use(http.all(`${dark}/*`, () => passthrough()));
+
+    const offClock = virtualClock();
+    newFake(offClock);
+    const t0 = performance.now();
+    const off = await runUpstreamBuild(options(new MemoryObjectStore(), offClock, { modelscope: false }));
+    const offMs = performance.now() - t0;
+
+    const darkClock = virtualClock();
+    newFake(darkClock);
+    const log = collectingLog();
+    const t1 = performance.now();
+    const on = await runUpstreamBuild(options(new MemoryObjectStore(), darkClock, { modelscope: { base: dark }, log }));
+    const onMs = performance.now() - t1;
+
+    expect(on.models).toBe(20);
+    expect(on.catalog).toBe(off.catalog);
+    expect(on.sources['modelscope.cn']).toBe('unreachable');
+    expect(off.sources['modelscope.cn']).toBe('off');
+    // Within a few seconds of the run without it, on the run's clock (waits included) and on the wall clock.
+    expect(on.seconds - off.seconds).toBeLessThan(5);
+    expect(onMs - offMs).toBeLessThan(5000);
+    // Said once.
+    expect(log.lines.filter((l) => l.event === 'source-unreachable')).toHaveLength(1);
+  });
+
+  it('a model failing transiently on day 2 stays in the catalog with its day-1 object, counted as kept', async () => {
+    const clock = virtualClock();
+    newFake(clock);
+    const store = new MemoryObjectStore();
+    const day1 = await runUpstreamBuild(options(store, clock, { top: 10 }));
+    const id = fake.order[2] as string;
+    const before = await catalogOf(store, day1.catalog);
+    fake.bump(id);
+    // Its new tree answers 503 every time (more than the retries), the others are fine.
+    fake.inject(
+      new RegExp(`/api/models/${id}/tree/`),
+      Array.from({ length: 10 }, () => ({ status: 503 })),
+    );
+    const day2 = await runUpstreamBuild(options(store, clock, { top: 10, date: '2026-05-05' }));
+    const after = await catalogOf(store, day2.catalog);
+    expect(day2.models).toBe(10);
+    expect(after.objects[id]?.model).toBe(before.objects[id]?.model);
+    expect(day2.kept).toBe(1);
+    expect(day2.keptByReason).toEqual({ 'HTTP 503': 1 });
+    expect(day2.skipped.filter((s) => s.id === id)).toEqual([]);
+  });
+});
