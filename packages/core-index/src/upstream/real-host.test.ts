@@ -135,8 +135,9 @@ describe('the index run against the real host', () => {
     newFake(clock);
     const log = collectingLog();
     const progress: BuildProgress[] = [];
+    const store = new MemoryObjectStore();
     const run = await runUpstreamBuild(
-      options(new MemoryObjectStore(), clock, { top: 500, pageSize: 100, log, onProgress: (p) => progress.push(p), modelscope: false }),
+      options(store, clock, { top: 500, pageSize: 100, log, onProgress: (p) => progress.push(p), modelscope: false }),
     );
     expect(run.models).toBe(500);
     expect(run.skipped).toEqual([]);
@@ -154,8 +155,15 @@ describe('the index run against the real host', () => {
     // The progress line knew the quota left and the pause.
     expect(progress.some((p) => p.waiting?.bucket === 'api' && p.waiting.seconds > 0)).toBe(true);
     expect(progress.some((p) => p.quota?.some((q) => q.bucket === 'resolvers' && q.quota === 3000))).toBe(true);
+    // The next day: 25 of the 500 (5%) have a new revision; the rest reuse yesterday's objects.
+    for (const id of fake.order.slice(0, 500).filter((_, i) => i % 20 === 0)) fake.bump(id);
+    const daily = await runUpstreamBuild(options(store, clock, { top: 500, pageSize: 100, modelscope: false, date: '2026-05-05' }));
+    expect(daily.models).toBe(500);
+    expect(daily.reused).toBe(475);
+    expect(daily.requestsByBucket.api).toBeLessThan(recorded.rateLimits.tiers.anonymous.api as number);
     // The figures docs/operations.md is computed from.
     console.log(`500-model cold run: ${JSON.stringify(run.requestsByBucket)} requests, ${run.seconds} s on the host's clock`);
+    console.log(`500-model daily run (25 changed): ${JSON.stringify(daily.requestsByBucket)} requests, ${daily.seconds} s`);
   }, 120_000);
 
   it('a 429 storm during the listing: the run waits for the window and completes', async () => {
@@ -181,11 +189,14 @@ describe('the index run against the real host', () => {
       realHost: realHost(clock, { token: 'hf_TESTTOKEN' }),
       modelscope: { 'deepseek-ai/DeepSeek-V4-Pro': { from: 'deepseek-ai/DeepSeek-V4-Pro', mode: 'same' } },
     });
+    const log = collectingLog();
     const run = await runUpstreamBuild(
-      options(new MemoryObjectStore(), clock, { top: 10, token: 'hf_TESTTOKEN', modelscope: { base: MS } }),
+      options(new MemoryObjectStore(), clock, { top: 10, token: 'hf_TESTTOKEN', modelscope: { base: MS }, log }),
     );
     expect(run.models).toBe(10);
     expect(fake.authElsewhere).toBe(0);
+    expect(JSON.stringify(log.lines)).not.toContain('hf_TESTTOKEN');
+    expect(JSON.stringify(run)).not.toContain('hf_TESTTOKEN');
     expect([...fake.windows.keys()].every((k) => k.startsWith('token:'))).toBe(true);
     expect(run.sources['modelscope.cn']).toBe('checked');
   });
