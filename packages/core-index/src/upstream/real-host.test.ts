@@ -35,17 +35,29 @@ beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 
-/** Virtual time: `sleep(ms)` moves the clock to at least now+ms and resolves on the next turn. */
+/**
+ * Virtual time: a sleeper wakes at its own `now + ms`; on the next turn the clock jumps to the earliest
+ * waiting sleeper (never backwards), so concurrent waits overlap as they would in real time.
+ */
 function virtualClock(start = Date.parse('2026-05-04T09:00:00Z')): Clock & { sleeps: number[] } {
   let t = start;
   const sleeps: number[] = [];
+  const sleepers: Array<{ at: number; wake: () => void }> = [];
+  const tick = () => {
+    if (!sleepers.length) return;
+    sleepers.sort((a, b) => a.at - b.at);
+    t = Math.max(t, (sleepers[0] as { at: number }).at);
+    while (sleepers.length && (sleepers[0] as { at: number }).at <= t) (sleepers.shift() as { wake: () => void }).wake();
+  };
   return {
     sleeps,
     now: () => t,
-    sleep: async (ms) => {
+    sleep: (ms) => {
       sleeps.push(ms);
-      t = Math.max(t, t + ms);
-      await new Promise((r) => setImmediate(r));
+      return new Promise<void>((wake) => {
+        sleepers.push({ at: t + ms, wake });
+        setImmediate(tick);
+      });
     },
   };
 }
