@@ -375,7 +375,7 @@ export class UpstreamClient {
     const urlBucket = bucketOf(url);
     let failures = 0;
     let limited = 0;
-    for (let attempt = 0; ; attempt++) {
+    for (;;) {
       await this.pace(url, urlBucket);
       await this.acquire();
       let res: Response | undefined;

@@ -6,7 +6,7 @@ import type { FileRecord, GgufFacts, ModelFacts, ModelObject } from '../schemas.
 import { createSha256 } from '../sha256.js';
 import { errorOf, isTransient, type UpstreamClient, UpstreamError } from './client.js';
 
-/** A row of the upstream's `GET /api/models?full=true` (or `GET /api/models/{id}`), the fields the run reads. */
+/** A row of the upstream's `GET /api/models?expand[]=…` (or `GET /api/models/{id}`), the fields the run reads. */
 export interface UpstreamRow {
   id: string;
   _id?: string;
@@ -24,6 +24,11 @@ export interface UpstreamRow {
   createdAt?: string;
   lastModified?: string;
   cardData?: { license?: string | string[] };
+  /**
+   * The host's GGUF block (`expand[]=gguf`), read from the repository's GGUF header: architecture, context length,
+   * `total` (parameters) and the chat template.
+   */
+  gguf?: { total?: number; architecture?: string; context_length?: number; chat_template?: string };
 }
 
 /** An entry of `GET /api/models/{id}/tree/{sha}?recursive=true`. */
@@ -292,11 +297,23 @@ async function ggufFacts(
   revision: string,
   paths: string[],
   known: GgufFacts[],
+  listed?: UpstreamRow['gguf'],
 ): Promise<{ gguf: GgufFacts[]; incomplete: boolean }> {
   const byPath = new Map<string, GgufFacts>(known.map((g) => [g.path, g]));
   let incomplete = false;
   for (const p of ggufHeaderFiles(paths, ctx.ggufHeaders)) {
     if (byPath.get(p)?.architecture) continue;
+    // The listing's GGUF block, when the host gave one and the file's quantisation is in its name (the block has no
+    // file type): no range reads. Else the header is read.
+    const q = quantOf(p);
+    if (listed?.architecture && q) {
+      const facts: GgufFacts = { path: p, architecture: listed.architecture, quantization: q };
+      if (typeof listed.context_length === 'number') facts.context_length = listed.context_length;
+      if (typeof listed.total === 'number') facts.parameters = listed.total;
+      if (typeof listed.chat_template === 'string') facts.chat_template = listed.chat_template;
+      byPath.set(p, facts);
+      continue;
+    }
     try {
       const facts = await remoteGgufFacts(ctx, `${ctx.upstream}/${repoPath(id)}/resolve/${revision}/${encodePath(p)}`, p);
       if (facts) byPath.set(p, facts);
@@ -336,6 +353,7 @@ export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revis
         revision,
         files.map((f) => f.path),
         prev.facts.gguf ?? [],
+        row.gguf,
       ));
     } else {
       const tree = (await listTree(ctx, id, revision)).filter((e) => e.type === 'file');
@@ -378,6 +396,7 @@ export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revis
         revision,
         files.map((f) => f.path),
         [],
+        row.gguf,
       ));
     }
     const header = gguf.find((g) => g.architecture) ?? gguf[0];

@@ -8,7 +8,7 @@ import { modelHostFixtures } from '../../../../fixtures/model-host/load.js';
 import type { Address } from '../blake3.js';
 import type { Logger } from '../deps.js';
 import { MemoryObjectStore } from '../memory-object-store.js';
-import type { CatalogObject } from '../schemas.js';
+import type { CatalogObject, ModelObject } from '../schemas.js';
 import { bucketOf, type Clock, parseRateLimit, UpstreamClient } from './client.js';
 import { type BuildProgress, runUpstreamBuild, type UpstreamBuildOptions } from './run.js';
 import { FakeUpstream, type FakeUpstreamData, type RealHostOptions } from './testing/fake-upstream.js';
@@ -98,6 +98,26 @@ function options(store: MemoryObjectStore, clock: Clock, extra: Partial<Upstream
 }
 
 const decoder = new TextDecoder();
+async function modelOf(store: MemoryObjectStore, catalog: CatalogObject, id: string): Promise<ModelObject> {
+  const s = await store.get(catalog.objects[id]?.model as Address);
+  if (!s) throw new Error(`missing model ${id}`);
+  return JSON.parse(decoder.decode(s.bytes)) as ModelObject;
+}
+
+/** The GGUF block the host would compute from the stand-in GGUF (the real tiny llama-2 file every .gguf serves). */
+async function ggufInfoOfStandIn(): Promise<NonNullable<RealHostOptions['ggufInfo']>> {
+  const { gguf } = await import('@huggingface/gguf');
+  const file = fileURLToPath(
+    new URL('../../../../apps/node-server/demo/tree/demo/tiny-llama-2-GGUF/llama-2-tiny-random-F16.gguf', import.meta.url),
+  );
+  const { metadata, parameterCount } = (await gguf(file, { allowLocalFile: true, computeParametersCount: true })) as unknown as {
+    metadata: Record<string, unknown>;
+    parameterCount: number;
+  };
+  const arch = metadata['general.architecture'] as string;
+  return { architecture: arch, context_length: Number(metadata[`${arch}.context_length`]), total: parameterCount };
+}
+
 async function catalogOf(store: MemoryObjectStore, address: string): Promise<CatalogObject> {
   const s = await store.get(address as Address);
   if (!s) throw new Error(`missing ${address}`);
@@ -269,5 +289,51 @@ describe('the index run against the real host', () => {
     expect(day2.kept).toBe(1);
     expect(day2.keptByReason).toEqual({ 'HTTP 503': 1 });
     expect(day2.skipped.filter((s) => s.id === id)).toEqual([]);
+  });
+
+  it('takes GGUF facts from the listing (expand[]=gguf) instead of range reads, and falls back to range reads without them', async () => {
+    const info = await ggufInfoOfStandIn();
+    newFake(virtualClock());
+    const ggufIds = fake.order.filter((id) => fake.models.get(id)?.files.some((f) => /\.gguf$/i.test(f.path))).slice(0, 5);
+    expect(ggufIds.length).toBeGreaterThan(0);
+    const top = fake.order.indexOf(ggufIds[ggufIds.length - 1] as string) + 1;
+
+    const clock = virtualClock();
+    newFake(clock, { realHost: realHost(clock, { ggufInfo: info }) });
+    const store = new MemoryObjectStore();
+    const listed = await runUpstreamBuild(options(store, clock, { top, modelscope: false }));
+    expect(fake.counts.range ?? 0).toBe(0);
+    expect(fake.log.some((l) => l.includes('expand%5B%5D=gguf') || l.includes('expand[]=gguf'))).toBe(true);
+    const m = await modelOf(store, await catalogOf(store, listed.catalog), ggufIds[0] as string);
+    expect(m.facts.gguf?.find((g) => g.architecture)).toMatchObject({ architecture: info.architecture, parameters: info.total });
+
+    const clock2 = virtualClock();
+    newFake(clock2);
+    const store2 = new MemoryObjectStore();
+    const read = await runUpstreamBuild(options(store2, clock2, { top, modelscope: false }));
+    expect(fake.counts.range ?? 0).toBeGreaterThan(0);
+    const m2 = await modelOf(store2, await catalogOf(store2, read.catalog), ggufIds[0] as string);
+    expect(m2.facts.gguf?.find((g) => g.architecture)).toMatchObject({ architecture: info.architecture, parameters: info.total });
+  });
+
+  it('a GGUF header read that fails is not kept as final: the next run reads it again', async () => {
+    const clock = virtualClock();
+    newFake(clock);
+    const id = fake.order.find((i) => fake.models.get(i)?.files.some((f) => /\.gguf$/i.test(f.path))) as string;
+    const top = fake.order.indexOf(id) + 1;
+    const store = new MemoryObjectStore();
+    // The first range read of its GGUF answers 503 on all 7 attempts (1 + 6 retries): day 1 gets no header.
+    fake.inject(
+      new RegExp(`/${id}/resolve/.*\\.gguf$`),
+      Array.from({ length: 7 }, () => ({ status: 503 })),
+    );
+    const day1 = await runUpstreamBuild(options(store, clock, { top, modelscope: false }));
+    const m1 = await modelOf(store, await catalogOf(store, day1.catalog), id);
+    expect(m1.facts.gguf?.some((g) => g.architecture)).toBe(false);
+    expect(fake.counts['injected-503']).toBe(7);
+    const day2 = await runUpstreamBuild(options(store, clock, { top, modelscope: false, date: '2026-05-05' }));
+    const m2 = await modelOf(store, await catalogOf(store, day2.catalog), id);
+    expect(m2.revision).toBe(m1.revision);
+    expect(m2.facts.gguf?.some((g) => g.architecture)).toBe(true);
   });
 });

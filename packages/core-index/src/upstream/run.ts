@@ -727,7 +727,9 @@ async function listModels(
   const skipped: SkippedModel[] = [];
   const seen = new Set<string>();
   const limit = Math.max(1, Math.min(options.pageSize ?? Math.min(top, 500), 1000));
-  const first = `${upstream}/api/models?sort=trendingScore&full=true&limit=${limit}`;
+  // Projection mode (`expand[]`): only the fields the run reads, with the host's GGUF block, lighter than `full=true`
+  // (no siblings). The host answers `_id`, `id` and exactly these.
+  const first = `${upstream}/api/models?sort=trendingScore&limit=${limit}&${LISTING_EXPAND.map((f) => `expand[]=${f}`).join('&')}`;
   outer: for await (const page of client.pages<UpstreamRow>(first)) {
     for (const row of page) {
       if (rows.length >= top) break outer;
@@ -765,6 +767,24 @@ async function listModels(
   return { kind: BUILD_LISTING_KIND, upstream, top, date, rows, skipped };
 }
 
+/** The fields the listing asks for (huggingface_hub's ExpandModelProperty_T names). */
+export const LISTING_EXPAND = [
+  'sha',
+  'private',
+  'gated',
+  'disabled',
+  'downloads',
+  'likes',
+  'trendingScore',
+  'pipeline_tag',
+  'library_name',
+  'tags',
+  'createdAt',
+  'lastModified',
+  'cardData',
+  'gguf',
+] as const;
+
 /** The fields the run uses, so the stored listing stays small (no siblings, no card text). */
 function slimRow(row: UpstreamRow): UpstreamRow {
   const out: UpstreamRow = { id: row.id };
@@ -783,5 +803,14 @@ function slimRow(row: UpstreamRow): UpstreamRow {
   }
   const lic = row.cardData?.license;
   if (lic !== undefined) out.cardData = { license: lic };
+  const g = row.gguf;
+  if (g && typeof g === 'object') {
+    const gguf: NonNullable<UpstreamRow['gguf']> = {};
+    if (typeof g.architecture === 'string') gguf.architecture = g.architecture;
+    if (typeof g.context_length === 'number') gguf.context_length = g.context_length;
+    if (typeof g.total === 'number') gguf.total = g.total;
+    if (typeof g.chat_template === 'string') gguf.chat_template = g.chat_template;
+    out.gguf = gguf;
+  }
   return out;
 }

@@ -112,6 +112,11 @@ export interface RealHostOptions {
   windowSeconds?: number;
   /** the listing's default fields (recorded from huggingface.js list-models) */
   defaultFields?: string[];
+  /**
+   * The `gguf` block the host computes from a repository's GGUF header (`expand[]=gguf`), for models with a GGUF
+   * file: pass what the stand-in GGUF's header says. Absent: rows carry no `gguf` block.
+   */
+  ggufInfo?: { total?: number; architecture: string; context_length?: number; chat_template?: string };
 }
 
 /** The rate-limit bucket of a path on the model host (hub-docs rate-limits.md). */
@@ -383,6 +388,7 @@ export class FakeUpstream {
     const rows = ids.map((id) => {
       const m = this.models.get(id) as FakeModel;
       const full: Record<string, unknown> = { ...m.row, siblings: m.files.map((f) => ({ rfilename: f.path })) };
+      if (rh?.ggufInfo && m.files.some((f) => /\.gguf$/i.test(f.path))) full.gguf = rh.ggufInfo;
       if (!rh || (url.searchParams.get('full') === 'true' && expand.length === 0)) return full;
       // The real listing: projection mode with expand[], else only its default fields.
       const fields = expand.length
