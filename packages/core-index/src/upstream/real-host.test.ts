@@ -9,6 +9,7 @@ import type { Address } from '../blake3.js';
 import type { Logger } from '../deps.js';
 import { MemoryObjectStore } from '../memory-object-store.js';
 import type { CatalogObject, ModelObject } from '../schemas.js';
+import { sha256Hex } from '../sha256.js';
 import { bucketOf, type Clock, parseRateLimit, UpstreamClient } from './client.js';
 import { type BuildProgress, runUpstreamBuild, type UpstreamBuildOptions } from './run.js';
 import { FakeUpstream, type FakeUpstreamData, type RealHostOptions } from './testing/fake-upstream.js';
@@ -98,6 +99,7 @@ function options(store: MemoryObjectStore, clock: Clock, extra: Partial<Upstream
 }
 
 const decoder = new TextDecoder();
+const sha256HexOf = (text: string) => sha256Hex(new TextEncoder().encode(text));
 async function modelOf(store: MemoryObjectStore, catalog: CatalogObject, id: string): Promise<ModelObject> {
   const s = await store.get(catalog.objects[id]?.model as Address);
   if (!s) throw new Error(`missing model ${id}`);
@@ -335,5 +337,34 @@ describe('the index run against the real host', () => {
     const m2 = await modelOf(store, await catalogOf(store, day2.catalog), id);
     expect(m2.revision).toBe(m1.revision);
     expect(m2.facts.gguf?.some((g) => g.architecture)).toBe(true);
+  });
+
+  it('follows tree pages of 1,000 entries with an absolute Link, and ignores xetHash beside lfs', async () => {
+    const clock = virtualClock();
+    newFake(clock);
+    const id = fake.order[0] as string;
+    const m = fake.models.get(id);
+    if (!m) throw new Error('no model');
+    // SYNTHETIC: 2,400 LFS shards in one repository (real sharded checkpoints and dataset-like repos reach thousands).
+    for (let i = 0; i < 2400; i++) {
+      const lfs = sha256HexOf(`SYNTHETIC shard ${i}`);
+      m.files.push({ path: `shards/part-${String(i).padStart(5, '0')}.bin`, size: 1000 + i, lfs });
+    }
+    const run = await runUpstreamBuild(options(new MemoryObjectStore(), clock, { top: 1, modelscope: false }));
+    expect(run.models).toBe(1);
+    expect(run.files).toBeGreaterThan(2400);
+    // 2,400 files, a directory and the small files: three pages of at most 1,000.
+    expect(fake.counts.tree).toBe(3);
+    const pages = fake.log.filter((l) => l.includes('/tree/'));
+    expect(pages[1]).toContain('cursor=1000');
+    // The host's tree carries xetHash beside lfs; the run takes the SHA-256 from lfs.oid only.
+    const tree = (await (await fetch(`${BASE}/api/models/${id}/tree/${m.sha}?recursive=true`)).json()) as Array<Record<string, unknown>>;
+    const shard = tree.find((e) => e.path === 'shards/part-00000.bin') as { lfs: { oid: string }; xetHash: string };
+    expect(shard.xetHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(shard.xetHash).not.toBe(shard.lfs.oid);
+    const store = new MemoryObjectStore();
+    const again = await runUpstreamBuild(options(store, clock, { top: 1, modelscope: false }));
+    const model = await modelOf(store, await catalogOf(store, again.catalog), id);
+    expect(model.files.find((f) => f.path === 'shards/part-00000.bin')?.sha256).toBe(shard.lfs.oid);
   });
 });
