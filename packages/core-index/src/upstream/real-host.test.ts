@@ -367,4 +367,27 @@ describe('the index run against the real host', () => {
     const model = await modelOf(store, await catalogOf(store, again.catalog), id);
     expect(model.files.find((f) => f.path === 'shards/part-00000.bin')?.sha256).toBe(shard.lfs.oid);
   });
+
+  it('a throttled second host is paced like the upstream: its 429s wait and its lookups still land', async () => {
+    const clock = virtualClock();
+    newFake(clock, { modelscope: { 'deepseek-ai/DeepSeek-V4-Pro': { from: 'deepseek-ai/DeepSeek-V4-Pro', mode: 'same' } } });
+    const top = fake.order.indexOf('deepseek-ai/DeepSeek-V4-Pro') + 1;
+    expect(top).toBeGreaterThan(0);
+    fake.inject(
+      /^https:\/\/ms\.test\//,
+      Array.from({ length: 4 }, () => ({ status: 429, headers: { 'retry-after': '30' } })),
+    );
+    const store = new MemoryObjectStore();
+    const run = await runUpstreamBuild(options(store, clock, { top, modelscope: { base: MS } }));
+    expect(run.models).toBe(top);
+    expect(run.sources['modelscope.cn']).toBe('checked');
+    expect(clock.sleeps.filter((ms) => ms === 30_000).length).toBeGreaterThanOrEqual(1);
+    const catalog = await catalogOf(store, run.catalog);
+    const sources = await Promise.all(
+      (catalog.objects['deepseek-ai/DeepSeek-V4-Pro']?.sources ?? []).map(
+        async (a) => JSON.parse(decoder.decode((await store.get(a))?.bytes)) as { source: string },
+      ),
+    );
+    expect(sources.map((x) => x.source)).toContain('modelscope.cn');
+  });
 });

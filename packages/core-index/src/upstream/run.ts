@@ -493,7 +493,9 @@ function secondarySources(rc: RunContext, deadline: number): SourceLookups | und
       headers: ua ? { 'user-agent': ua } : {},
       fetch: o.fetch,
       clock: rc.clock,
-      deadline,
+      // Paced like the upstream, but a secondary source waits for its windows at most an hour: past that its lookups
+      // fail (and the breaker counts them), so a throttled source never holds the day's index for hours.
+      deadline: Math.min(deadline, rc.clock.now() + 3600_000),
     });
     adapter = httpModelScope(msClient, o.modelscope);
   }
