@@ -385,7 +385,7 @@ describe('the index run against the real host', () => {
     const catalog = await catalogOf(store, run.catalog);
     const sources = await Promise.all(
       (catalog.objects['deepseek-ai/DeepSeek-V4-Pro']?.sources ?? []).map(
-        async (a) => JSON.parse(decoder.decode((await store.get(a))?.bytes)) as { source: string },
+        async (a) => JSON.parse(decoder.decode((await store.get(a as Address))?.bytes)) as { source: string },
       ),
     );
     expect(sources.map((x) => x.source)).toContain('modelscope.cn');
