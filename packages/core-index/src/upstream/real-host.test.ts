@@ -391,3 +391,38 @@ describe('the index run against the real host', () => {
     expect(sources.map((x) => x.source)).toContain('modelscope.cn');
   });
 });
+
+describe('small files per model', () => {
+  it('at most the bound at once; the first failure aborts the others and starts no more', async () => {
+    const { boundedAll } = await import('./model.js');
+    let active = 0;
+    let peak = 0;
+    const started: number[] = [];
+    const aborted: number[] = [];
+    const items = Array.from({ length: 20 }, (_, i) => i);
+    const run = boundedAll(items, 4, async (i, signal) => {
+      started.push(i);
+      active++;
+      peak = Math.max(peak, active);
+      try {
+        await new Promise<void>((resolve, reject) => {
+          const t = setTimeout(resolve, i === 5 ? 1 : 50);
+          signal.addEventListener('abort', () => {
+            clearTimeout(t);
+            aborted.push(i);
+            reject(signal.reason);
+          });
+        });
+        if (i === 5) throw new Error('file 5 failed');
+        return i;
+      } finally {
+        active--;
+      }
+    });
+    await expect(run).rejects.toThrow('file 5 failed');
+    expect(peak).toBe(4);
+    // Item 5 failed while 4 others ran: they were aborted, and none after them started.
+    expect(aborted.length).toBeGreaterThan(0);
+    expect(started.length).toBeLessThan(20);
+  });
+});
