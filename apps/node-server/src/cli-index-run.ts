@@ -67,6 +67,12 @@ interface UpstreamValues {
   fresh?: boolean;
 }
 
+/** The upstream read token: `HF_TOKEN` first (as huggingface_hub and huggingface.js read it), then `HUB_UPSTREAM_TOKEN`. */
+export function upstreamToken(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const t = env.HF_TOKEN?.trim() || env.HUB_UPSTREAM_TOKEN?.trim();
+  return t || undefined;
+}
+
 function buildSettings(values: UpstreamValues) {
   const upstream = values.upstream as string;
   if (!/^https?:\/\/[^\s/]+/.test(upstream)) throw new CliError(`--upstream ${upstream}: expected a URL such as https://huggingface.co`);
@@ -93,8 +99,9 @@ function buildSettings(values: UpstreamValues) {
     ...(cap ? { smallFileCap: cap } : {}),
     ...(values.fresh ? { fresh: true } : {}),
     ...(process.env.HUB_CODE_COMMIT ? { codeCommit: process.env.HUB_CODE_COMMIT } : {}),
-    // A read token for the upstream (higher rate limits); sent to the upstream only, never logged.
-    ...(process.env.HUB_UPSTREAM_TOKEN ? { headers: { authorization: `Bearer ${process.env.HUB_UPSTREAM_TOKEN}` } } : {}),
+    // A read token for the upstream (higher rate limits): HF_TOKEN as the host's own clients read it, or
+    // HUB_UPSTREAM_TOKEN. Sent to the upstream's origin only, never logged.
+    ...(upstreamToken() ? { token: upstreamToken() as string } : {}),
   };
 }
 

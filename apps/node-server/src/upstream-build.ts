@@ -24,8 +24,10 @@ export interface NodeUpstreamBuildOptions {
   log: Logger;
   onProgress?: (p: BuildProgress) => void;
   fetch?: typeof fetch;
-  /** Extra request headers (for example a token for a private mirror). */
+  /** Extra request headers. */
   headers?: Record<string, string>;
+  /** A read token for the upstream (`HF_TOKEN`): sent to the upstream's origin only, never logged. */
+  token?: string;
 }
 
 /**
@@ -75,6 +77,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
       ...(options.requestConcurrency ? { concurrency: options.requestConcurrency } : {}),
       headers: { 'user-agent': 'model-hub-index/0.1 (+https://github.com/; daily index run)', ...(options.headers ?? {}) },
     },
+    ...(options.token ? { token: options.token } : {}),
     ...(options.smallFileCap ? { smallFileCap: options.smallFileCap } : {}),
     ...(options.fresh ? { fresh: true } : {}),
     ...(options.codeCommit ? { codeCommit: options.codeCommit } : {}),
@@ -85,26 +88,48 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
   });
 }
 
-/** A one-line progress bar for a TTY: `[#####.....] 120/500 models  owner/name`. */
+/**
+ * A one-line progress bar for a TTY, with the quota left per bucket and any pause:
+ * `[#####.....] 120/500 models  api 12/500 resolvers 2210/3000  waiting 55 s for the api window`.
+ */
 export function progressBar(p: BuildProgress, width = 30): string {
   const ratio = p.total > 0 ? Math.min(1, p.done / p.total) : 0;
   const filled = Math.round(ratio * width);
   const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
   const what = p.phase === 'list' ? 'listed' : p.phase === 'models' ? 'models' : p.phase === 'write' ? 'writing objects' : 'done';
-  return `${bar} ${p.done}/${p.total} ${what}${p.id ? `  ${p.id.slice(0, 60)}` : ''}`;
+  const quota = (p.quota ?? []).map((q) => `${q.bucket} ${q.remaining}${q.quota !== undefined ? `/${q.quota}` : ''}`).join(' ');
+  const wait = p.waiting ? `waiting ${p.waiting.seconds} s for the ${p.waiting.bucket} window` : '';
+  const id = p.id && !p.waiting ? p.id.slice(0, 60) : '';
+  return [`${bar} ${p.done}/${p.total} ${what}`, quota, wait || id].filter(Boolean).join('  ');
 }
 
 /** The summary as text lines for the terminal (stdout gets the JSON). */
 export function summaryText(s: BuildSummary): string {
   const lines = [
     `index ${s.date}: ${s.models} models, ${s.files} files, ${formatBytes(s.bytes)} (catalog ${s.catalog})`,
-    `  ${s.requests} upstream requests, ${s.retries} retries, ${Math.round(s.waitedMs / 1000)} s waited, ${formatBytes(s.downloadedBytes)} of small files hashed, ${s.reused} models unchanged since the last index, ${s.resumed} resumed, ${s.seconds.toFixed(1)} s`,
+    `  ${s.requests} upstream requests (${bucketLine(s)}), ${s.retries} retries, ${Math.round(s.waitedMs / 1000)} s waited, ${formatBytes(s.downloadedBytes)} of small files hashed, ${s.reused} models unchanged since the last index, ${s.resumed} resumed, ${s.seconds.toFixed(1)} s`,
   ];
+  if (s.rateLimited) lines.push(`  rate limited: ${s.rateLimited} answers were 429; each waited for its window (${bucketLine(s)})`);
+  const kept = Object.entries(s.keptByReason ?? {});
+  if (s.kept)
+    lines.push(
+      `  kept: ${s.kept} (${kept.map(([r, n]) => (kept.length > 1 ? `${n} ${r}` : r)).join(', ')}): yesterday's object stays, tried again next run`,
+    );
+  for (const [source, state] of Object.entries(s.sources ?? {})) {
+    if (state === 'unreachable')
+      lines.push(`  ${source}: unreachable, not checked today (its sources from yesterday kept for unchanged revisions)`);
+  }
   const reasons = Object.entries(s.skippedByReason);
   if (reasons.length) lines.push(`  skipped: ${reasons.map(([r, n]) => `${n} ${r}`).join(', ')}`);
   for (const k of s.skipped.slice(0, 50)) lines.push(`    ${k.id}: ${k.reason} (${k.detail.slice(0, 160)})`);
   if (s.skipped.length > 50) lines.push(`    … ${s.skipped.length - 50} more in the log`);
   return `${lines.join('\n')}\n`;
+}
+
+function bucketLine(s: BuildSummary): string {
+  return Object.entries(s.requestsByBucket ?? {})
+    .map(([b, n]) => `${n} ${b}`)
+    .join(', ');
 }
 
 function formatBytes(n: number): string {

@@ -3,6 +3,8 @@ export {
   FakeUpstream,
   type FakeUpstreamData,
   type FakeUpstreamOptions,
+  fakeBucketOf,
+  type RealHostOptions,
   type TrendingRow,
 } from '../upstream/testing/fake-upstream.js';
 export { createTestHub, SYNTHETIC_MODELS, type TestHub } from './fixture.js';

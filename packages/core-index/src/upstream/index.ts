@@ -1,16 +1,26 @@
 /** The daily index run against an upstream model host: `@hub/core-index/upstream` (kept out of the root entry so
  * runtime bundles such as the Worker do not carry the builder and its GGUF reader). */
+export { SourceBreaker, type SourceCheck } from './breaker.js';
 export {
+  type Bucket,
+  type BucketState,
+  bucketOf,
   type Clock,
+  errorOf,
+  isTransient,
   nextLink,
+  parseRateLimit,
   parseRetryAfter,
+  type RateLimitInfo,
   systemClock,
   UpstreamClient,
   type UpstreamClientOptions,
   UpstreamError,
   type UpstreamStats,
+  type WaitInfo,
 } from './client.js';
 export {
+  boundedAll,
   ggufHeaderFiles,
   type IndexModelContext,
   indexModel,
@@ -18,6 +28,7 @@ export {
   licenseOf,
   type ModelWork,
   notPublic,
+  refusal,
   type SkipReason,
   type UpstreamRow,
   type UpstreamTreeEntry,
@@ -34,6 +45,7 @@ export {
   BUILD_RESULT_KIND,
   type BuildProgress,
   type BuildSummary,
+  LISTING_EXPAND,
   runUpstreamBuild,
   type SkippedModel,
   type UpstreamBuildOptions,

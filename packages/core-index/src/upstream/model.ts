@@ -4,10 +4,9 @@ import type { BuildModelInput } from '../index/builder.js';
 import { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from '../index/quant.js';
 import type { FileRecord, GgufFacts, ModelFacts, ModelObject } from '../index/schemas.js';
 import { createSha256 } from '../index/sha256.js';
-import { type UpstreamClient, UpstreamError } from './client.js';
-import type { ModelScopeAdapter } from './modelscope.js';
+import { errorOf, isTransient, type UpstreamClient, UpstreamError } from './client.js';
 
-/** A row of the upstream's `GET /api/models?full=true` (or `GET /api/models/{id}`), the fields the run reads. */
+/** A row of the upstream's `GET /api/models?expand[]=…` (or `GET /api/models/{id}`), the fields the run reads. */
 export interface UpstreamRow {
   id: string;
   _id?: string;
@@ -25,6 +24,11 @@ export interface UpstreamRow {
   createdAt?: string;
   lastModified?: string;
   cardData?: { license?: string | string[] };
+  /**
+   * The host's GGUF block (`expand[]=gguf`), read from the repository's GGUF header: architecture, context length,
+   * `total` (parameters) and the chat template.
+   */
+  gguf?: { total?: number; architecture?: string; context_length?: number; chat_template?: string };
 }
 
 /** An entry of `GET /api/models/{id}/tree/{sha}?recursive=true`. */
@@ -51,7 +55,14 @@ export type SkipReason =
   | 'error';
 
 export type ModelWork =
-  | { status: 'ok'; model: BuildModelInput; reused: boolean; downloaded: number }
+  | {
+      status: 'ok';
+      model: BuildModelInput;
+      reused: boolean;
+      downloaded: number;
+      /** a GGUF header read failed for a transient reason: not kept as finished work, read again next run */
+      incomplete?: boolean;
+    }
   | { status: 'skipped'; id: string; reason: SkipReason; detail: string; downloaded?: number };
 
 export interface IndexModelContext {
@@ -64,7 +75,8 @@ export interface IndexModelContext {
   ggufHeaders: number;
   /** Yesterday's model object for an id, when there is one: an unchanged revision reuses its files and facts. */
   previous?: (id: string) => Promise<ModelObject | undefined>;
-  modelscope?: ModelScopeAdapter;
+  /** Small (non-LFS) files downloaded at once per model (default 4). */
+  smallFileConcurrency?: number;
   /** Health key of the upstream as a byte source (`huggingface.co`). */
   hfSource: string;
   log: Logger;
@@ -131,6 +143,26 @@ export async function resolveRevision(ctx: IndexModelContext, row: UpstreamRow):
   return typeof value.sha === 'string' && SHA.test(value.sha) ? value.sha : undefined;
 }
 
+/**
+ * Why the host truly refuses a repository, read from `X-Error-Code` / `X-Error-Message` as huggingface_hub's
+ * `hf_raise_for_status` reads them: `RepoNotFound` (deleted, or private since the listing; the host answers
+ * 401 for both), `GatedRepo`, a 403 "Access to this resource is disabled.", a 404. Undefined for anything
+ * else (a transient failure, or a refusal of our token, which is the operator's to fix).
+ */
+export function refusal(e: UpstreamError): { reason: SkipReason; detail: string } | undefined {
+  const code = e.code;
+  if (code === 'RepoNotFound' || code === 'RevisionNotFound' || code === 'EntryNotFound')
+    return { reason: 'not-found', detail: `${code}: ${e.message}` };
+  if (code === 'GatedRepo') return { reason: 'gated', detail: `gated since the listing (${e.message})` };
+  if (e.status === 403 && (code === 'DisabledRepo' || /disabled/i.test(e.hostMessage ?? '')))
+    return { reason: 'disabled', detail: `disabled on the upstream (${e.message})` };
+  if (e.status === 404) return { reason: 'not-found', detail: e.message };
+  if (e.status === 401 && !/invalid credentials/i.test(e.hostMessage ?? ''))
+    return { reason: 'not-found', detail: `the upstream answers 401 (deleted or private): ${e.message}` };
+  if (e.status === 403) return { reason: 'gated', detail: `the upstream refuses its files (${e.message})` };
+  return undefined;
+}
+
 class Skip extends Error {
   constructor(
     readonly reason: SkipReason,
@@ -141,16 +173,25 @@ class Skip extends Error {
 }
 
 /** Download one file and hash it while it streams, stopping past `cap` bytes. */
-async function hashRemote(ctx: IndexModelContext, url: string, expected: number): Promise<{ sha256: string; size: number }> {
-  const res = await ctx.client.request(url);
+async function hashRemote(
+  ctx: IndexModelContext,
+  url: string,
+  expected: number,
+  signal?: AbortSignal,
+): Promise<{ sha256: string; size: number }> {
+  const res = await ctx.client.request(url, signal ? { signal } : {});
   if (!res.ok) {
     void res.body?.cancel().catch(() => {});
-    throw new UpstreamError(`${url}: HTTP ${res.status}`, url, res.status);
+    throw errorOf(url, res);
   }
   const h = createSha256();
   let size = 0;
   const limit = Math.min(ctx.smallFileCap, expected);
   for await (const chunk of iterateBody(res.body)) {
+    if (signal?.aborted) {
+      void res.body?.cancel().catch(() => {});
+      throw signal.reason;
+    }
     size += chunk.byteLength;
     if (size > limit) {
       void res.body?.cancel().catch(() => {});
@@ -186,7 +227,11 @@ export function ggufHeaderFiles(paths: string[], n: number): string[] {
   return [...candidates].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0)).slice(0, Math.max(0, n));
 }
 
-/** GGUF header facts of one remote file, read by range requests. */
+/**
+ * GGUF header facts of one remote file, read by range requests. A header that cannot be parsed gives
+ * undefined; a transient failure (429 past the deadline, 5xx, network) throws, so the run does not keep
+ * the model's facts as final and reads the header again next time.
+ */
 export async function remoteGgufFacts(ctx: IndexModelContext, url: string, path: string): Promise<GgufFacts | undefined> {
   try {
     const { gguf } = await import('@huggingface/gguf');
@@ -210,8 +255,79 @@ export async function remoteGgufFacts(ctx: IndexModelContext, url: string, path:
     return facts;
   } catch (e) {
     ctx.log.warn({ event: 'gguf-header-failed', url, err: (e as Error).message?.slice(0, 200) }, 'GGUF header not readable');
+    if (isTransient(e)) throw e;
     return undefined;
   }
+}
+
+/**
+ * Run `fn` over `items` with at most `limit` at once; the first failure aborts the signal the others
+ * got, no new item starts, and the failure is thrown once the running ones have stopped.
+ */
+export async function boundedAll<T, R>(items: T[], limit: number, fn: (item: T, signal: AbortSignal) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  const abort = new AbortController();
+  let next = 0;
+  let failure: { e: unknown } | undefined;
+  const worker = async () => {
+    for (;;) {
+      if (failure) return;
+      const i = next++;
+      if (i >= items.length) return;
+      try {
+        out[i] = await fn(items[i] as T, abort.signal);
+      } catch (e) {
+        if (!failure) {
+          failure = { e };
+          abort.abort(e);
+        }
+        return;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  if (failure) throw failure.e;
+  return out;
+}
+
+/** Read the header facts of the chosen GGUF files; `incomplete` when a read failed for a transient reason. */
+async function ggufFacts(
+  ctx: IndexModelContext,
+  id: string,
+  revision: string,
+  paths: string[],
+  known: GgufFacts[],
+  listed?: UpstreamRow['gguf'],
+): Promise<{ gguf: GgufFacts[]; incomplete: boolean }> {
+  const byPath = new Map<string, GgufFacts>(known.map((g) => [g.path, g]));
+  let incomplete = false;
+  for (const p of ggufHeaderFiles(paths, ctx.ggufHeaders)) {
+    if (byPath.get(p)?.architecture) continue;
+    // The listing's GGUF block, when the host gave one and the file's quantisation is in its name (the block has no
+    // file type): no range reads. Else the header is read.
+    const q = quantOf(p);
+    if (listed?.architecture && q) {
+      const facts: GgufFacts = { path: p, architecture: listed.architecture, quantization: q };
+      if (typeof listed.context_length === 'number') facts.context_length = listed.context_length;
+      if (typeof listed.total === 'number') facts.parameters = listed.total;
+      if (typeof listed.chat_template === 'string') facts.chat_template = listed.chat_template;
+      byPath.set(p, facts);
+      continue;
+    }
+    try {
+      const facts = await remoteGgufFacts(ctx, `${ctx.upstream}/${repoPath(id)}/resolve/${revision}/${encodePath(p)}`, p);
+      if (facts) byPath.set(p, facts);
+    } catch {
+      incomplete = true;
+    }
+  }
+  // Every other GGUF file still gets its quantisation from its name.
+  for (const p of paths) {
+    if (!/\.gguf$/i.test(p) || byPath.has(p)) continue;
+    const q = quantOf(p);
+    if (q) byPath.set(p, { path: p, quantization: q });
+  }
+  return { gguf: [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)), incomplete };
 }
 
 /**
@@ -225,11 +341,20 @@ export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revis
     let files: FileRecord[];
     let gguf: GgufFacts[] = [];
     let reused = false;
+    let incomplete = false;
     const prev = await ctx.previous?.(id);
     if (prev && prev.revision === revision) {
       files = prev.files;
-      gguf = prev.facts.gguf ?? [];
       reused = true;
+      // A header read that failed yesterday is tried again today (the revision's facts are not final without it).
+      ({ gguf, incomplete } = await ggufFacts(
+        ctx,
+        id,
+        revision,
+        files.map((f) => f.path),
+        prev.facts.gguf ?? [],
+        row.gguf,
+      ));
     } else {
       const tree = (await listTree(ctx, id, revision)).filter((e) => e.type === 'file');
       if (tree.length === 0) throw new Skip('empty', 'the tree has no files');
@@ -243,36 +368,36 @@ export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revis
           );
         }
       }
-      files = await Promise.all(
-        tree.map(async (e): Promise<FileRecord> => {
-          if (e.lfs) {
-            const sha256 = String(e.lfs.oid).toLowerCase();
-            if (!SHA256.test(sha256)) throw new Skip('bad-lfs-oid', `${e.path}: lfs.oid ${JSON.stringify(e.lfs.oid)} is not a SHA-256`);
-            return { path: e.path, size: e.lfs.size ?? e.size ?? 0, sha256 };
-          }
-          const expected = e.size ?? ctx.smallFileCap;
-          const got = await hashRemote(ctx, `${ctx.upstream}/${repoPath(id)}/resolve/${revision}/${encodePath(e.path)}`, expected);
-          downloaded += got.size;
-          if (e.size !== undefined && got.size !== e.size)
-            throw new Skip('size-mismatch', `${e.path}: the tree lists ${e.size} bytes, ${got.size} arrived`);
-          return { path: e.path, size: got.size, sha256: got.sha256 };
-        }),
-      );
+      const lfsFiles: FileRecord[] = [];
+      const small: UpstreamTreeEntry[] = [];
+      for (const e of tree) {
+        if (!e.lfs) {
+          small.push(e);
+          continue;
+        }
+        const sha256 = String(e.lfs.oid).toLowerCase();
+        if (!SHA256.test(sha256)) throw new Skip('bad-lfs-oid', `${e.path}: lfs.oid ${JSON.stringify(e.lfs.oid)} is not a SHA-256`);
+        lfsFiles.push({ path: e.path, size: e.lfs.size ?? e.size ?? 0, sha256 });
+      }
+      // Small files: a few at a time; the first failure cancels the others.
+      const hashed = await boundedAll(small, ctx.smallFileConcurrency ?? 4, async (e, signal): Promise<FileRecord> => {
+        const expected = e.size ?? ctx.smallFileCap;
+        const got = await hashRemote(ctx, `${ctx.upstream}/${repoPath(id)}/resolve/${revision}/${encodePath(e.path)}`, expected, signal);
+        downloaded += got.size;
+        if (e.size !== undefined && got.size !== e.size)
+          throw new Skip('size-mismatch', `${e.path}: the tree lists ${e.size} bytes, ${got.size} arrived`);
+        return { path: e.path, size: got.size, sha256: got.sha256 };
+      });
+      files = [...lfsFiles, ...hashed];
       files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-      const paths = files.map((f) => f.path);
-      const read = ggufHeaderFiles(paths, ctx.ggufHeaders);
-      const byPath = new Map<string, GgufFacts>();
-      for (const p of read) {
-        const facts = await remoteGgufFacts(ctx, `${ctx.upstream}/${repoPath(id)}/resolve/${revision}/${encodePath(p)}`, p);
-        if (facts) byPath.set(p, facts);
-      }
-      // Every other GGUF file still gets its quantisation from its name.
-      for (const p of paths) {
-        if (!/\.gguf$/i.test(p) || byPath.has(p)) continue;
-        const q = quantOf(p);
-        if (q) byPath.set(p, { path: p, quantization: q });
-      }
-      gguf = [...byPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+      ({ gguf, incomplete } = await ggufFacts(
+        ctx,
+        id,
+        revision,
+        files.map((f) => f.path),
+        [],
+        row.gguf,
+      ));
     }
     const header = gguf.find((g) => g.architecture) ?? gguf[0];
     const facts: ModelFacts = {};
@@ -285,29 +410,17 @@ export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revis
     if (typeof row.createdAt === 'string') facts.createdAt = row.createdAt;
     if (typeof row.lastModified === 'string') facts.lastModified = row.lastModified;
     const sources: BuildModelInput['sources'] = [{ source: ctx.hfSource, type: 'http' }];
-    if (ctx.modelscope) {
-      try {
-        const ms = await ctx.modelscope.find({ id, files });
-        if (ms) sources.push(ms);
-      } catch (e) {
-        // The second host being down costs a source for a day, never the model.
-        ctx.log.warn({ event: 'modelscope-failed', model: id, err: (e as Error).message?.slice(0, 200) }, 'ModelScope lookup failed');
-      }
-    }
     return {
       status: 'ok',
       reused,
       downloaded,
+      ...(incomplete ? { incomplete } : {}),
       model: { id, revision, license: licenseOf(row), files, facts, row: rowFacts(row, listed), sources },
     };
   } catch (e) {
     if (e instanceof Skip) return { status: 'skipped', id, reason: e.reason, detail: e.detail, downloaded };
-    if (e instanceof UpstreamError && e.status === 404)
-      return { status: 'skipped', id, reason: 'not-found', detail: e.message, downloaded };
-    // The listing said public, but its files are refused: gated or made private since.
-    if (e instanceof UpstreamError && (e.status === 401 || e.status === 403)) {
-      return { status: 'skipped', id, reason: 'gated', detail: `the upstream refuses its files (${e.message})`, downloaded };
-    }
+    const refused = e instanceof UpstreamError ? refusal(e) : undefined;
+    if (refused) return { status: 'skipped', id, ...refused, downloaded };
     throw e;
   }
 }

@@ -69,8 +69,17 @@ export function httpModelScope(client: UpstreamClient, options: HttpModelScopeOp
         try {
           listing = (await client.json<ModelScopeListing>(url)).value;
         } catch (e) {
-          // Not there (404, or the API's own error answer): try the next candidate.
-          if (e instanceof UpstreamError && typeof e.status === 'number' && e.status >= 400 && e.status < 500) continue;
+          // Not there (404, 400, or the API's own error answer): try the next candidate. A 403 (refused, often a
+          // network-level block) or a 429 that outlasted the deadline is a failure of the source, not an absence.
+          if (
+            e instanceof UpstreamError &&
+            typeof e.status === 'number' &&
+            e.status >= 400 &&
+            e.status < 500 &&
+            e.status !== 403 &&
+            e.status !== 429
+          )
+            continue;
           throw e;
         }
         if (listing.Success === false || !Array.isArray(listing.Data?.Files)) continue;

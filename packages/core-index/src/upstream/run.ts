@@ -2,16 +2,35 @@ import { type Logger, silentLogger } from '../deps.js';
 import type { Address } from '../index/blake3.js';
 import { type BuildModelInput, type BuildResult, buildIndex, putJson } from '../index/builder.js';
 import type { ObjectStore } from '../index/object-store.js';
-import { type CatalogObject, CatalogObjectSchema, type ModelObject, ModelObjectSchema, type Pins } from '../index/schemas.js';
-import { type Clock, systemClock, UpstreamClient, type UpstreamClientOptions, UpstreamError } from './client.js';
+import {
+  type CatalogObject,
+  CatalogObjectSchema,
+  type ModelObject,
+  ModelObjectSchema,
+  type Pins,
+  type SourceObject,
+  SourceObjectSchema,
+} from '../index/schemas.js';
+import { SourceBreaker, type SourceCheck } from './breaker.js';
+import {
+  type Clock,
+  isTransient,
+  systemClock,
+  UpstreamClient,
+  type UpstreamClientOptions,
+  UpstreamError,
+  type WaitInfo,
+} from './client.js';
 import {
   type IndexModelContext,
   indexModel,
   isModelId,
   type ModelWork,
   notPublic,
+  refusal,
   repoPath,
   resolveRevision,
+  rowFacts,
   type SkipReason,
   type UpstreamRow,
 } from './model.js';
@@ -48,9 +67,17 @@ export interface UpstreamBuildOptions {
   /** Models indexed at once (default 4). */
   modelConcurrency?: number;
   /** Retry, backoff and request concurrency for the upstream (default 8 requests in flight). */
-  http?: Omit<UpstreamClientOptions, 'fetch' | 'clock'>;
+  http?: Omit<UpstreamClientOptions, 'fetch' | 'clock' | 'token' | 'tokenOrigin'>;
+  /** A read token for the upstream (`HF_TOKEN`): sent to the upstream's origin only, never logged. */
+  token?: string;
+  /** How long the run may wait for rate-limit windows, in seconds from its start (default 6 hours). */
+  deadlineSeconds?: number;
+  /** Consecutive network failures after which a secondary source is not asked again in this run (default 3). */
+  breakerThreshold?: number;
   /** Largest non-LFS file downloaded and hashed (default 10 MiB). */
   smallFileCap?: number;
+  /** Small files downloaded at once per model (default 4). */
+  smallFileConcurrency?: number;
   /** GGUF headers read per model, the preferred quantisation first (default 1; others get their quantisation from the name). */
   ggufHeadersPerModel?: number;
   /** Rows per listing page (default min(top, 500)). */
@@ -74,6 +101,10 @@ export interface BuildProgress {
   done: number;
   total: number;
   id?: string;
+  /** quota left per rate-limit bucket, as the host last said it */
+  quota?: Array<{ bucket: string; remaining: number; quota?: number }>;
+  /** a pause for a bucket's window, while one is under way */
+  waiting?: { bucket: string; seconds: number };
 }
 
 export interface SkippedModel {
@@ -92,10 +123,20 @@ export interface BuildSummary {
   skippedByReason: Record<string, number>;
   /** models whose files came from yesterday's object (same revision) */
   reused: number;
+  /** models whose attempt failed for a transient reason today: yesterday's object kept */
+  kept: number;
+  /** kept models by why today's attempt failed (`rate limited`, `network`, `HTTP 503`, …) */
+  keptByReason: Record<string, number>;
   /** models taken from finished work of an interrupted run */
   resumed: number;
+  /** secondary sources: checked today, unreachable (not checked for the rest of the run), or off */
+  sources: Record<string, SourceCheck>;
   requests: number;
+  /** requests per rate-limit bucket (`api`, `resolvers`, `pages`) */
+  requestsByBucket: Record<string, number>;
   retries: number;
+  /** answers that were 429 (each waited for its window, none counted as a retry) */
+  rateLimited: number;
   waitedMs: number;
   downloadedBytes: number;
   seconds: number;
@@ -148,7 +189,204 @@ export function workRefName(date: string): string {
 }
 
 /** Skip reasons that come from the upstream's data, not from a failure: kept as finished work. */
-const FINAL_REASONS = new Set<SkipReason>(['empty', 'file-over-cap', 'size-mismatch', 'bad-lfs-oid', 'not-found', 'no-revision']);
+const FINAL_REASONS = new Set<SkipReason>([
+  'empty',
+  'file-over-cap',
+  'size-mismatch',
+  'bad-lfs-oid',
+  'not-found',
+  'no-revision',
+  'gated',
+  'disabled',
+]);
+
+/** The run's work ref (`build-<date>`): finished models by `id@revision`, so a killed run resumes. */
+class WorkRef {
+  state: WorkState;
+  private writing: Promise<void> = Promise.resolve();
+
+  private constructor(
+    private readonly objects: ObjectStore,
+    readonly name: string,
+    state: WorkState,
+  ) {
+    this.state = state;
+  }
+
+  static async open(objects: ObjectStore, date: string, upstream: string, top: number, fresh: boolean, log: Logger): Promise<WorkRef> {
+    const name = workRefName(date);
+    let state: WorkState = { format: WORK_FORMAT, upstream, top, listing: null, done: {}, finished: null };
+    const raw = fresh ? undefined : await objects.readRef(name);
+    if (raw) {
+      try {
+        const s = JSON.parse(raw) as WorkState;
+        if (s.format === WORK_FORMAT && s.upstream === upstream && s.top === top && !s.finished) {
+          state = { ...s, done: s.done ?? {} };
+          log.info({ event: 'resume', ref: name, finished: Object.keys(state.done).length }, 'resuming an interrupted run');
+        } else if (s.format === WORK_FORMAT && s.finished) {
+          // A finished run of the same day: keep its per-model results, list again.
+          state = { ...state, done: s.upstream === upstream ? (s.done ?? {}) : {} };
+        }
+      } catch {
+        log.warn({ event: 'work-ref-unreadable', ref: name }, 'ignoring an unreadable work ref');
+      }
+    }
+    return new WorkRef(objects, name, state);
+  }
+
+  save(): Promise<void> {
+    const snapshot = JSON.stringify(this.state);
+    this.writing = this.writing.then(() => this.objects.writeRef(this.name, snapshot));
+    return this.writing;
+  }
+
+  flush(): Promise<void> {
+    return this.writing;
+  }
+
+  async finished(key: string): Promise<StoredResult | undefined> {
+    const address = this.state.done[key];
+    const stored = address ? await readJson<StoredResult>(this.objects, address) : undefined;
+    return stored && stored.kind === BUILD_RESULT_KIND && stored.key === key ? stored : undefined;
+  }
+
+  async record(work: ModelWork, key: string): Promise<void> {
+    const record: StoredResult =
+      work.status === 'ok'
+        ? { kind: BUILD_RESULT_KIND, key, status: 'ok', model: work.model }
+        : { kind: BUILD_RESULT_KIND, key, status: 'skipped', id: work.id, reason: work.reason, detail: work.detail };
+    this.state.done[key] = await putJson(this.objects, BUILD_RESULT_KIND, record);
+    await this.save();
+  }
+}
+
+/** Yesterday's catalog: its model objects (reused for unchanged revisions) and its sources (kept on a transient failure). */
+class Yesterday {
+  private constructor(
+    private readonly objects: ObjectStore,
+    private readonly catalog: CatalogObject | undefined,
+  ) {}
+
+  static async open(objects: ObjectStore): Promise<Yesterday> {
+    const current = await objects.readRef('current');
+    if (!current) return new Yesterday(objects, undefined);
+    const parsed = CatalogObjectSchema.safeParse(await readJson<unknown>(objects, current));
+    return new Yesterday(objects, parsed.success ? parsed.data : undefined);
+  }
+
+  async model(id: string): Promise<ModelObject | undefined> {
+    const entry = this.catalog?.objects[id];
+    if (!entry) return undefined;
+    const parsed = ModelObjectSchema.safeParse(await readJson(this.objects, entry.model));
+    return parsed.success ? parsed.data : undefined;
+  }
+
+  async sources(id: string): Promise<Array<Omit<SourceObject, 'kind' | 'model' | 'revision'>>> {
+    const entry = this.catalog?.objects[id];
+    const out: Array<Omit<SourceObject, 'kind' | 'model' | 'revision'>> = [];
+    for (const a of entry?.sources ?? []) {
+      const parsed = SourceObjectSchema.safeParse(await readJson(this.objects, a));
+      if (!parsed.success) continue;
+      const { kind: _k, model: _m, revision: _r, ...rest } = parsed.data;
+      out.push(rest);
+    }
+    return out;
+  }
+
+  /** Yesterday's model as today's build input (its files, facts and sources; today's listing row when there is one). */
+  async input(row: UpstreamRow, listed: boolean): Promise<BuildModelInput | undefined> {
+    const m = await this.model(row.id);
+    if (!m) return undefined;
+    return {
+      id: m.id,
+      revision: m.revision,
+      license: m.license,
+      files: m.files,
+      facts: m.facts,
+      row: rowFacts(row, listed),
+      sources: await this.sources(row.id),
+    };
+  }
+}
+
+/** Why a transient failure happened, as the summary counts kept models. */
+function transientReason(e: unknown): string {
+  if (e instanceof UpstreamError) {
+    if (e.status === 429 || e.code === 'RateLimited') return 'rate limited';
+    if (e.status === 'network') return 'network';
+    return `HTTP ${e.status}`;
+  }
+  return 'network';
+}
+
+/** Secondary-source lookups, off the models' own path: a bounded queue behind a circuit breaker. */
+class SourceLookups {
+  private readonly pending: Promise<void>[] = [];
+  private active = 0;
+  private readonly queue: Array<() => void> = [];
+
+  constructor(
+    readonly adapter: ModelScopeAdapter,
+    readonly breaker: SourceBreaker,
+    private readonly yesterday: Yesterday,
+    private readonly concurrency = 2,
+  ) {}
+
+  /** Look the model up (later, without holding up the caller); then `done` with its sources. */
+  add(model: BuildModelInput, done: (m: BuildModelInput) => Promise<void>): void {
+    this.pending.push(
+      (async () => {
+        if (this.active >= this.concurrency) await new Promise<void>((r) => this.queue.push(r));
+        else this.active++;
+        try {
+          const sources = [...model.sources];
+          const r = await this.breaker.call(() => this.adapter.find({ id: model.id, files: model.files }));
+          if (!r.skipped && r.value) sources.push(r.value);
+          else if (r.skipped) {
+            // Not checked today: yesterday's record of this source stays for the same revision.
+            const prev = await this.yesterday.model(model.id);
+            if (prev && prev.revision === model.revision)
+              sources.push(...(await this.yesterday.sources(model.id)).filter((s) => s.source === this.adapter.source));
+          }
+          await done({ ...model, sources });
+        } finally {
+          const next = this.queue.shift();
+          if (next) next();
+          else this.active--;
+        }
+      })(),
+    );
+  }
+
+  async settle(): Promise<void> {
+    await Promise.all(this.pending);
+  }
+}
+
+/** Phase state shared by the run's steps. */
+interface RunContext {
+  options: UpstreamBuildOptions;
+  clock: Clock;
+  log: Logger;
+  objects: ObjectStore;
+  upstream: string;
+  top: number;
+  date: string;
+  client: UpstreamClient;
+  work: WorkRef;
+  yesterday: Yesterday;
+  progress: (p: BuildProgress) => void;
+}
+
+interface ModelsOutcome {
+  results: Array<ModelWork | undefined>;
+  transient: SkippedModel[];
+  kept: number;
+  keptByReason: Record<string, number>;
+  resumed: number;
+  reused: number;
+  downloaded: number;
+}
 
 /**
  * The daily index run against an upstream model host: list trending public models (and the missing
@@ -161,223 +399,316 @@ export async function runUpstreamBuild(options: UpstreamBuildOptions): Promise<B
   const clock = options.clock ?? systemClock;
   const started = clock.now();
   const log = options.log ?? silentLogger;
-  const objects = options.objects;
   const upstream = options.upstream.replace(/\/+$/, '');
   const top = Math.max(1, Math.floor(options.top ?? 500));
   const date = options.date ?? new Date(clock.now()).toISOString().slice(0, 10);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) throw new Error(`date ${date} is not YYYY-MM-DD`);
-  const progress = options.onProgress ?? (() => {});
+  const userProgress = options.onProgress ?? (() => {});
+  const deadline = started + (options.deadlineSeconds ?? 6 * 3600) * 1000;
+  let last: BuildProgress = { phase: 'list', done: 0, total: top };
+  let waiting: { bucket: string; until: number } | undefined;
+  const progress = (p: BuildProgress) => {
+    last = p;
+    const quota = client.quota().map(({ bucket, remaining, quota }) => ({ bucket, remaining, ...(quota !== undefined ? { quota } : {}) }));
+    const w =
+      waiting && waiting.until > clock.now()
+        ? { bucket: waiting.bucket, seconds: Math.ceil((waiting.until - clock.now()) / 1000) }
+        : undefined;
+    userProgress({ ...p, ...(quota.length ? { quota } : {}), ...(w ? { waiting: w } : {}) });
+  };
+  const onWait = (w: WaitInfo) => {
+    if (w.bucket) {
+      const until = clock.now() + w.waitMs;
+      if (!waiting || waiting.until < until || waiting.until <= clock.now()) {
+        waiting = { bucket: w.bucket, until };
+        log.warn(
+          { event: 'rate-limit-wait', bucket: w.bucket, waitMs: w.waitMs, status: w.status, retryAfter: w.retryAfter },
+          `waiting ${Math.ceil(w.waitMs / 1000)} s for the ${w.bucket} window`,
+        );
+        progress(last);
+      }
+    } else log.warn({ event: 'upstream-wait', ...w }, `waiting ${w.waitMs} ms before retrying`);
+    options.http?.onWait?.(w);
+  };
   const client = new UpstreamClient({
     ...options.http,
     fetch: options.fetch,
     clock,
-    onWait: (w) => {
-      log.warn({ event: 'upstream-wait', ...w }, `waiting ${w.waitMs} ms before retrying`);
-      options.http?.onWait?.(w);
-    },
+    deadline,
+    onWait,
+    ...(options.token ? { token: options.token, tokenOrigin: upstream } : {}),
   });
-
-  // ---- work state (resumable) ----
-  const refName = workRefName(date);
-  let state: WorkState = { format: WORK_FORMAT, upstream, top, listing: null, done: {}, finished: null };
-  const rawState = options.fresh ? undefined : await objects.readRef(refName);
-  if (rawState) {
-    try {
-      const s = JSON.parse(rawState) as WorkState;
-      if (s.format === WORK_FORMAT && s.upstream === upstream && s.top === top && !s.finished) {
-        state = { ...s, done: s.done ?? {} };
-        log.info({ event: 'resume', ref: refName, finished: Object.keys(state.done).length }, 'resuming an interrupted run');
-      } else if (s.format === WORK_FORMAT && s.finished) {
-        // A finished run of the same day: keep its per-model results, list again.
-        state = { ...state, done: s.upstream === upstream ? (s.done ?? {}) : {} };
-      }
-    } catch {
-      log.warn({ event: 'work-ref-unreadable', ref: refName }, 'ignoring an unreadable work ref');
-    }
-  }
-  let writing: Promise<void> = Promise.resolve();
-  const saveState = () => {
-    const snapshot = JSON.stringify(state);
-    writing = writing.then(() => objects.writeRef(refName, snapshot));
-    return writing;
-  };
-
-  // ---- listing ----
-  progress({ phase: 'list', done: 0, total: top });
-  let listing: Listing | undefined = state.listing ? await readJson<Listing>(objects, state.listing) : undefined;
-  if (!listing) {
-    listing = await listModels(client, upstream, top, date, options, log, (n) => progress({ phase: 'list', done: n, total: top }));
-    state.listing = await putJson(objects, BUILD_LISTING_KIND, listing);
-    await saveState();
-  }
-  log.info({ event: 'listed', models: listing.rows.length, skipped: listing.skipped.length }, 'listed models');
-
-  // ---- yesterday's objects, for unchanged revisions ----
-  const current = await objects.readRef('current');
-  let prevCatalog: CatalogObject | undefined;
-  if (current) {
-    const c = await readJson<unknown>(objects, current);
-    const parsed = CatalogObjectSchema.safeParse(c);
-    if (parsed.success) prevCatalog = parsed.data;
-  }
-  const previous = async (id: string): Promise<ModelObject | undefined> => {
-    const entry = prevCatalog?.objects[id];
-    if (!entry) return undefined;
-    const parsed = ModelObjectSchema.safeParse(await readJson(objects, entry.model));
-    return parsed.success ? parsed.data : undefined;
-  };
-
-  let modelscope: ModelScopeAdapter | undefined;
-  if (options.modelscope && 'find' in options.modelscope) modelscope = options.modelscope;
-  else if (options.modelscope) {
-    // Only the User-Agent goes to the second host: a token for the upstream must not leak there.
-    const ua = options.http?.headers?.['user-agent'];
-    const msClient = new UpstreamClient({ ...options.http, headers: ua ? { 'user-agent': ua } : {}, fetch: options.fetch, clock });
-    modelscope = httpModelScope(msClient, options.modelscope);
-  }
-  const ctx: IndexModelContext = {
-    client,
-    upstream,
-    smallFileCap: options.smallFileCap ?? 10 * 1024 * 1024,
-    ggufHeaders: options.ggufHeadersPerModel ?? 1,
-    previous,
-    ...(modelscope ? { modelscope } : {}),
-    hfSource: options.hfSource ?? 'huggingface.co',
+  const rc: RunContext = {
+    options,
+    clock,
     log,
+    objects: options.objects,
+    upstream,
+    top,
+    date,
+    client,
+    work: await WorkRef.open(options.objects, date, upstream, top, options.fresh ?? false, log),
+    yesterday: await Yesterday.open(options.objects),
+    progress,
   };
 
-  // ---- models, bounded ----
+  const listing = await listPhase(rc);
+  const lookups = secondarySources(rc, deadline);
+  const outcome = await modelsPhase(rc, listing, lookups);
+  const { result, skipped } = await writePhase(rc, listing, outcome);
+  const sources: Record<string, SourceCheck> = {};
+  if (lookups) sources[lookups.adapter.source] = lookups.breaker.state;
+  else if (options.modelscope === false || options.modelscope === undefined) sources['modelscope.cn'] = 'off';
+  return summarize(rc, started, result, skipped, outcome, sources);
+}
+
+/** Phase 1: the listing, from finished work of the same day or from the upstream. */
+async function listPhase(rc: RunContext): Promise<Listing> {
+  rc.progress({ phase: 'list', done: 0, total: rc.top });
+  const state = rc.work.state;
+  let listing: Listing | undefined = state.listing ? await readJson<Listing>(rc.objects, state.listing) : undefined;
+  if (!listing) {
+    listing = await listModels(rc.client, rc.upstream, rc.top, rc.date, rc.options, rc.log, (n) =>
+      rc.progress({ phase: 'list', done: n, total: rc.top }),
+    );
+    state.listing = await putJson(rc.objects, BUILD_LISTING_KIND, listing);
+    await rc.work.save();
+  }
+  rc.log.info({ event: 'listed', models: listing.rows.length, skipped: listing.skipped.length }, 'listed models');
+  return listing;
+}
+
+/** The second public host as a source, behind its breaker; its client never carries the upstream's token. */
+function secondarySources(rc: RunContext, deadline: number): SourceLookups | undefined {
+  const o = rc.options;
+  let adapter: ModelScopeAdapter | undefined;
+  if (o.modelscope && 'find' in o.modelscope) adapter = o.modelscope;
+  else if (o.modelscope) {
+    const ua = o.http?.headers?.['user-agent'];
+    // Few retries and a short timeout: a dark source costs seconds, and the breaker stops asking it.
+    const msClient = new UpstreamClient({
+      ...o.http,
+      retries: Math.min(o.http?.retries ?? 1, 1),
+      timeoutMs: Math.min(o.http?.timeoutMs ?? 20_000, 20_000),
+      headers: ua ? { 'user-agent': ua } : {},
+      fetch: o.fetch,
+      clock: rc.clock,
+      // Paced like the upstream, but a secondary source waits for its windows at most an hour: past that its lookups
+      // fail (and the breaker counts them), so a throttled source never holds the day's index for hours.
+      deadline: Math.min(deadline, rc.clock.now() + 3600_000),
+    });
+    adapter = httpModelScope(msClient, o.modelscope);
+  }
+  if (!adapter) return undefined;
+  return new SourceLookups(adapter, new SourceBreaker(adapter.source, rc.log, o.breakerThreshold ?? 3), rc.yesterday);
+}
+
+/** Phase 2: every listed model at its current revision, a few at a time. */
+async function modelsPhase(rc: RunContext, listing: Listing, lookups: SourceLookups | undefined): Promise<ModelsOutcome> {
+  const o = rc.options;
+  const ctx: IndexModelContext = {
+    client: rc.client,
+    upstream: rc.upstream,
+    smallFileCap: o.smallFileCap ?? 10 * 1024 * 1024,
+    ggufHeaders: o.ggufHeadersPerModel ?? 1,
+    previous: (id) => rc.yesterday.model(id),
+    smallFileConcurrency: o.smallFileConcurrency ?? 4,
+    hfSource: o.hfSource ?? 'huggingface.co',
+    log: rc.log,
+  };
   const rows = listing.rows;
-  const results: Array<ModelWork | undefined> = new Array(rows.length);
-  let resumed = 0;
-  let reused = 0;
-  let downloaded = 0;
+  const out: ModelsOutcome = {
+    results: new Array(rows.length),
+    transient: [],
+    kept: 0,
+    keptByReason: {},
+    resumed: 0,
+    reused: 0,
+    downloaded: 0,
+  };
   let done = 0;
   let next = 0;
-  const transient: SkippedModel[] = [];
   let stopped = false;
+
+  const one = async (i: number) => {
+    const { row, listed } = rows[i] as ListedRow;
+    let revision: string | undefined;
+    try {
+      revision = await resolveRevision(ctx, row);
+      if (!revision) {
+        out.results[i] = { status: 'skipped', id: row.id, reason: 'no-revision', detail: 'the upstream names no full commit for main' };
+        return;
+      }
+      const key = `${row.id}@${revision}`;
+      const stored = await rc.work.finished(key);
+      if (stored) {
+        out.resumed++;
+        out.results[i] =
+          stored.status === 'ok'
+            ? { status: 'ok', model: stored.model, reused: false, downloaded: 0 }
+            : { status: 'skipped', id: stored.id, reason: stored.reason, detail: stored.detail };
+        return;
+      }
+      const work = await indexModel(ctx, row, revision, listed);
+      out.results[i] = work;
+      out.downloaded += work.downloaded ?? 0;
+      if (work.status === 'ok' && work.reused) out.reused++;
+      if (work.status === 'ok' && lookups) {
+        // The lookup runs beside the next models; its result lands in the same slot and in the work ref.
+        lookups.add(work.model, async (model) => {
+          out.results[i] = { ...work, model };
+          if (!work.incomplete) await rc.work.record({ ...work, model }, key);
+        });
+      } else if ((work.status === 'ok' && !work.incomplete) || (work.status === 'skipped' && FINAL_REASONS.has(work.reason))) {
+        await rc.work.record(work, key);
+      }
+    } catch (e) {
+      const refused = e instanceof UpstreamError ? refusal(e) : undefined;
+      if (refused) {
+        out.results[i] = { status: 'skipped', id: row.id, ...refused };
+        return;
+      }
+      const detail = (e instanceof UpstreamError ? e.message : `${(e as Error)?.message ?? String(e)}`).slice(0, 300);
+      // A transient failure keeps yesterday's object (its revision, files and sources): the model stays listed, and
+      // the next run indexes today's revision.
+      const prev = isTransient(e) ? await rc.yesterday.input(row, listed) : undefined;
+      if (prev) {
+        const why = transientReason(e);
+        out.kept++;
+        out.keptByReason[why] = (out.keptByReason[why] ?? 0) + 1;
+        out.results[i] = { status: 'ok', model: prev, reused: true, downloaded: 0 };
+        rc.log.warn(
+          { event: 'model-kept', model: row.id, reason: why, kept: prev.revision, today: revision ?? null, err: detail },
+          "kept yesterday's object",
+        );
+        return;
+      }
+      // Skipped today, tried again by the next run.
+      out.transient.push({ id: row.id, reason: 'error', detail });
+      out.results[i] = { status: 'skipped', id: row.id, reason: 'error', detail };
+      rc.log.error({ event: 'model-failed', model: row.id, err: detail }, 'model failed');
+    }
+  };
+
   async function worker() {
     for (;;) {
       if (stopped) return;
       const i = next++;
       if (i >= rows.length) return;
-      const { row, listed } = rows[i] as ListedRow;
-      try {
-        const revision = await resolveRevision(ctx, row);
-        if (!revision) {
-          results[i] = { status: 'skipped', id: row.id, reason: 'no-revision', detail: 'the upstream names no full commit for main' };
-        } else {
-          const key = `${row.id}@${revision}`;
-          const stored = state.done[key] ? await readJson<StoredResult>(objects, state.done[key] as string) : undefined;
-          if (stored && stored.kind === BUILD_RESULT_KIND && stored.key === key) {
-            resumed++;
-            results[i] =
-              stored.status === 'ok'
-                ? { status: 'ok', model: stored.model, reused: false, downloaded: 0 }
-                : { status: 'skipped', id: stored.id, reason: stored.reason, detail: stored.detail };
-          } else {
-            const work = await indexModel(ctx, row, revision, listed);
-            results[i] = work;
-            downloaded += work.downloaded ?? 0;
-            if (work.status === 'ok' && work.reused) reused++;
-            if (work.status === 'ok' || FINAL_REASONS.has(work.reason)) {
-              const record: StoredResult =
-                work.status === 'ok'
-                  ? { kind: BUILD_RESULT_KIND, key, status: 'ok', model: work.model }
-                  : { kind: BUILD_RESULT_KIND, key, status: 'skipped', id: work.id, reason: work.reason, detail: work.detail };
-              state.done[key] = await putJson(objects, BUILD_RESULT_KIND, record);
-              await saveState();
-            }
-          }
-        }
-      } catch (e) {
-        // Retries ran out, or something unexpected: skipped today, tried again by the next run.
-        const detail = e instanceof UpstreamError ? e.message : `${(e as Error)?.message ?? String(e)}`;
-        transient.push({ id: row.id, reason: 'error', detail: detail.slice(0, 300) });
-        results[i] = { status: 'skipped', id: row.id, reason: 'error', detail: detail.slice(0, 300) };
-        log.error({ event: 'model-failed', model: row.id, err: detail.slice(0, 300) }, 'model failed');
-      }
+      await one(i);
       done++;
-      const r = results[i];
+      const r = out.results[i];
       if (r?.status === 'ok')
-        log.info(
+        rc.log.info(
           { event: 'model', model: r.model.id, revision: r.model.revision, files: r.model.files.length, reused: r.reused },
           'indexed model',
         );
-      else if (r) log.info({ event: 'skip', model: r.id, reason: r.reason, detail: r.detail }, 'skipped model');
-      progress({ phase: 'models', done, total: rows.length, id: row.id });
+      else if (r) rc.log.info({ event: 'skip', model: r.id, reason: r.reason, detail: r.detail }, 'skipped model');
+      rc.progress({ phase: 'models', done, total: rows.length, id: (rows[i] as ListedRow).row.id });
     }
   }
   try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.modelConcurrency ?? 4, rows.length)) }, worker));
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.modelConcurrency ?? 4, rows.length)) }, worker));
   } catch (e) {
     // A fatal failure (not one model's): the other workers take no new models; finished work stays for the next run.
     stopped = true;
     throw e;
   }
-  await writing;
+  await lookups?.settle();
+  await rc.work.flush();
+  return out;
+}
 
-  // ---- objects, chain, archive, switch ----
-  progress({ phase: 'write', done: 0, total: 1 });
+/** Phase 3 and 4: the day's objects, chain and archive, then the switch of `current` (inside buildIndex). */
+async function writePhase(
+  rc: RunContext,
+  listing: Listing,
+  outcome: ModelsOutcome,
+): Promise<{ result: BuildResult; skipped: SkippedModel[] }> {
+  const o = rc.options;
+  rc.progress({ phase: 'write', done: 0, total: 1 });
   const models: BuildModelInput[] = [];
   const skipped: SkippedModel[] = [...listing.skipped];
-  for (const r of results) {
+  for (const r of outcome.results) {
     if (!r) continue;
     if (r.status === 'skipped') {
       if (r.reason !== 'error') skipped.push({ id: r.id, reason: r.reason, detail: r.detail });
       continue;
     }
     const m = r.model;
-    const sources = [...m.sources];
-    const pin = pinFor(options.pins, m.id, m.revision as string);
+    const sources = m.sources.filter((s) => s.type !== 'ipfs' && !(o.extraSources ?? []).some((x) => x.source === s.source));
+    const pin = pinFor(o.pins, m.id, m.revision as string);
     if (pin) sources.push(pinSource(pin.root));
-    for (const s of options.extraSources ?? []) sources.push({ source: s.source, type: 'http', ...(s.url ? { url: s.url } : {}) });
+    for (const s of o.extraSources ?? []) sources.push({ source: s.source, type: 'http', ...(s.url ? { url: s.url } : {}) });
     models.push({ ...m, sources });
   }
-  skipped.push(...transient);
-  const result = await buildIndex(objects, {
-    date,
+  skipped.push(...outcome.transient);
+  const result = await buildIndex(rc.objects, {
+    date: rc.date,
     models,
-    ...(options.display ? { display: options.display } : {}),
-    ...(options.codeCommit ? { codeCommit: options.codeCommit } : {}),
-    now: () => clock.now(),
-    archive: { registry: ARCHIVE_REGISTRY, ...(options.pins?.gateway ? { gateway: options.pins.gateway } : {}), ...options.archive },
+    ...(o.display ? { display: o.display } : {}),
+    ...(o.codeCommit ? { codeCommit: o.codeCommit } : {}),
+    now: () => rc.clock.now(),
+    archive: { registry: ARCHIVE_REGISTRY, ...(o.pins?.gateway ? { gateway: o.pins.gateway } : {}), ...o.archive },
   });
-  state.finished = result.catalog;
-  await saveState();
-  progress({ phase: 'done', done: 1, total: 1 });
+  rc.work.state.finished = result.catalog;
+  await rc.work.save();
+  rc.progress({ phase: 'done', done: 1, total: 1 });
+  return { result, skipped };
+}
+
+function summarize(
+  rc: RunContext,
+  started: number,
+  result: BuildResult,
+  skipped: SkippedModel[],
+  outcome: ModelsOutcome,
+  sources: Record<string, SourceCheck>,
+): BuildSummary {
   const skippedByReason: Record<string, number> = {};
   for (const s of skipped) skippedByReason[s.reason] = (skippedByReason[s.reason] ?? 0) + 1;
+  const requestsByBucket: Record<string, number> = {};
+  for (const [b, s] of rc.client.buckets) requestsByBucket[b] = s.sent;
   const summary: BuildSummary = {
     catalog: result.catalog,
-    date,
+    date: rc.date,
     models: result.models,
     files: result.files,
     bytes: result.bytes,
     skipped,
     skippedByReason,
-    reused,
-    resumed,
-    requests: client.stats.requests,
-    retries: client.stats.retries,
-    waitedMs: client.stats.waitedMs,
-    downloadedBytes: downloaded,
-    seconds: (clock.now() - started) / 1000,
+    reused: outcome.reused,
+    kept: outcome.kept,
+    keptByReason: outcome.keptByReason,
+    resumed: outcome.resumed,
+    sources,
+    requests: rc.client.stats.requests,
+    requestsByBucket,
+    retries: rc.client.stats.retries,
+    rateLimited: rc.client.stats.rateLimited,
+    waitedMs: rc.client.stats.waitedMs,
+    downloadedBytes: outcome.downloaded,
+    seconds: (rc.clock.now() - started) / 1000,
     result,
   };
-  log.info(
+  rc.log.info(
     {
       event: 'summary',
       catalog: summary.catalog,
-      date,
+      date: rc.date,
       models: summary.models,
       files: summary.files,
       bytes: summary.bytes,
       skipped: skippedByReason,
-      reused,
-      resumed,
+      reused: summary.reused,
+      kept: summary.kept,
+      keptByReason: summary.keptByReason,
+      resumed: summary.resumed,
+      sources,
       requests: summary.requests,
+      requestsByBucket,
       retries: summary.retries,
+      rateLimited: summary.rateLimited,
     },
     'index run finished',
   );
@@ -398,7 +729,9 @@ async function listModels(
   const skipped: SkippedModel[] = [];
   const seen = new Set<string>();
   const limit = Math.max(1, Math.min(options.pageSize ?? Math.min(top, 500), 1000));
-  const first = `${upstream}/api/models?sort=trendingScore&full=true&limit=${limit}`;
+  // Projection mode (`expand[]`): only the fields the run reads, with the host's GGUF block, lighter than `full=true`
+  // (no siblings). The host answers `_id`, `id` and exactly these.
+  const first = `${upstream}/api/models?sort=trendingScore&limit=${limit}&${LISTING_EXPAND.map((f) => `expand[]=${f}`).join('&')}`;
   outer: for await (const page of client.pages<UpstreamRow>(first)) {
     for (const row of page) {
       if (rows.length >= top) break outer;
@@ -436,6 +769,24 @@ async function listModels(
   return { kind: BUILD_LISTING_KIND, upstream, top, date, rows, skipped };
 }
 
+/** The fields the listing asks for (huggingface_hub's ExpandModelProperty_T names). */
+export const LISTING_EXPAND = [
+  'sha',
+  'private',
+  'gated',
+  'disabled',
+  'downloads',
+  'likes',
+  'trendingScore',
+  'pipeline_tag',
+  'library_name',
+  'tags',
+  'createdAt',
+  'lastModified',
+  'cardData',
+  'gguf',
+] as const;
+
 /** The fields the run uses, so the stored listing stays small (no siblings, no card text). */
 function slimRow(row: UpstreamRow): UpstreamRow {
   const out: UpstreamRow = { id: row.id };
@@ -454,5 +805,14 @@ function slimRow(row: UpstreamRow): UpstreamRow {
   }
   const lic = row.cardData?.license;
   if (lic !== undefined) out.cardData = { license: lic };
+  const g = row.gguf;
+  if (g && typeof g === 'object') {
+    const gguf: NonNullable<UpstreamRow['gguf']> = {};
+    if (typeof g.architecture === 'string') gguf.architecture = g.architecture;
+    if (typeof g.context_length === 'number') gguf.context_length = g.context_length;
+    if (typeof g.total === 'number') gguf.total = g.total;
+    if (typeof g.chat_template === 'string') gguf.chat_template = g.chat_template;
+    out.gguf = gguf;
+  }
   return out;
 }

@@ -1,5 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -106,16 +104,20 @@ describe('the upstream client', () => {
     await client.json(`${BASE}/api/models/openai/privacy-filter`);
     // 1000·2^k steps, half fixed and half jitter (random 0.5): 750, 1500, 3000.
     expect(clock.sleeps.slice(1)).toEqual([750, 1500, 3000]);
-    expect(client.stats.retries).toBe(4);
+    // A 429 is a wait for the window, not a retry: only the 5xx count against the retries.
+    expect(client.stats.retries).toBe(3);
+    expect(client.stats.rateLimited).toBe(1);
   });
 
   it('gives up after its retries with an error naming the status', async () => {
     newFake();
-    const client = new UpstreamClient({ fetch: (...a) => fetch(...a), clock: fakeClock(), retries: 2 });
+    const clock = fakeClock();
+    const client = new UpstreamClient({ fetch: (...a) => fetch(...a), clock, retries: 2, deadline: clock.now() + 3600_000 });
     fake.inject(/privacy-filter$/, [{ status: 503 }, { status: 503 }, { status: 503 }]);
     await expect(client.json(`${BASE}/api/models/openai/privacy-filter`)).rejects.toThrow(/HTTP 503 after 3 attempts/);
+    // A rate-limited request waits as long as the run's deadline allows, and no longer.
     fake.inject(/privacy-filter$/, [{ status: 429, headers: { 'retry-after': '86400' } }]);
-    await expect(client.json(`${BASE}/api/models/openai/privacy-filter`)).rejects.toThrow(/Retry-After of 86400 s/);
+    await expect(client.json(`${BASE}/api/models/openai/privacy-filter`)).rejects.toThrow(/past the run's deadline/);
   });
 });
 
@@ -258,7 +260,8 @@ describe('the daily index run', () => {
     const run = await runUpstreamBuild(options(new MemoryObjectStore(), { top: 5, clock }));
     expect(clock.sleeps).toContain(7000);
     expect(clock.sleeps).toContain(750);
-    expect(run.retries).toBe(2);
+    expect(run.retries).toBe(1);
+    expect(run.rateLimited).toBe(1);
     expect(run.waitedMs).toBeGreaterThanOrEqual(7750);
     expect(run.catalog).toBe(clean.catalog);
   });
@@ -289,12 +292,19 @@ describe('the daily index run', () => {
     expect((fake.counts['tree-first'] ?? 0) - treesBefore).toBe(12 - rerun.resumed);
   });
 
-  it('skips a model whose files the upstream refuses (401) as gated', async () => {
+  it('drops a model the upstream refuses with the reason its X-Error-Code gives (RepoNotFound, GatedRepo, disabled)', async () => {
     newFake();
-    fake.inject(/\/api\/models\/openai\/privacy-filter\/tree\//, [{ status: 401 }]);
+    const tree = (id: string) => new RegExp(`/api/models/${id}/tree/`);
+    const [a, b, c] = fake.order.slice(0, 3) as [string, string, string];
+    // Header shapes as huggingface_hub's hf_raise_for_status reads them.
+    fake.inject(tree(a), [{ status: 401, headers: { 'x-error-code': 'RepoNotFound', 'x-error-message': 'Repository not found' } }]);
+    fake.inject(tree(b), [{ status: 401, headers: { 'x-error-code': 'GatedRepo' } }]);
+    fake.inject(tree(c), [{ status: 403, headers: { 'x-error-message': 'Access to this resource is disabled.' } }]);
     const run = await runUpstreamBuild(options(new MemoryObjectStore(), { top: 3 }));
-    expect(run.models).toBe(2);
-    expect(run.skipped).toContainEqual(expect.objectContaining({ id: 'openai/privacy-filter', reason: 'gated' }));
+    expect(run.models).toBe(0);
+    expect(run.skipped).toContainEqual(expect.objectContaining({ id: a, reason: 'not-found' }));
+    expect(run.skipped).toContainEqual(expect.objectContaining({ id: b, reason: 'gated' }));
+    expect(run.skipped).toContainEqual(expect.objectContaining({ id: c, reason: 'disabled' }));
   });
 
   it('skips a model whose non-LFS file is over the cap, and says why', async () => {

@@ -83,6 +83,47 @@ export interface FakeUpstreamOptions {
   modelscope?: Record<string, { from: string; mode: 'same' | 'weights' | 'other-bytes' }>;
   /** Wait this long (real timers) before answering each request, for kill tests. */
   delayMs?: number;
+  /** Answer like the real host (see {@link RealHostOptions}). */
+  realHost?: RealHostOptions;
+}
+
+/**
+ * The real host's manners, from the recorded answers in `fixtures/model-host-recorded/` (hub-docs
+ * rate-limits.md, huggingface_hub `_http.py`, huggingface.js specs):
+ * - quotas per bucket (`api`, `resolvers`, `pages`) per fixed window; every answer carries
+ *   `RateLimit: "<bucket>";r=<remaining>;t=<seconds to reset>` and `RateLimit-Policy: "fixed window";"<bucket>";q=<quota>;w=<window>`;
+ *   over the quota a 429 with the same headers and no `Retry-After`;
+ * - an unknown repository answers 401 with `X-Error-Code: RepoNotFound` (anonymous) or 404 (with a token);
+ * - tree entries of Xet-backed files carry `xetHash` beside `lfs` (the hash itself SYNTHETIC);
+ * - listing rows without `expand[]`/`full` carry only the default fields; with `expand[]` only `_id`, `id` and the
+ *   expanded fields (projection mode);
+ * - tree pages of 1,000 entries with an absolute `Link: <…>; rel="next"`.
+ */
+export interface RealHostOptions {
+  /** the clock that decides windows (the run's clock) */
+  now: () => number;
+  /** quota per window per bucket without a token (the recorded anonymous tier) */
+  quotas: Record<string, number>;
+  /** quota per window per bucket with the token (the recorded free tier) */
+  tokenQuotas?: Record<string, number>;
+  /** the token the host accepts (`Authorization: Bearer …`) */
+  token?: string;
+  /** window length in seconds (recorded: 300) */
+  windowSeconds?: number;
+  /** the listing's default fields (recorded from huggingface.js list-models) */
+  defaultFields?: string[];
+  /**
+   * The `gguf` block the host computes from a repository's GGUF header (`expand[]=gguf`), for models with a GGUF
+   * file: pass what the stand-in GGUF's header says. Absent: rows carry no `gguf` block.
+   */
+  ggufInfo?: { total?: number; architecture: string; context_length?: number; chat_template?: string };
+}
+
+/** The rate-limit bucket of a path on the model host (hub-docs rate-limits.md). */
+export function fakeBucketOf(path: string): string {
+  if (path.includes('/resolve/')) return 'resolvers';
+  if (path.startsWith('/api/')) return 'api';
+  return 'pages';
 }
 
 const enc = new TextEncoder();
@@ -107,12 +148,21 @@ export class FakeUpstream {
   private readonly injected: Array<{ match: RegExp; responses: Array<{ status: number; headers?: Record<string, string> }> }> = [];
   private readonly records = new Map<string, Array<{ path: string; sha256: string; size: number | null }>>();
   readonly ggufSha256: string;
+  /** real-host mode: requests per `token|anonymous:bucket:window`, and requests answered over the quota */
+  readonly windows = new Map<string, number>();
+  readonly overQuota: Record<string, number> = {};
+  /** requests per bucket that reached the host (429s included) */
+  readonly byBucket: Record<string, number> = {};
+  /** Authorization headers seen on requests to another host than the model host (must stay 0) */
+  authElsewhere = 0;
+  private readonly started: number;
 
   constructor(
     private readonly data: FakeUpstreamData,
     readonly options: FakeUpstreamOptions,
   ) {
     this.ggufSha256 = sha256Hex(data.gguf);
+    this.started = options.realHost?.now() ?? 0;
     for (const r of data.sha256Records ?? []) {
       this.records.set(
         r.repo,
@@ -224,6 +274,54 @@ export class FakeUpstream {
     if (this.options.delayMs) await new Promise((r) => setTimeout(r, this.options.delayMs));
     const url = new URL(request.url);
     this.log.push(`${request.method} ${url.pathname}${url.search}`);
+    const rh = this.options.realHost;
+    if (!rh || (this.options.msBase && request.url.startsWith(this.options.msBase))) {
+      if (request.headers.get('authorization') && this.options.msBase && request.url.startsWith(this.options.msBase)) this.authElsewhere++;
+      return this.answer(request, url);
+    }
+    if (new URL(this.options.base).origin !== url.origin) {
+      if (request.headers.get('authorization')) this.authElsewhere++;
+    }
+    // The real host's quota: one fixed window per bucket, counted per caller (token or anonymous).
+    const bucket = fakeBucketOf(url.pathname);
+    this.byBucket[bucket] = (this.byBucket[bucket] ?? 0) + 1;
+    const authed = !!rh.token && request.headers.get('authorization') === `Bearer ${rh.token}`;
+    const w = (rh.windowSeconds ?? 300) * 1000;
+    const now = rh.now();
+    const index = Math.floor((now - this.started) / w);
+    const key = `${authed ? 'token' : 'anonymous'}:${bucket}:${index}`;
+    const used = (this.windows.get(key) ?? 0) + 1;
+    this.windows.set(key, used);
+    const quota = (authed ? rh.tokenQuotas : undefined)?.[bucket] ?? rh.quotas[bucket] ?? 1000;
+    const reset = Math.max(1, Math.ceil((this.started + (index + 1) * w - now) / 1000));
+    const headers = {
+      ratelimit: `"${bucket}";r=${Math.max(0, quota - used)};t=${reset}`,
+      'ratelimit-policy': `"fixed window";"${bucket}";q=${quota};w=${w / 1000}`,
+    };
+    let res: Response;
+    if (used > quota) {
+      this.overQuota[bucket] = (this.overQuota[bucket] ?? 0) + 1;
+      this.count('429');
+      // The documented 429: the RateLimit headers, no Retry-After.
+      res = new Response(JSON.stringify({ error: 'You have been rate-limited; you can retry this action in about 5 minutes.' }), {
+        status: 429,
+        headers: { 'content-type': 'application/json' },
+      });
+    } else res = await this.answer(request, url, authed);
+    if (res.status === 429) headers.ratelimit = `"${bucket}";r=0;t=${reset}`;
+    const out = new Response(res.body, { status: res.status, statusText: res.statusText, headers: res.headers });
+    for (const [k, v] of Object.entries(headers)) out.headers.set(k, v);
+    return out;
+  }
+
+  private async answer(request: Request, url: URL, authed = false): Promise<Response> {
+    const notFound = (code: string) =>
+      this.options.realHost && code === 'RepoNotFound' && !authed
+        ? Response.json(
+            { error: 'Repository not found' },
+            { status: 401, headers: { 'x-error-code': 'RepoNotFound', 'x-error-message': 'Repository not found' } },
+          )
+        : notFoundAnswer(code);
     for (const inj of this.injected) {
       if (inj.responses.length && inj.match.test(request.url)) {
         const r = inj.responses.shift() as { status: number; headers?: Record<string, string> };
@@ -285,9 +383,18 @@ export class FakeUpstream {
     const limit = Math.min(Number(url.searchParams.get('limit') ?? '50') || 50, this.options.maxListLimit ?? 1000);
     const offset = Number(url.searchParams.get('cursor') ?? '0') || 0;
     const ids = this.order.slice(offset, offset + limit);
+    const expand = url.searchParams.getAll('expand[]').concat(url.searchParams.getAll('expand'));
+    const rh = this.options.realHost;
     const rows = ids.map((id) => {
       const m = this.models.get(id) as FakeModel;
-      return { ...m.row, siblings: m.files.map((f) => ({ rfilename: f.path })) };
+      const full: Record<string, unknown> = { ...m.row, siblings: m.files.map((f) => ({ rfilename: f.path })) };
+      if (rh?.ggufInfo && m.files.some((f) => /\.gguf$/i.test(f.path))) full.gguf = rh.ggufInfo;
+      if (!rh || (url.searchParams.get('full') === 'true' && expand.length === 0)) return full;
+      // The real listing: projection mode with expand[], else only its default fields.
+      const fields = expand.length
+        ? ['_id', 'id', ...expand]
+        : (rh.defaultFields ?? ['_id', 'id', 'private', 'downloads', 'likes', 'lastModified']);
+      return Object.fromEntries(fields.filter((f) => full[f] !== undefined).map((f) => [f, full[f]]));
     });
     const headers: Record<string, string> = {};
     if (offset + limit < this.order.length) {
@@ -316,6 +423,8 @@ export class FakeUpstream {
         size: f.size,
         path: f.path,
         ...(f.lfs ? { lfs: { oid: f.lfs, size: f.size, pointerSize: 125 + String(f.size).length } } : {}),
+        // Xet-backed files: xetHash beside lfs (the hash SYNTHETIC).
+        ...(f.lfs && this.options.realHost ? { xetHash: sha256Hex(enc.encode(`SYNTHETIC xet ${f.lfs}`)) } : {}),
       });
     }
     const size = this.options.treePageSize ?? 1000;
@@ -360,6 +469,6 @@ export class FakeUpstream {
   }
 }
 
-function notFound(code: string): Response {
+function notFoundAnswer(code: string): Response {
   return Response.json({ error: `${code} (fake upstream)` }, { status: 404, headers: { 'x-error-code': code } });
 }
