@@ -1,4 +1,14 @@
-import { type CoreDeps, type Handler, type HubResponse, json, parseRange, type Route, type RouteContext } from '@hub/core-index';
+import {
+  type CoreDeps,
+  type Handler,
+  type HubResponse,
+  isOllama,
+  json,
+  ollamaRedirectRules,
+  parseRange,
+  type Route,
+  type RouteContext,
+} from '@hub/core-index';
 import { archiveAnswer, withArchiveName } from './archive.js';
 import {
   blobUnknown,
@@ -188,10 +198,15 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
       path: file.path,
       sources: model.sources,
       via: undefined,
+      rules: isOllama(ctx.req.headers.get('user-agent')) ? ollamaRedirectRules(ctx.origin) : undefined,
     });
     if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds());
     // 307 (not 302): Ollama accepts only 307 or 200 here (protocols.md 4.2).
-    return { status: 307, headers: { location: chosen.choice.url, 'x-hub-source': chosen.choice.source, ...common }, body: null };
+    return {
+      status: 307,
+      headers: { location: chosen.choice.url, 'x-hub-source': chosen.choice.source, vary: 'User-Agent', ...common },
+      body: null,
+    };
   }
 
   const made = repo.hubBlobs.get(digest);
