@@ -102,6 +102,25 @@ describe('one tag, a shape per client', () => {
     const cfg = (await hubBlob(TINY, m.config.digest)).json();
     expect(cfg.config.format).toBe('gguf');
     expect(typeof cfg.config.size).toBe('string');
+    // ContextSize *int32; Descriptor.Created *time.Time (omitted); RootFS {type, diff_ids}.
+    if (cfg.config.context_size !== undefined) {
+      expect(Number.isInteger(cfg.config.context_size)).toBe(true);
+      expect(cfg.config.context_size).toBeLessThan(2 ** 31);
+    }
+    if (cfg.descriptor.created !== undefined) expect(Number.isNaN(Date.parse(cfg.descriptor.created))).toBe(false);
+    for (const k of Object.keys(cfg.config)) {
+      expect([
+        'format',
+        'quantization',
+        'parameters',
+        'architecture',
+        'size',
+        'gguf',
+        'safetensors',
+        'diffusers',
+        'context_size',
+      ]).toContain(k);
+    }
     if (cfg.config.quantization !== undefined) expect(typeof cfg.config.quantization).toBe('string');
     if (cfg.config.parameters !== undefined) expect(typeof cfg.config.parameters).toBe('string');
     expect(typeof cfg.descriptor).toBe('object');
