@@ -364,6 +364,14 @@ describe('the demo index (a real tiny GGUF and a small transformers-style model)
     expect(`sha256:${sha256(bytes)}`).toBe(m.ggufFile?.blobId);
   });
 
+  it.runIf(skopeo)('skopeo copies the ModelPack tags (artifactType, raw layers, every blob hashed)', async () => {
+    for (const ref of [`${GGUF}:F16-modelpack`, `${BERT}:latest-modelpack`]) {
+      const { manifest } = await skopeoCopy(hub.url, ref);
+      expect((manifest as Manifest & { artifactType?: string }).artifactType).toBe('application/vnd.cncf.model.manifest.v1+json');
+      for (const l of manifest.layers) expect(l.annotations?.['org.cncf.model.filepath']).toBeTruthy();
+    }
+  });
+
   it('errors keep the OCI shape over HTTP', async () => {
     const cases: Array<[string, RequestInit, number, string]> = [
       [`/v2/nobody/nothing/manifests/latest`, {}, 404, 'NAME_UNKNOWN'],

@@ -1,9 +1,21 @@
 import { type FileRecord, type GgufFacts, type IndexedModel, type IndexStore, ollamaTemplateFor, sha256Hex, utf8 } from '@hub/core-index';
 import { goTemplateProblem } from './go-template.js';
 import {
+  DOCKER_AI_CONFIG,
+  DOCKER_AI_GGUF,
+  DOCKER_AI_LICENSE,
+  DOCKER_AI_MMPROJ,
+  DOCKER_AI_TEMPLATE,
   DOCKER_CONFIG,
   DOCKER_MANIFEST,
   FILE_LAYER,
+  FILEPATH,
+  MODELPACK_ARTIFACT,
+  MODELPACK_CODE,
+  MODELPACK_CONFIG,
+  MODELPACK_DOC,
+  MODELPACK_WEIGHT,
+  MODELPACK_WEIGHT_CONFIG,
   OCI_CONFIG,
   OCI_MANIFEST,
   OLLAMA_LICENSE,
@@ -30,20 +42,49 @@ export interface Prepared {
   mediaType: string;
 }
 
-export type Shape = 'docker' | 'oci';
+/**
+ * The manifest shapes of one tag: `docker` (Docker v2 + Ollama layers), `oci` (OCI image manifest),
+ * `modelpack` (CNCF ModelPack, raw layers) and `dockerai` (Docker Model Runner v0.2, GGUF tags only).
+ */
+export type Shape = 'docker' | 'oci' | 'modelpack' | 'dockerai';
 
 /** One repository of the registry, prepared once per index. */
 export interface Repository {
   model: IndexedModel;
   tags: RepoTags;
   /** the two shapes of each target's manifest */
-  manifests: Map<Target, Record<Shape, Prepared>>;
+  manifests: Map<Target, ShapeSet>;
   /** every manifest of this repository by digest */
   manifestsByDigest: Map<string, Prepared>;
   /** hub-made blobs (configs, templates, params, licences) by digest */
   hubBlobs: Map<string, Prepared>;
   /** the model's files by digest (`sha256:<hex>`) */
   files: Map<string, FileRecord>;
+}
+
+/** The shapes of one tag; `dockerai` only where Docker Model Runner can load the model (GGUF). */
+export type ShapeSet = Record<Exclude<Shape, 'dockerai'>, Prepared> & { dockerai?: Prepared };
+
+/** ModelPack layer type of a file, by name: weights, weight configs (tokenizer, config.json…), docs, code. */
+export function modelpackLayerType(path: string): string {
+  const base = (path.split('/').pop() ?? path).toLowerCase();
+  if (/\.(gguf|safetensors|bin|pt|pth|ckpt|onnx|onnx_data|h5|msgpack|tflite|mlmodel|pb|npz|dduf)$/.test(base)) return MODELPACK_WEIGHT;
+  if (/\.(md|txt|rst|pdf|png|jpe?g|gif|svg|webp)$/.test(base) || /^(license|licence|notice|copying|readme)/.test(base))
+    return MODELPACK_DOC;
+  if (/\.(py|sh|ipynb|js|ts)$/.test(base)) return MODELPACK_CODE;
+  return MODELPACK_WEIGHT_CONFIG;
+}
+
+/** ModelPack `config.format` of a set of files: the weights' format, when they share one. */
+function weightFormat(files: FileRecord[]): string | undefined {
+  const formats = new Set<string>();
+  for (const f of files) {
+    const m = /\.(gguf|safetensors|onnx|bin|pt|pth)$/i.exec(f.path);
+    if (m?.[1]) formats.add(m[1].toLowerCase() === 'bin' || m[1].toLowerCase() === 'pth' ? 'pytorch' : m[1].toLowerCase());
+  }
+  if (formats.size === 1) return [...formats][0];
+  if (formats.has('safetensors')) return 'safetensors';
+  return undefined;
 }
 
 const digestOf = (bytes: Uint8Array) => `sha256:${sha256Hex(bytes)}`;
@@ -114,7 +155,7 @@ function factsFor(model: IndexedModel, file: FileRecord): { own?: GgufFacts; any
 export async function buildRepository(model: IndexedModel): Promise<Repository> {
   const tags = repoTags(model);
   const hubBlobs = new Map<string, Prepared>();
-  const manifests = new Map<Target, Record<Shape, Prepared>>();
+  const manifests = new Map<Target, ShapeSet>();
   const manifestsByDigest = new Map<string, Prepared>();
   const files = new Map<string, FileRecord>();
   for (const f of model.files) if (!files.has(`sha256:${f.sha256}`)) files.set(`sha256:${f.sha256}`, f);
@@ -129,6 +170,12 @@ export async function buildRepository(model: IndexedModel): Promise<Repository> 
     digest: `sha256:${f.sha256}`,
     size: f.size,
     annotations: { [TITLE]: f.path },
+  });
+  const pathLayer = (f: FileRecord, mediaType: string): Descriptor => ({
+    mediaType,
+    digest: `sha256:${f.sha256}`,
+    size: f.size,
+    annotations: { [FILEPATH]: f.path, [TITLE]: f.path },
   });
 
   // The licence blob is the same for every tag.
@@ -145,6 +192,10 @@ export async function buildRepository(model: IndexedModel): Promise<Repository> 
       ...(model.object.license ? { 'org.opencontainers.image.licenses': model.object.license } : {}),
     };
     let extra: Record<string, unknown> = {};
+    /** facts for the ModelPack and Docker AI configs */
+    const facts: { format?: string; family?: string; parameters?: number; quant?: string; context?: number } = {};
+    let modelpackFiles: FileRecord[];
+    let dockerai: Prepared | undefined;
 
     if (target.kind === 'gguf') {
       const { own, any } = factsFor(model, target.file);
@@ -153,6 +204,35 @@ export async function buildRepository(model: IndexedModel): Promise<Repository> 
       const context = own?.context_length ?? any.find((g) => g.context_length)?.context_length ?? model.object.facts.context;
       const fileType = target.quant ?? own?.quantization ?? (own?.file_type !== undefined ? FILE_TYPES[own.file_type] : undefined);
       const chatTemplate = own?.chat_template ?? any.find((g) => g.chat_template)?.chat_template;
+
+      Object.assign(facts, { format: 'gguf', family, parameters, quant: fileType, context });
+      modelpackFiles = [...target.parts, ...(target.mmproj ? [target.mmproj] : [])];
+
+      // Docker Model Runner v0.2: one layer per file, each with its filepath.
+      const aiLayers = target.parts.map((p) => pathLayer(p, DOCKER_AI_GGUF));
+      if (target.mmproj) aiLayers.push(pathLayer(target.mmproj, DOCKER_AI_MMPROJ));
+      if (chatTemplate) {
+        const d = hubBlob(utf8(chatTemplate), DOCKER_AI_TEMPLATE);
+        aiLayers.push({ ...d, annotations: { [FILEPATH]: 'template.jinja' } });
+      }
+      if (license) aiLayers.push({ ...hubBlob(license, DOCKER_AI_LICENSE), annotations: { [FILEPATH]: 'LICENSE' } });
+      const aiConfig = {
+        config: {
+          format: 'gguf',
+          ...(fileType ? { quantization: fileType } : {}),
+          ...(parameters ? { parameters: parameterSize(parameters) } : {}),
+          ...(family ? { architecture: family } : {}),
+          size: String(target.parts.reduce((n, p) => n + p.size, 0) + (target.mmproj?.size ?? 0)),
+          ...(context ? { context_size: context } : {}),
+        },
+        descriptor: {},
+        rootfs: { type: 'rootfs', diff_ids: aiLayers.map((l) => l.digest) },
+      };
+      const aiConfigDesc = hubBlob(utf8(JSON.stringify(aiConfig)), DOCKER_AI_CONFIG);
+      dockerai = prepared(
+        utf8(JSON.stringify({ schemaVersion: 2, mediaType: OCI_MANIFEST, config: aiConfigDesc, layers: aiLayers })),
+        OCI_MANIFEST,
+      );
 
       layers = target.parts.map((p) => fileLayer(p, OLLAMA_MODEL));
       if (target.mmproj) layers.push(fileLayer(target.mmproj, OLLAMA_PROJECTOR));
@@ -195,6 +275,8 @@ export async function buildRepository(model: IndexedModel): Promise<Repository> 
     } else {
       layers = target.files.map((f) => fileLayer(f, FILE_LAYER));
       dockerConfig = {};
+      modelpackFiles = target.files;
+      Object.assign(facts, { format: weightFormat(target.files), parameters: model.object.facts.parameters });
     }
 
     const rootfs = { type: 'layers', diff_ids: layers.map((l) => l.digest) };
@@ -213,9 +295,41 @@ export async function buildRepository(model: IndexedModel): Promise<Repository> 
       utf8(JSON.stringify({ schemaVersion: 2, mediaType: OCI_MANIFEST, config: ociConfigDesc, layers, ...extra })),
       OCI_MANIFEST,
     );
-    manifests.set(target, { docker, oci });
-    manifestsByDigest.set(docker.digest, docker);
-    manifestsByDigest.set(oci.digest, oci);
+
+    // CNCF ModelPack: raw layers named by filepath, a model config whose diffIds are the layer digests.
+    const mpLayers = modelpackFiles.map((f) => pathLayer(f, modelpackLayerType(f.path)));
+    const mpConfig = {
+      descriptor: {
+        name: model.id,
+        revision: model.revision,
+        ...(model.object.license ? { licenses: [model.object.license] } : {}),
+        ...(facts.family ? { family: facts.family } : {}),
+      },
+      config: {
+        ...(facts.format ? { format: facts.format } : {}),
+        ...(facts.parameters ? { paramSize: parameterSize(facts.parameters) } : {}),
+        ...(facts.quant ? { quantization: facts.quant } : {}),
+      },
+      modelfs: { type: 'layers', diffIds: mpLayers.map((l) => l.digest) },
+    };
+    const mpConfigDesc = hubBlob(utf8(JSON.stringify(mpConfig)), MODELPACK_CONFIG);
+    const modelpack = prepared(
+      utf8(
+        JSON.stringify({
+          schemaVersion: 2,
+          mediaType: OCI_MANIFEST,
+          artifactType: MODELPACK_ARTIFACT,
+          config: mpConfigDesc,
+          layers: mpLayers,
+          annotations: { 'org.opencontainers.image.ref.name': target.kind === 'gguf' ? target.file.path : model.id },
+        }),
+      ),
+      OCI_MANIFEST,
+    );
+
+    const set: ShapeSet = { docker, oci, modelpack, ...(dockerai ? { dockerai } : {}) };
+    manifests.set(target, set);
+    for (const m of [docker, oci, modelpack, dockerai]) if (m) manifestsByDigest.set(m.digest, m);
   }
   return { model, tags, manifests, manifestsByDigest, hubBlobs, files };
 }

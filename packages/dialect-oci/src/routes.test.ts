@@ -225,7 +225,7 @@ describe('GGUF manifests (Docker v2 / Ollama shape)', () => {
     expect(res.headers['content-type']).toBe(DOCKER_MANIFEST);
     expect(res.headers['docker-content-digest']).toBe(`sha256:${sha256Hex(res.bytes)}`);
     expect(res.headers['content-length']).toBe(String(res.bytes.byteLength));
-    expect(res.headers.vary).toBe('Accept');
+    expect(res.headers.vary).toBe('Accept, User-Agent');
     expect(m.schemaVersion).toBe(2);
     expect(m.mediaType).toBe(DOCKER_MANIFEST);
     expect(m.config.mediaType).toBe(DOCKER_CONFIG);

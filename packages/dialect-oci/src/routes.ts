@@ -1,4 +1,14 @@
-import { type CoreDeps, type Handler, type HubResponse, json, parseRange, type Route, type RouteContext } from '@hub/core-index';
+import {
+  type CoreDeps,
+  type Handler,
+  type HubResponse,
+  isOllama,
+  json,
+  ollamaRedirectRules,
+  parseRange,
+  type Route,
+  type RouteContext,
+} from '@hub/core-index';
 import { archiveAnswer, withArchiveName } from './archive.js';
 import {
   blobUnknown,
@@ -12,8 +22,8 @@ import {
   unavailable,
   unsupported,
 } from './errors.js';
-import { type Prepared, type Repository, repository } from './manifests.js';
-import { API_VERSION, API_VERSION_HEADER, OCI_MANIFEST } from './media-types.js';
+import { type Prepared, type Repository, repository, type Shape, type ShapeSet } from './manifests.js';
+import { API_VERSION, API_VERSION_HEADER, MODELPACK_ARTIFACT, OCI_MANIFEST } from './media-types.js';
 import { catalogNames, findModel, invalidName } from './names.js';
 
 const DIGEST = /^sha256:[0-9a-fA-F]{64}$/;
@@ -43,6 +53,25 @@ export function wantsOci(accept: string | null): boolean {
     return true;
   }
   return false;
+}
+
+/** Explicit shape tags: `{tag}-modelpack` and `{tag}-dmr`, for clients whose requests we cannot tell apart. */
+export const SHAPE_SUFFIXES: Record<string, Shape> = { modelpack: 'modelpack', dmr: 'dockerai' };
+
+/**
+ * The shape one request gets on a plain tag, from what each client sends (docs/decisions.md,
+ * "OCI negotiation"): Ollama's UA or a Docker-v2-only Accept gets Docker v2 with Ollama layers;
+ * Docker Model Runner (UA `model-distribution` / `docker-model-cli`) gets its own v0.2 shape where the
+ * model is GGUF, else ModelPack; modctl and KitOps (UA) or an Accept naming the ModelPack artifact
+ * type get ModelPack; other OCI clients (skopeo, containerd, oras) get the OCI image manifest.
+ */
+export function negotiate(accept: string | null, userAgent: string | null, shapes: ShapeSet): Prepared {
+  const ua = (userAgent ?? '').toLowerCase();
+  if (ua.startsWith('ollama/')) return shapes.docker;
+  if (ua.includes('model-distribution') || ua.includes('docker-model')) return shapes.dockerai ?? shapes.modelpack;
+  if (ua.includes('modctl') || ua.startsWith('kitops') || ua.startsWith('kit/')) return shapes.modelpack;
+  if (accept?.toLowerCase().includes(MODELPACK_ARTIFACT)) return shapes.modelpack;
+  return wantsOci(accept) ? shapes.oci : shapes.docker;
 }
 
 /** `n`/`last` pagination over a sorted list, with an absolute `Link: <…>; rel="next"` when more remain. */
@@ -98,7 +127,7 @@ function sendManifest(m: Prepared): HubResponse {
       'content-type': m.mediaType,
       'docker-content-digest': m.digest,
       etag: `"${m.digest}"`,
-      vary: 'Accept',
+      vary: 'Accept, User-Agent',
     },
     body: m.bytes,
   };
@@ -116,7 +145,13 @@ const manifestHandler: Handler<CoreDeps> = async (ctx) => {
     const m = repo.manifestsByDigest.get(reference.toLowerCase());
     return m ? sendManifest(m) : manifestUnknown(name, reference, repo.tags.list);
   }
-  const target = repo.tags.lookup(reference);
+  let target = repo.tags.lookup(reference);
+  let forced: Shape | undefined;
+  const suffixed = /^(.+)-(modelpack|dmr)$/i.exec(reference);
+  if (!target && suffixed?.[1] && suffixed[2]) {
+    target = repo.tags.lookup(suffixed[1]);
+    forced = SHAPE_SUFFIXES[suffixed[2].toLowerCase()];
+  }
   if (!target) {
     const extra = repo.tags.gguf
       ? ''
@@ -125,7 +160,13 @@ const manifestHandler: Handler<CoreDeps> = async (ctx) => {
   }
   const shapes = repo.manifests.get(target);
   if (!shapes) return manifestUnknown(name, reference, repo.tags.list);
-  return sendManifest(wantsOci(ctx.req.headers.get('accept')) ? shapes.oci : shapes.docker);
+  if (forced) {
+    const m = shapes[forced];
+    if (!m)
+      return manifestUnknown(name, reference, repo.tags.list, 'Docker Model Runner manifests exist for GGUF tags only; use `-modelpack`.');
+    return sendManifest(m);
+  }
+  return sendManifest(negotiate(ctx.req.headers.get('accept'), ctx.req.headers.get('user-agent'), shapes));
 };
 
 const blobHandler: Handler<CoreDeps> = async (ctx) => {
@@ -157,10 +198,15 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
       path: file.path,
       sources: model.sources,
       via: undefined,
+      rules: isOllama(ctx.req.headers.get('user-agent')) ? ollamaRedirectRules(ctx.origin) : undefined,
     });
     if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds());
     // 307 (not 302): Ollama accepts only 307 or 200 here (protocols.md 4.2).
-    return { status: 307, headers: { location: chosen.choice.url, 'x-hub-source': chosen.choice.source, ...common }, body: null };
+    return {
+      status: 307,
+      headers: { location: chosen.choice.url, 'x-hub-source': chosen.choice.source, vary: 'User-Agent', ...common },
+      body: null,
+    };
   }
 
   const made = repo.hubBlobs.get(digest);

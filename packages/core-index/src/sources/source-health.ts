@@ -62,6 +62,62 @@ export interface ChooseInput {
   sources: SourceObject[];
   /** a `/via/{token}/` token, when the request named one */
   via?: string;
+  /** rules a client puts on redirect targets (for example today's Ollama: see `ollamaRedirectRules`) */
+  rules?: RedirectRules;
+}
+
+/** What a client accepts as a redirect target. */
+export interface RedirectRules {
+  /** a target failing this is never chosen */
+  must?: (url: URL) => boolean;
+  /** a target failing this is chosen only when no other live source passes */
+  prefer?: (url: URL) => boolean;
+}
+
+/** Loopback, private, link-local and `.local` hosts: where a LAN mirror lives. */
+export function isLocalHost(hostname: string): boolean {
+  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '');
+  if (h === 'localhost' || h.endsWith('.localhost') || h.endsWith('.local') || h.endsWith('.lan') || h.endsWith('.internal')) return true;
+  const v4 = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return (
+      a === 10 ||
+      a === 127 ||
+      a === 0 ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 169 && b === 254) ||
+      (a === 100 && b >= 64 && b <= 127)
+    );
+  }
+  return h === '::1' || h === '::' || /^f[cd][0-9a-f]{2}:/.test(h) || /^fe[89ab][0-9a-f]:/.test(h);
+}
+
+/**
+ * Redirect rules for Ollama 0.34.2 and later (ollama#18512, #18533; clients-2026.md 0.3): it checks the
+ * scheme and resolved address of every redirect target and refuses https→http, so an https hub never
+ * sends it to an http source; targets on local or private addresses are refused unless allowlisted, so
+ * they are used only when no other live source holds the file (and the hub itself is not local).
+ */
+export function ollamaRedirectRules(hubOrigin: string): RedirectRules {
+  let hub: URL | undefined;
+  try {
+    hub = new URL(hubOrigin);
+  } catch {
+    hub = undefined;
+  }
+  const https = hub?.protocol === 'https:';
+  const hubLocal = hub ? isLocalHost(hub.hostname) : false;
+  return {
+    must: https ? (u) => u.protocol === 'https:' : undefined,
+    prefer: hubLocal ? undefined : (u) => !isLocalHost(u.hostname),
+  };
+}
+
+/** True when the request comes from Ollama (its User-Agent is `ollama/<version> …`). */
+export function isOllama(userAgent: string | null | undefined): boolean {
+  return !!userAgent && userAgent.toLowerCase().startsWith('ollama/');
 }
 
 export interface SourceHealth {
@@ -163,11 +219,29 @@ export function chooseSource(
     });
     if (i > 0) holders.unshift(...holders.splice(i, 1));
   }
+  const rules = input.rules;
+  let fallback: SourceChoice | undefined;
   for (const h of holders) {
     if (!state(h.source).ok) continue;
     const url = sourceUrl(h, config(h.source), input);
-    if (url) return { ok: true, choice: { source: h.source, display: config(h.source)?.display ?? h.source, url } };
+    if (!url) continue;
+    const choice = { source: h.source, display: config(h.source)?.display ?? h.source, url };
+    if (rules) {
+      let parsed: URL;
+      try {
+        parsed = new URL(url);
+      } catch {
+        continue;
+      }
+      if (rules.must && !rules.must(parsed)) continue;
+      if (rules.prefer && !rules.prefer(parsed)) {
+        fallback ??= choice;
+        continue;
+      }
+    }
+    return { ok: true, choice };
   }
+  if (fallback) return { ok: true, choice: fallback };
   return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source) };
 }
 

@@ -173,7 +173,7 @@ function modelPage(ctx: RouteContext<CoreDeps>): HubResponse {
   if (!m) return htmlError(404, `${id} is not in today's index. Browse the models that are, or ask for it to be indexed.`);
   const template = perOrigin(index, `site:model:${m.id}`, origin, () => modelPageTemplate(m, origin));
   // Source health changes between probes: the slot is filled on each request.
-  return { status: 200, headers: { 'content-type': HTML }, body: fillModelHealth(template, m, deps.health) };
+  return { status: 200, headers: { 'content-type': HTML }, body: fillModelHealth(template, m, deps.health, origin) };
 }
 
 function docsPage(ctx: RouteContext<CoreDeps>, openapi: () => Record<string, unknown>): HubResponse {

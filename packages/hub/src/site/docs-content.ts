@@ -187,6 +187,30 @@ running keeps its own results and does not re-read this file.
 - \`reason\`: one of the five words above. \`verified\` means the hub fetched the probe file from that
   source over its own network, and the bytes hashed to the expected SHA-256.
 
+## Ollama and LAN mirrors
+
+Ollama 0.34.2 and later check every redirect target: they refuse a redirect from https to http, and they check the
+address a target resolves to, so hosts on loopback or private addresses are refused unless allowlisted. The hub
+follows these rules for requests whose \`User-Agent\` starts with \`ollama/\` (OCI blob GETs):
+
+- When the hub's \`baseUrl\` is https, Ollama is never sent to an http source. If the only live source holding a
+  file is http, Ollama gets 503 \`UNAVAILABLE\` with \`Retry-After\` rather than a redirect it would refuse.
+- Sources on local hosts (loopback, 10/8, 172.16/12, 192.168/16, 100.64/10, link-local, \`fc00::/7\`, \`localhost\`,
+  \`.local\`, \`.lan\`, \`.internal\`) are used for Ollama only when no other live source holds the file. When the hub
+  itself is on such a host, they keep their place in the order.
+- Other clients (huggingface_hub, skopeo, containerd, Docker Model Runner…) keep the configured order.
+
+If you run a LAN mirror as a source, do one of these:
+
+1. **Serve the mirror over https** with a certificate your Ollama hosts trust. Then an https hub may send Ollama to
+   it (it is still tried after public sources, unless the hub is on the LAN too).
+2. **Run the hub on the LAN over http as well** (\`baseUrl\` http, for example \`http://192.168.1.2:8080\`) and pull
+   with \`ollama pull --insecure 192.168.1.2:8080/{owner}/{name}:{tag}\`. An http hub on a local address may send
+   Ollama to an http LAN mirror, first in the order.
+
+An https hub with only an http LAN mirror cannot serve Ollama: Ollama refuses that redirect whatever flag it gets.
+The model page lists, for each client, the sources it can be sent to.
+
 ## What the client still does
 
 Whatever source served the bytes, hash them and compare with the index value: see

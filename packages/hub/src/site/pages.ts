@@ -4,6 +4,7 @@ import {
   type IndexedModel,
   type IndexStore,
   isMmproj,
+  ollamaRedirectRules,
   QUANT_PREFERENCE,
   quantOf,
   type RequestObject,
@@ -62,8 +63,30 @@ export function commandsFor(m: IndexedModel, origin: string): string {
   if (gguf) {
     const ollamaName = `${m.owner.replace(/\./g, '-')}/${m.name}`.toLowerCase();
     parts.push(cmd('Ollama', 'cmd-ollama', `ollama pull --insecure ${host}/${ollamaName}:${gguf.quant ?? 'latest'}`));
+    const tag = gguf.quant ?? 'latest';
+    parts.push(cmd('Docker Model Runner', 'cmd-dmr', `docker model pull ${host}/${ollamaName}:${tag}`));
+    parts.push(
+      cmd(
+        'modctl (ModelPack)',
+        'cmd-modctl',
+        `modctl pull ${origin.startsWith('http:') ? '--plain-http ' : ''}${host}/${ollamaName}:${tag}-modelpack`,
+      ),
+    );
     parts.push(cmd('llama.cpp', 'cmd-llama', `MODEL_ENDPOINT=${origin}/ llama-cli -hf ${id}${gguf.quant ? `:${gguf.quant}` : ''}`));
   }
+  if (!gguf) {
+    const ociName = `${m.owner.replace(/\./g, '-')}/${m.name}`.toLowerCase();
+    parts.push(
+      cmd(
+        'modctl (ModelPack)',
+        'cmd-modctl',
+        `modctl pull ${origin.startsWith('http:') ? '--plain-http ' : ''}${host}/${ociName}:latest-modelpack`,
+      ),
+    );
+  }
+  parts.push(
+    `<p class="muted" id="oci-tags">Registry clients get the manifest they load on the same tag: Ollama its own, Docker Model Runner its own, skopeo and containerd an OCI image. Clients that cannot be told apart by what they send ask for a shape by tag: <code>{tag}-modelpack</code> (CNCF ModelPack: modctl, KitOps, Harbor, Kubernetes image volumes)${gguf ? ' and <code>{tag}-dmr</code> (Docker Model Runner)' : ''}.</p>`,
+  );
   parts.push(
     cmd(
       'curl + sha256sum -c',
@@ -143,24 +166,46 @@ function stateCell(health: HubHealth, source: string): string {
   return `<td>${status}${s.reason ? ` <span class="muted">(${escapeHtml(s.reason)})</span>` : ''}</td><td>${s.checked ? escapeHtml(s.checked) : 'never probed'}</td>`;
 }
 
-export function modelSourcesHtml(m: IndexedModel, health: SourceHealth): string {
+/** The example URL of a source (its template with placeholders filled), to judge its scheme and host. */
+function sourceExample(health: SourceHealth, name: string, type: string): URL | undefined {
+  const template = health.source(name)?.url ?? (type === 'ipfs' ? 'https://ipfs.io' : undefined);
+  if (!template) return undefined;
+  try {
+    return new URL(template.replace(/\{[^}]*\}/g, 'x'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Which clients the hub may send to a source, under the redirect rules of the clients that have them. */
+function clientsCell(health: SourceHealth, name: string, type: string, origin: string | undefined): string {
+  const url = sourceExample(health, name, type);
+  if (!url || !origin) return '<td>all clients</td>';
+  const ollama = ollamaRedirectRules(origin);
+  if (ollama.must && !ollama.must(url)) return '<td>all clients except Ollama (http source behind an https hub)</td>';
+  if (ollama.prefer && !ollama.prefer(url))
+    return '<td>all clients; Ollama only when no other live source holds the file (local address)</td>';
+  return '<td>all clients</td>';
+}
+
+export function modelSourcesHtml(m: IndexedModel, health: SourceHealth, origin?: string): string {
   const snap = health.snapshot();
   if (m.sources.length === 0) return '<p>No source holds these files today.</p>';
   const rows = m.sources
     .map((s) => {
       const held = s.paths ? `${m.files.filter((f) => sourceHolds(s, f.path)).length} of ${m.files.length} files` : 'every file';
-      return `<tr><th scope="row">${escapeHtml(health.display(s.source))}</th><td><code>${escapeHtml(s.source)}</code></td><td>${held}</td>${stateCell(snap, s.source)}</tr>`;
+      return `<tr><th scope="row">${escapeHtml(health.display(s.source))}</th><td><code>${escapeHtml(s.source)}</code></td><td>${held}</td>${stateCell(snap, s.source)}${clientsCell(health, s.source, s.type, origin)}</tr>`;
     })
     .join('\n');
-  return `<table aria-labelledby="sources-h"><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col">Holds</th><th scope="col">Status</th><th scope="col">Last reached</th></tr></thead><tbody>
+  return `<table aria-labelledby="sources-h"><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col">Holds</th><th scope="col">Status</th><th scope="col">Last reached</th><th scope="col">Clients</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
 <p class="muted">Preference order: ${snap.order.map((o) => `<code>${escapeHtml(o)}</code>`).join(' → ') || 'none'}. See <a href="/health">health</a> and <a href="/docs/sources">source failover</a>.</p>`;
 }
 
-export function fillModelHealth(template: string, m: IndexedModel, health: SourceHealth): string {
+export function fillModelHealth(template: string, m: IndexedModel, health: SourceHealth, origin?: string): string {
   const i = template.indexOf(HEALTH_SLOT);
-  return template.slice(0, i) + modelSourcesHtml(m, health) + template.slice(i + HEALTH_SLOT.length);
+  return template.slice(0, i) + modelSourcesHtml(m, health, origin) + template.slice(i + HEALTH_SLOT.length);
 }
 
 // ---- health page -----------------------------------------------------------------------------

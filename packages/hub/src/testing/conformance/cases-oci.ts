@@ -45,7 +45,7 @@ export function ociCases(): ConformanceCase[] {
       request: { path: `/v2/${REPO}/manifests/latest`, headers: { accept: DOCKER } },
       expect: {
         status: 200,
-        headers: { ...V2, 'content-type': DOCKER, 'docker-content-digest': /^sha256:[0-9a-f]{64}$/, vary: 'Accept' },
+        headers: { ...V2, 'content-type': DOCKER, 'docker-content-digest': /^sha256:[0-9a-f]{64}$/, vary: 'Accept, User-Agent' },
         check: (r) => (r.json?.ggufFile?.rfilename ? undefined : 'no ggufFile'),
       },
     },
