@@ -1,4 +1,4 @@
-import { request } from '@hub/hub/testing';
+import { request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { hfHub } from './test-support.js';
 

@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createTestHub } from '@hub/core-index/testing';
-import { createHub } from '@hub/hub';
-import { request } from '@hub/hub/testing';
+import { createHub } from '@hub/core-index';
+import { createTestHub, request } from '@hub/core-index/testing';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
@@ -20,8 +19,8 @@ describe('ModelPack manifests and configs validate against modelpack/model-spec'
   it('GGUF tags and a non-GGUF model', async () => {
     const t = await createTestHub();
     const hub = createHub(t.deps, ociRoutes());
-    const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ allErrors: true, strict: false });
-    (addFormats as unknown as typeof addFormats.default)(ajv);
+    const ajv = new Ajv2020({ allErrors: true, strict: false });
+    (addFormats as unknown as (a: unknown) => void)(ajv);
     const validate = ajv.compile(schema);
     const refs = ['synthetic-org/tiny-llama-gguf:Q4_K_M', 'synthetic-org/tiny-llama-gguf:latest', 'synthetic-org/bert-ish:latest'];
     for (const ref of refs) {
@@ -51,8 +50,8 @@ describe('ModelPack manifests and configs validate against modelpack/model-spec'
   });
 
   it('the schema is the real one: it refuses a config without modelfs or with a stray field', () => {
-    const ajv = new (Ajv2020 as unknown as typeof Ajv2020.default)({ strict: false });
-    (addFormats as unknown as typeof addFormats.default)(ajv);
+    const ajv = new Ajv2020({ strict: false });
+    (addFormats as unknown as (a: unknown) => void)(ajv);
     const validate = ajv.compile(schema);
     expect(validate({ descriptor: {}, config: {} })).toBe(false);
     expect(validate({ descriptor: {}, config: { bogus: 1 }, modelfs: { type: 'layers', diffIds: ['sha256:x'] } })).toBe(false);

@@ -1,7 +1,6 @@
 import type { BuildModelInput, SourceConfig } from '@hub/core-index';
-import { createTestHub, type TestHub } from '@hub/core-index/testing';
-import { createHub, type Hub } from '@hub/hub';
-import { request } from '@hub/hub/testing';
+import { createHub, type Hub } from '@hub/core-index';
+import { createTestHub, request, type TestHub } from '@hub/core-index/testing';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DOCKER_MANIFEST } from './media-types.js';
 import { ociRoutes } from './routes.js';

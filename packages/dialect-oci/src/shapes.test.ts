@@ -1,7 +1,5 @@
-import { sha256Hex } from '@hub/core-index';
-import { createTestHub, SYNTHETIC_MODELS, type TestHub } from '@hub/core-index/testing';
-import { createHub, type Hub } from '@hub/hub';
-import { request } from '@hub/hub/testing';
+import { createHub, type Hub, sha256Hex } from '@hub/core-index';
+import { createTestHub, request, SYNTHETIC_MODELS, type TestHub } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   DOCKER_AI_CONFIG,
