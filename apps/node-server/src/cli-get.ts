@@ -1,4 +1,7 @@
 /** `hub get`: download a model's files through the hub, every byte checked against the hub's SHA-256. */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -9,6 +12,7 @@ import {
   listFiles,
   modelRevision,
   parseRef,
+  type RemoteFile,
   selectFiles,
 } from '@hub/client';
 import { defaultHfCache, fileSink, hfCacheSink, nodeHasher } from '@hub/client/node';
@@ -155,4 +159,105 @@ export async function getCommand(argv: string[], io: GetIo): Promise<number> {
   }
   if (io.tty) io.err(`${results.length - bad} of ${results.length} files verified\n`);
   return bad === 0 ? 0 : 1;
+}
+
+export const VERIFY_CACHE_HELP = `  hub verify-cache [DIR] [--hub URL] [--fix]
+      Re-hash every file cached in the model host's cache layout (default: HF_HUB_CACHE, HF_HOME/hub,
+      XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub) for every model the hub indexes at
+      that revision; list matches, mismatches (expected and actual SHA-256) and files the hub does not
+      know. Exit 1 on a mismatch. --fix re-fetches mismatched files through the hub, verified.
+`;
+
+async function hashFile(file: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+async function walk(dir: string, prefix = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...(await walk(join(dir, e.name), rel)));
+    else out.push(rel);
+  }
+  return out.sort();
+}
+
+/** Runs `hub verify-cache`; returns the exit code (0 no mismatch, 1 a mismatch or a failed fix, 2 bad usage). */
+export async function verifyCacheCommand(argv: string[], io: GetIo): Promise<number> {
+  let parsed: { values: { hub?: string; fix?: boolean }; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { hub: { type: 'string' }, fix: { type: 'boolean' } },
+    });
+  } catch (e) {
+    io.err(`hub verify-cache: ${(e as Error).message}`);
+    return 2;
+  }
+  const cache = parsed.positionals[0] ?? defaultHfCache(io.env);
+  const hub = parsed.values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const opts: ClientOptions = { hub, hasher: nodeHasher, ...(io.fetch ? { fetch: io.fetch } : {}) };
+  const say = (v: Record<string, unknown>, text: string) => (io.tty ? io.err(`${text}\n`) : io.out(JSON.stringify(v)));
+  let repos: string[];
+  try {
+    repos = (await readdir(cache)).filter((d) => d.startsWith('models--')).sort();
+  } catch (e) {
+    io.err(`hub verify-cache: cannot read ${cache}: ${(e as Error).message}`);
+    return 2;
+  }
+  let mismatches = 0;
+  let fixFailed = 0;
+  for (const folder of repos) {
+    const parts = folder.slice('models--'.length).split('--');
+    const id = parts.length >= 2 ? `${parts[0]}/${parts.slice(1).join('--')}` : (parts[0] ?? '');
+    let commits: string[] = [];
+    try {
+      commits = (await readdir(join(cache, folder, 'snapshots'))).sort();
+    } catch {
+      continue;
+    }
+    for (const commit of commits) {
+      let tree: Map<string, RemoteFile>;
+      try {
+        tree = new Map((await listFiles(opts, id, commit)).map((f) => [f.path, f]));
+      } catch {
+        say({ event: 'unknown-revision', model: id, revision: commit }, `?  ${id}@${commit}: not indexed by the hub`);
+        continue;
+      }
+      const bad: RemoteFile[] = [];
+      for (const rel of await walk(join(cache, folder, 'snapshots', commit))) {
+        const expected = tree.get(rel);
+        if (!expected) {
+          say({ event: 'unknown', model: id, revision: commit, file: rel }, `?  ${id}@${commit} ${rel}: not in the hub's index`);
+          continue;
+        }
+        const actual = await hashFile(join(cache, folder, 'snapshots', commit, ...rel.split('/')));
+        if (actual === expected.sha256) {
+          say({ event: 'match', model: id, revision: commit, file: rel, sha256: actual }, `ok ${id}@${commit} ${rel}`);
+        } else {
+          mismatches++;
+          bad.push(expected);
+          say(
+            { event: 'mismatch', model: id, revision: commit, file: rel, expected: expected.sha256, actual },
+            `MISMATCH ${id}@${commit} ${rel}\n  expected ${expected.sha256}\n  actual   ${actual}`,
+          );
+        }
+      }
+      if (parsed.values.fix && bad.length > 0) {
+        const results = await downloadAll(opts, id, commit, bad, (f) => hfCacheSink(cache, id, commit, f), 2);
+        for (const r of results) {
+          if (!r.ok) fixFailed++;
+          say(
+            { event: 'fix', model: id, revision: commit, file: r.file.path, ok: r.ok, source: r.source ?? null },
+            `${r.ok ? 'fixed' : 'FIX FAILED'} ${id}@${commit} ${r.file.path}${r.source ? ` from ${r.source}` : ''}`,
+          );
+        }
+      }
+    }
+  }
+  if (fixFailed > 0) return 1;
+  return mismatches > 0 && !parsed.values.fix ? 1 : 0;
 }

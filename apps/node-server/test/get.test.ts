@@ -1,11 +1,11 @@
 // `hub get` against a real hub over loopback (from-dir index, static mirror), and the host's cache layout
 // read back by @huggingface/hub's own cache functions with a fetch that throws (no network).
-import { mkdtemp, readFile, readlink } from 'node:fs/promises';
+import { mkdtemp, readFile, readlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { downloadFileToCacheDir, scanCacheDir } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getCommand } from '../src/cli-get.js';
+import { getCommand, verifyCacheCommand } from '../src/cli-get.js';
 import { startTestHub, type TestHub } from './helpers.js';
 
 // SYNTHETIC model files
@@ -67,5 +67,30 @@ describe('hub get', () => {
   it('exits 2 on a bad reference and 1 when a pattern matches nothing', async () => {
     expect(await getCommand(['not-a-ref', '--hub', hub.url], io().io)).toBe(2);
     expect(await getCommand(['acme/tiny', 'nope.bin', '--hub', hub.url], io().io)).toBe(1);
+  });
+
+  it('verify-cache finds a byte flipped in a blob, and --fix repairs it', async () => {
+    const cache = await mkdtemp(path.join(os.tmpdir(), 'hub-cache-'));
+    expect(await getCommand(['acme/tiny', '--hf-cache', cache, '--hub', hub.url], io().io)).toBe(0);
+    const clean = io();
+    expect(await verifyCacheCommand([cache, '--hub', hub.url], clean.io)).toBe(0);
+    expect(clean.out.map((l) => JSON.parse(l).event)).toEqual(['match', 'match', 'match']);
+    const snap = path.join(cache, 'models--acme--tiny', 'snapshots');
+    const [commit] = await (await import('node:fs/promises')).readdir(snap);
+    const link = path.join(snap, commit ?? '', 'tiny-Q8_0.gguf');
+    const blob = path.resolve(path.dirname(link), await readlink(link));
+    const bytes = await readFile(blob);
+    bytes[1234] = (bytes[1234] ?? 0) ^ 0xff;
+    await writeFile(blob, bytes);
+    const broken = io();
+    expect(await verifyCacheCommand([cache, '--hub', hub.url], broken.io)).toBe(1);
+    const mismatch = broken.out.map((l) => JSON.parse(l)).find((l) => l.event === 'mismatch');
+    expect(mismatch).toMatchObject({ file: 'tiny-Q8_0.gguf', expected: path.basename(blob) });
+    expect(mismatch.actual).not.toBe(mismatch.expected);
+    const fixed = io();
+    expect(await verifyCacheCommand([cache, '--hub', hub.url, '--fix'], fixed.io)).toBe(0);
+    expect(fixed.out.map((l) => JSON.parse(l)).find((l) => l.event === 'fix')).toMatchObject({ file: 'tiny-Q8_0.gguf', ok: true });
+    expect(new Uint8Array(await readFile(blob))).toEqual(FILES['tiny-Q8_0.gguf']);
+    expect(await verifyCacheCommand([cache, '--hub', hub.url], io().io)).toBe(0);
   });
 });
