@@ -23,17 +23,32 @@ export async function fileSink(finalPath: string): Promise<Sink & { commit(ok: b
   await mkdir(dirname(finalPath), { recursive: true });
   const temp = join(dirname(finalPath), `.${randomBytes(6).toString('hex')}.part`);
   let fh = await open(temp, 'w');
+  // small network chunks are gathered into writes of up to 4 MiB (one syscall each, not one per chunk)
+  let pending: Uint8Array[] = [];
+  let pendingBytes = 0;
+  const flush = async () => {
+    if (pendingBytes === 0) return;
+    const buf = pending.length === 1 ? (pending[0] as Uint8Array) : Buffer.concat(pending, pendingBytes);
+    pending = [];
+    pendingBytes = 0;
+    await fh.write(buf);
+  };
   return {
     temp,
     write: async (c) => {
-      await fh.write(c);
+      pending.push(c);
+      pendingBytes += c.byteLength;
+      if (pendingBytes >= 4 << 20) await flush();
     },
     truncate: async () => {
+      pending = [];
+      pendingBytes = 0;
       await fh.truncate(0);
       await fh.close();
       fh = await open(temp, 'w');
     },
     commit: async (ok) => {
+      if (ok) await flush();
       await fh.close();
       if (ok) await rename(temp, finalPath);
       else await rm(temp, { force: true });
