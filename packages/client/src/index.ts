@@ -212,13 +212,15 @@ export async function downloadFile(
       opts.onAttempt?.(a);
     };
     const ctrl = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const arm = () => {
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(() => ctrl.abort(new AttemptEnd('stall', `no byte for ${stallMs / 1000} s`)), stallMs);
-    };
+    // one timer per attempt checks the time of the last byte (re-arming a timer per chunk costs throughput)
+    let lastByte = Date.now();
+    const timer = setInterval(
+      () => {
+        if (Date.now() - lastByte >= stallMs) ctrl.abort(new AttemptEnd('stall', `no byte for ${stallMs / 1000} s`));
+      },
+      Math.max(10, Math.min(1000, stallMs / 5)),
+    );
     try {
-      arm();
       const headers: Record<string, string> = {};
       if (offset > 0) headers.range = `bytes=${offset}-`;
       const r = await f(url, { headers, signal: ctrl.signal, redirect: 'follow' });
@@ -237,7 +239,7 @@ export async function downloadFile(
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        arm();
+        lastByte = Date.now();
         if (received + value.byteLength > file.size) {
           await reader.cancel().catch(() => {});
           throw new AttemptEnd('size', `more than the ${file.size} bytes the hub lists`);
@@ -248,7 +250,7 @@ export async function downloadFile(
         got += value.byteLength;
         opts.onProgress?.({ file: file.path, source, received, size: file.size });
       }
-      clearTimeout(timer);
+      clearInterval(timer);
       if (received < file.size) throw new AttemptEnd('cut', `connection ended at ${received} of ${file.size} bytes`);
       const actual = hasher.digest();
       if (actual !== file.sha256) {
@@ -257,7 +259,7 @@ export async function downloadFile(
       report('verified', `sha256 ${actual}`);
       return { file, ok: true, source, attempts };
     } catch (e) {
-      clearTimeout(timer);
+      clearInterval(timer);
       const end =
         e instanceof AttemptEnd
           ? e
