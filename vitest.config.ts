@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const pkg = (name: string, sub = 'index') => fileURLToPath(new URL(`./packages/${name}/src/${sub}.ts`, import.meta.url));
-const names = ['core-index', 'objects', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'hub', 'node-toolkit'];
+const names = ['core-index', 'objects', 'client', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'hub', 'node-toolkit'];
 
 export default defineConfig({
   resolve: {

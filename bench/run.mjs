@@ -16,8 +16,14 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
     models: { type: 'string' },
+    client: { type: 'boolean' },
   },
 });
+if (values.client) {
+  // the verifying client's benchmark is its own script (hub get vs curl)
+  await import('./client.mjs');
+  process.exit(0);
+}
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 const DURATION = Number(values.duration);
 const CONNECTIONS = Number(values.connections);

@@ -10,11 +10,12 @@ import { describe, expect, it } from 'vitest';
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** An app may import every package (they all sit below it); never another app. */
-const PACKAGES = ['core-index', 'objects', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'node-toolkit', 'hub'];
+const PACKAGES = ['core-index', 'objects', 'client', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'node-toolkit', 'hub'];
 
 export const ALLOWED: Record<string, readonly string[]> = {
   'packages/core-index': [],
   'packages/objects': ['core-index'],
+  'packages/client': ['core-index'],
   'packages/dialect-hf': ['core-index'],
   'packages/dialect-oci': ['core-index'],
   'packages/mcp': ['core-index'],

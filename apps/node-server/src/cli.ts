@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildFromDir } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
+import { GET_HELP, getCommand, VERIFY_CACHE_HELP, verifyCacheCommand } from './cli-get.js';
 import {
   CliError,
   objectsPutCommand,
@@ -44,7 +45,7 @@ Usage:
       Probe every configured source that has a probe file once, now, and print a table
       (source, ok, reason, HTTP status, milliseconds) and save the results in the data folder
       (a hub started on it restores them). Exit 1 when any probed source fails.
-  hub --help
+${GET_HELP}${VERIFY_CACHE_HELP}  hub --help
 
 Environment: PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file).
 `;
@@ -63,6 +64,16 @@ async function main(argv: string[]) {
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(HELP);
     return;
+  }
+  if (command === 'get' || command === 'verify-cache') {
+    const run = command === 'get' ? getCommand : verifyCacheCommand;
+    const code = await run(argv.slice(1), {
+      out: (l) => process.stdout.write(`${l}\n`),
+      err: (l) => process.stderr.write(l.endsWith('\n') || l.startsWith('\x1b') ? l : `${l}\n`),
+      tty: !!process.stderr.isTTY,
+      env: process.env,
+    });
+    process.exit(code);
   }
   if (command === 'serve') {
     const { values } = parseArgs({

@@ -213,6 +213,7 @@ describe.skipIf(!hasChromium)('the site in headless Chromium', () => {
       // Commands are selectable text blocks (copyable without script).
       const cmds = await page.locator('pre.cmd code').allTextContents();
       expect(cmds.join('\n')).toContain('sha256sum -c');
+      expect(cmds.join('\n')).toMatch(/HUB_URL=http:\/\/127\.0\.0\.1:\d+ hub get demo\/tiny-llama-2-GGUF:F16 --to tiny-llama-2-GGUF/);
       expect(cmds.join('\n')).toMatch(/ollama pull --insecure 127\.0\.0\.1:\d+\/demo\/tiny-llama-2-gguf:F16/);
     } finally {
       await page.context().close();

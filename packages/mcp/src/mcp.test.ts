@@ -332,6 +332,8 @@ describe('tools', () => {
     expect(f.commands.download).toBe(`curl -fL --create-dirs -o tiny-llama-Q8_0.gguf ${f.url}`);
     expect(f.commands.verify).toBe(`echo '${'3'.repeat(64)}  tiny-llama-Q8_0.gguf' | sha256sum -c`);
     expect(r.content[0]?.text).toContain(f.commands.verify);
+    expect(f.commands.hub).toBe(`hub get synthetic-org/tiny-llama-GGUF tiny-llama-Q8_0.gguf --hub http://hub.test`);
+    expect(r.content[0]?.text).toContain(f.commands.hub);
     // Default quantisation, `owner/name:QUANT`, exact paths, and a /via/ preference.
     expect((await call('get_download', { model: 'synthetic-org/tiny-llama-GGUF' })).structuredContent.quant).toBe('Q4_K_M');
     expect((await call('get_download', { model: 'synthetic-org/tiny-llama-GGUF:Q8_0' })).structuredContent.quant).toBe('Q8_0');

@@ -89,6 +89,13 @@ export function commandsFor(m: IndexedModel, origin: string): string {
   );
   parts.push(
     cmd(
+      'hub get (verifies every byte)',
+      'cmd-hub',
+      `HUB_URL=${origin} hub get ${id}${gguf?.quant ? `:${gguf.quant}` : ''} --to ${sh(m.name)}`,
+    ),
+  );
+  parts.push(
+    cmd(
       'curl + sha256sum -c',
       'cmd-curl',
       `mkdir -p ${sh(m.name)} && cd ${sh(m.name)}\ncurl -fL -o SHA256SUMS ${url('SHA256SUMS')}\ncurl -fL --create-dirs -o ${sh(one)} ${url(one)}\nsha256sum -c --ignore-missing SHA256SUMS${

@@ -89,6 +89,8 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
         : 'no source holds this file';
     const download = `curl -fL --create-dirs -o ${shellQuote(f.path)} ${shellQuote(url)}`;
     const verify = `echo ${shellQuote(`${f.sha256}  ${f.path}`)} | sha256sum -c`;
+    // the hub's own verifying client: download, hash while it arrives, move to another source on a bad byte
+    const hub = `hub get ${shellQuote(m.id)} ${shellQuote(f.path)} --hub ${shellQuote(ctx.origin)}`;
     const lines = [
       `### ${f.path}${quantOf(f.path) ? ` (${quantOf(f.path)})` : ''}`,
       `URL: ${url}`,
@@ -98,11 +100,20 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
       '```sh',
       download,
       verify,
+      `# or, download and verify in one step (switches source on a wrong byte or a stall):\n${hub}`,
       '```',
     ];
     return {
       text: lines.join('\n'),
-      item: { path: f.path, size: f.size, sha256: f.sha256, url, quant: quantOf(f.path) ?? null, source, commands: { download, verify } },
+      item: {
+        path: f.path,
+        size: f.size,
+        sha256: f.sha256,
+        url,
+        quant: quantOf(f.path) ?? null,
+        source,
+        commands: { download, verify, hub },
+      },
     };
   });
   // Download answers are listed whole up to the text limit; a many-file model continues with the cursor.

@@ -1,0 +1,263 @@
+/** `hub get`: download a model's files through the hub, every byte checked against the hub's SHA-256. */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  type Attempt,
+  type ClientOptions,
+  downloadAll,
+  type FileResult,
+  listFiles,
+  modelRevision,
+  parseRef,
+  type RemoteFile,
+  selectFiles,
+} from '@hub/client';
+import { defaultHfCache, fileSink, hfCacheSink, nodeHasher } from '@hub/client/node';
+
+export const GET_HELP = `  hub get owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N]
+                [--stall-seconds N]
+      Download files through the hub, each hashed while it arrives and checked against the hub's
+      SHA-256; a source that lies, stalls or fails is left for the next live one. Files land in
+      DIR (default .) or in the model host's cache layout. Exit 0 only when every file verified.
+      Hub: --hub, else HUB_URL, else http://localhost:8080.
+`;
+
+export interface GetIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  tty: boolean;
+  env: NodeJS.ProcessEnv;
+  fetch?: typeof fetch;
+}
+
+const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
+
+/** Runs `hub get`; returns the exit code (0 all verified, 1 a file failed, 2 bad usage). */
+export async function getCommand(argv: string[], io: GetIo): Promise<number> {
+  let values: Record<string, string | boolean | undefined>;
+  let positionals: string[];
+  try {
+    // `--hf-cache` takes an optional DIR: a following argument that is not a flag and not after the ref
+    const args = [...argv];
+    const i = args.indexOf('--hf-cache');
+    let hfDir: string | undefined;
+    let hf = false;
+    if (i !== -1) {
+      hf = true;
+      const next = args[i + 1];
+      if (next && !next.startsWith('-') && (next.includes('/') === false || next.startsWith('.') || next.startsWith('/'))) {
+        hfDir = next;
+        args.splice(i, 2);
+      } else args.splice(i, 1);
+    }
+    const parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        to: { type: 'string' },
+        hub: { type: 'string' },
+        parallel: { type: 'string' },
+        'stall-seconds': { type: 'string' },
+      },
+    });
+    values = { ...parsed.values, hf, hfDir };
+    positionals = parsed.positionals;
+  } catch (e) {
+    io.err(`hub get: ${(e as Error).message}`);
+    return 2;
+  }
+  const [ref, ...patterns] = positionals;
+  if (!ref) {
+    io.err('hub get: name a model (owner/name[:QUANT])');
+    return 2;
+  }
+  if (values.to && values.hf) {
+    io.err('hub get: --to and --hf-cache exclude each other');
+    return 2;
+  }
+  const parallel = Number(values.parallel ?? 4);
+  const stall = Number(values['stall-seconds'] ?? 30);
+  if (!Number.isInteger(parallel) || parallel < 1 || !(stall > 0)) {
+    io.err('hub get: --parallel takes a whole number ≥ 1, --stall-seconds a positive number');
+    return 2;
+  }
+  let id: string;
+  let quant: string | undefined;
+  try {
+    ({ id, quant } = parseRef(ref));
+  } catch (e) {
+    io.err(`hub get: ${(e as Error).message}`);
+    return 2;
+  }
+  const hub = (values.hub as string | undefined) ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const bars = new Map<string, string>();
+  const draw = () => {
+    if (!io.tty) return;
+    io.err(`\x1b[${bars.size}A`);
+    for (const line of bars.values()) io.err(`\r\x1b[2K${line}\n`);
+  };
+  const started = new Map<string, number>();
+  const opts: ClientOptions = {
+    hub,
+    hasher: nodeHasher,
+    stallSeconds: stall,
+    ...(io.fetch ? { fetch: io.fetch } : {}),
+    onAttempt: (a: Attempt) => {
+      if (!io.tty) io.out(JSON.stringify({ event: 'attempt', ...a }));
+    },
+    onProgress: (p) => {
+      if (!io.tty) return;
+      const t0 = started.get(p.file) ?? Date.now();
+      started.set(p.file, t0);
+      const s = Math.max(0.001, (Date.now() - t0) / 1000);
+      const pct = p.size ? Math.floor((p.received / p.size) * 100) : 100;
+      const prev = bars.get(p.file);
+      const line = `${p.file}  ${pct}%  ${mib(p.received)}/${mib(p.size)}  ${mib(p.received / s)}/s  from ${p.source}`;
+      if (prev === undefined) io.err('\n');
+      bars.set(p.file, line);
+      draw();
+    },
+  };
+  let results: FileResult[];
+  try {
+    const commit = await modelRevision(opts, id);
+    const files = selectFiles(await listFiles(opts, id, commit), patterns, quant);
+    const hfCache = values.hf ? ((values.hfDir as string | undefined) ?? defaultHfCache(io.env)) : undefined;
+    const dir = (values.to as string | undefined) ?? '.';
+    results = await downloadAll(
+      opts,
+      id,
+      commit,
+      files,
+      (f) => (hfCache ? hfCacheSink(hfCache, id, commit, f) : fileSink(join(dir, ...f.path.split('/')))),
+      parallel,
+    );
+  } catch (e) {
+    io.err(`hub get: ${(e as Error).message}`);
+    return 1;
+  }
+  let bad = 0;
+  for (const r of results) {
+    if (!r.ok) bad++;
+    const summary = {
+      event: 'file',
+      file: r.file.path,
+      ok: r.ok,
+      sha256: r.file.sha256,
+      size: r.file.size,
+      source: r.source ?? null,
+      failed: r.attempts.filter((a) => a.outcome !== 'verified').map((a) => ({ source: a.source, outcome: a.outcome, reason: a.reason })),
+    };
+    if (!io.tty) io.out(JSON.stringify(summary));
+    else {
+      io.err(`${r.ok ? 'verified' : 'FAILED  '} ${r.file.path}${r.source ? ` from ${r.source}` : ''}\n`);
+      for (const f of summary.failed) io.err(`  ${f.source}: ${f.outcome} (${f.reason})\n`);
+    }
+  }
+  if (io.tty) io.err(`${results.length - bad} of ${results.length} files verified\n`);
+  return bad === 0 ? 0 : 1;
+}
+
+export const VERIFY_CACHE_HELP = `  hub verify-cache [DIR] [--hub URL] [--fix]
+      Re-hash every file cached in the model host's cache layout (default: HF_HUB_CACHE, HF_HOME/hub,
+      XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub) for every model the hub indexes at
+      that revision; list matches, mismatches (expected and actual SHA-256) and files the hub does not
+      know. Exit 1 on a mismatch. --fix re-fetches mismatched files through the hub, verified.
+`;
+
+async function hashFile(file: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+async function walk(dir: string, prefix = ''): Promise<string[]> {
+  const out: string[] = [];
+  for (const e of await readdir(dir, { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...(await walk(join(dir, e.name), rel)));
+    else out.push(rel);
+  }
+  return out.sort();
+}
+
+/** Runs `hub verify-cache`; returns the exit code (0 no mismatch, 1 a mismatch or a failed fix, 2 bad usage). */
+export async function verifyCacheCommand(argv: string[], io: GetIo): Promise<number> {
+  let parsed: { values: { hub?: string; fix?: boolean }; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { hub: { type: 'string' }, fix: { type: 'boolean' } },
+    });
+  } catch (e) {
+    io.err(`hub verify-cache: ${(e as Error).message}`);
+    return 2;
+  }
+  const cache = parsed.positionals[0] ?? defaultHfCache(io.env);
+  const hub = parsed.values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const opts: ClientOptions = { hub, hasher: nodeHasher, ...(io.fetch ? { fetch: io.fetch } : {}) };
+  const say = (v: Record<string, unknown>, text: string) => (io.tty ? io.err(`${text}\n`) : io.out(JSON.stringify(v)));
+  let repos: string[];
+  try {
+    repos = (await readdir(cache)).filter((d) => d.startsWith('models--')).sort();
+  } catch (e) {
+    io.err(`hub verify-cache: cannot read ${cache}: ${(e as Error).message}`);
+    return 2;
+  }
+  let mismatches = 0;
+  let fixFailed = 0;
+  for (const folder of repos) {
+    const parts = folder.slice('models--'.length).split('--');
+    const id = parts.length >= 2 ? `${parts[0]}/${parts.slice(1).join('--')}` : (parts[0] ?? '');
+    let commits: string[] = [];
+    try {
+      commits = (await readdir(join(cache, folder, 'snapshots'))).sort();
+    } catch {
+      continue;
+    }
+    for (const commit of commits) {
+      let tree: Map<string, RemoteFile>;
+      try {
+        tree = new Map((await listFiles(opts, id, commit)).map((f) => [f.path, f]));
+      } catch {
+        say({ event: 'unknown-revision', model: id, revision: commit }, `?  ${id}@${commit}: not indexed by the hub`);
+        continue;
+      }
+      const bad: RemoteFile[] = [];
+      for (const rel of await walk(join(cache, folder, 'snapshots', commit))) {
+        const expected = tree.get(rel);
+        if (!expected) {
+          say({ event: 'unknown', model: id, revision: commit, file: rel }, `?  ${id}@${commit} ${rel}: not in the hub's index`);
+          continue;
+        }
+        const actual = await hashFile(join(cache, folder, 'snapshots', commit, ...rel.split('/')));
+        if (actual === expected.sha256) {
+          say({ event: 'match', model: id, revision: commit, file: rel, sha256: actual }, `ok ${id}@${commit} ${rel}`);
+        } else {
+          mismatches++;
+          bad.push(expected);
+          say(
+            { event: 'mismatch', model: id, revision: commit, file: rel, expected: expected.sha256, actual },
+            `MISMATCH ${id}@${commit} ${rel}\n  expected ${expected.sha256}\n  actual   ${actual}`,
+          );
+        }
+      }
+      if (parsed.values.fix && bad.length > 0) {
+        const results = await downloadAll(opts, id, commit, bad, (f) => hfCacheSink(cache, id, commit, f), 2);
+        for (const r of results) {
+          if (!r.ok) fixFailed++;
+          say(
+            { event: 'fix', model: id, revision: commit, file: r.file.path, ok: r.ok, source: r.source ?? null },
+            `${r.ok ? 'fixed' : 'FIX FAILED'} ${id}@${commit} ${r.file.path}${r.source ? ` from ${r.source}` : ''}`,
+          );
+        }
+      }
+    }
+  }
+  if (fixFailed > 0) return 1;
+  return mismatches > 0 && !parsed.values.fix ? 1 : 0;
+}

@@ -1,0 +1,84 @@
+#!/usr/bin/env node
+// `hub get` (download + SHA-256 while it arrives + temp file + rename) against `curl -o /dev/null` of the same
+// URL, both from one loopback source. Not a test: run by `pnpm bench --client` (or `node bench/client.mjs`).
+// Usage: node bench/client.mjs [--mib 200] [--rounds 5]   (needs the build: apps/node-server/dist/cli.js)
+// The file is SYNTHETIC (a byte pattern); the hub here is a stand-in answering the routes `hub get` uses
+// (model info, tree, health, the /via/ redirect), so only the client is measured.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== '--client' && a !== '--'),
+  options: { mib: { type: 'string', default: '200' }, rounds: { type: 'string', default: '5' } },
+});
+const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
+const cli = path.join(root, 'apps', 'node-server', 'dist', 'cli.js');
+const SIZE = Number(values.mib) * 1024 * 1024;
+const ROUNDS = Number(values.rounds);
+const data = Buffer.alloc(SIZE);
+for (let i = 0; i < SIZE; i += 4096) data.fill((i / 4096) & 0xff, i, Math.min(SIZE, i + 4096));
+const sha = createHash('sha256').update(data).digest('hex');
+
+const listen = (handler) =>
+  new Promise((resolve) => {
+    const s = createServer(handler);
+    s.listen(0, '127.0.0.1', () => resolve({ s, url: `http://127.0.0.1:${s.address().port}` }));
+  });
+const source = await listen((req, res) => {
+  const m = /bytes=(\d+)-/.exec(req.headers.range ?? '');
+  const start = m ? Number(m[1]) : 0;
+  res.writeHead(m ? 206 : 200, { 'content-length': String(SIZE - start), 'content-type': 'application/octet-stream' });
+  res.end(data.subarray(start));
+});
+const COMMIT = 'b'.repeat(40);
+const hub = await listen((req, res) => {
+  const u = new URL(req.url, 'http://x');
+  const json = (v) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(v));
+  if (u.pathname === '/api/hub/health') return json({ order: ['bench'], sources: { bench: { ok: true, checked: null } } });
+  if (u.pathname === '/api/models/bench/model') return json({ id: 'bench/model', sha: COMMIT });
+  if (u.pathname.startsWith('/api/models/bench/model/tree/'))
+    return json([{ type: 'file', path: 'model.bin', size: SIZE, oid: sha, lfs: { oid: sha, size: SIZE, pointerSize: 134 } }]);
+  res.writeHead(302, { location: `${source.url}/model.bin`, 'x-hub-source': 'bench' }).end();
+});
+
+const url = `${hub.url}/via/bench/bench/model/resolve/${COMMIT}/model.bin`;
+const dir = mkdtempSync(path.join(tmpdir(), 'bench-client-'));
+const runs = { get: [], curl: [] };
+// the servers run in this process, so the measured commands run as children without blocking them
+const child = (cmd, args) =>
+  new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    execFile(cmd, args, { maxBuffer: 1 << 26 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`${cmd} failed: ${stderr}${stdout}`)) : resolve(Number(process.hrtime.bigint() - t0) / 1e9),
+    );
+  });
+for (let r = 0; r < ROUNDS; r++) {
+  // alternate which goes first, so neither always meets the warmer machine
+  const order = r % 2 === 0 ? ['get', 'curl'] : ['curl', 'get'];
+  for (const which of order) {
+    if (which === 'curl') runs.curl.push(await child('curl', ['-sfL', '-o', '/dev/null', url]));
+    else {
+      runs.get.push(await child(process.execPath, [cli, 'get', 'bench/model', '--hub', hub.url, '--to', dir]));
+      rmSync(path.join(dir, 'model.bin'), { force: true });
+    }
+  }
+}
+hub.s.close();
+source.s.close();
+rmSync(dir, { recursive: true, force: true });
+const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
+const mibs = (s) => SIZE / 1048576 / s;
+const ratios = runs.get.map((g, i) => (runs.curl[i] ?? 0) / g);
+console.log(`file: ${values.mib} MiB SYNTHETIC, ${ROUNDS} alternating rounds`);
+console.log(
+  `curl -o /dev/null: median ${mibs(median(runs.curl)).toFixed(0)} MiB/s (${runs.curl.map((s) => mibs(s).toFixed(0)).join(', ')})`,
+);
+console.log(`hub get:           median ${mibs(median(runs.get)).toFixed(0)} MiB/s (${runs.get.map((s) => mibs(s).toFixed(0)).join(', ')})`);
+console.log(
+  `ratio hub get / curl: median ${(median(runs.curl) / median(runs.get)).toFixed(2)}, per round ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`,
+);

@@ -1,0 +1,116 @@
+// Loopback test of the verifying client against a stand-in hub (tree, health, resolve and /via/ redirects
+// as the hub answers them) and three SYNTHETIC sources: one lying, one stalling, one correct.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Attempt, downloadAll, listFiles, selectFiles } from './index.js';
+import { fileSink, nodeHasher } from './node/index.js';
+
+const SIZE = 256 * 1024;
+const DATA = Buffer.alloc(SIZE);
+for (let i = 0; i < SIZE; i++) DATA[i] = (i * 31 + 7) & 0xff;
+const SHA = createHash('sha256').update(DATA).digest('hex');
+const servers: Server[] = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    s.close();
+  }
+});
+
+async function listen(h: Parameters<typeof createServer>[1]): Promise<string> {
+  const s = createServer(h);
+  servers.push(s);
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+}
+
+type Mode = 'lie' | 'stall' | 'ok' | 'cut';
+async function source(mode: Mode, log: string[]) {
+  let served = 0;
+  return listen((req, res) => {
+    log.push(`${req.method} ${req.headers.range ?? 'full'}`);
+    const m = /bytes=(\d+)-/.exec(req.headers.range ?? '');
+    const start = m ? Number(m[1]) : 0;
+    const body = mode === 'lie' ? Buffer.alloc(SIZE, 1) : DATA;
+    res.writeHead(m ? 206 : 200, { 'content-length': String(SIZE - start) });
+    if (mode === 'stall') return res.write(body.subarray(0, SIZE / 2));
+    if (mode === 'cut' && served++ === 0 && !m) {
+      res.write(body.subarray(0, Math.floor(SIZE * 0.6)));
+      return setTimeout(() => res.destroy(), 50);
+    }
+    res.end(body.subarray(start));
+  });
+}
+
+async function hub(order: Array<[string, string]>) {
+  return listen((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const json = (v: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(v));
+    if (url.pathname === '/api/hub/health')
+      return json({ order: order.map(([n]) => n), sources: Object.fromEntries(order.map(([n]) => [n, { ok: true, checked: null }])) });
+    if (url.pathname.startsWith('/api/models/o/m/tree/'))
+      return json([
+        { type: 'file', oid: SHA, size: SIZE, path: 'w-Q4_K_M.gguf', lfs: { oid: SHA, size: SIZE, pointerSize: 134 } },
+        { type: 'file', oid: 'a'.repeat(64), size: 3, path: 'w-Q8_0.gguf' },
+      ]);
+    const via = /^\/via\/([^/]+)\//.exec(url.pathname)?.[1];
+    const pick = order.find(([n]) => n === via) ?? order[0];
+    if (!pick) return res.writeHead(503).end();
+    res.writeHead(302, { location: `${pick[1]}/file`, 'x-hub-source': pick[0] }).end();
+  });
+}
+
+describe('@hub/client', () => {
+  it('moves past a lying and a stalling source and verifies from the correct one', async () => {
+    const logs = { liar: [] as string[], staller: [] as string[], good: [] as string[] };
+    const h = await hub([
+      ['liar', await source('lie', logs.liar)],
+      ['staller', await source('stall', logs.staller)],
+      ['good', await source('ok', logs.good)],
+    ]);
+    const dir = mkdtempSync(join(tmpdir(), 'client-'));
+    const attempts: Attempt[] = [];
+    const opts = { hub: h, hasher: nodeHasher, stallSeconds: 0.5, onAttempt: (a: Attempt) => attempts.push(a) };
+    const files = selectFiles(await listFiles(opts, 'o/m'), [], 'Q4_K_M');
+    expect(files.map((f) => f.path)).toEqual(['w-Q4_K_M.gguf']);
+    const [r] = await downloadAll(opts, 'o/m', 'main', files, (f) => fileSink(join(dir, f.path)));
+    expect(r?.ok).toBe(true);
+    expect(r?.source).toBe('good');
+    expect(attempts.map((a) => [a.source, a.outcome])).toEqual([
+      ['liar', 'mismatch'],
+      ['staller', 'stall'],
+      ['good', 'verified'],
+    ]);
+    expect(readFileSync(join(dir, 'w-Q4_K_M.gguf')).equals(DATA)).toBe(true);
+    expect(readdirSync(dir)).toEqual(['w-Q4_K_M.gguf']);
+  });
+
+  it('resumes a connection cut at 60 % with Range instead of a second full download', async () => {
+    const log: string[] = [];
+    const h = await hub([['cutter', await source('cut', log)]]);
+    const dir = mkdtempSync(join(tmpdir(), 'client-'));
+    const opts = { hub: h, hasher: nodeHasher, stallSeconds: 2 };
+    const files = selectFiles(await listFiles(opts, 'o/m'), ['*Q4_K_M*']);
+    const [r] = await downloadAll(opts, 'o/m', 'main', files, (f) => fileSink(join(dir, f.path)));
+    expect(r?.ok).toBe(true);
+    expect(log).toEqual(['GET full', `GET bytes=${Math.floor(SIZE * 0.6)}-`]);
+    expect(r?.attempts.map((a) => a.outcome)).toEqual(['cut', 'verified']);
+  });
+
+  it('with no correct source: not ok, nothing at the final path', async () => {
+    const h = await hub([['liar', await source('lie', [])]]);
+    const dir = mkdtempSync(join(tmpdir(), 'client-'));
+    const opts = { hub: h, stallSeconds: 0.5 };
+    const files = selectFiles(await listFiles(opts, 'o/m'), ['w-Q4_K_M.gguf']);
+    const [r] = await downloadAll(opts, 'o/m', 'main', files, (f) => fileSink(join(dir, f.path)));
+    expect(r?.ok).toBe(false);
+    expect(r?.attempts.every((a) => a.outcome === 'mismatch')).toBe(true);
+    expect(existsSync(join(dir, 'w-Q4_K_M.gguf'))).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});

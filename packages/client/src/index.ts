@@ -1,0 +1,344 @@
+/**
+ * @hub/client: the verifying download client (design section 9.3). Runtime-neutral: `fetch` only.
+ * The expected SHA-256 and size of every file come from the hub's tree, never from a source; the bytes
+ * stream from the source the hub chooses and are hashed while they arrive. A wrong hash, a wrong size,
+ * a stall or an error status moves the download to the next live source through `/via/{source}/…`.
+ */
+import { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from '@hub/core-index';
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex } from '@noble/hashes/utils';
+
+export interface RemoteFile {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/** An incremental SHA-256; the Node entry injects node:crypto, the default is @noble/hashes. */
+export interface Hasher {
+  update(chunk: Uint8Array): void;
+  /** lowercase hex */
+  digest(): string;
+}
+export type HasherFactory = () => Hasher;
+
+export const nobleHasher: HasherFactory = () => {
+  const h = sha256.create();
+  return {
+    update: (c) => {
+      h.update(c);
+    },
+    digest: () => bytesToHex(h.digest()),
+  };
+};
+
+/** Where verified-so-far bytes go. `truncate` drops everything (a restart on another source). */
+export interface Sink {
+  write(chunk: Uint8Array): Promise<void> | void;
+  truncate(): Promise<void> | void;
+}
+
+export type Outcome = 'verified' | 'mismatch' | 'size' | 'stall' | 'status' | 'error' | 'cut';
+
+export interface Attempt {
+  file: string;
+  /** health key of the source (the hub's `X-Hub-Source`), or `hub` before one was known */
+  source: string;
+  url: string;
+  /** bytes received in this attempt */
+  bytes: number;
+  /** where this attempt started (a `Range` offset, 0 for a full download) */
+  offset: number;
+  outcome: Outcome;
+  reason: string;
+}
+
+export interface Progress {
+  file: string;
+  source: string;
+  received: number;
+  size: number;
+}
+
+export interface ClientOptions {
+  /** Hub base URL, e.g. `http://localhost:8080`. */
+  hub: string;
+  fetch?: typeof fetch;
+  hasher?: HasherFactory;
+  /** No byte for this long ends an attempt with `stall` (default 30). */
+  stallSeconds?: number;
+  onAttempt?: (a: Attempt) => void;
+  onProgress?: (p: Progress) => void;
+}
+
+const trimSlash = (s: string) => s.replace(/\/+$/, '');
+const enc = (path: string) => path.split('/').map(encodeURIComponent).join('/');
+
+/** Split `owner/name[:QUANT]`. */
+export function parseRef(ref: string): { id: string; quant?: string } {
+  const m = /^([^/:\s]+\/[^/:\s]+)(?::([A-Za-z0-9_]+))?$/.exec(ref);
+  if (!m?.[1]) throw new Error(`not a model reference: ${ref} (expected owner/name or owner/name:QUANT)`);
+  return m[2] ? { id: m[1], quant: m[2].toUpperCase() } : { id: m[1] };
+}
+
+async function json<T>(f: typeof fetch, url: string): Promise<T> {
+  const r = await f(url, { headers: { accept: 'application/json' } });
+  if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text().catch(() => '')}`.trim());
+  return (await r.json()) as T;
+}
+
+/** The commit the hub indexes for a model (`sha` of the model info). */
+export async function modelRevision(opts: ClientOptions, id: string): Promise<string> {
+  const f = opts.fetch ?? fetch;
+  const info = await json<{ sha?: string }>(f, `${trimSlash(opts.hub)}/api/models/${id}`);
+  if (!info.sha) throw new Error(`${id}: the hub gave no revision`);
+  return info.sha;
+}
+
+/** Every file of a model at a revision, with SHA-256 and size, from the tree API. */
+export async function listFiles(opts: ClientOptions, id: string, revision = 'main'): Promise<RemoteFile[]> {
+  const f = opts.fetch ?? fetch;
+  const url = `${trimSlash(opts.hub)}/api/models/${id}/tree/${encodeURIComponent(revision)}?recursive=true`;
+  const rows = await json<Array<{ type: string; path: string; size: number; oid: string; lfs?: { oid: string } }>>(f, url);
+  return rows.filter((r) => r.type === 'file').map((r) => ({ path: r.path, size: r.size, sha256: (r.lfs?.oid ?? r.oid).toLowerCase() }));
+}
+
+/** Live sources in the hub's preference order (`/api/hub/health`). */
+export async function liveSources(opts: ClientOptions): Promise<string[]> {
+  const f = opts.fetch ?? fetch;
+  const h = await json<{ order: string[]; sources: Record<string, { ok: boolean }> }>(f, `${trimSlash(opts.hub)}/api/hub/health`);
+  return h.order.filter((s) => h.sources[s]?.ok);
+}
+
+/** A glob (`*`, `**`, `?`) as a RegExp over the whole path. */
+export function globToRegExp(glob: string): RegExp {
+  let re = '';
+  for (let i = 0; i < glob.length; i++) {
+    const c = glob[i] as string;
+    if (c === '*' && glob[i + 1] === '*') {
+      re += '.*';
+      i++;
+      if (glob[i + 1] === '/') i++;
+    } else if (c === '*') re += '[^/]*';
+    else if (c === '?') re += '[^/]';
+    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/**
+ * The GGUF files of one quantisation (all split parts), by the same rule as the OCI default tag and the
+ * site: `quantOf` names the quantisation; without a `quant`, the first of QUANT_PREFERENCE present.
+ */
+export function selectQuant(files: RemoteFile[], quant?: string): RemoteFile[] {
+  const ggufs = files.filter((f) => quantOf(f.path) && !isMmproj(f.path));
+  let q = quant?.toUpperCase();
+  if (!q) {
+    const present = new Set(ggufs.filter((f) => !isLaterSplit(f.path)).map((f) => quantOf(f.path)));
+    q = QUANT_PREFERENCE.find((p) => present.has(p)) ?? [...present][0];
+  }
+  return ggufs.filter((f) => quantOf(f.path) === q);
+}
+
+/** Pick files by exact path or glob; a quantisation narrows to that GGUF first. No pattern: every file. */
+export function selectFiles(files: RemoteFile[], patterns: string[] = [], quant?: string): RemoteFile[] {
+  const base = quant ? selectQuant(files, quant) : files;
+  if (quant && base.length === 0) throw new Error(`no GGUF file with quantisation ${quant}`);
+  if (patterns.length === 0) return base;
+  const res = patterns.map(globToRegExp);
+  const out = base.filter((f) => res.some((r) => r.test(f.path)));
+  for (const [i, p] of patterns.entries()) {
+    if (!base.some((f) => res[i]?.test(f.path))) throw new Error(`no file matches ${p}`);
+  }
+  return out;
+}
+
+export interface FileResult {
+  file: RemoteFile;
+  ok: boolean;
+  /** source that delivered the verified bytes */
+  source?: string;
+  attempts: Attempt[];
+}
+
+class AttemptEnd extends Error {
+  constructor(
+    readonly outcome: Outcome,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * Download one file into `sink`, verifying size and SHA-256. The first attempt asks the hub
+ * (`/{id}/resolve/{rev}/{path}`, its own choice); after a failure the next live source not yet tried is
+ * named with `/via/{source}/`. A cut connection is resumed with `Range` on the next source when the
+ * bytes so far are intact (size ok, source holds the same file by the hub's index); a hash mismatch
+ * restarts from zero.
+ */
+export async function downloadFile(
+  opts: ClientOptions,
+  id: string,
+  revision: string,
+  file: RemoteFile,
+  sink: Sink,
+  sources?: string[],
+): Promise<FileResult> {
+  const f = opts.fetch ?? fetch;
+  const hub = trimSlash(opts.hub);
+  const order = sources ?? (await liveSources(opts));
+  const stallMs = (opts.stallSeconds ?? 30) * 1000;
+  const newHasher = opts.hasher ?? nobleHasher;
+  const attempts: Attempt[] = [];
+  const failed = new Set<string>();
+  let hasher = newHasher();
+  let received = 0;
+  const tail = `${id}/resolve/${encodeURIComponent(revision)}/${enc(file.path)}`;
+  // each attempt names a live source in the hub's order (the order the hub itself chooses by); with no
+  // live source listed, the hub's own choice is asked once
+  const plan: Array<string | undefined> = order.length > 0 ? [...order] : [undefined];
+  const cuts = new Map<string, number>();
+  while (plan.length > 0) {
+    const via = plan.shift();
+    if (via && failed.has(via)) continue;
+    const url = via ? `${hub}/via/${encodeURIComponent(via)}/${tail}` : `${hub}/${tail}`;
+    const offset = received;
+    let source = via ?? 'hub';
+    let got = 0;
+    const report = (outcome: Outcome, reason: string) => {
+      const a: Attempt = { file: file.path, source, url, bytes: got, offset, outcome, reason };
+      attempts.push(a);
+      opts.onAttempt?.(a);
+    };
+    const ctrl = new AbortController();
+    // one timer per attempt checks the time of the last byte (re-arming a timer per chunk costs throughput)
+    let lastByte = Date.now();
+    const timer = setInterval(
+      () => {
+        if (Date.now() - lastByte >= stallMs) ctrl.abort(new AttemptEnd('stall', `no byte for ${stallMs / 1000} s`));
+      },
+      Math.max(10, Math.min(1000, stallMs / 5)),
+    );
+    try {
+      const headers: Record<string, string> = {};
+      if (offset > 0) headers.range = `bytes=${offset}-`;
+      const r = await f(url, { headers, signal: ctrl.signal, redirect: 'follow' });
+      if (!via) source = r.headers.get('x-hub-source') ?? sourceFromRedirect(r) ?? source;
+      if (offset > 0 && r.status === 200) {
+        // the source ignored Range: restart from zero
+        await sink.truncate();
+        hasher = newHasher();
+        received = 0;
+      } else if (!(r.status === 200 || (offset > 0 && r.status === 206))) {
+        await r.body?.cancel().catch(() => {});
+        throw new AttemptEnd('status', `HTTP ${r.status}`);
+      }
+      if (!r.body) throw new AttemptEnd('error', 'no body');
+      const reader = r.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        lastByte = Date.now();
+        if (received + value.byteLength > file.size) {
+          await reader.cancel().catch(() => {});
+          throw new AttemptEnd('size', `more than the ${file.size} bytes the hub lists`);
+        }
+        hasher.update(value);
+        await sink.write(value);
+        received += value.byteLength;
+        got += value.byteLength;
+        opts.onProgress?.({ file: file.path, source, received, size: file.size });
+      }
+      clearInterval(timer);
+      if (received < file.size) throw new AttemptEnd('cut', `connection ended at ${received} of ${file.size} bytes`);
+      const actual = hasher.digest();
+      if (actual !== file.sha256) {
+        throw new AttemptEnd('mismatch', `sha256 ${actual}, expected ${file.sha256}`);
+      }
+      report('verified', `sha256 ${actual}`);
+      return { file, ok: true, source, attempts };
+    } catch (e) {
+      clearInterval(timer);
+      const end =
+        e instanceof AttemptEnd
+          ? e
+          : ctrl.signal.reason instanceof AttemptEnd
+            ? ctrl.signal.reason
+            : new AttemptEnd(received > offset ? 'cut' : 'error', e instanceof Error ? e.message : String(e));
+      report(end.outcome, end.message);
+      const n = (cuts.get(source) ?? 0) + 1;
+      cuts.set(source, n);
+      // a cut connection is resumed on the same source first (a few times), then elsewhere
+      if (end.outcome === 'cut' && source !== 'hub' && n <= 3) plan.unshift(source);
+      else failed.add(source);
+      if (end.outcome === 'mismatch' || end.outcome === 'size') {
+        // the bytes cannot be trusted: start over
+        await sink.truncate();
+        hasher = newHasher();
+        received = 0;
+      }
+    }
+  }
+  return { file, ok: false, attempts };
+}
+
+function sourceFromRedirect(r: Response): string | undefined {
+  return r.redirected ? new URL(r.url).host : undefined;
+}
+
+/** Download many files, `parallel` at a time. */
+export async function downloadAll(
+  opts: ClientOptions,
+  id: string,
+  revision: string,
+  files: RemoteFile[],
+  sinkFor: (f: RemoteFile) => Promise<Sink & { commit(ok: boolean): Promise<void> | void }>,
+  parallel = 4,
+): Promise<FileResult[]> {
+  const sources = await liveSources(opts);
+  const results: FileResult[] = new Array(files.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const i = next++;
+      const file = files[i] as RemoteFile;
+      const sink = await sinkFor(file);
+      let res: FileResult;
+      try {
+        res = await downloadFile(opts, id, revision, file, sink, sources);
+      } catch (e) {
+        await sink.commit(false);
+        throw e;
+      }
+      await sink.commit(res.ok);
+      results[i] = res;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, files.length)) }, worker));
+  return results;
+}
+
+/** A sink that keeps the bytes in memory (browsers, Workers). */
+export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean): void } {
+  let parts: Uint8Array[] = [];
+  return {
+    write: (c) => {
+      parts.push(c.slice());
+    },
+    truncate: () => {
+      parts = [];
+    },
+    commit: () => {},
+    bytes: () => {
+      const n = parts.reduce((a, p) => a + p.byteLength, 0);
+      const out = new Uint8Array(n);
+      let o = 0;
+      for (const p of parts) {
+        out.set(p, o);
+        o += p.byteLength;
+      }
+      return out;
+    },
+  };
+}
