@@ -59,7 +59,16 @@ export {
 export { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './quant.js';
 export { type MatchResult, type RouteMatch, Router } from './router.js';
 export * from './schemas.js';
-export { isSortKey, type ModelQuery, modelTags, SORT_KEYS, type SortKey, searchModels } from './search.js';
+export {
+  isSortKey,
+  type ModelQuery,
+  modelTags,
+  SearchIndex,
+  SORT_KEYS,
+  type SortKey,
+  searchModels,
+  searchModelsScan,
+} from './search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './sha256.js';
 export {
   type ChooseInput,
