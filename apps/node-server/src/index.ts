@@ -2,7 +2,7 @@ export { installFastBlake3 } from './blake3-node.js';
 export { ConfigError, type HubConfigFile, readConfigFile, resolveConfig } from './config.js';
 export { DEMO_DATE, DEMO_SOURCE, demoTreeDir, seedDemo } from './demo.js';
 export { buildFromDir, type FromDirOptions } from './from-dir.js';
-export { hubMiddleware, toHubRequest, writeHubResponse } from './koa-adapter.js';
+export { hubListener, hubMiddleware, toHubRequest, writeHubResponse } from './koa-adapter.js';
 export { createLogger } from './logger.js';
 export { type StaticMirror, startStaticMirror } from './mirror.js';
 export { FileMissingLog } from './missing-log.js';

@@ -18,7 +18,7 @@ import Koa from 'koa';
 import { installFastBlake3 } from './blake3-node.js';
 import type { HubConfigFile } from './config.js';
 import { DEMO_SOURCE, demoTreeDir, seedDemo } from './demo.js';
-import { hubMiddleware } from './koa-adapter.js';
+import { hubListener } from './koa-adapter.js';
 import { createLogger } from './logger.js';
 import { type StaticMirror, startStaticMirror } from './mirror.js';
 import { FileMissingLog } from './missing-log.js';
@@ -142,11 +142,11 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   router.get('/ready', (ctx) => {
     ctx.body = { ok: true, catalog: index.catalogAddress, models: index.totals.models };
   });
-  app.use(hubMiddleware(hub));
   app.use(router.routes());
   app.on('error', (err: Error) => log.warn({ err: err.message }, 'connection error'));
 
-  const server = http.createServer(app.callback());
+  // Hub paths skip Koa; the Koa app serves the host's own `/-/` routes.
+  const server = http.createServer(hubListener(hub, app.callback()));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

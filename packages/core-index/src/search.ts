@@ -158,7 +158,7 @@ export class SearchIndex {
     if (conditions.length === 0) return [...ordered];
     if (conditions.length > 254) return searchModelsScanOf(this.models, q);
     const mask = new Uint8Array(this.models.length);
-    conditions.forEach((c, k) => c(mask, k, k + 1));
+    for (let k = 0; k < conditions.length; k++) conditions[k]?.(mask, k, k + 1);
     const want = conditions.length;
     const out: IndexedModel[] = [];
     for (const m of ordered) if (mask[m.rank] === want) out.push(m);
