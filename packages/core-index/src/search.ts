@@ -70,73 +70,58 @@ function sortedBy(models: readonly IndexedModel[], sort: SortKey, dir: 1 | -1): 
 }
 
 /**
- * Search state prepared once per loaded index, so a query costs a few native string searches and a
- * pass over a byte mask instead of lower-casing and testing every model:
- * - every lower-cased id joined by `\n` into one string, so a word's substring matches are found by
- *   `indexOf` (a word never holds `\n`, so a match never spans two ids), mapped to models by offset;
+ * Search state prepared once per loaded index (on the first search), so a query costs work in proportion to the
+ * models that could match, not to the index:
+ * - a trigram index over the lower-cased ids: a word of three or more characters can only match a model whose id
+ *   holds every trigram of the word, so the rarest of its trigrams' posting lists bounds the candidates;
  * - exact-match postings (model positions in browse order) for author, task, library and tag;
- * - each sort order computed on first use and kept.
+ * - every candidate is then checked against every condition exactly as the scan does (substring of the id, equal
+ *   author, task and library, all tags present), so answers are the scan's answers by construction;
+ * - each sort order is computed on first use and kept, as the position of every model in it.
  */
 export class SearchIndex {
-  private readonly ids: string;
-  /** start offset of each model's id in {@link ids}, ascending */
-  private readonly starts: Int32Array;
+  private readonly lowerIds: string[];
+  private readonly lowerOwners: string[];
+  private readonly tags: string[][];
+  private readonly tasks: (string | undefined)[];
+  private readonly libraries: (string | undefined)[];
+  private readonly trigrams = new Map<string, number[]>();
   private readonly byAuthor = new Map<string, number[]>();
   private readonly byTask = new Map<string, number[]>();
   private readonly byLibrary = new Map<string, number[]>();
   private readonly byTag = new Map<string, number[]>();
-  private readonly orders = new Map<string, IndexedModel[]>();
+  private readonly orders = new Map<string, { list: IndexedModel[]; position: Int32Array }>();
 
   constructor(private readonly models: readonly IndexedModel[]) {
-    this.starts = new Int32Array(models.length);
-    const parts: string[] = [];
-    let at = 0;
+    const n = models.length;
+    this.lowerIds = new Array(n);
+    this.lowerOwners = new Array(n);
+    this.tags = new Array(n);
+    this.tasks = new Array(n);
+    this.libraries = new Array(n);
     const post = (map: Map<string, number[]>, key: string, i: number) => {
       const list = map.get(key);
-      if (list) list.push(i);
-      else map.set(key, [i]);
+      if (list === undefined) map.set(key, [i]);
+      else if (list[list.length - 1] !== i) list.push(i);
     };
-    models.forEach((m, i) => {
+    for (let i = 0; i < n; i++) {
+      const m = models[i] as IndexedModel;
       const id = m.id.toLowerCase();
-      this.starts[i] = at;
-      parts.push(id);
-      at += id.length + 1;
-      post(this.byAuthor, m.owner.toLowerCase(), i);
-      if (m.row.pipeline_tag) post(this.byTask, m.row.pipeline_tag.toLowerCase(), i);
-      if (m.row.library_name) post(this.byLibrary, m.row.library_name.toLowerCase(), i);
-      for (const t of modelTags(m)) post(this.byTag, t, i);
-    });
-    this.ids = parts.join('\n');
-  }
-
-  /** The model whose id holds string offset `pos`. */
-  private modelAt(pos: number): number {
-    let lo = 0;
-    let hi = this.starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if ((this.starts[mid] as number) <= pos) lo = mid;
-      else hi = mid - 1;
+      this.lowerIds[i] = id;
+      for (let k = 0; k + 3 <= id.length; k++) post(this.trigrams, id.slice(k, k + 3), i);
+      const owner = m.owner.toLowerCase();
+      this.lowerOwners[i] = owner;
+      post(this.byAuthor, owner, i);
+      const task = m.row.pipeline_tag?.toLowerCase();
+      this.tasks[i] = task;
+      if (task) post(this.byTask, task, i);
+      const library = m.row.library_name?.toLowerCase();
+      this.libraries[i] = library;
+      if (library) post(this.byLibrary, library, i);
+      const tags = [...modelTags(m)];
+      this.tags[i] = tags;
+      for (const t of tags) post(this.byTag, t, i);
     }
-    return lo;
-  }
-
-  /** Mark with `mark` every model whose lower-cased id contains `word` and which already holds `need`. */
-  private markWord(mask: Uint8Array, word: string, need: number, mark: number): void {
-    let from = 0;
-    for (;;) {
-      const pos = this.ids.indexOf(word, from);
-      if (pos < 0) return;
-      const i = this.modelAt(pos);
-      if (mask[i] === need) mask[i] = mark;
-      // Skip to the next id: one hit per model is enough.
-      from = i + 1 < this.starts.length ? (this.starts[i + 1] as number) : this.ids.length;
-    }
-  }
-
-  private markPosting(mask: Uint8Array, list: number[] | undefined, need: number, mark: number): void {
-    if (!list) return;
-    for (const i of list) if (mask[i] === need) mask[i] = mark;
   }
 
   search(q: ModelQuery): IndexedModel[] {
@@ -147,30 +132,55 @@ export class SearchIndex {
     const library = q.library?.toLowerCase();
     const sort = q.sort ?? 'trendingScore';
     const dir = q.direction ?? (sort === 'id' ? 1 : -1);
-    const ordered = this.order(sort, dir);
-    // Each condition raises the mark of the models that passed every condition before it.
-    const conditions: ((mask: Uint8Array, need: number, mark: number) => void)[] = [];
-    if (author) conditions.push((mask, need, mark) => this.markPosting(mask, this.byAuthor.get(author), need, mark));
-    if (pipeline) conditions.push((mask, need, mark) => this.markPosting(mask, this.byTask.get(pipeline), need, mark));
-    if (library) conditions.push((mask, need, mark) => this.markPosting(mask, this.byLibrary.get(library), need, mark));
-    for (const f of filters) conditions.push((mask, need, mark) => this.markPosting(mask, this.byTag.get(f), need, mark));
-    for (const w of words) conditions.push((mask, need, mark) => this.markWord(mask, w, need, mark));
-    if (conditions.length === 0) return [...ordered];
-    if (conditions.length > 254) return searchModelsScanOf(this.models, q);
-    const mask = new Uint8Array(this.models.length);
-    for (let k = 0; k < conditions.length; k++) conditions[k]?.(mask, k, k + 1);
-    const want = conditions.length;
-    const out: IndexedModel[] = [];
-    for (const m of ordered) if (mask[m.rank] === want) out.push(m);
-    return out;
+    const natural = sort === 'trendingScore' && dir === -1; // catalog order already
+    if (!words.length && !author && !filters.length && !pipeline && !library) {
+      return natural ? [...this.models] : [...this.order(sort, dir).list];
+    }
+    // The smallest posting list any condition allows (undefined: no bound, every model is a candidate).
+    const EMPTY: number[] = [];
+    let candidates: number[] | undefined;
+    const bound = (list: number[] | undefined) => {
+      const l = list ?? EMPTY;
+      if (candidates === undefined || l.length < candidates.length) candidates = l;
+    };
+    if (author) bound(this.byAuthor.get(author));
+    if (pipeline) bound(this.byTask.get(pipeline));
+    if (library) bound(this.byLibrary.get(library));
+    for (const f of filters) bound(this.byTag.get(f));
+    for (const w of words) for (let k = 0; k + 3 <= w.length; k++) bound(this.trigrams.get(w.slice(k, k + 3)));
+    const matches: number[] = [];
+    const test = (i: number): void => {
+      const id = this.lowerIds[i] as string;
+      for (const w of words) if (!id.includes(w)) return;
+      if (author && this.lowerOwners[i] !== author) return;
+      if (pipeline && this.tasks[i] !== pipeline) return;
+      if (library && this.libraries[i] !== library) return;
+      if (filters.length) {
+        const tags = this.tags[i] as string[];
+        for (const f of filters) if (!tags.includes(f)) return;
+      }
+      matches.push(i);
+    };
+    if (candidates === undefined) for (let i = 0; i < this.models.length; i++) test(i);
+    else for (const i of candidates) test(i);
+    // Postings and the scan both run in browse order, so `matches` is ascending.
+    if (!natural) {
+      const { position } = this.order(sort, dir);
+      matches.sort((a, b) => (position[a] as number) - (position[b] as number));
+    }
+    return matches.map((i) => this.models[i] as IndexedModel);
   }
 
-  private order(sort: SortKey, dir: 1 | -1): readonly IndexedModel[] {
-    if (sort === 'trendingScore' && dir === -1) return this.models; // catalog order already
+  private order(sort: SortKey, dir: 1 | -1): { list: IndexedModel[]; position: Int32Array } {
     const key = `${sort}:${dir}`;
     let o = this.orders.get(key);
     if (!o) {
-      o = sortedBy(this.models, sort, dir);
+      const list = sortedBy(this.models, sort, dir);
+      const position = new Int32Array(this.models.length);
+      list.forEach((m, p) => {
+        position[m.rank] = p;
+      });
+      o = { list, position };
       this.orders.set(key, o);
     }
     return o;
