@@ -1,24 +1,26 @@
 // pnpm bench: requests/s of hub routes against baselines answering the same bytes, in one run.
 // Each server runs in its own process; the load comes from wrk (Debian package `wrk`) on loopback.
-// Usage: node bench/run.mjs [--duration 5] [--connections 50] [--rounds 3] [--only substring] [--models N]
+// Usage: node bench/run.mjs [--duration 5] [--connections 50] [--rounds 3] [--only substring] [--models N] [--keep DIR]
 // --models N serves a SYNTHETIC index of N generated models (built with `hub index build --from-dir`) instead of
-// the bundled demo index, to measure list routes and memory at the size of the real index (about 500).
+// the bundled demo index. --keep DIR keeps that tree and index in DIR (outside the repository) and reuses them on
+// the next run with the same N, so a 100,000-model index is built once. A literal `--` (pnpm 10 passes it on from
+// `pnpm bench -- --duration 4`) is skipped. New flags: add them to FLAGS below.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({
-  options: {
-    duration: { type: 'string', default: '5' },
-    rounds: { type: 'string', default: '3' },
-    connections: { type: 'string', default: '50' },
-    only: { type: 'string' },
-    models: { type: 'string' },
-    client: { type: 'boolean' },
-  },
-});
+const FLAGS = {
+  duration: { type: 'string', default: '5' },
+  rounds: { type: 'string', default: '3' },
+  connections: { type: 'string', default: '50' },
+  only: { type: 'string' },
+  models: { type: 'string' },
+  keep: { type: 'string' },
+  client: { type: 'boolean' },
+};
+const { values } = parseArgs({ options: FLAGS, args: process.argv.slice(2).filter((a) => a !== '--') });
 if (values.client) {
   // the verifying client's benchmark is its own script (hub get vs curl)
   await import('./client.mjs');
@@ -81,13 +83,13 @@ function start(args, readyPattern, env = {}) {
   });
 }
 
-async function waitFor(url) {
-  for (let i = 0; i < 100; i++) {
+async function waitFor(url, tries = 100) {
+  for (let i = 0; i < tries; i++) {
     try {
       await fetch(url);
       return;
     } catch {
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 20));
     }
   }
   throw new Error(`no answer from ${url}`);
@@ -111,11 +113,16 @@ function rssKiB(pid) {
   }
 }
 
-const data = mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
 const PORT = 18080;
 const MODELS = values.models ? Number(values.models) : 0;
+const keep = values.keep && MODELS > 0 ? path.resolve(values.keep, `models-${MODELS}`) : undefined;
+const data = keep ?? mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
+const reused = keep !== undefined && existsSync(path.join(data, 'bench.json'));
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'hub-bench-run-'));
 const serveArgs = ['apps/node-server/dist/cli.js', 'serve', '--port', String(PORT), '--data', data, '--host', '127.0.0.1'];
-if (MODELS > 0) {
+let buildSeconds;
+if (MODELS > 0 && !reused) {
+  mkdirSync(data, { recursive: true });
   // SYNTHETIC models: generated names and bytes, indexed like any local tree. The source URL is never fetched.
   const tree = path.join(data, 'tree');
   for (let i = 0; i < MODELS; i++) {
@@ -126,6 +133,7 @@ if (MODELS > 0) {
     for (const q of ['Q4_K_M', 'Q8_0']) writeFileSync(path.join(dir, `model-${i}-${q}.gguf`), `SYNTHETIC ${q} ${i}`);
   }
   const template = 'http://localhost:9/{id}/resolve/{revision}/{path}';
+  const t0 = performance.now();
   execFileSync(
     process.execPath,
     [
@@ -147,6 +155,8 @@ if (MODELS > 0) {
       stdio: ['ignore', 'ignore', 'inherit'],
     },
   );
+  buildSeconds = (performance.now() - t0) / 1000;
+  console.error(`built ${MODELS} SYNTHETIC models in ${buildSeconds.toFixed(1)} s`);
   const config = path.join(data, 'bench.json');
   writeFileSync(
     config,
@@ -156,11 +166,23 @@ if (MODELS > 0) {
       order: ['bench'],
     }),
   );
-  serveArgs.push('--config', config);
 }
-const hub = await start(serveArgs, null);
+if (MODELS > 0) serveArgs.push('--config', path.join(data, 'bench.json'));
 const base = `http://127.0.0.1:${PORT}`;
-await waitFor(`${base}/-/live`);
+// Start time: from spawning the process to the first answer of /-/live. The first start on a catalog verifies it in
+// full (re-hash and schema check); every later start reads the verified catalog as stored.
+async function timedStart() {
+  const t = performance.now();
+  const child = await start(serveArgs, null);
+  await waitFor(`${base}/-/live`, 3000);
+  return { child, seconds: (performance.now() - t) / 1000 };
+}
+const firstStart = await timedStart();
+firstStart.child.kill('SIGTERM');
+await new Promise((r) => firstStart.child.once('exit', r));
+const secondStart = await timedStart();
+const hub = secondStart.child;
+console.error(`start ${firstStart.seconds.toFixed(2)} s (first on this catalog), ${secondStart.seconds.toFixed(2)} s (again)`);
 
 const descriptor = await (await fetch(`${base}/.well-known/model-hub.json`)).json();
 const gguf = MODELS > 0 ? 'bench-org-0/model-0' : 'demo/tiny-llama-2-GGUF';
@@ -170,6 +192,7 @@ const cases = [
   { name: 'GET /api/v1/objects/{catalog}', url: `/api/v1/objects/${descriptor.catalog}` },
   { name: 'GET /{id}/resolve/main/{gguf} (302)', url: `/${gguf}/resolve/main/${ggufFile}` },
   { name: 'GET /api/models?limit=50', url: '/api/models?limit=50' },
+  { name: `GET /api/models?search=…&limit=50`, url: `/api/models?search=${MODELS > 0 ? 'model-12' : 'llama'}&limit=50` },
   {
     name: 'GET /v2/{id}/manifests/latest',
     url: `/v2/${gguf.toLowerCase()}/manifests/latest`,
@@ -207,7 +230,7 @@ for (const c of cases) {
   fixtures.push({ url: c.url, status: res.status, headers, body: body.toString('base64') });
   runnable.push(c);
 }
-const fixtureFile = path.join(data, 'fixtures.json');
+const fixtureFile = path.join(scratch, 'fixtures.json');
 writeFileSync(fixtureFile, JSON.stringify(fixtures));
 await start(['bench/baseline.mjs', 'koa', '18181', fixtureFile], /ready/);
 await start(['bench/baseline.mjs', 'bare', '18182', fixtureFile], /ready/);
@@ -272,20 +295,27 @@ if (resolveCase && MODELS === 0) {
 }
 
 const rss = rssKiB(hub.pid);
+const listRow = rows.find((r) => r.name === 'GET /api/models?limit=50');
+const searchRow = rows.find((r) => r.name.includes('search='));
+const searchRatio = listRow && searchRow ? (searchRow.ours.rps / listRow.ours.rps).toFixed(2) : 'n/a';
 const lines = [
   `Command: \`pnpm bench\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run, HEAD by bench/head-load.mjs; median of ${ROUNDS} alternating rounds per server; each server in its own process on loopback${PIN ? ', servers pinned to CPU 1 and the load generator to CPU 0' : ''}; Node ${process.version}; ${os.cpus().length} cores; index: ${MODELS > 0 ? `${MODELS} SYNTHETIC models` : 'the bundled demo (2 models)'})`,
   '',
-  '| route | hub req/s | Koa 1-middleware req/s | bare node:http req/s | hub / Koa | hub / bare | hub p99 |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  '| route | hub req/s | Koa 1-middleware req/s | bare node:http req/s | hub / Koa | hub / bare | hub p99 | bare p99 |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ...rows.map(
     (r) =>
-      `| ${r.name} | ${r.ours.rps.toFixed(0)} | ${r.koa.rps.toFixed(0)} | ${r.bare.rps.toFixed(0)} | ${(r.ours.rps / r.koa.rps).toFixed(2)} | ${(r.ours.rps / r.bare.rps).toFixed(2)} | ${r.ours.p99} |`,
+      `| ${r.name} | ${r.ours.rps.toFixed(0)} | ${r.koa.rps.toFixed(0)} | ${r.bare.rps.toFixed(0)} | ${(r.ours.rps / r.koa.rps).toFixed(2)} | ${(r.ours.rps / r.bare.rps).toFixed(2)} | ${r.ours.p99} | ${r.bare.p99} |`,
   ),
   '',
-  `Hub resident memory after the run: ${(rss / 1024).toFixed(1)} MiB.`,
+  `Build (\`hub index build --from-dir\`): ${buildSeconds === undefined ? (MODELS > 0 ? 'reused from an earlier run (--keep)' : 'the demo index is seeded') : `${buildSeconds.toFixed(1)} s, ${((buildSeconds * 1000) / MODELS).toFixed(2)} ms per model`}.`,
+  `Start (spawn to first /-/live answer): ${firstStart.seconds.toFixed(2)} s first, ${secondStart.seconds.toFixed(2)} s again.`,
+  `Search: hub /api/models?search=… at ${searchRatio} of /api/models?limit=50 req/s (target ≥ 0.5).`,
+  `Hub resident memory after the run: ${(rss / 1024).toFixed(1)} MiB${MODELS > 0 ? ` (${(rss / MODELS).toFixed(1)} KiB per model, everything included)` : ''}.`,
   ...(edgeLine ? ['', edgeLine] : []),
 ];
 console.log(lines.join('\n'));
 for (const c of children) c.kill('SIGTERM');
-rmSync(data, { recursive: true, force: true });
+if (!keep) rmSync(data, { recursive: true, force: true });
+rmSync(scratch, { recursive: true, force: true });
 process.exit(0);

@@ -11,7 +11,7 @@ export {
 } from '@hub/node-toolkit';
 export { installFastBlake3 } from './blake3-node.js';
 export { ConfigError, type HubConfigFile, readConfigFile, resolveConfig } from './config.js';
-export { hubMiddleware, toHubRequest, writeHubResponse } from './koa-adapter.js';
+export { hubListener, hubMiddleware, toHubRequest, writeHubResponse } from './koa-adapter.js';
 export { createLogger } from './logger.js';
 export { FileMissingLog } from './missing-log.js';
 export { type RunningHub, type StartOptions, startServer, VERSION } from './server.js';

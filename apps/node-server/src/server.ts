@@ -2,15 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createAccountServices } from '@hub/account';
-import {
-  type Address,
-  DEFAULT_SOURCES,
-  type IndexStore,
-  type Logger,
-  loadIndex,
-  MemorySourceHealth,
-  type SourceConfig,
-} from '@hub/core-index';
+import { type Address, DEFAULT_SOURCES, type IndexStore, type Logger, MemorySourceHealth, type SourceConfig } from '@hub/core-index';
 import { createHub, type Hub, type HubDeps, hubRoutes } from '@hub/hub';
 import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedDemo, startStaticMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
@@ -18,11 +10,12 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { installFastBlake3 } from './blake3-node.js';
 import type { HubConfigFile } from './config.js';
-import { hubMiddleware } from './koa-adapter.js';
+import { hubListener } from './koa-adapter.js';
 import { createLogger } from './logger.js';
 import { FileMissingLog } from './missing-log.js';
 import { checkProbeConfig, createProber, type NodeProber, probeSettingsFrom } from './prober.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
+import { loadVerifiedOnce } from './verify.js';
 
 export const VERSION = '0.1.0';
 export const MAX_MESSAGE_BYTES = 33_554_432;
@@ -82,7 +75,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     seeded = true;
   }
   if (!current) throw new Error(`No index in ${options.dataDir}: run "hub index build" first, or start with the demo enabled.`);
-  let index = await loadIndex(objects, current);
+  // Objects are verified once, on the first start on (or switch to) a catalog; later starts read them as stored.
+  let index = await loadVerifiedOnce(objects, current);
 
   // Accounts: one SQLite file under the data folder; without account.publicKey the routes answer 503.
   const accountStore = SqliteAccountStore.open(options.dataDir);
@@ -141,11 +135,11 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   router.get('/ready', (ctx) => {
     ctx.body = { ok: true, catalog: index.catalogAddress, models: index.totals.models };
   });
-  app.use(hubMiddleware(hub));
   app.use(router.routes());
   app.on('error', (err: Error) => log.warn({ err: err.message }, 'connection error'));
 
-  const server = http.createServer(app.callback());
+  // Hub paths skip Koa; the Koa app serves the host's own `/-/` routes.
+  const server = http.createServer(hubListener(hub, app.callback()));
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -170,7 +164,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     async reload() {
       const next = (await objects.readRef('current')) as Address | undefined;
       if (next && next !== index.catalogAddress) {
-        index = await loadIndex(objects, next);
+        index = await loadVerifiedOnce(objects, next);
         log.info({ catalog: next, models: index.totals.models }, 'switched to a new index');
       }
       return index;

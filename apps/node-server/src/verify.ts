@@ -2,7 +2,9 @@ import {
   type Address,
   addressOf,
   CatalogObjectSchema,
+  type IndexStore,
   isAddress,
+  loadIndex,
   ModelObjectSchema,
   readArchive,
   SourceObjectSchema,
@@ -16,6 +18,21 @@ export interface VerifyReport {
 }
 
 const decoder = new TextDecoder();
+
+/**
+ * The ref naming the catalog whose objects were re-hashed and schema-checked in full (when it was first started on
+ * or switched to). A start on that catalog reads its objects without re-hashing them; any other catalog is verified
+ * in full first. `hub index verify` resets it when it finds a fault.
+ */
+export const VERIFIED_REF = 'verified';
+
+/** Load `address`, verifying it in full unless it is the catalog already verified (then recorded as verified). */
+export async function loadVerifiedOnce(store: FsObjectStore, address: Address): Promise<IndexStore> {
+  const trusted = (await store.readRef(VERIFIED_REF)) === address;
+  const index = await loadIndex(store, address, { verified: trusted });
+  if (!trusted) await store.writeRef(VERIFIED_REF, address);
+  return index;
+}
 
 /**
  * Re-hash every object against its address, check that every catalog's model and source references
@@ -58,6 +75,9 @@ export async function verifyStore(store: FsObjectStore, progress?: (n: number) =
   if (current && newest && current !== newest.index)
     faults.push(`ref current: ${current} is not the newest archived day (${newest.date}, ${newest.index})`);
   for (const c of catalogs) await verifyCatalog(store, c, faults, expectedPrev);
+  // A store with a fault is no longer trusted: the next start re-hashes and schema-checks the index it serves, and
+  // refuses to start on a fault there (see VERIFIED_REF).
+  if (faults.length > 0) await store.writeRef(VERIFIED_REF, 'none');
   return { objects: count, faults, catalogs: catalogs.size };
 }
 

@@ -43,7 +43,16 @@ export { newObjectMetadata, REF_NAME } from './index/object-store.js';
 export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';
 export { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
 export * from './index/schemas.js';
-export { isSortKey, type ModelQuery, modelTags, SORT_KEYS, type SortKey, searchModels } from './index/search.js';
+export {
+  isSortKey,
+  type ModelQuery,
+  modelTags,
+  SearchIndex,
+  SORT_KEYS,
+  type SortKey,
+  searchModels,
+  searchModelsScan,
+} from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
 export {
   currentProbeState,

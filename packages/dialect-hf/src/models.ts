@@ -1,5 +1,6 @@
 import {
   type CoreDeps,
+  fnv1a,
   type HubResponse,
   type IndexedModel,
   isSortKey,
@@ -204,7 +205,10 @@ export function listModels(ctx: RouteContext<CoreDeps>): HubResponse {
     const all = searchModels(index, r.query);
     const page = all.slice(r.offset, r.offset + r.limit);
     const text = `[${page.map((m) => rowJson(ctx.deps, m, r.full, r.expand)).join(',')}]`;
-    return { body: prepare(text), more: r.offset + r.limit < all.length, links: new Map() };
+    // The page is a function of the catalog and the query alone, so its ETag is a fingerprint of those (a few dozen
+    // bytes) rather than of the page (tens of KB hashed on every search).
+    const seed = fnv1a(new TextEncoder().encode(`${index.catalogAddress}?${ctx.search}`));
+    return { body: prepare(text, undefined, seed), more: r.offset + r.limit < all.length, links: new Map() };
   };
   const list = isPlainBrowse(r) ? index.memo(`hf:models:${r.limit}:${r.full}`, build) : build();
   const headers: Record<string, string> = {};

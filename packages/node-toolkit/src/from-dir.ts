@@ -12,6 +12,9 @@ import {
 } from '@hub/core-index';
 import { sha256File } from './hash-file.js';
 
+/** Models hashed at once by {@link buildFromDir}. */
+const HASH_CONCURRENCY = 16;
+
 export interface FromDirSource {
   name: string;
   url?: string;
@@ -109,7 +112,7 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
   }
   const total = todo.reduce((n, t) => n + t.files.length, 0);
   let done = 0;
-  for (const t of todo) {
+  const indexOne = async (t: (typeof todo)[number]): Promise<BuildModelInput> => {
     const files = [];
     const gguf: GgufFacts[] = [];
     for (const rel of t.files) {
@@ -125,7 +128,8 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     }
     const first = gguf[0];
     const extra = await readFactsFile(t.dir);
-    models.push({
+    options.log?.info({ model: t.id, files: files.length }, 'indexed model');
+    return {
       id: t.id,
       files,
       license: extra.license ?? null,
@@ -139,8 +143,12 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
         ...(gguf.length && !extra.pipeline_tag ? { pipeline_tag: 'text-generation' } : {}),
       },
       sources: options.sources.map((s) => ({ source: s.name, type: 'http' as const, ...(s.url ? { url: s.url } : {}) })),
-    });
-    options.log?.info({ model: t.id, files: files.length }, 'indexed model');
+    };
+  };
+  // A few models at once: their file reads, hashes (node:crypto streams hash on the libuv pool) and GGUF header
+  // reads overlap instead of waiting on one file at a time. Models keep the tree's order.
+  for (let i = 0; i < todo.length; i += HASH_CONCURRENCY) {
+    models.push(...(await Promise.all(todo.slice(i, i + HASH_CONCURRENCY).map(indexOne))));
   }
   return buildIndex(objects, {
     date: options.date ?? new Date().toISOString().slice(0, 10),

@@ -84,6 +84,9 @@ export function modelObjectId(id: string): string {
  * Write one day's index: model, source and catalog objects; chain the catalog to the previous one
  * (the `current` ref), append an archive day, then switch `current` in one atomic step.
  */
+/** Models whose objects are written at once by {@link buildIndex}. */
+export const BUILD_CONCURRENCY = 64;
+
 export async function buildIndex(objects: ObjectStore, input: BuildInput): Promise<BuildResult> {
   const archive = await readArchive(objects);
   // Days before this one (a rebuild of the same day replaces that day).
@@ -100,9 +103,12 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   let fileCount = 0;
   let byteCount = 0;
   const seen = new Set<string>();
-  for (const m of input.models) {
-    if (seen.has(m.id.toLowerCase())) continue;
+  const unique = input.models.filter((m) => {
+    if (seen.has(m.id.toLowerCase())) return false;
     seen.add(m.id.toLowerCase());
+    return true;
+  });
+  const one = async (m: BuildModelInput) => {
     const files = [...m.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const revision = m.revision ?? treeRevision(files);
     const prevModel = prevCatalog?.objects[m.id]?.model ?? null;
@@ -161,10 +167,24 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     if (m.row?.lastModified ?? m.facts?.lastModified) row.lastModified = m.row?.lastModified ?? m.facts?.lastModified;
     const tags = m.row?.tags ?? m.facts?.tags;
     if (tags) row.tags = tags;
-    rows.push(row);
-    entries[m.id] = { model: modelAddress, sources: sourceAddresses };
-    fileCount += files.length;
-    byteCount += files.reduce((n, f) => n + f.size, 0);
+    return {
+      row,
+      entry: { model: modelAddress, sources: sourceAddresses },
+      files: files.length,
+      bytes: files.reduce((n, f) => n + f.size, 0),
+    };
+  };
+  // Models are written BUILD_CONCURRENCY at a time (the store's writes and fsyncs overlap instead of queueing one by
+  // one); rows keep the input order. Objects already stored (unchanged models) are not written again.
+  for (let i = 0; i < unique.length; i += BUILD_CONCURRENCY) {
+    const done = await Promise.all(unique.slice(i, i + BUILD_CONCURRENCY).map(one));
+    for (const [k, d] of done.entries()) {
+      const m = unique[i + k] as BuildModelInput;
+      rows.push(d.row);
+      entries[m.id] = d.entry;
+      fileCount += d.files;
+      byteCount += d.bytes;
+    }
   }
   const catalog: CatalogObject = {
     kind: 'model-hub.catalog',

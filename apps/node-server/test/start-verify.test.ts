@@ -1,0 +1,71 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { IndexLoadError } from '@hub/core-index';
+import { FsObjectStore } from '@hub/objects/node';
+import { afterAll, describe, expect, it } from 'vitest';
+import { VERIFIED_REF, verifyStore } from '../src/verify.js';
+import { startTestHub } from './helpers.js';
+
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+/** Change one letter inside the first JSON string value of an object file, behind the hub's back (JSON stays valid). */
+async function corruptKeepingJson(dataDir: string, address: string): Promise<void> {
+  const hex = address.slice('blake3:'.length);
+  const file = path.join(dataDir, 'objects', hex.slice(0, 2), hex);
+  const text = await readFile(file, 'utf8');
+  const at = text.indexOf(':"') + 2;
+  const c = text[at] === 'x' ? 'y' : 'x';
+  await writeFile(file, text.slice(0, at) + c + text.slice(at + 1));
+}
+
+describe('objects are verified once, when a catalog is first started on or switched to', () => {
+  it('records the verified catalog; a later start reads it without re-hashing; verify catches the bit and the next start is refused', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-startv-'));
+    dirs.push(dataDir);
+    const first = await startTestHub({ dataDir });
+    await first.close();
+    const store = new FsObjectStore(dataDir);
+    const current = (await store.readRef('current')) as string;
+    expect(await store.readRef(VERIFIED_REF)).toBe(current);
+    expect((await verifyStore(store)).faults).toEqual([]);
+
+    const catalog = JSON.parse(new TextDecoder().decode((await store.get(current as never))?.bytes)) as {
+      objects: Record<string, { model: string }>;
+    };
+    const modelAddress = Object.values(catalog.objects)[0]?.model as string;
+    await corruptKeepingJson(dataDir, modelAddress);
+
+    // Documented: a start on an already verified catalog does not re-hash, so this corruption is not seen here ...
+    const second = await startTestHub({ dataDir });
+    expect((await fetch(`${second.url}/-/ready`)).status).toBe(200);
+    await second.close();
+
+    // ... `hub index verify` finds it, and withdraws the trust ...
+    const report = await verifyStore(new FsObjectStore(dataDir));
+    expect(report.faults.some((f) => f.startsWith(`${modelAddress}: bytes hash to`))).toBe(true);
+    expect(await new FsObjectStore(dataDir).readRef(VERIFIED_REF)).toBe('none');
+
+    // ... so the next start verifies in full and refuses the corrupted index.
+    await expect(startTestHub({ dataDir })).rejects.toBeInstanceOf(IndexLoadError);
+  });
+
+  it("a first start on a store corrupted behind the hub's back is refused", async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-startv-'));
+    dirs.push(dataDir);
+    const first = await startTestHub({ dataDir });
+    await first.close();
+    const store = new FsObjectStore(dataDir);
+    const current = (await store.readRef('current')) as string;
+    // As after a switch: no record that this catalog was verified.
+    await store.writeRef(VERIFIED_REF, 'none');
+    const catalog = JSON.parse(new TextDecoder().decode((await store.get(current as never))?.bytes)) as {
+      objects: Record<string, { model: string }>;
+    };
+    await corruptKeepingJson(dataDir, Object.values(catalog.objects)[0]?.model as string);
+    await expect(startTestHub({ dataDir })).rejects.toThrow(/does not hash to its address/);
+  });
+});

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { modelHostFixtures } from '../../../../fixtures/model-host/load.js';
+import type { IndexedModel, IndexStore } from './index-store.js';
+import type { ModelRow } from './schemas.js';
+import { type ModelQuery, SORT_KEYS, searchModels, searchModelsScan } from './search.js';
+
+// The 600 real trending rows (fixtures/model-host), as the index holds them: the prepared search must give the
+// same models in the same order as the plain scan it replaced, for every kind of query.
+const rows = modelHostFixtures().trending;
+const models: IndexedModel[] = rows.map((r, i) => {
+  const [owner = '', name = ''] = r.id.split('/');
+  const row = {
+    id: r.id,
+    ...(r.downloads !== undefined ? { downloads: r.downloads } : {}),
+    ...(r.likes !== undefined ? { likes: r.likes } : {}),
+    ...(r.trendingScore !== undefined ? { trendingScore: r.trendingScore } : {}),
+    ...(r.pipelineTag ? { pipeline_tag: r.pipelineTag } : {}),
+    ...(r.libraryName ? { library_name: r.libraryName } : {}),
+    ...(r.tags ? { tags: r.tags } : {}),
+    ...(r.createdAt ? { createdAt: r.createdAt } : {}),
+    ...(r.lastModified ? { lastModified: r.lastModified } : {}),
+  } as ModelRow;
+  return { id: r.id, owner, name, row, rank: i } as unknown as IndexedModel;
+});
+
+function fakeIndex(): IndexStore {
+  const memos = new Map<string, unknown>();
+  return {
+    models: () => models,
+    memo<T>(key: string, build: () => T): T {
+      if (!memos.has(key)) memos.set(key, build());
+      return memos.get(key) as T;
+    },
+  } as unknown as IndexStore;
+}
+
+const ids = (ms: readonly IndexedModel[]) => ms.map((m) => m.id);
+
+describe('prepared search answers as the scan did (real 600-row fixture)', () => {
+  const index = fakeIndex();
+  const words = ['', 'llama', 'Qwen', 'gguf', 'qwen3 gguf', 'a', 'e-', '/', 'deepseek-ai/', 'v4-pro', 'zzz-none', '3.6', 'B', 'q Q'];
+  const authors = [undefined, 'unsloth', 'Qwen', 'deepseek-ai', 'nobody'];
+  const tasks = [undefined, 'text-generation', 'Image-Text-to-Text', 'none'];
+  const libraries = [undefined, 'transformers', 'gguf', 'diffusers'];
+  const filters = [undefined, ['gguf'], ['conversational', 'license:apache-2.0'], ['Safetensors'], ['no-such-tag']];
+
+  it('covers words, author, task, library and tags in combination', () => {
+    let nonEmpty = 0;
+    let checked = 0;
+    for (const search of words)
+      for (const author of authors)
+        for (const pipeline_tag of tasks)
+          for (const library of libraries)
+            for (const filter of filters) {
+              const q: ModelQuery = {
+                ...(search ? { search } : {}),
+                ...(author ? { author } : {}),
+                ...(pipeline_tag ? { pipeline_tag } : {}),
+                ...(library ? { library } : {}),
+                ...(filter ? { filter } : {}),
+              };
+              const want = ids(searchModelsScan(index, q));
+              expect(ids(searchModels(index, q)), JSON.stringify(q)).toEqual(want);
+              checked++;
+              if (want.length) nonEmpty++;
+            }
+    expect(checked).toBe(words.length * authors.length * tasks.length * libraries.length * filters.length);
+    expect(nonEmpty).toBeGreaterThan(100);
+  });
+
+  it('keeps every sort order and direction', () => {
+    for (const sort of SORT_KEYS)
+      for (const direction of [undefined, 1, -1] as const)
+        for (const search of ['', 'qwen', 'gguf'])
+          for (const author of [undefined, 'unsloth']) {
+            const q: ModelQuery = {
+              sort,
+              ...(direction ? { direction } : {}),
+              ...(search ? { search } : {}),
+              ...(author ? { author } : {}),
+            };
+            expect(ids(searchModels(index, q)), JSON.stringify(q)).toEqual(ids(searchModelsScan(index, q)));
+          }
+  });
+
+  it('finds a known real model by part of its id, and nothing for a word spanning two ids', () => {
+    expect(ids(searchModels(index, { search: 'DeepSeek-V4-Pro' }))).toContain('deepseek-ai/DeepSeek-V4-Pro');
+    const joined = `${models[0]?.id.toLowerCase().slice(-3)}${models[1]?.id.toLowerCase().slice(0, 3)}`;
+    expect(ids(searchModels(index, { search: joined }))).toEqual(ids(searchModelsScan(index, { search: joined })));
+  });
+});
