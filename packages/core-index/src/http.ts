@@ -245,3 +245,62 @@ export function parseRange(header: string | null, size: number): { start: number
   if (start >= size || start > end) return 'unsatisfiable';
   return { start, end };
 }
+
+// ---- the request target and Host (issue 19) -------------------------------------------------
+
+/** `host [":" port]` per RFC 3986 section 3.2.2: a reg-name, an IPv4 address or a bracketed IPv6 literal. */
+const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::([0-9]{0,5}))?$/;
+
+/** True when `host` is a valid `Host` header value (RFC 9112 section 3.2, RFC 3986 section 3.2.2). */
+export function isValidHostHeader(host: string): boolean {
+  const m = HOST_HEADER.exec(host);
+  if (!m) return false;
+  const port = m[1];
+  if (port !== undefined && port !== '' && Number(port) > 65535) return false;
+  // Percent-encoded bytes must be well formed and never NUL.
+  if (host.includes('%') && !/^(?:[^%]|%[0-9A-Fa-f]{2})*$/.test(host)) return false;
+  if (/%00/.test(host)) return false;
+  if (host.startsWith('[')) {
+    try {
+      new URL(`http://${host}/`);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+export type RequestTarget = { ok: true; url: string; path: string } | { ok: false; path: string; message: string };
+
+/**
+ * The one function both hosts use to turn a request line and `Host` into the URL the hub reads.
+ * The route comes from the request target alone: origin-form (`/path?query`) as sent, absolute-form
+ * (`http://host/path`) by its path and query. `Host` is only validated and used as the origin, never
+ * parsed for a path, so a `/`, `?` or `#` in it cannot choose the route. An invalid `Host` is refused.
+ */
+export function requestTarget(target: string, hostHeader: string | undefined | null, protocol: string): RequestTarget {
+  let pathAndQuery = target;
+  if (!target.startsWith('/')) {
+    if (/^https?:\/\//i.test(target)) {
+      try {
+        const u = new URL(target);
+        pathAndQuery = `${u.pathname}${u.search}`;
+      } catch {
+        return { ok: false, path: '/', message: 'The request target is not a valid absolute URL.' };
+      }
+    } else if (target === '*') {
+      pathAndQuery = '/';
+    } else {
+      return { ok: false, path: '/', message: 'The request target must start with "/" or be an absolute http(s) URL.' };
+    }
+  }
+  const hash = pathAndQuery.indexOf('#');
+  if (hash >= 0) pathAndQuery = pathAndQuery.slice(0, hash);
+  const q = pathAndQuery.indexOf('?');
+  const path = q >= 0 ? pathAndQuery.slice(0, q) : pathAndQuery;
+  const host = hostHeader ?? 'localhost';
+  if (!isValidHostHeader(host)) {
+    return { ok: false, path, message: 'The Host header is not a valid host[:port] (RFC 9112 section 3.2).' };
+  }
+  return { ok: true, url: `${protocol}://${host}${pathAndQuery}`, path };
+}

@@ -7,6 +7,7 @@ export {
   bearerToken,
   EXPOSED_HEADERS,
   registryCredential,
+  shapeForPath,
   timingSafeEqualString,
   tokenMatches,
   withoutCredentials,
