@@ -8,6 +8,8 @@ export interface HubConfigFile {
   host?: string;
   dataDir?: string;
   baseUrl?: string;
+  /** Host names a loopback-bound hub answers besides loopback names (DNS rebinding guard; issue 19). */
+  allowedHosts?: string[];
   sources?: Array<Partial<SourceConfig> & { name: string }>;
   order?: string[];
   probeIntervalSeconds?: number;

@@ -1,6 +1,14 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { errorResponse, type HeaderBag, type HubRequest, type HubResponse, requestTarget } from '@hub/core-index';
+import {
+  errorResponse,
+  type HeaderBag,
+  type HubRequest,
+  type HubResponse,
+  type RebindingSettings,
+  rebindingRefusal,
+  requestTarget,
+} from '@hub/core-index';
 import { type Hub, shapeForPath } from '@hub/hub';
 import type { Middleware } from 'koa';
 
@@ -19,9 +27,18 @@ class NodeHeaders implements HeaderBag {
  * The URL comes from `requestTarget` (the route from the request target alone, `Host` validated); an
  * invalid `Host` or request target is answered 400 in the error shape of the path's route group.
  */
-export function toHubRequest(req: IncomingMessage, protocol: string): HubRequest | HubResponse {
+export function toHubRequest(req: IncomingMessage, protocol: string, rebinding?: RebindingSettings): HubRequest | HubResponse {
   const target = requestTarget(req.url ?? '/', req.headers.host, protocol);
   if (!target.ok) return errorResponse(shapeForPath(target.path), 400, 'BAD_REQUEST', target.message);
+  if (rebinding) {
+    const refusal = rebindingRefusal(rebinding, {
+      method: req.method ?? 'GET',
+      path: target.path,
+      host: req.headers.host,
+      origin: req.headers.origin,
+    });
+    if (refusal) return errorResponse(shapeForPath(target.path), 403, 'FORBIDDEN_HOST', refusal);
+  }
   const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
   return {
     method: req.method ?? 'GET',
@@ -53,11 +70,11 @@ export function writeHubResponse(res: ServerResponse, out: HubResponse): void {
  * The whole hub as one Koa middleware. Paths under `/-/` (the host's own liveness, readiness and
  * metrics routes) fall through to the next middleware.
  */
-export function hubMiddleware(hub: Hub): Middleware {
+export function hubMiddleware(hub: Hub, rebinding?: RebindingSettings): Middleware {
   return async (ctx, next) => {
     const url = ctx.req.url ?? '/';
     if (url.startsWith('/-/')) return next();
-    const req = toHubRequest(ctx.req, ctx.protocol);
+    const req = toHubRequest(ctx.req, ctx.protocol, rebinding);
     const out = 'status' in req ? req : await hub.handle(req);
     ctx.respond = false;
     writeHubResponse(ctx.res, out);

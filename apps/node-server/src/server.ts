@@ -142,7 +142,13 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   router.get('/ready', (ctx) => {
     ctx.body = { ok: true, catalog: index.catalogAddress, models: index.totals.models };
   });
-  app.use(hubMiddleware(hub));
+  app.use(
+    hubMiddleware(hub, {
+      listenHost: options.host ?? '0.0.0.0',
+      ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+      ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
+    }),
+  );
   app.use(router.routes());
   app.on('error', (err: Error) => log.warn({ err: err.message }, 'connection error'));
 

@@ -101,8 +101,8 @@ describe('the Host header and the request target (issue 19), over a raw socket',
     expect(absolute.body).toBe(origin.body);
   });
 
-  it('accepts valid hosts: a name, an IPv4 address with port and a bracketed IPv6 literal', async () => {
-    for (const host of ['localhost', `127.0.0.1:${port}`, '[::1]', `[::1]:${port}`, 'models.example.org']) {
+  it('accepts valid hosts: loopback names: a name, an IPv4 address with port and a bracketed IPv6 literal', async () => {
+    for (const host of ['localhost', `127.0.0.1:${port}`, '[::1]', `[::1]:${port}`]) {
       const r = await raw(port, `GET /api/models?limit=1 HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
       expect(r.status, host).toBe(200);
     }

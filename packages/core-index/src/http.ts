@@ -304,3 +304,61 @@ export function requestTarget(target: string, hostHeader: string | undefined | n
   }
   return { ok: true, url: `${protocol}://${host}${pathAndQuery}`, path };
 }
+
+// ---- DNS rebinding (issue 19) ----------------------------------------------------------------
+
+export interface RebindingSettings {
+  /** The address the host listens on (`127.0.0.1`, `::1`, `localhost`, `0.0.0.0`, …). */
+  listenHost: string;
+  /** The configured public origin; its host is always accepted, and a hub with one is public. */
+  baseUrl?: string;
+  /** Host names (without port) deliberately accepted on a loopback-bound hub (config `allowedHosts`). */
+  allowedHosts?: readonly string[];
+}
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
+
+function isLoopbackName(name: string): boolean {
+  const n = name.toLowerCase().replace(/\.$/, '');
+  return LOOPBACK_NAMES.has(n) || n.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(n);
+}
+
+/** The host name of a `Host` value, without the port (IPv6 keeps its brackets). */
+export function hostName(host: string): string {
+  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1).toLowerCase();
+  const colon = host.indexOf(':');
+  return (colon >= 0 ? host.slice(0, colon) : host).toLowerCase();
+}
+
+/**
+ * The DNS-rebinding rule (MCP Streamable HTTP security guidance). A hub listening on a loopback
+ * address refuses a request whose `Host` is not a loopback name or address, the `baseUrl`'s host or one
+ * of `allowedHosts`; and on `/mcp` or a state-changing method, one whose `Origin` names a foreign site.
+ * Public deployments (bound to a non-loopback address, or with `baseUrl`) are not restricted here.
+ * Returns the refusal message, or undefined when the request may go on.
+ */
+export function rebindingRefusal(
+  s: RebindingSettings,
+  req: { method: string; path: string; host: string | null | undefined; origin: string | null | undefined },
+): string | undefined {
+  if (!isLoopbackName(s.listenHost) || s.baseUrl) return undefined;
+  const allowed = new Set((s.allowedHosts ?? []).map((h) => hostName(h)));
+  const okName = (name: string) => isLoopbackName(name) || allowed.has(name);
+  const host = hostName(req.host ?? 'localhost');
+  if (!okName(host)) {
+    return `This hub listens on a loopback address and does not answer for Host "${host}" (DNS rebinding guard). Add it to the allowedHosts setting to allow it.`;
+  }
+  const stateChanging = !['GET', 'HEAD', 'OPTIONS'].includes(req.method.toUpperCase());
+  if (req.origin && req.origin !== 'null' && (stateChanging || req.path === '/mcp')) {
+    let originHost: string;
+    try {
+      originHost = hostName(new URL(req.origin).host);
+    } catch {
+      return 'The Origin header is not a valid origin.';
+    }
+    if (!okName(originHost)) {
+      return `This hub listens on a loopback address and refuses requests from the web origin "${req.origin}" (DNS rebinding guard). Add its host to the allowedHosts setting to allow it.`;
+    }
+  }
+  return undefined;
+}
