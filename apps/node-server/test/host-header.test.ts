@@ -107,4 +107,23 @@ describe('the Host header and the request target (issue 19), over a raw socket',
       expect(r.status, host).toBe(200);
     }
   });
+
+  it('logs a body cut off mid-upload as an aborted request, with no error-level line', async () => {
+    const before = hub.logs.length;
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+            'Accept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{"jsonrpc":"2.0",',
+        );
+        setTimeout(() => socket.destroy(), 200);
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', () => resolve());
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const lines = hub.logs.slice(before).map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(lines.some((l) => l.msg === 'request aborted by the client')).toBe(true);
+  });
 });

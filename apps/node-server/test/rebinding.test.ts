@@ -96,3 +96,49 @@ describe('DNS rebinding guard (issue 19)', () => {
     expect(r.headers.get('access-control-allow-origin')).toBe('*');
   });
 });
+
+describe('slow and abusive clients (issue 19)', () => {
+  it('closes connections from one address beyond maxConnectionsPerAddress and keeps serving the rest', async () => {
+    const hub = await startTestHub({ config: { maxConnectionsPerAddress: 3 } });
+    const port = Number(new URL(hub.url).port);
+    const sockets: net.Socket[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        const s = net.connect(port, '127.0.0.1');
+        await new Promise((r) => s.once('connect', r));
+        sockets.push(s);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+      const extra = net.connect(port, '127.0.0.1');
+      const closed = await new Promise<boolean>((resolve) => {
+        extra.once('close', () => resolve(true));
+        extra.once('error', () => resolve(true));
+        setTimeout(() => resolve(false), 3000);
+      });
+      expect(closed).toBe(true);
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => setTimeout(r, 200));
+      expect((await fetch(`${hub.url}/api/models?limit=1`)).status).toBe(200);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await hub.close();
+    }
+  });
+
+  it('answers 408 to a client that never finishes its headers within headersTimeoutSeconds', async () => {
+    const hub = await startTestHub({ config: { headersTimeoutSeconds: 1, requestTimeoutSeconds: 2 } });
+    const port = Number(new URL(hub.url).port);
+    try {
+      const text = await new Promise<string>((resolve) => {
+        const s = net.connect(port, '127.0.0.1', () => s.write('GET /api/models HTTP/1.1\r\nHost: localhost\r\n'));
+        const chunks: Buffer[] = [];
+        s.on('data', (c) => chunks.push(c));
+        s.on('close', () => resolve(Buffer.concat(chunks).toString()));
+        s.on('error', () => resolve(Buffer.concat(chunks).toString()));
+      });
+      expect(text).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await hub.close();
+    }
+  }, 15_000);
+});
