@@ -8,6 +8,14 @@ export interface HubConfigFile {
   host?: string;
   dataDir?: string;
   baseUrl?: string;
+  /** Host names a loopback-bound hub answers besides loopback names (DNS rebinding guard; issue 19). */
+  allowedHosts?: string[];
+  /** The whole request header block must arrive within this (default 20). */
+  headersTimeoutSeconds?: number;
+  /** The whole request, body included, must arrive within this (default 120). */
+  requestTimeoutSeconds?: number;
+  /** Open connections allowed from one remote address (default 256); more are closed at once. */
+  maxConnectionsPerAddress?: number;
   sources?: Array<Partial<SourceConfig> & { name: string }>;
   order?: string[];
   probeIntervalSeconds?: number;

@@ -1,6 +1,15 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import type { HeaderBag, HubRequest, HubResponse } from '@hub/core-index';
+import {
+  errorResponse,
+  type HeaderBag,
+  type HubRequest,
+  type HubResponse,
+  type RebindingSettings,
+  rebindingRefusal,
+  requestTarget,
+  shapeForPath,
+} from '@hub/core-index';
 import type { Hub } from '@hub/hub';
 import type { Middleware } from 'koa';
 
@@ -14,13 +23,27 @@ class NodeHeaders implements HeaderBag {
   }
 }
 
-/** Build the cheap request object the hub reads (a web `Request` would cost about a third of throughput). */
-export function toHubRequest(req: IncomingMessage, protocol: string): HubRequest {
-  const host = req.headers.host ?? 'localhost';
+/**
+ * Build the cheap request object the hub reads (a web `Request` would cost about a third of throughput).
+ * The URL comes from `requestTarget` (the route from the request target alone, `Host` validated); an
+ * invalid `Host` or request target is answered 400 in the error shape of the path's route group.
+ */
+export function toHubRequest(req: IncomingMessage, protocol: string, rebinding?: RebindingSettings): HubRequest | HubResponse {
+  const target = requestTarget(req.url ?? '/', req.headers.host, protocol);
+  if (!target.ok) return errorResponse(shapeForPath(target.path), 400, 'BAD_REQUEST', target.message);
+  if (rebinding) {
+    const refusal = rebindingRefusal(rebinding, {
+      method: req.method ?? 'GET',
+      path: target.path,
+      host: req.headers.host,
+      origin: req.headers.origin,
+    });
+    if (refusal) return errorResponse(shapeForPath(target.path), 403, 'FORBIDDEN_HOST', refusal);
+  }
   const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
   return {
     method: req.method ?? 'GET',
-    url: `${protocol}://${host}${req.url ?? '/'}`,
+    url: target.url,
     headers: new NodeHeaders(req.headers),
     body: hasBody ? (req as AsyncIterable<Uint8Array>) : null,
   };
@@ -49,14 +72,21 @@ export function writeHubResponse(res: ServerResponse, out: HubResponse): void {
  * routes under `/-/` (liveness, readiness, and any middleware the operator adds) go to the Koa app. Koa costs about
  * a fifth of the throughput on the hot routes when it wraps every request (docs/benchmarks.md).
  */
-export function hubListener(hub: Hub, koaCallback: (req: IncomingMessage, res: ServerResponse) => unknown, protocol = 'http') {
+export function hubListener(
+  hub: Hub,
+  koaCallback: (req: IncomingMessage, res: ServerResponse) => unknown,
+  rebinding?: RebindingSettings,
+  protocol = 'http',
+) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
     if (url.startsWith('/-/')) {
       void koaCallback(req, res);
       return;
     }
-    hub.handle(toHubRequest(req, protocol)).then(
+    const hubReq = toHubRequest(req, protocol, rebinding);
+    // an invalid Host or request target, or a rebinding refusal, is answered without reaching the routes
+    ('status' in hubReq ? Promise.resolve(hubReq) : hub.handle(hubReq)).then(
       (out) => writeHubResponse(res, out),
       () => {
         // hub.handle answers its own errors; this is the last guard so a socket is never left open.
@@ -71,11 +101,12 @@ export function hubListener(hub: Hub, koaCallback: (req: IncomingMessage, res: S
  * The whole hub as one Koa middleware (for operators who mount the hub inside their own Koa app). Paths under `/-/` (the host's own liveness, readiness and
  * metrics routes) fall through to the next middleware.
  */
-export function hubMiddleware(hub: Hub): Middleware {
+export function hubMiddleware(hub: Hub, rebinding?: RebindingSettings): Middleware {
   return async (ctx, next) => {
     const url = ctx.req.url ?? '/';
     if (url.startsWith('/-/')) return next();
-    const out = await hub.handle(toHubRequest(ctx.req, ctx.protocol));
+    const req = toHubRequest(ctx.req, ctx.protocol, rebinding);
+    const out = 'status' in req ? req : await hub.handle(req);
     ctx.respond = false;
     writeHubResponse(ctx.res, out);
   };

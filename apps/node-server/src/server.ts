@@ -138,9 +138,38 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   app.use(router.routes());
   app.on('error', (err: Error) => log.warn({ err: err.message }, 'connection error'));
 
-  // Hub paths skip Koa; the Koa app serves the host's own `/-/` routes.
-  const server = http.createServer(hubListener(hub, app.callback()));
+  // Hub paths skip Koa; the Koa app serves the host's own `/-/` routes. Node checks the header and request
+  // timeouts on `connectionsCheckingInterval` (its default, 30 s, would stretch them).
+  const server = http.createServer(
+    { connectionsCheckingInterval: 1000 },
+    hubListener(hub, app.callback(), {
+      listenHost: options.host ?? '0.0.0.0',
+      ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+      ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
+    }),
+  );
   server.keepAliveTimeout = 65_000;
+  // Slow and abusive clients (issue 19): the whole header block within 20 s, the whole request within
+  // 120 s, and at most `maxConnectionsPerAddress` open connections from one remote address.
+  server.headersTimeout = config.headersTimeoutSeconds !== undefined ? config.headersTimeoutSeconds * 1000 : 20_000;
+  server.requestTimeout = config.requestTimeoutSeconds !== undefined ? config.requestTimeoutSeconds * 1000 : 120_000;
+  const perAddressCap = config.maxConnectionsPerAddress ?? 256;
+  const openByAddress = new Map<string, number>();
+  server.on('connection', (socket) => {
+    const address = socket.remoteAddress ?? '';
+    const open = (openByAddress.get(address) ?? 0) + 1;
+    if (open > perAddressCap) {
+      log.info({ address, open: open - 1 }, 'connection refused: too many open connections from one address');
+      socket.destroy();
+      return;
+    }
+    openByAddress.set(address, open);
+    socket.once('close', () => {
+      const left = (openByAddress.get(address) ?? 1) - 1;
+      if (left <= 0) openByAddress.delete(address);
+      else openByAddress.set(address, left);
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 8080, options.host ?? '0.0.0.0', () => resolve());

@@ -15,6 +15,8 @@ export interface TestHubOptions {
   config?: HubConfigFile;
   /** Reuse a data folder (to test restarts). */
   dataDir?: string;
+  /** Listen address (default 127.0.0.1, a loopback address). */
+  host?: string;
   /** Index date for `trees` builds. */
   date?: string;
 }
@@ -76,7 +78,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
       order: config.order ?? [TEST_SOURCE],
     };
   }
-  const running = await startServer({ dataDir, port: 0, host: '127.0.0.1', config, logger });
+  const running = await startServer({ dataDir, port: 0, host: options.host ?? '127.0.0.1', config, logger });
   const mirrorUrl = mirror?.url ?? running.mirror?.url ?? '';
   return {
     url: running.url,

@@ -6,6 +6,7 @@ export {
   bearerToken,
   EXPOSED_HEADERS,
   registryCredential,
+  shapeForPath,
   timingSafeEqualString,
   tokenMatches,
   withoutCredentials,

@@ -115,12 +115,24 @@ export function createHub<D extends CoreDeps>(deps: D & { site?: HubSiteSettings
       return finish(res, raw, route, siteOrigin);
     } catch (e) {
       if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e), raw, route, siteOrigin);
+      if (isClientAbort(e)) {
+        // The client went away mid-body: its doing, not an internal failure (issue 19).
+        deps.log.info({ method: raw.method, path: safePath(raw.url) }, 'request aborted by the client');
+        return finish(errorResponse(shape, 400, 'ABORTED', 'The request body was cut off.'), raw, route, siteOrigin);
+      }
       deps.log.error({ err: describeError(e), method: raw.method, path: safePath(raw.url) }, 'request failed');
       return finish(internalError(shape), raw, route, siteOrigin);
     }
   }
 
   return { handle, routes };
+}
+
+/** An error raised by reading a body the client stopped sending (Node: `aborted` / ECONNRESET). */
+function isClientAbort(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  return e.message === 'aborted' || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || e.name === 'AbortError';
 }
 
 function finish(res: HubResponse, req: HubRequest, route: Route<any> | undefined, siteOrigin: string | undefined): HubResponse {

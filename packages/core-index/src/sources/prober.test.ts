@@ -193,6 +193,13 @@ describe('the re-check schedule', () => {
     ]);
   });
 
+  it('re-checks a failing source first within one probe interval when the interval is shorter than the retry (issue 19)', () => {
+    const s = probeSettings({ intervalSeconds: 2 });
+    expect([0, 1, 2, 3, 4, 12, 100].map((n) => nextProbeDelaySeconds(n, s))).toEqual([2, 2, 4, 8, 16, 3600, 3600]);
+    // A source healed after serving wrong bytes is probed again 2 s after its failing probe, not 40 s.
+    expect(nextProbeDelaySeconds(1, probeSettings({ intervalSeconds: 2, retrySeconds: 40 }))).toBeLessThanOrEqual(2);
+  });
+
   it('marks a failing source down at once, re-checks it on the growing schedule, and brings it back on a pass', async () => {
     let now = T0;
     const behaviour: Record<string, Behaviour> = { a: 'down', b: 'ok' };
@@ -277,7 +284,8 @@ describe('the re-check schedule', () => {
       now: () => now,
       settings: { retrySeconds: 2, retryMaxSeconds: 5, intervalSeconds: 1 },
     });
-    expect(round.state.sources.a?.next).toBe(new Date(T0 + 2_000).toISOString());
+    // The first re-check comes no later than the 1 s interval (issue 19).
+    expect(round.state.sources.a?.next).toBe(new Date(T0 + 1_000).toISOString());
     const s = probeSettings({ retrySeconds: 2, retryMaxSeconds: 5 });
     expect([1, 2, 3].map((n) => nextProbeDelaySeconds(n, s))).toEqual([2, 4, 5]);
   });

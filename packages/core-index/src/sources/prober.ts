@@ -8,7 +8,7 @@ import type { MemorySourceHealth, SourceConfig } from './source-health.js';
  * clock, and keeps the returned state (node-server in a JSON file, the edge in its own storage).
  *
  * Schedule: a source whose last probe passed is probed again after `intervalSeconds`; a failing one is
- * re-checked after `retrySeconds`, doubling with every further failure up to `retryMaxSeconds`, and is
+ * re-checked after `retrySeconds` (never later than `intervalSeconds`), doubling with every further failure up to `retryMaxSeconds`, and is
  * offered again as soon as one probe passes.
  */
 
@@ -136,8 +136,11 @@ export function probeUrl(source: SourceConfig): string | undefined {
 /** Seconds to wait before the next probe of a source after `failures` consecutive failures (0: healthy). */
 export function nextProbeDelaySeconds(failures: number, settings: ProbeSettings): number {
   if (failures <= 0) return settings.intervalSeconds;
-  // 2 ** (failures - 1) overflows to Infinity for absurd counts; Math.min keeps the cap.
-  return Math.min(settings.retryMaxSeconds, settings.retrySeconds * 2 ** Math.min(failures - 1, 60));
+  // The first re-check comes no later than one probe interval (issue 19): a source that healed is offered
+  // again within the operator's own interval, then the wait grows. 2 ** (failures - 1) overflows to
+  // Infinity for absurd counts; Math.min keeps the cap.
+  const first = Math.min(settings.retrySeconds, settings.intervalSeconds);
+  return Math.min(Math.max(settings.retryMaxSeconds, first), first * 2 ** Math.min(failures - 1, 60));
 }
 
 class Timeout extends Error {}

@@ -111,7 +111,7 @@ the next source in \`order\` that holds the file.
 | ---------------------------------------------------------------------------- | ------------ |
 | probe interval for a source whose last probe passed (\`probeIntervalSeconds\`) | 60 s         |
 | one probe's time limit (\`probeTimeoutSeconds\`)                               | 10 s         |
-| first re-check of a failing source (\`probeRetrySeconds\`)                     | 40 s         |
+| first re-check of a failing source (\`probeRetrySeconds\`, at most the interval) | 40 s       |
 | longest wait between re-checks of a failing source (\`probeRetryMaxSeconds\`)  | 3600 s (1 h) |
 | sources probed at the same time (\`probeConcurrency\`)                         | 4            |
 | largest probe body read                                                      | 16 MiB       |
@@ -120,7 +120,9 @@ the next source in \`order\` that holds the file.
   getting redirects until its next probe, so for at most 60 s. It is then dropped as soon as that
   probe fails: at once for a refused connection, or after 10 s for a source that stalls.
 - **A failing source** is re-checked after 40 s, and each further failure doubles the wait: 40, 80,
-  160, 320, 640, 1280, 2560 s, then every 3600 s.
+  160, 320, 640, 1280, 2560 s, then every 3600 s. The first re-check never comes later than one probe
+  interval: with \`probeIntervalSeconds: 2\` a failing source is re-checked after 2, 4, 8, 16 … s (capped
+  at \`probeRetryMaxSeconds\`), so a source that healed gets redirects again within one interval.
 - **Recovery** needs no operator. The first probe that passes makes the source \`ok\` again, and it
   is back in the choice at once. From then on it is probed every 60 s.
 - **Sources with no probe file** are never probed. They are offered as \`ok\` with \`checked: null\`. The

@@ -1,0 +1,129 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHub, type TestHub } from './helpers.js';
+
+/** Send one raw HTTP/1.1 request (fetch cannot send these Host values) and return status, headers and body. */
+function raw(port: number, request: string): Promise<{ status: number; head: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.setTimeout(10_000, () => socket.destroy(new Error('timeout')));
+    socket.on('data', (c) => chunks.push(c));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('latin1');
+      const end = text.indexOf('\r\n\r\n');
+      const head = end >= 0 ? text.slice(0, end) : text;
+      let body = end >= 0 ? text.slice(end + 4) : '';
+      if (/\r\ntransfer-encoding: chunked/i.test(head)) body = dechunk(body);
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head, body });
+    });
+    socket.write(request);
+  });
+}
+
+function dechunk(s: string): string {
+  let out = '';
+  let i = 0;
+  while (i < s.length) {
+    const eol = s.indexOf('\r\n', i);
+    const size = Number.parseInt(s.slice(i, eol), 16);
+    if (!size) break;
+    out += s.slice(eol + 2, eol + 2 + size);
+    i = eol + 2 + size + 2;
+  }
+  return out;
+}
+
+let hub: TestHub;
+let port: number;
+beforeAll(async () => {
+  hub = await startTestHub();
+  port = Number(new URL(hub.url).port);
+});
+afterAll(async () => {
+  await hub.close();
+});
+
+const BAD_HOSTS = ['a b', 'a@b', '[::1]:99999', '%00', '[', ':', 'a:b:c', 'a"b<c>'];
+/** One route per route group, with its documented error shape. */
+const GROUPS = [
+  { method: 'GET', path: '/llms.txt', shape: 'text' },
+  { method: 'GET', path: '/api/models', shape: 'hub' },
+  { method: 'POST', path: '/mcp', shape: 'hub' },
+  { method: 'GET', path: '/v2/', shape: 'oci' },
+  { method: 'POST', path: '/api/v1/objects', shape: 'objects' },
+] as const;
+
+function expectShape(shape: string, body: string): void {
+  if (shape === 'text') {
+    expect(body).toMatch(/Host/);
+    return;
+  }
+  const value = JSON.parse(body);
+  if (shape === 'hub') expect(typeof value.error).toBe('string');
+  if (shape === 'oci') expect(value.errors[0].code).toBe('BAD_REQUEST');
+  if (shape === 'objects') expect(value.code).toBe('BAD_REQUEST');
+}
+
+describe('the Host header and the request target (issue 19), over a raw socket', () => {
+  for (const g of GROUPS) {
+    it(`answers 400 in the ${g.shape} shape for every invalid Host on ${g.method} ${g.path}`, async () => {
+      for (const host of BAD_HOSTS) {
+        const r = await raw(port, `${g.method} ${g.path} HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+        expect(r.status, `Host: ${host}`).toBe(400);
+        expectShape(g.shape, r.body);
+      }
+    });
+  }
+
+  it('never lets a "/", "?" or "#" inside Host choose the route', async () => {
+    const cases = [
+      ['GET /llms.txt', `127.0.0.1:${port}/api/models?limit=1#`],
+      ['GET /robots.txt', `127.0.0.1:${port}/api/account/me?`],
+      ['POST /api/v1/objects', `127.0.0.1:${port}/api`],
+    ];
+    for (const [line, host] of cases) {
+      const r = await raw(port, `${line} HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      expect(r.status, host).toBe(400);
+      expect(r.body).not.toContain('"id"');
+    }
+  });
+
+  it('answers an absolute-form target like its origin-form twin', async () => {
+    const origin = await raw(port, `GET /api/models?limit=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`);
+    const absolute = await raw(
+      port,
+      `GET http://127.0.0.1:${port}/api/models?limit=1 HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: close\r\n\r\n`,
+    );
+    expect(origin.status).toBe(200);
+    expect(absolute.status).toBe(200);
+    expect(absolute.body).toBe(origin.body);
+  });
+
+  it('accepts valid hosts: loopback names: a name, an IPv4 address with port and a bracketed IPv6 literal', async () => {
+    for (const host of ['localhost', `127.0.0.1:${port}`, '[::1]', `[::1]:${port}`]) {
+      const r = await raw(port, `GET /api/models?limit=1 HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(r.status, host).toBe(200);
+    }
+  });
+
+  it('logs a body cut off mid-upload as an aborted request, with no error-level line', async () => {
+    const before = hub.logs.length;
+    await new Promise<void>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write(
+          `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+            'Accept: application/json, text/event-stream\r\nContent-Length: 100000\r\n\r\n{"jsonrpc":"2.0",',
+        );
+        setTimeout(() => socket.destroy(), 200);
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', () => resolve());
+    });
+    await new Promise((r) => setTimeout(r, 500));
+    const lines = hub.logs.slice(before).map((l) => JSON.parse(l) as { level: number; msg: string });
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
+    expect(lines.some((l) => l.msg === 'request aborted by the client')).toBe(true);
+  });
+});
