@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { goTemplateProblem } from '@hub/dialect-oci';
+import { demoTreeDir } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
 
@@ -16,7 +17,7 @@ import { startTestHub, type TestHub } from './helpers.js';
 
 const run = promisify(execFile);
 const sha256 = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
-const DEMO_DIR = path.join(__dirname, '..', 'demo', 'tree');
+const DEMO_DIR = demoTreeDir();
 
 const OLLAMA_HEADERS = {
   accept: 'application/vnd.docker.distribution.manifest.v2+json',
