@@ -74,4 +74,5 @@ export {
   type SourceHealth,
   sourceHolds,
 } from './source-health.js';
+export * from './spaces/schema.js';
 export { emptyPins, PINS_FORMAT, PinsError, parsePins, pinFor, pinSource } from './upstream/pins.js';

@@ -6,9 +6,14 @@ import {
   json,
   type ListQuery,
   ModelObjectSchema,
+  missingAddresses,
   type Route,
   readBody,
   SourceObjectSchema,
+  SPACE_KIND,
+  SPACES_KIND,
+  SpaceObjectSchema,
+  SpacesCatalogSchema,
 } from '@hub/core-index';
 
 /** Chunk objects of a payload published in pieces. */
@@ -44,6 +49,8 @@ const JSON_KINDS: Record<string, { parse(v: unknown): unknown }> = {
   'model-hub.catalog': CatalogObjectSchema,
   'model-hub.model': ModelObjectSchema,
   'model-hub.source': SourceObjectSchema,
+  [SPACE_KIND]: SpaceObjectSchema,
+  [SPACES_KIND]: SpacesCatalogSchema,
 };
 
 function bad(code: string, message: string) {
@@ -75,10 +82,26 @@ export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
         if (bytes.byteLength === 0) return bad('EMPTY_BODY', 'The body is empty; send the object bytes as the request body.');
         const schema = JSON_KINDS[kind];
         if (schema) {
+          let parsed: unknown;
           try {
-            schema.parse(JSON.parse(new TextDecoder().decode(bytes)));
+            parsed = schema.parse(JSON.parse(new TextDecoder().decode(bytes)));
           } catch (e) {
             return bad('INVALID_OBJECT', `The body is not a valid ${kind} object: ${(e as Error).message.slice(0, 300)}`);
+          }
+          // A space seals its files by address, and the spaces catalog names roots: both must name only
+          // objects this store holds, or the sealed URL would answer 404 for a file it promises.
+          const named =
+            kind === SPACE_KIND
+              ? SpaceObjectSchema.parse(parsed).files.map((f) => f.address)
+              : kind === SPACES_KIND
+                ? Object.values(SpacesCatalogSchema.parse(parsed).spaces)
+                : [];
+          const missing = await missingAddresses(named, (a) => deps.objects.has(a as Address));
+          if (missing.length > 0) {
+            return bad(
+              'UNKNOWN_ADDRESS',
+              `The ${kind} object names ${missing.length} address(es) this hub does not hold; publish them first: ${missing.slice(0, 5).join(', ')}`,
+            );
           }
         }
         const { meta, created } = await deps.objects.put(bytes, { kind, mediaType, filename });
