@@ -1,5 +1,6 @@
 import {
   type Address,
+  addressOf,
   CatalogObjectSchema,
   type CoreDeps,
   errorResponse,
@@ -9,11 +10,14 @@ import {
   missingAddresses,
   type Route,
   readBody,
+  recordSpace,
   SourceObjectSchema,
   SPACE_KIND,
   SPACES_KIND,
+  type SpaceObject,
   SpaceObjectSchema,
   SpacesCatalogSchema,
+  spaceConflict,
 } from '@hub/core-index';
 
 /** Chunk objects of a payload published in pieces. */
@@ -53,6 +57,15 @@ const JSON_KINDS: Record<string, { parse(v: unknown): unknown }> = {
   [SPACES_KIND]: SpacesCatalogSchema,
 };
 
+function spaceConflictResponse(space: SpaceObject, current: string | null) {
+  return errorResponse(
+    'objects',
+    409,
+    'CONFLICT',
+    `Space ${space.name} is now at ${current ?? 'nothing (a new name)'}, but this space object's prev is ${space.prev ?? 'null'}; set prev to ${current ?? 'null'} and publish again.`,
+  );
+}
+
 function bad(code: string, message: string) {
   return errorResponse('objects', 400, code, message);
 }
@@ -81,6 +94,7 @@ export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
         const bytes = await readBody(req, deps.settings.maxRequestBytes);
         if (bytes.byteLength === 0) return bad('EMPTY_BODY', 'The body is empty; send the object bytes as the request body.');
         const schema = JSON_KINDS[kind];
+        let space: SpaceObject | undefined;
         if (schema) {
           let parsed: unknown;
           try {
@@ -90,12 +104,12 @@ export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
           }
           // A space seals its files by address, and the spaces catalog names roots: both must name only
           // objects this store holds, or the sealed URL would answer 404 for a file it promises.
-          const named =
-            kind === SPACE_KIND
-              ? SpaceObjectSchema.parse(parsed).files.map((f) => f.address)
-              : kind === SPACES_KIND
-                ? Object.values(SpacesCatalogSchema.parse(parsed).spaces)
-                : [];
+          if (kind === SPACE_KIND) space = parsed as SpaceObject;
+          const named = space
+            ? space.files.map((f) => f.address)
+            : kind === SPACES_KIND
+              ? Object.values(SpacesCatalogSchema.parse(parsed).spaces)
+              : [];
           const missing = await missingAddresses(named, (a) => deps.objects.has(a as Address));
           if (missing.length > 0) {
             return bad(
@@ -104,7 +118,17 @@ export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
             );
           }
         }
+        if (space) {
+          const current = await spaceConflict(deps.objects, space, addressOf(bytes));
+          if (current !== false) return spaceConflictResponse(space, current);
+        }
         const { meta, created } = await deps.objects.put(bytes, { kind, mediaType, filename });
+        if (space) {
+          // The object is stored; now it becomes the name's current root (a new spaces catalog, then the ref).
+          const recorded = await recordSpace(deps.objects, meta.id as Address, space);
+          if (recorded.outcome === 'conflict') return spaceConflictResponse(space, recorded.current);
+          deps.log.info({ event: 'space-published', name: space.name, root: meta.id, catalog: recorded.catalog }, 'space published');
+        }
         deps.log.info({ event: 'object-published', id: meta.id, kind: meta.kind, size: meta.size, created }, 'object published');
         return json(created ? 201 : 200, meta, { location: `${origin}/api/v1/objects/${meta.id}` });
       },

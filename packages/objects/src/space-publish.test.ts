@@ -1,4 +1,4 @@
-import { type Address, addressOf, canonicalJson, SpaceObjectSchema, spaceMediaType } from '@hub/core-index';
+import { type Address, addressOf, canonicalJson, readSpaces, SpaceObjectSchema, spaceMediaType } from '@hub/core-index';
 import { createTestHub } from '@hub/core-index/testing';
 import { createHub, hubRoutes } from '@hub/hub';
 import { request } from '@hub/hub/testing';
@@ -103,7 +103,8 @@ describe('publishing a model-hub.space object', () => {
       'application/json',
       canonicalJson({ kind: 'model-hub.spaces', spaces: { demo: root }, prev: null }),
     );
-    expect(ok.status).toBe(201);
+    // The hub wrote this very catalog when the space was published (same canonical bytes).
+    expect(ok.status).toBe(200);
     const missing = addressOf(new TextEncoder().encode('not stored'));
     const res = await post(
       hub,
@@ -113,6 +114,49 @@ describe('publishing a model-hub.space object', () => {
     );
     expect(res.status).toBe(400);
     expect(res.json()).toMatchObject({ code: 'UNKNOWN_ADDRESS' });
+  });
+
+  it('a published space becomes current: a new spaces catalog (prev = the old one) behind the spaces ref; prev is compared', async () => {
+    const { hub, objects } = await setup();
+    await post(hub, 'model-hub.file', 'text/html', html);
+    await post(hub, 'model-hub.file', 'text/javascript', js);
+    expect((await readSpaces(objects)).address).toBeNull();
+    const v1 = (await post(hub, 'model-hub.space', 'application/json', canonicalJson(space([{ path: 'index.html', bytes: html }])))).json()
+      .id as Address;
+    const first = await readSpaces(objects);
+    expect(first.catalog.spaces).toEqual({ demo: v1 });
+    expect(first.catalog.prev).toBeNull();
+    expect(addressOf((await objects.get(first.address as Address))?.bytes as Uint8Array)).toBe(first.address);
+    // The same bytes again: 200, nothing moves.
+    expect(
+      (await post(hub, 'model-hub.space', 'application/json', canonicalJson(space([{ path: 'index.html', bytes: html }])))).status,
+    ).toBe(200);
+    expect((await readSpaces(objects)).address).toBe(first.address);
+    // A second version that does not name v1 as prev is a conflict, and is not stored.
+    const stale = canonicalJson(
+      space([
+        { path: 'app.js', bytes: js },
+        { path: 'index.html', bytes: html },
+      ]),
+    );
+    const conflict = await post(hub, 'model-hub.space', 'application/json', stale);
+    expect(conflict.status).toBe(409);
+    expect(conflict.json()).toMatchObject({ code: 'CONFLICT' });
+    expect(conflict.json().message).toContain(v1);
+    expect(await objects.has(addressOf(new TextEncoder().encode(stale)))).toBe(false);
+    const v2body = canonicalJson(
+      space(
+        [
+          { path: 'app.js', bytes: js },
+          { path: 'index.html', bytes: html },
+        ],
+        { prev: v1 },
+      ),
+    );
+    const v2 = await post(hub, 'model-hub.space', 'application/json', v2body);
+    expect(v2.status).toBe(201);
+    const second = await readSpaces(objects);
+    expect(second.catalog).toEqual({ kind: 'model-hub.spaces', spaces: { demo: v2.json().id }, prev: first.address });
   });
 
   it('media types follow the extension; unknown ones are octet streams', () => {
