@@ -82,3 +82,42 @@ describe('/spaces/{name}/… and /spaces/blake3:{root}/…', () => {
     expect((await request(hub, `/spaces/${v2.root}/`)).text).toBe('two');
   });
 });
+
+describe('the spaces section', () => {
+  it('describes the published spaces: catalog address = BLAKE3 of what catalog.fetch returns; every Request runs', async () => {
+    const { hub, sink } = await setup();
+    const empty = (await request(hub, '/spaces', { headers: { accept: 'application/json' } })).json();
+    expect(empty.catalog).toBeNull();
+    const { root } = await publishSpace(
+      [{ path: 'index.html', bytes: enc('<p>hi</p>') }],
+      { name: 'demo', title: 'Demo space', about: 'says hi' },
+      sink,
+    );
+    for (const self of ['/spaces', '/spaces/']) {
+      const d = (await request(hub, self, { headers: { accept: 'application/json' } })).json();
+      expect(d).toMatchObject({
+        section: 'spaces',
+        self,
+        inventory: { described: 1, served_here: 1 },
+        catalog: { format: 'model-hub.spaces' },
+      });
+      const catalog = await request(hub, d.catalog.fetch.replace('{catalog.address}', d.catalog.address));
+      expect(addressOf(catalog.bytes)).toBe(d.catalog.address);
+      expect(catalog.json().spaces).toEqual({ demo: root });
+      for (const r of [...d.list, d.item, d.files, d.fetch]) {
+        const res = await request(hub, r.url.replace('{catalog.address}', d.catalog.address));
+        expect(res.status, r.url).toBe(200);
+      }
+      expect(d.verify).toMatchObject({ algorithm: 'blake3', server_verifies_on_read: false });
+    }
+    const html = await request(hub, '/spaces', { headers: { accept: 'text/html' } });
+    expect(html.text).toContain('Demo space');
+    expect(html.text).toContain('/spaces/-/demo');
+    const pageOf = await request(hub, '/spaces/-/demo');
+    expect(pageOf.status).toBe(200);
+    expect(pageOf.text).toContain(root);
+    expect(pageOf.text).toContain('index.html');
+    expect((await request(hub, '/spaces/-/nope')).status).toBe(404);
+    expect((await request(hub, '/spaces')).text).toContain(`Catalog: \``);
+  });
+});

@@ -9,6 +9,7 @@ import {
   readSpaces,
   type SpaceObject,
 } from '@hub/core-index';
+import { loadSpacesState, spacePage } from './section.js';
 
 /**
  * The sandbox every space answer carries: scripts, forms and downloads run, but in an opaque origin
@@ -82,6 +83,27 @@ async function answerFile(ctx: RouteContext<CoreDeps>, path: string | undefined)
 export function spaceRoutes<D extends CoreDeps>(): Route<D>[] {
   const h = (fn: (ctx: RouteContext<CoreDeps>) => Promise<HubResponse> | HubResponse) => fn as Route<D>['handler'];
   return [
+    {
+      method: 'GET',
+      path: '/spaces/-/:name',
+      rules: 'read',
+      errors: 'text',
+      cache: 60,
+      summary: 'The site page of one space (HTML): its title, root, previous version and every file with its address',
+      handler: h(async ({ deps, params }) => {
+        const state = await loadSpacesState(deps.objects);
+        const entry = state.spaces.find((s) => s.name === params.name);
+        if (!entry) {
+          return errorResponse(
+            'text',
+            404,
+            'NotFound',
+            `No space named ${params.name}. Spaces here: ${names(state.spaces.map((s) => s.name))}.`,
+          );
+        }
+        return { status: 200, headers: { 'content-type': 'text/html; charset=utf-8' }, body: spacePage(entry) };
+      }),
+    },
     {
       method: 'GET',
       path: '/spaces/:name',
