@@ -10,6 +10,7 @@ import {
   loadIndex,
   MemorySourceHealth,
   type SourceConfig,
+  SPACES_REF,
 } from '@hub/core-index';
 import { createHub, type Hub, type HubDeps, hubRoutes } from '@hub/hub';
 import { FsObjectStore } from '@hub/objects/node';
@@ -23,6 +24,7 @@ import { createLogger } from './logger.js';
 import { type StaticMirror, startStaticMirror } from './mirror.js';
 import { FileMissingLog } from './missing-log.js';
 import { checkProbeConfig, createProber, type NodeProber, probeSettingsFrom } from './prober.js';
+import { seedSpaces } from './spaces-seed.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
 
 export const VERSION = '0.1.0';
@@ -79,6 +81,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   let current = (await objects.readRef('current')) as Address | undefined;
   let seeded = false;
   if (!current && config.demo !== false) {
+    // The bundled spaces first, so the demo day's archive entry records their catalog.
+    if (!(await objects.readRef(SPACES_REF))) await seedSpaces(objects, log);
     current = (await seedDemo(objects, log)).catalog;
     seeded = true;
   }

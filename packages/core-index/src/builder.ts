@@ -14,6 +14,7 @@ import {
   type SourceObject,
 } from './schemas.js';
 import { sha256Hex } from './sha256.js';
+import { SPACES_REF } from './spaces/catalog.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 
@@ -174,6 +175,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     prev: (prevCatalogAddress as Address | undefined) ?? null,
   };
   const catalogAddress = await putJson(objects, 'model-hub.catalog', catalog);
+  const spacesCatalog = (await objects.readRef(SPACES_REF))?.trim();
   const day: ArchiveDay = {
     date: input.date,
     index: catalogAddress,
@@ -185,6 +187,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     bytes: byteCount,
     prev: older[0]?.index ?? null,
     ...(input.codeCommit ? { source: input.codeCommit } : {}),
+    // The spaces catalog current when the day was built: the archive keeps each day's spaces.
+    ...(spacesCatalog ? { spaces: spacesCatalog as Address } : {}),
   };
   // Newest first; a rebuild of the same day replaces that day.
   archive.days = [day, ...older];
