@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MemoryObjectStore, type ObjectStore } from '@hub/core-index';
+import { MemoryObjectStore, type ObjectStore, silentLogger } from '@hub/core-index';
 // @ts-expect-error: a plain .mjs shared with tsup.config.ts
 import { WORKER_CONDITIONS, WORKER_MAIN_FIELDS } from '../scripts/worker-build.mjs';
 import type { R2BucketLike } from '../src/bindings.js';
@@ -91,7 +91,10 @@ export async function uploadStore(from: ObjectStore, bucket: R2BucketLike): Prom
 /** The demo index (node-server's bundled demo tree), built into memory. */
 export async function demoStore(): Promise<MemoryObjectStore> {
   const { seedDemo } = await import('../../node-server/src/demo.js');
+  const { seedSpaces } = await import('../../node-server/src/spaces-seed.js');
   const store = new MemoryObjectStore();
+  // As node-server's first start: the bundled spaces, then the demo index.
+  await seedSpaces(store, silentLogger);
   await seedDemo(store);
   return store;
 }
