@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** An app may import every package (they all sit below it); never another app. */
-const PACKAGES = ['core-index', 'objects', 'client', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'node-toolkit', 'hub'];
+const PACKAGES = ['core-index', 'objects', 'client', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'node-toolkit', 'spaces', 'hub'];
 
 export const ALLOWED: Record<string, readonly string[]> = {
   'packages/core-index': [],
@@ -20,7 +20,9 @@ export const ALLOWED: Record<string, readonly string[]> = {
   'packages/dialect-oci': ['core-index'],
   'packages/mcp': ['core-index'],
   'packages/account': ['core-index'],
-  'packages/node-toolkit': ['core-index'],
+  'packages/node-toolkit': ['core-index', 'objects'],
+  // the bundled spaces are browser apps: they talk to the hub over HTTP only
+  'packages/spaces': [],
   'packages/hub': ['core-index', 'objects', 'dialect-hf', 'dialect-oci', 'mcp', 'account'],
   'apps/node-server': PACKAGES,
   'apps/edge': PACKAGES,

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MemoryObjectStore, type ObjectStore } from '@hub/core-index';
+import { MemoryObjectStore, type ObjectStore, silentLogger } from '@hub/core-index';
 // @ts-expect-error: a plain .mjs shared with tsup.config.ts
 import { WORKER_CONDITIONS, WORKER_MAIN_FIELDS } from '../scripts/worker-build.mjs';
 import type { R2BucketLike } from '../src/bindings.js';
@@ -90,8 +90,10 @@ export async function uploadStore(from: ObjectStore, bucket: R2BucketLike): Prom
 
 /** The demo index (the bundled demo tree of @hub/node-toolkit), built into memory. */
 export async function demoStore(): Promise<MemoryObjectStore> {
-  const { seedDemo } = await import('@hub/node-toolkit');
+  const { seedDemo, seedSpaces } = await import('@hub/node-toolkit');
   const store = new MemoryObjectStore();
+  // As node-server's first start: the bundled spaces, then the demo index.
+  await seedSpaces(store, silentLogger);
   await seedDemo(store);
   return store;
 }

@@ -13,6 +13,7 @@ import {
   UPSTREAM_BUILD_OPTIONS,
   upstreamBuildCommand,
 } from './cli-index-run.js';
+import { spacesPutCommand } from './cli-spaces.js';
 import { ConfigError, resolveConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { probeOnce, probeSettingsFrom } from './prober.js';
@@ -39,6 +40,9 @@ Usage:
       Resumable: run it again after a crash and it reuses finished models.
   hub objects put FILE --kind KIND --token TOKEN [--url BASE] [--media-type TYPE]
       Publish a file as an object (over 16 MiB: 16 MiB chunks and a chunked record); prints its address.
+  hub spaces put DIR --name NAME --token TOKEN [--url BASE] [--title T] [--about TEXT] [--entry FILE]
+      Publish a folder as a space (a browser-only app): every file as an object, then the space
+      object sealing them under one root; it becomes /spaces/NAME/ (and stays at /spaces/ROOT/).
   hub index verify [--data DIR]
       Re-hash every object, check every catalog's references, walk the archive chain. Exit 1 on any fault.
   hub probe [--data DIR] [--config FILE]
@@ -152,6 +156,10 @@ async function main(argv: string[]) {
   if (command === 'objects' && sub === 'put') {
     installFastBlake3();
     process.exit(await objectsPutCommand(argv.slice(2)));
+  }
+  if (command === 'spaces' && sub === 'put') {
+    installFastBlake3();
+    process.exit(await spacesPutCommand(argv.slice(2)));
   }
   if (command === 'probe') {
     const { values } = parseArgs({ args: argv.slice(1), options: { data: { type: 'string' }, config: { type: 'string' } } });

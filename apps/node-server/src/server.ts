@@ -2,9 +2,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createAccountServices } from '@hub/account';
-import { type Address, DEFAULT_SOURCES, type IndexStore, type Logger, MemorySourceHealth, type SourceConfig } from '@hub/core-index';
+import {
+  type Address,
+  DEFAULT_SOURCES,
+  type IndexStore,
+  type Logger,
+  MemorySourceHealth,
+  type SourceConfig,
+  SPACES_REF,
+} from '@hub/core-index';
 import { createHub, type Hub, type HubDeps, hubRoutes } from '@hub/hub';
-import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedDemo, startStaticMirror } from '@hub/node-toolkit';
+import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedDemo, seedSpaces, startStaticMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -71,6 +79,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   let current = (await objects.readRef('current')) as Address | undefined;
   let seeded = false;
   if (!current && config.demo !== false) {
+    // The bundled spaces first, so the demo day's archive entry records their catalog.
+    if (!(await objects.readRef(SPACES_REF))) await seedSpaces(objects, log);
     current = (await seedDemo(objects, log)).catalog;
     seeded = true;
   }

@@ -97,4 +97,6 @@ export {
   type SourceHealth,
   sourceHolds,
 } from './sources/source-health.js';
+export * from './spaces/catalog.js';
+export * from './spaces/schema.js';
 export { emptyPins, PINS_FORMAT, PinsError, parsePins, pinFor, pinSource } from './upstream/pins.js';

@@ -7,6 +7,7 @@ import { objectRoutes, publishRoutes } from '@hub/objects';
 import { archiveRoutes } from './discovery/archive-routes.js';
 import { buildDescriptor } from './discovery/descriptor.js';
 import { discoveryRoutes } from './discovery/routes.js';
+import { spaceRoutes } from './spaces/routes.js';
 
 /** Everything a full hub needs; each dialect adds its own interfaces here as it lands. */
 export type HubDeps = CoreDeps & AccountDeps;
@@ -19,6 +20,7 @@ export function hubRoutes(): Route<HubDeps>[] {
     ...objectRoutes<HubDeps>(),
     ...publishRoutes<HubDeps>(),
     ...archiveRoutes<HubDeps>(),
+    ...spaceRoutes<HubDeps>(),
     ...hfRoutes<HubDeps>(),
     ...ociRoutes<HubDeps>(),
     ...accountRoutes<HubDeps>(),

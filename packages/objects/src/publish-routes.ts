@@ -1,14 +1,25 @@
 import {
   type Address,
+  addressOf,
   CatalogObjectSchema,
   type CoreDeps,
   errorResponse,
+  type HubResponse,
   json,
   type ListQuery,
   ModelObjectSchema,
+  missingAddresses,
+  type ObjectMetadata,
   type Route,
   readBody,
+  recordSpace,
   SourceObjectSchema,
+  SPACE_KIND,
+  SPACES_KIND,
+  type SpaceObject,
+  SpaceObjectSchema,
+  SpacesCatalogSchema,
+  spaceConflict,
 } from '@hub/core-index';
 
 /** Chunk objects of a payload published in pieces. */
@@ -44,10 +55,75 @@ const JSON_KINDS: Record<string, { parse(v: unknown): unknown }> = {
   'model-hub.catalog': CatalogObjectSchema,
   'model-hub.model': ModelObjectSchema,
   'model-hub.source': SourceObjectSchema,
+  [SPACE_KIND]: SpaceObjectSchema,
+  [SPACES_KIND]: SpacesCatalogSchema,
 };
+
+function spaceConflictResponse(space: SpaceObject, current: string | null) {
+  return errorResponse(
+    'objects',
+    409,
+    'CONFLICT',
+    `Space ${space.name} is now at ${current ?? 'nothing (a new name)'}, but this space object's prev is ${space.prev ?? 'null'}; set prev to ${current ?? 'null'} and publish again.`,
+  );
+}
 
 function bad(code: string, message: string) {
   return errorResponse('objects', 400, code, message);
+}
+
+/**
+ * What the publish route does once the caller is authorised and the body read: check the kind's
+ * schema, refuse a space or spaces catalog that names an address this store does not hold, compare a
+ * space's prev with its name's current root, store the bytes, and make a space current. Seeding the
+ * bundled spaces calls this too, so they pass exactly the checks an operator's publish does.
+ */
+export async function acceptObject(
+  deps: Pick<CoreDeps, 'objects' | 'log'>,
+  bytes: Uint8Array,
+  options: { kind: string; mediaType: string; filename: string | null },
+): Promise<{ meta: ObjectMetadata; created: boolean } | { error: HubResponse }> {
+  const { kind, mediaType, filename } = options;
+  const schema = JSON_KINDS[kind];
+  let space: SpaceObject | undefined;
+  if (schema) {
+    let parsed: unknown;
+    try {
+      parsed = schema.parse(JSON.parse(new TextDecoder().decode(bytes)));
+    } catch (e) {
+      return { error: bad('INVALID_OBJECT', `The body is not a valid ${kind} object: ${(e as Error).message.slice(0, 300)}`) };
+    }
+    // A space seals its files by address, and the spaces catalog names roots: both must name only
+    // objects this store holds, or the sealed URL would answer 404 for a file it promises.
+    if (kind === SPACE_KIND) space = parsed as SpaceObject;
+    const named = space
+      ? space.files.map((f) => f.address)
+      : kind === SPACES_KIND
+        ? Object.values(SpacesCatalogSchema.parse(parsed).spaces)
+        : [];
+    const missing = await missingAddresses(named, (a) => deps.objects.has(a as Address));
+    if (missing.length > 0) {
+      return {
+        error: bad(
+          'UNKNOWN_ADDRESS',
+          `The ${kind} object names ${missing.length} address(es) this hub does not hold; publish them first: ${missing.slice(0, 5).join(', ')}`,
+        ),
+      };
+    }
+  }
+  if (space) {
+    const current = await spaceConflict(deps.objects, space, addressOf(bytes));
+    if (current !== false) return { error: spaceConflictResponse(space, current) };
+  }
+  const { meta, created } = await deps.objects.put(bytes, { kind, mediaType, filename });
+  if (space) {
+    // The object is stored; now it becomes the name's current root (a new spaces catalog, then the ref).
+    const recorded = await recordSpace(deps.objects, meta.id as Address, space);
+    if (recorded.outcome === 'conflict') return { error: spaceConflictResponse(space, recorded.current) };
+    deps.log.info({ event: 'space-published', name: space.name, root: meta.id, catalog: recorded.catalog }, 'space published');
+  }
+  deps.log.info({ event: 'object-published', id: meta.id, kind: meta.kind, size: meta.size, created }, 'object published');
+  return { meta, created };
 }
 
 /** Publishing and listing objects: `POST /api/v1/objects` and `GET /api/v1/objects` (publisher token). */
@@ -73,16 +149,9 @@ export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
         // Limit enforced while the body streams: an oversized body is refused without being buffered whole.
         const bytes = await readBody(req, deps.settings.maxRequestBytes);
         if (bytes.byteLength === 0) return bad('EMPTY_BODY', 'The body is empty; send the object bytes as the request body.');
-        const schema = JSON_KINDS[kind];
-        if (schema) {
-          try {
-            schema.parse(JSON.parse(new TextDecoder().decode(bytes)));
-          } catch (e) {
-            return bad('INVALID_OBJECT', `The body is not a valid ${kind} object: ${(e as Error).message.slice(0, 300)}`);
-          }
-        }
-        const { meta, created } = await deps.objects.put(bytes, { kind, mediaType, filename });
-        deps.log.info({ event: 'object-published', id: meta.id, kind: meta.kind, size: meta.size, created }, 'object published');
+        const accepted = await acceptObject(deps, bytes, { kind, mediaType, filename });
+        if ('error' in accepted) return accepted.error;
+        const { meta, created } = accepted;
         return json(created ? 201 : 200, meta, { location: `${origin}/api/v1/objects/${meta.id}` });
       },
     },

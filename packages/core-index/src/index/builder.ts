@@ -1,3 +1,4 @@
+import { SPACES_REF } from '../spaces/catalog.js';
 import { type Address, blake3Hex } from './blake3.js';
 import { canonicalBytes, canonicalJson } from './canonical-json.js';
 import { isWeightFile } from './index-store.js';
@@ -194,6 +195,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     prev: (prevCatalogAddress as Address | undefined) ?? null,
   };
   const catalogAddress = await putJson(objects, 'model-hub.catalog', catalog);
+  const spacesCatalog = (await objects.readRef(SPACES_REF))?.trim();
   const day: ArchiveDay = {
     date: input.date,
     index: catalogAddress,
@@ -205,6 +207,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     bytes: byteCount,
     prev: older[0]?.index ?? null,
     ...(input.codeCommit ? { source: input.codeCommit } : {}),
+    // The spaces catalog current when the day was built: the archive keeps each day's spaces.
+    ...(spacesCatalog ? { spaces: spacesCatalog as Address } : {}),
   };
   // Newest first; a rebuild of the same day replaces that day.
   archive.days = [day, ...older];

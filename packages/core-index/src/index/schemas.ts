@@ -113,6 +113,8 @@ export const ArchiveDaySchema = z.object({
   prev: z.string().nullable().optional(),
   prev_ledger: z.string().nullable().optional(),
   source: z.string().optional(),
+  /** The model-hub.spaces catalog current when the day was built. */
+  spaces: AddressSchema.optional(),
 });
 
 export const ArchiveSchema = z.object({

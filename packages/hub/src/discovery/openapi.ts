@@ -1,4 +1,5 @@
 import { type ErrorShape, namedJsonSchemas, type Route } from '@hub/core-index';
+import { SPACE_RESPONSES } from '../spaces/openapi.js';
 
 /**
  * The machine description: one OpenAPI 3.1 document generated from the route table (method, path,
@@ -65,6 +66,7 @@ const accountOk = (name: string, status = '200'): Responses => ({ [status]: { de
 
 /** Success answers per route, keyed `METHOD path` exactly as in the route table. */
 export const RESPONSES: Record<string, Responses> = {
+  ...SPACE_RESPONSES,
   'GET /': ok('The website (text/html), the Descriptor (application/json) or the agent brief (text/markdown), by Accept', {
     [JSON_CT]: { schema: ref('Descriptor') },
     'text/markdown': { schema: str },

@@ -8,6 +8,7 @@ import {
   prepare,
   type Route,
   type RouteContext,
+  type SectionDescriptor,
   sendPrepared,
 } from '@hub/core-index';
 import { apiHtml, apiMarkdown } from '../site/api-docs.js';
@@ -15,12 +16,16 @@ import { BROWSE_SORTS, type BrowseSort, browsePage, homePage } from '../site/bro
 import { DOC_PAGES } from '../site/docs-content.js';
 import { escapeHtml, faviconIco, formatBytes, modelHref, page } from '../site/html.js';
 import { docHtmlPage, fillModelHealth, healthPage, modelPageTemplate, notFoundPage, sectionPage } from '../site/pages.js';
+import { liveSpaces } from '../spaces/live.js';
 import { agentCard, llmsTxt, robotsTxt } from './agent.js';
 import { agentBrief } from './brief.js';
 import { preparedDescriptor } from './descriptor.js';
 import { perOrigin } from './memo.js';
 import { buildOpenApi } from './openapi.js';
 import { SECTIONS, type SectionName, sectionBrief, sectionDescriptor } from './sections.js';
+
+/** Sections described from live state rather than from the index. */
+const LIVE_SECTIONS: Partial<Record<SectionName, (deps: CoreDeps) => Promise<LiveSection>>> = { spaces: liveSpaces };
 
 const HTML = 'text/html; charset=utf-8';
 const MARKDOWN = 'text/markdown; charset=utf-8';
@@ -66,8 +71,21 @@ function sectionLink(section: SectionName): string {
   ].join(', ');
 }
 
-function descriptorFor(index: IndexStore, section: SectionName, self: string, origin: string) {
-  return perOrigin(index, `section:${section}:${self}`, origin, () => sectionDescriptor(section, index, self, origin));
+/**
+ * A section whose content is not part of the index (spaces) is described live: its state is loaded
+ * before answering, `key` (its catalog address) keeps memoised answers apart, and `describe` builds
+ * its descriptor when it holds anything.
+ */
+export interface LiveSection {
+  key: string;
+  describe?: (self: string, origin: string) => SectionDescriptor;
+  html?: string;
+}
+
+function descriptorFor(index: IndexStore, section: SectionName, self: string, origin: string, live?: LiveSection) {
+  return perOrigin(index, `section:${section}:${self}:${live?.key ?? ''}`, origin, () =>
+    live?.describe ? live.describe(self, origin) : sectionDescriptor(section, index, self, origin),
+  );
 }
 
 /** The answer of a section route (`/models`, `/models/`, …). */
@@ -76,8 +94,10 @@ function answerSection(
   section: SectionName,
   slash: boolean,
   openapi: () => Record<string, unknown>,
+  live?: LiveSection,
 ): HubResponse {
   const { deps, origin } = ctx;
+  const liveKey = live ? `:${live.key}` : '';
   const index = deps.index();
   const kind = sectionKind(ctx);
   const self = slash ? `/${section}/` : `/${section}`;
@@ -86,23 +106,23 @@ function answerSection(
     res = errorResponse('hub', 400, 'BadRequest', `format must be json, md or html; leave it out to choose by Accept.`);
   } else if (kind === 'json') {
     res = sendPrepared(
-      perOrigin(index, `section-json:${section}:${self}`, origin, () =>
-        prepare(`${JSON.stringify(descriptorFor(index, section, self, origin), null, 2)}\n`, JSON_CT),
+      perOrigin(index, `section-json:${section}:${self}${liveKey}`, origin, () =>
+        prepare(`${JSON.stringify(descriptorFor(index, section, self, origin, live), null, 2)}\n`, JSON_CT),
       ),
     );
   } else if (kind === 'markdown') {
     // The brief is the same bytes with or without the trailing slash.
     res = sendPrepared(
-      perOrigin(index, `section-md:${section}`, origin, () =>
-        prepare(sectionBrief(descriptorFor(index, section, `/${section}`, origin), origin), MARKDOWN),
+      perOrigin(index, `section-md:${section}${liveKey}`, origin, () =>
+        prepare(sectionBrief(descriptorFor(index, section, `/${section}`, origin, live), origin), MARKDOWN),
       ),
     );
   } else if (section === 'models' && slash) {
     res = browse(ctx);
   } else {
     res = sendPrepared(
-      htmlPrepared(index, `section-html:${section}`, origin, () => {
-        const d = descriptorFor(index, section, `/${section}`, origin);
+      htmlPrepared(index, `section-html:${section}${liveKey}`, origin, () => {
+        const d = descriptorFor(index, section, `/${section}`, origin, live);
         if (section === 'models') {
           const listed = index.models().filter((m) => m.row.svc.listed !== false).length;
           return sectionPage(
@@ -111,6 +131,7 @@ function answerSection(
           );
         }
         if (section === 'docs') return sectionPage(d, apiHtml(openapi()));
+        if (live?.html) return sectionPage(d, live.html);
         return sectionPage(d);
       }),
     );
@@ -235,20 +256,22 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
 
   const sections: Route<D>[] = SECTIONS.flatMap((section) => {
     const summary = `The ${section} section: SectionDescriptor (Accept: application/json), the section page (text/html) or the Markdown brief`;
+    const liveFor = LIVE_SECTIONS[section];
+    const answer = (slash: boolean) =>
+      liveFor
+        ? h(async (ctx) => answerSection(ctx, section, slash, () => openapi().doc, await liveFor(ctx.deps)))
+        : h((ctx) => answerSection(ctx, section, slash, () => openapi().doc));
+    // A live section changes without an index build: a short cache.
+    const cache = liveFor ? 60 : 300;
     return [
-      get(
-        `/${section}`,
-        summary,
-        300,
-        h((ctx) => answerSection(ctx, section, false, () => openapi().doc)),
-      ),
+      get(`/${section}`, summary, cache, answer(false)),
       get(
         `/${section}/`,
         section === 'models'
           ? 'The browse page to browsers; the section brief (same bytes as /models) or descriptor to others'
           : `${summary}; same as /${section}`,
-        300,
-        h((ctx) => answerSection(ctx, section, true, () => openapi().doc)),
+        cache,
+        answer(true),
       ),
     ];
   });

@@ -51,7 +51,7 @@ export function examples(index: IndexStore): Examples {
 
 const idPath = (id: string) => encodePath(id);
 
-function common(section: SectionName, self: string) {
+export function sectionCommon(section: SectionName, self: string) {
   return {
     format: 'svc.section.descriptor/v1' as const,
     section,
@@ -96,7 +96,7 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
         { method: 'GET', url: '/v2/_catalog', returns: 'OciCatalog: every model id in lowercase, as an OCI repository', dialect: 'oci' },
       ];
       return {
-        ...common('models', self),
+        ...sectionCommon('models', self),
         about: 'Open models indexed at one revision each: names, sizes and SHA-256 of every file, and the sources that hold the bytes.',
         inventory: {
           described: index.totals.models,
@@ -144,7 +144,7 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
       const m = ex.ociModel;
       const repo = m ? idPath(m.id.toLowerCase()) : undefined;
       return {
-        ...common('registry', self),
+        ...sectionCommon('registry', self),
         about:
           'An OCI distribution registry over the same index: one repository per model, one tag per GGUF quantisation, layers named by their SHA-256.',
         inventory: {
@@ -198,7 +198,7 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
       const isSpaces = section === 'spaces';
       const what = isSpaces ? 'spaces' : 'buckets';
       return {
-        ...common(section, self),
+        ...sectionCommon(section, self),
         about: isSpaces
           ? 'Browser-only apps sealed under one root digest; this hub holds none yet.'
           : 'OCI index trees whose blocks are checked against their addresses; this hub holds none yet.',
@@ -234,7 +234,7 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
     default: {
       const pages = docPages();
       return {
-        ...common('docs', self),
+        ...sectionCommon('docs', self),
         about: 'How to use this hub: the machine description rendered for people, source failover, and how to verify a download.',
         inventory: {
           described: pages.length,

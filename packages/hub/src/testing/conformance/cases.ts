@@ -3,6 +3,7 @@ import { hfCases } from './cases-hf.js';
 import { mcpAccountCases } from './cases-mcp-account.js';
 import { ociCases } from './cases-oci.js';
 import { siteCases } from './cases-site.js';
+import { spaceCases } from './cases-spaces.js';
 import type { ConformanceCase } from './types.js';
 
 /**
@@ -11,5 +12,5 @@ import type { ConformanceCase } from './types.js';
  * source named `demo-mirror`.
  */
 export function conformanceCases(): ConformanceCase[] {
-  return [...coreCases(), ...siteCases(), ...hfCases(), ...ociCases(), ...mcpAccountCases()];
+  return [...coreCases(), ...siteCases(), ...hfCases(), ...ociCases(), ...mcpAccountCases(), ...spaceCases()];
 }

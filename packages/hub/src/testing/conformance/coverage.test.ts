@@ -14,6 +14,8 @@ const FACTS: ConformanceFacts = {
   configDigest: `sha256:${'0'.repeat(64)}`,
   manifestDigest: `sha256:${'0'.repeat(64)}`,
   sumsEtag: '"x"',
+  spacesCatalog: `blake3:${'0'.repeat(64)}`,
+  verifyRoot: '0'.repeat(64),
 };
 
 /** One key per route; the many registry-write routes (every write method on every /v2 path) count as one. */

@@ -107,6 +107,8 @@ async function readFacts(base: string, doFetch: typeof fetch): Promise<Conforman
   });
   const manifest = (await manifestRes.json()) as { config: { digest: string } };
   const sums = await get('/demo/tiny-llama-2-GGUF/resolve/main/SHA256SUMS');
+  const spaces = (await (await get('/spaces?format=json')).json()) as { catalog: { address: string } | null };
+  const verify = await doFetch(`${base}/spaces/verify/`, { method: 'HEAD' });
   return {
     catalog: descriptor.catalog,
     ggufCommit: gguf.sha,
@@ -116,6 +118,8 @@ async function readFacts(base: string, doFetch: typeof fetch): Promise<Conforman
     configDigest: manifest.config.digest,
     manifestDigest: manifestRes.headers.get('docker-content-digest') ?? '',
     sumsEtag: sums.headers.get('etag') ?? '',
+    spacesCatalog: spaces.catalog?.address ?? '',
+    verifyRoot: verify.headers.get('x-space-root') ?? '',
   };
 }
 

@@ -21,6 +21,9 @@ export interface ConformanceFacts {
   manifestDigest: string;
   /** ETag of the GGUF model's SHA256SUMS */
   sumsEtag: string;
+  /** the current spaces catalog and the root of the bundled `verify` space */
+  spacesCatalog: string;
+  verifyRoot: string;
 }
 
 export interface CaseRequest {

@@ -1,0 +1,53 @@
+import { parseArgs } from 'node:util';
+import { readSpaceDir } from '@hub/node-toolkit';
+import { httpSpaceSink, PublishError, publishSpace, type SpaceFileInput } from '@hub/objects';
+import { CliError } from './cli-index-run.js';
+
+/** `hub spaces put DIR --name NAME --token TOKEN [--url BASE] [--title T] [--about A] [--entry FILE]` */
+export async function spacesPutCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      token: { type: 'string' },
+      url: { type: 'string' },
+      title: { type: 'string' },
+      about: { type: 'string' },
+      entry: { type: 'string' },
+    },
+  });
+  const dir = positionals[0];
+  if (!dir || positionals.length > 1) throw new CliError('spaces put needs exactly one DIR (see hub --help)');
+  if (!values.name) throw new CliError('spaces put needs --name NAME (1-63 of a-z 0-9 -)');
+  const token = values.token ?? process.env.HUB_PUBLISHER_TOKEN;
+  if (!token) throw new CliError('spaces put needs --token TOKEN (or HUB_PUBLISHER_TOKEN): a publisher token of the hub');
+  const url = (values.url ?? process.env.HUB_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  let files: SpaceFileInput[];
+  try {
+    files = await readSpaceDir(dir);
+  } catch (e) {
+    throw new CliError(`cannot read ${dir}: ${(e as Error).message}`);
+  }
+  if (files.length === 0) throw new CliError(`${dir} holds no files`);
+  try {
+    const r = await publishSpace(
+      files,
+      {
+        name: values.name,
+        ...(values.title ? { title: values.title } : {}),
+        ...(values.about ? { about: values.about } : {}),
+        ...(values.entry ? { entry: values.entry } : {}),
+      },
+      httpSpaceSink(url, token),
+    );
+    process.stdout.write(`${JSON.stringify({ ...r, url: `${url}/spaces/${r.name}/`, sealed: `${url}/spaces/${r.root}/` })}\n`);
+    return 0;
+  } catch (e) {
+    if (e instanceof PublishError) {
+      process.stderr.write(`hub: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+}
