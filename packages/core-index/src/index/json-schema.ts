@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SpaceObjectSchema, SpacesCatalogSchema } from '../spaces/schema.js';
 import * as S from './schemas.js';
 
 /**
@@ -67,6 +68,8 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   CatalogObject: S.CatalogObjectSchema,
   ModelObject: S.ModelObjectSchema,
   SourceObject: S.SourceObjectSchema,
+  SpaceObject: SpaceObjectSchema,
+  SpacesCatalog: SpacesCatalogSchema,
   ObjectMetadata: S.ObjectMetadataSchema,
   CapabilityManifest: S.CapabilityManifestSchema,
   HealthResponse: S.HealthResponseSchema,

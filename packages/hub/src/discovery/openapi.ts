@@ -109,7 +109,9 @@ export const RESPONSES: Record<string, Responses> = {
     '200': {
       description: 'The object bytes, with X-Object-Kind and the media type given at publish; BLAKE3 of the bytes equals the address',
       content: {
-        [JSON_CT]: { schema: { oneOf: [ref('CatalogObject'), ref('ModelObject'), ref('SourceObject')] } },
+        [JSON_CT]: {
+          schema: { oneOf: [ref('CatalogObject'), ref('ModelObject'), ref('SourceObject'), ref('SpaceObject'), ref('SpacesCatalog')] },
+        },
         '*/*': { schema: bin },
       },
     },
