@@ -19,11 +19,17 @@ const FLAGS = {
   models: { type: 'string' },
   keep: { type: 'string' },
   client: { type: 'boolean' },
+  edge: { type: 'boolean' },
 };
 const { values } = parseArgs({ options: FLAGS, args: process.argv.slice(2).filter((a) => a !== '--') });
 if (values.client) {
   // the verifying client's benchmark is its own script (hub get vs curl)
   await import('./client.mjs');
+  process.exit(0);
+}
+if (values.edge) {
+  // the edge hub against a trivial fixed-302 Worker under the same Miniflare
+  await import('./edge.mjs');
   process.exit(0);
 }
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');

@@ -1,0 +1,89 @@
+// pnpm bench --edge: the edge hub's /resolve under workerd (Miniflare) against a trivial Worker that answers every
+// request with a fixed 302 under the same Miniflare setup, in alternating rounds of wrk on loopback.
+// Usage: node bench/edge.mjs [--duration 5] [--rounds 5] [--connections 50]
+//   (needs the build: apps/edge/dist/worker.js and packages/node-toolkit/dist; `pnpm bench` builds first)
+import { execFileSync, spawn } from 'node:child_process';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '50' },
+    edge: { type: 'boolean' },
+  },
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  strict: false,
+});
+const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
+const DURATION = Number(values.duration);
+const ROUNDS = Number(values.rounds);
+const CONNECTIONS = Number(values.connections);
+const RESOLVE = '/demo/tiny-llama-2-GGUF/resolve/main/llama-2-tiny-random-F16.gguf';
+
+const children = [];
+function serve(port, extra = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['apps/edge/scripts/serve.mjs', '--port', String(port), ...extra], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    children.push(child);
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /ready (\S+)/.exec(out);
+      if (m) resolve({ child, url: m[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`serve.mjs exited with ${code}`)));
+  });
+}
+
+function wrk(url) {
+  const out = execFileSync('wrk', ['-t1', `-c${CONNECTIONS}`, `-d${DURATION}s`, '--latency', url], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+  const p99 = /99%\s+([\d.]+)(\w+)/.exec(out);
+  const ms = p99 ? Number(p99[1]) * ({ us: 0.001, ms: 1, s: 1000 }[p99[2]] ?? 1) : Number.NaN;
+  const non3xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  return { rps, p99ms: ms, non3xx };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const spread = (xs) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}`;
+
+try {
+  const hub = await serve(18384);
+  const base = await serve(18385, ['--baseline']);
+  const hubUrl = `${hub.url}${RESOLVE}`;
+  const baseUrl = `${base.url}${RESOLVE}`;
+  const first = await fetch(hubUrl, { redirect: 'manual' });
+  if (first.status !== 302) throw new Error(`the edge hub answers ${first.status} on ${RESOLVE}`);
+  wrk(hubUrl);
+  wrk(baseUrl); // warm-up of both isolates
+  const runs = { hub: [], base: [] };
+  for (let r = 0; r < ROUNDS; r++) {
+    // alternate which goes first, so neither always meets the warmer machine
+    const order = r % 2 === 0 ? ['hub', 'base'] : ['base', 'hub'];
+    for (const which of order) runs[which].push(wrk(which === 'hub' ? hubUrl : baseUrl));
+    console.error(`round ${r + 1}: hub ${runs.hub.at(-1).rps.toFixed(0)}/s, trivial 302 Worker ${runs.base.at(-1).rps.toFixed(0)}/s`);
+  }
+  const rps = (w) => runs[w].map((x) => x.rps);
+  const p99 = (w) => runs[w].map((x) => x.p99ms);
+  const ratios = runs.hub.map((h, i) => h.rps / runs.base[i].rps);
+  const errors = [...runs.hub, ...runs.base].reduce((n, x) => n + x.non3xx, 0);
+  console.log(
+    [
+      `Command: \`pnpm bench --edge\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s, ${ROUNDS} alternating rounds; Miniflare ${'workerd'} on loopback; Node ${process.version})`,
+      '',
+      '| server | req/s median (spread) | p99 ms median (spread) |',
+      '| --- | ---: | ---: |',
+      `| edge hub GET ${RESOLVE} | ${median(rps('hub')).toFixed(0)} (${spread(rps('hub'))}) | ${median(p99('hub')).toFixed(2)} (${Math.min(...p99('hub')).toFixed(2)}–${Math.max(...p99('hub')).toFixed(2)}) |`,
+      `| trivial Worker, fixed 302 | ${median(rps('base')).toFixed(0)} (${spread(rps('base'))}) | ${median(p99('base')).toFixed(2)} (${Math.min(...p99('base')).toFixed(2)}–${Math.max(...p99('base')).toFixed(2)}) |`,
+      '',
+      `hub / trivial Worker: ${median(ratios).toFixed(2)} (per round ${ratios.map((x) => x.toFixed(2)).join(', ')}; target ≥ 0.8); p99 hub / trivial: ${(median(p99('hub')) / median(p99('base'))).toFixed(2)} (target ≤ 2); non-3xx answers: ${errors}.`,
+    ].join('\n'),
+  );
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+}
