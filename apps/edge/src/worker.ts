@@ -1,3 +1,4 @@
+import { admitRequest } from '@hub/core-index';
 import type { Env } from './bindings.js';
 import { createEdgeHub, type EdgeHub, NoIndexError } from './edge-hub.js';
 import { toResponse } from './to-response.js';
@@ -41,6 +42,18 @@ function unavailable(e: unknown): Response {
 export default {
   /** Every request: the web `Request` goes straight in as the hub's request; the answer is wrapped in a `Response`. */
   async fetch(req: Request, env: Env, ctx: ExecutionContextLike): Promise<Response> {
+    // The same gate as node-server: the route from the request target alone, an invalid Host refused with 400 in
+    // the path's error shape. A Worker is a public deployment, so the loopback rebinding rule does not apply.
+    const url = req.url;
+    const slash = url.indexOf('/', url.indexOf('://') + 3);
+    const admitted = admitRequest({
+      method: req.method,
+      target: slash === -1 ? '/' : url.slice(slash),
+      host: req.headers.get('host') ?? new URL(url).host,
+      origin: req.headers.get('origin'),
+      protocol: url.slice(0, url.indexOf(':')),
+    });
+    if (!admitted.ok) return toResponse(admitted.response);
     let edge: EdgeHub;
     try {
       edge = await edgeHub(env);

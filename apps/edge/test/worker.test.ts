@@ -216,3 +216,27 @@ describe('the edge Worker with fake bindings', () => {
     log.mockRestore();
   });
 });
+
+describe('the edge request gate (the same admitRequest as node-server)', () => {
+  // No binding is ever read: the gate answers before the hub starts (the fake bucket would answer 503).
+  const env = { OBJECTS: {}, ACCOUNTS: {}, STATE: {} } as unknown as Env;
+  const ctx = { waitUntil: () => {} };
+  const BAD_HOSTS = ['a b', 'a@b', '[::1]:99999', '%00', '[', ':', 'a:b:c', 'a"b<c>'];
+  const GROUPS = [
+    { method: 'GET', path: '/llms.txt', json: (b: string) => expect(b).toMatch(/Host/) },
+    { method: 'GET', path: '/api/models', json: (b: string) => expect(JSON.parse(b).error).toMatch(/Host/) },
+    { method: 'POST', path: '/mcp', json: (b: string) => expect(JSON.parse(b).error).toMatch(/Host/) },
+    { method: 'GET', path: '/v2/', json: (b: string) => expect(JSON.parse(b).errors[0].message).toMatch(/Host/) },
+    { method: 'POST', path: '/api/v1/objects', json: (b: string) => expect(JSON.parse(b).message).toMatch(/Host/) },
+  ];
+  it('answers an invalid Host with 400 in the route group’s error shape, before anything else', async () => {
+    for (const host of BAD_HOSTS) {
+      for (const g of GROUPS) {
+        const req = new Request(`http://edge.test${g.path}`, { method: g.method, headers: { host } });
+        const res = await worker.fetch(req, env, ctx);
+        expect(res.status, `${host} ${g.path}`).toBe(400);
+        g.json(await res.text());
+      }
+    }
+  });
+});

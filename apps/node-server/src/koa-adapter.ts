@@ -1,15 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import {
-  errorResponse,
-  type HeaderBag,
-  type HubRequest,
-  type HubResponse,
-  type RebindingSettings,
-  rebindingRefusal,
-  requestTarget,
-  shapeForPath,
-} from '@hub/core-index';
+import { admitRequest, type HeaderBag, type HubRequest, type HubResponse, type RebindingSettings } from '@hub/core-index';
 import type { Hub } from '@hub/hub';
 import type { Middleware } from 'koa';
 
@@ -29,21 +20,19 @@ class NodeHeaders implements HeaderBag {
  * invalid `Host` or request target is answered 400 in the error shape of the path's route group.
  */
 export function toHubRequest(req: IncomingMessage, protocol: string, rebinding?: RebindingSettings): HubRequest | HubResponse {
-  const target = requestTarget(req.url ?? '/', req.headers.host, protocol);
-  if (!target.ok) return errorResponse(shapeForPath(target.path), 400, 'BAD_REQUEST', target.message);
-  if (rebinding) {
-    const refusal = rebindingRefusal(rebinding, {
-      method: req.method ?? 'GET',
-      path: target.path,
-      host: req.headers.host,
-      origin: req.headers.origin,
-    });
-    if (refusal) return errorResponse(shapeForPath(target.path), 403, 'FORBIDDEN_HOST', refusal);
-  }
+  const admitted = admitRequest({
+    method: req.method ?? 'GET',
+    target: req.url ?? '/',
+    host: req.headers.host,
+    origin: req.headers.origin,
+    protocol,
+    ...(rebinding ? { rebinding } : {}),
+  });
+  if (!admitted.ok) return admitted.response;
   const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
   return {
     method: req.method ?? 'GET',
-    url: target.url,
+    url: admitted.url,
     headers: new NodeHeaders(req.headers),
     body: hasBody ? (req as AsyncIterable<Uint8Array>) : null,
   };

@@ -3,6 +3,8 @@ export * from './http/contract.js';
 export { createHub, type Hub, type HubSiteSettings, splitUrl } from './http/create-hub.js';
 export { type MatchResult, type RouteMatch, Router } from './http/router.js';
 export {
+  type Admission,
+  admitRequest,
   bearerToken,
   EXPOSED_HEADERS,
   registryCredential,
