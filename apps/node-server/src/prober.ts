@@ -13,6 +13,7 @@ import {
   probedSources,
   probeRetryAfterSeconds,
   probeSettings,
+  pullForward,
   runProbeRound,
   type SourceConfig,
 } from '@hub/core-index';
@@ -97,6 +98,12 @@ export function createProber(options: ProberOptions): NodeProber {
   let state = currentProbeState(readProbeState(dataDir, log), sources);
   health.restore(healthStates(state));
   health.useRetryAfter(() => probeRetryAfterSeconds(state, now(), settings));
+  // A file asked for with no live holder: its failing holders are re-checked at the interval (issue 19).
+  health.onWanted((holders) => {
+    if (stopped) return;
+    const moved = pullForward(state, holders, now(), settings);
+    if (moved.length) schedule();
+  });
 
   let timer: ReturnType<typeof setTimeout> | undefined;
   let started = false;

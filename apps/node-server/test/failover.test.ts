@@ -552,3 +552,58 @@ describe('hub probe (one round, as a table)', () => {
     expect(() => probeSettingsFrom({ probeIntervalSeconds: -1 })).toThrow(/intervalSeconds must be a positive number/);
   });
 });
+
+describe('healing within one probe interval (issue 19; interval 2 s, failing sources on the growing schedule)', () => {
+  // The growing schedule alone would wait 2 s, 4 s, 8 s … between re-checks of a source that keeps failing; a
+  // file asked for with no live holder pulls its holders' re-check back to one interval after their last probe.
+  const HEAL = { probeIntervalSeconds: 2, probeTimeoutSeconds: 1, probeRetrySeconds: 2, probeRetryMaxSeconds: 3600 };
+  const ONLY_A_PATH = `/${MODEL_A}/resolve/main/model.bin`;
+
+  async function failing(hub: TestHub, name: 'a' | 'b', failures: number) {
+    await waitFor(
+      `${failures} failed probes of ${name}`,
+      async () => (hub.running.prober.state().sources[name]?.failures ?? 0) >= failures,
+      20_000,
+    );
+    const r = hub.running.prober.state().sources[name];
+    // the schedule has grown past the interval: without demand, the next re-check is ≥ 8 s after the last probe
+    expect(Date.parse(r?.next ?? '') - Date.parse(r?.probed ?? '')).toBeGreaterThanOrEqual(4000);
+  }
+
+  /** Ask for `path` until it redirects; returns the milliseconds from `since`. */
+  async function redirectedAfter(hub: TestHub, path: string, since: number) {
+    await waitFor(`a redirect for ${path}`, async () => (await resolve(hub, path)).status === 302, 20_000);
+    return Date.now() - since;
+  }
+
+  it('a source healed after serving wrong bytes gets redirects again within one interval of the next re-check', async () => {
+    const { hub, a } = await setup(HEAL);
+    await bothVerified(hub);
+    a.mode = 'wrong';
+    await failing(hub, 'a', 3);
+    expect((await resolve(hub, ONLY_A_PATH)).status).toBe(503);
+    const healed = Date.now();
+    a.mode = 'ok';
+    const ms = await redirectedAfter(hub, ONLY_A_PATH, healed);
+    // one interval after the last probe at most, plus the probe itself and the polling (the long schedule: ≥ 8 s)
+    expect(ms).toBeLessThan(HEAL.probeIntervalSeconds * 1000 + 1500);
+    expect((await resolve(hub, ONLY_A_PATH)).source).toBe('a');
+  }, 40_000);
+
+  it('with every source failing and one healing, the 503s stop within one interval', async () => {
+    const { hub, a, b } = await setup(HEAL);
+    await bothVerified(hub);
+    a.mode = 'wrong';
+    b.mode = 'wrong';
+    await failing(hub, 'a', 3);
+    await failing(hub, 'b', 3);
+    const res = await resolve(hub, WEIGHTS_PATH);
+    expect(res.status).toBe(503);
+    expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(HEAL.probeIntervalSeconds);
+    const healed = Date.now();
+    b.mode = 'ok';
+    const ms = await redirectedAfter(hub, WEIGHTS_PATH, healed);
+    expect(ms).toBeLessThan(HEAL.probeIntervalSeconds * 1000 + 1500);
+    expect((await resolve(hub, WEIGHTS_PATH)).source).toBe('b');
+  }, 60_000);
+});

@@ -78,6 +78,7 @@ export {
   probeSettings,
   probeSource,
   probeUrl,
+  pullForward,
   recordOutcome,
   runProbeRound,
   type SourceProbeRecord,

@@ -12,6 +12,7 @@ import {
   probeSettings,
   probeSource,
   probeUrl,
+  pullForward,
   runProbeRound,
 } from './prober.js';
 import { MemorySourceHealth, type SourceConfig } from './source-health.js';
@@ -354,3 +355,45 @@ describe('runProbeRound', () => {
 function holders(...names: string[]): SourceObject[] {
   return names.map((source) => ({ kind: 'model-hub.source', model: 'o/n', revision: 'r'.repeat(40), source, type: 'http' }));
 }
+
+describe('demand pulls a failing source forward (pullForward)', () => {
+  const settings = { intervalSeconds: 2, retrySeconds: 2, retryMaxSeconds: 3600 };
+  const record = (ok: boolean, probedAt: number, nextAt: number) => ({
+    ok,
+    checked: null,
+    reason: ok ? 'verified' : 'mismatch',
+    failures: ok ? 0 : 4,
+    probed: new Date(probedAt).toISOString(),
+    next: new Date(nextAt).toISOString(),
+    probe: SHA,
+  });
+
+  it('moves a failing holder to one interval after its last probe, or now when that has passed', () => {
+    const state: ProbeState = {
+      v: 1,
+      sources: { a: record(false, T0, T0 + 16_000), b: record(false, T0 - 10_000, T0 + 6_000), c: record(true, T0, T0 + 2_000) },
+    };
+    expect(pullForward(state, ['a', 'b', 'c', 'unknown'], T0 + 500, settings)).toEqual(['a', 'b']);
+    expect(state.sources.a?.next).toBe(new Date(T0 + 2_000).toISOString());
+    expect(state.sources.b?.next).toBe(new Date(T0 + 500).toISOString());
+    // a healthy source and one already due sooner are left as they are
+    expect(state.sources.c?.next).toBe(new Date(T0 + 2_000).toISOString());
+    expect(pullForward(state, ['a'], T0 + 600, settings)).toEqual([]);
+    // the 503's Retry-After follows the pulled schedule
+    expect(probeRetryAfterSeconds(state, T0 + 500, settings)).toBe(1);
+  });
+
+  it('MemorySourceHealth tells the prober the holders of a file it could not serve, and only then', () => {
+    const health = new MemorySourceHealth([source('a'), source('b')], ['a', 'b']);
+    const heard: string[][] = [];
+    health.onWanted((h) => heard.push(h));
+    const object: SourceObject = { source: 'a', type: 'http' } as SourceObject;
+    const input = { id: 'o/n', revision: 'r'.repeat(40), path: 'f.bin', sources: [object, { ...object, source: 'b' }] };
+    expect(health.choose(input).ok).toBe(true);
+    expect(heard).toEqual([]);
+    health.record('a', { ok: false, reason: 'mismatch', at: T0 });
+    health.record('b', { ok: false, reason: 'timeout', at: T0 });
+    expect(health.choose(input).ok).toBe(false);
+    expect(heard).toEqual([['a', 'b']]);
+  });
+});

@@ -320,6 +320,30 @@ export function probeRetryAfterSeconds(state: ProbeState, now: number, settings:
   return Math.max(1, Math.ceil((next - now) / 1000));
 }
 
+/**
+ * Demand pulls a failing source's re-check forward (issue 19): when a file is asked for and no live source holds it,
+ * each failing source among its holders is due again one probe interval after its last probe (or now, when that
+ * has passed) instead of on the growing schedule. Returns the names whose due time moved. A source that passes is
+ * back on the normal interval; one that keeps failing while nobody asks goes back to the growing schedule.
+ */
+export function pullForward(state: ProbeState, names: readonly string[], now: number, settings: Partial<ProbeSettings> = {}): string[] {
+  const interval = probeSettings(settings).intervalSeconds * 1000;
+  const moved: string[] = [];
+  for (const name of names) {
+    const r = state.sources[name];
+    if (!r || r.ok) continue;
+    const probed = Date.parse(r.probed);
+    const next = Date.parse(r.next);
+    if (Number.isNaN(probed) || Number.isNaN(next)) continue;
+    const wanted = Math.max(probed + interval, now);
+    if (wanted < next) {
+      state.sources[name] = { ...r, next: new Date(wanted).toISOString() };
+      moved.push(name);
+    }
+  }
+  return moved;
+}
+
 /** Fold one outcome into the state. */
 export function recordOutcome(state: ProbeState, source: SourceConfig, outcome: ProbeOutcome, settings: ProbeSettings): SourceProbeRecord {
   const prev = state.sources[source.name];

@@ -321,12 +321,22 @@ export class MemorySourceHealth implements SourceHealth {
   }
 
   choose(input: ChooseInput): ChooseResult {
-    return chooseSource(
+    const result = chooseSource(
       input,
       this.order,
       (n) => this.state(n),
       (n) => this.configs.get(n),
     );
+    // Nobody can serve a file that is being asked for: tell the prober, which re-checks its holders sooner.
+    if (!result.ok && result.reason === 'none-ok' && this.wanted) this.wanted(result.holders);
+    return result;
+  }
+
+  private wanted?: (holders: string[]) => void;
+
+  /** Let the prober hear which failing sources hold a file that was asked for and could not be served. */
+  onWanted(fn: (holders: string[]) => void): void {
+    this.wanted = fn;
   }
 
   private retryAfter?: () => number;
