@@ -20,12 +20,19 @@ const FLAGS = {
   keep: { type: 'string' },
   client: { type: 'boolean' },
   edge: { type: 'boolean' },
+  soak: { type: 'boolean' },
+  minutes: { type: 'string' },
 };
 const { values } = parseArgs({ options: FLAGS, args: process.argv.slice(2).filter((a) => a !== '--') });
 if (values.client) {
   // the verifying client's benchmark is its own script (hub get vs curl)
   await import('./client.mjs');
   process.exit(0);
+}
+if (values.soak) {
+  // 10 minutes (--minutes N) of mixed load over the hot routes: errors, percentiles, memory at start and end
+  await import('./soak.mjs');
+  process.exit(process.exitCode ?? 0);
 }
 if (values.edge) {
   // the edge hub against a trivial fixed-302 Worker under the same Miniflare
