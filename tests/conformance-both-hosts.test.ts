@@ -1,5 +1,14 @@
 import { createTestIdentityProvider } from '@hub/account/testing';
-import { type ConformanceOptions, type ConformanceReport, compareReports, runConformance } from '@hub/hub/testing';
+import { hubRoutes } from '@hub/hub';
+import {
+  type BadInputAnswer,
+  type BadInputRequest,
+  type ConformanceOptions,
+  type ConformanceReport,
+  checkBadInput,
+  compareReports,
+  runConformance,
+} from '@hub/hub/testing';
 import { DEMO_SOURCE, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEdge, startEdge } from '../apps/edge/test/harness.js';
@@ -106,4 +115,33 @@ describe('conformance: the edge under workerd', () => {
     expect(diff[0]).toMatch(/^GET \/v2\/ is the API check: body differs/);
     expect(diff[1]).toBe('GET /mcp is 405: status 405 vs 404');
   });
+});
+
+describe('bad input over HTTP on both hosts (the property of packages/hub/src/testing/bad-input.ts, a smaller sample)', () => {
+  const SEED = Number(process.env.FC_SEED ?? 19_2026);
+  const RUNS = Number(process.env.FC_HTTP_RUNS ?? 120);
+  const routes = hubRoutes();
+
+  const sender =
+    (base: string) =>
+    async (req: BadInputRequest): Promise<BadInputAnswer> => {
+      const res = await fetch(`${base}${req.path}`, {
+        method: req.method,
+        headers: req.headers,
+        redirect: 'manual',
+        ...(req.body !== undefined ? { body: req.body } : {}),
+      });
+      return { status: res.status, text: await res.text(), contentType: res.headers.get('content-type') ?? '' };
+    };
+  const catalogOf = async (base: string) =>
+    ((await (await fetch(`${base}/`, { headers: { accept: 'application/json' } })).json()) as { catalog: unknown }).catalog;
+
+  for (const host of ['node-server', 'edge'] as const) {
+    it(`${host}: never 5xx (bar the documented 503), each group's error shape, the index unchanged, over ${RUNS} requests`, async () => {
+      const base = host === 'edge' ? edge.url : node.url;
+      const before = JSON.stringify(await catalogOf(base));
+      await checkBadInput(routes, sender(base), { seed: SEED, runs: RUNS, http: true, boundMs: 10_000 });
+      expect(JSON.stringify(await catalogOf(base))).toBe(before);
+    }, 180_000);
+  }
 });
