@@ -16,6 +16,7 @@ import {
   selectFiles,
 } from '@hub/client';
 import { defaultHfCache, fileSink, hfCacheSink, nodeHasher } from '@hub/client/node';
+import { ProgressBars } from './progress.js';
 
 export const GET_HELP = `  hub get owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N]
                 [--stall-seconds N]
@@ -32,8 +33,6 @@ export interface GetIo {
   env: NodeJS.ProcessEnv;
   fetch?: typeof fetch;
 }
-
-const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
 
 /** Runs `hub get`; returns the exit code (0 all verified, 1 a file failed, 2 bad usage). */
 export async function getCommand(argv: string[], io: GetIo): Promise<number> {
@@ -93,13 +92,7 @@ export async function getCommand(argv: string[], io: GetIo): Promise<number> {
     return 2;
   }
   const hub = (values.hub as string | undefined) ?? io.env.HUB_URL ?? 'http://localhost:8080';
-  const bars = new Map<string, string>();
-  const draw = () => {
-    if (!io.tty) return;
-    io.err(`\x1b[${bars.size}A`);
-    for (const line of bars.values()) io.err(`\r\x1b[2K${line}\n`);
-  };
-  const started = new Map<string, number>();
+  const bars = new ProgressBars((line) => io.err(line));
   const opts: ClientOptions = {
     hub,
     hasher: nodeHasher,
@@ -109,16 +102,7 @@ export async function getCommand(argv: string[], io: GetIo): Promise<number> {
       if (!io.tty) io.out(JSON.stringify({ event: 'attempt', ...a }));
     },
     onProgress: (p) => {
-      if (!io.tty) return;
-      const t0 = started.get(p.file) ?? Date.now();
-      started.set(p.file, t0);
-      const s = Math.max(0.001, (Date.now() - t0) / 1000);
-      const pct = p.size ? Math.floor((p.received / p.size) * 100) : 100;
-      const prev = bars.get(p.file);
-      const line = `${p.file}  ${pct}%  ${mib(p.received)}/${mib(p.size)}  ${mib(p.received / s)}/s  from ${p.source}`;
-      if (prev === undefined) io.err('\n');
-      bars.set(p.file, line);
-      draw();
+      if (io.tty) bars.update(p);
     },
   };
   let results: FileResult[];
@@ -139,6 +123,7 @@ export async function getCommand(argv: string[], io: GetIo): Promise<number> {
     io.err(`hub get: ${(e as Error).message}`);
     return 1;
   }
+  if (io.tty) bars.draw();
   let bad = 0;
   for (const r of results) {
     if (!r.ok) bad++;
