@@ -15,7 +15,7 @@ import {
   type RemoteFile,
   selectFiles,
 } from '@hub/client';
-import { defaultHfCache, fileSink, hfCacheSink, nodeHasher } from '@hub/client/node';
+import { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher } from '@hub/client/node';
 import { ProgressBars } from './progress.js';
 
 export const GET_HELP = `  hub get owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N]
@@ -97,7 +97,8 @@ export async function getCommand(argv: string[], io: GetIo): Promise<number> {
     hub,
     hasher: nodeHasher,
     stallSeconds: stall,
-    ...(io.fetch ? { fetch: io.fetch } : {}),
+    // bytes over node:http (an injected fetch, in tests, carries them too)
+    ...(io.fetch ? { fetch: io.fetch } : { getBytes: nodeGetBytes }),
     onAttempt: (a: Attempt) => {
       if (!io.tty) io.out(JSON.stringify({ event: 'attempt', ...a }));
     },
@@ -184,7 +185,7 @@ export async function verifyCacheCommand(argv: string[], io: GetIo): Promise<num
   }
   const cache = parsed.positionals[0] ?? defaultHfCache(io.env);
   const hub = parsed.values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
-  const opts: ClientOptions = { hub, hasher: nodeHasher, ...(io.fetch ? { fetch: io.fetch } : {}) };
+  const opts: ClientOptions = { hub, hasher: nodeHasher, ...(io.fetch ? { fetch: io.fetch } : { getBytes: nodeGetBytes }) };
   const say = (v: Record<string, unknown>, text: string) => (io.tty ? io.err(`${text}\n`) : io.out(JSON.stringify(v)));
   let repos: string[];
   try {
