@@ -2,6 +2,7 @@ import {
   currentProbeState,
   emptyProbeState,
   healthStates,
+  isModelId,
   MemorySourceHealth,
   type MissingLog,
   type ProbeRound,
@@ -19,7 +20,6 @@ export const PROBES_KEY = 'probes';
 export const MISSING_PREFIX = 'missing:';
 /** Missing ids expire after 8 days: the daily index run reads them well before. */
 const MISSING_TTL_SECONDS = 8 * 24 * 3600;
-const MISSING_ID = /^[\w.-]{1,96}\/[\w.-]{1,96}$/;
 
 /**
  * Source health at the edge: the in-memory health of core-index, restored from the probe state the
@@ -105,7 +105,7 @@ export class KvMissingLog implements MissingLog {
   ) {}
 
   record(id: string): Promise<void> | undefined {
-    if (!MISSING_ID.test(id)) return undefined;
+    if (!isModelId(id)) return undefined;
     const key = id.toLowerCase();
     if (this.seen.has(key) || this.seen.size >= this.max) return undefined;
     this.seen.add(key);

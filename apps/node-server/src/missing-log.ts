@@ -1,6 +1,6 @@
 import { appendFile, mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { MissingLog } from '@hub/core-index';
+import { isModelId, type MissingLog } from '@hub/core-index';
 
 /**
  * Models asked for that the index lacks, kept for the next index run: one id per line in
@@ -38,7 +38,7 @@ export class FileMissingLog implements MissingLog {
   }
 
   record(id: string): Promise<void> {
-    if (!/^[\w.-]{1,96}\/[\w.-]{1,96}$/.test(id)) return Promise.resolve();
+    if (!isModelId(id)) return Promise.resolve();
     const p = this.chain.then(async () => {
       const ids = await this.load();
       const key = id.toLowerCase();

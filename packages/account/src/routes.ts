@@ -1,4 +1,14 @@
-import { type CoreDeps, errorResponse, type HubResponse, json, type Route, type RouteContext, readBody } from '@hub/core-index';
+import {
+  type CoreDeps,
+  errorResponse,
+  type HubResponse,
+  isModelId,
+  json,
+  MAX_MODEL_ID_LENGTH,
+  type Route,
+  type RouteContext,
+  readBody,
+} from '@hub/core-index';
 import type { RateLimiter } from './limiter.js';
 import { type AccountRecord, type AccountStore, modelKey } from './store.js';
 import { DEFAULT_MAX_TOKEN_LENGTH, type TokenVerifier } from './verify.js';
@@ -22,18 +32,10 @@ export const MAX_ACCOUNT_BODY_BYTES = 64 * 1024;
 export const MAX_SAVED = 1000;
 /** Most model requests one account may hold. */
 export const MAX_REQUESTS_PER_ACCOUNT = 1000;
-/** Longest model id (`owner/name`) accepted. */
-export const MAX_MODEL_ID_LENGTH = 200;
 export const MAX_WALLET_LENGTH = 200;
 
-/** `owner/name` as the model host spells repository ids: letters, digits, `-`, `_`, `.`; no `..`. */
-const MODEL_ID = /^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9_-])?\/[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9_-])?$/;
 /** A wallet as a person reports it: an address, a CAIP-10 id or a name; printable, no spaces or quotes. */
 const WALLET = /^[A-Za-z0-9][A-Za-z0-9:._@+/=-]*$/;
-
-export function isModelId(id: unknown): id is string {
-  return typeof id === 'string' && id.length <= MAX_MODEL_ID_LENGTH && MODEL_ID.test(id) && !id.includes('..');
-}
 
 export function isWallet(w: unknown): w is string {
   return typeof w === 'string' && w.length <= MAX_WALLET_LENGTH && WALLET.test(w);

@@ -1,4 +1,5 @@
 import type { IndexStore } from './index/index-store.js';
+import { isModelId } from './index/model-id.js';
 import type { ObjectStore } from './index/object-store.js';
 import type { SourceHealth } from './sources/source-health.js';
 
@@ -23,6 +24,8 @@ export class MemoryMissingLog implements MissingLog {
   private readonly ids = new Map<string, string>();
   constructor(private readonly max = 10_000) {}
   record(id: string): void {
+    // the same rule as the file and KV logs: only ids the next index run could look up
+    if (!isModelId(id)) return;
     const key = id.toLowerCase();
     if (this.ids.has(key)) return;
     if (this.ids.size >= this.max) return;

@@ -1,4 +1,4 @@
-import { type CoreDeps, errorResponse, type HubResponse, type IndexedModel } from '@hub/core-index';
+import { type CoreDeps, errorResponse, type HubResponse, type IndexedModel, isModelId } from '@hub/core-index';
 
 /**
  * Every error of the model-host dialect, in one place. The shape is the hub's `{error}` with a machine
@@ -6,15 +6,13 @@ import { type CoreDeps, errorResponse, type HubResponse, type IndexedModel } fro
  * unreachable" to huggingface_hub, and huggingface.js returns null only for `EntryNotFound`).
  */
 
-/** A plausible `owner/name` the index run could look up; anything else is not worth recording. */
-const RECORDABLE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}\/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$/;
-
 /** First path segments of the hub's own routes: `/api/hub/resolve/…` is a wrong URL, not a model to index. */
 const RESERVED_OWNERS = new Set(['api', 'v1', 'v2', 'via', 'mcp', 'docs', 'models', 'registry', 'spaces', 'buckets']);
 
 /** 404 `RepoNotFound`, and the id recorded in the missing log for the next index run. */
 export function repoNotFound(deps: CoreDeps, id: string): HubResponse {
-  if (RECORDABLE_ID.test(id) && !RESERVED_OWNERS.has(id.split('/')[0]?.toLowerCase() ?? '')) {
+  // only an id the index run could look up (the one grammar) is worth recording
+  if (isModelId(id) && !RESERVED_OWNERS.has(id.split('/')[0]?.toLowerCase() ?? '')) {
     try {
       const pending = deps.missing.record(id);
       if (pending) deps.defer(Promise.resolve(pending));

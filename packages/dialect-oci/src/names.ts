@@ -1,14 +1,10 @@
-import type { IndexedModel, IndexStore } from '@hub/core-index';
-
-/** One part of a repository name: what the model host allows in an owner or a name. */
-const PART = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,95}$/;
+import { type IndexedModel, type IndexStore, isModelId } from '@hub/core-index';
 
 /** Why `owner/name` cannot be a repository name, or undefined when it can. */
 export function invalidName(owner: string, name: string): string | undefined {
-  for (const part of [owner, name]) {
-    if (!PART.test(part))
-      return 'each of {owner} and {name} is 1 to 96 letters, digits, ".", "_" or "-", starting with a letter, digit or "_".';
-  }
+  // the model host's id grammar, the one definition in core-index
+  if (!isModelId(`${owner}/${name}`))
+    return 'each of {owner} and {name} is 1 to 96 letters, digits, ".", "_" or "-", starting and ending with a letter, digit or "_", without "--" or "..".';
   return undefined;
 }
 

@@ -24,7 +24,6 @@ export {
   ggufHeaderFiles,
   type IndexModelContext,
   indexModel,
-  isModelId,
   licenseOf,
   type ModelWork,
   notPublic,

@@ -1,6 +1,7 @@
 import type { Logger } from '../deps.js';
 import { encodePath, iterateBody } from '../http/contract.js';
 import type { BuildModelInput } from '../index/builder.js';
+import { isModelId } from '../index/model-id.js';
 import { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from '../index/quant.js';
 import type { FileRecord, GgufFacts, ModelFacts, ModelObject } from '../index/schemas.js';
 import { createSha256 } from '../index/sha256.js';
@@ -82,13 +83,8 @@ export interface IndexModelContext {
   log: Logger;
 }
 
-const ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,95}\/[A-Za-z0-9._-]{1,96}$/;
 const SHA = /^[0-9a-f]{40}$/;
 const SHA256 = /^[0-9a-f]{64}$/;
-
-export function isModelId(id: unknown): id is string {
-  return typeof id === 'string' && ID.test(id) && !id.includes('..');
-}
 
 /** Why a listed row is not public, or undefined when it is. */
 export function notPublic(row: UpstreamRow): { reason: SkipReason; detail: string } | undefined {

@@ -1,6 +1,7 @@
 import { type Logger, silentLogger } from '../deps.js';
 import type { Address } from '../index/blake3.js';
 import { type BuildModelInput, type BuildResult, buildIndex, putJson } from '../index/builder.js';
+import { isModelId } from '../index/model-id.js';
 import type { ObjectStore } from '../index/object-store.js';
 import {
   type CatalogObject,
@@ -24,7 +25,6 @@ import {
 import {
   type IndexModelContext,
   indexModel,
-  isModelId,
   type ModelWork,
   notPublic,
   refusal,

@@ -1,5 +1,14 @@
 /** What every tool shares: the result and context types, the tool error, cursors and the model lookup. */
-import { type CoreDeps, encodePath, type IndexedModel, type IndexStore, isMmproj, QUANT_PREFERENCE, quantOf } from '@hub/core-index';
+import {
+  type CoreDeps,
+  encodePath,
+  type IndexedModel,
+  type IndexStore,
+  isMmproj,
+  isModelId,
+  QUANT_PREFERENCE,
+  quantOf,
+} from '@hub/core-index';
 import { z } from 'zod';
 import { humanBytes, humanCount } from '../paging.js';
 
@@ -67,7 +76,7 @@ export function findModel(ctx: ToolContext, id: string): IndexedModel {
   const m = index.model(trimmed);
   if (m) return m;
   // Recorded for the next index run only when it looks like an id the run could look up (as the model-host dialect does).
-  const recordable = /^[A-Za-z0-9_.-]{1,96}\/[A-Za-z0-9_.-]{1,96}$/.test(trimmed);
+  const recordable = isModelId(trimmed);
   if (recordable) {
     const r = ctx.deps.missing.record(trimmed);
     if (r && typeof (r as Promise<void>).then === 'function') ctx.deps.defer(r as Promise<void>);

@@ -1,0 +1,18 @@
+/**
+ * The model id grammar, written once (issue 13). `owner/name` as the model host's own client validates a repository
+ * id (huggingface_hub `utils/_validators.py` `validate_repo_id`): each part 1–96 of letters, digits, `_`, `-` and
+ * `.`, starting and ending with a letter, digit or `_` (its `\b` word boundaries), and never `--` or `..`. Every
+ * caller uses this one function: the upstream run (rows it lists), the account routes (saved models, requests), the
+ * missing-model logs of both hosts and of tests (memory, file, KV), MCP's lookup and the dialects' unknown-id
+ * recording.
+ */
+const PART = '[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,94}[A-Za-z0-9_])?';
+const MODEL_ID = new RegExp(`^${PART}/${PART}$`);
+
+/** The longest model id the grammar allows (96 + 1 + 96). */
+export const MAX_MODEL_ID_LENGTH = 193;
+
+/** Is `id` an `owner/name` model id as the model host spells them? */
+export function isModelId(id: unknown): id is string {
+  return typeof id === 'string' && id.length <= MAX_MODEL_ID_LENGTH && MODEL_ID.test(id) && !id.includes('--') && !id.includes('..');
+}
