@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--client' && a !== '--'),
-  options: { mib: { type: 'string', default: '200' }, rounds: { type: 'string', default: '5' } },
+  options: { mib: { type: 'string', default: '200' }, rounds: { type: 'string', default: '5' }, prof: { type: 'string' } },
 });
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 const cli = path.join(root, 'apps', 'node-server', 'dist', 'cli.js');
@@ -63,7 +63,9 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const which of order) {
     if (which === 'curl') runs.curl.push(await child('curl', ['-sfL', '-o', '/dev/null', url]));
     else {
-      runs.get.push(await child(process.execPath, [cli, 'get', 'bench/model', '--hub', hub.url, '--to', dir]));
+      // --prof DIR: a CPU profile of each `hub get` run (node --cpu-prof) in DIR
+      const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', values.prof] : [];
+      runs.get.push(await child(process.execPath, [...prof, cli, 'get', 'bench/model', '--hub', hub.url, '--to', dir]));
       rmSync(path.join(dir, 'model.bin'), { force: true });
     }
   }

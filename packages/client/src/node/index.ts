@@ -66,33 +66,65 @@ export async function fileSink(finalPath: string): Promise<Sink & { commit(ok: b
   await mkdir(dirname(finalPath), { recursive: true });
   const temp = join(dirname(finalPath), `.${randomBytes(6).toString('hex')}.part`);
   let fh = await open(temp, 'w');
-  // small network chunks are gathered into writes of up to 4 MiB (one syscall each, not one per chunk)
+  // Network chunks are gathered into batches of 4 MiB, each written with one writev (no copy into one buffer), in
+  // order, while the next batch arrives: the download waits for the disk only when more than 32 MiB are queued.
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
-  const flush = async () => {
+  let queued = 0;
+  let queue: Promise<void> = Promise.resolve();
+  let failure: unknown;
+  const enqueue = () => {
     if (pendingBytes === 0) return;
-    const buf = pending.length === 1 ? (pending[0] as Uint8Array) : Buffer.concat(pending, pendingBytes);
+    const batch = pending;
+    const bytes = pendingBytes;
     pending = [];
     pendingBytes = 0;
-    await fh.write(buf);
+    queued += bytes;
+    const handle = fh;
+    queue = queue.then(async () => {
+      try {
+        if (failure === undefined) await handle.writev(batch);
+      } catch (e) {
+        failure ??= e;
+      } finally {
+        queued -= bytes;
+      }
+    });
+  };
+  const settled = async () => {
+    await queue;
+    if (failure !== undefined) throw failure;
   };
   return {
     temp,
-    // no promise per chunk: only a full batch is awaited
     write: (c) => {
+      if (failure !== undefined) return Promise.reject(failure);
       pending.push(c);
       pendingBytes += c.byteLength;
-      return pendingBytes >= 4 << 20 ? flush() : undefined;
+      if (pendingBytes < 4 << 20) return undefined;
+      enqueue();
+      return queued > 32 << 20 ? settled() : undefined;
     },
     truncate: async () => {
       pending = [];
       pendingBytes = 0;
+      await queue;
+      failure = undefined;
       await fh.truncate(0);
       await fh.close();
       fh = await open(temp, 'w');
     },
     commit: async (ok) => {
-      if (ok) await flush();
+      if (ok) enqueue();
+      try {
+        await settled();
+      } catch (e) {
+        if (ok) {
+          await fh.close();
+          await rm(temp, { force: true });
+          throw e;
+        }
+      }
       await fh.close();
       if (ok) await rename(temp, finalPath);
       else await rm(temp, { force: true });
