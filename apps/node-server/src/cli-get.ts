@@ -247,3 +247,14 @@ export async function verifyCacheCommand(argv: string[], io: GetIo): Promise<num
   if (fixFailed > 0) return 1;
   return mismatches > 0 && !parsed.values.fix ? 1 : 0;
 }
+
+/** `hub get` / `hub verify-cache` on the process's terminal; returns the exit code. */
+export function runClientCommand(command: 'get' | 'verify-cache', argv: string[]): Promise<number> {
+  const run = command === 'get' ? getCommand : verifyCacheCommand;
+  return run(argv, {
+    out: (l) => process.stdout.write(`${l}\n`),
+    err: (l) => process.stderr.write(l.endsWith('\n') || l.startsWith('\x1b') ? l : `${l}\n`),
+    tty: !!process.stderr.isTTY,
+    env: process.env,
+  });
+}
