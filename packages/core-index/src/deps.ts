@@ -45,6 +45,8 @@ export interface HubSettings {
   registryTokens: string[];
   /** The most one request body may hold (32 MiB at the server, 8 MiB at the edge). */
   maxRequestBytes: number;
+  /** The most bytes one bucket may hold in all (default 1 GiB). */
+  bucketMaxBytes?: number;
   /** `server` (node) or `edge`. */
   role: 'server' | 'edge';
   /** Code version and commit, for the capability manifest and health. */

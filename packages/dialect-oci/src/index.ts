@@ -1,4 +1,13 @@
 export { ARCHIVE_ARTIFACT_TYPE, ARCHIVE_LAYER, type ArchiveRepository, archiveAnswer, archiveRepository } from './archive.js';
+export {
+  BUCKET_REQUEST_MAX_BYTES,
+  bucketRoutes,
+  bucketState,
+  DEFAULT_BUCKET_MAX_BYTES,
+  MANIFEST_TYPES,
+  referencedDigests,
+} from './buckets/routes.js';
+export { BLOB_KIND, BUCKETS_KIND, BUCKETS_REF, type BucketEntry, BucketStore, type BucketsCatalog } from './buckets/store.js';
 export { goTemplateProblem } from './go-template.js';
 export { buildRepository, type Descriptor, type Prepared, parameterSize, type Repository, repository, type Shape } from './manifests.js';
 export * from './media-types.js';

@@ -10,6 +10,8 @@ import {
   type RouteContext,
 } from '@hub/core-index';
 import { archiveAnswer, withArchiveName } from './archive.js';
+import { bucketRepository } from './buckets/names.js';
+import { bucketState } from './buckets/routes.js';
 import {
   blobUnknown,
   digestInvalid,
@@ -274,7 +276,9 @@ const PATHS = [
 export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
   const base = { rules: 'read' as const, errors: 'oci' as const };
   const as = (h: Handler<CoreDeps>) => v2(h as Handler<D>);
-  const root: Handler<D> = () => json(200, {});
+  // 200 with a Basic challenge: pulls stay anonymous, and skopeo (containers/image) sends --dest-creds on a bucket
+  // push only when the API check named a challenge (design 9.2).
+  const root: Handler<D> = () => json(200, {}, { 'www-authenticate': 'Basic realm="hub"' });
   const reads: Route<D>[] = [
     { ...base, method: 'GET', path: '/v2/', cache: 60, summary: 'OCI distribution API check', handler: v2(root) },
     { ...base, method: 'GET', path: '/v2', cache: 60, summary: 'OCI distribution API check', handler: v2(root) },
@@ -285,7 +289,10 @@ export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
       cache: 60,
       summary: 'Every repository (OciCatalog), with n/last pagination',
       handler: v2(async (ctx) => {
-        const p = paginate(ctx, await withArchiveName(ctx.deps, catalogNames(ctx.deps.index())), ctx.path);
+        const names = await withArchiveName(ctx.deps, catalogNames(ctx.deps.index()));
+        const { catalog } = await bucketState(ctx.deps).store.catalog();
+        const buckets = Object.keys(catalog.buckets).map(bucketRepository);
+        const p = paginate(ctx, buckets.length ? [...names, ...buckets].sort() : names, ctx.path);
         if (!('page' in p)) return p;
         return json(200, { repositories: p.page }, p.headers);
       }),

@@ -1,7 +1,7 @@
 import { type AccountDeps, accountRoutes } from '@hub/account';
 import type { CoreDeps, Route } from '@hub/core-index';
 import { hfRoutes } from '@hub/dialect-hf';
-import { ociRoutes } from '@hub/dialect-oci';
+import { bucketRoutes, ociRoutes } from '@hub/dialect-oci';
 import { mcpRoutes } from '@hub/mcp';
 import { objectRoutes, publishRoutes } from '@hub/objects';
 import { archiveRoutes } from './discovery/archive-routes.js';
@@ -22,6 +22,7 @@ export function hubRoutes(): Route<HubDeps>[] {
     ...archiveRoutes<HubDeps>(),
     ...spaceRoutes<HubDeps>(),
     ...hfRoutes<HubDeps>(),
+    ...bucketRoutes<HubDeps>(),
     ...ociRoutes<HubDeps>(),
     ...accountRoutes<HubDeps>(),
     ...mcpRoutes<HubDeps>({ descriptor: buildDescriptor }),

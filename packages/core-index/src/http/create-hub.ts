@@ -81,7 +81,7 @@ export function createHub<D extends CoreDeps>(deps: D & { site?: HubSiteSettings
                 'oci',
                 401,
                 'UNAUTHORIZED',
-                'Writes under /v2/ need the registry token that a registry login sends; only the hub publishes.',
+                'Writes under /v2/ (bucket pushes to hub/buckets/{name}) need the registry token that a registry login sends (docker login, skopeo --dest-creds USER:TOKEN) or Authorization: Bearer TOKEN.',
                 {
                   'www-authenticate': 'Basic realm="hub"',
                 },

@@ -6,16 +6,6 @@ import { ociError } from '../errors.js';
  * Codes and statuses are those of the OCI distribution spec's push flow.
  */
 
-/** 401 with the Basic challenge `docker login` and skopeo `--dest-creds` answer. */
-export function unauthorized(repository: string): HubResponse {
-  return ociError(
-    401,
-    'UNAUTHORIZED',
-    `Pushing to ${repository.slice(0, 200)} needs a registry token: log in (docker login / skopeo --dest-creds USER:TOKEN) or send Authorization: Bearer TOKEN.`,
-    { 'www-authenticate': 'Basic realm="hub"' },
-  );
-}
-
 export function blobUploadUnknown(repository: string, uuid: string): HubResponse {
   return ociError(
     404,

@@ -37,14 +37,37 @@ export class BucketStore {
   /** Writes of the catalog run one after another, so no update is lost. */
   #chain: Promise<unknown> = Promise.resolve();
 
+  #listeners: Array<(c: BucketsCatalog) => void> = [];
+  /** The last catalog read, by address: parsed once. */
+  #last?: { address: Address; catalog: BucketsCatalog };
+
   constructor(private readonly objects: ObjectStore) {}
 
+  /** Called with every catalog read or written (the upload sessions keep each bucket's size from it). */
+  onCatalog(fn: (c: BucketsCatalog) => void): void {
+    this.#listeners.push(fn);
+  }
+
   async catalog(): Promise<{ catalog: BucketsCatalog; address: Address | undefined }> {
-    const ref = await this.objects.readRef(BUCKETS_REF);
+    const ref = (await this.objects.readRef(BUCKETS_REF)) as Address | null;
     if (!ref) return { catalog: emptyCatalog(), address: undefined };
-    const stored = await this.objects.get(ref as Address);
+    if (this.#last?.address === ref) return { catalog: structuredClone(this.#last.catalog), address: ref };
+    const stored = await this.objects.get(ref);
     if (!stored) return { catalog: emptyCatalog(), address: undefined };
-    return { catalog: JSON.parse(new TextDecoder().decode(stored.bytes)) as BucketsCatalog, address: ref as Address };
+    const catalog = JSON.parse(new TextDecoder().decode(stored.bytes)) as BucketsCatalog;
+    this.#last = { address: ref, catalog };
+    for (const l of this.#listeners) l(catalog);
+    return { catalog: structuredClone(catalog), address: ref };
+  }
+
+  /** Stores a verified manifest or index (its blobs already checked) and, with a tag, points the tag at it: one catalog write. */
+  putManifest(bucket: string, digest: string, bytes: Uint8Array, mediaType: string, tag?: string): Promise<void> {
+    return this.#update(async (catalog) => {
+      const { meta } = await this.objects.put(bytes, { kind: BLOB_KIND, mediaType });
+      catalog.blobs[digest] = { address: meta.id as Address, size: bytes.byteLength, media_type: mediaType };
+      addDigest(catalog, bucket, digest, bytes.byteLength);
+      if (tag) bucketEntry(catalog, bucket).tags[tag] = digest;
+    });
   }
 
   /** The bytes of a blob or manifest by `sha256:` digest, if the given bucket holds it. */
@@ -90,6 +113,8 @@ export class BucketStore {
       const out = await change(catalog);
       const { meta } = await this.objects.put(canonicalBytes(catalog), { kind: BUCKETS_KIND, mediaType: 'application/json' });
       await this.objects.writeRef(BUCKETS_REF, meta.id);
+      this.#last = { address: meta.id as Address, catalog };
+      for (const l of this.#listeners) l(catalog);
       return out;
     });
     this.#chain = run.catch(() => undefined);
