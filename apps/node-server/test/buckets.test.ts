@@ -1,0 +1,241 @@
+// Buckets through real clients: skopeo pushes an OCI layout to hub/buckets/{name} and pulls it back; a push without
+// the token and a blob with the wrong digest store nothing; kill -9 of the server during a push leaves a store that
+// `hub index verify` passes (issue 14).
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHub, type TestHub } from './helpers.js';
+
+const run = promisify(execFile);
+const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const TOKEN = 'bucket-registry-token';
+const hasSkopeo = await run('skopeo', ['--version']).then(
+  () => true,
+  () => false,
+);
+if (!hasSkopeo) console.warn('bucket skopeo tests skipped: skopeo is not installed (apt-get install -y skopeo)');
+
+const dirs: string[] = [];
+const tmp = async (prefix: string) => {
+  const d = await mkdtemp(path.join(os.tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+};
+
+/**
+ * A SYNTHETIC OCI image layout: a config and `layers` uncompressed layers of the given sizes (made-up bytes, not real
+ * tars of anything), one manifest, `index.json` naming it with tag `latest`. Returns the layout folder and every
+ * blob digest.
+ */
+async function ociLayout(layers: number[]): Promise<{ dir: string; digests: string[] }> {
+  const dir = await tmp('hub-oci-layout-');
+  const blobs = path.join(dir, 'blobs', 'sha256');
+  await mkdir(blobs, { recursive: true });
+  const put = async (bytes: Uint8Array) => {
+    const hex = sha256(bytes);
+    await writeFile(path.join(blobs, hex), bytes);
+    return { digest: `sha256:${hex}`, size: bytes.byteLength };
+  };
+  const layerDescs = [];
+  for (const [i, size] of layers.entries()) {
+    const bytes = new Uint8Array(size).map((_, j) => (j * (i + 3) + i) & 0xff);
+    layerDescs.push({ mediaType: 'application/vnd.oci.image.layer.v1.tar', ...(await put(bytes)) });
+  }
+  const config = await put(
+    new TextEncoder().encode(
+      JSON.stringify({
+        architecture: 'amd64',
+        os: 'linux',
+        config: {},
+        rootfs: { type: 'layers', diff_ids: layerDescs.map((l) => l.digest) },
+      }),
+    ),
+  );
+  const manifest = await put(
+    new TextEncoder().encode(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: 'application/vnd.oci.image.manifest.v1+json',
+        config: { mediaType: 'application/vnd.oci.image.config.v1+json', ...config },
+        layers: layerDescs,
+      }),
+    ),
+  );
+  await writeFile(path.join(dir, 'oci-layout'), JSON.stringify({ imageLayoutVersion: '1.0.0' }));
+  await writeFile(
+    path.join(dir, 'index.json'),
+    JSON.stringify({
+      schemaVersion: 2,
+      manifests: [
+        {
+          mediaType: 'application/vnd.oci.image.manifest.v1+json',
+          ...manifest,
+          annotations: { 'org.opencontainers.image.ref.name': 'latest' },
+        },
+      ],
+    }),
+  );
+  return { dir, digests: [config.digest, manifest.digest, ...layerDescs.map((l) => l.digest)] };
+}
+
+async function skopeo(args: string[]) {
+  return run('skopeo', ['--insecure-policy', ...args], { timeout: 180_000, maxBuffer: 1 << 24 }).then(
+    (r) => ({ code: 0, stderr: r.stderr }),
+    (e: { code?: number; stderr?: string }) => ({ code: e.code ?? 1, stderr: e.stderr ?? '' }),
+  );
+}
+
+/** Every blob file of an OCI layout, with the SHA-256 of its bytes. */
+async function layoutBlobs(dir: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const blobs = path.join(dir, 'blobs', 'sha256');
+  for (const name of await readdir(blobs)) out.set(`sha256:${name}`, `sha256:${sha256(await readFile(path.join(blobs, name)))}`);
+  return out;
+}
+
+let hub: TestHub;
+let host = '';
+beforeAll(async () => {
+  hub = await startTestHub({ config: { registryTokens: [TOKEN] } });
+  host = new URL(hub.url).host;
+});
+afterAll(async () => {
+  await hub?.close();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe.skipIf(!hasSkopeo)('buckets through skopeo', () => {
+  it('pushes a layout with several blobs (one over 16 MiB), pulls it back, and every blob hashes to its digest', async () => {
+    const src = await ociLayout([1000, 17 * 1024 * 1024 + 5, 250_000]);
+    // --preserve-digests: a bucket keeps the bytes as they are (skopeo would otherwise gzip uncompressed layers)
+    const push = await skopeo([
+      'copy',
+      '--preserve-digests',
+      '--dest-tls-verify=false',
+      '--dest-creds',
+      `anyone:${TOKEN}`,
+      `oci:${src.dir}:latest`,
+      `docker://${host}/hub/buckets/skopeo-test:v1`,
+    ]);
+    expect(push.stderr).toBe('');
+    expect(push.code).toBe(0);
+    const tags = await (await fetch(`${hub.url}/v2/hub/buckets/skopeo-test/tags/list`)).json();
+    expect(tags).toEqual({ name: 'hub/buckets/skopeo-test', tags: ['v1'] });
+
+    const out = await tmp('hub-oci-pulled-');
+    const pull = await skopeo([
+      'copy',
+      '--preserve-digests',
+      '--src-tls-verify=false',
+      `docker://${host}/hub/buckets/skopeo-test:v1`,
+      `oci:${out}:v1`,
+    ]);
+    expect(pull.code).toBe(0);
+    const pulled = await layoutBlobs(out);
+    for (const [name, actual] of pulled) expect(actual, name).toBe(name);
+    // every blob pushed came back, the same bytes
+    for (const d of src.digests)
+      expect(pulled.has(d), `${d} of ${JSON.stringify(src.digests)} in ${JSON.stringify([...pulled.keys()])}`).toBe(true);
+  }, 180_000);
+
+  it('a push without the token is refused (401) and stores nothing', async () => {
+    const src = await ociLayout([2000]);
+    const push = await skopeo(['copy', '--dest-tls-verify=false', `oci:${src.dir}:latest`, `docker://${host}/hub/buckets/no-token:v1`]);
+    expect(push.code).not.toBe(0);
+    expect(push.stderr).toMatch(/401|unauthorized|authentication required/i);
+    const res = await fetch(`${hub.url}/v2/hub/buckets/no-token/tags/list`);
+    expect(res.status).toBe(404);
+    for (const d of src.digests)
+      expect((await fetch(`${hub.url}/v2/hub/buckets/no-token/blobs/${d}`, { method: 'HEAD' })).status).toBe(404);
+  }, 60_000);
+
+  it('a blob whose bytes do not match its digest is DIGEST_INVALID and nothing is stored', async () => {
+    const bytes = new TextEncoder().encode('SYNTHETIC bytes that are not what the digest says');
+    const claimed = `sha256:${sha256(new TextEncoder().encode('something else'))}`;
+    const res = await fetch(`${hub.url}/v2/hub/buckets/digest-test/blobs/uploads/?digest=${claimed}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/octet-stream' },
+      body: bytes,
+    });
+    expect(res.status).toBe(400);
+    expect((await res.json()).errors[0].code).toBe('DIGEST_INVALID');
+    expect((await fetch(`${hub.url}/v2/hub/buckets/digest-test/blobs/${claimed}`)).status).toBe(404);
+    expect((await fetch(`${hub.url}/v2/hub/buckets/digest-test/tags/list`)).status).toBe(404);
+  });
+});
+
+/** A free port on loopback, and the next one (the demo mirror's). */
+async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await new Promise<number>((resolve) => {
+      const s = net.createServer().listen(0, '127.0.0.1', () => {
+        const p = (s.address() as net.AddressInfo).port;
+        s.close(() => resolve(p));
+      });
+    });
+    if (port < 65000) return port;
+  }
+}
+
+describe.skipIf(!hasSkopeo || !existsSync(CLI))('kill -9 during a bucket push (needs the built CLI)', () => {
+  let server: ChildProcess | undefined;
+  afterAll(() => {
+    server?.kill('SIGKILL');
+  });
+
+  it('leaves a store that hub index verify passes', async () => {
+    const data = await tmp('hub-kill-data-');
+    const config = path.join(data, 'hub.json');
+    await writeFile(config, JSON.stringify({ registryTokens: [TOKEN], demoMirrorPort: 0 }));
+    const port = await freePort();
+    server = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', data, '--config', config], {
+      stdio: 'ignore',
+    });
+    const base = `http://127.0.0.1:${port}`;
+    for (let i = 0; ; i++) {
+      if (
+        await fetch(`${base}/-/ready`)
+          .then((r) => r.ok)
+          .catch(() => false)
+      )
+        break;
+      if (i > 300) throw new Error('the hub did not start');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // a small blob first, then a large one: the kill lands while the large one is in flight
+    const src = await ociLayout([500, 60 * 1024 * 1024]);
+    const push = skopeo([
+      'copy',
+      '--dest-tls-verify=false',
+      '--dest-creds',
+      `anyone:${TOKEN}`,
+      `oci:${src.dir}:latest`,
+      `docker://127.0.0.1:${port}/hub/buckets/killed:v1`,
+    ]);
+    for (let i = 0; i < 600; i++) {
+      const catalog = await fetch(`${base}/v2/_catalog`)
+        .then((r) => r.json())
+        .catch(() => ({ repositories: [] }));
+      if ((catalog.repositories as string[]).includes('hub/buckets/killed')) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    server.kill('SIGKILL');
+    await new Promise((r) => server?.once('exit', r));
+    const pushed = await push;
+    expect(pushed.code).not.toBe(0);
+    const verify = await run(process.execPath, [CLI, 'index', 'verify', '--data', data]).then(
+      (r) => ({ code: 0, out: r.stdout }),
+      (e: { code?: number; stdout?: string }) => ({ code: e.code ?? 1, out: e.stdout ?? '' }),
+    );
+    expect(verify.out).toMatch(/0 faults/);
+    expect(verify.code).toBe(0);
+  }, 180_000);
+});
