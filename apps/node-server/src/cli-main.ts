@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildFromDir } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
+import { BUCKETS_HELP, bucketsPutCommand } from './cli-buckets.js';
 import { GET_HELP, VERIFY_CACHE_HELP } from './cli-get.js';
 import {
   CliError,
@@ -43,7 +44,7 @@ Usage:
   hub spaces put DIR --name NAME --token TOKEN [--url BASE] [--title T] [--about TEXT] [--entry FILE]
       Publish a folder as a space (a browser-only app): every file as an object, then the space
       object sealing them under one root; it becomes /spaces/NAME/ (and stays at /spaces/ROOT/).
-  hub index verify [--data DIR]
+${BUCKETS_HELP}  hub index verify [--data DIR]
       Re-hash every object, check every catalog's references, walk the archive chain. Exit 1 on any fault.
   hub probe [--data DIR] [--config FILE]
       Probe every configured source that has a probe file once, now, and print a table
@@ -146,6 +147,9 @@ async function main(argv: string[]) {
   if (command === 'objects' && sub === 'put') {
     installFastBlake3();
     process.exit(await objectsPutCommand(argv.slice(2)));
+  }
+  if (command === 'buckets' && sub === 'put') {
+    process.exit(await bucketsPutCommand(argv.slice(2)));
   }
   if (command === 'spaces' && sub === 'put') {
     installFastBlake3();

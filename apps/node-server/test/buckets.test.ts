@@ -239,3 +239,40 @@ describe.skipIf(!hasSkopeo || !existsSync(CLI))('kill -9 during a bucket push (n
     expect(verify.code).toBe(0);
   }, 180_000);
 });
+
+describe.skipIf(!existsSync(CLI))('hub buckets put (needs the built CLI)', () => {
+  it('pushes a layout (one blob over 16 MiB in chunks) that reads back blob by blob, and a second push sends nothing again', async () => {
+    const src = await ociLayout([3000, 16 * 1024 * 1024 + 100]);
+    const put = () =>
+      run(process.execPath, [CLI, 'buckets', 'put', src.dir, '--name', 'cli-test:v2', '--token', TOKEN, '--url', hub.url], {
+        maxBuffer: 1 << 24,
+      });
+    const first = await put();
+    const events = first.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.filter((e) => e.event === 'blob').map((e) => e.outcome)).toEqual(['sent', 'sent', 'sent']);
+    expect(events.at(-1)).toMatchObject({ event: 'tagged', bucket: 'cli-test', tag: 'v2', digest: src.digests[1] });
+    for (const d of src.digests) {
+      const res = await fetch(`${hub.url}/v2/hub/buckets/cli-test/${d === src.digests[1] ? 'manifests' : 'blobs'}/${d}`);
+      expect(res.status, d).toBe(200);
+      expect(`sha256:${sha256(new Uint8Array(await res.arrayBuffer()))}`).toBe(d);
+    }
+    const again = (await put()).stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(again.filter((e) => e.event === 'blob').map((e) => e.outcome)).toEqual(['held', 'held', 'held']);
+  }, 120_000);
+
+  it('without the token: exit 1 naming UNAUTHORIZED', async () => {
+    const src = await ociLayout([10]);
+    const r = await run(process.execPath, [CLI, 'buckets', 'put', src.dir, '--name', 'denied', '--token', 'wrong', '--url', hub.url]).then(
+      () => ({ code: 0, stderr: '' }),
+      (e: { code?: number; stderr?: string }) => ({ code: e.code ?? 1, stderr: e.stderr ?? '' }),
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/UNAUTHORIZED/);
+  });
+});
