@@ -20,7 +20,7 @@ export const ALLOWED: Record<string, readonly string[]> = {
   'packages/dialect-oci': ['core-index'],
   'packages/mcp': ['core-index'],
   'packages/account': ['core-index'],
-  'packages/node-toolkit': ['core-index', 'objects'],
+  'packages/node-toolkit': ['core-index', 'objects', 'dialect-oci'],
   // the bundled spaces are browser apps: they talk to the hub over HTTP only
   'packages/spaces': [],
   'packages/hub': ['core-index', 'objects', 'dialect-hf', 'dialect-oci', 'mcp', 'account'],

@@ -30,7 +30,7 @@ export async function uploadStore(from, bucket) {
     cursor = page.next;
   }
   // `current` last: an edge that reads it finds every object already there.
-  for (const ref of ['archive', 'pins', 'spaces', 'current']) {
+  for (const ref of ['archive', 'pins', 'spaces', 'buckets', 'current']) {
     const value = await from.readRef(ref);
     if (value !== undefined) await bucket.put(`refs/${ref}`, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
   }

@@ -90,10 +90,11 @@ export async function uploadStore(from: ObjectStore, bucket: R2BucketLike): Prom
 
 /** The demo index (the bundled demo tree of @hub/node-toolkit), built into memory. */
 export async function demoStore(): Promise<MemoryObjectStore> {
-  const { seedDemo, seedSpaces } = await import('@hub/node-toolkit');
+  const { seedBuckets, seedDemo, seedSpaces } = await import('@hub/node-toolkit');
   const store = new MemoryObjectStore();
   // As node-server's first start: the bundled spaces, then the demo index.
   await seedSpaces(store, silentLogger);
+  await seedBuckets(store, silentLogger);
   await seedDemo(store);
   return store;
 }

@@ -12,7 +12,7 @@ import {
   SPACES_REF,
 } from '@hub/core-index';
 import { createHub, type Hub, type HubDeps, hubRoutes } from '@hub/hub';
-import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedDemo, seedSpaces, startStaticMirror } from '@hub/node-toolkit';
+import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedBuckets, seedDemo, seedSpaces, startStaticMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -81,6 +81,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   if (!current && config.demo !== false) {
     // The bundled spaces first, so the demo day's archive entry records their catalog.
     if (!(await objects.readRef(SPACES_REF))) await seedSpaces(objects, log);
+    await seedBuckets(objects, log);
     current = (await seedDemo(objects, log)).catalog;
     seeded = true;
   }

@@ -1,3 +1,4 @@
+export * from './buckets/schema.js';
 export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, silentLogger } from './deps.js';
 export * from './http/contract.js';
 export { createHub, type Hub, type HubSiteSettings, splitUrl } from './http/create-hub.js';

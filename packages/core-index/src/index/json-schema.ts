@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BucketsCatalogSchema } from '../buckets/schema.js';
 import { SpaceObjectSchema, SpacesCatalogSchema } from '../spaces/schema.js';
 import * as S from './schemas.js';
 
@@ -70,6 +71,7 @@ export const NAMED_SCHEMAS: Record<string, z.ZodType> = {
   SourceObject: S.SourceObjectSchema,
   SpaceObject: SpaceObjectSchema,
   SpacesCatalog: SpacesCatalogSchema,
+  BucketsCatalog: BucketsCatalogSchema,
   ObjectMetadata: S.ObjectMetadataSchema,
   CapabilityManifest: S.CapabilityManifestSchema,
   HealthResponse: S.HealthResponseSchema,

@@ -1,4 +1,14 @@
-import { type Address, canonicalBytes, type ObjectStore } from '@hub/core-index';
+import {
+  type Address,
+  BUCKET_BLOB_KIND as BLOB_KIND,
+  BUCKETS_KIND,
+  BUCKETS_REF,
+  type BucketEntry,
+  type BucketsCatalog,
+  BucketsCatalogSchema,
+  canonicalBytes,
+  type ObjectStore,
+} from '@hub/core-index';
 
 /**
  * Where bucket blobs live (design 9.2, docs/decisions.md "Buckets"): each verified blob is one object of
@@ -9,25 +19,7 @@ import { type Address, canonicalBytes, type ObjectStore } from '@hub/core-index'
  * repeat is a no-op), put the new catalog, then move the ref atomically; a kill at any point leaves the
  * old catalog or the new one, never half of either.
  */
-export const BUCKETS_REF = 'buckets';
-export const BUCKETS_KIND = 'model-hub.buckets';
-export const BLOB_KIND = 'model-hub.bucket-blob';
-
-export interface BucketEntry {
-  /** tag → `sha256:` digest of the manifest or index it names. */
-  tags: Record<string, string>;
-  /** `sha256:` digests of the blobs and manifests this bucket holds (pushed or mounted into it). */
-  digests: string[];
-  /** Total bytes of those digests, for the size limit. */
-  size: number;
-}
-
-export interface BucketsCatalog {
-  kind: typeof BUCKETS_KIND;
-  /** `sha256:` digest → BLAKE3 address, size and media type of the object holding those bytes. */
-  blobs: Record<string, { address: Address; size: number; media_type: string }>;
-  buckets: Record<string, BucketEntry>;
-}
+export { BUCKET_BLOB_KIND as BLOB_KIND, BUCKETS_KIND, BUCKETS_REF, type BucketEntry, type BucketsCatalog } from '@hub/core-index';
 
 export function emptyCatalog(): BucketsCatalog {
   return { kind: BUCKETS_KIND, blobs: {}, buckets: {} };
@@ -54,7 +46,7 @@ export class BucketStore {
     if (this.#last?.address === ref) return { catalog: structuredClone(this.#last.catalog), address: ref };
     const stored = await this.objects.get(ref);
     if (!stored) return { catalog: emptyCatalog(), address: undefined };
-    const catalog = JSON.parse(new TextDecoder().decode(stored.bytes)) as BucketsCatalog;
+    const catalog = BucketsCatalogSchema.parse(JSON.parse(new TextDecoder().decode(stored.bytes)));
     this.#last = { address: ref, catalog };
     for (const l of this.#listeners) l(catalog);
     return { catalog: structuredClone(catalog), address: ref };
@@ -76,7 +68,7 @@ export class BucketStore {
     if (!catalog.buckets[bucket]?.digests.includes(digest)) return undefined;
     const blob = catalog.blobs[digest];
     if (!blob) return undefined;
-    const stored = await this.objects.get(blob.address);
+    const stored = await this.objects.get(blob.address as Address);
     return stored ? { bytes: stored.bytes, mediaType: blob.media_type } : undefined;
   }
 

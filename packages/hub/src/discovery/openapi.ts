@@ -58,8 +58,8 @@ const sectionResponses: Responses = {
 const MANIFEST_TYPES = ['application/vnd.docker.distribution.manifest.v2+json', 'application/vnd.oci.image.manifest.v1+json'];
 
 const ociWrite: Responses = {
-  '401': { description: 'No registry token: only the hub publishes', content: j(ref('OciError')) },
-  '405': { description: 'With the registry token: writes are unsupported', content: j(ref('OciError')) },
+  '401': { description: 'No registry token: writes under /v2/ (bucket pushes) need one', content: j(ref('OciError')) },
+  '405': { description: 'With the registry token: not a bucket path, or the edge (which accepts no push)', content: j(ref('OciError')) },
 };
 
 const accountOk = (name: string, status = '200'): Responses => ({ [status]: { description: name, content: j(ref(name)) } });
@@ -110,7 +110,16 @@ export const RESPONSES: Record<string, Responses> = {
       description: 'The object bytes, with X-Object-Kind and the media type given at publish; BLAKE3 of the bytes equals the address',
       content: {
         [JSON_CT]: {
-          schema: { oneOf: [ref('CatalogObject'), ref('ModelObject'), ref('SourceObject'), ref('SpaceObject'), ref('SpacesCatalog')] },
+          schema: {
+            oneOf: [
+              ref('CatalogObject'),
+              ref('ModelObject'),
+              ref('SourceObject'),
+              ref('SpaceObject'),
+              ref('SpacesCatalog'),
+              ref('BucketsCatalog'),
+            ],
+          },
         },
         '*/*': { schema: bin },
       },
@@ -168,6 +177,51 @@ export const RESPONSES: Record<string, Responses> = {
     '307': { description: 'A weight layer: redirect to a live source', headers: { Location: header('the source URL') } },
     '200': { description: 'A hub-made blob (config, template, params, licence)', content: { '*/*': { schema: bin } } },
     '206': { description: 'A range of a hub-made blob', content: { '*/*': { schema: bin } } },
+  },
+  'GET /v2/hub/buckets/:bucket/tags/list': ok('The tags of a bucket (OciTagList)', j(ref('OciTagList'))),
+  'GET /v2/hub/buckets/:bucket/manifests/:reference': {
+    '200': {
+      description: 'The manifest or index a tag or digest names, as it was pushed; Content-Type is its media type',
+      headers: { 'Docker-Content-Digest': header('sha256 of the bytes') },
+      content: Object.fromEntries(
+        [...MANIFEST_TYPES, 'application/vnd.oci.image.index.v1+json', 'application/vnd.docker.distribution.manifest.list.v2+json'].map(
+          (t) => [t, { schema: { type: 'object' } }],
+        ),
+      ),
+    },
+  },
+  'GET /v2/hub/buckets/:bucket/blobs/:digest': {
+    '200': { description: 'The blob bytes (the hub holds them); their sha256 is the digest', content: { '*/*': { schema: bin } } },
+    '206': { description: 'A range of the blob', content: { '*/*': { schema: bin } } },
+  },
+  'POST /v2/hub/buckets/:bucket/blobs/uploads/': {
+    '201': {
+      description: 'Uploaded whole (?digest=) or mounted (?mount=&from=)',
+      headers: { Location: header('the blob'), 'Docker-Content-Digest': header('its digest') },
+    },
+    '202': {
+      description: 'An upload session started',
+      headers: { Location: header('the session'), 'Docker-Upload-UUID': header('its id'), Range: header('0-0') },
+    },
+  },
+  'GET /v2/hub/buckets/:bucket/blobs/uploads/:uuid': {
+    '204': { description: 'Where the upload stands', headers: { Range: header('0-<last byte received>') } },
+  },
+  'PATCH /v2/hub/buckets/:bucket/blobs/uploads/:uuid': {
+    '202': { description: 'The chunk was appended', headers: { Location: header('the session'), Range: header('0-<last byte received>') } },
+  },
+  'PUT /v2/hub/buckets/:bucket/blobs/uploads/:uuid': {
+    '201': {
+      description: 'Closed: the bytes hashed to ?digest= and are stored',
+      headers: { Location: header('the blob'), 'Docker-Content-Digest': header('its digest') },
+    },
+  },
+  'DELETE /v2/hub/buckets/:bucket/blobs/uploads/:uuid': { '204': { description: 'The upload was cancelled' } },
+  'PUT /v2/hub/buckets/:bucket/manifests/:reference': {
+    '201': {
+      description: 'The manifest or index is stored (and tagged)',
+      headers: { Location: header('the manifest by digest'), 'Docker-Content-Digest': header('its digest') },
+    },
   },
   'GET /v2/*rest': { '404': { description: 'No registry route: repositories are {owner}/{name}', content: j(ref('OciError')) } },
   'GET /api/account/health': accountOk('AccountHealth'),

@@ -11,6 +11,7 @@ import {
   type SectionDescriptor,
   sendPrepared,
 } from '@hub/core-index';
+import { liveBuckets } from '../buckets/live.js';
 import { apiHtml, apiMarkdown } from '../site/api-docs.js';
 import { BROWSE_SORTS, type BrowseSort, browsePage, homePage } from '../site/browse.js';
 import { DOC_PAGES } from '../site/docs-content.js';
@@ -25,7 +26,10 @@ import { buildOpenApi } from './openapi.js';
 import { SECTIONS, type SectionName, sectionBrief, sectionDescriptor } from './sections.js';
 
 /** Sections described from live state rather than from the index. */
-const LIVE_SECTIONS: Partial<Record<SectionName, (deps: CoreDeps) => Promise<LiveSection>>> = { spaces: liveSpaces };
+const LIVE_SECTIONS: Partial<Record<SectionName, (deps: CoreDeps) => Promise<LiveSection>>> = {
+  spaces: liveSpaces,
+  buckets: liveBuckets,
+};
 
 const HTML = 'text/html; charset=utf-8';
 const MARKDOWN = 'text/markdown; charset=utf-8';

@@ -1,3 +1,4 @@
+import { bucketCases } from './cases-buckets.js';
 import { coreCases } from './cases-core.js';
 import { hfCases } from './cases-hf.js';
 import { mcpAccountCases } from './cases-mcp-account.js';
@@ -12,5 +13,5 @@ import type { ConformanceCase } from './types.js';
  * source named `demo-mirror`.
  */
 export function conformanceCases(): ConformanceCase[] {
-  return [...coreCases(), ...siteCases(), ...hfCases(), ...ociCases(), ...mcpAccountCases(), ...spaceCases()];
+  return [...coreCases(), ...siteCases(), ...hfCases(), ...ociCases(), ...mcpAccountCases(), ...spaceCases(), ...bucketCases()];
 }

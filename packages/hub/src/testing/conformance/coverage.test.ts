@@ -16,6 +16,8 @@ const FACTS: ConformanceFacts = {
   sumsEtag: '"x"',
   spacesCatalog: `blake3:${'0'.repeat(64)}`,
   verifyRoot: '0'.repeat(64),
+  bucketsCatalog: `blake3:${'0'.repeat(64)}`,
+  bucketBlob: `sha256:${'0'.repeat(64)}`,
 };
 
 /** One key per route; the many registry-write routes (every write method on every /v2 path) count as one. */

@@ -109,6 +109,7 @@ async function readFacts(base: string, doFetch: typeof fetch): Promise<Conforman
   const sums = await get('/demo/tiny-llama-2-GGUF/resolve/main/SHA256SUMS');
   const spaces = (await (await get('/spaces?format=json')).json()) as { catalog: { address: string } | null };
   const verify = await doFetch(`${base}/spaces/verify/`, { method: 'HEAD' });
+  const buckets = (await (await get('/buckets?format=json')).json()) as { catalog: { address: string } | null; fetch: { url: string } };
   return {
     catalog: descriptor.catalog,
     ggufCommit: gguf.sha,
@@ -120,6 +121,8 @@ async function readFacts(base: string, doFetch: typeof fetch): Promise<Conforman
     sumsEtag: sums.headers.get('etag') ?? '',
     spacesCatalog: spaces.catalog?.address ?? '',
     verifyRoot: verify.headers.get('x-space-root') ?? '',
+    bucketsCatalog: buckets.catalog?.address ?? '',
+    bucketBlob: /\/blobs\/(sha256:[0-9a-f]{64})$/.exec(buckets.fetch.url)?.[1] ?? '',
   };
 }
 

@@ -24,6 +24,9 @@ export interface ConformanceFacts {
   /** the current spaces catalog and the root of the bundled `verify` space */
   spacesCatalog: string;
   verifyRoot: string;
+  /** the current buckets catalog and one layer blob of the seeded bucket `demo-eval:v1` */
+  bucketsCatalog: string;
+  bucketBlob: string;
 }
 
 export interface CaseRequest {
