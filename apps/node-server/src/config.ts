@@ -29,6 +29,8 @@ export interface HubConfigFile {
   account?: { publicKey: string | Record<string, unknown>; issuer?: string; audience?: string; siteOrigin?: string };
   publisherTokens?: string[];
   registryTokens?: string[];
+  /** The most bytes one bucket may hold in all (default 1 GiB). */
+  bucketMaxBytes?: number;
   /** Seed the bundled demo index into an empty data folder (default true). */
   demo?: boolean;
   /** Port of the demo mirror (default: the hub's port + 1; 0 picks a free one). */

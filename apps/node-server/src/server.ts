@@ -123,6 +123,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       publisherTokens: config.publisherTokens ?? [],
       registryTokens: config.registryTokens ?? [],
       maxRequestBytes: MAX_MESSAGE_BYTES,
+      ...(config.bucketMaxBytes !== undefined ? { bucketMaxBytes: config.bucketMaxBytes } : {}),
       role: 'server',
       version: VERSION,
       serverId: `node-server@${os.hostname()}`,
