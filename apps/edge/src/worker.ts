@@ -8,6 +8,9 @@ export interface ExecutionContextLike {
   waitUntil(p: Promise<unknown>): void;
 }
 
+/** The cron's "no index yet" is logged once per isolate. */
+let noIndexLogged = false;
+
 /** One hub per `env` object (per isolate); nothing request-scoped lives here. */
 const hubs = new WeakMap<object, Promise<EdgeHub>>();
 
@@ -71,7 +74,16 @@ export default {
    * KV, so every isolate reads the results), and a re-check of the index ref.
    */
   async scheduled(_event: unknown, env: Env, ctx: ExecutionContextLike): Promise<void> {
-    const edge = await edgeHub(env);
+    let edge: EdgeHub;
+    try {
+      edge = await edgeHub(env);
+    } catch (e) {
+      // No index uploaded yet: nothing to probe for; say so once per isolate instead of failing every minute.
+      if (!(e instanceof NoIndexError)) throw e;
+      if (!noIndexLogged) console.log(JSON.stringify({ level: 'warn', msg: 'cron: no index yet, nothing to probe', fix: e.message }));
+      noIndexLogged = true;
+      return;
+    }
     ctx.waitUntil(edge.recheckIndex());
     const round = await edge.health.probe((input, init) => fetch(input, init));
     for (const r of round.results) {

@@ -240,3 +240,20 @@ describe('the edge request gate (the same admitRequest as node-server)', () => {
     }
   });
 });
+
+describe('the cron trigger before any index is uploaded', () => {
+  it('returns without throwing and logs the fix once', async () => {
+    const env = {
+      OBJECTS: { get: async () => null, head: async () => null, put: async () => undefined, list: async () => ({ objects: [], truncated: false }) },
+      ACCOUNTS: {},
+      STATE: {},
+    } as unknown as Env;
+    const log = vi.spyOn(console, 'log').mockImplementation(() => {});
+    const ctx = { waitUntil: () => {} };
+    await expect(worker.scheduled({}, env, ctx)).resolves.toBeUndefined();
+    await expect(worker.scheduled({}, env, ctx)).resolves.toBeUndefined();
+    const lines = log.mock.calls.map((c) => String(c[0])).filter((l) => l.includes('cron: no index yet'));
+    expect(lines).toHaveLength(1);
+    log.mockRestore();
+  });
+});

@@ -4,7 +4,7 @@
  * stream from the source the hub chooses and are hashed while they arrive. A wrong hash, a wrong size,
  * a stall or an error status moves the download to the next live source through `/via/{source}/…`.
  */
-import { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from '@hub/core-index';
+import { defaultQuant, isMmproj, quantOf } from '@hub/core-index';
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex } from '@noble/hashes/utils';
 
@@ -187,8 +187,8 @@ export function selectQuant(files: RemoteFile[], quant?: string): RemoteFile[] {
   const ggufs = files.filter((f) => quantOf(f.path) && !isMmproj(f.path));
   let q = quant?.toUpperCase();
   if (!q) {
-    const present = new Set(ggufs.filter((f) => !isLaterSplit(f.path)).map((f) => quantOf(f.path)));
-    q = QUANT_PREFERENCE.find((p) => present.has(p)) ?? [...present][0];
+    // the one default rule (core-index defaultQuant), shared with ollama pull :latest, the site and MCP
+    q = defaultQuant(ggufs.map((f) => f.path));
   }
   return ggufs.filter((f) => quantOf(f.path) === q);
 }

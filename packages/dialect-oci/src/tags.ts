@@ -1,4 +1,4 @@
-import { type FileRecord, type IndexedModel, isMmproj, QUANT_PREFERENCE, quantOf } from '@hub/core-index';
+import { defaultQuant, type FileRecord, type IndexedModel, isMmproj, quantOf } from '@hub/core-index';
 
 /**
  * What one tag of a repository points at.
@@ -96,9 +96,9 @@ export function repoTags(model: IndexedModel): RepoTags {
   let latest: Target;
   const gguf = targets.length > 0;
   if (gguf) {
-    const preferred = QUANT_PREFERENCE.find((q) => byTag.has(q.toLowerCase()));
-    const firstQuant = [...listed].filter((t) => !GGUF.test(t)).sort()[0];
-    latest = byTag.get((preferred ?? firstQuant ?? '').toLowerCase()) ?? (targets[0] as Target);
+    // the one default rule (core-index defaultQuant), shared with the site, MCP and hub get
+    const q = defaultQuant(targets.map((t) => (t.kind === 'gguf' ? t.file.path : '')));
+    latest = (q ? byTag.get(q.toLowerCase()) : undefined) ?? (targets[0] as Target);
   } else {
     latest = { kind: 'files', id: 'latest', files };
     targets.push(latest);

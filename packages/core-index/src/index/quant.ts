@@ -44,3 +44,31 @@ export const QUANT_PREFERENCE = [
   'F16',
   'F32',
 ];
+
+/** GGUF files a quantisation can be chosen from: not a projector, not a later split part. */
+function choosable(path: string): boolean {
+  return /\.gguf$/i.test(path) && !isMmproj(path) && !isLaterSplit(path) && quantOf(path) !== undefined;
+}
+
+/**
+ * The default quantisation of a model's files, the one rule for `ollama pull …:latest`, the site's model page, MCP
+ * `get_download`, `hub get owner/name` and the section examples (issue 13): the first of {@link QUANT_PREFERENCE}
+ * present, else the alphabetically first quantisation present, else undefined (no quantised GGUF).
+ */
+export function defaultQuant(paths: Iterable<string>): string | undefined {
+  const present = new Set<string>();
+  for (const p of paths) if (choosable(p)) present.add(quantOf(p) as string);
+  return QUANT_PREFERENCE.find((q) => present.has(q)) ?? [...present].sort()[0];
+}
+
+/**
+ * The default GGUF file: the first file in path order with the {@link defaultQuant}, else the first GGUF (not a
+ * projector, not a later split part) in path order.
+ */
+export function defaultGgufFile<T extends { path: string }>(files: readonly T[]): T | undefined {
+  const ggufs = files
+    .filter((f) => /\.gguf$/i.test(f.path) && !isMmproj(f.path) && !isLaterSplit(f.path))
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  const q = defaultQuant(ggufs.map((f) => f.path));
+  return (q ? ggufs.find((f) => quantOf(f.path) === q) : undefined) ?? ggufs[0];
+}

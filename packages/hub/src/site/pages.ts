@@ -1,11 +1,10 @@
 import {
+  defaultGgufFile,
   encodePath,
   type HubHealth,
   type IndexedModel,
   type IndexStore,
-  isMmproj,
   ollamaRedirectRules,
-  QUANT_PREFERENCE,
   quantOf,
   type RequestObject,
   type SectionDescriptor,
@@ -25,17 +24,12 @@ function cmd(label: string, id: string, text: string): string {
   return `<h3 id="${id}">${label}</h3><pre class="cmd" aria-labelledby="${id}"><code>${escapeHtml(text)}</code></pre>`;
 }
 
-/** The default GGUF file of a model: the QUANT_PREFERENCE order, else the first GGUF. */
+/** The default GGUF file of a model, by the one rule `ollama pull …:latest` uses (core-index defaultGgufFile). */
 function defaultGguf(m: IndexedModel): { path: string; quant?: string } | undefined {
-  const ggufs = m.files.filter((f) => /\.gguf$/i.test(f.path) && !isMmproj(f.path));
-  if (ggufs.length === 0) return undefined;
-  for (const q of QUANT_PREFERENCE) {
-    const f = ggufs.find((g) => quantOf(g.path) === q);
-    if (f) return { path: f.path, quant: q };
-  }
-  const first = ggufs[0] as { path: string };
-  const q = quantOf(first.path);
-  return { path: first.path, ...(q ? { quant: q } : {}) };
+  const f = defaultGgufFile(m.files);
+  if (!f) return undefined;
+  const q = quantOf(f.path);
+  return { path: f.path, ...(q ? { quant: q } : {}) };
 }
 
 export function commandsFor(m: IndexedModel, origin: string): string {

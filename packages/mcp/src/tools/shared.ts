@@ -1,12 +1,12 @@
 /** What every tool shares: the result and context types, the tool error, cursors and the model lookup. */
 import {
   type CoreDeps,
+  defaultQuant as coreDefaultQuant,
   encodePath,
   type IndexedModel,
   type IndexStore,
   isMmproj,
   isModelId,
-  QUANT_PREFERENCE,
   quantOf,
 } from '@hub/core-index';
 import { z } from 'zod';
@@ -133,9 +133,9 @@ export function quantFiles(m: IndexedModel): Map<string, IndexedModel['files']> 
   return out;
 }
 
-export function defaultQuant(quants: Map<string, unknown>): string | undefined {
-  for (const q of QUANT_PREFERENCE) if (quants.has(q)) return q;
-  return quants.keys().next().value;
+/** The default quantisation of a model's quantisations, by the one rule `ollama pull …:latest` uses (core-index). */
+export function defaultQuant(quants: Map<string, Array<{ path: string }>>): string | undefined {
+  return coreDefaultQuant([...quants.values()].flat().map((f) => f.path));
 }
 
 export function resolveUrl(origin: string, m: IndexedModel, path: string): string {

@@ -1,0 +1,100 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { selectQuant } from '@hub/client';
+import { type BuildModelInput, createHub, defaultGgufFile, defaultQuant } from '@hub/core-index';
+import { createTestHub, request } from '@hub/core-index/testing';
+import { repoTags } from '@hub/dialect-oci';
+import { hubRoutes } from '@hub/hub';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * One definition per rule (issue 13): the default GGUF file. `ollama pull …:latest`, the site's model page, MCP
+ * `get_download` and `hub get owner/name` pick the same file, from core-index's defaultGgufFile / defaultQuant.
+ */
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const sha = (n: number) => n.toString(16).padStart(64, '0');
+
+// SYNTHETIC file lists: made-up names and digests
+const CASES: Array<{ name: string; paths: string[]; expected: string }> = [
+  { name: 'preferred quant present', paths: ['m-Q8_0.gguf', 'm-Q4_K_M.gguf', 'm-F16.gguf'], expected: 'm-Q4_K_M.gguf' },
+  {
+    name: 'no preferred quant: the alphabetically first',
+    paths: ['m-IQ2_M.gguf', 'm-IQ1_S.gguf', 'm-TQ1_0.gguf'],
+    expected: 'm-IQ1_S.gguf',
+  },
+  {
+    name: 'split parts and a projector are never the default',
+    paths: ['mmproj-m-Q4_K_M.gguf', 'm-Q5_K_M-00002-of-00002.gguf', 'm-Q5_K_M-00001-of-00002.gguf', 'm-Q6_K.gguf'],
+    expected: 'm-Q5_K_M-00001-of-00002.gguf',
+  },
+];
+
+describe('the default GGUF file (one definition)', () => {
+  for (const c of CASES) {
+    it(`${c.name}: core, OCI latest, the site, MCP and hub get agree`, async () => {
+      const files = c.paths.map((p, i) => ({ path: p, size: 1000 + i, sha256: sha(i + 1) }));
+      expect(defaultGgufFile(files)?.path).toBe(c.expected);
+      const model: BuildModelInput = {
+        id: 'synthetic-org/default-gguf',
+        revision: 'a'.repeat(40),
+        license: null,
+        files,
+        sources: [{ source: 'mirror-a', type: 'http' }],
+      };
+      const t = await createTestHub({ models: [model] });
+      const indexed = t.index.model(model.id);
+      if (!indexed) throw new Error('model not indexed');
+      // ollama pull …:latest
+      const latest = repoTags(indexed).latest;
+      expect(latest.kind === 'gguf' ? latest.file.path : undefined).toBe(c.expected);
+      // hub get owner/name (no quant): the files of the default quantisation
+      const q = defaultQuant(c.paths);
+      expect(selectQuant(files).map((f) => f.path)).toContain(c.expected);
+      // the site's model page: its commands name the default quantisation
+      const hub = createHub(t.deps as never, hubRoutes() as never);
+      const html = (await request(hub, `/models/${model.id}`, { headers: { accept: 'text/html' } })).text;
+      expect(html).toContain(`hub get ${model.id}:${q}`);
+      // MCP get_download without a quant: the default quantisation's files
+      const rpc = await request(hub, '/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'get_download', arguments: { model: model.id } },
+        }),
+      });
+      const text = rpc.text;
+      expect(text).toContain(`### ${c.expected}`);
+    });
+  }
+
+  it('no other source file writes the preference walk again', () => {
+    const offenders: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        if (name === 'node_modules' || name === 'dist') continue;
+        const p = path.join(dir, name);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (/\.ts$/.test(name) && !name.endsWith('.test.ts')) {
+          const rel = path.relative(root, p);
+          // quant.ts defines it; the upstream run ranks header reads by it (a different question)
+          if (rel.endsWith(path.join('index', 'quant.ts')) || rel.endsWith(path.join('upstream', 'model.ts'))) continue;
+          if (/QUANT_PREFERENCE\.(find|indexOf)|for \(const q of QUANT_PREFERENCE\)/.test(readFileSync(p, 'utf8'))) offenders.push(rel);
+        }
+      }
+    };
+    for (const top of ['packages', 'apps'])
+      for (const unit of readdirSync(path.join(root, top))) {
+        const src = path.join(root, top, unit, 'src');
+        try {
+          if (statSync(src).isDirectory()) walk(src);
+        } catch {
+          // no src/
+        }
+      }
+    expect(offenders).toEqual([]);
+  });
+});
