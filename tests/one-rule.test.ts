@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { selectQuant } from '@hub/client';
-import { type BuildModelInput, createHub, defaultGgufFile, defaultQuant } from '@hub/core-index';
+import { type BuildModelInput, createHub, defaultGgufFile, defaultQuant, formatBytes } from '@hub/core-index';
 import { createTestHub, request } from '@hub/core-index/testing';
 import { repoTags } from '@hub/dialect-oci';
 import { hubRoutes } from '@hub/hub';
@@ -95,6 +95,49 @@ describe('the default GGUF file (one definition)', () => {
           // no src/
         }
       }
+    expect(offenders).toEqual([]);
+  });
+});
+
+/** Every source file under packages/NAME/src and apps/NAME/src but tests, with its path relative to the root. */
+function sources(): Array<{ rel: string; text: string }> {
+  const out: Array<{ rel: string; text: string }> = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      if (name === 'node_modules' || name === 'dist') continue;
+      const p = path.join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.ts$/.test(name) && !name.endsWith('.test.ts')) out.push({ rel: path.relative(root, p), text: readFileSync(p, 'utf8') });
+    }
+  };
+  for (const top of ['packages', 'apps'])
+    for (const unit of readdirSync(path.join(root, top))) {
+      const src = path.join(root, top, unit, 'src');
+      try {
+        if (statSync(src).isDirectory()) walk(src);
+      } catch {
+        // no src/
+      }
+    }
+  return out;
+}
+
+describe('byte sizes for people (one definition)', () => {
+  it('binary units, labelled as such', () => {
+    expect(formatBytes(0)).toBe('0 B');
+    expect(formatBytes(1023)).toBe('1023 B');
+    expect(formatBytes(1024)).toBe('1.00 KiB');
+    expect(formatBytes(1536)).toBe('1.50 KiB');
+    expect(formatBytes(5 * 1024 * 1024)).toBe('5.00 MiB');
+    expect(formatBytes(42.5 * 1024 ** 3)).toBe('42.5 GiB');
+    expect(formatBytes(300 * 1024 ** 4)).toBe('300 TiB');
+  });
+
+  it('no other source file formats bytes with its own unit table', () => {
+    const offenders = sources()
+      .filter(({ rel }) => !rel.endsWith(path.join('index', 'format.ts')))
+      .filter(({ text }) => /\[\s*'K(i)?B',\s*'M(i)?B'/.test(text) || /\/ 1048576\)/.test(text))
+      .map(({ rel }) => rel);
     expect(offenders).toEqual([]);
   });
 });

@@ -244,7 +244,12 @@ describe('the edge request gate (the same admitRequest as node-server)', () => {
 describe('the cron trigger before any index is uploaded', () => {
   it('returns without throwing and logs the fix once', async () => {
     const env = {
-      OBJECTS: { get: async () => null, head: async () => null, put: async () => undefined, list: async () => ({ objects: [], truncated: false }) },
+      OBJECTS: {
+        get: async () => null,
+        head: async () => null,
+        put: async () => undefined,
+        list: async () => ({ objects: [], truncated: false }),
+      },
       ACCOUNTS: {},
       STATE: {},
     } as unknown as Env;

@@ -1,3 +1,5 @@
+import { formatBytes } from '@hub/core-index';
+
 /** Progress bars for `hub get` on a terminal: one line per file (bar, percent, size, speed, source), redrawn in place. */
 
 export interface FileProgress {
@@ -7,7 +9,6 @@ export interface FileProgress {
   size: number;
 }
 
-const mib = (n: number) => `${(n / 1048576).toFixed(1)} MiB`;
 const WIDTH = 20;
 
 export class ProgressBars {
@@ -42,7 +43,7 @@ export class ProgressBars {
     const frac = p.size > 0 ? Math.min(1, p.received / p.size) : 1;
     const full = Math.round(frac * WIDTH);
     const bar = `[${'#'.repeat(full)}${'.'.repeat(WIDTH - full)}]`;
-    return `${bar} ${String(Math.floor(frac * 100)).padStart(3)}%  ${mib(p.received)}/${mib(p.size)}  ${mib(p.received / s)}/s  from ${p.source}  ${p.file}`;
+    return `${bar} ${String(Math.floor(frac * 100)).padStart(3)}%  ${formatBytes(p.received)}/${formatBytes(p.size)}  ${formatBytes(p.received / s)}/s  from ${p.source}  ${p.file}`;
   }
 
   /** Redraw every line in place (the cursor goes back up over the lines drawn before). */

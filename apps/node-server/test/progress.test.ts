@@ -22,8 +22,8 @@ describe('hub get progress bars (a fake terminal)', () => {
     expect(last.startsWith('\x1b[2A')).toBe(true);
     const lines = last.split('\n').filter(Boolean);
     expect(lines).toHaveLength(2);
-    expect(lines[0]).toContain('[##########..........]  50%  5.0 MiB/10.0 MiB  5.0 MiB/s  from mirror-a  a.gguf');
-    expect(lines[1]).toContain('0%  0.0 MiB/1.0 MiB');
+    expect(lines[0]).toContain('[##########..........]  50%  5.00 MiB/10.0 MiB  5.00 MiB/s  from mirror-a  a.gguf');
+    expect(lines[1]).toContain('0%  0 B/1.00 MiB');
     expect(lines[1]).toContain('from mirror-b  b.json');
   });
 

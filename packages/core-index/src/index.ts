@@ -39,6 +39,7 @@ export {
   treeRevision,
 } from './index/builder.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
+export { formatBytes } from './index/format.js';
 export { type IndexedModel, IndexLoadError, type IndexStore, isWeightFile, loadIndex } from './index/index-store.js';
 export { jsonSchemaOf, NAMED_SCHEMAS, namedJsonSchemas, WireSchemas } from './index/json-schema.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';

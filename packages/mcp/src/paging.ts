@@ -1,4 +1,4 @@
-import { fnv1a } from '@hub/core-index';
+import { fnv1a, formatBytes } from '@hub/core-index';
 
 /**
  * Agent-sized answers: every listing tool renders its answer as blocks (one model, one file, one
@@ -93,17 +93,8 @@ export function decodeCursor(cursor: string | undefined, tool: string, snapshot:
 }
 
 /** Human sizes: 1000000 → "977 KiB" (binary units, as sha256sum users see with ls -lh). */
-export function humanBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n / 1024;
-  let u = 0;
-  while (v >= 1024 && u < units.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} ${units[u]}`;
-}
+/** Byte sizes in MCP answers: the one formatting rule of core-index. */
+export const humanBytes = formatBytes;
 
 /** 1_000_000 → "1.0M", 7_241_000_000 → "7.2B". */
 export function humanCount(n: number): string {

@@ -78,17 +78,8 @@ ${opts.script ? `<script>${opts.script}</script>` : ''}
 
 // ---- numbers ---------------------------------------------------------------------------------
 
-export function formatBytes(n: number): string {
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  let v = n / 1024;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${v >= 100 ? Math.round(v) : v.toFixed(1)} ${units[i]}`;
-}
+/** Byte sizes on the site: the one formatting rule of core-index (binary units, KiB/MiB/GiB). */
+export { formatBytes } from '@hub/core-index';
 
 export function formatCount(n: number | undefined): string {
   if (n === undefined) return '–';
