@@ -141,3 +141,14 @@ describe('byte sizes for people (one definition)', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('bounded worker pools (one definition)', () => {
+  it('no source file but core-index index/pool.ts runs its own pool of workers', () => {
+    const offenders = sources()
+      // test support may fire requests all at once on purpose (a race), which is not a pool
+      .filter(({ rel }) => !rel.endsWith(path.join('index', 'pool.ts')) && !rel.includes(`${path.sep}testing${path.sep}`))
+      .filter(({ text }) => /Promise\.all\(\s*Array\.from\(\s*\{\s*length:/.test(text))
+      .map(({ rel }) => rel);
+    expect(offenders).toEqual([]);
+  });
+});

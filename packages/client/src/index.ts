@@ -4,7 +4,7 @@
  * stream from the source the hub chooses and are hashed while they arrive. A wrong hash, a wrong size,
  * a stall or an error status moves the download to the next live source through `/via/{source}/…`.
  */
-import { defaultQuant, isMmproj, quantOf } from '@hub/core-index';
+import { boundedAll, defaultQuant, isMmproj, quantOf } from '@hub/core-index';
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex } from '@noble/hashes/utils';
 
@@ -348,26 +348,19 @@ export async function downloadAll(
   parallel = 4,
 ): Promise<FileResult[]> {
   const sources = await liveSources(opts);
-  const results: FileResult[] = new Array(files.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      const i = next++;
-      const file = files[i] as RemoteFile;
-      const sink = await sinkFor(file);
-      let res: FileResult;
-      try {
-        res = await downloadFile(opts, id, revision, file, sink, sources);
-      } catch (e) {
-        await sink.commit(false);
-        throw e;
-      }
-      await sink.commit(res.ok);
-      results[i] = res;
+  // the one bounded pool of core-index: a thrown error (not a failed download) stops new files
+  return boundedAll(files, parallel, async (file) => {
+    const sink = await sinkFor(file);
+    let res: FileResult;
+    try {
+      res = await downloadFile(opts, id, revision, file, sink, sources);
+    } catch (e) {
+      await sink.commit(false);
+      throw e;
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(parallel, files.length)) }, worker));
-  return results;
+    await sink.commit(res.ok);
+    return res;
+  });
 }
 
 /** A sink that keeps the bytes in memory (browsers, Workers). */

@@ -47,6 +47,7 @@ export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
 export { newObjectMetadata, REF_NAME } from './index/object-store.js';
 export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';
+export { boundedAll } from './index/pool.js';
 export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
 export * from './index/schemas.js';
 export {

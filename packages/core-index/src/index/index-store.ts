@@ -1,5 +1,6 @@
 import { type Address, addressOf } from './blake3.js';
 import type { ObjectStore } from './object-store.js';
+import { boundedAll } from './pool.js';
 import {
   type CatalogObject,
   CatalogObjectSchema,
@@ -100,36 +101,23 @@ export async function loadIndex(objects: ObjectStore, catalogAddress: Address, o
   const entries = Object.entries(catalog.objects);
   const models: IndexedModel[] = [];
   const sourceCache = new Map<string, SourceObject>();
-  // Bounded parallel reads.
-  let next = 0;
-  const loaded: (IndexedModel | undefined)[] = new Array(entries.length);
-  async function worker() {
-    for (;;) {
-      const i = next++;
-      if (i >= entries.length) return;
-      const [id, entry] = entries[i] as [string, { model: string; sources: string[] }];
-      const { value: object } = await readObject(
-        objects,
-        entry.model as Address,
-        (v) => ModelObjectSchema.parse(v),
-        `model ${id}`,
-        verified,
-      );
-      const sources: SourceObject[] = [];
-      for (const sa of entry.sources) {
-        let s = sourceCache.get(sa);
-        if (!s) {
-          s = (await readObject(objects, sa as Address, (v) => SourceObjectSchema.parse(v), `source of ${id}`, verified)).value;
-          sourceCache.set(sa, s);
-        }
-        sources.push(s);
+  // Bounded parallel reads (the one pool).
+  const loaded = await boundedAll(entries, 16, async ([id, rawEntry]) => {
+    const entry = rawEntry as { model: string; sources: string[] };
+    const { value: object } = await readObject(objects, entry.model as Address, (v) => ModelObjectSchema.parse(v), `model ${id}`, verified);
+    const sources: SourceObject[] = [];
+    for (const sa of entry.sources) {
+      let s = sourceCache.get(sa);
+      if (!s) {
+        s = (await readObject(objects, sa as Address, (v) => SourceObjectSchema.parse(v), `source of ${id}`, verified)).value;
+        sourceCache.set(sa, s);
       }
-      const row = rowsById.get(id);
-      if (!row) throw new IndexLoadError(`catalog has no row for ${id}`);
-      loaded[i] = makeModel(id, entry.model as Address, object, row, sources, entry.sources as Address[]);
+      sources.push(s);
     }
-  }
-  await Promise.all(Array.from({ length: Math.min(16, entries.length) }, worker));
+    const row = rowsById.get(id);
+    if (!row) throw new IndexLoadError(`catalog has no row for ${id}`);
+    return makeModel(id, entry.model as Address, object, row, sources, entry.sources as Address[]);
+  });
   for (const m of loaded) if (m) models.push(m);
   // Browse order is the catalog's row order.
   const order = new Map(catalog.rows.map((r, i) => [r.id, i] as const));

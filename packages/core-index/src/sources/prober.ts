@@ -1,3 +1,4 @@
+import { boundedAll } from '../index/pool.js';
 import type { SourceState } from '../index/schemas.js';
 import { createSha256 } from '../index/sha256.js';
 import type { MemorySourceHealth, SourceConfig } from './source-health.js';
@@ -384,24 +385,19 @@ export async function runProbeRound(input: ProbeRoundInput): Promise<ProbeRound>
     else skipped.push(s.name);
   }
   const outcomes = new Map<string, ProbeOutcome>();
-  let cursor = 0;
-  const worker = async () => {
-    for (;;) {
-      const s = due[cursor++];
-      if (!s) return;
-      const outcome = await probeSource(s, {
-        fetch: input.fetch,
-        now: input.now,
-        timeoutSeconds: settings.timeoutSeconds,
-        maxBytes: settings.maxBytes,
-      });
-      recordOutcome(state, s, outcome, settings);
-      outcomes.set(s.name, outcome);
-      input.health?.record(s.name, { ok: outcome.ok, reason: outcome.reason, at: outcome.at });
-      input.onResult?.(outcome);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(settings.concurrency, due.length) }, worker));
+  // probeSource never throws, so one source's failure never stops the others
+  await boundedAll(due, settings.concurrency, async (s) => {
+    const outcome = await probeSource(s, {
+      fetch: input.fetch,
+      now: input.now,
+      timeoutSeconds: settings.timeoutSeconds,
+      maxBytes: settings.maxBytes,
+    });
+    recordOutcome(state, s, outcome, settings);
+    outcomes.set(s.name, outcome);
+    input.health?.record(s.name, { ok: outcome.ok, reason: outcome.reason, at: outcome.at });
+    input.onResult?.(outcome);
+  });
   return {
     results: due.map((s) => outcomes.get(s.name) as ProbeOutcome),
     skipped,

@@ -1,5 +1,7 @@
 /** The daily index run against an upstream model host: `@hub/core-index/upstream` (kept out of the root entry so
  * runtime bundles such as the Worker do not carry the builder and its GGUF reader). */
+
+export { boundedAll } from '../index/pool.js';
 export { SourceBreaker, type SourceCheck } from './breaker.js';
 export {
   type Bucket,
@@ -20,7 +22,6 @@ export {
   type WaitInfo,
 } from './client.js';
 export {
-  boundedAll,
   ggufHeaderFiles,
   type IndexModelContext,
   indexModel,

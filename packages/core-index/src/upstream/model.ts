@@ -2,6 +2,7 @@ import type { Logger } from '../deps.js';
 import { encodePath, iterateBody } from '../http/contract.js';
 import type { BuildModelInput } from '../index/builder.js';
 import { isModelId } from '../index/model-id.js';
+import { boundedAll } from '../index/pool.js';
 import { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from '../index/quant.js';
 import type { FileRecord, GgufFacts, ModelFacts, ModelObject } from '../index/schemas.js';
 import { createSha256 } from '../index/sha256.js';
@@ -256,36 +257,6 @@ export async function remoteGgufFacts(ctx: IndexModelContext, url: string, path:
   }
 }
 
-/**
- * Run `fn` over `items` with at most `limit` at once; the first failure aborts the signal the others
- * got, no new item starts, and the failure is thrown once the running ones have stopped.
- */
-export async function boundedAll<T, R>(items: T[], limit: number, fn: (item: T, signal: AbortSignal) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  const abort = new AbortController();
-  let next = 0;
-  let failure: { e: unknown } | undefined;
-  const worker = async () => {
-    for (;;) {
-      if (failure) return;
-      const i = next++;
-      if (i >= items.length) return;
-      try {
-        out[i] = await fn(items[i] as T, abort.signal);
-      } catch (e) {
-        if (!failure) {
-          failure = { e };
-          abort.abort(e);
-        }
-        return;
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  if (failure) throw failure.e;
-  return out;
-}
-
 /** Read the header facts of the chosen GGUF files; `incomplete` when a read failed for a transient reason. */
 async function ggufFacts(
   ctx: IndexModelContext,
@@ -376,7 +347,7 @@ export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revis
         lfsFiles.push({ path: e.path, size: e.lfs.size ?? e.size ?? 0, sha256 });
       }
       // Small files: a few at a time; the first failure cancels the others.
-      const hashed = await boundedAll(small, ctx.smallFileConcurrency ?? 4, async (e, signal): Promise<FileRecord> => {
+      const hashed = await boundedAll(small, ctx.smallFileConcurrency ?? 4, async (e, _i, signal): Promise<FileRecord> => {
         const expected = e.size ?? ctx.smallFileCap;
         const got = await hashRemote(ctx, `${ctx.upstream}/${repoPath(id)}/resolve/${revision}/${encodePath(e.path)}`, expected, signal);
         downloaded += got.size;

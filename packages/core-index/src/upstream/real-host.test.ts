@@ -402,13 +402,13 @@ describe('the index run against the real host', () => {
 
 describe('small files per model', () => {
   it('at most the bound at once; the first failure aborts the others and starts no more', async () => {
-    const { boundedAll } = await import('./model.js');
+    const { boundedAll } = await import('../index/pool.js');
     let active = 0;
     let peak = 0;
     const started: number[] = [];
     const aborted: number[] = [];
     const items = Array.from({ length: 20 }, (_, i) => i);
-    const run = boundedAll(items, 4, async (i, signal) => {
+    const run = boundedAll(items, 4, async (i, _index, signal) => {
       started.push(i);
       active++;
       peak = Math.max(peak, active);

@@ -3,6 +3,7 @@ import type { Address } from '../index/blake3.js';
 import { type BuildModelInput, type BuildResult, buildIndex, putJson } from '../index/builder.js';
 import { isModelId } from '../index/model-id.js';
 import type { ObjectStore } from '../index/object-store.js';
+import { boundedAll } from '../index/pool.js';
 import {
   type CatalogObject,
   CatalogObjectSchema,
@@ -527,8 +528,6 @@ async function modelsPhase(rc: RunContext, listing: Listing, lookups: SourceLook
     downloaded: 0,
   };
   let done = 0;
-  let next = 0;
-  let stopped = false;
 
   const one = async (i: number) => {
     const { row, listed } = rows[i] as ListedRow;
@@ -590,30 +589,20 @@ async function modelsPhase(rc: RunContext, listing: Listing, lookups: SourceLook
     }
   };
 
-  async function worker() {
-    for (;;) {
-      if (stopped) return;
-      const i = next++;
-      if (i >= rows.length) return;
-      await one(i);
-      done++;
-      const r = out.results[i];
-      if (r?.status === 'ok')
-        rc.log.info(
-          { event: 'model', model: r.model.id, revision: r.model.revision, files: r.model.files.length, reused: r.reused },
-          'indexed model',
-        );
-      else if (r) rc.log.info({ event: 'skip', model: r.id, reason: r.reason, detail: r.detail }, 'skipped model');
-      rc.progress({ phase: 'models', done, total: rows.length, id: (rows[i] as ListedRow).row.id });
-    }
-  }
-  try {
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.modelConcurrency ?? 4, rows.length)) }, worker));
-  } catch (e) {
-    // A fatal failure (not one model's): the other workers take no new models; finished work stays for the next run.
-    stopped = true;
-    throw e;
-  }
+  // The one bounded pool of core-index: a fatal failure (not one model's) stops new models; finished work stays for
+  // the next run.
+  await boundedAll(rows, o.modelConcurrency ?? 4, async (_row, i) => {
+    await one(i);
+    done++;
+    const r = out.results[i];
+    if (r?.status === 'ok')
+      rc.log.info(
+        { event: 'model', model: r.model.id, revision: r.model.revision, files: r.model.files.length, reused: r.reused },
+        'indexed model',
+      );
+    else if (r) rc.log.info({ event: 'skip', model: r.id, reason: r.reason, detail: r.detail }, 'skipped model');
+    rc.progress({ phase: 'models', done, total: rows.length, id: (rows[i] as ListedRow).row.id });
+  });
   await lookups?.settle();
   await rc.work.flush();
   return out;
