@@ -64,7 +64,6 @@ const PIN =
       return false;
     }
   })();
-const onServerCpu = (args) => (PIN ? ['taskset', ['-c', '1', process.execPath, ...args]] : [process.execPath, args]);
 const onClientCpu = (cmd, args) => (PIN ? ['taskset', ['-c', '0', cmd, ...args]] : [cmd, args]);
 
 const children = [];

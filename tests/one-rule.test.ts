@@ -152,3 +152,37 @@ describe('bounded worker pools (one definition)', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('the immutable-object cache (one definition)', () => {
+  it('least recently used out first, never over its total, an object too large never kept, a re-set counted once', async () => {
+    const { ObjectCache } = await import('@hub/core-index');
+    const obj = (n: number) => ({ bytes: new Uint8Array(n), meta: {} as never });
+    const c = new ObjectCache(100, 60);
+    c.set('a', obj(40));
+    c.set('b', obj(40));
+    c.get('a'); // a is now the most recently used
+    c.set('c', obj(40)); // over 100: b goes
+    expect([c.has('a'), c.has('b'), c.has('c')]).toEqual([true, false, true]);
+    c.set('a', obj(40)); // the same address again
+    expect(c.bytes).toBe(80);
+    c.set('huge', obj(61));
+    expect(c.has('huge')).toBe(false);
+  });
+
+  it('both stores use it, and no file keeps its own cache of objects', () => {
+    const offenders = sources()
+      // the memory store holds objects (it is a store, not a cache of one)
+      .filter(({ rel }) => !rel.endsWith(path.join('index', 'object-cache.ts')) && !rel.endsWith('memory-object-store.ts'))
+      .filter(({ text }) => /new Map<string, StoredObject>\(\)/.test(text))
+      .map(({ rel }) => rel);
+    expect(offenders).toEqual([]);
+    const users = sources()
+      .filter(({ text }) => /new ObjectCache\(/.test(text))
+      .map(({ rel }) => rel)
+      .sort();
+    expect(users).toEqual([
+      path.join('apps', 'edge', 'src', 'r2-object-store.ts'),
+      path.join('packages', 'objects', 'src', 'node', 'fs-object-store.ts'),
+    ]);
+  });
+});

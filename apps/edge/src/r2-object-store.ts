@@ -5,6 +5,7 @@ import {
   type ListPage,
   type ListQuery,
   newObjectMetadata,
+  ObjectCache,
   type ObjectMetadata,
   type ObjectStore,
   type PutOptions,
@@ -35,8 +36,7 @@ export function refKey(name: string): string {
  * holds a ref's value. Objects are immutable, so small ones stay in an in-isolate LRU once read.
  */
 export class R2ObjectStore implements ObjectStore {
-  private readonly cache = new Map<string, StoredObject>();
-  private cached = 0;
+  private readonly cache = new ObjectCache(CACHE_TOTAL_MAX, CACHE_OBJECT_MAX);
 
   constructor(
     private readonly bucket: R2BucketLike,
@@ -46,16 +46,12 @@ export class R2ObjectStore implements ObjectStore {
   async get(address: Address): Promise<StoredObject | undefined> {
     if (!isAddress(address)) return undefined;
     const hit = this.cache.get(address);
-    if (hit) {
-      this.cache.delete(address);
-      this.cache.set(address, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const obj = await this.bucket.get(objectKey(address));
     if (!obj) return undefined;
     const bytes = new Uint8Array(await obj.arrayBuffer());
     const stored = { bytes, meta: metaOf(address, obj) };
-    this.remember(address, stored);
+    this.cache.set(address, stored);
     return stored;
   }
 
@@ -131,18 +127,6 @@ export class R2ObjectStore implements ObjectStore {
   async writeRef(name: string, value: string): Promise<void> {
     if (!REF_NAME.test(name)) throw new Error(`invalid ref name ${JSON.stringify(name)}`);
     await this.bucket.put(refKey(name), value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
-  }
-
-  private remember(address: string, stored: StoredObject): void {
-    const size = stored.bytes.byteLength;
-    if (size > CACHE_OBJECT_MAX) return;
-    this.cache.set(address, stored);
-    this.cached += size;
-    for (const [k, v] of this.cache) {
-      if (this.cached <= CACHE_TOTAL_MAX) break;
-      this.cache.delete(k);
-      this.cached -= v.bytes.byteLength;
-    }
   }
 }
 

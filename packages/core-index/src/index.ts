@@ -44,6 +44,7 @@ export { type IndexedModel, IndexLoadError, type IndexStore, isWeightFile, loadI
 export { jsonSchemaOf, NAMED_SCHEMAS, namedJsonSchemas, WireSchemas } from './index/json-schema.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
+export { ObjectCache } from './index/object-cache.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
 export { newObjectMetadata, REF_NAME } from './index/object-store.js';
 export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';

@@ -8,6 +8,7 @@ import {
   type ListQuery,
   listFrom,
   newObjectMetadata,
+  ObjectCache,
   type ObjectMetadata,
   type ObjectStore,
   type PutOptions,
@@ -54,27 +55,15 @@ export class FsObjectStore implements ObjectStore {
   private readonly objectsDir: string;
   private readonly refsDir: string;
   /** Objects never change, so whole objects are cached in memory (least recently used out first). */
-  private readonly cache = new Map<string, StoredObject>();
-  private cachedBytes = 0;
+  private readonly cache: ObjectCache;
   constructor(
     root: string,
     private readonly now: () => number = Date.now,
-    private readonly cacheLimitBytes = 64 * 1024 * 1024,
+    cacheLimitBytes = 64 * 1024 * 1024,
   ) {
+    this.cache = new ObjectCache(cacheLimitBytes);
     this.objectsDir = path.join(root, 'objects');
     this.refsDir = path.join(root, 'refs');
-  }
-
-  private remember(address: string, obj: StoredObject): void {
-    const size = obj.bytes.byteLength;
-    if (size > this.cacheLimitBytes / 8) return;
-    this.cache.set(address, obj);
-    this.cachedBytes += size;
-    for (const [key, value] of this.cache) {
-      if (this.cachedBytes <= this.cacheLimitBytes) break;
-      this.cache.delete(key);
-      this.cachedBytes -= value.bytes.byteLength;
-    }
   }
 
   private paths(address: Address) {
@@ -85,12 +74,7 @@ export class FsObjectStore implements ObjectStore {
 
   async get(address: Address): Promise<StoredObject | undefined> {
     const hit = this.cache.get(address);
-    if (hit) {
-      // Refresh its place in the LRU order.
-      this.cache.delete(address);
-      this.cache.set(address, hit);
-      return hit;
-    }
+    if (hit) return hit;
     if (!isAddress(address)) return undefined;
     const p = this.paths(address);
     let bytes: Uint8Array;
@@ -101,7 +85,7 @@ export class FsObjectStore implements ObjectStore {
     }
     const meta = (await this.readMeta(address, bytes.byteLength)) as ObjectMetadata;
     const obj = { bytes, meta };
-    this.remember(address, obj);
+    this.cache.set(address, obj);
     return obj;
   }
 
