@@ -186,3 +186,17 @@ describe('the immutable-object cache (one definition)', () => {
     ]);
   });
 });
+
+describe('the account SQL (one definition)', () => {
+  it('both SQL stores run the statements of @hub/account ACCOUNT_SQL and write none of their own', () => {
+    const stores = sources().filter(({ rel }) => /(sqlite|d1)-account-store\.ts$/.test(rel));
+    expect(stores.map((s) => s.rel).sort()).toEqual([
+      path.join('apps', 'edge', 'src', 'd1-account-store.ts'),
+      path.join('apps', 'node-server', 'src', 'stores', 'sqlite-account-store.ts'),
+    ]);
+    for (const { rel, text } of stores) {
+      expect(text, rel).toMatch(/ACCOUNT_SQL/);
+      expect(text.match(/'(SELECT|INSERT|UPDATE|DELETE) /g) ?? [], rel).toEqual([]);
+    }
+  });
+});

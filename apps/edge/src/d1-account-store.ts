@@ -1,28 +1,13 @@
-import { ACCOUNT_SCHEMA, type AccountRecord, type AccountStore, isoTime, modelKey, type RequestOutcome } from '@hub/account';
+import {
+  ACCOUNT_SCHEMA,
+  type AccountRecord,
+  type AccountStore,
+  isoTime,
+  modelKey,
+  type RequestOutcome,
+  ACCOUNT_SQL as SQL,
+} from '@hub/account';
 import type { D1DatabaseLike, D1ResultLike, D1StatementLike } from './bindings.js';
-
-const SQL = {
-  account: 'SELECT did, created, wallet, publish_interest FROM accounts WHERE did = ?1',
-  insertAccount: 'INSERT INTO accounts (did, created) VALUES (?1, ?2) ON CONFLICT (did) DO NOTHING',
-  saved: 'SELECT model FROM saved WHERE did = ?1 ORDER BY position',
-  savedHas: 'SELECT 1 AS n FROM saved WHERE did = ?1 AND model_key = ?2',
-  savedClear: 'DELETE FROM saved WHERE did = ?1',
-  // The whole list in one statement: [[key, id], …] as JSON, positions from the array index.
-  savedInsertAll:
-    "INSERT INTO saved (did, model_key, model, position) SELECT ?1, json_extract(value, '$[0]'), json_extract(value, '$[1]'), CAST(key AS INTEGER) FROM json_each(?2) WHERE true ON CONFLICT (did, model_key) DO NOTHING",
-  // Check the bound and append in one statement, so concurrent adds cannot pass the bound.
-  savedAdd:
-    'INSERT INTO saved (did, model_key, model, position) SELECT ?1, ?2, ?3, COALESCE((SELECT MAX(position) FROM saved WHERE did = ?1), -1) + 1 WHERE (SELECT COUNT(*) FROM saved WHERE did = ?1) < ?4 ON CONFLICT (did, model_key) DO NOTHING',
-  savedDelete: 'DELETE FROM saved WHERE did = ?1 AND model_key = ?2',
-  requestCount: 'SELECT COUNT(*) AS n FROM requests WHERE did = ?1',
-  // D1 has no interactive transactions: the bound is a WHERE on the INSERT … SELECT, the UNIQUE constraint picks the winner.
-  requestInsert:
-    'INSERT INTO requests (did, model_key, model, created) SELECT ?1, ?2, ?3, ?4 WHERE (SELECT COUNT(*) FROM requests WHERE did = ?1) < ?5 ON CONFLICT (did, model_key) DO NOTHING RETURNING id',
-  requestHas: 'SELECT 1 AS n FROM requests WHERE did = ?1 AND model_key = ?2',
-  requested: 'SELECT model FROM requests WHERE did = ?1 ORDER BY id',
-  setWallet: 'UPDATE accounts SET wallet = ?1, wallet_updated = ?2 WHERE did = ?3',
-  setInterest: 'UPDATE accounts SET publish_interest = COALESCE(publish_interest, ?1) WHERE did = ?2',
-} as const;
 
 interface AccountRow {
   did: string;

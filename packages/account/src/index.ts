@@ -16,7 +16,7 @@ export {
   MAX_SAVED,
   MAX_WALLET_LENGTH,
 } from './routes.js';
-export { ACCOUNT_SCHEMA } from './schema.js';
+export { ACCOUNT_SCHEMA, ACCOUNT_SQL } from './schema.js';
 export { type AccountConfig, createAccountServices } from './services.js';
 export { type AccountRecord, type AccountStore, isoTime, MemoryAccountStore, modelKey, type RequestOutcome } from './store.js';
 export {

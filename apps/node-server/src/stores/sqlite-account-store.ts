@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { ACCOUNT_SCHEMA, type AccountRecord, type AccountStore, isoTime, modelKey, type RequestOutcome } from '@hub/account';
+import { ACCOUNT_SCHEMA, ACCOUNT_SQL, type AccountRecord, type AccountStore, isoTime, modelKey, type RequestOutcome } from '@hub/account';
 import Database from 'better-sqlite3';
 
 /** The file, under the data folder, that holds every account. */
@@ -13,6 +13,28 @@ interface AccountRow {
   created: string;
   wallet: string | null;
   publish_interest: string | null;
+}
+
+/** A statement bound as D1 binds it: `?N` takes the N-th argument (better-sqlite3 binds `?` in order only). */
+interface Numbered<Row> {
+  run(...args: unknown[]): Database.RunResult;
+  get(...args: unknown[]): Row | undefined;
+  all(...args: unknown[]): Row[];
+}
+
+function numbered<Row = unknown>(db: Database.Database, sql: string): Numbered<Row> {
+  const order: number[] = [];
+  const anonymous = sql.replace(/\?(\d+)/g, (_, n: string) => {
+    order.push(Number(n) - 1);
+    return '?';
+  });
+  const statement = db.prepare(anonymous);
+  const bind = (args: unknown[]) => order.map((i) => args[i]);
+  return {
+    run: (...args) => statement.run(...bind(args)),
+    get: (...args) => statement.get(...bind(args)) as Row | undefined,
+    all: (...args) => statement.all(...bind(args)) as Row[],
+  };
 }
 
 /**
@@ -34,27 +56,23 @@ export class SqliteAccountStore implements AccountStore {
     this.db.pragma('foreign_keys = ON');
     this.db.exec(SCHEMA);
     const db = this.db;
+    // the one list of statements every SQL backend runs (@hub/account ACCOUNT_SQL)
+    const S = ACCOUNT_SQL;
     this.q = {
-      account: db.prepare<[string], AccountRow>('SELECT did, created, wallet, publish_interest FROM accounts WHERE did = ?'),
-      insertAccount: db.prepare<[string, string]>('INSERT INTO accounts (did, created) VALUES (?, ?) ON CONFLICT (did) DO NOTHING'),
-      saved: db.prepare<[string], { model: string }>('SELECT model FROM saved WHERE did = ? ORDER BY position'),
-      savedHas: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM saved WHERE did = ? AND model_key = ?'),
-      savedCount: db.prepare<[string], { n: number; top: number | null }>(
-        'SELECT COUNT(*) AS n, MAX(position) AS top FROM saved WHERE did = ?',
-      ),
-      savedClear: db.prepare<[string]>('DELETE FROM saved WHERE did = ?'),
-      savedInsert: db.prepare<[string, string, string, number]>(
-        'INSERT INTO saved (did, model_key, model, position) VALUES (?, ?, ?, ?) ON CONFLICT (did, model_key) DO NOTHING',
-      ),
-      savedDelete: db.prepare<[string, string]>('DELETE FROM saved WHERE did = ? AND model_key = ?'),
-      requestCount: db.prepare<[string], { n: number }>('SELECT COUNT(*) AS n FROM requests WHERE did = ?'),
-      requestInsert: db.prepare<[string, string, string, string]>(
-        'INSERT INTO requests (did, model_key, model, created) VALUES (?, ?, ?, ?) ON CONFLICT (did, model_key) DO NOTHING',
-      ),
-      requestHas: db.prepare<[string, string], { n: number }>('SELECT 1 AS n FROM requests WHERE did = ? AND model_key = ?'),
-      requested: db.prepare<[string], { model: string }>('SELECT model FROM requests WHERE did = ? ORDER BY id'),
-      setWallet: db.prepare<[string | null, string, string]>('UPDATE accounts SET wallet = ?, wallet_updated = ? WHERE did = ?'),
-      setInterest: db.prepare<[string, string]>('UPDATE accounts SET publish_interest = COALESCE(publish_interest, ?) WHERE did = ?'),
+      account: numbered<AccountRow>(db, S.account),
+      insertAccount: numbered(db, S.insertAccount),
+      saved: numbered<{ model: string }>(db, S.saved),
+      savedHas: numbered(db, S.savedHas),
+      savedCount: numbered(db, S.savedCount),
+      savedClear: numbered(db, S.savedClear),
+      savedInsert: numbered(db, S.savedInsert),
+      savedDelete: numbered(db, S.savedDelete),
+      requestCount: numbered(db, S.requestCount),
+      requestInsert: numbered(db, S.requestInsert),
+      requestHas: numbered(db, S.requestHas),
+      requested: numbered<{ model: string }>(db, S.requested),
+      setWallet: numbered(db, S.setWallet),
+      setInterest: numbered(db, S.setInterest),
     };
     const q = this.q;
     this.tx = {
@@ -76,8 +94,8 @@ export class SqliteAccountStore implements AccountStore {
         const key = modelKey(id);
         if (q.requestHas.get(did, key)) return 'exists';
         if ((q.requestCount.get(did) as { n: number }).n >= max) return 'full';
-        // The UNIQUE constraint is the guard; the look-up above only picks the answer.
-        return q.requestInsert.run(did, key, id, isoTime(now)).changes === 1 ? 'created' : 'exists';
+        // The bound and the UNIQUE constraint are the guard (the same statement as D1's); the look-ups only pick the answer.
+        return q.requestInsert.get(did, key, id, isoTime(now), max) ? 'created' : 'exists';
       }),
     };
   }
