@@ -200,3 +200,39 @@ describe('the account SQL (one definition)', () => {
     }
   });
 });
+
+describe('every document a comment cites is in the repository', () => {
+  const ref = (name: string) => readFileSync(path.join(root, 'docs', 'reference', name), 'utf8');
+  const headings = (md: string) => md.split('\n').filter((l) => l.startsWith('#'));
+
+  it('"design section N" and "design N.M" name a section of docs/reference/design.md', () => {
+    const design = headings(ref('design.md'));
+    const missing: string[] = [];
+    for (const { rel, text } of sources()) {
+      for (const m of text.matchAll(/design(?: section)? (\d+(?:\.\d+)?)/g)) {
+        const n = m[1] as string;
+        if (!design.some((h) => new RegExp(`^#+ ${n.replace('.', '\\.')}[. ]`).test(h))) missing.push(`${rel}: design ${n}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('"spec: Heading" names a heading of docs/reference/spec.md', () => {
+    const spec = headings(ref('spec.md')).map((h) => h.replace(/^#+\s*/, '').toLowerCase());
+    const missing: string[] = [];
+    for (const { rel, text } of sources()) {
+      for (const m of text.matchAll(/\(spec: ([A-Z][A-Za-z-]+(?: [A-Za-z-]+)?)/g)) {
+        const cited = (m[1] as string).toLowerCase();
+        if (!spec.some((h) => h.startsWith(cited) || h.includes(cited))) missing.push(`${rel}: spec: ${m[1]}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('protocols.md and clients-2026.md are there to follow', () => {
+    const cited = sources().filter(({ text }) => /protocols\.md|clients-2026\.md/.test(text));
+    expect(cited.length).toBeGreaterThan(0);
+    expect(ref('protocols.md').length).toBeGreaterThan(1000);
+    expect(ref('clients-2026.md').length).toBeGreaterThan(1000);
+  });
+});

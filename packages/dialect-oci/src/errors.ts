@@ -1,7 +1,7 @@
 import { errorResponse, type HubResponse } from '@hub/core-index';
 
 /**
- * Every error of the OCI dialect leaves through here: `{errors:[{code, message}]}` (spec: OciError).
+ * Every error of the OCI dialect leaves through here: `{errors:[{code, message}]}` (spec: Error bodies, OciError).
  * Codes are those of the distribution spec; messages name the fix.
  */
 export function ociError(status: number, code: string, message: string, headers: Record<string, string> = {}): HubResponse {
