@@ -36,7 +36,7 @@ export const DEFAULT_SOURCES: SourceConfig[] = [
   { name: 'ipfs', display: 'IPFS', token: 'ipfs', kind: 'ipfs', url: 'https://ipfs.io' },
 ];
 
-export interface HoldingSource {
+interface HoldingSource {
   config: SourceConfig;
   object: SourceObject;
 }
