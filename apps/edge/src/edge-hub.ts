@@ -1,13 +1,11 @@
 import { type AccountConfig, createAccountServices } from '@hub/account';
-import { type Address, DEFAULT_SOURCES, type IndexStore, type Logger, loadIndex, probeSettings, type SourceConfig } from '@hub/core-index';
-import { createHub, type Hub, type HubDeps, hubRoutes } from '@hub/hub';
+import { type Address, type IndexStore, type Logger, loadIndex, probeSettings, type SourceConfig } from '@hub/core-index';
+import { assembleHub, type Hub, type HubDeps, indexHolder, mergeSources, type SourceEntry } from '@hub/hub';
 import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';
 import { KvMissingLog, KvSourceHealth } from './kv-state.js';
 import { R2ObjectStore } from './r2-object-store.js';
 
-/** The code version, as node-server reports it (the conformance suite compares the two). */
-export const VERSION = '0.1.0';
 /** The edge's request limit (spec: Limits, "Publish, one request at the edge"). */
 export const EDGE_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
@@ -28,16 +26,11 @@ export interface EdgeHub {
 /** Thrown (and answered as 503) when the bucket holds no index yet. */
 export class NoIndexError extends Error {}
 
-/** The sources: defaults, then the `SOURCES` var merged by name (as node-server merges its config). */
+/** The sources: defaults, then the `SOURCES` var merged by name (the one merge rule node-server uses too). */
 export function sourcesFromEnv(env: Env): SourceConfig[] {
-  const byName = new Map<string, SourceConfig>(DEFAULT_SOURCES.map((s) => [s.name, { ...s }]));
-  const extra = jsonVar<Array<Partial<SourceConfig> & { name: string }>>(env.SOURCES, 'SOURCES') ?? [];
+  const extra = jsonVar<SourceEntry[]>(env.SOURCES, 'SOURCES') ?? [];
   if (!Array.isArray(extra)) throw new Error('The var SOURCES must be a JSON array of {name, display, token, kind, url}.');
-  for (const s of extra) {
-    const prev = byName.get(s.name);
-    byName.set(s.name, { ...(prev ?? { display: s.name, token: s.name, kind: 'http' }), ...s } as SourceConfig);
-  }
-  return [...byName.values()];
+  return mergeSources(extra);
 }
 
 function accountConfig(env: Env): Partial<AccountConfig> | undefined {
@@ -80,7 +73,7 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
     throw new NoIndexError(
       'The R2 bucket holds no index (no refs/current): upload one, as apps/edge/README.md "Deploy to the edge" shows.',
     );
-  let index = await loadIndex(objects, current);
+  const indexes = indexHolder(objects, await loadIndex(objects, current), loadIndex, log);
   let checkedAt = now();
   let checking: Promise<IndexStore> | undefined;
 
@@ -96,48 +89,38 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
   const config = accountConfig(env);
   const accounts = await createAccountServices(config, new D1AccountStore(env.ACCOUNTS));
 
-  const deps: HubDeps & { site?: { siteOrigin?: string } } = {
-    index: () => index,
+  const { hub, deps } = assembleHub({
+    index: indexes,
     health,
     objects,
     missing: new KvMissingLog(env.STATE),
+    accounts,
+    log,
+    now,
+    defer,
     settings: {
       ...(env.BASE_URL ? { baseUrl: env.BASE_URL.replace(/\/+$/, '') } : {}),
       publisherTokens: tokenList(env.PUBLISHER_TOKENS, 'PUBLISHER_TOKENS'),
       registryTokens: tokenList(env.REGISTRY_TOKENS, 'REGISTRY_TOKENS'),
       maxRequestBytes: EDGE_MAX_REQUEST_BYTES,
+      ...(config?.siteOrigin ? { siteOrigin: config.siteOrigin } : {}),
       role: 'edge',
-      version: VERSION,
       ...(env.COMMIT ? { commit: env.COMMIT } : {}),
       serverId: 'edge@workerd',
     },
-    now,
-    log,
-    defer,
-    ...(config?.siteOrigin ? { site: { siteOrigin: config.siteOrigin } } : {}),
-    accounts,
-  };
+  });
 
   async function recheckIndex(): Promise<IndexStore> {
-    checking ??= (async () => {
-      try {
-        checkedAt = now();
-        const next = (await objects.readRef('current')) as Address | undefined;
-        if (next && next !== index.catalogAddress) {
-          index = await loadIndex(objects, next);
-          log.info({ catalog: next, models: index.totals.models }, 'switched to a new index');
-        }
-        return index;
-      } finally {
-        checking = undefined;
-      }
-    })();
+    checkedAt = now();
+    checking ??= indexes.reload().finally(() => {
+      checking = undefined;
+    });
     return checking;
   }
 
   return {
-    hub: createHub(deps as HubDeps, hubRoutes()),
-    deps: deps as HubDeps,
+    hub,
+    deps,
     health,
     objects,
     drain: () => pending.splice(0),

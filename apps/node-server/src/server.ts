@@ -2,16 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createAccountServices } from '@hub/account';
-import {
-  type Address,
-  DEFAULT_SOURCES,
-  type IndexStore,
-  type Logger,
-  MemorySourceHealth,
-  type SourceConfig,
-  SPACES_REF,
-} from '@hub/core-index';
-import { createHub, type Hub, type HubDeps, hubRoutes } from '@hub/hub';
+import { type Address, type IndexStore, type Logger, MemorySourceHealth, type SourceConfig, SPACES_REF } from '@hub/core-index';
+import { assembleHub, HUB_VERSION, type Hub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
 import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedBuckets, seedDemo, seedSpaces, startStaticMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
@@ -25,7 +17,8 @@ import { checkProbeConfig, createProber, type NodeProber, probeSettingsFrom } fr
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
 import { loadVerifiedOnce } from './verify.js';
 
-export const VERSION = '0.1.0';
+/** The code version (the one both hosts report). */
+export const VERSION = HUB_VERSION;
 export const MAX_MESSAGE_BYTES = 33_554_432;
 
 export interface StartOptions {
@@ -54,16 +47,8 @@ export interface RunningHub {
 }
 
 export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror): SourceConfig[] {
-  const byName = new Map<string, SourceConfig>(DEFAULT_SOURCES.map((s) => [s.name, { ...s }]));
-  if (demo) byName.set(DEMO_SOURCE, { name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: demo.template });
-  for (const s of config.sources ?? []) {
-    const prev = byName.get(s.name);
-    byName.set(s.name, {
-      ...(prev ?? { display: s.name, token: s.name, kind: 'http' }),
-      ...s,
-    } as SourceConfig);
-  }
-  return [...byName.values()];
+  const own: SourceConfig[] = demo ? [{ name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: demo.template }] : [];
+  return mergeSources(config.sources ?? [], own);
 }
 
 /** Wire the hub's interfaces to the filesystem, load (or seed) the index, and listen. */
@@ -87,7 +72,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   }
   if (!current) throw new Error(`No index in ${options.dataDir}: run "hub index build" first, or start with the demo enabled.`);
   // Objects are verified once, on the first start on (or switch to) a catalog; later starts read them as stored.
-  let index = await loadVerifiedOnce(objects, current);
+  // the one index holder (@hub/hub): objects are verified once, on the first start on (or switch to) a catalog
+  const indexes = indexHolder(objects, await loadVerifiedOnce(objects, current), loadVerifiedOnce, log);
 
   // Accounts: one SQLite file under the data folder; without account.publicKey the routes answer 503.
   const accountStore = SqliteAccountStore.open(options.dataDir);
@@ -97,7 +83,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   });
 
   // The demo mirror serves the demo bytes whenever the index holds models sourced from it.
-  const usesDemo = index.models().some((m) => m.sources.some((s) => s.source === DEMO_SOURCE));
+  const usesDemo = indexes
+    .current()
+    .models()
+    .some((m) => m.sources.some((s) => s.source === DEMO_SOURCE));
   let mirror: StaticMirror | undefined;
   if (usesDemo && options.demoMirror !== false) {
     const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);
@@ -113,30 +102,28 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // Probes: the last results (data folder) are restored before listening; rounds run on a timer after it.
   const prober = createProber({ dataDir: options.dataDir, sources, health, settings: probeSettings, log });
 
-  const deps: HubDeps & { site?: { siteOrigin?: string } } = {
-    index: () => index,
+  const { hub, deps } = assembleHub({
+    index: indexes,
     health,
     objects,
     missing: new FileMissingLog(options.dataDir),
+    accounts,
+    log,
+    now: () => Date.now(),
+    defer: (p) => {
+      p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed'));
+    },
     settings: {
       ...(config.baseUrl ? { baseUrl: config.baseUrl.replace(/\/+$/, '') } : {}),
       publisherTokens: config.publisherTokens ?? [],
       registryTokens: config.registryTokens ?? [],
       maxRequestBytes: MAX_MESSAGE_BYTES,
       ...(config.bucketMaxBytes !== undefined ? { bucketMaxBytes: config.bucketMaxBytes } : {}),
+      ...(config.account?.siteOrigin ? { siteOrigin: config.account.siteOrigin } : {}),
       role: 'server',
-      version: VERSION,
       serverId: `node-server@${os.hostname()}`,
     },
-    now: () => Date.now(),
-    log,
-    defer: (p) => {
-      p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed'));
-    },
-    ...(config.account?.siteOrigin ? { site: { siteOrigin: config.account.siteOrigin } } : {}),
-    accounts,
-  };
-  const hub = createHub(deps as HubDeps, hubRoutes());
+  });
 
   const app = new Koa();
   app.proxy = false;
@@ -145,6 +132,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     ctx.body = { ok: true };
   });
   router.get('/ready', (ctx) => {
+    const index = indexes.current();
     ctx.body = { ok: true, catalog: index.catalogAddress, models: index.totals.models };
   });
   app.use(router.routes());
@@ -189,7 +177,14 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;
   log.info(
-    { url, data: options.dataDir, catalog: index.catalogAddress, models: index.totals.models, seeded, mirror: mirror?.url },
+    {
+      url,
+      data: options.dataDir,
+      catalog: indexes.current().catalogAddress,
+      models: indexes.current().totals.models,
+      seeded,
+      mirror: mirror?.url,
+    },
     'hub listening',
   );
   prober.start();
@@ -198,18 +193,11 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     url,
     port,
     ...(mirror ? { mirror } : {}),
-    deps: deps as HubDeps,
+    deps,
     hub,
     app,
     prober,
-    async reload() {
-      const next = (await objects.readRef('current')) as Address | undefined;
-      if (next && next !== index.catalogAddress) {
-        index = await loadVerifiedOnce(objects, next);
-        log.info({ catalog: next, models: index.totals.models }, 'switched to a new index');
-      }
-      return index;
-    },
+    reload: () => indexes.reload(),
     async close() {
       await prober.stop();
       await new Promise<void>((resolve) => {

@@ -16,7 +16,7 @@ const DID = 'did:plc:synthetic-alice';
 
 interface Setup {
   hub: ReturnType<typeof createHub>;
-  deps: AccountDeps & { site: { siteOrigin: string } };
+  deps: AccountDeps;
   store: MemoryAccountStore;
   idp: TestIdentityProvider;
   clock: { now: number };
@@ -38,7 +38,7 @@ async function setup(
       audience: AUDIENCE,
     });
   }
-  const deps = { ...t.deps, now: () => clock.now, accounts, site: { siteOrigin: SITE } };
+  const deps = { ...t.deps, now: () => clock.now, accounts, settings: { ...t.deps.settings, siteOrigin: SITE } };
   const routes = [...accountRoutes<AccountDeps>(), ...(options.extraRoutes ?? [])];
   const hub = createHub(deps, routes);
   const token = await idp.sign({ sub: DID }, { now: NOW });

@@ -51,6 +51,8 @@ export interface HubSettings {
   role: 'server' | 'edge';
   /** Code version and commit, for the capability manifest and health. */
   version: string;
+  /** The site origin that may call /api/account/* with credentials (CORS). */
+  siteOrigin?: string;
   commit?: string;
   serverId: string;
 }

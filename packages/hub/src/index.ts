@@ -4,7 +4,6 @@ export {
   createHub,
   EXPOSED_HEADERS,
   type Hub,
-  type HubSiteSettings,
   registryCredential,
   splitUrl,
   timingSafeEqualString,
@@ -15,3 +14,4 @@ export { agentBrief, BRIEF_CANARY } from './discovery/brief.js';
 export { buildDescriptor, preparedDescriptor } from './discovery/descriptor.js';
 export { negotiate } from './discovery/routes.js';
 export { type HubDeps, hubRoutes } from './routes.js';
+export { assembleHub, type HostParts, HUB_VERSION, type IndexHolder, indexHolder, mergeSources, type SourceEntry } from './setup.js';

@@ -18,11 +18,6 @@ import {
   withoutCredentials,
 } from './rules.js';
 
-export interface HubSiteSettings {
-  /** The site origin that may call /api/account/* with credentials. */
-  siteOrigin?: string;
-}
-
 export interface Hub {
   /** Answer one request. Never throws; never answers 500 for bad input. */
   handle(req: HubRequest): Promise<HubResponse>;
@@ -35,9 +30,9 @@ const encoder = new TextEncoder();
  * Compose routes into one table and apply the cross-cutting rules once.
  * Both hosts call `handle`; neither contains a route or a rule.
  */
-export function createHub<D extends CoreDeps>(deps: D & { site?: HubSiteSettings }, routes: Route<D>[]): Hub {
+export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub {
   const router = new Router<D>(routes);
-  const siteOrigin = deps.site?.siteOrigin;
+  const siteOrigin = deps.settings.siteOrigin;
 
   async function handle(raw: HubRequest): Promise<HubResponse> {
     let shape = 'text' as Route<D>['errors'];
