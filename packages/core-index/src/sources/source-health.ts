@@ -36,11 +36,6 @@ export const DEFAULT_SOURCES: SourceConfig[] = [
   { name: 'ipfs', display: 'IPFS', token: 'ipfs', kind: 'ipfs', url: 'https://ipfs.io' },
 ];
 
-interface HoldingSource {
-  config: SourceConfig;
-  object: SourceObject;
-}
-
 export interface SourceChoice {
   /** health key */
   source: string;
