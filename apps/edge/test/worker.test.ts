@@ -120,7 +120,9 @@ async function postBytes(url: string, size: number, headers: Record<string, stri
     try {
       return await postOnce(url, size, headers);
     } catch (e) {
-      if (attempt >= 4) throw e;
+      if (attempt >= 6) throw e;
+      // under load the proxy resets several connections in a row: wait a little longer each time
+      await new Promise((r) => setTimeout(r, 200 * attempt));
     }
   }
 }
