@@ -98,13 +98,14 @@ ${DOC_PAGES.map((p) => `- [${p.title}](${origin}/docs/${p.slug}.md): HTML at ${o
 ## Sections (Accept: application/json gives a SectionDescriptor; ?format=md the brief)
 - [Models](${origin}/models): the index; browse at ${origin}/models/
 - [Registry](${origin}/registry): OCI distribution at ${origin}/v2/
-- [Spaces](${origin}/spaces): none held here yet
-- [Buckets](${origin}/buckets): none held here yet
+- [Spaces](${origin}/spaces): browser-only apps sealed under one BLAKE3 root, served at ${origin}/spaces/{name}/ and ${origin}/spaces/blake3:{root}/
+- [Buckets](${origin}/buckets): OCI trees the hub holds (datasets, adapters, evaluation sets) in repositories hub/buckets/{name}, every blob checked against its sha256 when pushed; pull with any OCI client
 - [Docs](${origin}/docs?format=json): every page and its Markdown twin
 
 ## Machine surfaces
 - Model-host dialect: ${origin}/api/models, ${origin}/{owner}/{name}/resolve/main/{path} (set HF_ENDPOINT=${origin})
 - OCI registry: ${origin}/v2/
+- Buckets (OCI): ${origin}/v2/hub/buckets/{name}/tags/list, /manifests/{tag}, /blobs/{digest}; pushes need a registry token (Basic or Bearer) and go to node-server
 - MCP (Streamable HTTP): ${origin}/mcp
 - Objects: ${origin}/api/v1/objects/{blake3:address}, capabilities at ${origin}/api/v1/capabilities
 - Source health: ${origin}/api/hub/health (page: ${origin}/health)

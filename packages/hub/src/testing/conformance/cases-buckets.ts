@@ -17,7 +17,11 @@ export function bucketCases(): ConformanceCase[] {
           r.json?.inventory?.described === 1 &&
           r.json.catalog?.address === f.bucketsCatalog &&
           r.json.catalog.format === 'model-hub.buckets' &&
-          r.json.item?.url === `${B}/tags/list`
+          r.json.item?.url === `${B}/tags/list` &&
+          r.json.files?.url === `${B}/manifests/v1` &&
+          r.json.fetch?.url === `${B}/blobs/${f.bucketBlob}` &&
+          JSON.stringify(r.json.list?.map((l: { url: string }) => l.url)) ===
+            JSON.stringify(['/api/v1/objects/{catalog.address}', '/v2/_catalog'])
             ? undefined
             : 'not the descriptor of the demo bucket',
       },
@@ -61,6 +65,40 @@ export function bucketCases(): ConformanceCase[] {
         status: 200,
         headers: { 'accept-ranges': 'bytes', 'cache-control': 'public, max-age=31536000, immutable' },
         check: (r, f) => (`sha256:${sha256Hex(r.bytes)}` === f.bucketBlob ? undefined : 'the blob does not hash to its digest'),
+      },
+    },
+    {
+      name: 'HEAD the bucket manifest by tag: its digest and length, no body',
+      area: 'buckets',
+      request: { method: 'HEAD', path: `${B}/manifests/v1`, headers: { accept: MANIFEST } },
+      expect: {
+        status: 200,
+        headers: { 'content-type': MANIFEST, 'docker-content-digest': /^sha256:[0-9a-f]{64}$/, 'content-length': /^[1-9][0-9]*$/ },
+      },
+    },
+    {
+      name: 'HEAD a bucket blob: Docker-Content-Digest is the digest in the URL, no body',
+      area: 'buckets',
+      request: { method: 'HEAD', path: (f) => `${B}/blobs/${f.bucketBlob}` },
+      expect: {
+        status: 200,
+        headers: { 'accept-ranges': 'bytes', 'content-length': /^[1-9][0-9]*$/ },
+        check: (r, f) => (r.headers['docker-content-digest'] === f.bucketBlob ? undefined : 'Docker-Content-Digest is not the blob digest'),
+      },
+    },
+    {
+      name: 'GET a bucket blob with Range: 206 and the bytes asked for',
+      area: 'buckets',
+      request: { path: (f) => `${B}/blobs/${f.bucketBlob}`, headers: { range: 'bytes=0-3' } },
+      expect: { status: 206, headers: { 'content-range': /^bytes 0-3\/[0-9]+$/, 'content-length': '4' } },
+    },
+    {
+      name: 'GET /v2/_catalog lists the seeded bucket as hub/buckets/demo-eval',
+      area: 'buckets',
+      request: { path: '/v2/_catalog?n=1000' },
+      expect: {
+        status: 200,
+        check: (r) => (r.json?.repositories?.includes('hub/buckets/demo-eval') ? undefined : 'hub/buckets/demo-eval is not in the catalog'),
       },
     },
     {
