@@ -1,4 +1,4 @@
-import { admitRequest } from '@hub/core-index';
+import { admitRequest, type RebindingSettings } from '@hub/core-index';
 import type { Env } from './bindings.js';
 import { createEdgeHub, type EdgeHub, NoIndexError } from './edge-hub.js';
 import { toResponse } from './to-response.js';
@@ -42,12 +42,43 @@ function unavailable(e: unknown): Response {
   });
 }
 
+/**
+ * A deployed Worker is public (as a node hub bound to 0.0.0.0). Under `wrangler dev` it serves loopback: with the
+ * var `LISTEN_HOST` set to a loopback address (`.dev.vars`), the DNS-rebinding rule applies as on a loopback-bound
+ * node hub; `ALLOWED_HOSTS` (JSON array or comma list) opens it deliberately, as node's `allowedHosts`.
+ */
+interface EdgeRequestVars {
+  LISTEN_HOST?: string;
+  ALLOWED_HOSTS?: unknown;
+}
+
+function rebindingSettings(env: Env & EdgeRequestVars): RebindingSettings | undefined {
+  if (!env.LISTEN_HOST) return undefined;
+  const raw = env.ALLOWED_HOSTS;
+  let allowed: string[] = [];
+  if (Array.isArray(raw)) allowed = raw.map(String);
+  else if (typeof raw === 'string' && raw.trim()) {
+    try {
+      const parsed: unknown = JSON.parse(raw);
+      allowed = Array.isArray(parsed) ? parsed.map(String) : [String(parsed)];
+    } catch {
+      allowed = raw.split(',');
+    }
+  }
+  return {
+    listenHost: env.LISTEN_HOST,
+    ...(env.BASE_URL ? { baseUrl: env.BASE_URL } : {}),
+    allowedHosts: allowed.map((h) => h.trim()).filter(Boolean),
+  };
+}
+
 export default {
   /** Every request: the web `Request` goes straight in as the hub's request; the answer is wrapped in a `Response`. */
   async fetch(req: Request, env: Env, ctx: ExecutionContextLike): Promise<Response> {
     // The same gate as node-server: the route from the request target alone, an invalid Host refused with 400 in
-    // the path's error shape. A Worker is a public deployment, so the loopback rebinding rule does not apply.
+    // the path's error shape. A Worker is a public deployment: the loopback rebinding rule applies only with LISTEN_HOST.
     const url = req.url;
+    const rebinding = rebindingSettings(env);
     const slash = url.indexOf('/', url.indexOf('://') + 3);
     const admitted = admitRequest({
       method: req.method,
@@ -55,6 +86,7 @@ export default {
       host: req.headers.get('host') ?? new URL(url).host,
       origin: req.headers.get('origin'),
       protocol: url.slice(0, url.indexOf(':')),
+      ...(rebinding ? { rebinding } : {}),
     });
     if (!admitted.ok) return toResponse(admitted.response);
     let edge: EdgeHub;

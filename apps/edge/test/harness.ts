@@ -26,6 +26,7 @@ export interface MiniflareLike {
   getR2Bucket(name: string): Promise<unknown>;
   getD1Database(name: string): Promise<unknown>;
   getKVNamespace(name: string): Promise<{ get(key: string): Promise<string | null> }>;
+  unsafeGetDirectURL(workerName?: string): Promise<URL>;
   getWorker(): Promise<{ scheduled(options: { cron: string }): Promise<unknown> }>;
 }
 
@@ -105,10 +106,17 @@ export interface EdgeOptions {
   /** Seed the R2 bucket with this store (default: the demo index). */
   store?: ObjectStore;
   port?: number;
+  /**
+   * Also open a socket straight to the Worker (Miniflare's `unsafeDirectSockets`), bypassing Miniflare's own entry
+   * Worker, which answers 500 itself for a `Host` it cannot parse into a URL; `directUrl` is its address.
+   */
+  direct?: boolean;
 }
 
 export interface RunningEdge {
   url: string;
+  /** With `direct`: the socket straight to the Worker. */
+  directUrl?: string;
   mf: MiniflareLike;
   bundle: { file: string; bytes: number };
   close(): Promise<void>;
@@ -130,12 +138,15 @@ export async function startEdge(options: EdgeOptions = {}): Promise<RunningEdge>
     bindings: (options.bindings ?? {}) as Record<string, string>,
     host: '127.0.0.1',
     port: options.port ?? 0,
+    ...(options.direct ? { unsafeDirectSockets: [{ host: '127.0.0.1', port: 0 }] } : {}),
   });
   const url = (await mf.ready).origin;
+  const directUrl = options.direct ? (await mf.unsafeGetDirectURL()).origin : undefined;
   const bucket = (await mf.getR2Bucket('OBJECTS')) as unknown as R2BucketLike;
   await uploadStore(options.store ?? (await demoStore()), bucket);
   return {
     url,
+    ...(directUrl ? { directUrl } : {}),
     mf,
     bundle: { file: bundle.file, bytes: bundle.bytes },
     async close() {
