@@ -54,6 +54,8 @@ const RUNTIME_REFUSED = ['a b', 'a@b', '%00', 'a"b<c>'];
 const GROUPS = [
   { method: 'GET', path: '/llms.txt', shape: 'text' },
   { method: 'GET', path: '/api/models', shape: 'hub' },
+  { method: 'GET', path: '/api/account/me', shape: 'hub' },
+  { method: 'GET', path: '/', shape: 'text' },
   { method: 'POST', path: '/mcp', shape: 'hub' },
   { method: 'GET', path: '/v2/', shape: 'oci' },
   { method: 'POST', path: '/api/v1/objects', shape: 'objects' },
