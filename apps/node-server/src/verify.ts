@@ -1,7 +1,9 @@
 import {
   type Address,
   addressOf,
+  type CatalogObject,
   CatalogObjectSchema,
+  CatalogShardSchema,
   type IndexStore,
   isAddress,
   loadIndex,
@@ -101,8 +103,19 @@ async function parseObject<T>(store: FsObjectStore, address: string, parse: (v: 
 }
 
 async function verifyCatalog(store: FsObjectStore, address: string, faults: string[], expectedPrev: Map<string, string | null>) {
-  const catalog = await parseObject(store, address, (v) => CatalogObjectSchema.parse(v), 'catalog', faults);
-  if (!catalog) return;
+  const root = await parseObject(store, address, (v) => CatalogObjectSchema.parse(v), 'catalog', faults);
+  if (!root) return;
+  // A sharded catalog: every shard the root names must be there, hash to its address (checked above with every
+  // object), parse, and hold the row count the root gives; the rows and entries are then checked as one catalog.
+  const catalog: CatalogObject = { ...root, rows: [...root.rows], objects: { ...root.objects } };
+  for (const [i, ref] of (root.shards ?? []).entries()) {
+    const shard = await parseObject(store, ref.address, (v) => CatalogShardSchema.parse(v), `catalog ${address} shard ${i}`, faults);
+    if (!shard) continue;
+    if (shard.rows.length !== ref.models)
+      faults.push(`catalog ${address} shard ${i} (${ref.address}): ${shard.rows.length} rows, the root says ${ref.models}`);
+    catalog.rows.push(...shard.rows);
+    Object.assign(catalog.objects, shard.objects);
+  }
   const wanted = expectedPrev.get(address);
   if (wanted !== undefined && catalog.prev !== wanted)
     faults.push(`catalog ${address} (${catalog.date}): prev ${catalog.prev} should be ${wanted}, the day before in the archive`);

@@ -1,10 +1,10 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { IndexLoadError } from '@hub/core-index';
+import { type Address, buildIndex, IndexLoadError } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { VERIFIED_REF, verifyStore } from '../src/verify.js';
+import { loadVerifiedOnce, VERIFIED_REF, verifyStore } from '../src/verify.js';
 import { startTestHub } from './helpers.js';
 
 const dirs: string[] = [];
@@ -67,5 +67,36 @@ describe('objects are verified once, when a catalog is first started on or switc
     };
     await corruptKeepingJson(dataDir, Object.values(catalog.objects)[0]?.model as string);
     await expect(startTestHub({ dataDir })).rejects.toThrow(/does not hash to its address/);
+  });
+});
+
+describe('a sharded catalog (root plus shards, here over a lowered limit) is verified the same way', () => {
+  it('verify walks every shard; a flipped bit in a shard is found by verify and refuses the next start', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-shardv-'));
+    dirs.push(dataDir);
+    const store = new FsObjectStore(dataDir);
+    // SYNTHETIC models (made-up ids and hashes).
+    const models = Array.from({ length: 120 }, (_, i) => {
+      const hex = i.toString(16).padStart(8, '0');
+      return {
+        id: `synthetic-org/model-${i}`,
+        revision: hex.repeat(5),
+        files: [{ path: `model-${i}.gguf`, size: 1000 + i, sha256: hex.repeat(8) }],
+        row: { downloads: 120 - i, tags: ['gguf'] },
+        sources: [{ source: 'mirror-a', type: 'http' as const }],
+      };
+    });
+    const built = await buildIndex(store, { date: '2026-11-24', models, catalogLimit: 8 * 1024 });
+    const root = JSON.parse(new TextDecoder().decode((await store.get(built.catalog))?.bytes)) as { shards: { address: string }[] };
+    expect(root.shards.length).toBeGreaterThan(2);
+    expect((await verifyStore(store)).faults).toEqual([]);
+    expect((await loadVerifiedOnce(store, built.catalog)).models()).toHaveLength(120);
+
+    const shard = root.shards[1]?.address as Address;
+    await corruptKeepingJson(dataDir, shard);
+    const report = await verifyStore(new FsObjectStore(dataDir));
+    expect(report.faults.some((f) => f.startsWith(`${shard}: bytes hash to`))).toBe(true);
+    expect(await new FsObjectStore(dataDir).readRef(VERIFIED_REF)).toBe('none');
+    await expect(loadVerifiedOnce(new FsObjectStore(dataDir), built.catalog)).rejects.toThrow(/shard 1 .* does not hash to its address/);
   });
 });

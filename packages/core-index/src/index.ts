@@ -39,6 +39,14 @@ export {
   treeRevision,
 } from './index/builder.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
+export {
+  CATALOG_MESSAGE_LIMIT,
+  CATALOG_SHARD_KIND,
+  CatalogReadError,
+  readCatalog,
+  splitCatalog,
+  writeCatalog,
+} from './index/catalog-shards.js';
 export { formatBytes } from './index/format.js';
 export { type IndexedModel, IndexLoadError, type IndexStore, isWeightFile, loadIndex } from './index/index-store.js';
 export { jsonSchemaOf, NAMED_SCHEMAS, namedJsonSchemas, WireSchemas } from './index/json-schema.js';

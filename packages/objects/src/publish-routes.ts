@@ -2,6 +2,7 @@ import {
   type Address,
   addressOf,
   CatalogObjectSchema,
+  CatalogShardSchema,
   type CoreDeps,
   errorResponse,
   type HubResponse,
@@ -53,6 +54,7 @@ const KIND = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]{1,127}\/[A-Za-z0-9!#$&^_.+-]{1,127}$/;
 const JSON_KINDS: Record<string, { parse(v: unknown): unknown }> = {
   'model-hub.catalog': CatalogObjectSchema,
+  'model-hub.catalog-shard': CatalogShardSchema,
   'model-hub.model': ModelObjectSchema,
   'model-hub.source': SourceObjectSchema,
   [SPACE_KIND]: SpaceObjectSchema,

@@ -1,6 +1,7 @@
 import { SPACES_REF } from '../spaces/catalog.js';
 import { type Address, blake3Hex } from './blake3.js';
 import { canonicalBytes, canonicalJson } from './canonical-json.js';
+import { writeCatalog } from './catalog-shards.js';
 import { isWeightFile } from './index-store.js';
 import type { ObjectStore } from './object-store.js';
 import {
@@ -55,6 +56,8 @@ export interface BuildInput {
   now?: () => number;
   /** Fields of the archive document to set (the OCI repository holding every day, the IPFS gateway, a mirror). */
   archive?: Partial<Pick<Archive, 'registry' | 'gateway' | 'mirror'>>;
+  /** Shard the catalog when its bytes would pass this (default: the 32 MiB message limit). */
+  catalogLimit?: number;
 }
 
 export interface BuildResult {
@@ -194,7 +197,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     objects: entries,
     prev: (prevCatalogAddress as Address | undefined) ?? null,
   };
-  const catalogAddress = await putJson(objects, 'model-hub.catalog', catalog);
+  // One object, or a root plus content-addressed shards when it would pass the message limit.
+  const { address: catalogAddress } = await writeCatalog(objects, catalog, input.catalogLimit);
   const spacesCatalog = (await objects.readRef(SPACES_REF))?.trim();
   const day: ArchiveDay = {
     date: input.date,

@@ -1,9 +1,9 @@
 import { type Address, addressOf } from './blake3.js';
+import { CatalogReadError, readCatalog } from './catalog-shards.js';
 import type { ObjectStore } from './object-store.js';
 import { boundedAll } from './pool.js';
 import {
   type CatalogObject,
-  CatalogObjectSchema,
   type FileRecord,
   type ModelObject,
   ModelObjectSchema,
@@ -96,7 +96,14 @@ async function readObject<T>(
  */
 export async function loadIndex(objects: ObjectStore, catalogAddress: Address, options: LoadIndexOptions = {}): Promise<IndexStore> {
   const verified = options.verified === true;
-  const { value: catalog } = await readObject(objects, catalogAddress, (v) => CatalogObjectSchema.parse(v), 'catalog', verified);
+  // A sharded catalog is joined here: the root and every shard are re-hashed and checked unless `verified`.
+  let catalog: CatalogObject;
+  try {
+    catalog = await readCatalog(objects, catalogAddress, { verified });
+  } catch (e) {
+    if (e instanceof CatalogReadError) throw new IndexLoadError(e.message);
+    throw e;
+  }
   const rowsById = new Map(catalog.rows.map((r) => [r.id, r] as const));
   const entries = Object.entries(catalog.objects);
   const models: IndexedModel[] = [];

@@ -288,6 +288,18 @@ export const CatalogObjectSchema = z.object({
   rows: z.array(ModelRowSchema),
   objects: z.record(z.string(), CatalogEntrySchema),
   prev: AddressSchema.nullable(),
+  /**
+   * A sharded catalog (one that would pass the message limit): `rows` and `objects` are empty here and the shards,
+   * in order, hold them; concatenated they are the catalog's rows in browse order and its whole objects map.
+   */
+  shards: z.array(z.object({ address: AddressSchema, models: z.number().int().nonnegative() })).optional(),
+});
+
+/** One shard of a sharded catalog: a contiguous run of the catalog's rows (browse order) and their objects entries. */
+export const CatalogShardSchema = z.object({
+  kind: z.literal('model-hub.catalog-shard'),
+  rows: z.array(ModelRowSchema),
+  objects: z.record(z.string(), CatalogEntrySchema),
 });
 
 // ---- object server ---------------------------------------------------------------------------
@@ -362,6 +374,7 @@ export type ModelObject = z.infer<typeof ModelObjectSchema>;
 export type SourceObject = z.infer<typeof SourceObjectSchema>;
 export type CatalogEntry = z.infer<typeof CatalogEntrySchema>;
 export type CatalogObject = z.infer<typeof CatalogObjectSchema>;
+export type CatalogShard = z.infer<typeof CatalogShardSchema>;
 export type ObjectMetadata = z.infer<typeof ObjectMetadataSchema>;
 export type OperationInfo = z.infer<typeof OperationInfoSchema>;
 export type ModuleInfo = z.infer<typeof ModuleInfoSchema>;

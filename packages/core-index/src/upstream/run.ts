@@ -1,12 +1,12 @@
 import { type Logger, silentLogger } from '../deps.js';
 import type { Address } from '../index/blake3.js';
 import { type BuildModelInput, type BuildResult, buildIndex, putJson } from '../index/builder.js';
+import { readCatalog } from '../index/catalog-shards.js';
 import { isModelId } from '../index/model-id.js';
 import type { ObjectStore } from '../index/object-store.js';
 import { boundedAll } from '../index/pool.js';
 import {
   type CatalogObject,
-  CatalogObjectSchema,
   type ModelObject,
   ModelObjectSchema,
   type Pins,
@@ -271,8 +271,9 @@ class Yesterday {
   static async open(objects: ObjectStore): Promise<Yesterday> {
     const current = await objects.readRef('current');
     if (!current) return new Yesterday(objects, undefined);
-    const parsed = CatalogObjectSchema.safeParse(await readJson<unknown>(objects, current));
-    return new Yesterday(objects, parsed.success ? parsed.data : undefined);
+    // A sharded catalog is joined; an unreadable one counts as no yesterday, as before.
+    const catalog = await readCatalog(objects, current as Address).catch(() => undefined);
+    return new Yesterday(objects, catalog);
   }
 
   async model(id: string): Promise<ModelObject | undefined> {

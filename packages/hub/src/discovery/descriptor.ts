@@ -21,7 +21,9 @@ export function buildDescriptor(index: IndexStore): Descriptor {
       files: 'sha256: SHA-256 of the file bytes, listed in the model object',
     },
     kinds: {
-      'model-hub.catalog': "today's browse rows, an objects map from model id to {model: <address>, sources: [<address>]}, and prev",
+      'model-hub.catalog':
+        "today's browse rows, an objects map from model id to {model: <address>, sources: [<address>]}, and prev; over 32 MiB its rows and objects are empty and shards [{address, models}] name the model-hub.catalog-shard objects that hold them, in order",
+      'model-hub.catalog-shard': 'a contiguous run of a sharded catalog: rows (browse order) and their objects entries',
       'model-hub.model': 'one revision of one model: id, revision, license, files[{path,size,sha256}], facts, prev',
       'model-hub.source': 'one place the bytes of one revision can be fetched: ipfs, http or svc chunks on any object server',
     },

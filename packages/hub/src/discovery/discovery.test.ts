@@ -133,7 +133,12 @@ describe('discovery documents', () => {
     ] as const) {
       expect(d[k], k).toBeTruthy();
     }
-    expect(Object.keys(d.kinds ?? {}).sort()).toEqual(['model-hub.catalog', 'model-hub.model', 'model-hub.source']);
+    expect(Object.keys(d.kinds ?? {}).sort()).toEqual([
+      'model-hub.catalog',
+      'model-hub.catalog-shard',
+      'model-hub.model',
+      'model-hub.source',
+    ]);
   });
 
   it('serves identical OpenAPI bytes on both paths, version 1.0.0, cached 5 minutes', async () => {

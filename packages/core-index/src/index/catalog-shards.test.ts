@@ -1,0 +1,167 @@
+import { describe, expect, it } from 'vitest';
+import { type Address, addressOf } from './blake3.js';
+import { type BuildModelInput, buildIndex, readArchive } from './builder.js';
+import { CATALOG_SHARD_KIND, CatalogReadError, readCatalog, splitCatalog } from './catalog-shards.js';
+import { IndexLoadError, type IndexStore, loadIndex } from './index-store.js';
+import { MemoryObjectStore } from './memory-object-store.js';
+import type { ObjectStore } from './object-store.js';
+import { type CatalogObject, CatalogObjectSchema, CatalogShardSchema } from './schemas.js';
+import { searchModels } from './search.js';
+
+// SYNTHETIC models (made-up ids and hashes, not real data): enough rows that a lowered limit gives many shards.
+function syntheticModels(n: number, changed = -1): BuildModelInput[] {
+  return Array.from({ length: n }, (_, i) => {
+    const hex = (i + (i === changed ? 100_000 : 0)).toString(16).padStart(8, '0');
+    return {
+      id: `bench-org-${i % 7}/model-${i}`,
+      revision: hex.repeat(5),
+      license: 'mit',
+      files: [
+        { path: 'README.md', size: 100 + i, sha256: hex.repeat(8) },
+        { path: `model-${i}-Q4_K_M.gguf`, size: 1_000 + i, sha256: `${hex}${'f'.repeat(56)}` },
+      ],
+      row: { downloads: n - i, likes: i % 13, trendingScore: n - i, tags: ['gguf', `t${i % 5}`], pipeline_tag: 'text-generation' },
+      sources: [{ source: 'mirror-a', type: 'http' as const }],
+    };
+  });
+}
+
+const LIMIT = 16 * 1024;
+const text = new TextDecoder();
+
+async function objectJson(store: MemoryObjectStore, address: string): Promise<unknown> {
+  const stored = await store.get(address as Address);
+  if (!stored) throw new Error(`missing ${address}`);
+  expect(addressOf(stored.bytes)).toBe(address);
+  return JSON.parse(text.decode(stored.bytes));
+}
+
+function view(index: IndexStore) {
+  return index.models().map((m) => ({ id: m.id, address: m.address, sources: m.sourceAddresses, row: m.row, rank: m.rank }));
+}
+
+describe('catalog shards (a catalog over the message limit is a root plus content-addressed shards)', () => {
+  it('a small catalog stays one object with no shards', async () => {
+    const store = new MemoryObjectStore();
+    const built = await buildIndex(store, { date: '2026-11-24', models: syntheticModels(5) });
+    const root = CatalogObjectSchema.parse(await objectJson(store, built.catalog));
+    expect(root.shards).toBeUndefined();
+    expect(root.rows).toHaveLength(5);
+  });
+
+  it('build → load: every row verifies from the one catalog address down, and the hub sees the same index', async () => {
+    const models = syntheticModels(300);
+    const plain = new MemoryObjectStore();
+    const whole = await buildIndex(plain, { date: '2026-11-24', models });
+    const sharded = new MemoryObjectStore();
+    const built = await buildIndex(sharded, { date: '2026-11-24', models, catalogLimit: LIMIT });
+
+    // The root: no rows of its own, shards named by BLAKE3 address, itself under the limit.
+    const rootBytes = (await sharded.get(built.catalog))?.bytes as Uint8Array;
+    expect(rootBytes.length).toBeLessThanOrEqual(LIMIT);
+    const root = CatalogObjectSchema.parse(await objectJson(sharded, built.catalog));
+    expect(root.rows).toEqual([]);
+    expect(root.objects).toEqual({});
+    expect(root.shards?.length).toBeGreaterThan(3);
+    expect((await sharded.meta(built.catalog))?.kind).toBe('model-hub.catalog');
+
+    // Walk it as a client would: every shard hashes to the address the root names, parses, fits the limit.
+    const rows: CatalogObject['rows'] = [];
+    const entries: CatalogObject['objects'] = {};
+    for (const ref of root.shards ?? []) {
+      const shard = CatalogShardSchema.parse(await objectJson(sharded, ref.address));
+      expect((await sharded.get(ref.address as Address))?.bytes.length).toBeLessThanOrEqual(LIMIT);
+      expect((await sharded.meta(ref.address as Address))?.kind).toBe(CATALOG_SHARD_KIND);
+      expect(shard.rows).toHaveLength(ref.models);
+      rows.push(...shard.rows);
+      Object.assign(entries, shard.objects);
+    }
+    // ... and down to every row: its model object and sources hash to the addresses the shard names.
+    for (const row of rows) {
+      const entry = entries[row.id];
+      expect(entry?.model).toBe(row.svc.manifest);
+      const model = (await objectJson(sharded, entry?.model as string)) as { id: string };
+      expect(model.id).toBe(row.id);
+      for (const s of entry?.sources ?? []) await objectJson(sharded, s);
+    }
+    // The joined rows and objects are the unsharded catalog's.
+    const one = CatalogObjectSchema.parse(await objectJson(plain, whole.catalog));
+    expect(rows).toEqual(one.rows);
+    expect(entries).toEqual(one.objects);
+    const joined = await readCatalog(sharded, built.catalog);
+    expect(joined.rows).toEqual(one.rows);
+    expect(joined.objects).toEqual(one.objects);
+
+    // Loaded, the hub sees the same models in the same order and answers searches the same.
+    const a = await loadIndex(plain, whole.catalog);
+    const b = await loadIndex(sharded, built.catalog);
+    expect(view(b)).toEqual(view(a));
+    expect(b.catalogAddress).toBe(built.catalog);
+    for (const q of [{ search: 'model-1' }, { search: 'org-3', sort: 'downloads' as const }, { filter: ['t2'], limit: 10 }]) {
+      expect(searchModels(b, q).map((m) => m.id)).toEqual(searchModels(a, q).map((m) => m.id));
+    }
+    expect((await loadIndex(sharded, built.catalog, { verified: true })).models().map((m) => m.id)).toEqual(a.models().map((m) => m.id));
+  });
+
+  it('a flipped bit in one shard is caught on load; a missing shard refuses the load', async () => {
+    const store = new MemoryObjectStore();
+    const built = await buildIndex(store, { date: '2026-11-24', models: syntheticModels(200), catalogLimit: LIMIT });
+    const root = CatalogObjectSchema.parse(await objectJson(store, built.catalog));
+    const victim = root.shards?.[2]?.address as Address;
+    const stored = await store.get(victim);
+    if (!stored) throw new Error('no shard');
+    const at = text.decode(stored.bytes).indexOf('model-') + 6;
+    stored.bytes[at] = (stored.bytes[at] as number) ^ 1; // behind the hub's back
+    await expect(loadIndex(store, built.catalog)).rejects.toBeInstanceOf(IndexLoadError);
+    await expect(loadIndex(store, built.catalog)).rejects.toThrow(`shard 2 ${victim} does not hash to its address`);
+    await expect(readCatalog(store, built.catalog)).rejects.toBeInstanceOf(CatalogReadError);
+
+    const other = new MemoryObjectStore();
+    const again = await buildIndex(other, { date: '2026-11-24', models: syntheticModels(200), catalogLimit: LIMIT });
+    expect(again.catalog).toBe(built.catalog); // deterministic: the same input gives the same addresses
+    // The same store with that shard gone.
+    const partial: ObjectStore = Object.assign(Object.create(other) as ObjectStore, {
+      get: async (a: Address) => (a === victim ? undefined : other.get(a)),
+    });
+    await expect(loadIndex(partial, built.catalog)).rejects.toThrow(/is missing from the object store/);
+  });
+
+  it('the archive chain holds: day two chains to day one, and one changed model changes few shards', async () => {
+    const store = new MemoryObjectStore();
+    const day1 = await buildIndex(store, { date: '2026-11-23', models: syntheticModels(300), catalogLimit: LIMIT });
+    const day2 = await buildIndex(store, { date: '2026-11-24', models: syntheticModels(300, 150), catalogLimit: LIMIT });
+    const root1 = CatalogObjectSchema.parse(await objectJson(store, day1.catalog));
+    const root2 = CatalogObjectSchema.parse(await objectJson(store, day2.catalog));
+    expect(root1.prev).toBeNull();
+    expect(root2.prev).toBe(day1.catalog);
+    const archive = await readArchive(store);
+    expect(archive.days.map((d) => [d.date, d.index, d.prev])).toEqual([
+      ['2026-11-24', day2.catalog, day1.catalog],
+      ['2026-11-23', day1.catalog, null],
+    ]);
+    expect(await store.readRef('current')).toBe(day2.catalog);
+    // Content-defined boundaries: the changed model's shard is new, the others are shared with day one.
+    const one = new Set(root1.shards?.map((s) => s.address));
+    const fresh = (root2.shards ?? []).filter((s) => !one.has(s.address));
+    expect(root2.shards?.length).toBeGreaterThan(3);
+    expect(fresh.length).toBeLessThanOrEqual(2);
+    const loaded = await loadIndex(store, day2.catalog);
+    expect(loaded.model('bench-org-3/model-150')?.object.revision).toBe((150 + 100_000).toString(16).padStart(8, '0').repeat(5));
+    expect((await loadIndex(store, day1.catalog)).model('bench-org-3/model-150')?.object.revision).toBe(
+      (150).toString(16).padStart(8, '0').repeat(5),
+    );
+  });
+
+  it('splitCatalog refuses a row that alone passes the limit', () => {
+    const catalog: CatalogObject = {
+      kind: 'model-hub.catalog',
+      date: '2026-11-24',
+      rows: [
+        { id: 'a/b', svc: { manifest: `blake3:${'0'.repeat(64)}`, files: 0, weight_bytes: 0, sources: [] }, tags: ['x'.repeat(500)] },
+      ] as never,
+      objects: {},
+      prev: null,
+    };
+    expect(() => splitCatalog(catalog, 300)).toThrow(/over the shard limit/);
+  });
+});
