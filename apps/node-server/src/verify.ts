@@ -31,7 +31,7 @@ export const VERIFIED_REF = 'verified';
 /** Load `address`, verifying it in full unless it is the catalog already verified (then recorded as verified). */
 export async function loadVerifiedOnce(store: FsObjectStore, address: Address): Promise<IndexStore> {
   const trusted = (await store.readRef(VERIFIED_REF)) === address;
-  const index = await loadIndex(store, address, { verified: trusted });
+  const index = await loadIndex(store, address, { verified: trusted, pack: true });
   if (!trusted) await store.writeRef(VERIFIED_REF, address);
   return index;
 }

@@ -47,6 +47,15 @@ export {
   splitCatalog,
   writeCatalog,
 } from './index/catalog-shards.js';
+export {
+  type IndexedModel,
+  IndexLoadError,
+  type IndexStore,
+  isWeightFile,
+  LOAD_PACK_KIND,
+  LOAD_PACK_REF,
+  loadIndex,
+} from './index/index-store.js';
 export { formatBytes } from './index/format.js';
 export { type IndexedModel, IndexLoadError, type IndexStore, isWeightFile, loadIndex } from './index/index-store.js';
 export { jsonSchemaOf, NAMED_SCHEMAS, namedJsonSchemas, WireSchemas } from './index/json-schema.js';

@@ -63,6 +63,81 @@ export interface LoadIndexOptions {
    * missing object or a catalog without a row still fails). `hub index verify` re-hashes everything on demand.
    */
   verified?: boolean;
+  /**
+   * Keep a load pack (see {@link LOAD_PACK_REF}): a start on a verified catalog reads every model and source object
+   * from one prepared object instead of one read per object; any other load writes the pack for the next start.
+   * For hosts with a writable store (node-server); the edge leaves it off.
+   */
+  pack?: boolean;
+}
+
+/**
+ * The ref naming the load pack of a catalog: `<catalog address> <pack address>`. The pack is one hub object (kind
+ * {@link LOAD_PACK_KIND}, plain JSON) holding every model and source object the catalog names, by address, written by
+ * the host after it loaded (and, the first time, verified) that catalog. It is local start state, not part of the
+ * catalog and never published.
+ */
+export const LOAD_PACK_REF = 'load-pack';
+export const LOAD_PACK_KIND = 'model-hub.load-pack';
+
+interface LoadPack {
+  kind: typeof LOAD_PACK_KIND;
+  catalog: string;
+  models: Record<string, ModelObject>;
+  sources: Record<string, SourceObject>;
+}
+
+/**
+ * The models of `catalog` from its load pack; undefined when there is none or it is for another catalog (the caller
+ * loads object by object); 'damaged' when it does not hash to its address, parse, or name every object the catalog
+ * names (the store was changed behind the hub's back: the caller verifies everything in full).
+ */
+async function fromPack(
+  objects: ObjectStore,
+  catalogAddress: Address,
+  catalog: CatalogObject,
+): Promise<IndexedModel[] | 'damaged' | undefined> {
+  const ref = (await objects.readRef(LOAD_PACK_REF))?.trim().split(' ');
+  if (!ref || ref[0] !== catalogAddress || !ref[1]) return undefined;
+  const stored = await objects.get(ref[1] as Address);
+  if (!stored || addressOf(stored.bytes) !== ref[1]) return 'damaged';
+  let pack: LoadPack;
+  try {
+    pack = JSON.parse(decoder.decode(stored.bytes)) as LoadPack;
+  } catch {
+    return 'damaged';
+  }
+  if (pack.kind !== LOAD_PACK_KIND || pack.catalog !== catalogAddress) return 'damaged';
+  const models: IndexedModel[] = [];
+  for (const row of catalog.rows) {
+    const entry = catalog.objects[row.id];
+    const object = entry && pack.models[entry.model];
+    if (!entry || !object) return 'damaged';
+    const sources: SourceObject[] = [];
+    for (const a of entry.sources) {
+      const s = pack.sources[a];
+      if (!s) return 'damaged';
+      sources.push(s);
+    }
+    models.push(makeModel(row.id, entry.model as Address, object, row, sources, entry.sources as Address[]));
+  }
+  if (models.length !== Object.keys(catalog.objects).length) return 'damaged';
+  return models;
+}
+
+async function writePack(objects: ObjectStore, catalogAddress: Address, models: readonly IndexedModel[]): Promise<void> {
+  const pack: LoadPack = { kind: LOAD_PACK_KIND, catalog: catalogAddress, models: {}, sources: {} };
+  for (const m of models) {
+    pack.models[m.address] = m.object;
+    m.sourceAddresses.forEach((a, i) => {
+      pack.sources[a] = m.sources[i] as SourceObject;
+    });
+  }
+  const { meta } = await objects.put(new TextEncoder().encode(JSON.stringify(pack)), {
+    kind: LOAD_PACK_KIND,
+    mediaType: 'application/json',
+  });
+  await objects.writeRef(LOAD_PACK_REF, `${catalogAddress} ${meta.id}`);
 }
 
 async function readObject<T>(
@@ -95,7 +170,7 @@ async function readObject<T>(
  * throws {@link IndexLoadError}.
  */
 export async function loadIndex(objects: ObjectStore, catalogAddress: Address, options: LoadIndexOptions = {}): Promise<IndexStore> {
-  const verified = options.verified === true;
+  let verified = options.verified === true;
   // A sharded catalog is joined here: the root and every shard are re-hashed and checked unless `verified`.
   let catalog: CatalogObject;
   try {
@@ -103,6 +178,24 @@ export async function loadIndex(objects: ObjectStore, catalogAddress: Address, o
   } catch (e) {
     if (e instanceof CatalogReadError) throw new IndexLoadError(e.message);
     throw e;
+  }
+  if (options.pack && verified) {
+    const packed = await fromPack(objects, catalogAddress, catalog);
+    if (packed === 'damaged') {
+      // Something was changed behind the hub's back: verify this catalog and every object under it in full.
+      verified = false;
+      try {
+        catalog = await readCatalog(objects, catalogAddress);
+      } catch (e) {
+        if (e instanceof CatalogReadError) throw new IndexLoadError(e.message);
+        throw e;
+      }
+    } else if (packed) {
+      packed.forEach((m, i) => {
+        m.rank = i;
+      });
+      return new LoadedIndex(catalogAddress, catalog, packed, objects);
+    }
   }
   const rowsById = new Map(catalog.rows.map((r) => [r.id, r] as const));
   const entries = Object.entries(catalog.objects);
@@ -132,6 +225,8 @@ export async function loadIndex(objects: ObjectStore, catalogAddress: Address, o
   models.forEach((m, i) => {
     m.rank = i;
   });
+  // The next start on this catalog reads one pack instead of every object (a failed write only costs that).
+  if (options.pack) await writePack(objects, catalogAddress, models).catch(() => undefined);
   return new LoadedIndex(catalogAddress, catalog, models, objects);
 }
 
