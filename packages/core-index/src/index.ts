@@ -47,6 +47,7 @@ export {
   splitCatalog,
   writeCatalog,
 } from './index/catalog-shards.js';
+export { formatBytes } from './index/format.js';
 export {
   type IndexedModel,
   IndexLoadError,
@@ -56,8 +57,6 @@ export {
   LOAD_PACK_REF,
   loadIndex,
 } from './index/index-store.js';
-export { formatBytes } from './index/format.js';
-export { type IndexedModel, IndexLoadError, type IndexStore, isWeightFile, loadIndex } from './index/index-store.js';
 export { jsonSchemaOf, NAMED_SCHEMAS, namedJsonSchemas, WireSchemas } from './index/json-schema.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
