@@ -14,29 +14,15 @@ export {
   tokenMatches,
   withoutCredentials,
 } from './http/rules.js';
-export {
-  ADDRESS_PATTERN,
-  type Address,
-  addressOf,
-  type Blake3Hex,
-  blake3Hex,
-  blake3HexPure,
-  COMMIT_PATTERN,
-  isAddress,
-  SHA256_PATTERN,
-  useBlake3,
-} from './index/blake3.js';
+export { type Address, addressOf, type Blake3Hex, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
 export {
   ARCHIVE_REGISTRY,
   type BuildInput,
   type BuildModelInput,
   type BuildResult,
   buildIndex,
-  JSON_MEDIA_TYPE,
-  modelObjectId,
   putJson,
   readArchive,
-  treeRevision,
 } from './index/builder.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
 export {
@@ -52,12 +38,11 @@ export {
   type IndexedModel,
   IndexLoadError,
   type IndexStore,
-  isWeightFile,
   LOAD_PACK_KIND,
   LOAD_PACK_REF,
   loadIndex,
 } from './index/index-store.js';
-export { jsonSchemaOf, NAMED_SCHEMAS, namedJsonSchemas, WireSchemas } from './index/json-schema.js';
+export { namedJsonSchemas } from './index/json-schema.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
 export { ObjectCache } from './index/object-cache.js';
@@ -65,18 +50,9 @@ export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from 
 export { newObjectMetadata, REF_NAME } from './index/object-store.js';
 export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';
 export { boundedAll } from './index/pool.js';
-export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
+export { defaultGgufFile, defaultQuant, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
 export * from './index/schemas.js';
-export {
-  isSortKey,
-  type ModelQuery,
-  modelTags,
-  SearchIndex,
-  SORT_KEYS,
-  type SortKey,
-  searchModels,
-  searchModelsScan,
-} from './index/search.js';
+export { isSortKey, type ModelQuery, type SortKey, searchModels } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
 export {
   currentProbeState,
@@ -109,8 +85,6 @@ export {
   type ChooseResult,
   chooseSource,
   DEFAULT_SOURCES,
-  expandTemplate,
-  isLocalHost,
   isOllama,
   MemorySourceHealth,
   ollamaRedirectRules,
@@ -123,4 +97,4 @@ export {
 } from './sources/source-health.js';
 export * from './spaces/catalog.js';
 export * from './spaces/schema.js';
-export { emptyPins, PINS_FORMAT, PinsError, parsePins, pinFor, pinSource } from './upstream/pins.js';
+export { emptyPins, PinsError, parsePins } from './upstream/pins.js';

@@ -23,8 +23,6 @@ export function blake3Hex(bytes: Uint8Array): string {
 }
 
 export const ADDRESS_PATTERN = /^blake3:[0-9a-f]{64}$/;
-export const SHA256_PATTERN = /^[0-9a-f]{64}$/;
-export const COMMIT_PATTERN = /^[0-9a-f]{40}$/;
 
 export type Address = `blake3:${string}`;
 
