@@ -1,5 +1,13 @@
 import { type AccountConfig, createAccountServices } from '@hub/account';
-import { type Address, type IndexStore, type Logger, loadIndex, probeSettings, type SourceConfig } from '@hub/core-index';
+import {
+  type Address,
+  type IndexStore,
+  type Logger,
+  loadIndex,
+  probeSettings,
+  type RequestScope,
+  type SourceConfig,
+} from '@hub/core-index';
 import { assembleHub, type Hub, type HubDeps, indexHolder, mergeSources, type SourceEntry } from '@hub/hub';
 import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';
@@ -15,8 +23,11 @@ export interface EdgeHub {
   deps: HubDeps;
   health: KvSourceHealth;
   objects: R2ObjectStore;
-  /** Promises handed to `deps.defer` since the last drain; the Worker passes them to `ctx.waitUntil`. */
-  drain(): Promise<unknown>[];
+  /**
+   * The scope of one request: its background work goes to that request's own `ctx.waitUntil`
+   * (failures logged), never to whichever request happens to finish next.
+   */
+  scope(waitUntil: (p: Promise<unknown>) => void): RequestScope;
   /** Start background refreshes that are due (the index ref, the probe results); returns them. */
   refresh(now: number): Promise<unknown>[];
   /** Re-read `refs/current` now and switch to a new index when it changed. */
@@ -82,9 +93,10 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
   const health = new KvSourceHealth(env.STATE, sources, order, probeSettings({ intervalSeconds: probeInterval }), now);
   await health.load();
 
-  const pending: Promise<unknown>[] = [];
+  const guarded = (p: Promise<unknown>) => p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed'));
+  // Inside a request `scope` ties background work to that request; outside one (none today) it just runs.
   const defer = (p: Promise<unknown>) => {
-    pending.push(p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed')));
+    void guarded(p);
   };
   const config = accountConfig(env);
   const accounts = await createAccountServices(config, new D1AccountStore(env.ACCOUNTS));
@@ -123,7 +135,7 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
     deps,
     health,
     objects,
-    drain: () => pending.splice(0),
+    scope: (waitUntil) => ({ defer: (p) => waitUntil(guarded(p)) }),
     refresh(at) {
       const out: Promise<unknown>[] = [];
       if (!checking && at - checkedAt >= recheckMs) out.push(recheckIndex());

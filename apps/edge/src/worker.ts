@@ -96,8 +96,10 @@ export default {
       return unavailable(e);
     }
     for (const p of edge.refresh(Date.now())) ctx.waitUntil(p);
-    const res = await edge.hub.handle(req);
-    for (const p of edge.drain()) ctx.waitUntil(p);
+    const res = await edge.hub.handle(
+      req,
+      edge.scope((p) => ctx.waitUntil(p)),
+    );
     return toResponse(res);
   },
 

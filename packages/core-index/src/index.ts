@@ -1,7 +1,7 @@
 export * from './buckets/schema.js';
 export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, silentLogger } from './deps.js';
 export * from './http/contract.js';
-export { createHub, type Hub, splitUrl } from './http/create-hub.js';
+export { createHub, type Hub, type RequestScope, splitUrl } from './http/create-hub.js';
 export { type MatchResult, type RouteMatch, Router } from './http/router.js';
 export {
   type Admission,

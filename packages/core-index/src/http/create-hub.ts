@@ -18,9 +18,15 @@ import {
   withoutCredentials,
 } from './rules.js';
 
+/** What belongs to one request rather than to the hub (the edge passes its `ctx.waitUntil` here). */
+export interface RequestScope {
+  /** Background work started by this request; replaces `deps.defer` for this request only. */
+  defer?(p: Promise<unknown>): void;
+}
+
 export interface Hub {
   /** Answer one request. Never throws; never answers 500 for bad input. */
-  handle(req: HubRequest): Promise<HubResponse>;
+  handle(req: HubRequest, scope?: RequestScope): Promise<HubResponse>;
   routes: readonly Route<any>[];
 }
 
@@ -34,7 +40,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
   const router = new Router<D>(routes);
   const siteOrigin = deps.settings.siteOrigin;
 
-  async function handle(raw: HubRequest): Promise<HubResponse> {
+  async function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
     let shape = 'text' as Route<D>['errors'];
     let route: Route<D> | undefined;
     try {
@@ -97,7 +103,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       const ctx: RouteContext<D> = {
         req,
         params: m.params,
-        deps,
+        deps: scope?.defer ? { ...deps, defer: scope.defer } : deps,
         origin,
         path,
         search: query,
