@@ -72,29 +72,11 @@ describe('the default GGUF file (one definition)', () => {
   }
 
   it('no other source file writes the preference walk again', () => {
-    const offenders: string[] = [];
-    const walk = (dir: string) => {
-      for (const name of readdirSync(dir)) {
-        if (name === 'node_modules' || name === 'dist') continue;
-        const p = path.join(dir, name);
-        if (statSync(p).isDirectory()) walk(p);
-        else if (/\.ts$/.test(name) && !name.endsWith('.test.ts')) {
-          const rel = path.relative(root, p);
-          // quant.ts defines it; the upstream run ranks header reads by it (a different question)
-          if (rel.endsWith(path.join('index', 'quant.ts')) || rel.endsWith(path.join('upstream', 'model.ts'))) continue;
-          if (/QUANT_PREFERENCE\.(find|indexOf)|for \(const q of QUANT_PREFERENCE\)/.test(readFileSync(p, 'utf8'))) offenders.push(rel);
-        }
-      }
-    };
-    for (const top of ['packages', 'apps'])
-      for (const unit of readdirSync(path.join(root, top))) {
-        const src = path.join(root, top, unit, 'src');
-        try {
-          if (statSync(src).isDirectory()) walk(src);
-        } catch {
-          // no src/
-        }
-      }
+    // quant.ts defines it; the upstream run ranks header reads by it (a different question)
+    const offenders = sources()
+      .filter(({ rel }) => !rel.endsWith(path.join('index', 'quant.ts')) && !rel.endsWith(path.join('upstream', 'model.ts')))
+      .filter(({ text }) => /QUANT_PREFERENCE\.(find|indexOf)|for \(const q of QUANT_PREFERENCE\)/.test(text))
+      .map(({ rel }) => rel);
     expect(offenders).toEqual([]);
   });
 });
@@ -234,5 +216,16 @@ describe('every document a comment cites is in the repository', () => {
     expect(cited.length).toBeGreaterThan(0);
     expect(ref('protocols.md').length).toBeGreaterThan(1000);
     expect(ref('clients-2026.md').length).toBeGreaterThan(1000);
+  });
+});
+
+describe('the model id grammar (one definition)', () => {
+  it('no other file writes the grammar again (a regular expression of owner/name parts)', () => {
+    const offenders = sources()
+      .filter(({ rel }) => !rel.endsWith(path.join('index', 'model-id.ts')))
+      // `{1,96}`, `{0,95}` and the like: the part-length rule of the model host's validator
+      .filter(({ text }) => /\{[01],9[4-6]\}/.test(text) || /isModelId\s*\(id: unknown\)/.test(text))
+      .map(({ rel }) => rel);
+    expect(offenders).toEqual([]);
   });
 });

@@ -40,16 +40,20 @@ export class BucketStore {
     this.#listeners.push(fn);
   }
 
+  /**
+   * The current catalog, parsed once per address and shared by every read: callers only read it. Changes go through
+   * `#update`, which works on its own copy, so reads on the request path never copy the catalog.
+   */
   async catalog(): Promise<{ catalog: BucketsCatalog; address: Address | undefined }> {
     const ref = (await this.objects.readRef(BUCKETS_REF)) as Address | null;
     if (!ref) return { catalog: emptyCatalog(), address: undefined };
-    if (this.#last?.address === ref) return { catalog: structuredClone(this.#last.catalog), address: ref };
+    if (this.#last?.address === ref) return { catalog: this.#last.catalog, address: ref };
     const stored = await this.objects.get(ref);
     if (!stored) return { catalog: emptyCatalog(), address: undefined };
     const catalog = BucketsCatalogSchema.parse(JSON.parse(new TextDecoder().decode(stored.bytes)));
     this.#last = { address: ref, catalog };
     for (const l of this.#listeners) l(catalog);
-    return { catalog: structuredClone(catalog), address: ref };
+    return { catalog, address: ref };
   }
 
   /** Stores a verified manifest or index (its blobs already checked) and, with a tag, points the tag at it: one catalog write. */
@@ -101,7 +105,7 @@ export class BucketStore {
 
   #update<T>(change: (catalog: BucketsCatalog) => Promise<T>): Promise<T> {
     const run = this.#chain.then(async () => {
-      const { catalog } = await this.catalog();
+      const catalog = structuredClone((await this.catalog()).catalog);
       const out = await change(catalog);
       const { meta } = await this.objects.put(canonicalBytes(catalog), { kind: BUCKETS_KIND, mediaType: 'application/json' });
       await this.objects.writeRef(BUCKETS_REF, meta.id);
