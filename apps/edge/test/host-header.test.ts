@@ -2,47 +2,9 @@
  * Issue 19 on the edge: the same request-target/Host rule as node-server (core-index's `requestTarget`), under
  * workerd. Over a raw socket, since fetch cannot send these Host values.
  */
-import net from 'node:net';
+import { rawHttp as raw } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEdge, startEdge } from './harness.js';
-
-function raw(port: number, request: string): Promise<{ status: number; head: string; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.setTimeout(15_000, () => socket.destroy(new Error('timeout')));
-    socket.on('data', (c) => {
-      chunks.push(c);
-      const text = Buffer.concat(chunks).toString('latin1');
-      const end = text.indexOf('\r\n\r\n');
-      const len = /\r\ncontent-length: (\d+)/i.exec(text.slice(0, end));
-      if (end >= 0 && ((len && text.length - end - 4 >= Number(len[1])) || (!len && text.endsWith('0\r\n\r\n')))) socket.end();
-    });
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('latin1');
-      const end = text.indexOf('\r\n\r\n');
-      const head = end >= 0 ? text.slice(0, end) : text;
-      let body = end >= 0 ? text.slice(end + 4) : '';
-      if (/\r\ntransfer-encoding: chunked/i.test(head)) body = dechunk(body);
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0), head, body });
-    });
-    socket.write(request);
-  });
-}
-
-function dechunk(s: string): string {
-  let out = '';
-  let i = 0;
-  while (i < s.length) {
-    const eol = s.indexOf('\r\n', i);
-    const size = Number.parseInt(s.slice(i, eol), 16);
-    if (!size) break;
-    out += s.slice(eol + 2, eol + 2 + size);
-    i = eol + 2 + size + 2;
-  }
-  return out;
-}
 
 /**
  * The issue's invalid Hosts that reach the Worker. workerd itself cannot build `request.url` from the others

@@ -1,4 +1,5 @@
 import net from 'node:net';
+import { rawHttp } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
 
@@ -9,41 +10,15 @@ const MCP_BODY = JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'rebinding-test', version: '0' } },
 });
 
-function dechunk(s: string): string {
-  let out = '';
-  let i = 0;
-  while (i < s.length) {
-    const eol = s.indexOf('\r\n', i);
-    const size = Number.parseInt(s.slice(i, eol), 16);
-    if (!size) break;
-    out += s.slice(eol + 2, eol + 2 + size);
-    i = eol + 2 + size + 2;
-  }
-  return out;
-}
-
 /** POST /mcp over a raw socket with the given Host and optional Origin; returns status and body. */
 function postMcp(port: number, host: string, origin?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1');
-    const chunks: Buffer[] = [];
-    socket.setTimeout(10_000, () => socket.destroy(new Error('timeout')));
-    socket.on('data', (c) => chunks.push(c));
-    socket.on('error', reject);
-    socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const end = text.indexOf('\r\n\r\n');
-      const head = text.slice(0, end);
-      let body = text.slice(end + 4);
-      if (/\r\ntransfer-encoding: chunked/i.test(head)) body = dechunk(body);
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1] ?? 0), body });
-    });
-    socket.write(
-      `POST /mcp HTTP/1.1\r\nHost: ${host}\r\n${origin ? `Origin: ${origin}\r\n` : ''}` +
-        'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
-        `Content-Length: ${Buffer.byteLength(MCP_BODY)}\r\nConnection: close\r\n\r\n${MCP_BODY}`,
-    );
-  });
+  return rawHttp(
+    port,
+    `POST /mcp HTTP/1.1\r\nHost: ${host}\r\n${origin ? `Origin: ${origin}\r\n` : ''}` +
+      'Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n' +
+      `Content-Length: ${Buffer.byteLength(MCP_BODY)}\r\nConnection: close\r\n\r\n${MCP_BODY}`,
+    10_000,
+  );
 }
 
 describe('DNS rebinding guard (issue 19)', () => {
