@@ -3,6 +3,7 @@ import { createTestHub, request, SYNTHETIC_MODELS, type TestHub } from '@hub/cor
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DOCKER_AI_CONFIG, DOCKER_MANIFEST, MODELPACK_ARTIFACT, MODELPACK_CONFIG, OCI_MANIFEST, OLLAMA_MODEL } from './media-types.js';
 import { ociRoutes } from './routes.js';
+import { CLIENTS, CONTAINERD_ACCEPT } from './test-support.js';
 
 /**
  * Each OCI client's pull, replayed request by request as its source sends it (../shared/clients-2026.md, with the
@@ -18,14 +19,6 @@ import { ociRoutes } from './routes.js';
  * Every hub-made blob's bytes hash to its digest; every file layer redirects (307) to a source URL and never to the
  * hub's own bytes.
  */
-
-const CONTAINERD_ACCEPT = [
-  'application/vnd.docker.distribution.manifest.v2+json',
-  'application/vnd.docker.distribution.manifest.list.v2+json',
-  'application/vnd.oci.image.manifest.v1+json',
-  'application/vnd.oci.image.index.v1+json',
-  '*/*',
-].join(', ');
 
 const REPO = '/v2/synthetic-org/tiny-llama-gguf';
 
@@ -66,7 +59,7 @@ async function pullBlob(layer: Layer, headers: Record<string, string>, files: Se
 
 describe("each client's pull, request by request", () => {
   it('Ollama 0.34: GET manifest (Docker v2 only), then every blob; the GGUF layer redirects', async () => {
-    const headers = { accept: DOCKER_MANIFEST, 'user-agent': 'ollama/0.34.2 (amd64 linux) Go/go1.24.0' };
+    const headers = CLIENTS.ollama;
     const res = await request(hub, `${REPO}/manifests/Q4_K_M`, { headers });
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toBe(DOCKER_MANIFEST);
@@ -80,7 +73,7 @@ describe("each client's pull, request by request", () => {
   });
 
   it('Docker Model Runner (containerd resolver): HEAD tag, GET by digest, config, layers resumed with Range', async () => {
-    const ua = { 'user-agent': 'model-distribution' };
+    const ua = { 'user-agent': CLIENTS.dmr['user-agent'] };
     const head = await request(hub, `${REPO}/manifests/Q4_K_M`, { method: 'HEAD', headers: { ...ua, accept: CONTAINERD_ACCEPT } });
     expect(head.status).toBe(200);
     const digest = head.headers['docker-content-digest'] as string;
@@ -109,7 +102,7 @@ describe("each client's pull, request by request", () => {
   });
 
   it('modctl (oras-go): HEAD tag with the OCI Accept, GET by digest, ModelPack config, raw layers', async () => {
-    const headers = { accept: OCI_MANIFEST, 'user-agent': 'modctl/v0.1.0' };
+    const headers = CLIENTS.modctl;
     const head = await request(hub, `${REPO}/manifests/Q4_K_M`, { method: 'HEAD', headers });
     expect(head.status).toBe(200);
     const digest = head.headers['docker-content-digest'] as string;
