@@ -191,22 +191,27 @@ describe('the edge request limit', () => {
   });
 });
 
+/** Fake bindings of a Worker whose bucket holds nothing yet (no index uploaded); `onGet` sees every object read. */
+function emptyBucketEnv(onGet: () => void = () => {}): Env {
+  return {
+    OBJECTS: {
+      get: async () => {
+        onGet();
+        return null;
+      },
+      head: async () => null,
+      put: async () => undefined,
+      list: async () => ({ objects: [], truncated: false }),
+    },
+    ACCOUNTS: {},
+    STATE: {},
+  } as unknown as Env;
+}
+
 describe('the edge Worker with fake bindings', () => {
   it('answers 503 naming the fix when the bucket holds no index, and retries on the next request', async () => {
     let reads = 0;
-    const env = {
-      OBJECTS: {
-        get: async () => {
-          reads++;
-          return null;
-        },
-        head: async () => null,
-        put: async () => undefined,
-        list: async () => ({ objects: [], truncated: false }),
-      },
-      ACCOUNTS: {},
-      STATE: {},
-    } as unknown as Env;
+    const env = emptyBucketEnv(() => reads++);
     const ctx = { waitUntil: () => {} };
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     const res = await worker.fetch(new Request('http://edge.test/api/models'), env, ctx);
@@ -245,16 +250,7 @@ describe('the edge request gate (the same admitRequest as node-server)', () => {
 
 describe('the cron trigger before any index is uploaded', () => {
   it('returns without throwing and logs the fix once', async () => {
-    const env = {
-      OBJECTS: {
-        get: async () => null,
-        head: async () => null,
-        put: async () => undefined,
-        list: async () => ({ objects: [], truncated: false }),
-      },
-      ACCOUNTS: {},
-      STATE: {},
-    } as unknown as Env;
+    const env = emptyBucketEnv();
     const log = vi.spyOn(console, 'log').mockImplementation(() => {});
     const ctx = { waitUntil: () => {} };
     await expect(worker.scheduled({}, env, ctx)).resolves.toBeUndefined();
