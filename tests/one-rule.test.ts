@@ -82,7 +82,10 @@ describe('the default GGUF file (one definition)', () => {
 });
 
 /** Every source file under packages/NAME/src and apps/NAME/src but tests, with its path relative to the root. */
+let sourceFiles: Array<{ rel: string; text: string }> | undefined;
+
 function sources(): Array<{ rel: string; text: string }> {
+  if (sourceFiles) return sourceFiles;
   const out: Array<{ rel: string; text: string }> = [];
   const walk = (dir: string) => {
     for (const name of readdirSync(dir)) {
@@ -101,6 +104,7 @@ function sources(): Array<{ rel: string; text: string }> {
         // no src/
       }
     }
+  sourceFiles = out;
   return out;
 }
 

@@ -2,14 +2,15 @@ import type { CoreDeps } from '@hub/core-index';
 import { bucketState } from '@hub/dialect-oci';
 import type { LiveSection } from '../discovery/routes.js';
 import { sectionCommon } from '../discovery/sections.js';
-import { bucketsDescriptor, bucketsSectionHtml } from './section.js';
+import { bucketExample, bucketsDescriptor, bucketsSectionHtml } from './section.js';
 
 /** The buckets section from the current buckets catalog (the empty descriptor while no bucket has a tag). */
 export async function liveBuckets(deps: CoreDeps): Promise<LiveSection> {
   const { catalog, address } = await bucketState(deps).store.catalog();
   if (!address) return { key: 'none' };
   const state = { address, catalog };
-  if (!bucketsDescriptor(state, sectionCommon('buckets', '/buckets'), '')) return { key: 'none' };
+  // the section describes buckets only once one has a tag and a blob to show
+  if (!bucketExample(catalog)) return { key: 'none' };
   return {
     key: address,
     describe: (self, origin) => {

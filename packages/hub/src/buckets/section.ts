@@ -10,7 +10,7 @@ export interface BucketsState {
 const MANIFEST = /manifest|image\.index/;
 
 /** The first bucket with a tag, its first tag, and a blob (not a manifest) it holds: the section's runnable examples. */
-function example(catalog: BucketsCatalog) {
+export function bucketExample(catalog: BucketsCatalog) {
   for (const [name, entry] of Object.entries(catalog.buckets).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const tag = Object.keys(entry.tags).sort()[0];
     const blob = entry.digests.find((d) => catalog.blobs[d] && !MANIFEST.test(catalog.blobs[d]?.media_type ?? ''));
@@ -25,7 +25,7 @@ export function bucketsDescriptor(
   common: Omit<SectionDescriptor, 'about' | 'inventory' | 'catalog' | 'list' | 'item' | 'fetch' | 'verify'>,
   origin: string,
 ): SectionDescriptor | undefined {
-  const ex = example(state.catalog);
+  const ex = bucketExample(state.catalog);
   if (!ex) return undefined;
   const names = Object.keys(state.catalog.buckets).sort();
   const bytes = Object.values(state.catalog.blobs).reduce((n, b) => n + b.size, 0);
