@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getCommand } from '../src/cli-get.js';
 import { ProgressBars } from '../src/progress.js';
@@ -47,19 +51,42 @@ describe('hub get progress bars (a fake terminal)', () => {
     expect(out.at(-1)).toContain('100%');
   });
 
-  it('getCommand writes JSON lines, never bars, when not on a terminal', async () => {
-    const outLines: string[] = [];
-    const errLines: string[] = [];
-    const code = await getCommand(['acme/tiny', '--hub', 'http://127.0.0.1:9'], {
-      out: (l) => outLines.push(l),
-      err: (l) => errLines.push(l),
-      tty: false,
-      env: {},
-      fetch: (async () => {
-        throw new TypeError('fetch failed');
-      }) as typeof fetch,
-    });
-    expect(code).toBe(1);
-    expect(errLines.join('')).not.toContain('\x1b[');
+  it('getCommand writes JSON lines, never bars, when not on a terminal; bars on one', async () => {
+    // a stand-in hub answered by an injected fetch: model info, tree, health, and the bytes of one SYNTHETIC file
+    const bytes = new TextEncoder().encode('SYNTHETIC bytes for the progress test\n'.repeat(100));
+    const sha = createHash('sha256').update(bytes).digest('hex');
+    const fakeFetch = (async (input: string | URL | Request) => {
+      const url = new URL(String(input));
+      const json = (v: unknown) => new Response(JSON.stringify(v), { headers: { 'content-type': 'application/json' } });
+      if (url.pathname === '/api/hub/health') return json({ order: ['m'], sources: { m: { ok: true, checked: null } } });
+      if (url.pathname === '/api/models/acme/tiny') return json({ id: 'acme/tiny', sha: 'c'.repeat(40) });
+      if (url.pathname.startsWith('/api/models/acme/tiny/tree/'))
+        return json([{ type: 'file', path: 'w.bin', size: bytes.length, oid: sha, lfs: { oid: sha, size: bytes.length } }]);
+      return new Response(bytes);
+    }) as typeof fetch;
+    const run = async (tty: boolean) => {
+      const dir = await mkdtemp(path.join(os.tmpdir(), 'hub-progress-'));
+      const out: string[] = [];
+      const err: string[] = [];
+      const code = await getCommand(['acme/tiny', '--hub', 'http://hub.test', '--to', dir], {
+        out: (l) => out.push(l),
+        err: (l) => err.push(l),
+        tty,
+        env: {},
+        fetch: fakeFetch,
+      });
+      await rm(dir, { recursive: true, force: true });
+      return { code, out, err: err.join('') };
+    };
+    const plain = await run(false);
+    expect(plain.code).toBe(0);
+    const events = plain.out.map((l) => JSON.parse(l) as { event: string });
+    expect(events.map((e) => e.event)).toEqual(['attempt', 'file']);
+    expect(plain.err).not.toContain('\x1b[');
+    const terminal = await run(true);
+    expect(terminal.code).toBe(0);
+    expect(terminal.out).toEqual([]);
+    expect(terminal.err).toContain('100%');
+    expect(terminal.err).toContain('\x1b[2K');
   });
 });
