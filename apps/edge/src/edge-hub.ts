@@ -1,17 +1,9 @@
 import { type AccountConfig, createAccountServices } from '@hub/account';
-import {
-  type Address,
-  type IndexStore,
-  type Logger,
-  loadIndex,
-  probeSettings,
-  type RequestScope,
-  type SourceConfig,
-} from '@hub/core-index';
+import { type Address, type IndexStore, type Logger, loadIndex, type RequestScope, type SourceConfig, SourceProber } from '@hub/core-index';
 import { assembleHub, type Hub, type HubDeps, indexHolder, mergeSources, type SourceEntry } from '@hub/hub';
 import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';
-import { KvMissingLog, KvSourceHealth } from './kv-state.js';
+import { KvMissingLog, kvProbeStorage } from './kv-state.js';
 import { R2ObjectStore } from './r2-object-store.js';
 
 /** The edge's request limit (spec: Limits, "Publish, one request at the edge"). */
@@ -21,7 +13,7 @@ export const EDGE_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 export interface EdgeHub {
   hub: Hub;
   deps: HubDeps;
-  health: KvSourceHealth;
+  health: SourceProber;
   objects: R2ObjectStore;
   /**
    * The scope of one request: its background work goes to that request's own `ctx.waitUntil`
@@ -90,7 +82,15 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
 
   const sources = sourcesFromEnv(env);
   const order = jsonVar<string[]>(env.ORDER, 'ORDER') ?? sources.map((s) => s.name);
-  const health = new KvSourceHealth(env.STATE, sources, order, probeSettings({ intervalSeconds: probeInterval }), now);
+  const health = new SourceProber({
+    sources,
+    order,
+    settings: { intervalSeconds: probeInterval },
+    storage: kvProbeStorage(env.STATE),
+    now,
+    log,
+    fetch: (input, init) => fetch(input, init),
+  });
   await health.load();
 
   const guarded = (p: Promise<unknown>) => p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed'));

@@ -1,17 +1,4 @@
-import {
-  currentProbeState,
-  emptyProbeState,
-  healthStates,
-  isModelId,
-  MemorySourceHealth,
-  type MissingLog,
-  type ProbeRound,
-  type ProbeSettings,
-  type ProbeState,
-  probeRetryAfterSeconds,
-  runProbeRound,
-  type SourceConfig,
-} from '@hub/core-index';
+import { isModelId, type MissingLog, type ProbeState, type ProbeStorage } from '@hub/core-index';
 import type { KVNamespaceLike } from './bindings.js';
 
 /** KV key of the prober's state (the same `ProbeState` node-server keeps in `probes.json`). */
@@ -22,74 +9,23 @@ export const MISSING_PREFIX = 'missing:';
 const MISSING_TTL_SECONDS = 8 * 24 * 3600;
 
 /**
- * Source health at the edge: the in-memory health of core-index, restored from the probe state the
- * cron trigger keeps in KV and re-read from KV at most every `refreshSeconds`. `probe` runs one
- * round of core-index's prober (sources that are due) and saves the state back to KV.
+ * The prober's storage at the edge: the probe state under one KV key, written by the cron trigger's round and read
+ * by every isolate (core-index's `SourceProber` re-reads it at most once a probe interval). Unparseable JSON counts
+ * as nothing stored.
  */
-export class KvSourceHealth extends MemorySourceHealth {
-  private loadedAt = Number.NEGATIVE_INFINITY;
-  private loading: Promise<void> | undefined;
-  private probes: ProbeState = emptyProbeState();
-
-  constructor(
-    private readonly kv: KVNamespaceLike,
-    private readonly sourceList: SourceConfig[],
-    order: string[],
-    private readonly probeSettings: ProbeSettings,
-    private readonly clock: () => number,
-  ) {
-    super(sourceList, order, probeSettings.intervalSeconds);
-    this.useRetryAfter(() => probeRetryAfterSeconds(this.probes, this.clock(), this.probeSettings));
-  }
-
-  /** Read the probe state from KV (records of sources no longer configured, or re-configured, are dropped). */
-  load(): Promise<void> {
-    this.loading ??= this.kv
-      .get(PROBES_KEY)
-      .then((raw) => {
-        this.loadedAt = this.clock();
-        let saved: ProbeState | undefined;
-        try {
-          saved = raw ? (JSON.parse(raw) as ProbeState) : undefined;
-        } catch {
-          saved = undefined;
-        }
-        this.probes = currentProbeState(saved, this.sourceList);
-        this.restore(healthStates(this.probes));
-      })
-      .finally(() => {
-        this.loading = undefined;
-      });
-    return this.loading;
-  }
-
-  /** A refresh from KV when the last one is older than `refreshSeconds`, else undefined. */
-  refreshIfStale(refreshSeconds: number): Promise<void> | undefined {
-    if (this.loading || this.clock() - this.loadedAt < refreshSeconds * 1000) return undefined;
-    return this.load();
-  }
-
-  /** One probe round over the sources that are due (all with `force`); the new state goes to KV. */
-  async probe(fetchImpl: typeof fetch, force = false): Promise<ProbeRound> {
-    await this.load();
-    const round = await runProbeRound({
-      sources: this.sourceList,
-      fetch: fetchImpl,
-      now: this.clock,
-      state: this.probes,
-      settings: this.probeSettings,
-      force,
-      health: this,
-    });
-    this.probes = round.state;
-    if (round.results.length) await this.kv.put(PROBES_KEY, JSON.stringify(round.state));
-    return round;
-  }
-
-  /** The prober's state (what KV holds). */
-  probeState(): ProbeState {
-    return this.probes;
-  }
+export function kvProbeStorage(kv: KVNamespaceLike): ProbeStorage {
+  return {
+    async read() {
+      const raw = await kv.get(PROBES_KEY);
+      if (!raw) return undefined;
+      try {
+        return JSON.parse(raw) as ProbeState;
+      } catch {
+        return undefined;
+      }
+    },
+    write: (state) => kv.put(PROBES_KEY, JSON.stringify(state)),
+  };
 }
 
 /**

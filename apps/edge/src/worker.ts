@@ -119,11 +119,8 @@ export default {
       return;
     }
     ctx.waitUntil(edge.recheckIndex());
-    const round = await edge.health.probe((input, init) => fetch(input, init));
-    for (const r of round.results) {
-      const line = { source: r.name, ok: r.ok, reason: r.reason, ms: r.ms };
-      if (r.ok) edge.deps.log.debug(line, 'probe');
-      else edge.deps.log.warn(line, 'probe failed: no redirects to this source until a probe passes');
-    }
+    // The same round node-server's timer runs; the prober logs each outcome.
+    await edge.health.load();
+    await edge.health.round();
   },
 };

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createAccountServices } from '@hub/account';
-import { type Address, type IndexStore, type Logger, MemorySourceHealth, type SourceConfig, SPACES_REF } from '@hub/core-index';
+import { type Address, type IndexStore, type Logger, type SourceConfig, SourceProber, SPACES_REF } from '@hub/core-index';
 import { assembleHub, HUB_VERSION, type Hub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
 import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedBuckets, seedDemo, seedSpaces, startStaticMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
@@ -13,7 +13,7 @@ import type { HubConfigFile } from './config.js';
 import { hubListener } from './koa-adapter.js';
 import { createLogger } from './logger.js';
 import { FileMissingLog } from './missing-log.js';
-import { checkProbeConfig, createProber, type NodeProber, probeSettingsFrom } from './prober.js';
+import { checkProbeConfig, fileProbeStorage, probeSettingsFrom } from './prober.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
 import { loadVerifiedOnce } from './verify.js';
 
@@ -39,8 +39,8 @@ export interface RunningHub {
   deps: HubDeps;
   hub: Hub;
   app: Koa;
-  /** The source prober (its timer starts after listen). */
-  prober: NodeProber;
+  /** The source prober, which is also the hub's source health (its timer starts after listen). */
+  prober: SourceProber;
   /** Re-read the `current` ref and swap in that index without a restart. */
   reload(): Promise<IndexStore>;
   close(): Promise<void>;
@@ -98,9 +98,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
 
   const sources = sourcesFromConfig(config, mirror);
   const order = config.order ?? [...(mirror ? [DEMO_SOURCE] : []), ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE)];
-  const health = new MemorySourceHealth(sources, order, config.probeIntervalSeconds ?? 60);
   // Probes: the last results (data folder) are restored before listening; rounds run on a timer after it.
-  const prober = createProber({ dataDir: options.dataDir, sources, health, settings: probeSettings, log });
+  const health = new SourceProber({ sources, order, settings: probeSettings, storage: fileProbeStorage(options.dataDir, log), log });
+  await health.load();
 
   const { hub, deps } = assembleHub({
     index: indexes,
@@ -187,7 +187,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     },
     'hub listening',
   );
-  prober.start();
+  health.start();
 
   return {
     url,
@@ -196,10 +196,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     deps,
     hub,
     app,
-    prober,
+    prober: health,
     reload: () => indexes.reload(),
     async close() {
-      await prober.stop();
+      await health.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

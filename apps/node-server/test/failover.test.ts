@@ -290,8 +290,8 @@ describe('source failover with loopback sources a and b (order [a, b])', () => {
     await bothVerified(hub);
     await a.stop();
     // Let a fail a few times, so its re-check delay has grown (0.25, 0.5, 1 s, capped at 1 s).
-    await waitFor('three failed probes of a', async () => (hub.running.prober.state().sources.a?.failures ?? 0) >= 3);
-    const record = hub.running.prober.state().sources.a;
+    await waitFor('three failed probes of a', async () => (hub.running.prober.probeState().sources.a?.failures ?? 0) >= 3);
+    const record = hub.running.prober.probeState().sources.a;
     expect(record?.ok).toBe(false);
     const gap = Date.parse(record?.next ?? '') - Date.parse(record?.probed ?? '');
     expect(gap).toBeGreaterThanOrEqual(1000);
@@ -299,7 +299,7 @@ describe('source failover with loopback sources a and b (order [a, b])', () => {
 
     await a.start(); // same port
     const restarted = Date.now();
-    const scheduled = Date.parse(hub.running.prober.state().sources.a?.next ?? '');
+    const scheduled = Date.parse(hub.running.prober.probeState().sources.a?.next ?? '');
     await waitFor('a back in the choice', async () => (await resolve(hub, WEIGHTS_PATH)).source === 'a', 5000);
     const back = Date.now();
     // Not before its scheduled re-check (when that was still ahead), and within the cap after the restart.
@@ -307,7 +307,7 @@ describe('source failover with loopback sources a and b (order [a, b])', () => {
     expect(back - restarted).toBeLessThan(FAST.probeRetryMaxSeconds * 1000 + 2000);
     const h = await health(hub);
     expect(h.sources.a).toMatchObject({ ok: true, reason: 'verified' });
-    expect(hub.running.prober.state().sources.a?.failures).toBe(0);
+    expect(hub.running.prober.probeState().sources.a?.failures).toBe(0);
   });
 
   it('no live source: 503 with Retry-After and an error naming the sources and /api/hub/health', async () => {
@@ -447,7 +447,7 @@ describe('source failover with loopback sources a and b (order [a, b])', () => {
   });
 });
 
-describe('createProber (injected fetch)', () => {
+describe('the prober on its timer (injected fetch)', () => {
   it('never has more than probeConcurrency probes in flight, never probes one source twice at once, and aborts them on stop', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-prober-'));
     dataDirs.push(dataDir);
@@ -478,17 +478,12 @@ describe('createProber (injected fetch)', () => {
       url: `http://s${i}.test/{path}`,
       probe,
     }));
-    const { MemorySourceHealth } = await import('@hub/core-index');
-    const health = new MemorySourceHealth(
+    const { SourceProber, silentLogger } = await import('@hub/core-index');
+    const { fileProbeStorage } = await import('../src/prober.js');
+    const prober = new SourceProber({
       sources,
-      sources.map((s) => s.name),
-    );
-    const { createProber } = await import('../src/prober.js');
-    const { silentLogger } = await import('@hub/core-index');
-    const prober = createProber({
-      dataDir,
-      sources,
-      health,
+      order: sources.map((s) => s.name),
+      storage: fileProbeStorage(dataDir),
       settings: probeSettingsFrom({
         probeConcurrency: 2,
         probeTimeoutSeconds: 0.3,
@@ -499,10 +494,11 @@ describe('createProber (injected fetch)', () => {
       log: silentLogger,
       fetch: hang,
     });
+    await prober.load();
     prober.start();
     await waitFor(
       'every source probed at least once',
-      async () => sources.every((s) => prober.state().sources[s.name]?.reason === 'timeout'),
+      async () => sources.every((s) => prober.probeState().sources[s.name]?.reason === 'timeout'),
       5000,
     );
     expect(most).toBe(2);
@@ -562,10 +558,10 @@ describe('healing within one probe interval (issue 19; interval 2 s, failing sou
   async function failing(hub: TestHub, name: 'a' | 'b', failures: number) {
     await waitFor(
       `${failures} failed probes of ${name}`,
-      async () => (hub.running.prober.state().sources[name]?.failures ?? 0) >= failures,
+      async () => (hub.running.prober.probeState().sources[name]?.failures ?? 0) >= failures,
       20_000,
     );
-    const r = hub.running.prober.state().sources[name];
+    const r = hub.running.prober.probeState().sources[name];
     // the schedule has grown past the interval: without demand, the next re-check is ≥ 8 s after the last probe
     expect(Date.parse(r?.next ?? '') - Date.parse(r?.probed ?? '')).toBeGreaterThanOrEqual(4000);
   }

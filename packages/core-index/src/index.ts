@@ -55,36 +55,30 @@ export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SortKey, searchModels } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
 export {
-  currentProbeState,
   DEFAULT_PROBE_SETTINGS,
-  emptyProbeState,
-  healthStates,
   nextProbeDelaySeconds,
-  nextProbeDue,
   PROBE_REASONS,
   type ProbeOptions,
   type ProbeOutcome,
   type ProbeReason,
   type ProbeRound,
-  type ProbeRoundInput,
   type ProbeSettings,
   type ProbeState,
   probeConfigProblem,
-  probedSources,
   probeRetryAfterSeconds,
   probeSettings,
   probeSource,
   probeUrl,
   pullForward,
-  recordOutcome,
-  runProbeRound,
   type SourceProbeRecord,
 } from './sources/prober.js';
+export { memoryProbeStorage, type ProbeStorage, SourceProber, type SourceProberOptions } from './sources/source-prober.js';
 export {
   type ChooseInput,
   type ChooseResult,
   chooseSource,
   DEFAULT_SOURCES,
+  type HealthOptions,
   isOllama,
   MemorySourceHealth,
   ollamaRedirectRules,

@@ -4,7 +4,6 @@ import { sha256Hex } from '../index/sha256.js';
 import {
   currentProbeState,
   DEFAULT_PROBE_SETTINGS,
-  healthStates,
   nextProbeDelaySeconds,
   type ProbeState,
   probeConfigProblem,
@@ -13,9 +12,14 @@ import {
   probeSource,
   probeUrl,
   pullForward,
-  runProbeRound,
 } from './prober.js';
 import { MemorySourceHealth, type SourceConfig } from './source-health.js';
+import { memoryProbeStorage, SourceProber, type SourceProberOptions } from './source-prober.js';
+
+/** A prober over `sources` (in that order) with an injected fetch and clock, its state in memory. */
+function proberOf(sources: SourceConfig[], options: Omit<SourceProberOptions, 'sources' | 'order'>) {
+  return new SourceProber({ sources, order: sources.map((s) => s.name), storage: memoryProbeStorage(), ...options });
+}
 
 // SYNTHETIC probe file: made-up bytes for these tests.
 const PROBE = new TextEncoder().encode('SYNTHETIC probe file for the prober tests\n');
@@ -205,10 +209,9 @@ describe('the re-check schedule', () => {
     let now = T0;
     const behaviour: Record<string, Behaviour> = { a: 'down', b: 'ok' };
     const f = fakeFetch(behaviour);
-    const health = new MemorySourceHealth([source('a'), source('b')], ['a', 'b']);
-    const base = { sources: [source('a'), source('b')], fetch: f.fn, now: () => now, health };
+    const health = proberOf([source('a'), source('b')], { fetch: f.fn, now: () => now });
 
-    let round = await runProbeRound(base);
+    let round = await health.round();
     expect(round.results.map((r) => [r.name, r.ok, r.reason])).toEqual([
       ['a', false, 'unreachable'],
       ['b', true, 'verified'],
@@ -223,30 +226,30 @@ describe('the re-check schedule', () => {
 
     // Before anything is due, a round probes nothing.
     now = T0 + 39_000;
-    round = await runProbeRound({ ...base, state: round.state });
+    round = await health.round();
     expect(round.results).toEqual([]);
     expect(round.skipped).toEqual(['a', 'b']);
 
     // a is re-checked at 40 s (still down: next in 80 s), b at 60 s.
     now = T0 + 40_000;
-    round = await runProbeRound({ ...base, state: round.state });
+    round = await health.round();
     expect(round.results.map((r) => r.name)).toEqual(['a']);
     expect(round.state.sources.a).toMatchObject({ failures: 2, next: new Date(now + 80_000).toISOString() });
     now = T0 + 60_000;
-    round = await runProbeRound({ ...base, state: round.state });
+    round = await health.round();
     expect(round.results.map((r) => r.name)).toEqual(['b']);
 
     // a comes back: not probed before its re-check time, offered again as soon as one probe passes.
     behaviour.a = 'ok';
     now = T0 + 119_000;
-    round = await runProbeRound({ ...base, state: round.state });
+    round = await health.round();
     expect(round.results).toEqual([]);
     expect(health.choose({ id: 'o/n', revision: 'r'.repeat(40), path: 'f', sources: holders('a', 'b') })).toMatchObject({
       ok: true,
       choice: { source: 'b' },
     });
     now = T0 + 120_000;
-    round = await runProbeRound({ ...base, state: round.state });
+    round = await health.round();
     expect(round.results.map((r) => [r.name, r.reason])).toEqual([
       ['a', 'verified'],
       ['b', 'verified'],
@@ -267,24 +270,22 @@ describe('the re-check schedule', () => {
     let now = T0;
     const behaviour: Record<string, Behaviour> = { a: 'ok' };
     const f = fakeFetch(behaviour);
-    let round = await runProbeRound({ sources: [source('a')], fetch: f.fn, now: () => now });
+    const health = proberOf([source('a')], { fetch: f.fn, now: () => now });
+    await health.round();
     behaviour.a = 'wrong';
     now = T0 + 1_000;
-    round = await runProbeRound({ sources: [source('a')], fetch: f.fn, now: () => now, state: round.state });
-    expect(round.results).toEqual([]);
-    round = await runProbeRound({ sources: [source('a')], fetch: f.fn, now: () => now, state: round.state, force: true });
+    expect((await health.round()).results).toEqual([]);
+    const round = await health.round({ force: true });
     expect(round.state.sources.a).toMatchObject({ ok: false, reason: 'mismatch', checked: new Date(T0).toISOString(), failures: 1 });
   });
 
   it('uses configured numbers', async () => {
-    const now = T0;
     const f = fakeFetch({ a: '404' });
-    const round = await runProbeRound({
-      sources: [source('a')],
+    const round = await proberOf([source('a')], {
       fetch: f.fn,
-      now: () => now,
+      now: () => T0,
       settings: { retrySeconds: 2, retryMaxSeconds: 5, intervalSeconds: 1 },
-    });
+    }).round();
     // The first re-check comes no later than the 1 s interval (issue 19).
     expect(round.state.sources.a?.next).toBe(new Date(T0 + 1_000).toISOString());
     const s = probeSettings({ retrySeconds: 2, retryMaxSeconds: 5 });
@@ -292,12 +293,7 @@ describe('the re-check schedule', () => {
   });
 
   it('gives Retry-After as the seconds until the earliest failing source is re-checked', async () => {
-    const now = T0;
-    const round = await runProbeRound({
-      sources: [source('a'), source('b')],
-      fetch: fakeFetch({ a: 'down', b: 'down' }).fn,
-      now: () => now,
-    });
+    const round = await proberOf([source('a'), source('b')], { fetch: fakeFetch({ a: 'down', b: 'down' }).fn, now: () => T0 }).round();
     expect(probeRetryAfterSeconds(round.state, T0)).toBe(40);
     expect(probeRetryAfterSeconds(round.state, T0 + 39_500)).toBe(1);
     expect(probeRetryAfterSeconds(round.state, T0 + 100_000)).toBe(1);
@@ -305,12 +301,19 @@ describe('the re-check schedule', () => {
   });
 });
 
-describe('runProbeRound', () => {
-  it('never probes more than `concurrency` sources at once', async () => {
+describe('SourceProber rounds', () => {
+  it('never probes more than `concurrency` sources at once, even when forced', async () => {
     const names = Array.from({ length: 10 }, (_, i) => `s${i}`);
     const f = fakeFetch({});
-    const round = await runProbeRound({ sources: names.map((n) => source(n)), fetch: f.fn, now: () => T0, settings: { concurrency: 3 } });
-    expect(round.results).toHaveLength(10);
+    const health = proberOf(
+      names.map((n) => source(n)),
+      { fetch: f.fn, now: () => T0, settings: { concurrency: 3 } },
+    );
+    // A scheduled round takes the free slots and leaves the rest due for the next round.
+    let round = await health.round();
+    expect(round.results.map((r) => r.name)).toEqual(['s0', 's1', 's2']);
+    expect(f.maxInFlight()).toBe(3);
+    round = await health.round({ force: true });
     expect(round.results.map((r) => r.name)).toEqual(names);
     expect(f.maxInFlight()).toBe(3);
   });
@@ -318,37 +321,67 @@ describe('runProbeRound', () => {
   it('offers sources without a probe file unchecked and never fetches for them', async () => {
     const f = fakeFetch({});
     const sources = [source('a'), source('free', { probe: undefined }), source('p2p', { probe: undefined, redirect: false })];
-    const health = new MemorySourceHealth(sources, ['a', 'free']);
-    const round = await runProbeRound({ sources, fetch: f.fn, now: () => T0, health });
+    const health = proberOf(sources, { fetch: f.fn, now: () => T0 });
+    const round = await health.round();
     expect(round.unprobed).toEqual(['free']);
     expect(f.calls).toEqual(['http://a.test/probe/file/resolve/main/probe.bin']);
     expect(health.snapshot().sources.free).toEqual({ ok: true, checked: null });
     expect(health.snapshot().sources.p2p).toBeUndefined();
   });
 
-  it('restores persisted state into health, dropping records of removed sources or changed probe files', async () => {
+  it('reads the stored state into health, dropping records of removed sources or changed probe files, and writes each round back', async () => {
     const f = fakeFetch({ a: 'down', b: 'down' });
-    const round = await runProbeRound({ sources: [source('a'), source('b')], fetch: f.fn, now: () => T0 });
-    const persisted = JSON.parse(JSON.stringify(round.state)) as ProbeState;
+    const storage = memoryProbeStorage();
+    const first = new SourceProber({ sources: [source('a'), source('b')], order: ['a', 'b'], fetch: f.fn, now: () => T0, storage });
+    await first.round();
+    expect(storage.writes()).toBe(1);
+    const persisted = JSON.parse(JSON.stringify(storage.saved())) as ProbeState;
     const changed = [source('a'), source('b', { probe: { path: 'other', sha256: 'f'.repeat(64) } })];
-    const kept = currentProbeState(persisted, changed);
-    expect(Object.keys(kept.sources)).toEqual(['a']);
-    const health = new MemorySourceHealth(changed, ['a', 'b']);
-    health.restore(healthStates(kept));
-    expect(health.snapshot().sources).toEqual({ a: { ok: false, checked: null, reason: 'unreachable' }, b: { ok: true, checked: null } });
+    expect(Object.keys(currentProbeState(persisted, changed).sources)).toEqual(['a']);
     expect(currentProbeState(undefined, changed)).toEqual({ v: 1, sources: {} });
     expect(currentProbeState({ nonsense: true } as never, changed)).toEqual({ v: 1, sources: {} });
+    const health = new SourceProber({ sources: changed, order: ['a', 'b'], fetch: f.fn, now: () => T0 + 10_000, storage });
+    await health.load();
+    expect(health.snapshot().sources).toEqual({ a: { ok: false, checked: null, reason: 'unreachable' }, b: { ok: true, checked: null } });
     // The restored schedule holds: a is not due again before its 40 s re-check.
-    const next = await runProbeRound({ sources: changed, fetch: f.fn, now: () => T0 + 10_000, state: kept });
+    const next = await health.round();
     expect(next.results.map((r) => r.name)).toEqual(['b']);
+    expect(storage.writes()).toBe(2);
+    // A round that probed nothing writes nothing.
+    await health.round();
+    expect(storage.writes()).toBe(2);
   });
 
-  it('lets MemorySourceHealth answer Retry-After from the schedule', async () => {
-    const health = new MemorySourceHealth([source('a')], ['a'], 60);
+  it('answers Retry-After from the schedule it keeps', async () => {
+    let now = T0;
+    const health = proberOf([source('a')], { fetch: fakeFetch({ a: 'down' }).fn, now: () => now });
     expect(health.retryAfterSeconds()).toBe(60);
-    const round = await runProbeRound({ sources: [source('a')], fetch: fakeFetch({ a: 'down' }).fn, now: () => T0, health });
-    health.useRetryAfter(() => probeRetryAfterSeconds(round.state, T0 + 10_000));
+    await health.round();
+    now = T0 + 10_000;
     expect(health.retryAfterSeconds()).toBe(30);
+  });
+
+  it('probes on its own timer, one source never twice at once, and stops without writing after stop()', async () => {
+    const f = fakeFetch({ a: 'ok', b: 'hang' });
+    const storage = memoryProbeStorage();
+    const health = new SourceProber({
+      sources: [source('a'), source('b')],
+      order: ['a', 'b'],
+      fetch: f.fn,
+      storage,
+      settings: { intervalSeconds: 0.02, timeoutSeconds: 5 },
+    });
+    health.start();
+    // a is probed again and again while b's first probe hangs: a stalled source holds back no other.
+    await vi.waitFor(() => expect(f.calls.filter((u) => u.includes('a.test')).length).toBeGreaterThanOrEqual(3), { timeout: 3000 });
+    expect(f.calls.filter((u) => u.includes('b.test'))).toHaveLength(1);
+    await health.stop();
+    const writes = storage.writes();
+    const calls = f.calls.length;
+    await new Promise((r) => setTimeout(r, 60));
+    expect(f.calls.length).toBe(calls);
+    expect(storage.writes()).toBe(writes);
+    expect(health.probeState().sources.b).toBeUndefined(); // the aborted probe was dropped, not recorded
   });
 });
 
@@ -383,17 +416,39 @@ describe('demand pulls a failing source forward (pullForward)', () => {
     expect(probeRetryAfterSeconds(state, T0 + 500, settings)).toBe(1);
   });
 
-  it('MemorySourceHealth tells the prober the holders of a file it could not serve, and only then', () => {
-    const health = new MemorySourceHealth([source('a'), source('b')], ['a', 'b']);
-    const heard: string[][] = [];
-    health.onWanted((h) => heard.push(h));
+  it('a running prober pulls the holders of a file it could not serve forward, and only then', async () => {
+    let now = T0;
+    const f = fakeFetch({ a: 'wrong', b: '404' });
+    const health = proberOf([source('a'), source('b')], { fetch: f.fn, now: () => now, settings });
+    const object: SourceObject = { source: 'a', type: 'http' } as SourceObject;
+    const input = { id: 'o/n', revision: 'r'.repeat(40), path: 'f.bin', sources: [object, { ...object, source: 'b' }] };
+    for (let i = 0; i < 4; i++) {
+      await health.round({ force: true });
+      now += 1_000;
+    }
+    const before = health.probeState().sources.a?.next;
+    expect(Date.parse(before ?? '')).toBeGreaterThan(now + 2_000); // the growing schedule: 16 s after the last probe
+    // Not started: nothing runs the schedule here, so demand changes nothing.
+    expect(health.choose(input).ok).toBe(false);
+    expect(health.probeState().sources.a?.next).toBe(before);
+    health.start();
+    try {
+      expect(health.choose(input).ok).toBe(false);
+      expect(Date.parse(health.probeState().sources.a?.next ?? '')).toBeLessThanOrEqual(now + 2_000);
+    } finally {
+      await health.stop();
+    }
+  });
+
+  it('MemorySourceHealth without a prober folds recorded results into the same state', () => {
+    const health = new MemorySourceHealth([source('a'), source('b')], ['a', 'b'], { now: () => T0 });
     const object: SourceObject = { source: 'a', type: 'http' } as SourceObject;
     const input = { id: 'o/n', revision: 'r'.repeat(40), path: 'f.bin', sources: [object, { ...object, source: 'b' }] };
     expect(health.choose(input).ok).toBe(true);
-    expect(heard).toEqual([]);
     health.record('a', { ok: false, reason: 'mismatch', at: T0 });
     health.record('b', { ok: false, reason: 'timeout', at: T0 });
     expect(health.choose(input).ok).toBe(false);
-    expect(heard).toEqual([['a', 'b']]);
+    expect(health.probeState().sources.a).toMatchObject({ ok: false, failures: 1, reason: 'mismatch' });
+    expect(health.retryAfterSeconds()).toBe(40);
   });
 });

@@ -1,12 +1,11 @@
-import { boundedAll } from '../index/pool.js';
 import type { SourceState } from '../index/schemas.js';
 import { createSha256 } from '../index/sha256.js';
-import type { MemorySourceHealth, SourceConfig } from './source-health.js';
+import type { SourceConfig } from './source-health.js';
 
 /**
  * Source health probes (design section 4): fetch each source's probe file, hash it with SHA-256 while it
- * streams, and record `ok`, `checked` and a one-word `reason`. Pure: the caller injects `fetch` and the
- * clock, and keeps the returned state (node-server in a JSON file, the edge in its own storage).
+ * streams, and record `ok`, `checked` and a one-word `reason`. These are the pure parts (one probe, folding an
+ * outcome into the state, the schedule); `SourceProber` (source-prober.ts) runs them in rounds over a host's storage.
  *
  * Schedule: a source whose last probe passed is probed again after `intervalSeconds`; a failing one is
  * re-checked after `retrySeconds` (never later than `intervalSeconds`), doubling with every further failure up to `retryMaxSeconds`, and is
@@ -231,21 +230,6 @@ function errorText(e: unknown): string {
   return (code && !text.includes(code) ? `${code}: ${text}` : text).slice(0, 200);
 }
 
-export interface ProbeRoundInput {
-  /** Every configured source; those without a probe file are left alone (offered with `checked: null`). */
-  sources: SourceConfig[];
-  fetch: typeof fetch;
-  now: () => number;
-  /** The state the last round returned (or was persisted); absent: nothing probed yet. */
-  state?: ProbeState;
-  settings?: Partial<ProbeSettings>;
-  /** Probe every source with a probe file now, whatever its schedule says (`hub probe`). */
-  force?: boolean;
-  /** Record each outcome here as soon as it is known. */
-  health?: Pick<MemorySourceHealth, 'record'>;
-  onResult?: (outcome: ProbeOutcome) => void;
-}
-
 export interface ProbeRound {
   /** Outcomes of the sources probed this round, in configuration order. */
   results: ProbeOutcome[];
@@ -282,15 +266,6 @@ export function currentProbeState(state: ProbeState | undefined, sources: Source
     ) {
       out.sources[s.name] = r;
     }
-  }
-  return out;
-}
-
-/** The `SourceState` of each probed source, for `MemorySourceHealth.restore`. */
-export function healthStates(state: ProbeState): Record<string, SourceState> {
-  const out: Record<string, SourceState> = {};
-  for (const [name, r] of Object.entries(state.sources)) {
-    out[name] = { ok: r.ok, checked: r.checked, ...(r.reason ? { reason: r.reason } : {}) };
   }
   return out;
 }
@@ -363,46 +338,4 @@ export function recordOutcome(state: ProbeState, source: SourceConfig, outcome: 
   };
   state.sources[source.name] = record;
   return record;
-}
-
-/**
- * One probe round: every source with a probe file that is due (or every one, with `force`) is probed,
- * at most `concurrency` at a time; each outcome is recorded in `health` as soon as it is known. Returns
- * the outcomes and the new state. Never throws for a source's failure. This is what a host runs on its
- * timer (node-server) or cron trigger (the edge).
- */
-export async function runProbeRound(input: ProbeRoundInput): Promise<ProbeRound> {
-  const settings = probeSettings(input.settings);
-  const state = currentProbeState(input.state, input.sources);
-  const probed = probedSources(input.sources);
-  const unprobed = input.sources.filter((s) => s.redirect !== false && !probed.includes(s)).map((s) => s.name);
-  const start = input.now();
-  const due: SourceConfig[] = [];
-  const skipped: string[] = [];
-  for (const s of probed) {
-    const r = state.sources[s.name];
-    if (input.force || !r || Date.parse(r.next) <= start) due.push(s);
-    else skipped.push(s.name);
-  }
-  const outcomes = new Map<string, ProbeOutcome>();
-  // probeSource never throws, so one source's failure never stops the others
-  await boundedAll(due, settings.concurrency, async (s) => {
-    const outcome = await probeSource(s, {
-      fetch: input.fetch,
-      now: input.now,
-      timeoutSeconds: settings.timeoutSeconds,
-      maxBytes: settings.maxBytes,
-    });
-    recordOutcome(state, s, outcome, settings);
-    outcomes.set(s.name, outcome);
-    input.health?.record(s.name, { ok: outcome.ok, reason: outcome.reason, at: outcome.at });
-    input.onResult?.(outcome);
-  });
-  return {
-    results: due.map((s) => outcomes.get(s.name) as ProbeOutcome),
-    skipped,
-    unprobed,
-    state,
-    nextDue: nextProbeDue(state, input.sources, input.now()),
-  };
 }

@@ -1,5 +1,14 @@
 import { encodePath } from '../http/contract.js';
 import type { HubHealth, SourceObject, SourceState } from '../index/schemas.js';
+import {
+  emptyProbeState,
+  type ProbeReason,
+  type ProbeSettings,
+  type ProbeState,
+  probeRetryAfterSeconds,
+  probeSettings,
+  recordOutcome,
+} from './prober.js';
 
 /** One place bytes can be fetched from (design section 4; config `sources`). */
 export interface SourceConfig {
@@ -260,19 +269,36 @@ export interface ProbeResult {
   at: number;
 }
 
+export interface HealthOptions {
+  /** The probe schedule (intervals, retries); defaults as `DEFAULT_PROBE_SETTINGS`. */
+  settings?: Partial<ProbeSettings>;
+  /** The clock (ms since epoch) for `Retry-After`. */
+  now?: () => number;
+}
+
+/** A source that was never probed: offered, not checked. */
+const NEVER_PROBED: SourceState = Object.freeze({ ok: true, checked: null }) as SourceState;
+
 /**
- * In-memory health: configured sources, the preference order and the last probe result of each.
- * The prober (a host's job) records results; `snapshot` and `choose` only read.
+ * Source health: configured sources, the preference order and the probe record of each. The one health state is
+ * the prober's {@link ProbeState} (what a host persists): `snapshot`, `choose` and `retryAfterSeconds` read it, and
+ * {@link SourceProber} (which extends this class) writes it. Without a prober (tests, a hub with no probe files)
+ * every source is offered unchecked until `record` says otherwise.
  */
 export class MemorySourceHealth implements SourceHealth {
   private readonly configs = new Map<string, SourceConfig>();
-  private readonly states = new Map<string, SourceState>();
+  protected probes: ProbeState = emptyProbeState();
+  protected readonly settings: ProbeSettings;
+  protected readonly now: () => number;
+
   constructor(
     sources: SourceConfig[],
     private readonly order: string[],
-    private readonly probeIntervalSeconds = 60,
+    options: HealthOptions = {},
   ) {
     for (const s of sources) this.configs.set(s.name, s);
+    this.settings = probeSettings(options.settings);
+    this.now = options.now ?? Date.now;
   }
 
   source(name: string): SourceConfig | undefined {
@@ -287,31 +313,30 @@ export class MemorySourceHealth implements SourceHealth {
     return [...this.configs.values()];
   }
 
+  /** Fold one probe result into the state, exactly as a probe's outcome is folded (schedule included). */
   record(name: string, result: ProbeResult): void {
-    const prev = this.states.get(name);
-    this.states.set(name, {
-      ok: result.ok,
-      // `checked` is when the source was last reached; a failed probe keeps the last success.
-      checked: result.ok ? new Date(result.at).toISOString() : (prev?.checked ?? null),
-      reason: result.reason,
-    });
+    const source = this.configs.get(name);
+    if (!source) return;
+    const outcome = { name, ok: result.ok, reason: result.reason as ProbeReason, at: result.at, ms: 0, url: '' };
+    recordOutcome(this.probes, source, outcome, this.settings);
   }
 
-  /** Restore persisted states (after a restart). */
-  restore(states: Record<string, SourceState>): void {
-    for (const [k, v] of Object.entries(states)) if (this.configs.has(k)) this.states.set(k, v);
+  /** The probe state (what a host persists): the one record of every probed source. */
+  probeState(): ProbeState {
+    return this.probes;
   }
 
   state(name: string): SourceState {
-    const s = this.states.get(name);
-    if (s) return s;
-    // Never probed: offered, not checked.
-    return { ok: true, checked: null };
+    return this.probes.sources[name] ?? NEVER_PROBED;
   }
 
   snapshot(): HubHealth {
     const sources: Record<string, SourceState> = {};
-    for (const c of this.configs.values()) if (c.redirect !== false) sources[c.name] = this.state(c.name);
+    for (const c of this.configs.values()) {
+      if (c.redirect === false) continue;
+      const r = this.probes.sources[c.name];
+      sources[c.name] = r ? { ok: r.ok, checked: r.checked, ...(r.reason ? { reason: r.reason } : {}) } : { ok: true, checked: null };
+    }
     return { sources, order: [...this.order] };
   }
 
@@ -322,26 +347,16 @@ export class MemorySourceHealth implements SourceHealth {
       (n) => this.state(n),
       (n) => this.configs.get(n),
     );
-    // Nobody can serve a file that is being asked for: tell the prober, which re-checks its holders sooner.
-    if (!result.ok && result.reason === 'none-ok' && this.wanted) this.wanted(result.holders);
+    // Nobody can serve a file that is being asked for: the prober (if one runs here) re-checks its holders sooner.
+    if (!result.ok && result.reason === 'none-ok') this.wanted(result.holders);
     return result;
   }
 
-  private wanted?: (holders: string[]) => void;
+  /** Failing sources hold a file that was asked for and could not be served (a running prober pulls them forward). */
+  protected wanted(_holders: string[]): void {}
 
-  /** Let the prober hear which failing sources hold a file that was asked for and could not be served. */
-  onWanted(fn: (holders: string[]) => void): void {
-    this.wanted = fn;
-  }
-
-  private retryAfter?: () => number;
-
-  /** Let the prober answer `retryAfterSeconds` from its schedule (seconds until the next re-check). */
-  useRetryAfter(fn: () => number): void {
-    this.retryAfter = fn;
-  }
-
+  /** Seconds until the earliest failing source is re-checked (at least 1), else the probe interval. */
   retryAfterSeconds(): number {
-    return this.retryAfter?.() ?? this.probeIntervalSeconds;
+    return probeRetryAfterSeconds(this.probes, this.now(), this.settings);
   }
 }
