@@ -1,5 +1,9 @@
-// pnpm bench --edge: the edge hub's /resolve under workerd (Miniflare) against a trivial Worker that answers every
-// request with a fixed 302 under the same Miniflare setup, in alternating rounds of wrk on loopback.
+// pnpm bench --edge: the edge hub's /resolve under workerd (Miniflare) against two trivial Workers under the same
+// Miniflare setup, in alternating rounds of wrk on loopback: one answers every request with a minimal fixed 302 (a
+// location and one header: issue 18's baseline), the other with a fixed 302 carrying the exact headers the hub
+// answered (the baseline rule of bench/run.mjs: the same bytes). The gap between the two baselines is what the
+// hub's documented headers cost in Miniflare's loopback proxy; the gap between the hub and the second is the hub's
+// own work.
 // Usage: node bench/edge.mjs [--duration 5] [--rounds 5] [--connections 50]
 //   (needs the build: apps/edge/dist/worker.js and packages/node-toolkit/dist; `pnpm bench` builds first)
 import { execFileSync, spawn } from 'node:child_process';
@@ -54,34 +58,50 @@ const spread = (xs) => `${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixe
 
 try {
   const hub = await serve(18384);
-  const base = await serve(18385, ['--baseline']);
   const hubUrl = `${hub.url}${RESOLVE}`;
-  const baseUrl = `${base.url}${RESOLVE}`;
   const first = await fetch(hubUrl, { redirect: 'manual' });
   if (first.status !== 302) throw new Error(`the edge hub answers ${first.status} on ${RESOLVE}`);
-  wrk(hubUrl);
-  wrk(baseUrl); // warm-up of both isolates
-  const runs = { hub: [], base: [] };
+  const same = {};
+  for (const [k, v] of first.headers) if (k !== 'content-length') same[k] = v;
+  const base = await serve(18385, ['--baseline']);
+  const bytes = await serve(18386, ['--baseline', '--headers', JSON.stringify(same)]);
+  const urls = { hub: hubUrl, base: `${base.url}${RESOLVE}`, same: `${bytes.url}${RESOLVE}` };
+  for (const u of Object.values(urls)) wrk(u); // warm-up of every isolate
+  const names = Object.keys(urls);
+  const runs = { hub: [], base: [], same: [] };
   for (let r = 0; r < ROUNDS; r++) {
-    // alternate which goes first, so neither always meets the warmer machine
-    const order = r % 2 === 0 ? ['hub', 'base'] : ['base', 'hub'];
-    for (const which of order) runs[which].push(wrk(which === 'hub' ? hubUrl : baseUrl));
-    console.error(`round ${r + 1}: hub ${runs.hub.at(-1).rps.toFixed(0)}/s, trivial 302 Worker ${runs.base.at(-1).rps.toFixed(0)}/s`);
+    // rotate which goes first, so none always meets the warmer machine
+    const order = names.map((_, i) => names[(i + r) % names.length]);
+    for (const which of order) runs[which].push(wrk(urls[which]));
+    console.error(
+      `round ${r + 1}: hub ${runs.hub.at(-1).rps.toFixed(0)}/s, minimal 302 Worker ${runs.base.at(-1).rps.toFixed(0)}/s, same-bytes 302 Worker ${runs.same.at(-1).rps.toFixed(0)}/s`,
+    );
   }
   const rps = (w) => runs[w].map((x) => x.rps);
   const p99 = (w) => runs[w].map((x) => x.p99ms);
-  const ratios = runs.hub.map((h, i) => h.rps / runs.base[i].rps);
-  const errors = [...runs.hub, ...runs.base].reduce((n, x) => n + x.non3xx, 0);
+  const ratios = (w) => runs.hub.map((h, i) => h.rps / runs[w][i].rps);
+  const errors = Object.values(runs)
+    .flat()
+    .reduce((n, x) => n + x.non3xx, 0);
+  const row = (label, w) =>
+    `| ${label} | ${median(rps(w)).toFixed(0)} (${spread(rps(w))}) | ${median(p99(w)).toFixed(2)} (${Math.min(...p99(w)).toFixed(2)}–${Math.max(...p99(w)).toFixed(2)}) |`;
+  const ratioLine = (label, w) =>
+    `hub / ${label}: ${median(ratios(w)).toFixed(2)} (per round ${ratios(w)
+      .map((x) => x.toFixed(2))
+      .join(', ')}; target ≥ 0.8); p99 hub / ${label}: ${(median(p99('hub')) / median(p99(w))).toFixed(2)} (target ≤ 2).`;
   console.log(
     [
-      `Command: \`pnpm bench --edge\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s, ${ROUNDS} alternating rounds; Miniflare ${'workerd'} on loopback; Node ${process.version})`,
+      `Command: \`pnpm bench --edge\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s, ${ROUNDS} rotating rounds; Miniflare workerd on loopback; Node ${process.version})`,
       '',
       '| server | req/s median (spread) | p99 ms median (spread) |',
       '| --- | ---: | ---: |',
-      `| edge hub GET ${RESOLVE} | ${median(rps('hub')).toFixed(0)} (${spread(rps('hub'))}) | ${median(p99('hub')).toFixed(2)} (${Math.min(...p99('hub')).toFixed(2)}–${Math.max(...p99('hub')).toFixed(2)}) |`,
-      `| trivial Worker, fixed 302 | ${median(rps('base')).toFixed(0)} (${spread(rps('base'))}) | ${median(p99('base')).toFixed(2)} (${Math.min(...p99('base')).toFixed(2)}–${Math.max(...p99('base')).toFixed(2)}) |`,
+      row(`edge hub GET ${RESOLVE} (${Object.keys(same).length} headers)`, 'hub'),
+      row('trivial Worker, minimal fixed 302 (2 headers)', 'base'),
+      row(`trivial Worker, fixed 302 with the hub's ${Object.keys(same).length} headers`, 'same'),
       '',
-      `hub / trivial Worker: ${median(ratios).toFixed(2)} (per round ${ratios.map((x) => x.toFixed(2)).join(', ')}; target ≥ 0.8); p99 hub / trivial: ${(median(p99('hub')) / median(p99('base'))).toFixed(2)} (target ≤ 2); non-3xx answers: ${errors}.`,
+      ratioLine('minimal 302 Worker', 'base'),
+      ratioLine('same-bytes 302 Worker', 'same'),
+      `Non-3xx answers: ${errors}.`,
     ].join('\n'),
   );
 } finally {
