@@ -15,7 +15,7 @@ import { createLogger } from './logger.js';
 import { FileMissingLog } from './missing-log.js';
 import { checkProbeConfig, fileProbeStorage, probeSettingsFrom } from './prober.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
-import { loadVerifiedOnce } from './verify.js';
+import { fileLoadPack, loadVerifiedOnce } from './verify.js';
 
 /** The code version (the one both hosts report). */
 export const VERSION = HUB_VERSION;
@@ -71,9 +71,11 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     seeded = true;
   }
   if (!current) throw new Error(`No index in ${options.dataDir}: run "hub index build" first, or start with the demo enabled.`);
-  // Objects are verified once, on the first start on (or switch to) a catalog; later starts read them as stored.
-  // the one index holder (@hub/hub): objects are verified once, on the first start on (or switch to) a catalog
-  const indexes = indexHolder(objects, await loadVerifiedOnce(objects, current), loadVerifiedOnce, log);
+  // The one index holder (@hub/hub). Objects are verified once, on the first start on (or switch to) a catalog; later
+  // starts read them as stored, from the load pack in the data folder.
+  const pack = fileLoadPack(options.dataDir);
+  const load = (store: FsObjectStore, address: Address) => loadVerifiedOnce(store, address, pack);
+  const indexes = indexHolder(objects, await load(objects, current), load, log);
 
   // Accounts: one SQLite file under the data folder; without account.publicKey the routes answer 503.
   const accountStore = SqliteAccountStore.open(options.dataDir);

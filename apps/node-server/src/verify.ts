@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import {
   type Address,
   addressOf,
@@ -6,12 +8,29 @@ import {
   CatalogShardSchema,
   type IndexStore,
   isAddress,
+  type LoadPackStorage,
   loadIndex,
   ModelObjectSchema,
   readArchive,
   SourceObjectSchema,
 } from '@hub/core-index';
-import type { FsObjectStore } from '@hub/objects/node';
+import { type FsObjectStore, writeFileAtomic } from '@hub/objects/node';
+
+/** The load pack's file in the data folder: replaced whole on each new index (never an object of the store). */
+export const LOAD_PACK_FILE = 'load-pack';
+
+/** The load pack as one file, written atomically (a kill mid-write leaves the old pack or none). */
+export function fileLoadPack(dataDir: string): LoadPackStorage {
+  const file = path.join(dataDir, LOAD_PACK_FILE);
+  return {
+    read: () =>
+      readFile(file).then(
+        (b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
+        () => undefined,
+      ),
+    write: (bytes) => writeFileAtomic(file, bytes),
+  };
+}
 
 export interface VerifyReport {
   objects: number;
@@ -28,10 +47,13 @@ const decoder = new TextDecoder();
  */
 export const VERIFIED_REF = 'verified';
 
-/** Load `address`, verifying it in full unless it is the catalog already verified (then recorded as verified). */
-export async function loadVerifiedOnce(store: FsObjectStore, address: Address): Promise<IndexStore> {
+/**
+ * Load `address`, verifying it in full unless it is the catalog already verified (then recorded as verified). With
+ * `pack` (the data folder's {@link fileLoadPack}), a start on the verified catalog reads one prepared pack.
+ */
+export async function loadVerifiedOnce(store: FsObjectStore, address: Address, pack?: LoadPackStorage): Promise<IndexStore> {
   const trusted = (await store.readRef(VERIFIED_REF)) === address;
-  const index = await loadIndex(store, address, { verified: trusted, pack: true });
+  const index = await loadIndex(store, address, { verified: trusted, ...(pack ? { pack } : {}) });
   if (!trusted) await store.writeRef(VERIFIED_REF, address);
   return index;
 }

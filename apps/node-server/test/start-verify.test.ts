@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type Address, buildIndex, IndexLoadError } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadVerifiedOnce, VERIFIED_REF, verifyStore } from '../src/verify.js';
+import { LOAD_PACK_FILE, loadVerifiedOnce, VERIFIED_REF, verifyStore } from '../src/verify.js';
 import { startTestHub } from './helpers.js';
 
 const dirs: string[] = [];
@@ -32,6 +32,12 @@ describe('objects are verified once, when a catalog is first started on or switc
     const current = (await store.readRef('current')) as string;
     expect(await store.readRef(VERIFIED_REF)).toBe(current);
     expect((await verifyStore(store)).faults).toEqual([]);
+    // The load pack for the next start is one file in the data folder, not an object of the store.
+    const pack = await readFile(path.join(dataDir, LOAD_PACK_FILE), 'utf8');
+    expect(pack.slice(pack.indexOf('\n') + 1)).toContain(`"catalog":"${current}"`);
+    const kinds = new Set((await store.list({ limit: 10_000 })).items.map((m) => m.kind));
+    expect(kinds.has('model-hub.catalog')).toBe(true);
+    expect([...kinds].filter((k) => k.includes('load-pack'))).toEqual([]);
 
     const catalog = JSON.parse(new TextDecoder().decode((await store.get(current as never))?.bytes)) as {
       objects: Record<string, { model: string }>;

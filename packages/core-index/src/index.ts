@@ -38,8 +38,7 @@ export {
   type IndexedModel,
   IndexLoadError,
   type IndexStore,
-  LOAD_PACK_KIND,
-  LOAD_PACK_REF,
+  type LoadPackStorage,
   loadIndex,
 } from './index/index-store.js';
 export { namedJsonSchemas } from './index/json-schema.js';

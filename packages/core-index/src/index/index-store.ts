@@ -64,20 +64,25 @@ export interface LoadIndexOptions {
    */
   verified?: boolean;
   /**
-   * Keep a load pack (see {@link LOAD_PACK_REF}): a start on a verified catalog reads every model and source object
-   * from one prepared object instead of one read per object; any other load writes the pack for the next start.
-   * For hosts with a writable store (node-server); the edge leaves it off.
+   * Keep a load pack in this storage (see {@link LoadPackStorage}): a start on a verified catalog reads every model
+   * and source object from one prepared blob instead of one read per object; any other load writes the pack for the
+   * next start. For hosts with local disk (node-server); the edge leaves it off.
    */
-  pack?: boolean;
+  pack?: LoadPackStorage;
 }
 
 /**
- * The ref naming the load pack of a catalog: `<catalog address> <pack address>`. The pack is one hub object (kind
- * {@link LOAD_PACK_KIND}, plain JSON) holding every model and source object the catalog names, by address, written by
- * the host after it loaded (and, the first time, verified) that catalog. It is local start state, not part of the
- * catalog and never published.
+ * Where a host keeps the load pack: one replaceable blob, local start state beside the store (node-server: a file in
+ * the data folder), never an object of the store, so it is never listed, served or published, and each new pack
+ * replaces the last instead of piling up. The blob is `<BLAKE3 address of the body>\n<body>`, the body plain JSON
+ * (kind {@link LOAD_PACK_KIND}) holding the catalog's address and every model and source object it names, by
+ * address. A blob that does not hash to its first line, parse, or name every object is damaged.
  */
-export const LOAD_PACK_REF = 'load-pack';
+export interface LoadPackStorage {
+  read(): Promise<Uint8Array | undefined>;
+  write(bytes: Uint8Array): Promise<void>;
+}
+
 export const LOAD_PACK_KIND = 'model-hub.load-pack';
 
 interface LoadPack {
@@ -89,25 +94,28 @@ interface LoadPack {
 
 /**
  * The models of `catalog` from its load pack; undefined when there is none or it is for another catalog (the caller
- * loads object by object); 'damaged' when it does not hash to its address, parse, or name every object the catalog
- * names (the store was changed behind the hub's back: the caller verifies everything in full).
+ * loads object by object); 'damaged' when it does not hash to its recorded address, parse, or name every object the
+ * catalog names (changed behind the hub's back: the caller verifies everything in full).
  */
 async function fromPack(
-  objects: ObjectStore,
+  storage: LoadPackStorage,
   catalogAddress: Address,
   catalog: CatalogObject,
 ): Promise<IndexedModel[] | 'damaged' | undefined> {
-  const ref = (await objects.readRef(LOAD_PACK_REF))?.trim().split(' ');
-  if (!ref || ref[0] !== catalogAddress || !ref[1]) return undefined;
-  const stored = await objects.get(ref[1] as Address);
-  if (!stored || addressOf(stored.bytes) !== ref[1]) return 'damaged';
+  const bytes = await storage.read().catch(() => undefined);
+  if (!bytes) return undefined;
+  const newline = bytes.indexOf(10);
+  if (newline === -1) return 'damaged';
+  const body = bytes.subarray(newline + 1);
+  if (addressOf(body) !== decoder.decode(bytes.subarray(0, newline))) return 'damaged';
   let pack: LoadPack;
   try {
-    pack = JSON.parse(decoder.decode(stored.bytes)) as LoadPack;
+    pack = JSON.parse(decoder.decode(body)) as LoadPack;
   } catch {
     return 'damaged';
   }
-  if (pack.kind !== LOAD_PACK_KIND || pack.catalog !== catalogAddress) return 'damaged';
+  if (pack.kind !== LOAD_PACK_KIND) return 'damaged';
+  if (pack.catalog !== catalogAddress) return undefined;
   const models: IndexedModel[] = [];
   for (const row of catalog.rows) {
     const entry = catalog.objects[row.id];
@@ -125,7 +133,7 @@ async function fromPack(
   return models;
 }
 
-async function writePack(objects: ObjectStore, catalogAddress: Address, models: readonly IndexedModel[]): Promise<void> {
+async function writePack(storage: LoadPackStorage, catalogAddress: Address, models: readonly IndexedModel[]): Promise<void> {
   const pack: LoadPack = { kind: LOAD_PACK_KIND, catalog: catalogAddress, models: {}, sources: {} };
   for (const m of models) {
     pack.models[m.address] = m.object;
@@ -133,11 +141,12 @@ async function writePack(objects: ObjectStore, catalogAddress: Address, models: 
       pack.sources[a] = m.sources[i] as SourceObject;
     });
   }
-  const { meta } = await objects.put(new TextEncoder().encode(JSON.stringify(pack)), {
-    kind: LOAD_PACK_KIND,
-    mediaType: 'application/json',
-  });
-  await objects.writeRef(LOAD_PACK_REF, `${catalogAddress} ${meta.id}`);
+  const body = new TextEncoder().encode(JSON.stringify(pack));
+  const head = new TextEncoder().encode(`${addressOf(body)}\n`);
+  const bytes = new Uint8Array(head.length + body.length);
+  bytes.set(head);
+  bytes.set(body, head.length);
+  await storage.write(bytes);
 }
 
 async function readObject<T>(
@@ -180,7 +189,7 @@ export async function loadIndex(objects: ObjectStore, catalogAddress: Address, o
     throw e;
   }
   if (options.pack && verified) {
-    const packed = await fromPack(objects, catalogAddress, catalog);
+    const packed = await fromPack(options.pack, catalogAddress, catalog);
     if (packed === 'damaged') {
       // Something was changed behind the hub's back: verify this catalog and every object under it in full.
       verified = false;
@@ -226,7 +235,7 @@ export async function loadIndex(objects: ObjectStore, catalogAddress: Address, o
     m.rank = i;
   });
   // The next start on this catalog reads one pack instead of every object (a failed write only costs that).
-  if (options.pack) await writePack(objects, catalogAddress, models).catch(() => undefined);
+  if (options.pack) await writePack(options.pack, catalogAddress, models).catch(() => undefined);
   return new LoadedIndex(catalogAddress, catalog, models, objects);
 }
 

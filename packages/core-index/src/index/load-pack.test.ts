@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Address, addressOf } from './blake3.js';
 import { buildIndex } from './builder.js';
-import { IndexLoadError, type IndexStore, LOAD_PACK_KIND, LOAD_PACK_REF, loadIndex } from './index-store.js';
+import { IndexLoadError, type IndexStore, LOAD_PACK_KIND, type LoadPackStorage, loadIndex } from './index-store.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
 import { searchModels } from './search.js';
@@ -36,22 +36,48 @@ function counting(store: ObjectStore) {
   return { wrapped, reads };
 }
 
+/** A pack storage in memory (node-server's is one file in the data folder), counting writes. */
+function packStorage() {
+  let bytes: Uint8Array | undefined;
+  let writes = 0;
+  const storage: LoadPackStorage = {
+    read: async () => bytes,
+    write: async (b) => {
+      writes++;
+      bytes = b;
+    },
+  };
+  return { storage, bytes: () => bytes, writes: () => writes };
+}
+
+/** The pack's body (after the line holding its address). */
+function packBody(bytes: Uint8Array | undefined) {
+  if (!bytes) throw new Error('no pack');
+  const newline = bytes.indexOf(10);
+  return { address: new TextDecoder().decode(bytes.subarray(0, newline)), body: bytes.subarray(newline + 1) };
+}
+
 function view(index: IndexStore) {
   return index.models().map((m) => ({ id: m.id, address: m.address, object: m.object, sources: m.sources, row: m.row, rank: m.rank }));
 }
 
-describe('the load pack: a start on a verified catalog reads one prepared object', () => {
+describe('the load pack: a start on a verified catalog reads one prepared blob', () => {
   it('is written by a load, read by the next verified load instead of every object, with the same index', async () => {
     const store = new MemoryObjectStore();
     const built = await buildIndex(store, { date: '2026-11-24', models });
-    const first = await loadIndex(store, built.catalog, { pack: true });
-    const ref = (await store.readRef(LOAD_PACK_REF))?.split(' ');
-    expect(ref?.[0]).toBe(built.catalog);
-    expect((await store.meta(ref?.[1] as Address))?.kind).toBe(LOAD_PACK_KIND);
+    const pack = packStorage();
+    const objectsBefore = (await store.list({ limit: 1000 })).items.length;
+    const first = await loadIndex(store, built.catalog, { pack: pack.storage });
+    const { address, body } = packBody(pack.bytes());
+    expect(addressOf(body)).toBe(address);
+    expect(JSON.parse(new TextDecoder().decode(body))).toMatchObject({ kind: LOAD_PACK_KIND, catalog: built.catalog });
+    // Local start state, never an object of the store (never listed, served or published).
+    expect((await store.list({ limit: 1000 })).items.length).toBe(objectsBefore);
 
     const { wrapped, reads } = counting(store);
-    const second = await loadIndex(wrapped, built.catalog, { verified: true, pack: true });
-    expect([...reads.keys()].sort()).toEqual([built.catalog, ref?.[1]].sort()); // the catalog and the pack, nothing else
+    const second = await loadIndex(wrapped, built.catalog, { verified: true, pack: pack.storage });
+    expect([...reads.keys()]).toEqual([built.catalog]); // the catalog and the pack, nothing else
+    expect(pack.writes()).toBe(1); // a load from the pack does not write it again
     expect(view(second)).toEqual(view(first));
     expect(searchModels(second, { search: 'model-1', filter: ['t1'] }).map((m) => m.id)).toEqual(
       searchModels(first, { search: 'model-1', filter: ['t1'] }).map((m) => m.id),
@@ -65,31 +91,39 @@ describe('the load pack: a start on a verified catalog reads one prepared object
   it('a damaged pack makes the load verify everything in full: a corrupted object is then refused', async () => {
     const store = new MemoryObjectStore();
     const built = await buildIndex(store, { date: '2026-11-24', models });
-    const first = await loadIndex(store, built.catalog, { pack: true });
-    const packAddress = (await store.readRef(LOAD_PACK_REF))?.split(' ')[1] as Address;
-    const pack = await store.get(packAddress);
-    if (!pack) throw new Error('no pack');
-    pack.bytes[pack.bytes.length - 3] = (pack.bytes[pack.bytes.length - 3] as number) ^ 1; // behind the hub's back
-    expect(addressOf(pack.bytes)).not.toBe(packAddress);
-    // Objects intact: the full verification passes and gives the same index.
+    const pack = packStorage();
+    const first = await loadIndex(store, built.catalog, { pack: pack.storage });
+    const bytes = pack.bytes() as Uint8Array;
+    bytes[bytes.length - 3] = (bytes[bytes.length - 3] as number) ^ 1; // behind the hub's back
+    const { address, body } = packBody(bytes);
+    expect(addressOf(body)).not.toBe(address);
+    // Objects intact: the full verification passes and gives the same index (and writes a sound pack again).
     const { wrapped, reads } = counting(store);
-    expect(view(await loadIndex(wrapped, built.catalog, { verified: true, pack: true }))).toEqual(view(first));
+    expect(view(await loadIndex(wrapped, built.catalog, { verified: true, pack: pack.storage }))).toEqual(view(first));
     expect(reads.size).toBeGreaterThan(60);
-    // A model object flipped too: the full verification refuses it.
+    const again = packBody(pack.bytes());
+    expect(addressOf(again.body)).toBe(again.address);
+    // A damaged pack again, and a model object flipped too: the full verification refuses it.
+    const rewritten = pack.bytes() as Uint8Array;
+    rewritten[rewritten.length - 3] = (rewritten[rewritten.length - 3] as number) ^ 1;
     const victim = first.models()[7]?.address as Address;
     const stored = await store.get(victim);
     if (!stored) throw new Error('no model');
     stored.bytes[20] = (stored.bytes[20] as number) ^ 1;
-    await expect(loadIndex(store, built.catalog, { verified: true, pack: true })).rejects.toBeInstanceOf(IndexLoadError);
+    await expect(loadIndex(store, built.catalog, { verified: true, pack: pack.storage })).rejects.toBeInstanceOf(IndexLoadError);
   });
 
-  it('a pack for another catalog is not used', async () => {
+  it('a pack for another catalog is not used, and the next one replaces it', async () => {
     const store = new MemoryObjectStore();
+    const pack = packStorage();
     const day1 = await buildIndex(store, { date: '2026-11-23', models });
-    await loadIndex(store, day1.catalog, { pack: true });
+    await loadIndex(store, day1.catalog, { pack: pack.storage });
     const day2 = await buildIndex(store, { date: '2026-11-24', models: models.slice(0, 30) });
-    const second = await loadIndex(store, day2.catalog, { verified: true, pack: true });
+    const { wrapped, reads } = counting(store);
+    const second = await loadIndex(wrapped, day2.catalog, { verified: true, pack: pack.storage });
     expect(second.models()).toHaveLength(30);
-    expect((await store.readRef(LOAD_PACK_REF))?.split(' ')[0]).toBe(day2.catalog);
+    expect(reads.size).toBeGreaterThan(30); // read object by object
+    expect(JSON.parse(new TextDecoder().decode(packBody(pack.bytes()).body)).catalog).toBe(day2.catalog);
+    expect(pack.writes()).toBe(2);
   });
 });
