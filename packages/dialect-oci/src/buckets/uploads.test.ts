@@ -68,3 +68,64 @@ describe('blob uploads', () => {
     expect(code(up.append('hub/buckets/y', s.uuid, bytes(1)))).toBe('BLOB_UPLOAD_UNKNOWN');
   });
 });
+
+describe('open uploads are bounded (an abandoned push does not hold its bytes forever)', () => {
+  const R = 'hub/buckets/x';
+  function clocked(limit = 1000, maxOpen = 1000) {
+    let n = 0;
+    let now = 0;
+    const up = new BlobUploads(
+      () => limit,
+      () => 0,
+      () => `u${++n}`,
+      () => now,
+      60,
+      maxOpen,
+    );
+    return { up, advance: (ms: number) => (now += ms) };
+  }
+
+  it('drops a session idle for longer than the idle time, with its bytes; a session that keeps receiving stays', () => {
+    const { up, advance } = clocked();
+    const idle = up.start(R);
+    const busy = up.start(R);
+    expect(up.append(R, idle.uuid, bytes(100)).ok).toBe(true);
+    for (let i = 0; i < 4; i++) {
+      advance(30_000);
+      expect(up.append(R, busy.uuid, bytes(10, i)).ok).toBe(true);
+    }
+    expect(code(up.get(R, idle.uuid))).toBe('BLOB_UPLOAD_UNKNOWN');
+    expect(code(up.append(R, idle.uuid, bytes(1)))).toBe('BLOB_UPLOAD_UNKNOWN');
+    expect(up.get(R, busy.uuid).ok).toBe(true);
+    expect(up.open).toBe(1);
+    advance(61_000);
+    expect(up.open).toBe(0);
+  });
+
+  it('counts the bytes of every open upload of a bucket against its limit', () => {
+    const { up } = clocked(250);
+    const a = up.start(R);
+    const b = up.start(R);
+    const other = up.start('hub/buckets/y');
+    expect(up.append(R, a.uuid, bytes(100)).ok).toBe(true);
+    expect(up.append(R, b.uuid, bytes(100)).ok).toBe(true);
+    expect(up.append('hub/buckets/y', other.uuid, bytes(200)).ok).toBe(true); // another bucket's limit
+    const over = up.append(R, b.uuid, bytes(100));
+    expect(code(over)).toBe('SIZE_INVALID');
+    expect(up.get(R, a.uuid).ok).toBe(true);
+  });
+
+  it('keeps at most maxOpen sessions, dropping the one idle longest', () => {
+    const { up, advance } = clocked(1000, 3);
+    const first = up.start(R);
+    advance(1);
+    const second = up.start(R);
+    advance(1);
+    const third = up.start(R);
+    advance(1);
+    up.append(R, first.uuid, bytes(1)); // first is now the most recently used
+    const fourth = up.start(R);
+    expect(code(up.get(R, second.uuid))).toBe('BLOB_UPLOAD_UNKNOWN');
+    for (const s of [first, third, fourth]) expect(up.get(R, s.uuid).ok).toBe(true);
+  });
+});

@@ -24,12 +24,25 @@ interface Session {
   received: number;
   chunks: Uint8Array[];
   hash: ReturnType<typeof createSha256>;
+  /** when the session last received a request (ms, injected clock) */
+  touched: number;
 }
+
+/** An open upload that receives no request for this long is dropped with its bytes (a killed client's push). */
+export const UPLOAD_IDLE_SECONDS = 15 * 60;
+/** At most this many uploads are open at once; a new one beyond it drops the one idle longest. */
+export const MAX_OPEN_UPLOADS = 1000;
 
 export type UploadResult<T> = { ok: true; value: T } | { ok: false; response: HubResponse };
 
 const DIGEST = /^sha256:([0-9a-f]{64})$/;
 
+/**
+ * Open uploads, in memory. Bounded three ways, so an abandoned or hostile push cannot grow the process: a session
+ * idle for `idleSeconds` is dropped with its bytes (swept on every call); the bytes of every open session of a
+ * bucket count against that bucket's size limit together with what it already holds; and at most `maxOpen` sessions
+ * are open (a new one beyond that drops the one idle longest).
+ */
 export class BlobUploads {
   readonly #sessions = new Map<string, Session>();
 
@@ -38,24 +51,61 @@ export class BlobUploads {
     private readonly limit: (repository: string) => number,
     private readonly used: (repository: string) => number,
     private readonly newId: () => string = () => crypto.randomUUID(),
+    private readonly now: () => number = Date.now,
+    private readonly idleSeconds = UPLOAD_IDLE_SECONDS,
+    private readonly maxOpen = MAX_OPEN_UPLOADS,
   ) {}
 
+  /** Open sessions (after dropping the idle ones). */
+  get open(): number {
+    this.sweep();
+    return this.#sessions.size;
+  }
+
   start(repository: string): UploadSession {
+    this.sweep();
+    if (this.#sessions.size >= this.maxOpen) {
+      let idlest: Session | undefined;
+      for (const s of this.#sessions.values()) if (!idlest || s.touched < idlest.touched) idlest = s;
+      if (idlest) this.#sessions.delete(idlest.uuid);
+    }
     const uuid = this.newId();
-    this.#sessions.set(uuid, { uuid, repository, received: 0, chunks: [], hash: createSha256() });
+    this.#sessions.set(uuid, { uuid, repository, received: 0, chunks: [], hash: createSha256(), touched: this.now() });
     return { uuid, repository, received: 0 };
   }
 
   get(repository: string, uuid: string): UploadResult<UploadSession> {
-    const s = this.#sessions.get(uuid);
-    if (!s || s.repository !== repository) return { ok: false, response: blobUploadUnknown(repository, uuid) };
+    const s = this.#live(repository, uuid);
+    if (!s) return { ok: false, response: blobUploadUnknown(repository, uuid) };
     return { ok: true, value: { uuid, repository, received: s.received } };
+  }
+
+  /** The session, touched, or undefined when it is unknown, another bucket's, or was dropped as idle. */
+  #live(repository: string, uuid: string): Session | undefined {
+    this.sweep();
+    const s = this.#sessions.get(uuid);
+    if (!s || s.repository !== repository) return undefined;
+    s.touched = this.now();
+    return s;
+  }
+
+  /** Drop every session idle for longer than `idleSeconds`. */
+  private sweep(): void {
+    const oldest = this.now() - this.idleSeconds * 1000;
+    for (const [uuid, s] of this.#sessions) if (s.touched < oldest) this.#sessions.delete(uuid);
+  }
+
+  /** Bytes held by the open sessions of one bucket. */
+  private pending(repository: string): number {
+    let n = 0;
+    for (const s of this.#sessions.values()) if (s.repository === repository) n += s.received;
+    return n;
   }
 
   /** Appends a chunk (PATCH, or the body of the closing PUT). `contentRange` is checked when sent. */
   append(repository: string, uuid: string, bytes: Uint8Array, contentRange?: string): UploadResult<UploadSession> {
-    const s = this.#sessions.get(uuid);
-    if (!s || s.repository !== repository) return { ok: false, response: blobUploadUnknown(repository, uuid) };
+    const s = this.#live(repository, uuid);
+    if (!s) return { ok: false, response: blobUploadUnknown(repository, uuid) };
     if (contentRange !== undefined) {
       const range = parseChunkRange(contentRange);
       if (!range)
@@ -68,7 +118,8 @@ export class BlobUploads {
         };
     }
     const limit = this.limit(repository);
-    if (this.used(repository) + s.received + bytes.byteLength > limit) {
+    // What the bucket holds, plus every open upload to it (this one included), plus these bytes.
+    if (this.used(repository) + this.pending(repository) + bytes.byteLength > limit) {
       this.#sessions.delete(uuid);
       return { ok: false, response: sizeInvalid(repository, limit) };
     }
@@ -107,8 +158,7 @@ export class BlobUploads {
   }
 
   cancel(repository: string, uuid: string): boolean {
-    const s = this.#sessions.get(uuid);
-    if (!s || s.repository !== repository) return false;
+    if (!this.#live(repository, uuid)) return false;
     return this.#sessions.delete(uuid);
   }
 }
