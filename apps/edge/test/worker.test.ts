@@ -242,6 +242,9 @@ describe('the edge request gate (the same admitRequest as node-server)', () => {
         const req = new Request(`http://edge.test${g.path}`, { method: g.method, headers: { host } });
         const res = await worker.fetch(req, env, ctx);
         expect(res.status, `${host} ${g.path}`).toBe(400);
+        // the headers every answer gets, as on node-server
+        expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+        expect(res.headers.get('access-control-allow-origin')).toBe('*');
         g.json(await res.text());
       }
     }

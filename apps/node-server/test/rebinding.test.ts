@@ -11,7 +11,7 @@ const MCP_BODY = JSON.stringify({
 });
 
 /** POST /mcp over a raw socket with the given Host and optional Origin; returns status and body. */
-function postMcp(port: number, host: string, origin?: string): Promise<{ status: number; body: string }> {
+function postMcp(port: number, host: string, origin?: string): Promise<{ status: number; head: string; body: string }> {
   return rawHttp(
     port,
     `POST /mcp HTTP/1.1\r\nHost: ${host}\r\n${origin ? `Origin: ${origin}\r\n` : ''}` +
@@ -41,6 +41,9 @@ describe('DNS rebinding guard (issue 19)', () => {
     const r = await postMcp(localPort, 'evil.example');
     expect(r.status).toBe(403);
     expect(JSON.parse(r.body).error).toMatch(/allowedHosts/);
+    // A refusal at the gate carries the headers every answer gets.
+    expect(r.head).toMatch(/\r\nx-content-type-options: nosniff\r\n/i);
+    expect(r.head).toMatch(/\r\naccess-control-allow-origin: \*\r\n/i);
   });
 
   it('a loopback-bound hub refuses /mcp from a foreign Origin with 403 {error}', async () => {

@@ -1,11 +1,9 @@
 export * from './buckets/schema.js';
 export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, silentLogger } from './deps.js';
 export * from './http/contract.js';
-export { createHub, type Hub, type RequestScope, splitUrl } from './http/create-hub.js';
+export { type Admission, admitRequest, createHub, type Hub, type RequestScope, splitUrl } from './http/create-hub.js';
 export { type MatchResult, type RouteMatch, Router } from './http/router.js';
 export {
-  type Admission,
-  admitRequest,
   bearerToken,
   EXPOSED_HEADERS,
   registryCredential,
@@ -71,7 +69,6 @@ export {
   pullForward,
   type SourceProbeRecord,
 } from './sources/prober.js';
-export { memoryProbeStorage, type ProbeStorage, SourceProber, type SourceProberOptions } from './sources/source-prober.js';
 export {
   type ChooseInput,
   type ChooseResult,
@@ -88,6 +85,7 @@ export {
   type SourceHealth,
   sourceHolds,
 } from './sources/source-health.js';
+export { memoryProbeStorage, type ProbeStorage, SourceProber, type SourceProberOptions } from './sources/source-prober.js';
 export * from './spaces/catalog.js';
 export * from './spaces/schema.js';
 export { emptyPins, PinsError, parsePins } from './upstream/pins.js';

@@ -1,5 +1,15 @@
 import type { CoreDeps } from '../deps.js';
-import { BodyTooLargeError, errorResponse, type HubRequest, type HubResponse, type Route, type RouteContext } from './contract.js';
+import {
+  BodyTooLargeError,
+  errorResponse,
+  type HubRequest,
+  type HubResponse,
+  type RebindingSettings,
+  type Route,
+  type RouteContext,
+  rebindingRefusal,
+  requestTarget,
+} from './contract.js';
 import { Router } from './router.js';
 import {
   badEncoding,
@@ -224,4 +234,37 @@ function safePath(url: string): string {
 function describeError(e: unknown): { message: string; stack?: string } {
   if (e instanceof Error) return { message: e.message, stack: e.stack?.split('\n').slice(0, 6).join('\n') };
   return { message: String(e) };
+}
+
+/** A request's headers when none are known (a refusal before the request is read). */
+const NO_HEADERS: HubRequest['headers'] = { get: () => null };
+
+export type Admission = { ok: true; url: string; path: string } | { ok: false; response: HubResponse };
+
+/**
+ * The gate both hosts pass every request through before `hub.handle`: the URL comes from the request target
+ * alone (`requestTarget`, `Host` validated, 400 in the path's error shape when invalid), then the DNS-rebinding rule
+ * (`rebindingRefusal`, 403) when the host gives its listening settings. One function, so node-server and the edge
+ * refuse exactly the same requests with exactly the same answers.
+ */
+export function admitRequest(req: {
+  method: string;
+  target: string;
+  host: string | null | undefined;
+  origin: string | null | undefined;
+  protocol: string;
+  rebinding?: RebindingSettings;
+}): Admission {
+  const target = requestTarget(req.target, req.host, req.protocol);
+  // A refusal leaves with the headers every answer gets (CORS, nosniff, a length), as if no route matched.
+  const refuse = (response: HubResponse): Admission => ({
+    ok: false,
+    response: finish(response, { method: req.method, url: target.path, headers: NO_HEADERS, body: null }, undefined, undefined),
+  });
+  if (!target.ok) return refuse(errorResponse(shapeForPath(target.path), 400, 'BAD_REQUEST', target.message));
+  if (req.rebinding) {
+    const refusal = rebindingRefusal(req.rebinding, { method: req.method, path: target.path, host: req.host, origin: req.origin });
+    if (refusal) return refuse(errorResponse(shapeForPath(target.path), 403, 'FORBIDDEN_HOST', refusal));
+  }
+  return { ok: true, url: target.url, path: target.path };
 }

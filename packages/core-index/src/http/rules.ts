@@ -5,10 +5,7 @@ import {
   type HeaderBag,
   type HubRequest,
   type HubResponse,
-  type RebindingSettings,
   type Route,
-  rebindingRefusal,
-  requestTarget,
 } from './contract.js';
 
 /**
@@ -170,28 +167,3 @@ export function etagMatches(ifNoneMatch: string, etag: string): boolean {
 }
 
 export { BodyTooLargeError };
-
-export type Admission = { ok: true; url: string; path: string } | { ok: false; response: HubResponse };
-
-/**
- * The gate both hosts pass every request through before `hub.handle`: the URL comes from the request target
- * alone (`requestTarget`, `Host` validated, 400 in the path's error shape when invalid), then the DNS-rebinding rule
- * (`rebindingRefusal`, 403) when the host gives its listening settings. One function, so node-server and the edge
- * refuse exactly the same requests with exactly the same answers.
- */
-export function admitRequest(req: {
-  method: string;
-  target: string;
-  host: string | null | undefined;
-  origin: string | null | undefined;
-  protocol: string;
-  rebinding?: RebindingSettings;
-}): Admission {
-  const target = requestTarget(req.target, req.host, req.protocol);
-  if (!target.ok) return { ok: false, response: errorResponse(shapeForPath(target.path), 400, 'BAD_REQUEST', target.message) };
-  if (req.rebinding) {
-    const refusal = rebindingRefusal(req.rebinding, { method: req.method, path: target.path, host: req.host, origin: req.origin });
-    if (refusal) return { ok: false, response: errorResponse(shapeForPath(target.path), 403, 'FORBIDDEN_HOST', refusal) };
-  }
-  return { ok: true, url: target.url, path: target.path };
-}
