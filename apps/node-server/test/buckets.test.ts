@@ -112,6 +112,14 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
+describe('the buckets section on node-server', () => {
+  it("the demo day's archive entry keeps the buckets catalog of that day", async () => {
+    const d = await (await fetch(`${hub.url}/buckets?format=json`)).json();
+    const archive = await (await fetch(`${hub.url}/api/hub/archive`)).json();
+    expect(archive.days[0].buckets).toBe(d.catalog.address);
+  });
+});
+
 describe.skipIf(!hasSkopeo)('buckets through skopeo', () => {
   it('pushes a layout with several blobs (one over 16 MiB), pulls it back, and every blob hashes to its digest', async () => {
     const src = await ociLayout([1000, 17 * 1024 * 1024 + 5, 250_000]);

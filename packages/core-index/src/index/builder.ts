@@ -1,3 +1,4 @@
+import { BUCKETS_REF } from '../buckets/schema.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import { type Address, blake3Hex } from './blake3.js';
 import { canonicalBytes, canonicalJson } from './canonical-json.js';
@@ -200,6 +201,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   // One object, or a root plus content-addressed shards when it would pass the message limit.
   const { address: catalogAddress } = await writeCatalog(objects, catalog, input.catalogLimit);
   const spacesCatalog = (await objects.readRef(SPACES_REF))?.trim();
+  const bucketsCatalog = (await objects.readRef(BUCKETS_REF))?.trim();
   const day: ArchiveDay = {
     date: input.date,
     index: catalogAddress,
@@ -211,8 +213,9 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     bytes: byteCount,
     prev: older[0]?.index ?? null,
     ...(input.codeCommit ? { source: input.codeCommit } : {}),
-    // The spaces catalog current when the day was built: the archive keeps each day's spaces.
+    // The spaces and buckets catalogs current when the day was built: the archive keeps each day's sections.
     ...(spacesCatalog ? { spaces: spacesCatalog as Address } : {}),
+    ...(bucketsCatalog ? { buckets: bucketsCatalog as Address } : {}),
   };
   // Newest first; a rebuild of the same day replaces that day.
   archive.days = [day, ...older];

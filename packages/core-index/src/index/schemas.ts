@@ -115,6 +115,8 @@ export const ArchiveDaySchema = z.object({
   source: z.string().optional(),
   /** The model-hub.spaces catalog current when the day was built. */
   spaces: AddressSchema.optional(),
+  /** The model-hub.buckets catalog current when the day was built. */
+  buckets: AddressSchema.optional(),
 });
 
 export const ArchiveSchema = z.object({
