@@ -1,5 +1,10 @@
-/** `hub buckets put`: push an OCI image layout to a bucket through the hub's OCI push routes (the same any OCI client uses). */
-import { open, readFile, stat } from 'node:fs/promises';
+/**
+ * `hub buckets put` and `hub buckets get`: push an OCI image layout to a bucket, or pull one into a layout, through
+ * the hub's OCI routes (the same any OCI client uses). Every byte pulled is checked against its digest.
+ */
+import { createHash } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { MANIFEST_TYPES, referencedDigests } from '@hub/dialect-oci';
@@ -10,6 +15,11 @@ export const BUCKETS_HELP = `  hub buckets put DIR --name NAME[:TAG] --token TOK
       tagged TAG (default latest): every blob checked by the hub against its digest, then each manifest,
       then the tag. Blobs the bucket already holds are not sent again. Any OCI client works too
       (skopeo copy --preserve-digests --dest-creds USER:TOKEN oci:DIR docker://HOST/hub/buckets/NAME:TAG).
+  hub buckets get NAME[:TAG] DIR [--url BASE]
+      Pull the bucket hub/buckets/NAME at TAG (default latest) into an OCI image layout in DIR: each
+      manifest and blob is hashed while it downloads and kept only when it matches its digest (exit 1
+      otherwise, with nothing written under that digest). Blobs already in DIR that hash right are not
+      fetched again, so an interrupted pull resumes. Anonymous: bucket reads need no token.
 `;
 
 /** Blobs up to this size go in one request; larger ones in chunks of this size. */
@@ -178,4 +188,116 @@ async function push(
   await check(res, `tag ${tag}`);
   say({ event: 'tagged', bucket: name, tag, digest: res.headers.get('docker-content-digest') });
   return 0;
+}
+
+/** Everything a pull accepts for a manifest (the types a bucket stores). */
+const MANIFEST_ACCEPT = [...MANIFEST_TYPES].join(', ');
+
+/** A pulled answer whose bytes do not match the digest asked for (exit 1). */
+class PullMismatch extends Error {}
+
+/** True when `file` exists and hashes to `hex`. */
+async function holds(file: string, hex: string): Promise<boolean> {
+  try {
+    const h = createHash('sha256');
+    const fh = await open(file, 'r');
+    try {
+      for await (const chunk of fh.createReadStream()) h.update(chunk as Buffer);
+    } finally {
+      await fh.close();
+    }
+    return h.digest('hex') === hex;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Fetch one blob or manifest into DIR/blobs/sha256/<hex>: streamed to a temp file while it is hashed, renamed into
+ * place only when the SHA-256 is the digest's. Returns whether it was fetched or already held.
+ */
+async function pullBlob(url: string, dir: string, digest: string, accept?: string): Promise<'fetched' | 'held'> {
+  const file = blobPath(dir, digest);
+  const hex = digest.slice('sha256:'.length);
+  if (await holds(file, hex)) return 'held';
+  const res = await fetch(url, accept ? { headers: { accept } } : {});
+  await check(res, `GET ${new URL(url).pathname}`);
+  if (!res.body) throw new PushRefused(`GET ${new URL(url).pathname}: no body`);
+  await mkdir(path.dirname(file), { recursive: true });
+  const tmp = `${file}.partial-${process.pid}`;
+  const h = createHash('sha256');
+  const out = createWriteStream(tmp);
+  try {
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      h.update(chunk);
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+    }
+    await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+    const got = h.digest('hex');
+    if (got !== hex) throw new PullMismatch(`${digest}: the bytes received hash to sha256:${got}; nothing kept`);
+    await rename(tmp, file);
+    return 'fetched';
+  } finally {
+    out.destroy();
+    await rm(tmp, { force: true });
+  }
+}
+
+/** Pull a manifest or index by digest and everything it names, depth first (blobs before the manifest naming them). */
+async function pullManifest(
+  base: string,
+  repo: string,
+  dir: string,
+  digest: string,
+  say: (v: Record<string, unknown>) => void,
+): Promise<void> {
+  const outcome = await pullBlob(`${base}/v2/${repo}/manifests/${digest}`, dir, digest, MANIFEST_ACCEPT);
+  const value = JSON.parse(await readFile(blobPath(dir, digest), 'utf8')) as { mediaType?: string; manifests?: Descriptor[] };
+  const refs = referencedDigests(value.mediaType ?? '', value);
+  if (typeof refs === 'string') throw new PullMismatch(`${digest}: ${refs}`);
+  if (value.manifests) {
+    for (const m of value.manifests) await pullManifest(base, repo, dir, m.digest, say);
+  } else {
+    for (const d of refs) say({ event: 'blob', digest: d, outcome: await pullBlob(`${base}/v2/${repo}/blobs/${d}`, dir, d) });
+  }
+  say({ event: 'manifest', digest, outcome });
+}
+
+/** `hub buckets get NAME[:TAG] DIR [--url BASE]`; returns the exit code. */
+export async function bucketsGetCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { url: { type: 'string' } } });
+  const [ref, dir] = positionals;
+  if (!ref || !dir || positionals.length > 2) throw new CliError('buckets get needs NAME[:TAG] and DIR (see hub --help)');
+  const [name, tag = 'latest'] = ref.split(':');
+  if (!name) throw new CliError('buckets get needs NAME[:TAG]');
+  const base = (values.url ?? process.env.HUB_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const repo = `hub/buckets/${name}`;
+  const say = (v: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(v)}\n`);
+  try {
+    // The tag names a digest (the answer's Docker-Content-Digest); the bytes are then checked against it.
+    const head = await fetch(`${base}/v2/${repo}/manifests/${encodeURIComponent(tag)}`, {
+      method: 'HEAD',
+      headers: { accept: MANIFEST_ACCEPT },
+    });
+    await check(head, `tag ${tag} of bucket ${name}`);
+    const digest = head.headers.get('docker-content-digest') ?? '';
+    const mediaType = head.headers.get('content-type') ?? '';
+    if (!DIGEST.test(digest)) throw new PushRefused(`tag ${tag}: the hub named no sha256 digest (${JSON.stringify(digest)})`);
+    await pullManifest(base, repo, dir, digest, say);
+    const size = (await stat(blobPath(dir, digest))).size;
+    // A layout any OCI tool reads (skopeo copy oci:DIR:TAG …, oras, umoci), the tag as the ref name.
+    await writeFile(path.join(dir, 'oci-layout'), `${JSON.stringify({ imageLayoutVersion: '1.0.0' })}\n`);
+    const index = {
+      schemaVersion: 2,
+      mediaType: 'application/vnd.oci.image.index.v1+json',
+      manifests: [{ mediaType, digest, size, annotations: { 'org.opencontainers.image.ref.name': tag } }],
+    };
+    await writeFile(path.join(dir, 'index.json'), `${JSON.stringify(index, null, 2)}\n`);
+    say({ event: 'pulled', bucket: name, tag, digest, dir });
+    return 0;
+  } catch (e) {
+    if (!(e instanceof PushRefused) && !(e instanceof PullMismatch)) throw e;
+    process.stderr.write(`hub buckets get: ${e.message}\n`);
+    return 1;
+  }
 }

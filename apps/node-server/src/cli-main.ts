@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { buildFromDir } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
-import { BUCKETS_HELP, bucketsPutCommand } from './cli-buckets.js';
+import { BUCKETS_HELP, bucketsGetCommand, bucketsPutCommand } from './cli-buckets.js';
 import { GET_HELP, VERIFY_CACHE_HELP } from './cli-get.js';
 import {
   CliError,
@@ -150,6 +150,9 @@ async function main(argv: string[]) {
   }
   if (command === 'buckets' && sub === 'put') {
     process.exit(await bucketsPutCommand(argv.slice(2)));
+  }
+  if (command === 'buckets' && sub === 'get') {
+    process.exit(await bucketsGetCommand(argv.slice(2)));
   }
   if (command === 'spaces' && sub === 'put') {
     installFastBlake3();

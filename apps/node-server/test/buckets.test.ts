@@ -5,6 +5,7 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -248,7 +249,7 @@ describe.skipIf(!hasSkopeo || !existsSync(CLI))('kill -9 during a bucket push (n
   }, 180_000);
 });
 
-describe.skipIf(!existsSync(CLI))('hub buckets put (needs the built CLI)', () => {
+describe.skipIf(!existsSync(CLI))('hub buckets put and get (needs the built CLI)', () => {
   it('pushes a layout (one blob over 16 MiB in chunks) that reads back blob by blob, and a second push sends nothing again', async () => {
     const src = await ociLayout([3000, 16 * 1024 * 1024 + 100]);
     const put = () =>
@@ -273,6 +274,80 @@ describe.skipIf(!existsSync(CLI))('hub buckets put (needs the built CLI)', () =>
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(again.filter((e) => e.event === 'blob').map((e) => e.outcome)).toEqual(['held', 'held', 'held']);
   }, 120_000);
+
+  it('hub buckets get pulls it back into a layout, blob for blob, and a second pull fetches nothing', async () => {
+    const src = await ociLayout([2000, 17 * 1024 * 1024]);
+    await run(process.execPath, [CLI, 'buckets', 'put', src.dir, '--name', 'cli-get:v1', '--token', TOKEN, '--url', hub.url], {
+      maxBuffer: 1 << 24,
+    });
+    const out = await tmp('hub-bucket-get-');
+    const get = async () =>
+      (await run(process.execPath, [CLI, 'buckets', 'get', 'cli-get:v1', out, '--url', hub.url], { maxBuffer: 1 << 24 })).stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const first = await get();
+    expect(first.filter((e) => e.event === 'blob').map((e) => e.outcome)).toEqual(['fetched', 'fetched', 'fetched']);
+    expect(first.at(-1)).toMatchObject({ event: 'pulled', bucket: 'cli-get', tag: 'v1', digest: src.digests[1] });
+    // the same blobs, byte for byte, as the layout pushed
+    const names = (dir: string) => readdir(path.join(dir, 'blobs', 'sha256')).then((n) => n.sort());
+    expect(await names(out)).toEqual(await names(src.dir));
+    for (const n of await names(out)) {
+      expect(sha256(await readFile(path.join(out, 'blobs', 'sha256', n))), n).toBe(n);
+    }
+    const index = JSON.parse(await readFile(path.join(out, 'index.json'), 'utf8'));
+    expect(index.manifests).toEqual([
+      expect.objectContaining({ digest: src.digests[1], annotations: { 'org.opencontainers.image.ref.name': 'v1' } }),
+    ]);
+    const again = await get();
+    expect(again.filter((e) => e.event === 'blob').map((e) => e.outcome)).toEqual(['held', 'held', 'held']);
+  }, 120_000);
+
+  it('hub buckets get keeps nothing of a blob whose bytes do not match its digest, and exits 1', async () => {
+    // A registry that lies about one layer (SYNTHETIC bytes): the manifest is right, the layer is not.
+    const layer = new TextEncoder().encode('SYNTHETIC layer as pushed\n');
+    const lie = new TextEncoder().encode('SYNTHETIC other bytes\n');
+    const layerDigest = `sha256:${sha256(layer)}`;
+    const manifest = new TextEncoder().encode(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: 'application/vnd.oci.image.manifest.v1+json',
+        config: { mediaType: 'application/vnd.oci.empty.v1+json', digest: `sha256:${sha256(new TextEncoder().encode('{}'))}`, size: 2 },
+        layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar', digest: layerDigest, size: layer.byteLength }],
+      }),
+    );
+    const manifestDigest = `sha256:${sha256(manifest)}`;
+    const server = http.createServer((req, res) => {
+      const url = req.url ?? '';
+      if (url.includes('/manifests/')) {
+        res.writeHead(200, { 'content-type': 'application/vnd.oci.image.manifest.v1+json', 'docker-content-digest': manifestDigest });
+        res.end(req.method === 'HEAD' ? undefined : manifest);
+      } else if (url.endsWith('/blobs/sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a')) {
+        res.end('{}');
+      } else if (url.endsWith(`/blobs/${layerDigest}`)) {
+        res.end(lie);
+      } else {
+        res.writeHead(404).end();
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    const out = await tmp('hub-bucket-lie-');
+    try {
+      const r = await run(process.execPath, [CLI, 'buckets', 'get', 'lied:v1', out, '--url', url]).then(
+        () => ({ code: 0, stderr: '' }),
+        (e: { code?: number; stderr?: string }) => ({ code: e.code ?? 1, stderr: e.stderr ?? '' }),
+      );
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain(`${layerDigest}: the bytes received hash to sha256:${sha256(lie)}`);
+      const kept = await readdir(path.join(out, 'blobs', 'sha256'));
+      expect(kept).not.toContain(layerDigest.slice('sha256:'.length));
+      expect(kept.filter((n) => n.includes('partial'))).toEqual([]);
+      expect(existsSync(path.join(out, 'index.json'))).toBe(false);
+    } finally {
+      server.close();
+    }
+  });
 
   it('without the token: exit 1 naming UNAUTHORIZED', async () => {
     const src = await ociLayout([10]);
