@@ -100,6 +100,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
 
   const sources = sourcesFromConfig(config, mirror);
   const order = config.order ?? [...(mirror ? [DEMO_SOURCE] : []), ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE)];
+  const background = new Set<Promise<unknown>>();
   // Probes: the last results (data folder) are restored before listening; rounds run on a timer after it.
   const health = new SourceProber({ sources, order, settings: probeSettings, storage: fileProbeStorage(options.dataDir, log), log });
   await health.load();
@@ -112,8 +113,11 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     accounts,
     log,
     now: () => Date.now(),
+    // Background work (the missing log, …) is kept until it settles, so close() can let it finish its writes.
     defer: (p) => {
-      p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed'));
+      const guarded = p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed'));
+      background.add(guarded);
+      void guarded.finally(() => background.delete(guarded));
     },
     settings: {
       ...(config.baseUrl ? { baseUrl: config.baseUrl.replace(/\/+$/, '') } : {}),
@@ -206,6 +210,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      // No request is in flight any more: let the background work they started finish writing to the data folder.
+      await Promise.allSettled([...background]);
       await mirror?.close();
       accountStore.close();
     },

@@ -175,3 +175,21 @@ describe('the hub on its embedded default', () => {
     expect(ready.ok).toBe(true);
   });
 });
+
+describe('closing the hub', () => {
+  it('lets background work started by requests finish before close() resolves (nothing written after it)', async () => {
+    const own = await startTestHub();
+    let finished = false;
+    own.running.deps.defer(
+      new Promise<void>((resolve) =>
+        setTimeout(() => {
+          finished = true;
+          resolve();
+        }, 300),
+      ),
+    );
+    await own.running.close();
+    expect(finished).toBe(true);
+    await own.close();
+  });
+});
