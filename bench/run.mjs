@@ -3,8 +3,10 @@
 // Usage: node bench/run.mjs [--duration 5] [--connections 50] [--rounds 3] [--only substring] [--models N] [--keep DIR]
 // --models N serves a SYNTHETIC index of N generated models (built with `hub index build --from-dir`) instead of
 // the bundled demo index. --keep DIR keeps that tree and index in DIR (outside the repository) and reuses them on
-// the next run with the same N, so a 100,000-model index is built once. A literal `--` (pnpm 10 passes it on from
-// `pnpm bench -- --duration 4`) is skipped. New flags: add them to FLAGS below.
+// the next run with the same N, so a 100,000-model index is built once; --tree-only writes the tree and stops (so a
+// tree can be made ahead while the machine is busy), and a later run on a kept tree with no index builds it and times
+// that build. --rebuild drops a kept index (never the tree) and builds it again. A literal `--` (pnpm 10 passes it
+// on from `pnpm bench -- --duration 4`) is skipped. New flags: add them to FLAGS below.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -18,6 +20,8 @@ const FLAGS = {
   only: { type: 'string' },
   models: { type: 'string' },
   keep: { type: 'string' },
+  'tree-only': { type: 'boolean' },
+  rebuild: { type: 'boolean' },
   client: { type: 'boolean' },
   edge: { type: 'boolean' },
   soak: { type: 'boolean' },
@@ -129,6 +133,11 @@ const PORT = 18080;
 const MODELS = values.models ? Number(values.models) : 0;
 const keep = values.keep && MODELS > 0 ? path.resolve(values.keep, `models-${MODELS}`) : undefined;
 const data = keep ?? mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
+if (keep && values.rebuild && existsSync(path.join(data, 'bench.json'))) {
+  // a new build on the kept tree: the index goes, the tree stays
+  for (const f of ['objects', 'refs', 'bench.json', 'probes.json', 'load-pack', 'missing.txt'])
+    rmSync(path.join(data, f), { recursive: true, force: true });
+}
 const reused = keep !== undefined && existsSync(path.join(data, 'bench.json'));
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'hub-bench-run-'));
 const serveArgs = ['apps/node-server/dist/cli.js', 'serve', '--port', String(PORT), '--data', data, '--host', '127.0.0.1'];
@@ -137,13 +146,21 @@ if (MODELS > 0 && !reused) {
   mkdirSync(data, { recursive: true });
   // SYNTHETIC models: generated names and bytes, indexed like any local tree. The source URL is never fetched.
   const tree = path.join(data, 'tree');
-  for (let i = 0; i < MODELS; i++) {
-    const dir = path.join(tree, `bench-org-${i % 25}`, `model-${i}`);
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'llama', synthetic: true, i }));
-    writeFileSync(path.join(dir, 'README.md'), `# model-${i}\n\nSYNTHETIC benchmark model.\n`);
-    for (const q of ['Q4_K_M', 'Q8_0']) writeFileSync(path.join(dir, `model-${i}-${q}.gguf`), `SYNTHETIC ${q} ${i}`);
+  const treeDone = path.join(data, 'tree.done');
+  if (!existsSync(treeDone)) {
+    const t = performance.now();
+    for (let i = 0; i < MODELS; i++) {
+      const dir = path.join(tree, `bench-org-${i % 25}`, `model-${i}`);
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'llama', synthetic: true, i }));
+      writeFileSync(path.join(dir, 'README.md'), `# model-${i}\n\nSYNTHETIC benchmark model.\n`);
+      for (const q of ['Q4_K_M', 'Q8_0']) writeFileSync(path.join(dir, `model-${i}-${q}.gguf`), `SYNTHETIC ${q} ${i}`);
+      if ((i + 1) % 10_000 === 0) console.error(`tree: ${i + 1} of ${MODELS} models`);
+    }
+    writeFileSync(treeDone, `${MODELS}\n`);
+    console.error(`wrote the SYNTHETIC tree of ${MODELS} models in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
+  if (values['tree-only']) process.exit(0);
   const template = 'http://localhost:9/{id}/resolve/{revision}/{path}';
   const t0 = performance.now();
   execFileSync(
