@@ -49,7 +49,7 @@ export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.
 export { boundedAll } from './index/pool.js';
 export { defaultGgufFile, defaultQuant, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
 export * from './index/schemas.js';
-export { isSortKey, type ModelQuery, type SortKey, searchModels } from './index/search.js';
+export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
 export {
   DEFAULT_PROBE_SETTINGS,

@@ -12,7 +12,7 @@ import {
   prepare,
   type RouteContext,
   type SortKey,
-  searchModels,
+  searchModelsPage,
   sendPrepared,
 } from '@hub/core-index';
 import { badRequest } from './errors.js';
@@ -170,19 +170,52 @@ function pick(rec: Record<string, unknown>, required: readonly string[], expand:
   return out;
 }
 
-/** One row as JSON text: the catalog row (rows not `listed` carry no placeholders), plus siblings with `full`. */
-function rowJson(deps: CoreDeps, model: IndexedModel, full: boolean, expand: string[] | undefined): string {
-  if (expand) return JSON.stringify(pick(fullRecord(model, false), ROW_REQUIRED, expand));
-  return deps.index().memo(`hf:row:${full ? 'full' : 'plain'}:${model.id}`, () => {
+const encoder = new TextEncoder();
+
+/** One row as JSON bytes: the catalog row (rows not `listed` carry no placeholders), plus siblings with `full`. */
+function rowBytes(rows: RowBytes, model: IndexedModel, full: boolean, expand: string[] | undefined): Uint8Array {
+  if (expand) return encoder.encode(JSON.stringify(pick(fullRecord(model, false), ROW_REQUIRED, expand)));
+  const kept = full ? rows.full : rows.plain;
+  let bytes = kept[model.rank];
+  if (bytes === undefined) {
     const row: ModelRow & { siblings?: unknown } = { ...model.row };
     if (full) row.siblings = model.files.map((f) => ({ rfilename: f.path }));
-    return JSON.stringify(row);
+    bytes = encoder.encode(JSON.stringify(row));
+    kept[model.rank] = bytes;
+  }
+  return bytes;
+}
+
+/**
+ * Row bytes of the loaded index, made on first use and kept by browse position (dropped with the index), so a page is
+ * a copy of kept bytes, not 50 serialisations and an encoding of the page.
+ */
+interface RowBytes {
+  plain: (Uint8Array | undefined)[];
+  full: (Uint8Array | undefined)[];
+}
+
+/** `[row,row,…]` as one buffer. */
+function joinRows(parts: Uint8Array[]): Uint8Array {
+  let size = 2 + Math.max(0, parts.length - 1);
+  for (const p of parts) size += p.byteLength;
+  const out = new Uint8Array(size);
+  out[0] = 0x5b; // [
+  let at = 1;
+  parts.forEach((p, k) => {
+    if (k > 0) out[at++] = 0x2c; // ,
+    out.set(p, at);
+    at += p.byteLength;
   });
+  out[at] = 0x5d; // ]
+  return out;
 }
 
 interface ListPage {
   body: PreparedBody;
   more: boolean;
+  /** offset of the next page */
+  next: number;
   /** `Link: rel="next"` values already built, by origin, path and query */
   links: Map<string, string>;
 }
@@ -196,28 +229,71 @@ function isPlainBrowse(r: ListRequest): boolean {
   return r.offset === 0 && !r.expand && Object.keys(r.query).length === 0 && PREPARED_LIMITS.has(r.limit);
 }
 
+/**
+ * Recent search pages of one loaded index, by query string (a client paging, a busy query): at most
+ * {@link MAX_CACHED_PAGES} pages and {@link MAX_CACHED_BYTES} bytes, the least recently used dropped first. The index
+ * owns it, so a switched index drops it.
+ */
+class PageCache {
+  private readonly pages = new Map<string, ListPage>();
+  private bytes = 0;
+
+  get(key: string): ListPage | undefined {
+    const page = this.pages.get(key);
+    if (page !== undefined) {
+      this.pages.delete(key);
+      this.pages.set(key, page);
+    }
+    return page;
+  }
+
+  set(key: string, page: ListPage): void {
+    const size = page.body.bytes.byteLength + key.length;
+    if (size > MAX_CACHED_BYTES / 8) return;
+    for (const [k, old] of this.pages) {
+      if (this.pages.size < MAX_CACHED_PAGES && this.bytes + size <= MAX_CACHED_BYTES) break;
+      this.pages.delete(k);
+      this.bytes -= old.body.bytes.byteLength + k.length;
+    }
+    this.pages.set(key, page);
+    this.bytes += size;
+  }
+}
+
+const MAX_CACHED_PAGES = 64;
+const MAX_CACHED_BYTES = 8 * 1024 * 1024;
+
 export function listModels(ctx: RouteContext<CoreDeps>): HubResponse {
-  const parsed = parseList(ctx.query);
-  if ('status' in parsed) return parsed;
-  const r = parsed;
   const index = ctx.deps.index();
-  const build = (): ListPage => {
-    const all = searchModels(index, r.query);
-    const page = all.slice(r.offset, r.offset + r.limit);
-    const text = `[${page.map((m) => rowJson(ctx.deps, m, r.full, r.expand)).join(',')}]`;
-    // The page is a function of the catalog and the query alone, so its ETag is a fingerprint of those (a few dozen
-    // bytes) rather than of the page (tens of KB hashed on every search).
-    const seed = fnv1a(new TextEncoder().encode(`${index.catalogAddress}?${ctx.search}`));
-    return { body: prepare(text, undefined, seed), more: r.offset + r.limit < all.length, links: new Map() };
-  };
-  const list = isPlainBrowse(r) ? index.memo(`hf:models:${r.limit}:${r.full}`, build) : build();
+  // A page answered before is answered again as it was (only valid search requests are kept).
+  const pages = index.memo('hf:search-pages', () => new PageCache());
+  let list = pages.get(ctx.search);
+  if (list === undefined) {
+    const parsed = parseList(ctx.query);
+    if ('status' in parsed) return parsed;
+    const r = parsed;
+    const build = (): ListPage => {
+      const found = searchModelsPage(index, r.query, r.offset, r.limit);
+      const rows = index.memo('hf:rows', (): RowBytes => ({ plain: [], full: [] }));
+      const body = joinRows(found.models.map((m) => rowBytes(rows, m, r.full, r.expand)));
+      // The page is a function of the catalog and the query alone, so its ETag is a fingerprint of those (a few dozen
+      // bytes) rather than of the page (tens of KB hashed on every search).
+      const seed = fnv1a(encoder.encode(`${index.catalogAddress}?${ctx.search}`));
+      return { body: prepare(body, undefined, seed), more: found.more, next: r.offset + r.limit, links: new Map() };
+    };
+    if (isPlainBrowse(r)) list = index.memo(`hf:models:${r.limit}:${r.full}`, build);
+    else {
+      list = build();
+      pages.set(ctx.search, list);
+    }
+  }
   const headers: Record<string, string> = {};
   if (list.more) {
     const key = `${ctx.origin}${ctx.path}?${ctx.search}`;
     let link = list.links.get(key);
     if (link === undefined) {
       const next = new URLSearchParams(ctx.query);
-      next.set('cursor', encodeCursor(r.offset + r.limit));
+      next.set('cursor', encodeCursor(list.next));
       link = `<${ctx.origin}${ctx.path}?${next.toString()}>; rel="next"`;
       // A prepared first page keeps the links of a few spellings of its URL (bounded: the Host header is the client's).
       if (list.links.size < MAX_CACHED_LINKS) list.links.set(key, link);

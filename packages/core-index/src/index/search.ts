@@ -38,8 +38,25 @@ export function modelTags(m: IndexedModel): Set<string> {
  * {@link searchModelsScan}, the plain scan it replaced (a test compares both on the real fixture rows).
  */
 export function searchModels(index: IndexStore, q: ModelQuery): IndexedModel[] {
-  const prepared = index.memo('search:index', () => new SearchIndex(index.models()));
-  return prepared.search(q);
+  return searchIndexOf(index).search(q);
+}
+
+/** One page of a search: the models `searchModels(q).slice(offset, offset + limit)`, and whether any follows. */
+export interface SearchPage {
+  models: IndexedModel[];
+  more: boolean;
+}
+
+/**
+ * One page of {@link searchModels}, found without the whole answer where the order allows: in browse order (and in a
+ * kept sort order while that is cheaper) the search stops at the first model after the page.
+ */
+export function searchModelsPage(index: IndexStore, q: ModelQuery, offset: number, limit: number): SearchPage {
+  return searchIndexOf(index).page(q, offset, limit);
+}
+
+function searchIndexOf(index: IndexStore): SearchIndex {
+  return index.memo('search:index', () => new SearchIndex(index.models()));
 }
 
 function sortKeyOf(sort: SortKey): (m: IndexedModel) => number | string {
@@ -69,15 +86,89 @@ function sortedBy(models: readonly IndexedModel[], sort: SortKey, dir: 1 | -1): 
     .map((x) => x.m);
 }
 
+/** A query as the search reads it: lower-cased, blanks dropped, the order resolved. */
+interface Parsed {
+  words: string[];
+  author: string | undefined;
+  filters: string[];
+  pipeline: string | undefined;
+  library: string | undefined;
+  sort: SortKey;
+  dir: 1 | -1;
+  /** trending descending: the catalog's own order */
+  natural: boolean;
+  /** no condition at all: every model, in order */
+  all: boolean;
+}
+
+function parse(q: ModelQuery): Parsed {
+  const words = (q.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const author = q.author?.toLowerCase() || undefined;
+  const filters = (q.filter ?? []).map((f) => f.toLowerCase()).filter(Boolean);
+  const pipeline = q.pipeline_tag?.toLowerCase() || undefined;
+  const library = q.library?.toLowerCase() || undefined;
+  const sort = q.sort ?? 'trendingScore';
+  const dir = q.direction ?? (sort === 'id' ? 1 : -1);
+  const natural = sort === 'trendingScore' && dir === -1;
+  const all = !words.length && !author && !filters.length && !pipeline && !library;
+  return { words, author, filters, pipeline, library, sort, dir, natural, all };
+}
+
+/** Ascending positions in both sorted lists (a merge, or a galloping search when one is much shorter). */
+function intersect(a: Int32Array, b: Int32Array): Int32Array {
+  if (a.length > b.length) [a, b] = [b, a];
+  const out = new Int32Array(a.length);
+  let n = 0;
+  let j = 0;
+  if (b.length > 16 * a.length) {
+    for (let i = 0; i < a.length && j < b.length; i++) {
+      const x = a[i] as number;
+      // gallop from j to a bound past x, then binary search in the last step
+      let step = 1;
+      let hi = j;
+      while (hi < b.length && (b[hi] as number) < x) {
+        j = hi + 1;
+        hi += step;
+        step *= 2;
+      }
+      hi = Math.min(hi, b.length - 1);
+      while (j < hi) {
+        const mid = (j + hi) >>> 1;
+        if ((b[mid] as number) < x) j = mid + 1;
+        else hi = mid;
+      }
+      if (b[j] === x) out[n++] = x;
+    }
+  } else {
+    let i = 0;
+    while (i < a.length && j < b.length) {
+      const x = a[i] as number;
+      const y = b[j] as number;
+      if (x < y) i++;
+      else if (x > y) j++;
+      else {
+        out[n++] = x;
+        i++;
+        j++;
+      }
+    }
+  }
+  return out.subarray(0, n);
+}
+
 /**
  * Search state prepared once per loaded index (on the first search), so a query costs work in proportion to the
  * models that could match, not to the index:
- * - a trigram index over the lower-cased ids: a word of three or more characters can only match a model whose id
- *   holds every trigram of the word, so the rarest of its trigrams' posting lists bounds the candidates;
- * - exact-match postings (model positions in browse order) for author, task, library and tag;
+ * - trigram and 4-gram indexes over the lower-cased ids: a word of three characters can only match a model whose id
+ *   holds it, and a longer word one whose id holds every 4-gram of the word, so each of those posting lists bounds
+ *   the candidates;
+ * - exact-match postings (model positions in browse order, ascending) for author, task, library and tag;
  * - every candidate is then checked against every condition exactly as the scan does (substring of the id, equal
  *   author, task and library, all tags present), so answers are the scan's answers by construction;
- * - each sort order is computed on first use and kept, as the position of every model in it.
+ * - each sort order is computed on first use and kept, as the list of model positions in it and the position of
+ *   every model in it;
+ * - a page ({@link SearchIndex.page}) walks the candidates in browse order, or a kept sort order, and stops at the
+ *   first match after the page, so the common page of a common word costs about the page, not every match.
  */
 export class SearchIndex {
   private readonly lowerIds: string[];
@@ -85,12 +176,13 @@ export class SearchIndex {
   private readonly tags: string[][];
   private readonly tasks: (string | undefined)[];
   private readonly libraries: (string | undefined)[];
-  private readonly trigrams = new Map<string, number[]>();
-  private readonly byAuthor = new Map<string, number[]>();
-  private readonly byTask = new Map<string, number[]>();
-  private readonly byLibrary = new Map<string, number[]>();
-  private readonly byTag = new Map<string, number[]>();
-  private readonly orders = new Map<string, { list: IndexedModel[]; position: Int32Array }>();
+  private readonly trigrams = new Map<string, Int32Array>();
+  private readonly quadgrams = new Map<string, Int32Array>();
+  private readonly byAuthor = new Map<string, Int32Array>();
+  private readonly byTask = new Map<string, Int32Array>();
+  private readonly byLibrary = new Map<string, Int32Array>();
+  private readonly byTag = new Map<string, Int32Array>();
+  private readonly orders = new Map<string, { list: Int32Array; position: Int32Array }>();
 
   constructor(private readonly models: readonly IndexedModel[]) {
     const n = models.length;
@@ -99,6 +191,12 @@ export class SearchIndex {
     this.tags = new Array(n);
     this.tasks = new Array(n);
     this.libraries = new Array(n);
+    const trigrams = new Map<string, number[]>();
+    const quadgrams = new Map<string, number[]>();
+    const byAuthor = new Map<string, number[]>();
+    const byTask = new Map<string, number[]>();
+    const byLibrary = new Map<string, number[]>();
+    const byTag = new Map<string, number[]>();
     const post = (map: Map<string, number[]>, key: string, i: number) => {
       const list = map.get(key);
       if (list === undefined) map.set(key, [i]);
@@ -108,77 +206,168 @@ export class SearchIndex {
       const m = models[i] as IndexedModel;
       const id = m.id.toLowerCase();
       this.lowerIds[i] = id;
-      for (let k = 0; k + 3 <= id.length; k++) post(this.trigrams, id.slice(k, k + 3), i);
+      for (let k = 0; k + 3 <= id.length; k++) post(trigrams, id.slice(k, k + 3), i);
+      for (let k = 0; k + 4 <= id.length; k++) post(quadgrams, id.slice(k, k + 4), i);
       const owner = m.owner.toLowerCase();
       this.lowerOwners[i] = owner;
-      post(this.byAuthor, owner, i);
+      post(byAuthor, owner, i);
       const task = m.row.pipeline_tag?.toLowerCase();
       this.tasks[i] = task;
-      if (task) post(this.byTask, task, i);
+      if (task) post(byTask, task, i);
       const library = m.row.library_name?.toLowerCase();
       this.libraries[i] = library;
-      if (library) post(this.byLibrary, library, i);
+      if (library) post(byLibrary, library, i);
       const tags = [...modelTags(m)];
       this.tags[i] = tags;
-      for (const t of tags) post(this.byTag, t, i);
+      for (const t of tags) post(byTag, t, i);
     }
+    // Packed postings: a quarter to half the memory of arrays of numbers, and read as fast.
+    const pack = (from: Map<string, number[]>, to: Map<string, Int32Array>) => {
+      for (const [k, v] of from) to.set(k, Int32Array.from(v));
+    };
+    pack(trigrams, this.trigrams);
+    pack(quadgrams, this.quadgrams);
+    pack(byAuthor, this.byAuthor);
+    pack(byTask, this.byTask);
+    pack(byLibrary, this.byLibrary);
+    pack(byTag, this.byTag);
   }
 
+  /** Every match, in the requested order. */
   search(q: ModelQuery): IndexedModel[] {
-    const words = (q.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-    const author = q.author?.toLowerCase();
-    const filters = (q.filter ?? []).map((f) => f.toLowerCase()).filter(Boolean);
-    const pipeline = q.pipeline_tag?.toLowerCase();
-    const library = q.library?.toLowerCase();
-    const sort = q.sort ?? 'trendingScore';
-    const dir = q.direction ?? (sort === 'id' ? 1 : -1);
-    const natural = sort === 'trendingScore' && dir === -1; // catalog order already
-    if (!words.length && !author && !filters.length && !pipeline && !library) {
-      return natural ? [...this.models] : [...this.order(sort, dir).list];
-    }
-    // The smallest posting list any condition allows (undefined: no bound, every model is a candidate).
-    const EMPTY: number[] = [];
-    let candidates: number[] | undefined;
-    const bound = (list: number[] | undefined) => {
-      const l = list ?? EMPTY;
-      if (candidates === undefined || l.length < candidates.length) candidates = l;
-    };
-    if (author) bound(this.byAuthor.get(author));
-    if (pipeline) bound(this.byTask.get(pipeline));
-    if (library) bound(this.byLibrary.get(library));
-    for (const f of filters) bound(this.byTag.get(f));
-    for (const w of words) for (let k = 0; k + 3 <= w.length; k++) bound(this.trigrams.get(w.slice(k, k + 3)));
-    const matches: number[] = [];
-    const test = (i: number): void => {
-      const id = this.lowerIds[i] as string;
-      for (const w of words) if (!id.includes(w)) return;
-      if (author && this.lowerOwners[i] !== author) return;
-      if (pipeline && this.tasks[i] !== pipeline) return;
-      if (library && this.libraries[i] !== library) return;
-      if (filters.length) {
-        const tags = this.tags[i] as string[];
-        for (const f of filters) if (!tags.includes(f)) return;
-      }
-      matches.push(i);
-    };
-    if (candidates === undefined) for (let i = 0; i < this.models.length; i++) test(i);
-    else for (const i of candidates) test(i);
-    // Postings and the scan both run in browse order, so `matches` is ascending.
-    if (!natural) {
-      const { position } = this.order(sort, dir);
+    const p = parse(q);
+    if (p.all) return p.natural ? [...this.models] : this.modelsAt(this.order(p.sort, p.dir).list);
+    const matches = this.collect(p);
+    if (!p.natural) {
+      const { position } = this.order(p.sort, p.dir);
       matches.sort((a, b) => (position[a] as number) - (position[b] as number));
     }
-    return matches.map((i) => this.models[i] as IndexedModel);
+    return this.modelsAt(matches);
   }
 
-  private order(sort: SortKey, dir: 1 | -1): { list: IndexedModel[]; position: Int32Array } {
+  /** `search(q).slice(offset, offset + limit)` and whether a match follows it, stopping early where it can. */
+  page(q: ModelQuery, offset: number, limit: number): SearchPage {
+    const p = parse(q);
+    const end = offset + limit;
+    const n = this.models.length;
+    if (p.all) {
+      const list = p.natural ? undefined : this.order(p.sort, p.dir).list;
+      const models: IndexedModel[] = [];
+      for (let k = offset; k < Math.min(end, n); k++) models.push(this.models[list ? (list[k] as number) : k] as IndexedModel);
+      return { models, more: end < n };
+    }
+    const lists = this.postings(p);
+    if (lists === null) return { models: [], more: false };
+    const test = this.tester(p);
+    // Matches needed: the page and one more, which says whether a next page exists.
+    const want = end + 1;
+    let hits: number[] = [];
+    if (p.natural) {
+      const candidates = lists[0];
+      if (candidates) {
+        for (let k = 0; k < candidates.length && hits.length < want; k++) {
+          const i = candidates[k] as number;
+          if (test(i)) hits.push(i);
+        }
+      } else for (let i = 0; i < n && hits.length < want; i++) if (test(i)) hits.push(i);
+    } else {
+      // Walk the kept order while that costs less than checking every candidate and sorting the matches.
+      const { list, position } = this.order(p.sort, p.dir);
+      const c = lists[0]?.length ?? n;
+      const budget = lists[0] ? Math.min(n, Math.ceil(c * (2 + Math.log2(c + 1)))) : n;
+      let k = 0;
+      for (; k < budget && hits.length < want; k++) {
+        const i = list[k] as number;
+        if (test(i)) hits.push(i);
+      }
+      if (hits.length < want && k < n) {
+        hits = this.collect(p, lists, test);
+        hits.sort((a, b) => (position[a] as number) - (position[b] as number));
+      }
+    }
+    return { models: this.modelsAt(hits.slice(offset, end)), more: hits.length > end };
+  }
+
+  private modelsAt(positions: ArrayLike<number>): IndexedModel[] {
+    const out: IndexedModel[] = new Array(positions.length);
+    for (let k = 0; k < positions.length; k++) out[k] = this.models[positions[k] as number] as IndexedModel;
+    return out;
+  }
+
+  /**
+   * The posting lists every match is in, shortest first; `[]` when nothing bounds the candidates (every model is
+   * one), `null` when a condition names a key no model has.
+   */
+  private postings(p: Parsed): Int32Array[] | null {
+    const lists: Int32Array[] = [];
+    const add = (list: Int32Array | undefined): boolean => {
+      if (list === undefined) return false;
+      if (!lists.includes(list)) lists.push(list);
+      return true;
+    };
+    if (p.author && !add(this.byAuthor.get(p.author))) return null;
+    if (p.pipeline && !add(this.byTask.get(p.pipeline))) return null;
+    if (p.library && !add(this.byLibrary.get(p.library))) return null;
+    for (const f of p.filters) if (!add(this.byTag.get(f))) return null;
+    for (const w of p.words) {
+      // Four characters tell ids apart far better than three (`l-12` is in model-12…, `-12` also in every id of an
+      // owner ending in -12); a word of three has only its trigram.
+      const [grams, g] = w.length >= 4 ? [this.quadgrams, 4] : [this.trigrams, 3];
+      for (let k = 0; k + g <= w.length; k++) if (!add(grams.get(w.slice(k, k + g)))) return null;
+    }
+    return lists.sort((a, b) => a.length - b.length);
+  }
+
+  /** Whether the model at position `i` meets every condition, checked as the scan does. */
+  private tester(p: Parsed): (i: number) => boolean {
+    const { words, author, pipeline, library, filters } = p;
+    const { lowerIds, lowerOwners, tasks, libraries, tags } = this;
+    return (i) => {
+      const id = lowerIds[i] as string;
+      for (const w of words) if (!id.includes(w)) return false;
+      if (author && lowerOwners[i] !== author) return false;
+      if (pipeline && tasks[i] !== pipeline) return false;
+      if (library && libraries[i] !== library) return false;
+      if (filters.length) {
+        const t = tags[i] as string[];
+        for (const f of filters) if (!t.includes(f)) return false;
+      }
+      return true;
+    };
+  }
+
+  /** Every match in browse order (ascending positions). */
+  private collect(p: Parsed, lists = this.postings(p), test = this.tester(p)): number[] {
+    if (lists === null) return [];
+    const matches: number[] = [];
+    let candidates = lists[0];
+    if (candidates === undefined) {
+      for (let i = 0; i < this.models.length; i++) if (test(i)) matches.push(i);
+      return matches;
+    }
+    // Narrow by the next lists while they are not much longer than what is left: a merge step is cheaper than a check.
+    for (let k = 1; k < lists.length && candidates.length > 64; k++) {
+      const next = lists[k] as Int32Array;
+      if (next.length > 8 * candidates.length) break;
+      candidates = intersect(candidates, next);
+    }
+    for (let k = 0; k < candidates.length; k++) {
+      const i = candidates[k] as number;
+      if (test(i)) matches.push(i);
+    }
+    return matches;
+  }
+
+  private order(sort: SortKey, dir: 1 | -1): { list: Int32Array; position: Int32Array } {
     const key = `${sort}:${dir}`;
     let o = this.orders.get(key);
     if (!o) {
-      const list = sortedBy(this.models, sort, dir);
+      const sorted = sortedBy(this.models, sort, dir);
+      const list = new Int32Array(sorted.length);
       const position = new Int32Array(this.models.length);
-      list.forEach((m, p) => {
-        position[m.rank] = p;
+      sorted.forEach((m, at) => {
+        list[at] = m.rank;
+        position[m.rank] = at;
       });
       o = { list, position };
       this.orders.set(key, o);
