@@ -5,9 +5,17 @@
 // model-host dialect's routes, so the figures are the route's own cost (the HTTP server adds the same per request).
 //
 // Run after a build (`npx --yes pnpm@10 exec turbo run build --output-logs=errors-only`):
-//   node bench/search.mjs [--models 10000,100000] [--rounds 5] [--ms 400] [--query model-12] [--cache off|on]
+//   node bench/search.mjs [--models 10000,100000] [--rounds 5] [--ms 400] [--query model-12] [--cache off|on] [--http]
+// `--http` serves the hub on loopback through node-server's own listener (hubListener) and loads it with wrk
+// (-t1 -c8, `--ms` per run), to see the same ratio with the HTTP cost every request pays.
 // `--cache off` (default) times the uncached search path: every request adds `&_=k` (ignored by the route, so the
-// same answer) and no recent page is reused; `--cache on` repeats one URL as `pnpm bench` does.
+// same answer) and no recent page is reused; the plain page gets the same `&_=k` (it stays the one prepared page), so
+// both sides pay the same for the changing URL. `--cache on` repeats one URL each, as `pnpm bench` does.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createHub } from '../packages/core-index/dist/index.js';
 import { createTestHub } from '../packages/core-index/dist/testing/index.js';
@@ -20,7 +28,7 @@ const { values } = parseArgs({
     ms: { type: 'string', default: '400' },
     query: { type: 'string', default: 'model-12' },
     cache: { type: 'string', default: 'off' },
-    extra: { type: 'string', default: '' },
+    http: { type: 'boolean', default: false },
   },
 });
 const SIZES = values.models.split(',').map(Number);
@@ -80,6 +88,24 @@ async function rate(fn, ms) {
   return (n * 1000) / (t - t0);
 }
 
+/** Requests per second wrk measures over `ms` on `url`; with `bust`, each request adds `&_=k` as above. */
+async function wrkRate(url, ms, bust) {
+  const args = ['-t1', '-c8', `-d${Math.max(1, Math.round(ms / 1000))}s`];
+  if (bust) {
+    const script = path.join(os.tmpdir(), `search-bench-${process.pid}.lua`);
+    writeFileSync(script, 'local k = 0\nrequest = function()\n  k = k + 1\n  return wrk.format(nil, wrk.path .. "&_=" .. k)\nend\n');
+    args.push('-s', script);
+  }
+  const child = spawn('wrk', [...args, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  await new Promise((r) => child.once('exit', r));
+  if (/Non-2xx/.test(out)) throw new Error(`wrk saw errors on ${url}:\n${out}`);
+  return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+}
+
 const stats = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
   return { min: s[0], median: s[Math.floor(s.length / 2)], max: s[s.length - 1] };
@@ -95,36 +121,55 @@ for (const n of SIZES) {
   });
   const built = performance.now() - t0;
   const hub = createHub(t.deps, hfRoutes());
-  const plain = getter(hub, '/api/models?limit=50');
-  const search = getter(hub, `/api/models?search=${encodeURIComponent(values.query)}&limit=50`, !CACHE);
+  const plainPath = '/api/models?limit=50';
+  const searchPath = `/api/models?search=${encodeURIComponent(values.query)}&limit=50`;
+  const plain = getter(hub, plainPath, !CACHE);
+  const search = getter(hub, searchPath, !CACHE);
   const firstSearch = performance.now();
   const res = await search();
   const prepareMs = performance.now() - firstSearch;
-  const extra = values.extra ? values.extra.split(',').map((p) => getter(hub, p)) : [];
+  let server;
+  let ratePlain = (ms) => rate(plain, ms);
+  let rateSearch = (ms) => rate(search, ms);
+  if (values.http) {
+    const { hubListener } = await import('../apps/node-server/dist/index.js');
+    server = createServer(
+      hubListener(hub, (_req, r) => {
+        r.statusCode = 404;
+        r.end();
+      }),
+    );
+    await new Promise((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${server.address().port}`;
+    ratePlain = (ms) => wrkRate(`${base}${plainPath}`, ms, !CACHE);
+    rateSearch = (ms) => wrkRate(`${base}${searchPath}`, ms, !CACHE);
+  }
   await plain();
   // warm-up
-  await rate(plain, MS / 2);
-  await rate(search, MS / 2);
+  await ratePlain(MS / 2);
+  await rateSearch(MS / 2);
   const ratios = [];
   const plainRates = [];
   const searchRates = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const p = await rate(plain, MS);
-    const s = await rate(search, MS);
+    const p = await ratePlain(MS);
+    const s = await rateSearch(MS);
     plainRates.push(p);
     searchRates.push(s);
     ratios.push(s / p);
-    for (const e of extra) await rate(e, MS / 4);
   }
+  server?.close();
   const rows = JSON.parse(new TextDecoder().decode(res.body));
   const a = stats(plainRates);
   const b = stats(searchRates);
   const c = stats(ratios);
   console.log(
     `${n} SYNTHETIC models (built in ${(built / 1000).toFixed(1)} s; first search incl. preparing ${prepareMs.toFixed(0)} ms; ` +
-      `"${values.query}" → ${rows.length} rows on page 1${res.headers.link ? ', more' : ''}; search cache ${CACHE ? 'on' : 'off'})`,
+      `"${values.query}" → ${rows.length} rows on page 1${res.headers.link ? ', more' : ''}; search cache ${CACHE ? 'on' : 'off'}; ` +
+      `${values.http ? 'over HTTP: node:http + hubListener, wrk -t1 -c8' : 'in-process: hub.handle'})`,
   );
-  console.log(`  plain  req/s min ${fmt(a.min)} median ${fmt(a.median)} max ${fmt(a.max)}`);
-  console.log(`  search req/s min ${fmt(b.min)} median ${fmt(b.median)} max ${fmt(b.max)}`);
+  const us = (x) => (1e6 / x).toFixed(1);
+  console.log(`  plain  req/s min ${fmt(a.min)} median ${fmt(a.median)} max ${fmt(a.max)} (${us(a.median)} µs per request)`);
+  console.log(`  search req/s min ${fmt(b.min)} median ${fmt(b.median)} max ${fmt(b.max)} (${us(b.median)} µs per request)`);
   console.log(`  ratio  search/plain min ${fmt(c.min)} median ${fmt(c.median)} max ${fmt(c.max)} (${ROUNDS} alternating rounds)`);
 }

@@ -195,6 +195,19 @@ interface RowBytes {
   full: (Uint8Array | undefined)[];
 }
 
+/** `fnv1a(UTF-8 bytes of text)`, without encoding the text when it is ASCII (a query string almost always is). */
+function fnv1aText(text: string): string {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return fnv1a(encoder.encode(text));
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const b = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ b, 0x01000193);
+    h2 = Math.imul(h2 ^ b, 0x0100019d);
+  }
+  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
+}
+
 /** `[row,row,…]` as one buffer. */
 function joinRows(parts: Uint8Array[]): Uint8Array {
   let size = 2 + Math.max(0, parts.length - 1);
@@ -202,11 +215,12 @@ function joinRows(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(size);
   out[0] = 0x5b; // [
   let at = 1;
-  parts.forEach((p, k) => {
+  for (let k = 0; k < parts.length; k++) {
+    const p = parts[k] as Uint8Array;
     if (k > 0) out[at++] = 0x2c; // ,
     out.set(p, at);
     at += p.byteLength;
-  });
+  }
   out[at] = 0x5d; // ]
   return out;
 }
@@ -230,12 +244,14 @@ function isPlainBrowse(r: ListRequest): boolean {
 }
 
 /**
- * Recent search pages of one loaded index, by query string (a client paging, a busy query): at most
- * {@link MAX_CACHED_PAGES} pages and {@link MAX_CACHED_BYTES} bytes, the least recently used dropped first. The index
- * owns it, so a switched index drops it.
+ * Recent search pages of one loaded index, by query string (a client paging back, a busy query): a page is kept from
+ * the second time its query is asked within the last {@link MAX_SEEN_QUERIES} (a stream of different queries keeps
+ * only their strings, not their pages), at most {@link MAX_CACHED_PAGES} pages and {@link MAX_CACHED_BYTES} bytes, the
+ * least recently used dropped first. The index owns it, so a switched index drops it.
  */
 class PageCache {
   private readonly pages = new Map<string, ListPage>();
+  private readonly seen = new Set<string>();
   private bytes = 0;
 
   get(key: string): ListPage | undefined {
@@ -248,6 +264,11 @@ class PageCache {
   }
 
   set(key: string, page: ListPage): void {
+    if (!this.seen.has(key)) {
+      if (this.seen.size >= MAX_SEEN_QUERIES) this.seen.delete(this.seen.values().next().value as string);
+      this.seen.add(key);
+      return;
+    }
     const size = page.body.bytes.byteLength + key.length;
     if (size > MAX_CACHED_BYTES / 8) return;
     for (const [k, old] of this.pages) {
@@ -260,6 +281,7 @@ class PageCache {
   }
 }
 
+const MAX_SEEN_QUERIES = 256;
 const MAX_CACHED_PAGES = 64;
 const MAX_CACHED_BYTES = 8 * 1024 * 1024;
 
@@ -274,11 +296,14 @@ export function listModels(ctx: RouteContext<CoreDeps>): HubResponse {
     const r = parsed;
     const build = (): ListPage => {
       const found = searchModelsPage(index, r.query, r.offset, r.limit);
-      const rows = index.memo('hf:rows', (): RowBytes => ({ plain: [], full: [] }));
+      const rows = index.memo('hf:rows', (): RowBytes => {
+        const n = index.models().length;
+        return { plain: new Array(n).fill(undefined), full: new Array(n).fill(undefined) };
+      });
       const body = joinRows(found.models.map((m) => rowBytes(rows, m, r.full, r.expand)));
       // The page is a function of the catalog and the query alone, so its ETag is a fingerprint of those (a few dozen
       // bytes) rather than of the page (tens of KB hashed on every search).
-      const seed = fnv1a(encoder.encode(`${index.catalogAddress}?${ctx.search}`));
+      const seed = fnv1aText(`${index.catalogAddress}?${ctx.search}`);
       return { body: prepare(body, undefined, seed), more: found.more, next: r.offset + r.limit, links: new Map() };
     };
     if (isPlainBrowse(r)) list = index.memo(`hf:models:${r.limit}:${r.full}`, build);
