@@ -114,43 +114,21 @@ function parse(q: ModelQuery): Parsed {
   return { words, author, filters, pipeline, library, sort, dir, natural, all };
 }
 
-/** Ascending positions in both sorted lists (a merge, or a galloping search when one is much shorter). */
+/** Positions in both ascending lists, ascending (a merge: only lists of like length are intersected). */
 function intersect(a: Int32Array, b: Int32Array): Int32Array {
-  if (a.length > b.length) [a, b] = [b, a];
-  const out = new Int32Array(a.length);
+  const out = new Int32Array(Math.min(a.length, b.length));
   let n = 0;
+  let i = 0;
   let j = 0;
-  if (b.length > 16 * a.length) {
-    for (let i = 0; i < a.length && j < b.length; i++) {
-      const x = a[i] as number;
-      // gallop from j to a bound past x, then binary search in the last step
-      let step = 1;
-      let hi = j;
-      while (hi < b.length && (b[hi] as number) < x) {
-        j = hi + 1;
-        hi += step;
-        step *= 2;
-      }
-      hi = Math.min(hi, b.length - 1);
-      while (j < hi) {
-        const mid = (j + hi) >>> 1;
-        if ((b[mid] as number) < x) j = mid + 1;
-        else hi = mid;
-      }
-      if (b[j] === x) out[n++] = x;
-    }
-  } else {
-    let i = 0;
-    while (i < a.length && j < b.length) {
-      const x = a[i] as number;
-      const y = b[j] as number;
-      if (x < y) i++;
-      else if (x > y) j++;
-      else {
-        out[n++] = x;
-        i++;
-        j++;
-      }
+  while (i < a.length && j < b.length) {
+    const x = a[i] as number;
+    const y = b[j] as number;
+    if (x < y) i++;
+    else if (x > y) j++;
+    else {
+      out[n++] = x;
+      i++;
+      j++;
     }
   }
   return out.subarray(0, n);
