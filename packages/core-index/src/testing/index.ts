@@ -1,3 +1,4 @@
+export { searchModelsScan } from '../index/search.js';
 export {
   type FakeModel,
   FakeUpstream,
