@@ -91,7 +91,7 @@ async function expectSameAsOld(query: string): Promise<number> {
       }
     }
     pages++;
-    const link = (await request(t.hub, url)).headers.link;
+    const link: string | undefined = (await request(t.hub, url)).headers.link;
     url = link ? /^<http:\/\/hub\.test([^>]+)>/.exec(link)?.[1] : undefined;
   }
   return pages;
