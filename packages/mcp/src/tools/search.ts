@@ -35,16 +35,22 @@ async function runSearch(tool: string, args: SearchArgs, ctx: ToolContext): Prom
   }
   const index = ctx.deps.index();
   const offset = decodeCursor(args.cursor, tool, snapshotKey(index), args as unknown as Record<string, unknown>);
-  const found = searchModels(index, {
+  const query = {
     search: args.query,
     author: args.author,
     filter: args.filters,
     pipeline_tag: args.task,
     library: args.library,
     sort: args.sort as SortKey | undefined,
-  }).filter(isListed);
-  const blocks: Block<Record<string, unknown>>[] = found.map((m, i) => ({
-    text: `${i + 1}. **${m.id}** — ${rowFacts(m).join(' · ')}${sourcesOf(m).length ? ` · sources: ${sourcesOf(m).join(', ')}` : ''}`,
+  };
+  const browse = !args.query?.trim() && !args.author && !args.filters?.length && !args.task && !args.library;
+  // Browsing without a condition lists every listed model: kept per sort for the loaded index, not rebuilt per page.
+  const found = browse
+    ? index.memo(`mcp:listed:${args.sort ?? 'trendingScore'}`, () => searchModels(index, query).filter(isListed))
+    : searchModels(index, query).filter(isListed);
+  // Blocks only for the rows this answer can show (at most `limit` from the offset), not for every match.
+  const blocks: Block<Record<string, unknown>>[] = found.slice(offset, offset + args.limit).map((m, k) => ({
+    text: `${offset + k + 1}. **${m.id}** — ${rowFacts(m).join(' · ')}${sourcesOf(m).length ? ` · sources: ${sourcesOf(m).join(', ')}` : ''}`,
     item: {
       id: m.id,
       sha: m.revision,
@@ -62,8 +68,11 @@ async function runSearch(tool: string, args: SearchArgs, ctx: ToolContext): Prom
       api: `${ctx.origin}/api/models/${m.id}`,
     },
   }));
-  const p = page(blocks, offset, args.limit);
-  const next = p.next === null ? null : encodeCursor(tool, p.next, snapshotKey(index), args as unknown as Record<string, unknown>);
+  const p = page(blocks, 0, args.limit);
+  // Offsets into the whole answer: where the page stopped, or the first row after the window when it showed it all.
+  const stop = offset + (p.next ?? blocks.length);
+  const nextOffset = stop < found.length ? stop : null;
+  const next = nextOffset === null ? null : encodeCursor(tool, nextOffset, snapshotKey(index), args as unknown as Record<string, unknown>);
   const criteria = [
     args.query && `query "${args.query}"`,
     args.author && `author ${args.author}`,
@@ -75,7 +84,7 @@ async function runSearch(tool: string, args: SearchArgs, ctx: ToolContext): Prom
     found.length === 0
       ? `No models match ${criteria.join(', ') || 'that search'} in today's index (${index.snapshot}, ${index.totals.models} models). Try fewer words, or sort by downloads without a query.`
       : `${found.length} model${found.length === 1 ? '' : 's'} match${criteria.length ? ` ${criteria.join(', ')}` : ''} (index ${index.snapshot}, sorted by ${args.sort ?? 'trendingScore'}). Next: hub_repo_details for files and quantisations, get_download for a URL and SHA-256.\n`;
-  const text = [head, ...p.shown.map((b) => b.text)].join('\n') + pageFooter(next, tool, p.shown.length, p.total, offset);
+  const text = [head, ...p.shown.map((b) => b.text)].join('\n') + pageFooter(next, tool, p.shown.length, found.length, offset);
   return textResult(text, {
     total: found.length,
     offset,
