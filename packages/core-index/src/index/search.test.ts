@@ -23,10 +23,10 @@ const models: IndexedModel[] = rows.map((r, i) => {
   return { id: r.id, owner, name, row, rank: i } as unknown as IndexedModel;
 });
 
-function fakeIndex(): IndexStore {
+function fakeIndex(list: IndexedModel[] = models): IndexStore {
   const memos = new Map<string, unknown>();
   return {
-    models: () => models,
+    models: () => list,
     memo<T>(key: string, build: () => T): T {
       if (!memos.has(key)) memos.set(key, build());
       return memos.get(key) as T;
@@ -171,5 +171,27 @@ describe('a search page is the slice of the whole answer, with whether more foll
       expect(seen, JSON.stringify(q)).toEqual(all);
       expect(all.length).toBeGreaterThan(7);
     }
+  });
+});
+
+describe('ids and words beyond ASCII (SYNTHETIC ids)', () => {
+  // Made-up ids: grams of ASCII characters are kept as numbers, others as text; both must find the same models.
+  const synthetic = ['org/modèle-été', 'org/modele-ete', 'Ünï/çödé-βeta', 'org/plain-model', 'org/été'].map(
+    (id, rank) => ({ id, owner: id.split('/')[0], name: id.split('/')[1], row: { id }, rank }) as unknown as IndexedModel,
+  );
+  const index = fakeIndex(synthetic);
+  it('matches as the scan does', () => {
+    for (const search of ['été', 'ete', 'dèle', 'modè', 'odèl', 'ÇÖDÉ', 'βeta', 'ünï/', 'e-', 'model', 'org/', 'x', 'é'])
+      for (const [offset, limit] of [
+        [0, 50],
+        [1, 1],
+      ] as const) {
+        const want = ids(searchModelsScan(index, { search }));
+        expect(ids(searchModels(index, { search })), search).toEqual(want);
+        const page = searchModelsPage(index, { search }, offset, limit);
+        expect(ids(page.models), search).toEqual(want.slice(offset, offset + limit));
+        expect(page.more, search).toBe(offset + limit < want.length);
+      }
+    expect(ids(searchModels(index, { search: 'été' }))).toEqual(['org/modèle-été', 'org/été']);
   });
 });
