@@ -114,10 +114,13 @@ function parse(q: ModelQuery): Parsed {
   return { words, author, filters, pipeline, library, sort, dir, natural, all };
 }
 
+/** The longest gram indexed: four characters tell ids apart far better than three (`l-12` is only in `model-12…`). */
+const MAX_GRAM = 4;
+
 /** A gram of an id as a map key: its ASCII codes packed into one small integer, else the gram itself. */
 type GramKey = number | string;
 
-function gramKey(text: string, at: number, length: 3 | 4): GramKey {
+function gramKey(text: string, at: number, length: number): GramKey {
   let key = 0;
   for (let k = at; k < at + length; k++) {
     const c = text.charCodeAt(k);
@@ -150,9 +153,9 @@ function intersect(a: Int32Array, b: Int32Array): Int32Array {
 /**
  * Search state prepared once per loaded index (on the first search), so a query costs work in proportion to the
  * models that could match, not to the index:
- * - trigram and 4-gram indexes over the lower-cased ids: a word of three characters can only match a model whose id
- *   holds it, and a longer word one whose id holds every 4-gram of the word, so each of those posting lists bounds
- *   the candidates;
+ * - indexes of the 1-, 2-, 3- and 4-grams of the lower-cased ids: a word of up to four characters can only match a
+ *   model whose id holds it, and a longer word one whose id holds every 4-gram of the word, so each of those posting
+ *   lists bounds the candidates (no word makes every model a candidate);
  * - exact-match postings (model positions in browse order, ascending) for author, task, library and tag;
  * - every candidate is then checked against every condition exactly as the scan does (substring of the id, equal
  *   author, task and library, all tags present), so answers are the scan's answers by construction;
@@ -167,8 +170,8 @@ export class SearchIndex {
   private readonly tags: string[][];
   private readonly tasks: (string | undefined)[];
   private readonly libraries: (string | undefined)[];
-  private readonly trigrams = new Map<GramKey, Int32Array>();
-  private readonly quadgrams = new Map<GramKey, Int32Array>();
+  /** `grams[n]`: positions of the ids holding each n-gram, n = 1…4 */
+  private readonly grams: Map<GramKey, Int32Array>[] = [];
   private readonly byAuthor = new Map<string, Int32Array>();
   private readonly byTask = new Map<string, Int32Array>();
   private readonly byLibrary = new Map<string, Int32Array>();
@@ -182,8 +185,7 @@ export class SearchIndex {
     this.tags = new Array(n);
     this.tasks = new Array(n);
     this.libraries = new Array(n);
-    const trigrams = new Map<GramKey, number[]>();
-    const quadgrams = new Map<GramKey, number[]>();
+    const grams = Array.from({ length: MAX_GRAM + 1 }, () => new Map<GramKey, number[]>());
     const byAuthor = new Map<string, number[]>();
     const byTask = new Map<string, number[]>();
     const byLibrary = new Map<string, number[]>();
@@ -197,8 +199,10 @@ export class SearchIndex {
       const m = models[i] as IndexedModel;
       const id = m.id.toLowerCase();
       this.lowerIds[i] = id;
-      for (let k = 0; k + 3 <= id.length; k++) post(trigrams, gramKey(id, k, 3), i);
-      for (let k = 0; k + 4 <= id.length; k++) post(quadgrams, gramKey(id, k, 4), i);
+      for (let g = 1; g <= MAX_GRAM; g++) {
+        const map = grams[g] as Map<GramKey, number[]>;
+        for (let k = 0; k + g <= id.length; k++) post(map, gramKey(id, k, g), i);
+      }
       const owner = m.owner.toLowerCase();
       this.lowerOwners[i] = owner;
       post(byAuthor, owner, i);
@@ -216,8 +220,11 @@ export class SearchIndex {
     const pack = <K>(from: Map<K, number[]>, to: Map<K, Int32Array>) => {
       for (const [k, v] of from) to.set(k, Int32Array.from(v));
     };
-    pack(trigrams, this.trigrams);
-    pack(quadgrams, this.quadgrams);
+    for (let g = 0; g <= MAX_GRAM; g++) {
+      const packed = new Map<GramKey, Int32Array>();
+      pack(grams[g] as Map<GramKey, number[]>, packed);
+      this.grams.push(packed);
+    }
     pack(byAuthor, this.byAuthor);
     pack(byTask, this.byTask);
     pack(byLibrary, this.byLibrary);
@@ -301,9 +308,10 @@ export class SearchIndex {
     if (p.library && !add(this.byLibrary.get(p.library))) return null;
     for (const f of p.filters) if (!add(this.byTag.get(f))) return null;
     for (const w of p.words) {
-      // Four characters tell ids apart far better than three (`l-12` is in model-12…, `-12` also in every id of an
-      // owner ending in -12); a word of three has only its trigram.
-      const [grams, g] = w.length >= 4 ? ([this.quadgrams, 4] as const) : ([this.trigrams, 3] as const);
+      // A word of up to four characters has its own list; a longer word the lists of its 4-grams (`model-12`: `l-12` is
+      // only in model-12… ids, while the trigram `-12` is also in every id of an owner ending in -12).
+      const g = Math.min(w.length, MAX_GRAM);
+      const grams = this.grams[g] as Map<GramKey, Int32Array>;
       for (let k = 0; k + g <= w.length; k++) if (!add(grams.get(gramKey(w, k, g)))) return null;
     }
     return lists.sort((a, b) => a.length - b.length);
