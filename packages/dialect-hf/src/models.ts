@@ -1,6 +1,6 @@
 import {
   type CoreDeps,
-  fnv1a,
+  fnv1aText,
   type HubResponse,
   type IndexedModel,
   isSortKey,
@@ -193,19 +193,6 @@ function rowBytes(rows: RowBytes, model: IndexedModel, full: boolean, expand: st
 interface RowBytes {
   plain: (Uint8Array | undefined)[];
   full: (Uint8Array | undefined)[];
-}
-
-/** `fnv1a(UTF-8 bytes of text)`, without encoding the text when it is ASCII (a query string almost always is). */
-function fnv1aText(text: string): string {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return fnv1a(encoder.encode(text));
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const b = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ b, 0x01000193);
-    h2 = Math.imul(h2 ^ b, 0x0100019d);
-  }
-  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
 }
 
 /** `[row,row,…]` as one buffer. */

@@ -121,6 +121,22 @@ export function fnv1a(bytes: Uint8Array): string {
   return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
 }
 
+/**
+ * {@link fnv1a} of the UTF-8 bytes of `text`, the same value, without encoding the text when it is ASCII (a query
+ * string almost always is): the same loop over character codes, which are the bytes.
+ */
+export function fnv1aText(text: string): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193 ^ text.length;
+  for (let i = 0; i < text.length; i++) {
+    const b = text.charCodeAt(i);
+    if (b > 0x7f) return fnv1a(encoder.encode(text));
+    h1 = Math.imul(h1 ^ b, 0x01000193);
+    h2 = Math.imul(h2 ^ b, 0x0100019d);
+  }
+  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
+}
+
 // ---- errors, one shape per route group -------------------------------------------------------
 
 /**
