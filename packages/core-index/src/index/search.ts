@@ -130,6 +130,18 @@ function gramKey(text: string, at: number, length: number): GramKey {
   return key;
 }
 
+/** Add position `i` to the list of `key` (positions come in ascending order; a key seen twice in one id counts once). */
+function post<K>(map: Map<K, number[]>, key: K, i: number): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [i]);
+  else if (list[list.length - 1] !== i) list.push(i);
+}
+
+/** Packed postings: a quarter to half the memory of arrays of numbers, and read as fast. */
+function pack<K>(from: Map<K, number[]>, to: Map<K, Int32Array>): void {
+  for (const [k, v] of from) to.set(k, Int32Array.from(v));
+}
+
 /** Positions in both ascending lists, ascending (a merge: only lists of like length are intersected). */
 function intersect(a: Int32Array, b: Int32Array): Int32Array {
   const out = new Int32Array(Math.min(a.length, b.length));
@@ -153,9 +165,9 @@ function intersect(a: Int32Array, b: Int32Array): Int32Array {
 /**
  * Search state prepared once per loaded index (on the first search), so a query costs work in proportion to the
  * models that could match, not to the index:
- * - indexes of the 1-, 2-, 3- and 4-grams of the lower-cased ids: a word of up to four characters can only match a
- *   model whose id holds it, and a longer word one whose id holds every 4-gram of the word, so each of those posting
- *   lists bounds the candidates (no word makes every model a candidate);
+ * - indexes of the 1-, 2-, 3- and 4-grams of the lower-cased ids (each made when a word first needs it): a word of up
+ *   to four characters can only match a model whose id holds it, and a longer word one whose id holds every 4-gram of
+ *   the word, so each of those posting lists bounds the candidates (no word makes every model a candidate);
  * - exact-match postings (model positions in browse order, ascending) for author, task, library and tag;
  * - every candidate is then checked against every condition exactly as the scan does (substring of the id, equal
  *   author, task and library, all tags present), so answers are the scan's answers by construction;
@@ -170,8 +182,8 @@ export class SearchIndex {
   private readonly tags: string[][];
   private readonly tasks: (string | undefined)[];
   private readonly libraries: (string | undefined)[];
-  /** `grams[n]`: positions of the ids holding each n-gram, n = 1…4 */
-  private readonly grams: Map<GramKey, Int32Array>[] = [];
+  /** `grams[n]`: positions of the ids holding each n-gram, n = 1…4, each made on the first word that needs it */
+  private readonly grams: (Map<GramKey, Int32Array> | undefined)[] = [];
   private readonly byAuthor = new Map<string, Int32Array>();
   private readonly byTask = new Map<string, Int32Array>();
   private readonly byLibrary = new Map<string, Int32Array>();
@@ -185,24 +197,14 @@ export class SearchIndex {
     this.tags = new Array(n);
     this.tasks = new Array(n);
     this.libraries = new Array(n);
-    const grams = Array.from({ length: MAX_GRAM + 1 }, () => new Map<GramKey, number[]>());
     const byAuthor = new Map<string, number[]>();
     const byTask = new Map<string, number[]>();
     const byLibrary = new Map<string, number[]>();
     const byTag = new Map<string, number[]>();
-    const post = <K>(map: Map<K, number[]>, key: K, i: number) => {
-      const list = map.get(key);
-      if (list === undefined) map.set(key, [i]);
-      else if (list[list.length - 1] !== i) list.push(i);
-    };
     for (let i = 0; i < n; i++) {
       const m = models[i] as IndexedModel;
       const id = m.id.toLowerCase();
       this.lowerIds[i] = id;
-      for (let g = 1; g <= MAX_GRAM; g++) {
-        const map = grams[g] as Map<GramKey, number[]>;
-        for (let k = 0; k + g <= id.length; k++) post(map, gramKey(id, k, g), i);
-      }
       const owner = m.owner.toLowerCase();
       this.lowerOwners[i] = owner;
       post(byAuthor, owner, i);
@@ -215,15 +217,6 @@ export class SearchIndex {
       const tags = [...modelTags(m)];
       this.tags[i] = tags;
       for (const t of tags) post(byTag, t, i);
-    }
-    // Packed postings: a quarter to half the memory of arrays of numbers, and read as fast.
-    const pack = <K>(from: Map<K, number[]>, to: Map<K, Int32Array>) => {
-      for (const [k, v] of from) to.set(k, Int32Array.from(v));
-    };
-    for (let g = 0; g <= MAX_GRAM; g++) {
-      const packed = new Map<GramKey, Int32Array>();
-      pack(grams[g] as Map<GramKey, number[]>, packed);
-      this.grams.push(packed);
     }
     pack(byAuthor, this.byAuthor);
     pack(byTask, this.byTask);
@@ -311,7 +304,7 @@ export class SearchIndex {
       // A word of up to four characters has its own list; a longer word the lists of its 4-grams (`model-12`: `l-12` is
       // only in model-12… ids, while the trigram `-12` is also in every id of an owner ending in -12).
       const g = Math.min(w.length, MAX_GRAM);
-      const grams = this.grams[g] as Map<GramKey, Int32Array>;
+      const grams = this.gramsOf(g);
       for (let k = 0; k + g <= w.length; k++) if (!add(grams.get(gramKey(w, k, g)))) return null;
     }
     return lists.sort((a, b) => a.length - b.length);
@@ -355,6 +348,22 @@ export class SearchIndex {
       if (test(i)) matches.push(i);
     }
     return matches;
+  }
+
+  /** The posting lists of every gram of `g` characters of the ids. */
+  private gramsOf(g: number): Map<GramKey, Int32Array> {
+    let grams = this.grams[g];
+    if (grams === undefined) {
+      const lists = new Map<GramKey, number[]>();
+      for (let i = 0; i < this.lowerIds.length; i++) {
+        const id = this.lowerIds[i] as string;
+        for (let k = 0; k + g <= id.length; k++) post(lists, gramKey(id, k, g), i);
+      }
+      grams = new Map();
+      pack(lists, grams);
+      this.grams[g] = grams;
+    }
+    return grams;
   }
 
   private order(sort: SortKey, dir: 1 | -1): { list: Int32Array; position: Int32Array } {
