@@ -90,7 +90,7 @@ export function modelObjectId(id: string): string {
  * (the `current` ref), append an archive day, then switch `current` in one atomic step.
  */
 /** Models whose objects are written at once by {@link buildIndex}. */
-export const BUILD_CONCURRENCY = 64;
+export const BUILD_CONCURRENCY = 256;
 
 export async function buildIndex(objects: ObjectStore, input: BuildInput): Promise<BuildResult> {
   const archive = await readArchive(objects);
@@ -132,12 +132,13 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       // An unchanged model keeps its object (and address); a changed one points back at yesterday's.
       modelObject.prev = old && sameContent(old, modelObject) ? old.prev : (prevModel as Address);
     }
-    const modelAddress = await putJson(objects, 'model-hub.model', modelObject);
-    const sourceAddresses: Address[] = [];
-    for (const s of m.sources) {
-      const so: SourceObject = { kind: 'model-hub.source', model: m.id, revision, ...s };
-      sourceAddresses.push(await putJson(objects, 'model-hub.source', so));
-    }
+    // The model and its source objects in one go (a store that commits puts in groups writes them together).
+    const [modelAddress, ...sourceAddresses] = await Promise.all([
+      putJson(objects, 'model-hub.model', modelObject),
+      ...m.sources.map((s) =>
+        putJson(objects, 'model-hub.source', { kind: 'model-hub.source', model: m.id, revision, ...s } satisfies SourceObject),
+      ),
+    ]);
     const weight = files.reduce((n, f) => n + (isWeightFile(f.path) ? f.size : 0), 0);
     const listed = m.row?.listed ?? true;
     const [owner] = m.id.split('/');
@@ -174,7 +175,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     if (tags) row.tags = tags;
     return {
       row,
-      entry: { model: modelAddress, sources: sourceAddresses },
+      entry: { model: modelAddress as Address, sources: sourceAddresses },
       files: files.length,
       bytes: files.reduce((n, f) => n + f.size, 0),
     };
