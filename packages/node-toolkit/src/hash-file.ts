@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream, fstatSync, openSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
+import os from 'node:os';
+import { Worker } from 'node:worker_threads';
 
 /** Files up to this size are read in one read instead of a stream. */
 export const SMALL_FILE = 1 << 20;
@@ -83,6 +85,83 @@ export async function hashFileStamped(file: string): Promise<HashedFile> {
   } finally {
     closeSync(fd);
   }
-  const { sha256, size } = await streamSha256(file);
+  const { sha256, size } = await sha256InWorker(file);
   return { sha256, size, stamp };
+}
+
+// A big file is hashed in a worker thread: node:crypto hashes on the thread that calls `update`, so streamed hashes of
+// several weight files would otherwise queue on the main thread (one core) while the others sit idle.
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { createHash } = require('node:crypto');
+const { createReadStream } = require('node:fs');
+parentPort.on('message', async ({ file }) => {
+  try {
+    const hash = createHash('sha256');
+    let size = 0;
+    for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
+      hash.update(chunk);
+      size += chunk.length;
+    }
+    parentPort.postMessage({ sha256: hash.digest('hex'), size });
+  } catch (e) {
+    parentPort.postMessage({ error: String((e && e.message) || e) });
+  }
+});
+`;
+
+interface HashTask {
+  file: string;
+  resolve: (r: { sha256: string; size: number }) => void;
+  reject: (e: Error) => void;
+}
+
+const idle: Worker[] = [];
+const queue: HashTask[] = [];
+let workers = 0;
+const POOL_SIZE = Math.max(1, Math.min(4, os.availableParallelism()));
+
+const running = new Map<Worker, HashTask>();
+
+function runOn(worker: Worker, task: HashTask): void {
+  worker.ref();
+  running.set(worker, task);
+  worker.once('message', (m: { sha256?: string; size?: number; error?: string }) => {
+    running.delete(worker);
+    if (m.error !== undefined) task.reject(new Error(`${task.file}: ${m.error}`));
+    else task.resolve({ sha256: m.sha256 as string, size: m.size as number });
+    const next = queue.shift();
+    if (next) runOn(worker, next);
+    else {
+      // An idle worker does not keep the process alive.
+      worker.unref();
+      idle.push(worker);
+    }
+  });
+  worker.postMessage({ file: task.file });
+}
+
+/** SHA-256 of a file, streamed in a pool of worker threads (at most 4, at most one per core). */
+export function sha256InWorker(file: string): Promise<{ sha256: string; size: number }> {
+  return new Promise((resolve, reject) => {
+    const task = { file, resolve, reject };
+    const free = idle.pop();
+    if (free) return runOn(free, task);
+    if (workers < POOL_SIZE) return runOn(startWorker(), task);
+    queue.push(task);
+  });
+}
+
+function startWorker(): Worker {
+  workers++;
+  const worker = new Worker(WORKER_SOURCE, { eval: true });
+  worker.on('error', (e) => {
+    // A worker that dies fails its task; the next task starts another.
+    workers--;
+    running.get(worker)?.reject(e);
+    running.delete(worker);
+    const next = queue.shift();
+    if (next) runOn(startWorker(), next);
+  });
+  return worker;
 }
