@@ -1,10 +1,11 @@
 // Build speed of `hub index build --from-dir` over the SYNTHETIC tree of `pnpm bench --models N` (issue 18).
 // Usage: node bench/build.mjs [--models 10000] [--runs 3] [--keep DIR] [--changed 1] [--cpu-prof DIR]
+// (--runs 0 with --keep: only the two rebuilds, on the data folder an earlier run kept)
 // Each run builds the tree into an empty data folder (ms per model: min / median / max over the runs). Then, on the
-// last run's data: a rebuild of the same tree (objects written: should be 1, the archive-chained catalog is the same
-// so 0 new objects at best), and a rebuild after --changed percent of the models changed one file each (objects
-// written: each changed model's model and source objects plus the catalog). --keep DIR keeps the tree (and the last
-// data folder) in DIR/models-N and reuses the tree on the next run. Run `pnpm build` first (it runs the built CLI).
+// last run's data: the same day built again with nothing changed (0 objects written), and the next day's build after
+// --changed percent of the models changed one file each (objects written: each changed model's model and source
+// objects plus the catalog, or its root and changed shards). --keep DIR keeps the tree (and the last data folder) in
+// DIR/models-N and reuses the tree on the next run. Run `pnpm build` first (it runs the built CLI).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -47,7 +48,7 @@ function countObjects(data) {
   return n;
 }
 
-function build(data, label) {
+function build(data, label, date = '2026-11-22') {
   const before = countObjects(data);
   const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values['cpu-prof'])] : [];
   const t0 = performance.now();
@@ -65,7 +66,7 @@ function build(data, label) {
       '--data',
       data,
       '--date',
-      '2026-11-22',
+      date,
     ],
     { cwd: root, env: { ...process.env, HUB_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
   );
@@ -79,19 +80,21 @@ function build(data, label) {
 }
 
 const times = [];
-let data;
+// --runs 0 measures only the rebuilds, on the data folder kept by an earlier run with --keep.
+const data = path.join(base, 'data');
 for (let r = 0; r < RUNS; r++) {
-  data = path.join(base, 'data');
   rmSync(data, { recursive: true, force: true });
   mkdirSync(data, { recursive: true });
   times.push(build(data, `build ${r + 1}/${RUNS} (empty data folder)`).ms / MODELS);
 }
 times.sort((a, b) => a - b);
 const median = times[Math.floor(times.length / 2)];
-console.log(
-  `build ms/model at ${MODELS}: min ${times[0].toFixed(3)} median ${median.toFixed(3)} max ${times.at(-1).toFixed(3)} (${RUNS} runs; 19 ms/model before issue 18 = ${(19 / median).toFixed(1)}x)`,
-);
-build(data, 'rebuild, nothing changed');
+if (RUNS > 0) {
+  console.log(
+    `build ms/model at ${MODELS}: min ${times[0].toFixed(3)} median ${median.toFixed(3)} max ${times.at(-1).toFixed(3)} (${RUNS} runs; 19 ms/model before issue 18 = ${(19 / median).toFixed(1)}x)`,
+  );
+}
+build(data, 'rebuild of the same day, nothing changed');
 // Change one file of `changed` percent of the models (spread over the tree), keeping the other files as they are.
 const changed = Math.max(1, Math.round((MODELS * Number(values.changed)) / 100));
 const stamp = Date.now();
@@ -102,7 +105,7 @@ for (let k = 0; k < changed; k++) {
     JSON.stringify({ model_type: 'llama', synthetic: true, i, changed: stamp }),
   );
 }
-const rebuilt = build(data, `rebuild, ${changed} models changed`);
+const rebuilt = build(data, `next day's build, ${changed} models changed`, '2026-11-23');
 console.log(`expected objects for ${changed} changed models: ${2 * changed} (model + source each) + the catalog`);
 if (!values.keep) rmSync(base, { recursive: true, force: true });
 else console.log(`kept tree and data in ${base} (catalog ${rebuilt.catalog})`);
