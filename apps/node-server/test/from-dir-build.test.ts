@@ -97,7 +97,8 @@ describe.skipIf(!existsSync(CLI))('hub index build --from-dir killed midway (nee
     expect(await exited).toBeNull();
     const after = objectFiles(killed);
     expect(after.bytes.length).toBeGreaterThanOrEqual(before + 100);
-    expect(after.bytes.length).toBeLessThan(before + 2 * MODELS);
+    // (killed before the catalog: `current` below still names day 1)
+    expect(after.bytes.length).toBeLessThanOrEqual(before + 2 * MODELS);
     // current still names day 1; every object on disk has its metadata; verify re-hashes everything: no fault.
     expect(readFileSync(path.join(killed, 'refs', 'current'), 'utf8')).toBe(day1);
     expect(after.bytes.filter((b) => !after.metas.has(b))).toEqual([]);
