@@ -134,6 +134,8 @@ async function main(argv: string[]) {
     const result = await buildFromDir(store, {
       dir: path.resolve(dir),
       sources,
+      // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
+      cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
       ...(values.date ? { date: values.date } : {}),
       log,
       progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),

@@ -69,3 +69,34 @@ describe('FsObjectStore atomicity', () => {
     expect((await store.get(meta.id as `blake3:${string}`))?.bytes.byteLength).toBe(1024);
   });
 });
+
+describe('FsObjectStore grouped puts', () => {
+  it('commits the puts of one turn together: each resolves, the same bytes twice are written once', async () => {
+    const root = await tempDir();
+    const store = new FsObjectStore(root);
+    const bytes = Array.from({ length: 50 }, (_, i) => new TextEncoder().encode(`object ${i}`));
+    const results = await Promise.all([
+      ...bytes.map((b) => store.put(b, { kind: 'k', mediaType: 'text/plain' })),
+      store.put(bytes[0] as Uint8Array, { kind: 'other', mediaType: 'text/plain' }),
+    ]);
+    expect(results.filter((r) => r.created)).toHaveLength(50);
+    expect(results[50]).toMatchObject({ created: false, meta: { id: results[0]?.meta.id, kind: 'k' } });
+    const files = await listFiles(root);
+    expect(files.filter((f) => /^[0-9a-f]{64}$/.test(path.basename(f)))).toHaveLength(50);
+    expect(files.filter((f) => f.endsWith('.meta'))).toHaveLength(50);
+    expect(files.filter((f) => path.basename(f).startsWith('.tmp-'))).toEqual([]);
+    // A new store (nothing cached) answers them as stored.
+    const again = new FsObjectStore(root);
+    const second = await Promise.all(bytes.map((b) => again.put(b, { kind: 'k', mediaType: 'text/plain' })));
+    expect(second.every((r) => !r.created)).toBe(true);
+  });
+
+  it('rejects every put of a group that cannot be written (none hangs)', async () => {
+    const root = await tempDir();
+    const { writeFile } = await import('node:fs/promises');
+    await writeFile(path.join(root, 'objects'), 'not a folder');
+    const store = new FsObjectStore(root);
+    const puts = [1, 2, 3].map((i) => store.put(new TextEncoder().encode(`x${i}`), { kind: 'k', mediaType: 'text/plain' }));
+    for (const p of puts) await expect(p).rejects.toThrow();
+  });
+});

@@ -1,4 +1,4 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
   type BuildModelInput,
@@ -10,7 +10,12 @@ import {
   type ObjectStore,
   quantOf,
 } from '@hub/core-index';
-import { sha256File } from './hash-file.js';
+import { BuildCache } from './build-cache.js';
+import { hashFileStamped, stampOf } from './hash-file.js';
+
+/** The optional facts file of a model folder (not indexed as a file). */
+const FACTS_FILE = '.hub-facts.json';
+const GGUF_MAGIC = [0x47, 0x47, 0x55, 0x46];
 
 /** Models hashed at once by {@link buildFromDir}. */
 const HASH_CONCURRENCY = 16;
@@ -26,19 +31,35 @@ export interface FromDirOptions {
   date?: string;
   display?: (name: string) => string;
   log?: Logger;
+  /**
+   * The rebuild cache (a file in the data folder): files whose stamp (size, times, inode) matches the previous
+   * build's record are not read or parsed again. Absent: every file is hashed.
+   */
+  cacheFile?: string;
   /** progress callback: files hashed so far, of total */
   progress?: (done: number, total: number, file: string) => void;
 }
 
-async function walk(dir: string, prefix = ''): Promise<string[]> {
-  const out: string[] = [];
-  const entries = await readdir(dir, { withFileTypes: true });
+interface Walked {
+  /** file paths relative to the model folder, sorted per folder */
+  files: string[];
+  /** the model folder holds `.hub-facts.json` */
+  hasFacts: boolean;
+}
+
+/**
+ * The files of one model folder, read synchronously: a few `readdir`s per model cost less than a thread-pool round
+ * trip each (the build is a command, not a server answering requests).
+ */
+function walk(dir: string, prefix = '', out: Walked = { files: [], hasFacts: false }): Walked {
+  const entries = readdirSync(dir, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const e of entries) {
+    if (!prefix && e.name === FACTS_FILE) out.hasFacts = true;
     if (e.name.startsWith('.') && e.name !== '.gitattributes') continue;
     const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await walk(path.join(dir, e.name), rel)));
-    else if (e.isFile()) out.push(rel);
+    if (e.isDirectory()) walk(path.join(dir, e.name), rel, out);
+    else if (e.isFile()) out.files.push(rel);
   }
   return out;
 }
@@ -80,9 +101,9 @@ interface FactsFile {
  * Optional `.hub-facts.json` in a model folder (not indexed as a file): license, pipeline_tag,
  * library_name and tags, which a bare tree cannot tell.
  */
-async function readFactsFile(dir: string): Promise<FactsFile> {
+function readFactsFile(dir: string): FactsFile {
   try {
-    const raw = JSON.parse(await readFile(path.join(dir, '.hub-facts.json'), 'utf8')) as FactsFile;
+    const raw = JSON.parse(readFileSync(path.join(dir, FACTS_FILE), 'utf8')) as FactsFile;
     const out: FactsFile = {};
     if (typeof raw.license === 'string') out.license = raw.license;
     if (typeof raw.pipeline_tag === 'string') out.pipeline_tag = raw.pipeline_tag;
@@ -101,33 +122,50 @@ async function readFactsFile(dir: string): Promise<FactsFile> {
  */
 export async function buildFromDir(objects: ObjectStore, options: FromDirOptions): Promise<BuildResult> {
   const models: BuildModelInput[] = [];
-  const owners = (await readdir(options.dir, { withFileTypes: true })).filter((e) => e.isDirectory() && !e.name.startsWith('.'));
-  const todo: Array<{ id: string; dir: string; files: string[] }> = [];
-  for (const owner of owners.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    const names = (await readdir(path.join(options.dir, owner.name), { withFileTypes: true })).filter((e) => e.isDirectory());
-    for (const name of names.sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      const dir = path.join(options.dir, owner.name, name.name);
-      todo.push({ id: `${owner.name}/${name.name}`, dir, files: await walk(dir) });
+  const root = path.resolve(options.dir);
+  const cache = BuildCache.load(options.cacheFile, root);
+  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1);
+  const owners = readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.'));
+  const todo: Array<{ id: string; dir: string } & Walked> = [];
+  for (const owner of owners.sort(byName)) {
+    const names = readdirSync(path.join(root, owner.name), { withFileTypes: true }).filter((e) => e.isDirectory());
+    for (const name of names.sort(byName)) {
+      const dir = path.join(root, owner.name, name.name);
+      todo.push({ id: `${owner.name}/${name.name}`, dir, ...walk(dir) });
     }
   }
   const total = todo.reduce((n, t) => n + t.files.length, 0);
   let done = 0;
+  /** One file's record and GGUF facts: from the rebuild cache when its stamp is unchanged, else read and hashed. */
+  const fileOne = async (t: (typeof todo)[number], rel: string) => {
+    const full = path.join(t.dir, rel);
+    const key = `${t.id}/${rel}`;
+    if (cache.knows(key)) {
+      const stamp = stampOf(statSync(full, { bigint: true }));
+      const hit = cache.lookup(key, stamp);
+      if (hit) return { record: { path: rel, size: stamp.size, sha256: hit.sha256 }, gguf: hit.gguf };
+    }
+    const readAt = Date.now();
+    const { sha256, size, stamp, head } = await hashFileStamped(full);
+    let gguf: GgufFacts | null = null;
+    // A small file that does not start with the GGUF magic is not parsed (the parser would refuse it anyway).
+    const magic = !head || GGUF_MAGIC.every((b, i) => head[i] === b);
+    if (magic && /\.gguf$/i.test(rel) && !isMmproj(rel)) gguf = (await ggufFacts(full, rel)) ?? null;
+    cache.record(key, stamp, sha256, gguf, readAt);
+    return { record: { path: rel, size, sha256 }, gguf };
+  };
   const indexOne = async (t: (typeof todo)[number]): Promise<BuildModelInput> => {
     const files = [];
     const gguf: GgufFacts[] = [];
     for (const rel of t.files) {
-      const full = path.join(t.dir, rel);
-      const { sha256, size } = await sha256File(full);
-      files.push({ path: rel, size, sha256 });
-      if (/\.gguf$/i.test(rel) && !isMmproj(rel)) {
-        const facts = await ggufFacts(full, rel);
-        if (facts) gguf.push(facts);
-      }
+      const one = await fileOne(t, rel);
+      files.push(one.record);
+      if (one.gguf) gguf.push(one.gguf);
       done++;
       options.progress?.(done, total, `${t.id}/${rel}`);
     }
     const first = gguf[0];
-    const extra = await readFactsFile(t.dir);
+    const extra = t.hasFacts ? readFactsFile(t.dir) : {};
     options.log?.info({ model: t.id, files: files.length }, 'indexed model');
     return {
       id: t.id,
@@ -145,14 +183,18 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
       sources: options.sources.map((s) => ({ source: s.name, type: 'http' as const, ...(s.url ? { url: s.url } : {}) })),
     };
   };
-  // A few models at once: their file reads, hashes (node:crypto streams hash on the libuv pool) and GGUF header
-  // reads overlap instead of waiting on one file at a time. Models keep the tree's order.
+  // A few models at once: big files' streamed reads and GGUF header reads overlap instead of waiting on one file at a
+  // time (small files are read synchronously). Models keep the tree's order.
   for (let i = 0; i < todo.length; i += HASH_CONCURRENCY) {
     models.push(...(await Promise.all(todo.slice(i, i + HASH_CONCURRENCY).map(indexOne))));
   }
-  return buildIndex(objects, {
+  const result = await buildIndex(objects, {
     date: options.date ?? new Date().toISOString().slice(0, 10),
     models,
     ...(options.display ? { display: options.display } : {}),
   });
+  // Only after the index is written: a build that failed leaves the previous cache (still true of the files).
+  await cache.save(options.cacheFile);
+  options.log?.info({ files: total, reused: cache.hits }, 'from-dir cache');
+  return result;
 }

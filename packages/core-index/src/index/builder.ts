@@ -1,8 +1,8 @@
 import { BUCKETS_REF } from '../buckets/schema.js';
 import { SPACES_REF } from '../spaces/catalog.js';
-import { type Address, blake3Hex } from './blake3.js';
+import { type Address, addressOf, blake3Hex } from './blake3.js';
 import { canonicalBytes, canonicalJson } from './canonical-json.js';
-import { writeCatalog } from './catalog-shards.js';
+import { readCatalog, writeCatalog } from './catalog-shards.js';
 import { isWeightFile } from './index-store.js';
 import type { ObjectStore } from './object-store.js';
 import {
@@ -90,18 +90,16 @@ export function modelObjectId(id: string): string {
  * (the `current` ref), append an archive day, then switch `current` in one atomic step.
  */
 /** Models whose objects are written at once by {@link buildIndex}. */
-export const BUILD_CONCURRENCY = 64;
+export const BUILD_CONCURRENCY = 256;
 
 export async function buildIndex(objects: ObjectStore, input: BuildInput): Promise<BuildResult> {
   const archive = await readArchive(objects);
   // Days before this one (a rebuild of the same day replaces that day).
   const older = archive.days.filter((d) => d.date !== input.date);
   const prevCatalogAddress = older[0]?.index as Address | undefined;
-  let prevCatalog: CatalogObject | undefined;
-  if (prevCatalogAddress) {
-    const stored = await objects.get(prevCatalogAddress);
-    if (stored) prevCatalog = JSON.parse(new TextDecoder().decode(stored.bytes)) as CatalogObject;
-  }
+  const prevCatalog = await readCatalogOrNone(objects, prevCatalogAddress);
+  // The catalog of this same day when it is built again: its objects need not be put again either.
+  const sameDay = await readCatalogOrNone(objects, archive.days.find((d) => d.date === input.date)?.index as Address | undefined);
   const display = input.display ?? ((s: string) => s);
   const rows: ModelRow[] = [];
   const entries: CatalogObject['objects'] = {};
@@ -132,12 +130,22 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       // An unchanged model keeps its object (and address); a changed one points back at yesterday's.
       modelObject.prev = old && sameContent(old, modelObject) ? old.prev : (prevModel as Address);
     }
-    const modelAddress = await putJson(objects, 'model-hub.model', modelObject);
-    const sourceAddresses: Address[] = [];
-    for (const s of m.sources) {
-      const so: SourceObject = { kind: 'model-hub.source', model: m.id, revision, ...s };
-      sourceAddresses.push(await putJson(objects, 'model-hub.source', so));
-    }
+    // The model and its source objects in one go (a store that commits puts in groups writes them together). An
+    // object that yesterday's catalog or this day's previous build already names for this model, and that the store
+    // has, is not put again (a rebuild where few models changed puts only theirs).
+    const known = new Set<string>();
+    for (const e of [prevCatalog?.objects[m.id], sameDay?.objects[m.id]]) if (e) for (const a of [e.model, ...e.sources]) known.add(a);
+    const store = async (kind: string, value: unknown): Promise<Address> => {
+      if (!known.size) return putJson(objects, kind, value);
+      const bytes = canonicalBytes(value);
+      const address = addressOf(bytes);
+      if (known.has(address) && (await objects.has(address))) return address;
+      return (await objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE })).meta.id as Address;
+    };
+    const [modelAddress, ...sourceAddresses] = await Promise.all([
+      store('model-hub.model', modelObject),
+      ...m.sources.map((s) => store('model-hub.source', { kind: 'model-hub.source', model: m.id, revision, ...s } satisfies SourceObject)),
+    ]);
     const weight = files.reduce((n, f) => n + (isWeightFile(f.path) ? f.size : 0), 0);
     const listed = m.row?.listed ?? true;
     const [owner] = m.id.split('/');
@@ -174,7 +182,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     if (tags) row.tags = tags;
     return {
       row,
-      entry: { model: modelAddress, sources: sourceAddresses },
+      entry: { model: modelAddress as Address, sources: sourceAddresses },
       files: files.length,
       bytes: files.reduce((n, f) => n + f.size, 0),
     };
@@ -227,6 +235,16 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
 
 function sameContent(a: ModelObject, b: ModelObject): boolean {
   return canonicalJson({ ...a, prev: null }) === canonicalJson({ ...b, prev: null });
+}
+
+/** A catalog (joined from its shards), or nothing when there is none or it cannot be read (then nothing is skipped). */
+async function readCatalogOrNone(objects: ObjectStore, address: Address | undefined): Promise<CatalogObject | undefined> {
+  if (!address) return undefined;
+  try {
+    return await readCatalog(objects, address, { verified: true });
+  } catch {
+    return undefined;
+  }
 }
 
 async function readPrev(objects: ObjectStore, address: string): Promise<ModelObject | undefined> {

@@ -165,3 +165,34 @@ describe('catalog shards (a catalog over the message limit is a root plus conten
     expect(() => splitCatalog(catalog, 300)).toThrow(/over the shard limit/);
   });
 });
+
+describe('rebuilds over a sharded catalog (issue 18, build speed)', () => {
+  it("a changed model chains to yesterday's object and unchanged ones are not put again, as with one catalog object", async () => {
+    for (const catalogLimit of [undefined, LIMIT]) {
+      const store = new MemoryObjectStore();
+      const day1 = await buildIndex(store, { date: '2026-11-24', models: syntheticModels(300), ...(catalogLimit ? { catalogLimit } : {}) });
+      const yesterday = await readCatalog(store, day1.catalog);
+      let puts = 0; // objects written (created)
+      const counting: ObjectStore = Object.assign(Object.create(store) as ObjectStore, {
+        put: async (...args: Parameters<ObjectStore['put']>) => {
+          const r = await store.put(...args);
+          if (r.created) puts++;
+          return r;
+        },
+      });
+      const day2 = await buildIndex(counting, {
+        date: '2026-11-25',
+        models: syntheticModels(300, 42),
+        ...(catalogLimit ? { catalogLimit } : {}),
+      });
+      const today = await readCatalog(store, day2.catalog);
+      const id = 'bench-org-0/model-42';
+      const changed = (await objectJson(store, today.objects[id]?.model as string)) as { prev: string };
+      expect(changed.prev).toBe(yesterday.objects[id]?.model);
+      expect(today.objects['bench-org-1/model-43']).toEqual(yesterday.objects['bench-org-1/model-43']);
+      // the changed model's model and source objects, and the catalog (its root and at most two shards when sharded)
+      expect(puts).toBeGreaterThanOrEqual(3);
+      expect(puts).toBeLessThanOrEqual(catalogLimit ? 2 + 1 + 2 : 3);
+    }
+  });
+});

@@ -1,0 +1,169 @@
+// buildFromDir after issue 18's build work: the same answers as before (catalog addresses pinned from the build
+// before the change), a rebuild writes only what changed, and the rebuild cache never serves a stale SHA-256.
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type Address, type CatalogObject, type ModelObject, silentLogger } from '@hub/core-index';
+import { FsObjectStore } from '@hub/objects/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoTreeDir } from './demo.js';
+import { buildFromDir } from './from-dir.js';
+
+const dirs: string[] = [];
+async function tmp(prefix: string) {
+  const d = await mkdtemp(path.join(os.tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+afterAll(async () => {
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+const SOURCES = [{ name: 's', url: 'http://m.test/{id}/{path}' }];
+/** A whole-second modification time (2026-01-01) given to the config files of the rebuild tree. */
+const MTIME = 1_767_225_600;
+
+/** A SYNTHETIC tree: 30 models in 3 owners, a nested file, a file named like a GGUF quant that is not GGUF, one facts file. */
+function writeTree(tree: string) {
+  for (let i = 0; i < 30; i++) {
+    const dir = path.join(tree, `org-${i % 3}`, `model-${i}`);
+    mkdirSync(path.join(dir, 'sub'), { recursive: true });
+    writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ i }));
+    writeFileSync(path.join(dir, 'sub', 'README.md'), `# model-${i}\nSYNTHETIC\n`);
+    writeFileSync(path.join(dir, `model-${i}-Q4_K_M.gguf`), `SYNTHETIC ${i}`);
+    if (i === 7) {
+      writeFileSync(
+        path.join(dir, '.hub-facts.json'),
+        JSON.stringify({ license: 'mit', pipeline_tag: 'text-classification', tags: ['x'] }),
+      );
+    }
+  }
+}
+
+/** Object files in a data folder (bytes files, not metadata or temp files). */
+function objectFiles(data: string): Set<string> {
+  const out = new Set<string>();
+  const root = path.join(data, 'objects');
+  for (const shard of readdirSync(root)) {
+    for (const name of readdirSync(path.join(root, shard))) if (/^[0-9a-f]{64}$/.test(name)) out.add(`blake3:${name}`);
+  }
+  return out;
+}
+
+async function readJson<T>(store: FsObjectStore, address: string): Promise<T> {
+  const got = await store.get(address as Address);
+  if (!got) throw new Error(`missing ${address}`);
+  return JSON.parse(new TextDecoder().decode(got.bytes)) as T;
+}
+
+const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+describe('buildFromDir answers', () => {
+  it('builds the same catalogs as before the build work (addresses pinned from the previous builder)', async () => {
+    // Computed with the from-dir builder of main before issue 18's build work (async reads, a GGUF parse attempt for
+    // every .gguf name, the facts file tried in every folder) over the same trees and date.
+    const tree = await tmp('hub-fromdir-tree-');
+    writeTree(tree);
+    const a = await buildFromDir(new FsObjectStore(await tmp('hub-fromdir-data-')), { dir: tree, sources: SOURCES, date: '2026-11-22' });
+    expect(a.catalog).toBe('blake3:5b9ff94980010eaf0d84164966cefc1904adc8f7e1fe5cdafd2d3ae243b81ded');
+    expect([a.models, a.files]).toEqual([30, 90]);
+    // The demo tree holds a real GGUF file: its header facts are still read.
+    const demoStore = new FsObjectStore(await tmp('hub-fromdir-demo-'));
+    const demo = await buildFromDir(demoStore, {
+      dir: demoTreeDir(),
+      sources: [{ name: 'demo', url: 'http://m.test/{id}/{path}' }],
+      date: '2026-11-22',
+    });
+    expect(demo.catalog).toBe('blake3:b3feef1281deff4d7fd6ceab42b769efbb1cf416f6681b1ec4b63be51930cc7e');
+    const catalog = await readJson<CatalogObject>(demoStore, demo.catalog);
+    const tiny = await readJson<ModelObject>(demoStore, catalog.objects['demo/tiny-llama-2-GGUF']?.model as string);
+    expect(tiny.facts.gguf?.[0]?.architecture).toBe('llama');
+  });
+});
+
+describe('rebuilds with the rebuild cache', () => {
+  let tree: string;
+  let data: string;
+  let cacheFile: string;
+  let first: Awaited<ReturnType<typeof buildFromDir>>;
+  beforeAll(async () => {
+    tree = await tmp('hub-rebuild-tree-');
+    data = await tmp('hub-rebuild-data-');
+    cacheFile = path.join(data, 'cache', 'from-dir.json');
+    writeTree(tree);
+    // Whole-second modification times, so a test can put one back exactly (`touch -r`).
+    for (const owner of readdirSync(tree)) {
+      for (const model of readdirSync(path.join(tree, owner))) utimesSync(path.join(tree, owner, model, 'config.json'), MTIME, MTIME);
+    }
+    // Entries for files changed within 2 s of their read are not kept (coarse timestamps): let the tree age.
+    await new Promise((r) => setTimeout(r, 2100));
+    first = await buildFromDir(new FsObjectStore(data), { dir: tree, sources: SOURCES, date: '2026-11-22', cacheFile });
+  });
+
+  it('building the same tree again writes no object, reads no file, and gives the same catalog', async () => {
+    const before = objectFiles(data);
+    expect(before.size).toBe(30 * 2 + 1);
+    const read: string[] = [];
+    const again = await buildFromDir(new FsObjectStore(data), {
+      dir: tree,
+      sources: SOURCES,
+      date: '2026-11-22',
+      cacheFile,
+      log: { ...silentLogger, info: (o: object) => read.push(JSON.stringify(o)) },
+    });
+    expect(again.catalog).toBe(first.catalog);
+    expect(objectFiles(data)).toEqual(before);
+    // every one of the 90 files came from the cache
+    expect(read).toContain(JSON.stringify({ files: 90, reused: 90 }));
+  });
+
+  it('a 1-model change writes exactly that model and source object and the new catalog', async () => {
+    const before = objectFiles(data);
+    const changed = path.join(tree, 'org-1', 'model-4', 'config.json');
+    writeFileSync(changed, JSON.stringify({ i: 4, changed: true }));
+    const store = new FsObjectStore(data);
+    const result = await buildFromDir(store, { dir: tree, sources: SOURCES, date: '2026-11-23', cacheFile });
+    const added = [...objectFiles(data)].filter((a) => !before.has(a));
+    const catalog = await readJson<CatalogObject>(store, result.catalog);
+    const entry = catalog.objects['org-1/model-4'];
+    expect(added.sort()).toEqual([result.catalog, entry?.model, ...(entry?.sources ?? [])].sort());
+    expect(added).toHaveLength(3);
+    const model = await readJson<ModelObject>(store, entry?.model as string);
+    expect(model.files.find((f) => f.path === 'config.json')?.sha256).toBe(sha256(changed));
+  });
+
+  it('a file rewritten with the same size and its old modification time is hashed again (no stale SHA-256)', async () => {
+    const file = path.join(tree, 'org-2', 'model-5', 'config.json');
+    const old = statSync(file);
+    expect(old.mtimeMs).toBe(MTIME * 1000);
+    const bytes = readFileSync(file);
+    const flipped = Buffer.from(bytes);
+    flipped[flipped.length - 2] = (flipped[flipped.length - 2] as number) ^ 1; // {"i":5} → {"i":4}, same size
+    writeFileSync(file, flipped);
+    utimesSync(file, MTIME, MTIME); // `touch -r`: size and mtime as before, only the change time differs
+    expect([statSync(file).size, statSync(file).mtimeMs]).toEqual([old.size, old.mtimeMs]);
+    const store = new FsObjectStore(data);
+    const result = await buildFromDir(store, { dir: tree, sources: SOURCES, date: '2026-11-24', cacheFile });
+    const catalog = await readJson<CatalogObject>(store, result.catalog);
+    const model = await readJson<ModelObject>(store, catalog.objects['org-2/model-5']?.model as string);
+    expect(model.files.find((f) => f.path === 'config.json')?.sha256).toBe(sha256(file));
+    expect(sha256(file)).not.toBe(createHash('sha256').update(bytes).digest('hex'));
+  });
+
+  it('a damaged cache file is ignored (every file hashed, same answers)', async () => {
+    const text = readFileSync(cacheFile, 'utf8');
+    // Point one entry at another hash without fixing the checksum line.
+    const damaged = text.replace(/"org-0\/model-0\/config.json":\[(\d+),("[^"]*",){4}"([0-9a-f]{64})"/, (m, _s, _t, h) =>
+      m.replace(h, '0'.repeat(64)),
+    );
+    expect(damaged).not.toBe(text);
+    writeFileSync(cacheFile, damaged);
+    const store = new FsObjectStore(data);
+    const result = await buildFromDir(store, { dir: tree, sources: SOURCES, date: '2026-11-25', cacheFile });
+    const catalog = await readJson<CatalogObject>(store, result.catalog);
+    const model = await readJson<ModelObject>(store, catalog.objects['org-0/model-0']?.model as string);
+    expect(model.files.find((f) => f.path === 'config.json')?.sha256).toBe(sha256(path.join(tree, 'org-0', 'model-0', 'config.json')));
+  });
+});
