@@ -135,7 +135,7 @@ const keep = values.keep && MODELS > 0 ? path.resolve(values.keep, `models-${MOD
 const data = keep ?? mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
 if (keep && values.rebuild && existsSync(path.join(data, 'bench.json'))) {
   // a new build on the kept tree: the index goes, the tree stays
-  for (const f of ['objects', 'refs', 'bench.json', 'probes.json', 'load-pack', 'missing.txt'])
+  for (const f of ['objects', 'refs', 'cache', 'bench.json', 'probes.json', 'load-pack', 'missing.txt'])
     rmSync(path.join(data, f), { recursive: true, force: true });
 }
 const reused = keep !== undefined && existsSync(path.join(data, 'bench.json'));
