@@ -125,9 +125,11 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       prev: null,
     };
     // Chain to yesterday's object for this model only when it changed.
-    if (prevModel) {
+    // A model unchanged since it was first indexed (its object's `prev` is null) hashes to yesterday's address as it
+    // is: no read. Otherwise yesterday's object is read to tell an unchanged model (it keeps its object and address)
+    // from a changed one (which points back at yesterday's).
+    if (prevModel && addressOf(canonicalBytes(modelObject)) !== prevModel) {
       const old = await readPrev(objects, prevModel);
-      // An unchanged model keeps its object (and address); a changed one points back at yesterday's.
       modelObject.prev = old && sameContent(old, modelObject) ? old.prev : (prevModel as Address);
     }
     // The model and its source objects in one go (a store that commits puts in groups writes them together). An

@@ -195,4 +195,39 @@ describe('rebuilds over a sharded catalog (issue 18, build speed)', () => {
       expect(puts).toBeLessThanOrEqual(catalogLimit ? 2 + 1 + 2 : 3);
     }
   });
+
+  it("reads yesterday's model object only for models that changed at some point; the chain is the same as reading every one", async () => {
+    const store = new MemoryObjectStore();
+    const counted = new Set<string>(); // model objects named by day 1's or day 2's catalog
+    let reads = 0;
+    const counting: ObjectStore = Object.assign(Object.create(store) as ObjectStore, {
+      get: async (address: Address) => {
+        if (counted.has(address)) reads++;
+        return store.get(address);
+      },
+    });
+    const day1 = await buildIndex(counting, { date: '2026-11-24', models: syntheticModels(50) });
+    const c1 = await readCatalog(store, day1.catalog);
+    for (const e of Object.values(c1.objects)) counted.add(e.model);
+    // day 2: model 7 changed; the 49 others are unchanged since day 1 (their objects' prev is null): no read
+    reads = 0;
+    const day2 = await buildIndex(counting, { date: '2026-11-25', models: syntheticModels(50, 7) });
+    expect(reads).toBe(1);
+    const c2 = await readCatalog(store, day2.catalog);
+    for (const e of Object.values(c2.objects)) counted.add(e.model);
+    const id7 = 'bench-org-0/model-7';
+    expect(c2.objects[id7]?.model).not.toBe(c1.objects[id7]?.model);
+    expect(((await objectJson(store, c2.objects[id7]?.model as string)) as { prev: string }).prev).toBe(c1.objects[id7]?.model);
+    // day 3: nothing changed since day 2. Model 7's object has a prev, so it alone is read; it keeps day 2's object.
+    reads = 0;
+    const day3 = await buildIndex(counting, { date: '2026-11-26', models: syntheticModels(50, 7) });
+    expect(reads).toBe(1);
+    const c3 = await readCatalog(store, day3.catalog);
+    expect(c3.objects).toEqual(c2.objects);
+    // day 4: model 7 back as on day 1. Its object chains to day 3's (a new object: content as day 1's, prev day 3's).
+    const day4 = await buildIndex(counting, { date: '2026-11-27', models: syntheticModels(50) });
+    const c4 = await readCatalog(store, day4.catalog);
+    expect(((await objectJson(store, c4.objects[id7]?.model as string)) as { prev: string }).prev).toBe(c3.objects[id7]?.model);
+    for (const id of Object.keys(c1.objects)) if (id !== id7) expect(c4.objects[id]).toEqual(c1.objects[id]);
+  });
 });
