@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { syntheticModelDir, writeSyntheticTree } from './synthetic-tree.mjs';
+import { fromDirBuildArgs, syntheticModelDir, writeSyntheticTree } from './synthetic-tree.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -52,24 +52,12 @@ function build(data, label, date = '2026-11-22') {
   const before = countObjects(data);
   const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values['cpu-prof'])] : [];
   const t0 = performance.now();
-  const out = execFileSync(
-    process.execPath,
-    [
-      ...prof,
-      'apps/node-server/dist/cli.js',
-      'index',
-      'build',
-      '--from-dir',
-      tree,
-      '--source',
-      'bench=http://localhost:9/{id}/resolve/{revision}/{path}',
-      '--data',
-      data,
-      '--date',
-      date,
-    ],
-    { cwd: root, env: { ...process.env, HUB_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' },
-  );
+  const out = execFileSync(process.execPath, [...prof, ...fromDirBuildArgs(tree, data, date)], {
+    cwd: root,
+    env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
   const ms = performance.now() - t0;
   const result = JSON.parse(out.trim().split('\n').pop());
   const written = countObjects(data) - before;

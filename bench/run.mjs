@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { fromDirBuildArgs, SYNTHETIC_SOURCE_TEMPLATE, writeSyntheticTree } from './synthetic-tree.mjs';
 
 const FLAGS = {
   duration: { type: 'string', default: '5' },
@@ -149,41 +150,17 @@ if (MODELS > 0 && !reused) {
   const treeDone = path.join(data, 'tree.done');
   if (!existsSync(treeDone)) {
     const t = performance.now();
-    for (let i = 0; i < MODELS; i++) {
-      const dir = path.join(tree, `bench-org-${i % 25}`, `model-${i}`);
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(path.join(dir, 'config.json'), JSON.stringify({ model_type: 'llama', synthetic: true, i }));
-      writeFileSync(path.join(dir, 'README.md'), `# model-${i}\n\nSYNTHETIC benchmark model.\n`);
-      for (const q of ['Q4_K_M', 'Q8_0']) writeFileSync(path.join(dir, `model-${i}-${q}.gguf`), `SYNTHETIC ${q} ${i}`);
-      if ((i + 1) % 10_000 === 0) console.error(`tree: ${i + 1} of ${MODELS} models`);
-    }
+    writeSyntheticTree(tree, MODELS, (done) => console.error(`tree: ${done} of ${MODELS} models`));
     writeFileSync(treeDone, `${MODELS}\n`);
     console.error(`wrote the SYNTHETIC tree of ${MODELS} models in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   }
   if (values['tree-only']) process.exit(0);
-  const template = 'http://localhost:9/{id}/resolve/{revision}/{path}';
   const t0 = performance.now();
-  execFileSync(
-    process.execPath,
-    [
-      'apps/node-server/dist/cli.js',
-      'index',
-      'build',
-      '--from-dir',
-      tree,
-      '--source',
-      `bench=${template}`,
-      '--data',
-      data,
-      '--date',
-      '2026-11-22',
-    ],
-    {
-      cwd: root,
-      env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    },
-  );
+  execFileSync(process.execPath, fromDirBuildArgs(tree, data), {
+    cwd: root,
+    env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   buildSeconds = (performance.now() - t0) / 1000;
   console.error(`built ${MODELS} SYNTHETIC models in ${buildSeconds.toFixed(1)} s`);
   const config = path.join(data, 'bench.json');
@@ -191,7 +168,7 @@ if (MODELS > 0 && !reused) {
     config,
     JSON.stringify({
       demo: false,
-      sources: [{ name: 'bench', display: 'Bench', token: 'bench', kind: 'http', url: template }],
+      sources: [{ name: 'bench', display: 'Bench', token: 'bench', kind: 'http', url: SYNTHETIC_SOURCE_TEMPLATE }],
       order: ['bench'],
     }),
   );

@@ -4,13 +4,13 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { tempDirs } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
 
@@ -24,12 +24,7 @@ const hasSkopeo = await run('skopeo', ['--version']).then(
 );
 if (!hasSkopeo) console.warn('bucket skopeo tests skipped: skopeo is not installed (apt-get install -y skopeo)');
 
-const dirs: string[] = [];
-const tmp = async (prefix: string) => {
-  const d = await mkdtemp(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-};
+const tmp = tempDirs(afterAll);
 
 /**
  * A SYNTHETIC OCI image layout: a config and `layers` uncompressed layers of the given sizes (made-up bytes, not real
@@ -110,7 +105,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await hub?.close();
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
 describe('the buckets section on node-server', () => {

@@ -3,22 +3,13 @@
 // metadata), and the build run again ends with the catalog of an uninterrupted build.
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempDirs } from '@hub/node-toolkit';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
-const dirs: string[] = [];
-async function tmp(prefix: string) {
-  const d = await mkdtemp(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
+const tmp = tempDirs(afterAll);
 
 function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -1,8 +1,8 @@
 // `hub get` against a real hub over loopback (from-dir index, static mirror), and the host's cache layout
 // read back by @huggingface/hub's own cache functions with a fetch that throws (no network).
-import { mkdtemp, readFile, readlink, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { tempDirs } from '@hub/node-toolkit';
 import { downloadFileToCacheDir, scanCacheDir } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand, verifyCacheCommand } from '../src/cli-get.js';
@@ -14,6 +14,7 @@ const FILES = {
   'tiny-Q4_K_M.gguf': new Uint8Array(70_000).map((_, i) => (i * 13) & 0xff),
   'tiny-Q8_0.gguf': new Uint8Array(90_000).map((_, i) => (i * 7) & 0xff),
 };
+const tmp = tempDirs(afterAll);
 let hub: TestHub;
 beforeAll(async () => {
   hub = await startTestHub({ trees: { 'acme/tiny': FILES } });
@@ -30,7 +31,7 @@ function io() {
 
 describe('hub get', () => {
   it('picks a quantisation, verifies it and writes it to --to DIR (JSON lines off a terminal)', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'hub-get-'));
+    const dir = await tmp('hub-get-');
     const t = io();
     const code = await getCommand(['acme/tiny:q4_k_m', '--to', dir, '--hub', hub.url], t.io);
     expect(t.err).toEqual([]);
@@ -41,7 +42,7 @@ describe('hub get', () => {
   });
 
   it('writes the host cache layout that @huggingface/hub reads back offline', async () => {
-    const cache = await mkdtemp(path.join(os.tmpdir(), 'hub-cache-'));
+    const cache = await tmp('hub-cache-');
     const t = io();
     expect(await getCommand(['acme/tiny', '--hf-cache', cache, '--hub', hub.url], t.io)).toBe(0);
     const scan = await scanCacheDir(cache);
@@ -70,7 +71,7 @@ describe('hub get', () => {
   });
 
   it('verify-cache finds a byte flipped in a blob, and --fix repairs it', async () => {
-    const cache = await mkdtemp(path.join(os.tmpdir(), 'hub-cache-'));
+    const cache = await tmp('hub-cache-');
     expect(await getCommand(['acme/tiny', '--hf-cache', cache, '--hub', hub.url], io().io)).toBe(0);
     const clean = io();
     expect(await verifyCacheCommand([cache, '--hub', hub.url], clean.io)).toBe(0);

@@ -1,13 +1,13 @@
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { FakeUpstream, type FakeUpstreamData } from '@hub/core-index/testing';
+import { tempDirs } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { http as mswHttp } from 'msw';
 import { setupServer } from 'msw/node';
@@ -31,12 +31,7 @@ const fakeOptions = (base: string, msBase: string) => ({
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
 const quiet = createLogger({ level: 'silent' });
-const dirs: string[] = [];
-async function tmp(prefix: string) {
-  const d = await mkdtemp(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
+const tmp = tempDirs(afterAll);
 
 let fake = new FakeUpstream(data, fakeOptions('https://hf.test', 'https://ms.test'));
 const msw = setupServer(
@@ -46,7 +41,6 @@ const msw = setupServer(
 beforeAll(() => msw.listen({ onUnhandledRequest: 'bypass' }));
 afterAll(async () => {
   msw.close();
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
 async function corruptOne(dataDir: string, address: string) {

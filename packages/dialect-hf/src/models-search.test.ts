@@ -1,8 +1,8 @@
-import type { BuildModelInput, IndexedModel, ModelQuery } from '@hub/core-index';
+import type { IndexedModel, ModelQuery } from '@hub/core-index';
 import { fnv1a } from '@hub/core-index';
 import { request, searchModelsScan } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
+import { trendingBuildModels } from '../../../fixtures/model-host/load.js';
 import { decodeCursor, encodeCursor } from './models.js';
 import { hfHub } from './test-support.js';
 
@@ -12,22 +12,7 @@ import { hfHub } from './test-support.js';
  * counts, dates, task, library and tags are real). Each model's one file and its hash are SYNTHETIC.
  */
 
-const models: BuildModelInput[] = modelHostFixtures().trending.map((r, i) => ({
-  id: r.id,
-  files: [{ path: 'config.json', size: 100 + i, sha256: (i + 1).toString(16).padStart(64, '0') }],
-  row: {
-    // whole numbers, as an upstream build rounds them (ties in trendingScore keep the listing's order)
-    ...(r.downloads !== undefined ? { downloads: Math.round(r.downloads) } : {}),
-    ...(r.likes !== undefined ? { likes: Math.round(r.likes) } : {}),
-    ...(r.trendingScore !== undefined ? { trendingScore: Math.round(r.trendingScore) } : {}),
-    ...(r.pipelineTag ? { pipeline_tag: r.pipelineTag } : {}),
-    ...(r.libraryName ? { library_name: r.libraryName } : {}),
-    ...(r.tags ? { tags: r.tags } : {}),
-    ...(r.createdAt ? { createdAt: r.createdAt } : {}),
-    ...(r.lastModified ? { lastModified: r.lastModified } : {}),
-  },
-  sources: [{ source: 'mirror-a', type: 'http' as const }],
-}));
+const models = trendingBuildModels();
 
 let t: Awaited<ReturnType<typeof hfHub>>;
 beforeAll(async () => {

@@ -1,8 +1,8 @@
-import type { BuildModelInput, ModelQuery } from '@hub/core-index';
+import type { ModelQuery } from '@hub/core-index';
 import { createHub } from '@hub/core-index';
 import { createTestHub, request, searchModelsScan } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
+import { trendingBuildModels } from '../../../fixtures/model-host/load.js';
 import { mcpRoutes } from './index.js';
 import { TEXT_LIMIT } from './paging.js';
 
@@ -13,20 +13,7 @@ import { TEXT_LIMIT } from './paging.js';
  * its hash are SYNTHETIC).
  */
 
-const models: BuildModelInput[] = modelHostFixtures().trending.map((r, i) => ({
-  id: r.id,
-  files: [{ path: 'config.json', size: 100 + i, sha256: (i + 1).toString(16).padStart(64, '0') }],
-  row: {
-    // whole numbers, as an upstream build rounds them
-    ...(r.downloads !== undefined ? { downloads: Math.round(r.downloads) } : {}),
-    ...(r.likes !== undefined ? { likes: Math.round(r.likes) } : {}),
-    ...(r.trendingScore !== undefined ? { trendingScore: Math.round(r.trendingScore) } : {}),
-    ...(r.pipelineTag ? { pipeline_tag: r.pipelineTag } : {}),
-    ...(r.libraryName ? { library_name: r.libraryName } : {}),
-    ...(r.tags ? { tags: r.tags } : {}),
-  },
-  sources: [{ source: 'mirror-a', type: 'http' as const }],
-}));
+const models = trendingBuildModels();
 
 let t: Awaited<ReturnType<typeof createTestHub>>;
 let hub: ReturnType<typeof createHub>;

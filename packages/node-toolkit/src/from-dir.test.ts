@@ -2,24 +2,15 @@
 // before the change), a rebuild writes only what changed, and the rebuild cache never serves a stale SHA-256.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { type Address, type CatalogObject, type ModelObject, silentLogger } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTreeDir } from './demo.js';
 import { buildFromDir } from './from-dir.js';
+import { tempDirs } from './temp-dirs.js';
 
-const dirs: string[] = [];
-async function tmp(prefix: string) {
-  const d = await mkdtemp(path.join(os.tmpdir(), prefix));
-  dirs.push(d);
-  return d;
-}
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
+const tmp = tempDirs(afterAll);
 
 const SOURCES = [{ name: 's', url: 'http://m.test/{id}/{path}' }];
 /** A whole-second modification time (2026-01-01) given to the config files of the rebuild tree. */

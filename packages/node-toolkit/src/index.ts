@@ -5,3 +5,4 @@ export { sha256File } from './hash-file.js';
 export { type StaticMirror, startStaticMirror } from './mirror.js';
 export { type RawAnswer, rawHttp } from './raw-http.js';
 export { BUNDLED_SPACES, bundledSpacesDir, readSpaceDir, SpaceDirError, seedSpaces } from './spaces.js';
+export { tempDirs } from './temp-dirs.js';
