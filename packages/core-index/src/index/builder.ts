@@ -124,29 +124,35 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       facts: m.facts ?? {},
       prev: null,
     };
-    // Chain to yesterday's object for this model only when it changed.
-    // A model unchanged since it was first indexed (its object's `prev` is null) hashes to yesterday's address as it
-    // is: no read. Otherwise yesterday's object is read to tell an unchanged model (it keeps its object and address)
-    // from a changed one (which points back at yesterday's).
-    if (prevModel && addressOf(canonicalBytes(modelObject)) !== prevModel) {
+    // Each object is encoded and hashed once: the unchanged check below and the put share its bytes and address.
+    const encode = (value: unknown) => {
+      const bytes = canonicalBytes(value);
+      return { bytes, address: addressOf(bytes) };
+    };
+    let encodedModel = encode(modelObject);
+    // Chain to yesterday's object for this model only when it changed. A model unchanged since it was first indexed
+    // (its object's `prev` is null) hashes to yesterday's address as it is: no read. Otherwise yesterday's object is
+    // read to tell an unchanged model (it keeps its object and address) from a changed one (which points back at
+    // yesterday's).
+    if (prevModel && encodedModel.address !== prevModel) {
       const old = await readPrev(objects, prevModel);
       modelObject.prev = old && sameContent(old, modelObject) ? old.prev : (prevModel as Address);
+      encodedModel = encode(modelObject);
     }
     // The model and its source objects in one go (a store that commits puts in groups writes them together). An
     // object that yesterday's catalog or this day's previous build already names for this model, and that the store
     // has, is not put again (a rebuild where few models changed puts only theirs).
     const known = new Set<string>();
     for (const e of [prevCatalog?.objects[m.id], sameDay?.objects[m.id]]) if (e) for (const a of [e.model, ...e.sources]) known.add(a);
-    const store = async (kind: string, value: unknown): Promise<Address> => {
-      if (!known.size) return putJson(objects, kind, value);
-      const bytes = canonicalBytes(value);
-      const address = addressOf(bytes);
+    const store = async (kind: string, { bytes, address }: { bytes: Uint8Array; address: Address }): Promise<Address> => {
       if (known.has(address) && (await objects.has(address))) return address;
       return (await objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE })).meta.id as Address;
     };
     const [modelAddress, ...sourceAddresses] = await Promise.all([
-      store('model-hub.model', modelObject),
-      ...m.sources.map((s) => store('model-hub.source', { kind: 'model-hub.source', model: m.id, revision, ...s } satisfies SourceObject)),
+      store('model-hub.model', encodedModel),
+      ...m.sources.map((s) =>
+        store('model-hub.source', encode({ kind: 'model-hub.source', model: m.id, revision, ...s } satisfies SourceObject)),
+      ),
     ]);
     const weight = files.reduce((n, f) => n + (isWeightFile(f.path) ? f.size : 0), 0);
     const listed = m.row?.listed ?? true;
