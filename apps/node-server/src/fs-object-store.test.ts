@@ -1,22 +1,15 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryObjectStore } from '@hub/core-index';
+import { tempDirs } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { objectStoreContract } from '@hub/objects/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const dirs: string[] = [];
-async function tempDir() {
-  const d = await mkdtemp(path.join(os.tmpdir(), 'hub-fs-store-'));
-  dirs.push(d);
-  return d;
-}
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
+const tmp = tempDirs(afterAll);
+const tempDir = () => tmp('hub-fs-store-');
 
 objectStoreContract('FsObjectStore', async () => new FsObjectStore(await tempDir()));
 objectStoreContract('MemoryObjectStore', () => new MemoryObjectStore());

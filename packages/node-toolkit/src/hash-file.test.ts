@@ -1,18 +1,14 @@
 import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { hashFileStamped, SMALL_FILE, sha256File } from './hash-file.js';
+import { tempDirs } from './temp-dirs.js';
 
-let dir = '';
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
+const tmp = tempDirs(afterAll);
 
 it('hashes small files in one read and big ones in worker threads, with the same SHA-256 as node:crypto', async () => {
-  dir = await mkdtemp(path.join(os.tmpdir(), 'hub-hash-'));
+  const dir = await tmp('hub-hash-');
   const sizes = [0, 5, SMALL_FILE, SMALL_FILE + 1, 3 * SMALL_FILE + 7, 2 * SMALL_FILE, 5 * SMALL_FILE + 3];
   const files = sizes.map((size, i) => {
     const bytes = Buffer.alloc(size);
