@@ -47,7 +47,7 @@ export function tree(ctx: RouteContext<CoreDeps>): HubResponse {
     for (const f of model.files) {
       if (!f.path.startsWith(prefix)) continue;
       // Not recursive: only files directly in the folder. The index holds no directory entries, so
-      // subfolders are not listed (see docs/decisions.md, "Model-host dialect").
+      // subfolders are not listed (see docs/decisions/dialects.md, "Model-host dialect").
       if (!recursive && f.path.slice(prefix.length).includes('/')) continue;
       entries.push(treeEntry(model, f, expand, index.snapshot));
     }

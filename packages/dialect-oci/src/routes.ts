@@ -61,7 +61,7 @@ export function wantsOci(accept: string | null): boolean {
 export const SHAPE_SUFFIXES: Record<string, Shape> = { modelpack: 'modelpack', dmr: 'dockerai' };
 
 /**
- * The shape one request gets on a plain tag, from what each client sends (docs/decisions.md,
+ * The shape one request gets on a plain tag, from what each client sends (docs/decisions/dialects.md,
  * "OCI negotiation"): Ollama's UA or a Docker-v2-only Accept gets Docker v2 with Ollama layers;
  * Docker Model Runner (UA `model-distribution` / `docker-model-cli`) gets its own v0.2 shape where the
  * model is GGUF, else ModelPack; modctl and KitOps (UA) or an Accept naming the ModelPack artifact

@@ -52,7 +52,7 @@ function chooseMmproj(model: FileRecord, mmprojs: FileRecord[]): FileRecord | un
 }
 
 /**
- * The tags of one model (design section 5, decisions in docs/decisions.md "OCI dialect"):
+ * The tags of one model (design section 5, decisions in docs/decisions/dialects.md "OCI dialect"):
  * one per quantisation found in GGUF file names, each GGUF file name, and `latest`.
  * Projectors and later split parts are never tags of their own.
  */

@@ -18,7 +18,7 @@ import { BucketStore } from './store.js';
 import { BlobUploads } from './uploads.js';
 
 /**
- * Buckets (design 9.2, docs/decisions.md "Buckets"): named, tagged OCI trees the hub itself holds, in repositories
+ * Buckets (design 9.2, docs/decisions/spaces-and-buckets.md "Buckets"): named, tagged OCI trees the hub itself holds, in repositories
  * `hub/buckets/{name}`. Reads are anonymous; writes are real OCI pushes (blob uploads: monolithic, chunked PATCH,
  * cross-repository mount; manifest and index PUT) behind the registry token (rules `registry-write`), accepted by
  * node-server only. Every blob's SHA-256 is checked before it is stored; a manifest naming a blob the bucket does not

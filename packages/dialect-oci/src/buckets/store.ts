@@ -11,7 +11,7 @@ import {
 } from '@hub/core-index';
 
 /**
- * Where bucket blobs live (design 9.2, docs/decisions.md "Buckets"): each verified blob is one object of
+ * Where bucket blobs live (design 9.2, docs/decisions/spaces-and-buckets.md "Buckets"): each verified blob is one object of
  * kind `model-hub.bucket-blob` in the BLAKE3 object store, so a block is stored once whatever bucket
  * names it. OCI speaks sha256; the map from sha256 to BLAKE3 address lives in the `model-hub.buckets`
  * catalog object, which also maps every bucket's tags to manifest digests and is the section's catalog.
