@@ -1,16 +1,25 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createAccountServices } from '@hub/account';
-import { type Address, type IndexStore, type Logger, type SourceConfig, SourceProber, SPACES_REF } from '@hub/core-index';
+import {
+  type Address,
+  type HostPolicy,
+  type IndexStore,
+  isLoopbackName,
+  type Logger,
+  type SourceConfig,
+  SourceProber,
+  SPACES_REF,
+} from '@hub/core-index';
 import { assembleHub, HUB_VERSION, type Hub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
 import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedBuckets, seedDemo, seedSpaces, startStaticMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { installFastBlake3 } from './blake3-node.js';
-import type { HubConfigFile } from './config.js';
+import { ConfigError, type HubConfigFile } from './config.js';
 import { hubListener } from './koa-adapter.js';
+import { DEFAULT_HOST, listenOn } from './listen.js';
 import { createLogger } from './logger.js';
 import { FileMissingLog } from './missing-log.js';
 import { checkProbeConfig, fileProbeStorage, probeSettingsFrom } from './prober.js';
@@ -24,6 +33,7 @@ export const MAX_MESSAGE_BYTES = 33_554_432;
 export interface StartOptions {
   dataDir: string;
   port?: number;
+  /** The address to listen on (default 127.0.0.1, loopback; `0.0.0.0` for every interface). */
   host?: string;
   config?: HubConfigFile;
   logger?: Logger;
@@ -32,9 +42,11 @@ export interface StartOptions {
 }
 
 export interface RunningHub {
-  /** `http://127.0.0.1:PORT` */
+  /** A URL this machine reaches the hub by (`http://127.0.0.1:PORT`; a wildcard address is reached over loopback). */
   url: string;
   port: number;
+  /** The address actually bound, `address:port` (`127.0.0.1:8080`, `0.0.0.0:8080`, `[::1]:8080`). */
+  listening: string;
   mirror?: StaticMirror;
   deps: HubDeps;
   hub: Hub;
@@ -47,13 +59,17 @@ export interface RunningHub {
 }
 
 export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror): SourceConfig[] {
-  const own: SourceConfig[] = demo ? [{ name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: demo.template }] : [];
+  // The demo mirror runs beside the hub: its redirects name the host the client reached the hub by (onHubHost).
+  const own: SourceConfig[] = demo
+    ? [{ name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: demo.template, onHubHost: true }]
+    : [];
   return mergeSources(config.sources ?? [], own);
 }
 
 /** Wire the hub's interfaces to the filesystem, load (or seed) the index, and listen. */
 export async function startServer(options: StartOptions): Promise<RunningHub> {
   installFastBlake3();
+  const host = options.host ?? DEFAULT_HOST;
   const config = options.config ?? {};
   const log = options.logger ?? createLogger({ level: config.logLevel ?? 'info' });
   // A probe entry or probe setting that cannot work fails the start (ConfigError), before anything is opened.
@@ -92,8 +108,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   let mirror: StaticMirror | undefined;
   if (usesDemo && options.demoMirror !== false) {
     const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);
-    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted }).catch(() =>
-      startStaticMirror({ root: demoTreeDir(), port: 0 }),
+    // It listens where the hub does (loopback, or the network), so a demo download works from wherever the hub is reached.
+    const mirrorHost = isLoopbackName(host) ? '127.0.0.1' : host;
+    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted, host: mirrorHost }).catch(() =>
+      startStaticMirror({ root: demoTreeDir(), port: 0, host: mirrorHost }),
     );
     log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
   }
@@ -105,6 +123,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const health = new SourceProber({ sources, order, settings: probeSettings, storage: fileProbeStorage(options.dataDir, log), log });
   await health.load();
 
+  const baseUrl = config.baseUrl ? config.baseUrl.replace(/\/+$/, '') : undefined;
   const { hub, deps } = assembleHub({
     index: indexes,
     health,
@@ -120,7 +139,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       void guarded.finally(() => background.delete(guarded));
     },
     settings: {
-      ...(config.baseUrl ? { baseUrl: config.baseUrl.replace(/\/+$/, '') } : {}),
+      ...(baseUrl ? { baseUrl } : {}),
       publisherTokens: config.publisherTokens ?? [],
       registryTokens: config.registryTokens ?? [],
       maxRequestBytes: MAX_MESSAGE_BYTES,
@@ -144,16 +163,16 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   app.use(router.routes());
   app.on('error', (err: Error) => log.warn({ err: err.message }, 'connection error'));
 
+  // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
+  const policy: HostPolicy = {
+    listenHost: host,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
+    ...(config.trustProxy ? { trustProxy: true } : {}),
+  };
   // Hub paths skip Koa; the Koa app serves the host's own `/-/` routes. Node checks the header and request
   // timeouts on `connectionsCheckingInterval` (its default, 30 s, would stretch them).
-  const server = http.createServer(
-    { connectionsCheckingInterval: 1000 },
-    hubListener(hub, app.callback(), {
-      listenHost: options.host ?? '0.0.0.0',
-      ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
-      ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
-    }),
-  );
+  const server = http.createServer({ connectionsCheckingInterval: 1000 }, hubListener(hub, app.callback(), policy));
   server.keepAliveTimeout = 65_000;
   // Slow and abusive clients (issue 19): the whole header block within 20 s, the whole request within
   // 120 s, and at most `maxConnectionsPerAddress` open connections from one remote address.
@@ -176,14 +195,17 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       else openByAddress.set(address, left);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8080, options.host ?? '0.0.0.0', () => resolve());
+  const bound = await listenOn(server, options.port ?? 8080, host).catch(async (e: NodeJS.ErrnoException) => {
+    await mirror?.close();
+    accountStore.close();
+    throw new ConfigError(
+      `Cannot listen on ${host}:${options.port ?? 8080} (${e.code ?? e.message}). Choose another address or port: HOST/--host, PORT/--port.`,
+    );
   });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://127.0.0.1:${port}`;
+  const { port, url } = bound;
   log.info(
     {
+      listening: bound.listening,
       url,
       data: options.dataDir,
       catalog: indexes.current().catalogAddress,
@@ -198,6 +220,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   return {
     url,
     port,
+    listening: bound.listening,
     ...(mirror ? { mirror } : {}),
     deps,
     hub,

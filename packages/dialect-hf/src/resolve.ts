@@ -3,6 +3,7 @@ import {
   type FileRecord,
   type HubResponse,
   type IndexedModel,
+  originHostname,
   prepare,
   type RouteContext,
   reprDigestFromHex,
@@ -55,6 +56,7 @@ export function resolve(ctx: RouteContext<CoreDeps>): HubResponse {
     path: file.path,
     sources: model.sources,
     ...(token ? { via: token } : {}),
+    hubHost: originHostname(ctx.origin),
   });
   if (!chosen.ok) return sourcesUnavailable(ctx.deps, model, file.path, chosen.holders);
   const etag = `"${file.sha256}"`;

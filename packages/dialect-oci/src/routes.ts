@@ -5,6 +5,7 @@ import {
   isOllama,
   json,
   ollamaRedirectRules,
+  originHostname,
   parseRange,
   type Route,
   type RouteContext,
@@ -201,6 +202,7 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
       sources: model.sources,
       via: undefined,
       rules: isOllama(ctx.req.headers.get('user-agent')) ? ollamaRedirectRules(ctx.origin) : undefined,
+      hubHost: originHostname(ctx.origin),
     });
     if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds());
     // 307 (not 302): Ollama accepts only 307 or 200 here (protocols.md 4.2).

@@ -103,7 +103,10 @@ export async function startStaticMirror(options: { root: string; port?: number; 
     v6.once('error', () => resolve());
     v6.listen(port, '::1', () => resolve());
   });
-  const url = `http://localhost:${port}`;
+  // On loopback or every interface the mirror is named `localhost`; on one other address, by that address.
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const loopback = host === 'localhost' || host === '::1' || host.startsWith('127.');
+  const url = wildcard || loopback ? `http://localhost:${port}` : `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     url,
     port,
