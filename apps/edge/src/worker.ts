@@ -1,4 +1,5 @@
-import type { HostPolicy } from '@hub/core-index';
+import { admitRequest, type ErrorShape, errorShapes, type HostPolicy } from '@hub/core-index';
+import { hubRoutes } from '@hub/hub';
 import type { Env } from './bindings.js';
 import { createEdgeHub, type EdgeHub, NoIndexError } from './edge-hub.js';
 import { toResponse } from './to-response.js';
@@ -56,6 +57,8 @@ interface EdgeRequestVars {
 }
 
 const policies = new WeakMap<object, HostPolicy>();
+/** The error shape of each route, from the route table alone (built on the first request of an isolate). */
+let shapes: ((method: string, path: string) => ErrorShape) | undefined;
 
 function hostPolicy(env: Env & EdgeRequestVars): HostPolicy {
   let p = policies.get(env);
@@ -90,24 +93,29 @@ function buildPolicy(env: Env & EdgeRequestVars): HostPolicy {
 export default {
   /** Every request: the web `Request` goes straight in as the hub's request; the answer is wrapped in a `Response`. */
   async fetch(req: Request, env: Env, ctx: ExecutionContextLike): Promise<Response> {
+    // The same gate as node-server (admitRequest, as hub.admit): the route from the request target alone, the host
+    // policy; a refusal is 400 or 403 in the error shape of the route the request would reach. It runs before the hub
+    // starts, so a bad Host never sees a 503 for a missing index. workerd answers some invalid Hosts itself.
+    const url = req.url;
+    const slash = url.indexOf('/', url.indexOf('://') + 3);
+    shapes ??= errorShapes(hubRoutes());
+    const admitted = admitRequest(
+      {
+        method: req.method,
+        target: slash === -1 ? '/' : url.slice(slash),
+        header: (name) => (name === 'host' ? (req.headers.get('host') ?? new URL(url).host) : req.headers.get(name)),
+        protocol: url.slice(0, url.indexOf(':')),
+        policy: hostPolicy(env),
+      },
+      shapes,
+    );
+    if (!admitted.ok) return toResponse(admitted.response);
     let edge: EdgeHub;
     try {
       edge = await edgeHub(env);
     } catch (e) {
       return unavailable(e);
     }
-    // The same gate as node-server (hub.admit): the route from the request target alone, the host policy; a refusal
-    // is 400 or 403 in the error shape of the route the request would reach. workerd answers some invalid Hosts itself.
-    const url = req.url;
-    const slash = url.indexOf('/', url.indexOf('://') + 3);
-    const admitted = edge.hub.admit({
-      method: req.method,
-      target: slash === -1 ? '/' : url.slice(slash),
-      header: (name) => (name === 'host' ? (req.headers.get('host') ?? new URL(url).host) : req.headers.get(name)),
-      protocol: url.slice(0, url.indexOf(':')),
-      policy: hostPolicy(env),
-    });
-    if (!admitted.ok) return toResponse(admitted.response);
     for (const p of edge.refresh(Date.now())) ctx.waitUntil(p);
     const res = await edge.hub.handle(req, { ...edge.scope((p) => ctx.waitUntil(p)), origin: admitted.origin });
     return toResponse(res);

@@ -1,7 +1,16 @@
 export * from './buckets/schema.js';
 export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, silentLogger } from './deps.js';
 export * from './http/contract.js';
-export { type AdmitInput, type Admission, createHub, type Hub, type RequestScope, splitUrl } from './http/create-hub.js';
+export {
+  type Admission,
+  type AdmitInput,
+  admitRequest,
+  createHub,
+  errorShapes,
+  type Hub,
+  type RequestScope,
+  splitUrl,
+} from './http/create-hub.js';
 export { type HostPolicy, isLoopbackName, originHostname, parseHost } from './http/host-policy.js';
 export { type MatchResult, type RouteMatch, Router } from './http/router.js';
 export {

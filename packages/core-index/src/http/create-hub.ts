@@ -143,14 +143,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
     }
   }
 
-  /** The error shape of the route a request would reach (its group's), else the shape of its path's prefix. */
-  function shapeOf(method: string, path: string): ErrorShape {
-    const m = router.match(method === 'HEAD' || method === 'OPTIONS' ? 'GET' : method, path);
-    if (m.kind === 'found') return m.route.errors;
-    if (m.kind === 'method' || m.kind === 'bad-encoding') return m.sample?.errors ?? shapeForPath(path);
-    return shapeForPath(path);
-  }
-
+  const shapeOf = shapesOf(router);
   return { handle, admit: (req) => admitRequest(req, shapeOf), routes };
 }
 
@@ -251,6 +244,24 @@ function describeError(e: unknown): { message: string; stack?: string } {
   return { message: String(e) };
 }
 
+/** The error shape of the route a request would reach (its group's), else the shape of its path's prefix. */
+function shapesOf(router: Router<any>): (method: string, path: string) => ErrorShape {
+  return (method, path) => {
+    const m = router.match(method === 'HEAD' || method === 'OPTIONS' ? 'GET' : method, path);
+    if (m.kind === 'found') return m.route.errors;
+    if (m.kind === 'method' || m.kind === 'bad-encoding') return m.sample?.errors ?? shapeForPath(path);
+    return shapeForPath(path);
+  };
+}
+
+/**
+ * The error-shape lookup of a route table, for a host that must refuse a request before its hub exists (the edge
+ * before its first index is read): pass it to `admitRequest`. `hub.admit` is the same over the hub's own table.
+ */
+export function errorShapes(routes: readonly Route<any>[]): (method: string, path: string) => ErrorShape {
+  return shapesOf(new Router(routes as Route<any>[]));
+}
+
 /** A request's headers when none are known (a refusal before the request is read). */
 const NO_HEADERS: HubRequest['headers'] = { get: () => null };
 
@@ -276,7 +287,7 @@ export type Admission = { ok: true; url: string; path: string; origin: string } 
  * rule, the origin of absolute URLs). A refusal is 400 or 403 in the error shape of the route the request would
  * reach. One function, so node-server and the edge refuse exactly the same requests with exactly the same answers.
  */
-function admitRequest(req: AdmitInput, shapeOf: (method: string, path: string) => ErrorShape): Admission {
+export function admitRequest(req: AdmitInput, shapeOf: (method: string, path: string) => ErrorShape): Admission {
   const method = req.method.toUpperCase();
   const target = requestTarget(req.target);
   // A refusal leaves with the headers every answer gets (CORS, nosniff, a length), as if no route matched.

@@ -2,7 +2,7 @@
  * The one host policy (design 10.1, issue 26): what a `Host` header may be, which names a loopback-bound hub
  * answers for (the DNS-rebinding rule of the MCP Streamable HTTP security guidance), what a trusted reverse proxy may
  * say (`Forwarded`, `X-Forwarded-Proto`, `X-Forwarded-Host`), and the origin absolute URLs are built from. Pure:
- * both hosts call it through `admitRequest` before any handler runs.
+ * both hosts call it through `hub.admit` before any handler runs.
  */
 
 /** What a host tells the policy about where it listens and who stands in front of it. */
