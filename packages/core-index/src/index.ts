@@ -52,6 +52,18 @@ export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
 export {
+  accessLog,
+  type MetricEvent,
+  type Metrics,
+  methodLabel,
+  noMetrics,
+  type RequestEvent,
+  type RouteGroup,
+  routeGroup,
+  teeMetrics,
+  type UpstreamEvent,
+} from './metrics.js';
+export {
   DEFAULT_PROBE_SETTINGS,
   nextProbeDelaySeconds,
   PROBE_REASONS,
