@@ -33,11 +33,13 @@ export {
 } from './index/catalog-shards.js';
 export { formatBytes } from './index/format.js';
 export {
+  type BuiltObjectKind,
   type IndexedModel,
   IndexLoadError,
   type IndexStore,
   type LoadPackStorage,
   loadIndex,
+  StartPack,
 } from './index/index-store.js';
 export { namedJsonSchemas } from './index/json-schema.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';

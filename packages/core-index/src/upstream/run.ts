@@ -1,6 +1,6 @@
 import { type Logger, silentLogger } from '../deps.js';
 import type { Address } from '../index/blake3.js';
-import { type BuildModelInput, type BuildResult, buildIndex, putJson } from '../index/builder.js';
+import { type BuildInput, type BuildModelInput, type BuildResult, buildIndex, putJson } from '../index/builder.js';
 import { readCatalog } from '../index/catalog-shards.js';
 import { isModelId } from '../index/model-id.js';
 import type { ObjectStore } from '../index/object-store.js';
@@ -95,6 +95,8 @@ export interface UpstreamBuildOptions {
   fresh?: boolean;
   log?: Logger;
   onProgress?: (p: BuildProgress) => void;
+  /** Every model and source object of the day's catalog, for the host's load pack (`BuildInput.onObject`). */
+  onObject?: BuildInput['onObject'];
 }
 
 export interface BuildProgress {
@@ -638,6 +640,7 @@ async function writePhase(
     models,
     ...(o.display ? { display: o.display } : {}),
     ...(o.codeCommit ? { codeCommit: o.codeCommit } : {}),
+    ...(o.onObject ? { onObject: o.onObject } : {}),
     now: () => rc.clock.now(),
     archive: { registry: ARCHIVE_REGISTRY, ...(o.pins?.gateway ? { gateway: o.pins.gateway } : {}), ...o.archive },
   });
