@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Address, type Logger, type Pins, PinsError, parsePins, type SourceConfig, StartPack } from '@hub/core-index';
-import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/core-index/upstream';
 import { FsObjectStore } from '@hub/objects/node';
+import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
 import { FileMissingLog } from './missing-log.js';
 import { startPrepared } from './verify.js';
 

@@ -32,6 +32,7 @@ export {
   writeCatalog,
 } from './index/catalog-shards.js';
 export { formatBytes } from './index/format.js';
+export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export {
   type BuiltObjectKind,
   type IndexedModel,
@@ -48,8 +49,9 @@ export { ObjectCache } from './index/object-cache.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
 export { newObjectMetadata, REF_NAME } from './index/object-store.js';
 export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';
+export { emptyPins, PinsError, parsePins } from './index/pins.js';
 export { boundedAll } from './index/pool.js';
-export { defaultGgufFile, defaultQuant, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
+export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
 export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
@@ -90,4 +92,3 @@ export {
 export { memoryProbeStorage, type ProbeStorage, SourceProber, type SourceProberOptions } from './sources/source-prober.js';
 export * from './spaces/catalog.js';
 export * from './spaces/schema.js';
-export { emptyPins, PinsError, parsePins } from './upstream/pins.js';

@@ -6,10 +6,11 @@ import {
   type BuildResult,
   buildIndex,
   type GgufFacts,
+  ggufFactsOf,
   isMmproj,
   type Logger,
   type ObjectStore,
-  quantOf,
+  type ParsedGguf,
 } from '@hub/core-index';
 import { BuildCache } from './build-cache.js';
 import { hashFileStamped, stampOf } from './hash-file.js';
@@ -71,23 +72,8 @@ function walk(dir: string, prefix = '', out: Walked = { files: [], hasFacts: fal
 export async function ggufFacts(file: string, relPath: string): Promise<GgufFacts | undefined> {
   try {
     const { gguf } = await import('@huggingface/gguf');
-    const parsed = (await gguf(file, { allowLocalFile: true, computeParametersCount: true })) as unknown as {
-      metadata: Record<string, unknown>;
-      parameterCount?: number;
-    };
-    const md = parsed.metadata;
-    const arch = typeof md['general.architecture'] === 'string' ? (md['general.architecture'] as string) : undefined;
-    const ctx = arch ? md[`${arch}.context_length`] : undefined;
-    const facts: GgufFacts = { path: relPath };
-    if (arch) facts.architecture = arch;
-    if (typeof md['general.name'] === 'string') facts.name = md['general.name'] as string;
-    const q = quantOf(relPath);
-    if (q) facts.quantization = q;
-    if (typeof md['general.file_type'] === 'number') facts.file_type = md['general.file_type'] as number;
-    if (typeof ctx === 'number' || typeof ctx === 'bigint') facts.context_length = Number(ctx);
-    if (typeof parsed.parameterCount === 'number') facts.parameters = parsed.parameterCount;
-    if (typeof md['tokenizer.chat_template'] === 'string') facts.chat_template = md['tokenizer.chat_template'] as string;
-    return facts;
+    const parsed = (await gguf(file, { allowLocalFile: true, computeParametersCount: true })) as unknown as ParsedGguf;
+    return ggufFactsOf(relPath, parsed);
   } catch {
     return undefined;
   }
