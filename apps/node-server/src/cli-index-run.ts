@@ -194,7 +194,13 @@ export function serveRefresh(
     log,
     reload: () => running.reload(),
     build: async () => {
-      const s = await buildFromUpstream({ dataDir: cfg.dataDir, ...settings, configuredSources: sourcesFromConfig(cfg), log });
+      const s = await buildFromUpstream({
+        dataDir: cfg.dataDir,
+        ...settings,
+        configuredSources: sourcesFromConfig(cfg),
+        log,
+        metrics: running.deps.metrics,
+      });
       return { catalog: s.catalog, models: s.models };
     },
   });
