@@ -34,11 +34,13 @@ export {
 export { formatBytes } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export {
+  type BuiltObjectKind,
   type IndexedModel,
   IndexLoadError,
   type IndexStore,
   type LoadPackStorage,
   loadIndex,
+  StartPack,
 } from './index/index-store.js';
 export { namedJsonSchemas } from './index/json-schema.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
@@ -53,6 +55,18 @@ export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE
 export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
+export {
+  accessLog,
+  type MetricEvent,
+  type Metrics,
+  methodLabel,
+  noMetrics,
+  type RequestEvent,
+  type RouteGroup,
+  routeGroup,
+  teeMetrics,
+  type UpstreamEvent,
+} from './metrics.js';
 export {
   DEFAULT_PROBE_SETTINGS,
   nextProbeDelaySeconds,

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
+  type BuildInput,
   type BuildModelInput,
   type BuildResult,
   buildIndex,
@@ -39,6 +40,8 @@ export interface FromDirOptions {
   cacheFile?: string;
   /** progress callback: files hashed so far, of total */
   progress?: (done: number, total: number, file: string) => void;
+  /** Every model and source object of the new catalog, for the host's load pack (`BuildInput.onObject`). */
+  onObject?: BuildInput['onObject'];
 }
 
 interface Walked {
@@ -178,6 +181,7 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     date: options.date ?? new Date().toISOString().slice(0, 10),
     models,
     ...(options.display ? { display: options.display } : {}),
+    ...(options.onObject ? { onObject: options.onObject } : {}),
   });
   // Only after the index is written: a build that failed leaves the previous cache (still true of the files).
   await cache.save(options.cacheFile);

@@ -154,6 +154,7 @@ export async function writePhase(
     models,
     ...(o.display ? { display: o.display } : {}),
     ...(o.codeCommit ? { codeCommit: o.codeCommit } : {}),
+    ...(o.onObject ? { onObject: o.onObject } : {}),
     now: () => rc.clock.now(),
     archive: { registry: ARCHIVE_REGISTRY, ...(o.pins?.gateway ? { gateway: o.pins.gateway } : {}), ...o.archive },
   });

@@ -1,4 +1,4 @@
-import type { Address, BuildResult, Logger, ObjectStore, Pins } from '@hub/core-index';
+import type { Address, BuildInput, BuildResult, Logger, ObjectStore, Pins } from '@hub/core-index';
 import type { SourceCheck } from './breaker.js';
 import type { Clock, UpstreamClientOptions } from './client.js';
 import type { SkipReason } from './model.js';
@@ -54,6 +54,8 @@ export interface UpstreamBuildOptions {
   fresh?: boolean;
   log?: Logger;
   onProgress?: (p: BuildProgress) => void;
+  /** Every model and source object of the day's catalog, for the host's load pack (`BuildInput.onObject`). */
+  onObject?: BuildInput['onObject'];
 }
 
 export interface BuildProgress {
