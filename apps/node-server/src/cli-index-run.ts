@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, PinsError } from '@hub/core-index';
-import type { BuildProgress } from '@hub/core-index/upstream';
 import { PublishError, publishObject } from '@hub/objects';
+import type { BuildProgress } from '@hub/upstream';
 import { installFastBlake3 } from './blake3-node.js';
 import type { OBJECTS_PUT_OPTIONS } from './cli-commands.js';
 import { CliError, type Parsed, UsageError } from './cli-framework.js';

@@ -1,5 +1,6 @@
 /** The server-side `hub` commands (serve, index build, index verify, probe), loaded only when one of them runs. */
 import path from 'node:path';
+import { StartPack } from '@hub/core-index';
 import { buildFromDir } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
@@ -10,7 +11,7 @@ import { ConfigError, resolveConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { probeOnce, probeSettingsFrom } from './prober.js';
 import { sourcesFromConfig, startServer } from './server.js';
-import { verifyStore } from './verify.js';
+import { startPrepared, verifyStore } from './verify.js';
 
 function progressLine(text: string) {
   if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}`);
@@ -71,8 +72,10 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   const log = createLogger({ level: cfg.logLevel, destination: process.stderr as never });
   const store = new FsObjectStore(cfg.dataDir);
   const started = Date.now();
+  const pack = new StartPack();
   const result = await buildFromDir(store, {
     dir: path.resolve(dir),
+    onObject: pack.add,
     sources,
     // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
     cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
@@ -81,6 +84,8 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
     progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
   });
   progressLine('');
+  // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
+  await startPrepared(store, cfg.dataDir, result.catalog, pack, log);
   process.stdout.write(
     `${JSON.stringify({ catalog: result.catalog, models: result.models, files: result.files, bytes: result.bytes, date: result.day.date, seconds: (Date.now() - started) / 1000 })}\n`,
   );
