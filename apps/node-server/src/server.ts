@@ -21,6 +21,7 @@ import { ConfigError, type HubConfigFile } from './config.js';
 import { hubListener } from './koa-adapter.js';
 import { DEFAULT_HOST, listenOn } from './listen.js';
 import { createLogger } from './logger.js';
+import { type MetricsServer, observabilityFrom } from './metrics-http.js';
 import { FileMissingLog } from './missing-log.js';
 import { checkProbeConfig, fileProbeStorage, probeSettingsFrom } from './prober.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
@@ -48,6 +49,8 @@ export interface RunningHub {
   /** The address actually bound, `address:port` (`127.0.0.1:8080`, `0.0.0.0:8080`, `[::1]:8080`). */
   listening: string;
   mirror?: StaticMirror;
+  /** The separate metrics listener (`metricsPort`), when configured. */
+  metrics?: MetricsServer;
   deps: HubDeps;
   hub: Hub;
   app: Koa;
@@ -75,6 +78,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // A probe entry or probe setting that cannot work fails the start (ConfigError), before anything is opened.
   checkProbeConfig(sourcesFromConfig(config));
   const probeSettings = probeSettingsFrom(config);
+  // Metrics and the access log (issue 28): the sink every part emits to; nothing is measured when both are off.
+  const observability = observabilityFrom(config, log, probeSettings.intervalSeconds);
   const objects = new FsObjectStore(options.dataDir);
 
   let current = (await objects.readRef('current')) as Address | undefined;
@@ -91,7 +96,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // starts read them as stored, from the load pack in the data folder.
   const pack = fileLoadPack(options.dataDir);
   const load = (store: FsObjectStore, address: Address) => loadVerifiedOnce(store, address, pack);
-  const indexes = indexHolder(objects, await load(objects, current), load, log);
+  const indexes = indexHolder(objects, await load(objects, current), load, log, observability.metrics);
 
   // Accounts: one SQLite file under the data folder; without account.publicKey the routes answer 503.
   const accountStore = SqliteAccountStore.open(options.dataDir);
@@ -120,7 +125,14 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const order = config.order ?? [...(mirror ? [DEMO_SOURCE] : []), ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE)];
   const background = new Set<Promise<unknown>>();
   // Probes: the last results (data folder) are restored before listening; rounds run on a timer after it.
-  const health = new SourceProber({ sources, order, settings: probeSettings, storage: fileProbeStorage(options.dataDir, log), log });
+  const health = new SourceProber({
+    sources,
+    order,
+    settings: probeSettings,
+    storage: fileProbeStorage(options.dataDir, log),
+    log,
+    metrics: observability.metrics,
+  });
   await health.load();
 
   const baseUrl = config.baseUrl ? config.baseUrl.replace(/\/+$/, '') : undefined;
@@ -131,6 +143,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     missing: new FileMissingLog(options.dataDir),
     accounts,
     log,
+    metrics: observability.metrics,
     now: () => Date.now(),
     // Background work (the missing log, …) is kept until it settles, so close() can let it finish its writes.
     defer: (p) => {
@@ -172,7 +185,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   };
   // Hub paths skip Koa; the Koa app serves the host's own `/-/` routes. Node checks the header and request
   // timeouts on `connectionsCheckingInterval` (its default, 30 s, would stretch them).
-  const server = http.createServer({ connectionsCheckingInterval: 1000 }, hubListener(hub, app.callback(), policy));
+  const server = http.createServer({ connectionsCheckingInterval: 1000 }, observability.wrap(hubListener(hub, app.callback(), policy)));
   server.keepAliveTimeout = 65_000;
   // Slow and abusive clients (issue 19): the whole header block within 20 s, the whole request within
   // 120 s, and at most `maxConnectionsPerAddress` open connections from one remote address.
@@ -203,6 +216,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     );
   });
   const { port, url } = bound;
+  const metricsServer = await observability.listen().catch(async (e: unknown) => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw e;
+  });
   log.info(
     {
       listening: bound.listening,
@@ -212,6 +229,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       models: indexes.current().totals.models,
       seeded,
       mirror: mirror?.url,
+      metrics: metricsServer?.url,
     },
     'hub listening',
   );
@@ -222,6 +240,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     port,
     listening: bound.listening,
     ...(mirror ? { mirror } : {}),
+    ...(metricsServer ? { metrics: metricsServer } : {}),
     deps,
     hub,
     app,
@@ -236,6 +255,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       // No request is in flight any more: let the background work they started finish writing to the data folder.
       await Promise.allSettled([...background]);
       await mirror?.close();
+      await metricsServer?.close();
       accountStore.close();
     },
   };

@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Logger, type Pins, PinsError, parsePins, type SourceConfig } from '@hub/core-index';
-import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/core-index/upstream';
+import { type Address, type Logger, type Metrics, type Pins, PinsError, parsePins, type SourceConfig, StartPack } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
+import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
 import { FileMissingLog } from './missing-log.js';
+import { startPrepared } from './verify.js';
 
 export interface NodeUpstreamBuildOptions {
   dataDir: string;
@@ -22,6 +23,8 @@ export interface NodeUpstreamBuildOptions {
   /** Sources as configured, for display names. */
   configuredSources?: SourceConfig[];
   log: Logger;
+  /** The run's metric events (`hub serve --refresh` passes the hub's sink). */
+  metrics?: Metrics;
   onProgress?: (p: BuildProgress) => void;
   fetch?: typeof fetch;
   /** Extra request headers. */
@@ -63,7 +66,9 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
   const missing = await new FileMissingLog(options.dataDir).list();
   const display = new Map((options.configuredSources ?? []).map((s) => [s.name, s.display] as const));
   const defaults: Record<string, string> = { 'huggingface.co': 'Hugging Face', 'modelscope.cn': 'ModelScope', ipfs: 'IPFS' };
-  return runUpstreamBuild({
+  // The day's objects as the run made them: the load pack the next start (or `--refresh`'s switch) reads.
+  const pack = new StartPack();
+  const summary = await runUpstreamBuild({
     objects: store,
     upstream: options.upstream,
     fetch: options.fetch ?? fetch,
@@ -84,8 +89,12 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     extraSources: (options.sources ?? []).map((s) => ({ source: s.name, ...(s.url ? { url: s.url } : {}) })),
     display: (s) => display.get(s) ?? defaults[s] ?? s,
     log: options.log,
+    ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    onObject: pack.add,
   });
+  await startPrepared(store, options.dataDir, summary.catalog as Address, pack, options.log);
+  return summary;
 }
 
 /**

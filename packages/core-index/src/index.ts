@@ -42,12 +42,15 @@ export {
   writeCatalog,
 } from './index/catalog-shards.js';
 export { formatBytes } from './index/format.js';
+export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export {
+  type BuiltObjectKind,
   type IndexedModel,
   IndexLoadError,
   type IndexStore,
   type LoadPackStorage,
   loadIndex,
+  StartPack,
 } from './index/index-store.js';
 export { namedJsonSchemas } from './index/json-schema.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
@@ -56,11 +59,24 @@ export { ObjectCache } from './index/object-cache.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
 export { newObjectMetadata, REF_NAME } from './index/object-store.js';
 export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';
+export { emptyPins, PinsError, parsePins } from './index/pins.js';
 export { boundedAll } from './index/pool.js';
-export { defaultGgufFile, defaultQuant, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
+export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
 export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
+export {
+  accessLog,
+  type MetricEvent,
+  type Metrics,
+  methodLabel,
+  noMetrics,
+  type RequestEvent,
+  type RouteGroup,
+  routeGroup,
+  teeMetrics,
+  type UpstreamEvent,
+} from './metrics.js';
 export {
   DEFAULT_PROBE_SETTINGS,
   nextProbeDelaySeconds,
@@ -83,7 +99,6 @@ export {
   type ChooseInput,
   type ChooseResult,
   chooseSource,
-  DEFAULT_SOURCES,
   type HealthOptions,
   isOllama,
   MemorySourceHealth,
@@ -91,11 +106,19 @@ export {
   type ProbeResult,
   type RedirectRules,
   type SourceChoice,
-  type SourceConfig,
   type SourceHealth,
   sourceHolds,
 } from './sources/source-health.js';
+export {
+  DEFAULT_IPFS_GATEWAY,
+  DEFAULT_SOURCES,
+  isSourceKind,
+  SOURCE_KIND_INFO,
+  SOURCE_KINDS,
+  type SourceConfig,
+  type SourceKind,
+  sourceKindProblem,
+} from './sources/source-kinds.js';
 export { memoryProbeStorage, type ProbeStorage, SourceProber, type SourceProberOptions } from './sources/source-prober.js';
 export * from './spaces/catalog.js';
 export * from './spaces/schema.js';
-export { emptyPins, PinsError, parsePins } from './upstream/pins.js';

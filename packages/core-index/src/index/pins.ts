@@ -1,4 +1,5 @@
-import { type Pins, PinsSchema, type SourceObject } from '../index/schemas.js';
+import { DEFAULT_IPFS_GATEWAY } from '../sources/source-kinds.js';
+import { type Pins, PinsSchema } from './schemas.js';
 
 export const PINS_FORMAT = 'svc.model-hub.pins/v1';
 
@@ -23,20 +24,6 @@ export function parsePins(text: string): Pins {
   return parsed.data;
 }
 
-export function emptyPins(gateway = 'https://ipfs.io'): Pins {
+export function emptyPins(gateway = DEFAULT_IPFS_GATEWAY): Pins {
   return { format: PINS_FORMAT, gateway, models: {} };
-}
-
-/** The pin of a model, when it pins this very revision and is not hidden (ids compared ignoring case). */
-export function pinFor(pins: Pins | undefined, id: string, revision: string): { root: string } | undefined {
-  if (!pins) return undefined;
-  const key = Object.keys(pins.models).find((k) => k.toLowerCase() === id.toLowerCase());
-  const pin = key ? pins.models[key] : undefined;
-  if (!pin || pin.hidden || pin.revision.toLowerCase() !== revision.toLowerCase()) return undefined;
-  return { root: pin.root };
-}
-
-/** The IPFS source record of a pinned revision. */
-export function pinSource(root: string): Omit<SourceObject, 'kind' | 'model' | 'revision'> {
-  return { source: 'ipfs', type: 'ipfs', root };
 }
