@@ -24,6 +24,8 @@ export const GET_HELP = `  hub get owner/name[:QUANT] [PATH|GLOB …] [--to DIR 
       SHA-256; a source that lies, stalls or fails is left for the next live one. Files land in
       DIR (default .) or in the model host's cache layout. Exit 0 only when every file verified.
       Hub: --hub, else HUB_URL, else http://localhost:8080.
+      --verify-log checks the hub's transparency log first (--key VKEY, or HUB_LOG_KEY; state in
+      --state FILE) and refuses a model whose day is not in a verified checkpoint.
 `;
 
 export interface GetIo {
@@ -38,6 +40,7 @@ export interface GetIo {
 export async function getCommand(argv: string[], io: GetIo): Promise<number> {
   let values: Record<string, string | boolean | undefined>;
   let positionals: string[];
+  let keys: string[];
   try {
     // `--hf-cache` takes an optional DIR: a following argument that is not a flag and not after the ref
     const args = [...argv];
@@ -60,9 +63,14 @@ export async function getCommand(argv: string[], io: GetIo): Promise<number> {
         hub: { type: 'string' },
         parallel: { type: 'string' },
         'stall-seconds': { type: 'string' },
+        'verify-log': { type: 'boolean' },
+        key: { type: 'string', multiple: true },
+        state: { type: 'string' },
       },
     });
-    values = { ...parsed.values, hf, hfDir };
+    const { key, ...rest } = parsed.values;
+    values = { ...rest, hf, hfDir };
+    keys = key ?? (io.env.HUB_LOG_KEY ? [io.env.HUB_LOG_KEY] : []);
     positionals = parsed.positionals;
   } catch (e) {
     io.err(`hub get: ${(e as Error).message}`);
@@ -92,6 +100,10 @@ export async function getCommand(argv: string[], io: GetIo): Promise<number> {
     return 2;
   }
   const hub = (values.hub as string | undefined) ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  if (values['verify-log'] && keys.length === 0) {
+    io.err('hub get: --verify-log needs --key VKEY (or HUB_LOG_KEY): the verifier key the hub operator published');
+    return 2;
+  }
   const bars = new ProgressBars((line) => io.err(line));
   const opts: ClientOptions = {
     hub,
@@ -110,6 +122,17 @@ export async function getCommand(argv: string[], io: GetIo): Promise<number> {
   try {
     const commit = await modelRevision(opts, id);
     const files = selectFiles(await listFiles(opts, id, commit), patterns, quant);
+    if (values['verify-log']) {
+      const refused = await refuseUnlogged(
+        hub,
+        id,
+        files,
+        keys,
+        (values.state as string | undefined) ?? join(io.env.HUB_DATA ?? '.hub-data', 'log-seen.json'),
+        io,
+      );
+      if (refused) return 1;
+    }
     const hfCache = values.hf ? ((values.hfDir as string | undefined) ?? defaultHfCache(io.env)) : undefined;
     const dir = (values.to as string | undefined) ?? '.';
     results = await downloadAll(
@@ -145,6 +168,40 @@ export async function getCommand(argv: string[], io: GetIo): Promise<number> {
   }
   if (io.tty) io.err(`${results.length - bad} of ${results.length} files verified\n`);
   return bad === 0 ? 0 : 1;
+}
+
+/**
+ * `--verify-log`: the hub's log must verify, the day the hub serves must be in it, and every file to fetch must have
+ * the size and SHA-256 that day's model object records. Returns true (after saying why) when the model is refused.
+ */
+async function refuseUnlogged(
+  hub: string,
+  id: string,
+  files: RemoteFile[],
+  keys: string[],
+  stateFile: string,
+  io: GetIo,
+): Promise<boolean> {
+  const { filesFromVerifiedLog } = await import('./cli-log.js');
+  const { LogVerifyError } = await import('@hub/core-index');
+  let logged: Awaited<ReturnType<typeof filesFromVerifiedLog>>;
+  try {
+    logged = await filesFromVerifiedLog(hub, id, keys, stateFile, io.fetch);
+  } catch (e) {
+    if (!(e instanceof LogVerifyError)) throw e;
+    io.err(`hub get: refused: the hub's log does not verify (${e.failure}): ${e.message}`);
+    return true;
+  }
+  for (const f of files) {
+    const want = logged.files.get(f.path);
+    if (!want || want.sha256 !== f.sha256 || want.size !== f.size) {
+      io.err(`hub get: refused: ${f.path} is not as the verified log's day ${logged.date} records it`);
+      return true;
+    }
+  }
+  if (!io.tty) io.out(JSON.stringify({ event: 'log-verified', model: id, day: logged.date }));
+  else io.err(`the hub's log verifies; ${id} is in its day ${logged.date}\n`);
+  return false;
 }
 
 export const VERIFY_CACHE_HELP = `  hub verify-cache [DIR] [--hub URL] [--fix]

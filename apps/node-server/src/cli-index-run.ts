@@ -9,6 +9,7 @@ import { createLogger } from './logger.js';
 import { parseRefresh, type RefreshError, type Refresher, startRefresh } from './refresh.js';
 import type { RunningHub } from './server.js';
 import { sourcesFromConfig } from './server.js';
+import { loadSigners } from './signing.js';
 import { buildFromUpstream, progressBar, summaryText } from './upstream-build.js';
 
 /** Options of `hub index build` that the upstream run reads (besides --upstream, --top, --data, --date, --source). */
@@ -114,6 +115,7 @@ export async function upstreamBuildCommand(values: UpstreamValues, cfg: Resolved
     const summary = await buildFromUpstream({
       dataDir: cfg.dataDir,
       ...settings,
+      signers: await loadSigners(cfg),
       configuredSources: sourcesFromConfig(cfg),
       log,
       onProgress: (p) => term.progress(p),
@@ -194,7 +196,13 @@ export function serveRefresh(
     log,
     reload: () => running.reload(),
     build: async () => {
-      const s = await buildFromUpstream({ dataDir: cfg.dataDir, ...settings, configuredSources: sourcesFromConfig(cfg), log });
+      const s = await buildFromUpstream({
+        dataDir: cfg.dataDir,
+        ...settings,
+        signers: await loadSigners(cfg),
+        configuredSources: sourcesFromConfig(cfg),
+        log,
+      });
       return { catalog: s.catalog, models: s.models };
     },
   });

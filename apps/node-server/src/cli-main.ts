@@ -14,11 +14,13 @@ import {
   UPSTREAM_BUILD_OPTIONS,
   upstreamBuildCommand,
 } from './cli-index-run.js';
+import { KEYS_HELP, keysGenerateCommand, LOG_VERIFY_HELP, logVerifyCommand } from './cli-log.js';
 import { spacesPutCommand } from './cli-spaces.js';
 import { ConfigError, resolveConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { probeOnce, probeSettingsFrom } from './prober.js';
 import { sourcesFromConfig, startServer } from './server.js';
+import { loadSigners } from './signing.js';
 import { verifyStore } from './verify.js';
 
 const HELP = `hub — a read-only hub for open model files
@@ -46,18 +48,22 @@ Usage:
       object sealing them under one root; it becomes /spaces/NAME/ (and stays at /spaces/ROOT/).
 ${BUCKETS_HELP}  hub index verify [--data DIR]
       Re-hash every object, check every catalog's references, walk the archive chain. Exit 1 on any fault.
-  hub probe [--data DIR] [--config FILE]
+${LOG_VERIFY_HELP}${KEYS_HELP}  hub probe [--data DIR] [--config FILE]
       Probe every configured source that has a probe file once, now, and print a table
       (source, ok, reason, HTTP status, milliseconds) and save the results in the data folder
       (a hub started on it restores them). Exit 1 when any probed source fails.
 ${GET_HELP}${VERIFY_CACHE_HELP}  hub --help
 
-Environment: PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file).
+Environment: PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file), HUB_SIGNING_KEY_FILE.
 `;
 
 function fail(message: string, code = 2): never {
   process.stderr.write(`hub: ${message}\n`);
   process.exit(code);
+}
+
+function logIo() {
+  return { out: (l: string) => process.stdout.write(`${l}\n`), err: (l: string) => process.stderr.write(`${l}\n`), env: process.env };
 }
 
 function progressLine(text: string) {
@@ -137,6 +143,7 @@ async function main(argv: string[]) {
       // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
       cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
       ...(values.date ? { date: values.date } : {}),
+      signers: await loadSigners(cfg),
       log,
       progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
     });
@@ -173,6 +180,14 @@ async function main(argv: string[]) {
     process.stdout.write(table);
     process.exit(ok ? 0 : 1);
   }
+  if (command === 'keys' && sub === 'generate') process.exit(await keysGenerateCommand(argv.slice(2), logIo()));
+  if (command === 'keys') fail(`unknown command "${argv.join(' ')}"; hub keys generate --out FILE [--name NAME]`);
+  if (command === 'index' && sub === 'verify' && argv.includes('--help')) {
+    process.stdout.write(LOG_VERIFY_HELP);
+    return;
+  }
+  if (command === 'index' && sub === 'verify' && argv.some((a) => a === '--log' || a.startsWith('--log=')))
+    process.exit(await logVerifyCommand(argv.slice(2), logIo()));
   if (command === 'index' && sub === 'verify') {
     const { values } = parseArgs({ args: argv.slice(2), options: { data: { type: 'string' }, config: { type: 'string' } } });
     installFastBlake3();

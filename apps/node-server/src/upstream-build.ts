@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Logger, type Pins, PinsError, parsePins, type SourceConfig } from '@hub/core-index';
+import { type Logger, type NoteSigner, type Pins, PinsError, parsePins, type SourceConfig } from '@hub/core-index';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/core-index/upstream';
 import { FsObjectStore } from '@hub/objects/node';
 import { FileMissingLog } from './missing-log.js';
@@ -28,6 +28,8 @@ export interface NodeUpstreamBuildOptions {
   headers?: Record<string, string>;
   /** A read token for the upstream (`HF_TOKEN`): sent to the upstream's origin only, never logged. */
   token?: string;
+  /** Keys that sign the transparency log's checkpoint (from `signingKey` / HUB_SIGNING_KEY_FILE). */
+  signers?: readonly NoteSigner[];
 }
 
 /**
@@ -81,6 +83,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     ...(options.smallFileCap ? { smallFileCap: options.smallFileCap } : {}),
     ...(options.fresh ? { fresh: true } : {}),
     ...(options.codeCommit ? { codeCommit: options.codeCommit } : {}),
+    ...(options.signers ? { signers: options.signers } : {}),
     extraSources: (options.sources ?? []).map((s) => ({ source: s.name, ...(s.url ? { url: s.url } : {}) })),
     display: (s) => display.get(s) ?? defaults[s] ?? s,
     log: options.log,

@@ -7,6 +7,7 @@ import {
   type GgufFacts,
   isMmproj,
   type Logger,
+  type NoteSigner,
   type ObjectStore,
   quantOf,
 } from '@hub/core-index';
@@ -36,6 +37,8 @@ export interface FromDirOptions {
    * build's record are not read or parsed again. Absent: every file is hashed.
    */
   cacheFile?: string;
+  /** Keys that sign the transparency log's checkpoint (design 10.4). */
+  signers?: readonly NoteSigner[];
   /** progress callback: files hashed so far, of total */
   progress?: (done: number, total: number, file: string) => void;
 }
@@ -192,6 +195,7 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     date: options.date ?? new Date().toISOString().slice(0, 10),
     models,
     ...(options.display ? { display: options.display } : {}),
+    ...(options.signers ? { signers: options.signers } : {}),
   });
   // Only after the index is written: a build that failed leaves the previous cache (still true of the files).
   await cache.save(options.cacheFile);

@@ -13,6 +13,7 @@ import {
   type SourceObject,
   SourceObjectSchema,
 } from '../index/schemas.js';
+import type { NoteSigner } from '../log/note.js';
 import { SourceBreaker, type SourceCheck } from './breaker.js';
 import {
   type Clock,
@@ -91,6 +92,8 @@ export interface UpstreamBuildOptions {
   codeCommit?: string;
   /** Fields of the archive document (registry, gateway, mirror). */
   archive?: { registry?: string; gateway?: string; mirror?: string };
+  /** Keys that sign the transparency log's checkpoint (design 10.4). */
+  signers?: readonly NoteSigner[];
   /** Ignore finished work of the same day and list again. */
   fresh?: boolean;
   log?: Logger;
@@ -638,6 +641,7 @@ async function writePhase(
     models,
     ...(o.display ? { display: o.display } : {}),
     ...(o.codeCommit ? { codeCommit: o.codeCommit } : {}),
+    ...(o.signers ? { signers: o.signers } : {}),
     now: () => rc.clock.now(),
     archive: { registry: ARCHIVE_REGISTRY, ...(o.pins?.gateway ? { gateway: o.pins.gateway } : {}), ...o.archive },
   });
