@@ -3,7 +3,7 @@
 // `hub index verify --log` and by @hub/client: a real log passes; a flipped checkpoint byte, a flipped tile byte and
 // a log whose day 2 was rebuilt differently fail. Every hub, proxy and program runs on 127.0.0.1 in a temp folder.
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -15,8 +15,9 @@ import { ARCHIVE_LAYER, CHECKPOINT_LAYER } from '@hub/dialect-oci';
 import { buildFromDir, tempDirs } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMMANDS, OVERVIEW } from '../src/cli-commands.js';
+import { runCli } from '../src/cli-framework.js';
 import { getCommand } from '../src/cli-get.js';
-import { keysGenerateCommand, logVerifyCommand } from '../src/cli-log.js';
 import { ConfigError } from '../src/config.js';
 import { loadSigners } from '../src/signing.js';
 import { startTestHub, TEST_SOURCE, type TestHub } from './helpers.js';
@@ -147,12 +148,16 @@ async function go(prefix: string, old?: string) {
   }
 }
 
-async function cliVerify(url: string, state: string, extra: string[] = []) {
-  const lines: string[] = [];
-  const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), env: {} };
-  const code = await logVerifyCommand(['--log', url, '--key', vkey, '--state', state, ...extra], io);
-  return { code, out: lines.join('\n') };
+/** `hub …` in-process through the CLI's command table (what the binary runs), its output as text. */
+async function hub(argv: string[]) {
+  let out = '';
+  const io = { out: (t: string) => (out += t), err: (t: string) => (out += t), tty: false, env: {} };
+  const code = await runCli(COMMANDS, argv, io, OVERVIEW);
+  return { code, out: out.trimEnd() };
 }
+
+const cliVerify = (url: string, state: string, extra: string[] = []) =>
+  hub(['index', 'verify', '--log', url, '--key', vkey, '--state', state, ...extra]);
 
 const via = (t: { path: string; flip: number } | undefined, target: () => string = () => real.url) => {
   tampering = t;
@@ -318,17 +323,21 @@ describe('hub index verify --log and @hub/client check the same cases', () => {
 describe('hub keys generate and the signing key file', () => {
   it('writes a key usable as signingKey, prints its verifier key, never overwrites, and a usage mistake exits 2', async () => {
     const dir = await tmp('hub-tlog-keys-');
-    const out: string[] = [];
-    const io = { out: (l: string) => out.push(l), err: () => {}, env: {} };
     const file = path.join(dir, 'k');
-    expect(await keysGenerateCommand(['--out', file, '--name', 'hub.test/log'], io)).toBe(0);
+    const made = await hub(['keys', 'generate', '--out', file, '--name', 'hub.test/log']);
+    expect(made.code).toBe(0);
     const signer = await parseSignerKey(await readFile(file, 'utf8'));
-    expect(out[0]).toBe(signer.verifierKey);
-    expect(out[0]).toMatch(/^hub\.test\/log\+[0-9a-f]{8}\+[A-Za-z0-9+/]{44}$/);
-    expect(await keysGenerateCommand(['--out', file], io)).toBe(2);
-    expect(await keysGenerateCommand([], io)).toBe(2);
-    expect(await keysGenerateCommand(['--out', path.join(dir, 'x'), '--name', 'has space'], io)).toBe(2);
-    expect(await logVerifyCommand(['--log', 'not a url', '--key', vkey], io)).toBe(2);
+    const [vk] = made.out.split('\n');
+    expect(vk).toBe(signer.verifierKey);
+    expect(vk).toMatch(/^hub\.test\/log\+[0-9a-f]{8}\+[A-Za-z0-9+/]{44}$/);
+    expect(((await stat(file)).mode & 0o777).toString(8)).toBe('600');
+    const again = await hub(['keys', 'generate', '--out', file]);
+    expect([again.code, again.out.split('\n')[0]]).toEqual([2, `hub keys generate: ${file} exists; a key is never overwritten`]);
+    expect((await hub(['keys', 'generate'])).code).toBe(2);
+    expect((await hub(['keys', 'generate', '--out', path.join(dir, 'x'), '--name', 'has space'])).code).toBe(2);
+    expect((await hub(['index', 'verify', '--log', 'not a url', '--key', vkey])).code).toBe(2);
+    expect((await hub(['keys', 'generate', '--help'])).out).toContain('--out FILE');
+    expect((await hub(['index', 'verify', '--help'])).out).toContain('--log URL --key VKEY');
   });
 
   it('a broken key file is refused by its path alone: its content is never repeated', async () => {
