@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Address, type Logger, type Pins, PinsError, parsePins, type SourceConfig, StartPack } from '@hub/core-index';
+import { type Address, formatBytes, type Logger, type Pins, PinsError, parsePins, type SourceConfig, StartPack } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
 import { FileMissingLog } from './missing-log.js';
@@ -136,15 +136,4 @@ function bucketLine(s: BuildSummary): string {
   return Object.entries(s.requestsByBucket ?? {})
     .map(([b, n]) => `${n} ${b}`)
     .join(', ');
-}
-
-function formatBytes(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return `${v.toFixed(i ? 1 : 0)} ${units[i]}`;
 }
