@@ -179,6 +179,7 @@ export function serveRefresh(
         signers: await loadSigners(cfg),
         configuredSources: sourcesFromConfig(cfg),
         log,
+        metrics: running.deps.metrics,
       });
       return { catalog: s.catalog, models: s.models };
     },

@@ -1,5 +1,5 @@
 export * from './buckets/schema.js';
-export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, silentLogger } from './deps.js';
+export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, recordMissing, silentLogger } from './deps.js';
 export * from './http/contract.js';
 export { type Admission, admitRequest, createHub, type Hub, type RequestScope, splitUrl } from './http/create-hub.js';
 export { type MatchResult, type RouteMatch, Router } from './http/router.js';
@@ -31,7 +31,7 @@ export {
   splitCatalog,
   writeCatalog,
 } from './index/catalog-shards.js';
-export { formatBytes } from './index/format.js';
+export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export {
   type BuiltObjectKind,
@@ -50,7 +50,7 @@ export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from 
 export { newObjectMetadata, REF_NAME } from './index/object-store.js';
 export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';
 export { emptyPins, PinsError, parsePins } from './index/pins.js';
-export { boundedAll } from './index/pool.js';
+export { BoundedQueue, boundedAll } from './index/pool.js';
 export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
 export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
