@@ -12,7 +12,16 @@ import {
   SPACES_REF,
 } from '@hub/core-index';
 import { assembleHub, HUB_VERSION, type Hub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
-import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedBuckets, seedDemo, seedSpaces, startStaticMirror } from '@hub/node-toolkit';
+import {
+  DEMO_SOURCE,
+  demoSource,
+  demoTreeDir,
+  type StaticMirror,
+  seedBuckets,
+  seedDemo,
+  seedSpaces,
+  startStaticMirror,
+} from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -63,9 +72,7 @@ export interface RunningHub {
 
 export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror): SourceConfig[] {
   // The demo mirror runs beside the hub: its redirects name the host the client reached the hub by (onHubHost).
-  const own: SourceConfig[] = demo
-    ? [{ name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: demo.template, onHubHost: true }]
-    : [];
+  const own: SourceConfig[] = demo ? [{ ...demoSource(demo.template), onHubHost: true }] : [];
   return mergeSources(config.sources ?? [], own);
 }
 

@@ -23,3 +23,4 @@ export {
   type Observation,
   runConformance,
 } from './conformance/index.js';
+export { composedHub, createComposedTestHub } from './test-hub.js';
