@@ -72,7 +72,7 @@ export interface RunningHub {
 
 export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror): SourceConfig[] {
   // The demo mirror runs beside the hub: its redirects name the host the client reached the hub by (onHubHost).
-  const own: SourceConfig[] = demo ? [{ ...demoSource(demo.template), onHubHost: true }] : [];
+  const own: SourceConfig[] = demo ? [demoSource(demo.template, { onHubHost: true })] : [];
   return mergeSources(config.sources ?? [], own);
 }
 
