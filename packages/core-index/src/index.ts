@@ -60,6 +60,7 @@ export {
   appendDays,
   CHECKPOINT_KIND,
   CHECKPOINT_MEDIA_TYPE,
+  checkLogStore,
   LOG_ENTRY_KIND,
   LOG_REF,
   LOG_TILE_KIND,
