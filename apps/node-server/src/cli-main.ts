@@ -14,6 +14,7 @@ import {
   UPSTREAM_BUILD_OPTIONS,
   upstreamBuildCommand,
 } from './cli-index-run.js';
+import { MIRROR_HELP } from './cli-mirror.js';
 import { spacesPutCommand } from './cli-spaces.js';
 import { ConfigError, resolveConfig } from './config.js';
 import { createLogger } from './logger.js';
@@ -50,7 +51,7 @@ ${BUCKETS_HELP}  hub index verify [--data DIR]
       Probe every configured source that has a probe file once, now, and print a table
       (source, ok, reason, HTTP status, milliseconds) and save the results in the data folder
       (a hub started on it restores them). Exit 1 when any probed source fails.
-${GET_HELP}${VERIFY_CACHE_HELP}  hub --help
+${GET_HELP}${VERIFY_CACHE_HELP}${MIRROR_HELP}  hub --help
 
 Environment: PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file).
 `;

@@ -52,6 +52,16 @@ export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
 export {
+  holdingOf,
+  MIRROR_FORMAT,
+  MIRROR_MANIFEST,
+  type MirrorHolding,
+  type MirrorManifest,
+  mirrorFilePath,
+  mirrorHolds,
+  parseMirrorManifest,
+} from './sources/mirror-manifest.js';
+export {
   DEFAULT_PROBE_SETTINGS,
   nextProbeDelaySeconds,
   PROBE_REASONS,
@@ -77,6 +87,7 @@ export {
   type HealthOptions,
   isOllama,
   MemorySourceHealth,
+  type MirrorSource,
   ollamaRedirectRules,
   type ProbeResult,
   type RedirectRules,

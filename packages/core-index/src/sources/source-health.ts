@@ -1,5 +1,6 @@
 import { encodePath } from '../http/contract.js';
 import type { HubHealth, SourceObject, SourceState } from '../index/schemas.js';
+import { type MirrorHolding, mirrorHolds, mirrorTemplate } from './mirror-manifest.js';
 import {
   emptyProbeState,
   type ProbeReason,
@@ -18,9 +19,19 @@ export interface SourceConfig {
   display: string;
   /** The `/via/{token}/` spelling. */
   token: string;
-  kind: 'http' | 'ipfs';
-  /** `http`: URL template (`{id}`, `{owner}`, `{name}`, `{revision}`, `{path}`); `ipfs`: gateway base URL. */
+  /**
+   * `http`: a byte source the index names per model; `ipfs`: a gateway; `mirror`: a local mirror (design 10.3), chosen
+   * for exactly the SHA-256s its manifest lists (re-read on each probe round), whatever the index says.
+   */
+  kind: 'http' | 'ipfs' | 'mirror';
+  /**
+   * `http`: URL template (`{id}`, `{owner}`, `{name}`, `{revision}`, `{path}`, `{sha256}`); `ipfs`: gateway base URL;
+   * `mirror`: the mirror folder's base URL (files at `sha256/<hex>`, the manifest at `manifest.json`), or a template
+   * with `{sha256}` (then `manifest` names the manifest's URL).
+   */
   url?: string;
+  /** `mirror`: the manifest's URL, when `url` is a template. */
+  manifest?: string;
   /** A file to fetch and hash on each probe. Without one the source is offered with `checked: null`. */
   probe?: { path: string; sha256: string; size?: number };
   /** Never redirected to (P2P). */
@@ -54,15 +65,23 @@ export interface SourceChoice {
 
 export type ChooseResult =
   | { ok: true; choice: SourceChoice }
-  /** Sources hold the file but none is healthy. */
-  | { ok: false; reason: 'none-ok'; holders: string[] }
+  /** Sources hold the file but none is healthy. `lacking`: the configured mirrors that do not hold it. */
+  | { ok: false; reason: 'none-ok'; holders: string[]; lacking?: string[] }
   /** No source in the index holds the file. */
-  | { ok: false; reason: 'no-source'; holders: [] };
+  | { ok: false; reason: 'no-source'; holders: []; lacking?: string[] };
+
+/** A configured mirror source and what its last manifest said it holds. */
+export interface MirrorSource {
+  config: SourceConfig;
+  holding: MirrorHolding | undefined;
+}
 
 export interface ChooseInput {
   id: string;
   revision: string;
   path: string;
+  /** the file's SHA-256 (from the index): `{sha256}` in templates, and what a mirror source is chosen by */
+  sha256?: string;
   sources: SourceObject[];
   /** a `/via/{token}/` token, when the request named one */
   via?: string;
@@ -134,9 +153,11 @@ export interface SourceHealth {
   display(name: string): string;
   /** Seconds until the next probe round; the `Retry-After` for a 503 when nothing is live. */
   retryAfterSeconds(): number;
+  /** The configured mirror sources with what each last said it holds (design 10.3). */
+  mirrorSources(): MirrorSource[];
 }
 
-type TemplatePart = string | 'id' | 'owner' | 'name' | 'revision' | 'path';
+type TemplatePart = string | 'id' | 'owner' | 'name' | 'revision' | 'path' | 'sha256';
 const compiled = new Map<string, { parts: TemplatePart[]; vars: boolean[] }>();
 
 function compile(template: string) {
@@ -145,7 +166,7 @@ function compile(template: string) {
     const parts: TemplatePart[] = [];
     const vars: boolean[] = [];
     let last = 0;
-    for (const m of template.matchAll(/\{(id|owner|name|revision|path)\}/g)) {
+    for (const m of template.matchAll(/\{(id|owner|name|revision|path|sha256)\}/g)) {
       parts.push(template.slice(last, m.index));
       vars.push(false);
       parts.push(m[1] as TemplatePart);
@@ -161,7 +182,7 @@ function compile(template: string) {
 }
 
 /** Expand a source URL template for one file. Path segments are percent-encoded, `/` kept. */
-export function expandTemplate(template: string, v: { id: string; revision: string; path: string }): string {
+export function expandTemplate(template: string, v: { id: string; revision: string; path: string; sha256?: string }): string {
   const { parts, vars } = compile(template);
   const slash = v.id.indexOf('/');
   const owner = slash === -1 ? v.id : v.id.slice(0, slash);
@@ -186,6 +207,9 @@ export function expandTemplate(template: string, v: { id: string; revision: stri
       case 'revision':
         out += encodeURIComponent(v.revision);
         break;
+      case 'sha256':
+        out += encodeURIComponent(v.sha256 ?? '');
+        break;
       default:
         out += encodePath(v.path);
     }
@@ -207,9 +231,19 @@ export function chooseSource(
   order: string[],
   state: (name: string) => SourceState,
   config: (name: string) => SourceConfig | undefined,
+  mirrors: readonly MirrorSource[] = [],
 ): ChooseResult {
-  const holders = input.sources.filter((s) => sourceHolds(s, input.path) && config(s.source)?.redirect !== false);
-  if (holders.length === 0) return { ok: false, reason: 'no-source', holders: [] };
+  const holders = input.sources.filter(
+    (s) => sourceHolds(s, input.path) && config(s.source)?.redirect !== false && config(s.source)?.kind !== 'mirror',
+  );
+  // A mirror holds a file when its manifest lists the file's SHA-256 (design 10.3), whatever the index names.
+  for (const m of mirrors) {
+    if (m.config.redirect === false || !mirrorHolds(m.holding, input.sha256)) continue;
+    holders.push({ kind: 'model-hub.source', model: input.id, revision: input.revision, source: m.config.name, type: 'http' });
+  }
+  const lacking = mirrors.filter((m) => m.config.redirect !== false && !mirrorHolds(m.holding, input.sha256)).map((m) => m.config.name);
+  const also = lacking.length > 0 ? { lacking } : {};
+  if (holders.length === 0) return { ok: false, reason: 'no-source', holders: [], ...also };
   const rank = (name: string) => {
     const i = order.indexOf(name);
     return i === -1 ? order.length : i;
@@ -246,14 +280,25 @@ export function chooseSource(
     return { ok: true, choice };
   }
   if (fallback) return { ok: true, choice: fallback };
-  return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source) };
+  return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source), ...also };
 }
 
 function sourceUrl(object: SourceObject, config: SourceConfig | undefined, v: ChooseInput): string | undefined {
   const id = object.remote_id ?? v.id;
+  if (config?.kind === 'mirror') {
+    const template = mirrorTemplate(config);
+    return template && v.sha256 ? expandTemplate(template, { id, revision: v.revision, path: v.path, sha256: v.sha256 }) : undefined;
+  }
   if (object.type === 'http') {
     const template = config?.url ?? object.url;
-    return template ? expandTemplate(template, { id, revision: object.remote_revision ?? v.revision, path: v.path }) : undefined;
+    return template
+      ? expandTemplate(template, {
+          id,
+          revision: object.remote_revision ?? v.revision,
+          path: v.path,
+          ...(v.sha256 ? { sha256: v.sha256 } : {}),
+        })
+      : undefined;
   }
   if (object.type === 'ipfs') {
     const gateway = (config?.url ?? 'https://ipfs.io').replace(/\/+$/, '');
@@ -336,6 +381,14 @@ export class MemorySourceHealth implements SourceHealth {
       if (c.redirect === false) continue;
       const r = this.probes.sources[c.name];
       sources[c.name] = r ? { ok: r.ok, checked: r.checked, ...(r.reason ? { reason: r.reason } : {}) } : { ok: true, checked: null };
+      if (c.kind === 'mirror') {
+        const h = this.probes.mirrors?.[c.name];
+        // what the mirror holds, from its last manifest (design 10.3): files, bytes, and when it was last re-hashed
+        sources[c.name] = {
+          ...sources[c.name],
+          mirror: { files: h?.files ?? 0, bytes: h?.bytes ?? 0, verified: h?.verified ?? null },
+        } as SourceState;
+      }
     }
     return { sources, order: [...this.order] };
   }
@@ -346,10 +399,18 @@ export class MemorySourceHealth implements SourceHealth {
       this.order,
       (n) => this.state(n),
       (n) => this.configs.get(n),
+      this.mirrorSources(),
     );
     // Nobody can serve a file that is being asked for: the prober (if one runs here) re-checks its holders sooner.
     if (!result.ok && result.reason === 'none-ok') this.wanted(result.holders);
     return result;
+  }
+
+  /** The configured mirror sources with what each last said it holds. */
+  mirrorSources(): MirrorSource[] {
+    const out: MirrorSource[] = [];
+    for (const c of this.configs.values()) if (c.kind === 'mirror') out.push({ config: c, holding: this.probes.mirrors?.[c.name] });
+    return out;
   }
 
   /** Failing sources hold a file that was asked for and could not be served (a running prober pulls them forward). */
