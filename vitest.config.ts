@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const pkg = (name: string, sub = 'index') => fileURLToPath(new URL(`./packages/${name}/src/${sub}.ts`, import.meta.url));
-const names = ['core-index', 'objects', 'client', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'hub', 'node-toolkit'];
+const names = ['core-index', 'objects', 'client', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'hub', 'node-toolkit', 'upstream'];
 
 export default defineConfig({
   resolve: {
@@ -11,7 +11,6 @@ export default defineConfig({
       { find: new RegExp(`^@hub/${n}$`), replacement: pkg(n) },
       { find: new RegExp(`^@hub/${n}/testing$`), replacement: pkg(n, 'testing/index') },
       { find: new RegExp(`^@hub/${n}/node$`), replacement: pkg(n, 'node/index') },
-      { find: new RegExp(`^@hub/${n}/upstream$`), replacement: pkg(n, 'upstream/index') },
     ]),
   },
   test: {

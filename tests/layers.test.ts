@@ -10,7 +10,19 @@ import { describe, expect, it } from 'vitest';
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** An app may import every package (they all sit below it); never another app. */
-const PACKAGES = ['core-index', 'objects', 'client', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'node-toolkit', 'spaces', 'hub'];
+const PACKAGES = [
+  'core-index',
+  'objects',
+  'client',
+  'dialect-hf',
+  'dialect-oci',
+  'mcp',
+  'account',
+  'node-toolkit',
+  'spaces',
+  'hub',
+  'upstream',
+];
 
 export const ALLOWED: Record<string, readonly string[]> = {
   'packages/core-index': [],
@@ -21,6 +33,8 @@ export const ALLOWED: Record<string, readonly string[]> = {
   'packages/mcp': ['core-index'],
   'packages/account': ['core-index'],
   'packages/node-toolkit': ['core-index', 'objects', 'dialect-oci'],
+  // the daily crawler: only node-server runs it
+  'packages/upstream': ['core-index'],
   // the bundled spaces are browser apps: they talk to the hub over HTTP only
   'packages/spaces': [],
   'packages/hub': ['core-index', 'objects', 'dialect-hf', 'dialect-oci', 'mcp', 'account'],

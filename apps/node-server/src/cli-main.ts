@@ -1,6 +1,7 @@
 /** Every `hub` command but the client ones (`get`, `verify-cache`), loaded by cli.ts only when needed. */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { StartPack } from '@hub/core-index';
 import { buildFromDir } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
@@ -20,7 +21,7 @@ import { ConfigError, resolveConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { probeOnce, probeSettingsFrom } from './prober.js';
 import { sourcesFromConfig, startServer } from './server.js';
-import { verifyStore } from './verify.js';
+import { startPrepared, verifyStore } from './verify.js';
 
 const HELP = `hub — a read-only hub for open model files
 
@@ -132,8 +133,10 @@ async function main(argv: string[]) {
     const log = createLogger({ level: cfg.logLevel, destination: process.stderr as never });
     const store = new FsObjectStore(cfg.dataDir);
     const started = Date.now();
+    const pack = new StartPack();
     const result = await buildFromDir(store, {
       dir: path.resolve(dir),
+      onObject: pack.add,
       sources,
       // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
       cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
@@ -142,6 +145,8 @@ async function main(argv: string[]) {
       progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
     });
     progressLine('');
+    // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
+    await startPrepared(store, cfg.dataDir, result.catalog, pack, log);
     process.stdout.write(
       `${JSON.stringify({ catalog: result.catalog, models: result.models, files: result.files, bytes: result.bytes, date: result.day.date, seconds: (Date.now() - started) / 1000 })}\n`,
     );

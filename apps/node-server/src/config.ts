@@ -43,6 +43,14 @@ export interface HubConfigFile {
   /** Port of the data folder's mirror (`DIR/mirror`; default: the next free port after the hub's). */
   localMirrorPort?: number;
   logLevel?: string;
+  /** Serve `GET /metrics` (Prometheus text) on its own listener at this port (default: off; 0 picks a free one). */
+  metricsPort?: number;
+  /** The metrics listener's address (default 127.0.0.1: loopback only). */
+  metricsHost?: string;
+  /** Serve `GET /metrics` on the main port too, only to `Authorization: Bearer <metricsToken>` (default: off). */
+  metricsToken?: string;
+  /** One structured access-log line per request: method, route pattern, status, ms, source, bytes (default false). */
+  logRequests?: boolean;
 }
 
 export interface ResolvedConfig extends HubConfigFile {

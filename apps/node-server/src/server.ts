@@ -25,6 +25,7 @@ import { DATA_MIRROR, IMPORTED_FILE } from './bundle.js';
 import type { HubConfigFile } from './config.js';
 import { hubListener } from './koa-adapter.js';
 import { createLogger } from './logger.js';
+import { type MetricsServer, observabilityFrom } from './metrics-http.js';
 import { FileMissingLog } from './missing-log.js';
 import { checkProbeConfig, fileProbeStorage, probeSettingsFrom } from './prober.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
@@ -51,6 +52,8 @@ export interface RunningHub {
   mirror?: StaticMirror;
   /** the data folder's local mirror (`DIR/mirror`, filled by `hub bundle import`), served on the next port */
   localMirror?: MirrorFolderServer;
+  /** The separate metrics listener (`metricsPort`), when configured. */
+  metrics?: MetricsServer;
   deps: HubDeps;
   hub: Hub;
   app: Koa;
@@ -88,6 +91,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // A probe entry or probe setting that cannot work fails the start (ConfigError), before anything is opened.
   checkProbeConfig(sourcesFromConfig(config));
   const probeSettings = probeSettingsFrom(config);
+  // Metrics and the access log (issue 28): the sink every part emits to; nothing is measured when both are off.
+  const observability = observabilityFrom(config, log, probeSettings.intervalSeconds);
   const objects = new FsObjectStore(options.dataDir);
 
   let current = (await objects.readRef('current')) as Address | undefined;
@@ -104,7 +109,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // starts read them as stored, from the load pack in the data folder.
   const pack = fileLoadPack(options.dataDir);
   const load = (store: FsObjectStore, address: Address) => loadVerifiedOnce(store, address, pack);
-  const indexes = indexHolder(objects, await load(objects, current), load, log);
+  const indexes = indexHolder(objects, await load(objects, current), load, log, observability.metrics);
 
   // Accounts: one SQLite file under the data folder; without account.publicKey the routes answer 503.
   const accountStore = SqliteAccountStore.open(options.dataDir);
@@ -153,11 +158,21 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       }
   }
   const mirrors = sources.filter((s) => s.kind === 'mirror').map((s) => s.name);
-  const order = config.order ?? // mirrors first (an operator's local copy), then the demo mirror, then the rest as configured
-  [...mirrors, ...(mirror ? [DEMO_SOURCE] : []), ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE && !mirrors.includes(n))];
+  const order = config.order ?? [ // mirrors first (an operator's local copy), then the demo mirror, then the rest as configured
+    ...mirrors,
+    ...(mirror ? [DEMO_SOURCE] : []),
+    ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE && !mirrors.includes(n)),
+  ];
   const background = new Set<Promise<unknown>>();
   // Probes: the last results (data folder) are restored before listening; rounds run on a timer after it.
-  const health = new SourceProber({ sources, order, settings: probeSettings, storage: fileProbeStorage(options.dataDir, log), log });
+  const health = new SourceProber({
+    sources,
+    order,
+    settings: probeSettings,
+    storage: fileProbeStorage(options.dataDir, log),
+    log,
+    metrics: observability.metrics,
+  });
   await health.load();
   // What each mirror holds is known before the first request (its manifest read, one held file hashed).
   if (mirrors.length > 0) await health.round({ only: mirrors });
@@ -169,6 +184,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     missing: new FileMissingLog(options.dataDir),
     accounts,
     log,
+    metrics: observability.metrics,
     now: () => Date.now(),
     // Background work (the missing log, …) is kept until it settles, so close() can let it finish its writes.
     defer: (p) => {
@@ -205,11 +221,13 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // timeouts on `connectionsCheckingInterval` (its default, 30 s, would stretch them).
   const server = http.createServer(
     { connectionsCheckingInterval: 1000 },
-    hubListener(hub, app.callback(), {
-      listenHost: options.host ?? '0.0.0.0',
-      ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
-      ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
-    }),
+    observability.wrap(
+      hubListener(hub, app.callback(), {
+        listenHost: options.host ?? '0.0.0.0',
+        ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+        ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
+      }),
+    ),
   );
   server.keepAliveTimeout = 65_000;
   // Slow and abusive clients (issue 19): the whole header block within 20 s, the whole request within
@@ -238,6 +256,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     server.listen(options.port ?? 8080, options.host ?? '0.0.0.0', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  const metricsServer = await observability.listen().catch(async (e: unknown) => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw e;
+  });
   const url = `http://127.0.0.1:${port}`;
   log.info(
     {
@@ -247,6 +269,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       models: indexes.current().totals.models,
       seeded,
       mirror: mirror?.url,
+      metrics: metricsServer?.url,
     },
     'hub listening',
   );
@@ -257,6 +280,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     port,
     ...(mirror ? { mirror } : {}),
     ...(localMirror ? { localMirror } : {}),
+    ...(metricsServer ? { metrics: metricsServer } : {}),
     deps,
     hub,
     app,
@@ -272,6 +296,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       await Promise.allSettled([...background]);
       await mirror?.close();
       await localMirror?.close();
+      await metricsServer?.close();
       accountStore.close();
     },
   };

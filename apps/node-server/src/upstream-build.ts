@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Logger, type Pins, PinsError, parsePins, type SourceConfig } from '@hub/core-index';
-import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/core-index/upstream';
+import { type Address, type Logger, type Pins, PinsError, parsePins, type SourceConfig, StartPack } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
+import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
 import { FileMissingLog } from './missing-log.js';
+import { startPrepared } from './verify.js';
 
 export interface NodeUpstreamBuildOptions {
   dataDir: string;
@@ -63,7 +64,9 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
   const missing = await new FileMissingLog(options.dataDir).list();
   const display = new Map((options.configuredSources ?? []).map((s) => [s.name, s.display] as const));
   const defaults: Record<string, string> = { 'huggingface.co': 'Hugging Face', 'modelscope.cn': 'ModelScope', ipfs: 'IPFS' };
-  return runUpstreamBuild({
+  // The day's objects as the run made them: the load pack the next start (or `--refresh`'s switch) reads.
+  const pack = new StartPack();
+  const summary = await runUpstreamBuild({
     objects: store,
     upstream: options.upstream,
     fetch: options.fetch ?? fetch,
@@ -85,7 +88,10 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     display: (s) => display.get(s) ?? defaults[s] ?? s,
     log: options.log,
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    onObject: pack.add,
   });
+  await startPrepared(store, options.dataDir, summary.catalog as Address, pack, options.log);
+  return summary;
 }
 
 /**

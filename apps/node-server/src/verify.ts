@@ -9,10 +9,12 @@ import {
   type IndexStore,
   isAddress,
   type LoadPackStorage,
+  type Logger,
   loadIndex,
   ModelObjectSchema,
   readArchive,
   SourceObjectSchema,
+  type StartPack,
 } from '@hub/core-index';
 import { type FsObjectStore, writeFileAtomic } from '@hub/objects/node';
 
@@ -56,6 +58,47 @@ export async function loadVerifiedOnce(store: FsObjectStore, address: Address, p
   const index = await loadIndex(store, address, { verified: trusted, ...(pack ? { pack } : {}) });
   if (!trusted) await store.writeRef(VERIFIED_REF, address);
   return index;
+}
+
+/**
+ * Write what a start needs for `catalog` in this data folder (the load pack and the {@link VERIFIED_REF}), so the
+ * first start after a build or an import is as fast as a later one. Call it after the catalog and every object it
+ * names are in the store.
+ * - `built`: the builder's own objects (a {@link StartPack} filled through `buildIndex`'s `onObject`), hashed and
+ *   schema-checked as they were made: written as the pack with no read of the store ('built'). One that failed its
+ *   schema check writes nothing ('fault'): the next start then verifies in full and refuses the index, as before.
+ * - no `built` (objects that came from elsewhere, such as an imported bundle): every object is re-hashed and
+ *   schema-checked once now, as a first start would, and the pack written from them ('verified'); a fault throws
+ *   `IndexLoadError` and records nothing.
+ * A damaged or foreign pack still means a full check at the next start (`loadIndex`).
+ */
+export async function prepareStart(
+  store: FsObjectStore,
+  dataDir: string,
+  catalog: Address,
+  built?: StartPack,
+): Promise<{ pack: 'built' | 'verified' | 'fault'; fault?: string }> {
+  if (!built) {
+    if ((await store.readRef(VERIFIED_REF)) === catalog) await store.writeRef(VERIFIED_REF, 'none');
+    await loadVerifiedOnce(store, catalog, fileLoadPack(dataDir));
+    return { pack: 'verified' };
+  }
+  if (built.fault) return { pack: 'fault', fault: built.fault };
+  // The pack first, then the ref: a crash between the two leaves a pack the next start verifies before trusting.
+  await fileLoadPack(dataDir).write(built.bytes(catalog));
+  await store.writeRef(VERIFIED_REF, catalog);
+  return { pack: 'built' };
+}
+
+/** {@link prepareStart} after a build, logged (a pack that could not be made only costs the next start a full check). */
+export async function startPrepared(store: FsObjectStore, dataDir: string, catalog: Address, pack: StartPack, log?: Logger) {
+  try {
+    const r = await prepareStart(store, dataDir, catalog, pack);
+    if (r.fault) log?.warn({ event: 'load-pack', catalog, fault: r.fault }, 'no load pack: the next start verifies every object');
+    else log?.info({ event: 'load-pack', catalog, models: pack.models.size }, 'load pack written for the next start');
+  } catch (e) {
+    log?.warn({ event: 'load-pack', catalog, err: String(e).slice(0, 300) }, 'no load pack: the next start verifies every object');
+  }
 }
 
 /**

@@ -6,9 +6,9 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { FakeUpstream, type FakeUpstreamData } from '@hub/core-index/testing';
 import { tempDirs } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
+import { FakeUpstream, type FakeUpstreamData } from '@hub/upstream/testing';
 import { http as mswHttp } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
 import { createLogger } from '../src/logger.js';
 import { nextRunAt, parseRefresh, startRefresh } from '../src/refresh.js';
 import { buildFromUpstream } from '../src/upstream-build.js';
-import { verifyStore } from '../src/verify.js';
+import { LOAD_PACK_FILE, VERIFIED_REF, verifyStore } from '../src/verify.js';
 import { startTestHub } from './helpers.js';
 
 const data: FakeUpstreamData = modelHostFixtures();
@@ -75,6 +75,10 @@ describe('index build from an upstream, on disk', () => {
     });
     expect(summary.models).toBe(21);
     expect(summary.skippedByReason).toMatchObject({ gated: 1, private: 1 });
+    // The run wrote what the first start needs: the load pack of this catalog and the verified ref.
+    expect(await new FsObjectStore(dataDir).readRef(VERIFIED_REF)).toBe(summary.catalog);
+    const pack = await readFile(path.join(dataDir, LOAD_PACK_FILE), 'utf8');
+    expect(JSON.parse(pack.slice(pack.indexOf('\n') + 1)).catalog).toBe(summary.catalog);
     const report = await verifyStore(new FsObjectStore(dataDir));
     expect(report.faults).toEqual([]);
 

@@ -1,10 +1,13 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type Address, buildIndex, IndexLoadError } from '@hub/core-index';
+import { fileURLToPath } from 'node:url';
+import { type Address, buildIndex, type CatalogObject, IndexLoadError } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOAD_PACK_FILE, loadVerifiedOnce, VERIFIED_REF, verifyStore } from '../src/verify.js';
+import { LOAD_PACK_FILE, loadVerifiedOnce, prepareStart, VERIFIED_REF, verifyStore } from '../src/verify.js';
 import { startTestHub } from './helpers.js';
 
 const dirs: string[] = [];
@@ -104,5 +107,111 @@ describe('a sharded catalog (root plus shards, here over a lowered limit) is ver
     expect(report.faults.some((f) => f.startsWith(`${shard}: bytes hash to`))).toBe(true);
     expect(await new FsObjectStore(dataDir).readRef(VERIFIED_REF)).toBe('none');
     await expect(loadVerifiedOnce(new FsObjectStore(dataDir), built.catalog)).rejects.toThrow(/shard 1 .* does not hash to its address/);
+  });
+});
+
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
+
+function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, HUB_LOG_LEVEL: 'warn' } }, (err, stdout, stderr) =>
+      resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+/** `hub index build --from-dir` of SYNTHETIC models into a fresh data folder; returns the data folder and catalog. */
+async function fromDirBuild(models: number, marker: string): Promise<{ dataDir: string; catalog: string }> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-startpack-'));
+  dirs.push(dataDir);
+  const tree = path.join(dataDir, 'tree');
+  for (let i = 0; i < models; i++) {
+    const dir = path.join(tree, `synthetic-org`, `model-${i}`);
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, 'config.json'), JSON.stringify({ synthetic: true, i, marker }));
+    await writeFile(path.join(dir, `model-${i}-Q4_K_M.gguf`), `SYNTHETIC ${marker} ${i}`);
+  }
+  const r = await cli([
+    'index',
+    'build',
+    '--from-dir',
+    tree,
+    '--source',
+    'bench=http://localhost:9/{id}/resolve/{revision}/{path}',
+    '--data',
+    dataDir,
+    '--date',
+    '2026-11-24',
+  ]);
+  expect(r.code, r.stderr).toBe(0);
+  return { dataDir, catalog: JSON.parse(r.stdout.trim().split('\n').pop() as string).catalog };
+}
+
+describe.skipIf(!existsSync(CLI))('the builder writes what the first start needs (needs the built CLI: pnpm test builds first)', () => {
+  it('hub index build --from-dir leaves the load pack and the verified ref: the first start reads the pack, not every object', async () => {
+    const { dataDir, catalog } = await fromDirBuild(12, 'a');
+    const store = new FsObjectStore(dataDir);
+    expect(await store.readRef('current')).toBe(catalog);
+    expect(await store.readRef(VERIFIED_REF)).toBe(catalog);
+    const pack = await readFile(path.join(dataDir, LOAD_PACK_FILE), 'utf8');
+    expect(JSON.parse(pack.slice(pack.indexOf('\n') + 1)).catalog).toBe(catalog);
+    // A model object changed on disk after the build: the first start reads the builder's pack, so it is not seen
+    // (the same documented trust as a later start; `hub index verify` finds it).
+    const objects = (JSON.parse(new TextDecoder().decode((await store.get(catalog as Address))?.bytes)) as CatalogObject).objects;
+    await corruptKeepingJson(dataDir, Object.values(objects)[0]?.model as string);
+    const first = await startTestHub({ dataDir });
+    const info = await fetch(`${first.url}/api/models/synthetic-org/model-0`);
+    expect(info.status).toBe(200);
+    await first.close();
+  });
+
+  it('a damaged or a foreign pack means a full check at the first start: the corrupted object refuses it', async () => {
+    const { dataDir, catalog } = await fromDirBuild(8, 'b');
+    const other = await fromDirBuild(8, 'c');
+    const store = new FsObjectStore(dataDir);
+    const objects = (JSON.parse(new TextDecoder().decode((await store.get(catalog as Address))?.bytes)) as CatalogObject).objects;
+    await corruptKeepingJson(dataDir, Object.values(objects)[2]?.model as string);
+    const packFile = path.join(dataDir, LOAD_PACK_FILE);
+    const sound = await readFile(packFile);
+    // Damaged: one byte of the body flipped.
+    const damaged = Buffer.from(sound);
+    damaged[damaged.length - 5] = (damaged[damaged.length - 5] as number) ^ 1;
+    await writeFile(packFile, damaged);
+    await expect(startTestHub({ dataDir })).rejects.toThrow(/does not hash to its address/);
+    // Foreign: another data folder's pack (sound, for another catalog), with the verified ref in place.
+    await store.writeRef(VERIFIED_REF, catalog);
+    await writeFile(packFile, await readFile(path.join(other.dataDir, LOAD_PACK_FILE)));
+    await expect(startTestHub({ dataDir })).rejects.toThrow(/does not hash to its address/);
+  });
+});
+
+describe('prepareStart without the builder objects (an imported store): every object is checked once, then the start is fast', () => {
+  it('writes the pack and the verified ref after a full check; refuses a corrupted object and records nothing', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-prepare-'));
+    dirs.push(dataDir);
+    const store = new FsObjectStore(dataDir);
+    // SYNTHETIC models (made-up ids and hashes).
+    const models = Array.from({ length: 10 }, (_, i) => {
+      const hex = i.toString(16).padStart(8, '0');
+      return {
+        id: `synthetic-org/model-${i}`,
+        revision: hex.repeat(5),
+        files: [{ path: `model-${i}.gguf`, size: 1000 + i, sha256: hex.repeat(8) }],
+        sources: [{ source: 'mirror-a', type: 'http' as const }],
+      };
+    });
+    const built = await buildIndex(store, { date: '2026-11-24', models });
+    expect(await prepareStart(store, dataDir, built.catalog)).toEqual({ pack: 'verified' });
+    expect(await store.readRef(VERIFIED_REF)).toBe(built.catalog);
+    const pack = await readFile(path.join(dataDir, LOAD_PACK_FILE), 'utf8');
+    expect(JSON.parse(pack.slice(pack.indexOf('\n') + 1)).catalog).toBe(built.catalog);
+
+    const objects = (JSON.parse(new TextDecoder().decode((await store.get(built.catalog))?.bytes)) as CatalogObject).objects;
+    await corruptKeepingJson(dataDir, Object.values(objects)[4]?.model as string);
+    await rm(path.join(dataDir, LOAD_PACK_FILE));
+    const reopened = new FsObjectStore(dataDir); // a fresh store: no bytes cached from before the change
+    await expect(prepareStart(reopened, dataDir, built.catalog)).rejects.toBeInstanceOf(IndexLoadError);
+    expect(await reopened.readRef(VERIFIED_REF)).toBe('none');
+    expect(existsSync(path.join(dataDir, LOAD_PACK_FILE))).toBe(false);
   });
 });

@@ -1,4 +1,4 @@
-import type { BuildProgress, BuildSummary } from '@hub/core-index/upstream';
+import type { BuildProgress, BuildSummary } from '@hub/upstream';
 import { describe, expect, it } from 'vitest';
 import { upstreamToken } from '../src/cli-index-run.js';
 import { progressBar, summaryText } from '../src/upstream-build.js';

@@ -1,6 +1,7 @@
 import type { IndexStore } from './index/index-store.js';
 import { isModelId } from './index/model-id.js';
 import type { ObjectStore } from './index/object-store.js';
+import type { Metrics } from './metrics.js';
 import type { SourceHealth } from './sources/source-health.js';
 
 /** pino-compatible structured logger. */
@@ -67,6 +68,8 @@ export interface CoreDeps {
   settings: HubSettings;
   now(): number;
   log: Logger;
+  /** Where metric events go (design 10.2); `noMetrics` when the host collects none. */
+  metrics: Metrics;
   /** Schedule background work (ctx.waitUntil at the edge). */
   defer(p: Promise<unknown>): void;
 }

@@ -32,12 +32,15 @@ export {
   writeCatalog,
 } from './index/catalog-shards.js';
 export { formatBytes } from './index/format.js';
+export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export {
+  type BuiltObjectKind,
   type IndexedModel,
   IndexLoadError,
   type IndexStore,
   type LoadPackStorage,
   loadIndex,
+  StartPack,
 } from './index/index-store.js';
 export { namedJsonSchemas } from './index/json-schema.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
@@ -46,11 +49,24 @@ export { ObjectCache } from './index/object-cache.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
 export { newObjectMetadata, REF_NAME } from './index/object-store.js';
 export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';
+export { emptyPins, PinsError, parsePins } from './index/pins.js';
 export { boundedAll } from './index/pool.js';
-export { defaultGgufFile, defaultQuant, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
+export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
 export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
+export {
+  accessLog,
+  type MetricEvent,
+  type Metrics,
+  methodLabel,
+  noMetrics,
+  type RequestEvent,
+  type RouteGroup,
+  routeGroup,
+  teeMetrics,
+  type UpstreamEvent,
+} from './metrics.js';
 export {
   holdingOf,
   MIRROR_FORMAT,
@@ -99,4 +115,3 @@ export {
 export { memoryProbeStorage, type ProbeStorage, SourceProber, type SourceProberOptions } from './sources/source-prober.js';
 export * from './spaces/catalog.js';
 export * from './spaces/schema.js';
-export { emptyPins, PinsError, parsePins } from './upstream/pins.js';

@@ -1,14 +1,16 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
+  type BuildInput,
   type BuildModelInput,
   type BuildResult,
   buildIndex,
   type GgufFacts,
+  ggufFactsOf,
   isMmproj,
   type Logger,
   type ObjectStore,
-  quantOf,
+  type ParsedGguf,
 } from '@hub/core-index';
 import { BuildCache } from './build-cache.js';
 import { hashFileStamped, stampOf } from './hash-file.js';
@@ -38,6 +40,8 @@ export interface FromDirOptions {
   cacheFile?: string;
   /** progress callback: files hashed so far, of total */
   progress?: (done: number, total: number, file: string) => void;
+  /** Every model and source object of the new catalog, for the host's load pack (`BuildInput.onObject`). */
+  onObject?: BuildInput['onObject'];
 }
 
 interface Walked {
@@ -68,23 +72,8 @@ function walk(dir: string, prefix = '', out: Walked = { files: [], hasFacts: fal
 export async function ggufFacts(file: string, relPath: string): Promise<GgufFacts | undefined> {
   try {
     const { gguf } = await import('@huggingface/gguf');
-    const parsed = (await gguf(file, { allowLocalFile: true, computeParametersCount: true })) as unknown as {
-      metadata: Record<string, unknown>;
-      parameterCount?: number;
-    };
-    const md = parsed.metadata;
-    const arch = typeof md['general.architecture'] === 'string' ? (md['general.architecture'] as string) : undefined;
-    const ctx = arch ? md[`${arch}.context_length`] : undefined;
-    const facts: GgufFacts = { path: relPath };
-    if (arch) facts.architecture = arch;
-    if (typeof md['general.name'] === 'string') facts.name = md['general.name'] as string;
-    const q = quantOf(relPath);
-    if (q) facts.quantization = q;
-    if (typeof md['general.file_type'] === 'number') facts.file_type = md['general.file_type'] as number;
-    if (typeof ctx === 'number' || typeof ctx === 'bigint') facts.context_length = Number(ctx);
-    if (typeof parsed.parameterCount === 'number') facts.parameters = parsed.parameterCount;
-    if (typeof md['tokenizer.chat_template'] === 'string') facts.chat_template = md['tokenizer.chat_template'] as string;
-    return facts;
+    const parsed = (await gguf(file, { allowLocalFile: true, computeParametersCount: true })) as unknown as ParsedGguf;
+    return ggufFactsOf(relPath, parsed);
   } catch {
     return undefined;
   }
@@ -192,6 +181,7 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     date: options.date ?? new Date().toISOString().slice(0, 10),
     models,
     ...(options.display ? { display: options.display } : {}),
+    ...(options.onObject ? { onObject: options.onObject } : {}),
   });
   // Only after the index is written: a build that failed leaves the previous cache (still true of the files).
   await cache.save(options.cacheFile);

@@ -1,4 +1,5 @@
 import type { CoreDeps } from '../deps.js';
+import { type Metrics, methodLabel, noMetrics, type RouteGroup, routeGroup } from '../metrics.js';
 import {
   BodyTooLargeError,
   errorResponse,
@@ -49,8 +50,21 @@ const encoder = new TextEncoder();
 export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub {
   const router = new Router<D>(routes);
   const siteOrigin = deps.settings.siteOrigin;
+  const metrics = deps.metrics ?? noMetrics;
+  const observe = metrics === noMetrics ? undefined : observer(metrics);
 
   async function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
+    // Metrics off: nothing measured, nothing allocated.
+    if (!observe) return answer(raw, scope, undefined);
+    const start = performance.now();
+    const seen: Seen = { route: undefined };
+    const res = await answer(raw, scope, seen);
+    observe(raw, res, seen.route, (performance.now() - start) / 1000);
+    return res;
+  }
+
+  /** The answer to one request; `seen.route` is the route it was matched to (or the route a 405 names). */
+  async function answer(raw: HubRequest, scope: RequestScope | undefined, seen: Seen | undefined): Promise<HubResponse> {
     let shape = 'text' as Route<D>['errors'];
     let route: Route<D> | undefined;
     try {
@@ -58,13 +72,24 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       shape = shapeForPath(path);
       const method = raw.method.toUpperCase();
 
-      if (method === 'OPTIONS') return preflight(router.match('GET', path), path, raw, siteOrigin);
+      if (method === 'OPTIONS') {
+        const pm = router.match('GET', path);
+        if (seen && pm.kind !== 'none') seen.route = pm.kind === 'found' ? pm.route : pm.sample;
+        return preflight(pm, path, raw, siteOrigin);
+      }
 
       const m = router.match(method, path);
       if (m.kind === 'none') return finish(notFound(path), raw, undefined, siteOrigin);
-      if (m.kind === 'bad-encoding') return finish(badEncoding(m.sample?.errors ?? shape, path), raw, m.sample, siteOrigin);
-      if (m.kind === 'method') return finish(methodNotAllowed(m.sample.errors, method, path, m.allowed), raw, m.sample, siteOrigin);
+      if (m.kind === 'bad-encoding') {
+        if (seen) seen.route = m.sample;
+        return finish(badEncoding(m.sample?.errors ?? shape, path), raw, m.sample, siteOrigin);
+      }
+      if (m.kind === 'method') {
+        if (seen) seen.route = m.sample;
+        return finish(methodNotAllowed(m.sample.errors, method, path, m.allowed), raw, m.sample, siteOrigin);
+      }
       route = m.route;
+      if (seen) seen.route = route;
       shape = route.errors;
 
       let req: HubRequest;
@@ -137,6 +162,54 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
   }
 
   return { handle, routes };
+}
+
+interface Seen {
+  route: Route<any> | undefined;
+}
+
+interface RouteLabels {
+  route: string;
+  group: RouteGroup;
+}
+
+const UNMATCHED: RouteLabels = { route: 'none', group: 'none' };
+
+/**
+ * The metric events of one answered request (design 10.2): the request itself, a redirect to the source that serves
+ * (a 3xx with `X-Hub-Source`), and a file no live source holds (a 503 with `Retry-After` on a download route). Labels
+ * are the route's pattern and group, computed once per route.
+ */
+function observer(metrics: Metrics) {
+  const labels = new Map<Route<any>, RouteLabels>();
+  const labelsOf = (route: Route<any> | undefined): RouteLabels => {
+    if (!route) return UNMATCHED;
+    let l = labels.get(route);
+    if (!l) {
+      l = { route: route.path, group: routeGroup(route.path) };
+      labels.set(route, l);
+    }
+    return l;
+  };
+  return (req: HubRequest, res: HubResponse, route: Route<any> | undefined, seconds: number): void => {
+    const { route: pattern, group } = labelsOf(route);
+    const h = res.headers;
+    const source = res.status >= 300 && res.status < 400 ? h['x-hub-source'] : undefined;
+    const length = h['content-length'];
+    metrics.emit({
+      type: 'request',
+      route: pattern,
+      group,
+      method: methodLabel(req.method),
+      status: res.status,
+      seconds,
+      source,
+      bytes: length === undefined ? undefined : Number(length),
+    });
+    if (source !== undefined) metrics.emit({ type: 'redirect', source, group });
+    else if (res.status === 503 && h['retry-after'] !== undefined && (group === 'hf' || group === 'oci'))
+      metrics.emit({ type: 'no-live-source', group });
+  };
 }
 
 /** An error raised by reading a body the client stopped sending (Node: `aborted` / ECONNRESET). */

@@ -3,7 +3,7 @@ import { SPACES_REF } from '../spaces/catalog.js';
 import { type Address, addressOf, blake3Hex } from './blake3.js';
 import { canonicalBytes, canonicalJson } from './canonical-json.js';
 import { readCatalog, writeCatalog } from './catalog-shards.js';
-import { isWeightFile } from './index-store.js';
+import { type BuiltObjectKind, isWeightFile } from './index-store.js';
 import type { ObjectStore } from './object-store.js';
 import {
   type Archive,
@@ -59,6 +59,12 @@ export interface BuildInput {
   archive?: Partial<Pick<Archive, 'registry' | 'gateway' | 'mirror'>>;
   /** Shard the catalog when its bytes would pass this (default: the 32 MiB message limit). */
   catalogLimit?: number;
+  /**
+   * Called with every model and source object the new catalog names (written now or kept from before), with its
+   * value and canonical bytes, before `current` switches: a host collects them into the load pack (`StartPack`) so
+   * the first start after the build reads what the builder already hashed instead of re-hashing every object.
+   */
+  onObject?: (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array) => void;
 }
 
 export interface BuildResult {
@@ -127,7 +133,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     // Each object is encoded and hashed once: the unchanged check below and the put share its bytes and address.
     const encode = (value: unknown) => {
       const bytes = canonicalBytes(value);
-      return { bytes, address: addressOf(bytes) };
+      return { value, bytes, address: addressOf(bytes) };
     };
     let encodedModel = encode(modelObject);
     // Chain to yesterday's object for this model only when it changed. A model unchanged since it was first indexed
@@ -144,7 +150,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     // has, is not put again (a rebuild where few models changed puts only theirs).
     const known = new Set<string>();
     for (const e of [prevCatalog?.objects[m.id], sameDay?.objects[m.id]]) if (e) for (const a of [e.model, ...e.sources]) known.add(a);
-    const store = async (kind: string, { bytes, address }: { bytes: Uint8Array; address: Address }): Promise<Address> => {
+    const store = async (kind: BuiltObjectKind, { value, bytes, address }: ReturnType<typeof encode>): Promise<Address> => {
+      input.onObject?.(kind, address, value, bytes);
       if (known.has(address) && (await objects.has(address))) return address;
       return (await objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE })).meta.id as Address;
     };

@@ -66,7 +66,9 @@ export interface LoadIndexOptions {
   /**
    * Keep a load pack in this storage (see {@link LoadPackStorage}): a start on a verified catalog reads every model
    * and source object from one prepared blob instead of one read per object; any other load writes the pack for the
-   * next start. For hosts with local disk (node-server); the edge leaves it off.
+   * next start. With a pack storage, `verified` holds only together with the pack: a verified load that finds no pack
+   * for this catalog (missing, damaged, or another catalog's) verifies in full. For hosts with local disk
+   * (node-server); the edge leaves it off.
    */
   pack?: LoadPackStorage;
 }
@@ -93,8 +95,7 @@ interface LoadPack {
 }
 
 /**
- * The models of `catalog` from its load pack; undefined when there is none or it is for another catalog (the caller
- * loads object by object); 'damaged' when it does not hash to its recorded address, parse, or name every object the
+ * The models of `catalog` from its load pack; undefined when there is none or it is for another catalog; 'damaged' when it does not hash to its recorded address, parse, or name every object the
  * catalog names (changed behind the hub's back: the caller verifies everything in full).
  */
 async function fromPack(
@@ -134,20 +135,69 @@ async function fromPack(
 }
 
 async function writePack(storage: LoadPackStorage, catalogAddress: Address, models: readonly IndexedModel[]): Promise<void> {
-  const pack: LoadPack = { kind: LOAD_PACK_KIND, catalog: catalogAddress, models: {}, sources: {} };
+  const encoder = new TextEncoder();
+  const pack = new StartPack();
   for (const m of models) {
-    pack.models[m.address] = m.object;
+    pack.models.set(m.address, encoder.encode(JSON.stringify(m.object)));
     m.sourceAddresses.forEach((a, i) => {
-      pack.sources[a] = m.sources[i] as SourceObject;
+      pack.sources.set(a, encoder.encode(JSON.stringify(m.sources[i])));
     });
   }
-  const body = new TextEncoder().encode(JSON.stringify(pack));
-  const head = new TextEncoder().encode(`${addressOf(body)}\n`);
-  const bytes = new Uint8Array(head.length + body.length);
-  bytes.set(head);
-  bytes.set(body, head.length);
-  await storage.write(bytes);
+  await storage.write(pack.bytes(catalogAddress));
 }
+
+/**
+ * The model and source objects of a catalog as a builder made them, for the load pack the first start reads (so a
+ * start after a build redoes nothing: the builder hashed every object when it wrote it). Give {@link add} to
+ * `buildIndex` as `onObject`; each object is schema-checked as it is added (what a first start would check), and one
+ * that does not match is recorded in `fault`: the caller then writes no pack and the start verifies in full.
+ */
+export class StartPack {
+  readonly models = new Map<string, Uint8Array>();
+  readonly sources = new Map<string, Uint8Array>();
+  fault: string | undefined;
+
+  readonly add = (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array): void => {
+    const checked = (kind === 'model-hub.model' ? ModelObjectSchema : SourceObjectSchema).safeParse(value);
+    if (!checked.success) this.fault ??= `${kind} ${address} does not match its schema: ${checked.error.message.slice(0, 300)}`;
+    (kind === 'model-hub.model' ? this.models : this.sources).set(address, bytes);
+  };
+
+  /** The pack blob for `catalogAddress`: `<BLAKE3 address of the body>\n<body>` (see {@link LoadPackStorage}). */
+  bytes(catalogAddress: Address): Uint8Array {
+    // The body is assembled from each object's JSON bytes, never re-serialised: `{kind, catalog, models, sources}`.
+    const encoder = new TextEncoder();
+    const parts: Uint8Array[] = [encoder.encode(`{"kind":${JSON.stringify(LOAD_PACK_KIND)},"catalog":${JSON.stringify(catalogAddress)}`)];
+    for (const [name, map] of [
+      ['models', this.models],
+      ['sources', this.sources],
+    ] as const) {
+      let first = true;
+      for (const [address, json] of map) {
+        parts.push(encoder.encode(`${first ? `,"${name}":{` : ','}${JSON.stringify(address)}:`), json);
+        first = false;
+      }
+      parts.push(encoder.encode(first ? `,"${name}":{}` : '}'));
+    }
+    parts.push(encoder.encode('}'));
+    let length = 0;
+    for (const p of parts) length += p.length;
+    const body = new Uint8Array(length);
+    let at = 0;
+    for (const p of parts) {
+      body.set(p, at);
+      at += p.length;
+    }
+    const head = encoder.encode(`${addressOf(body)}\n`);
+    const out = new Uint8Array(head.length + body.length);
+    out.set(head);
+    out.set(body, head.length);
+    return out;
+  }
+}
+
+/** The kinds of object a builder reports to `onObject` (and {@link StartPack.add}). */
+export type BuiltObjectKind = 'model-hub.model' | 'model-hub.source';
 
 async function readObject<T>(
   objects: ObjectStore,
@@ -190,8 +240,9 @@ export async function loadIndex(objects: ObjectStore, catalogAddress: Address, o
   }
   if (options.pack && verified) {
     const packed = await fromPack(options.pack, catalogAddress, catalog);
-    if (packed === 'damaged') {
-      // Something was changed behind the hub's back: verify this catalog and every object under it in full.
+    if (packed === 'damaged' || packed === undefined) {
+      // Something was changed behind the hub's back (a damaged pack), or the pack is missing or another catalog's (a
+      // foreign pack: not what the host recorded with its trust): verify this catalog and every object in full.
       verified = false;
       try {
         catalog = await readCatalog(objects, catalogAddress);

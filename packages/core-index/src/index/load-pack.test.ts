@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type Address, addressOf } from './blake3.js';
 import { buildIndex } from './builder.js';
-import { IndexLoadError, type IndexStore, LOAD_PACK_KIND, type LoadPackStorage, loadIndex } from './index-store.js';
+import { IndexLoadError, type IndexStore, LOAD_PACK_KIND, type LoadPackStorage, loadIndex, StartPack } from './index-store.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
 import { searchModels } from './search.js';
@@ -125,5 +125,69 @@ describe('the load pack: a start on a verified catalog reads one prepared blob',
     expect(reads.size).toBeGreaterThan(30); // read object by object
     expect(JSON.parse(new TextDecoder().decode(packBody(pack.bytes()).body)).catalog).toBe(day2.catalog);
     expect(pack.writes()).toBe(2);
+  });
+
+  it('a pack for another catalog on a trusted load means a full check: a corrupted object is refused', async () => {
+    const store = new MemoryObjectStore();
+    const pack = packStorage();
+    const day1 = await buildIndex(store, { date: '2026-11-23', models });
+    await loadIndex(store, day1.catalog, { pack: pack.storage });
+    const day2 = await buildIndex(store, { date: '2026-11-24', models: models.map((m) => ({ ...m, license: 'mit' })) });
+    const victim = (await loadIndex(store, day2.catalog)).models()[3]?.address as Address;
+    const stored = await store.get(victim);
+    if (!stored) throw new Error('no model');
+    stored.bytes[20] = (stored.bytes[20] as number) ^ 1;
+    await expect(loadIndex(store, day2.catalog, { verified: true, pack: pack.storage })).rejects.toBeInstanceOf(IndexLoadError);
+  });
+});
+
+describe('the builder writes what the first start needs (StartPack through onObject)', () => {
+  it('the first verified load after a build reads no object beyond the catalog, and equals a full load', async () => {
+    const store = new MemoryObjectStore();
+    for (const [date, list] of [
+      ['2026-11-23', models],
+      // The next day: 5 models changed, the others' objects kept from yesterday (not put again) and still packed.
+      ['2026-11-24', models.map((m, i) => (i % 12 === 0 ? { ...m, license: 'apache-2.0' } : m))],
+    ] as const) {
+      const start = new StartPack();
+      const built = await buildIndex(store, { date, models: [...list], onObject: start.add });
+      expect(start.fault).toBeUndefined();
+      const pack = packStorage();
+      await pack.storage.write(start.bytes(built.catalog));
+      const { address, body } = packBody(pack.bytes());
+      expect(addressOf(body)).toBe(address);
+      const { wrapped, reads } = counting(store);
+      const fast = await loadIndex(wrapped, built.catalog, { verified: true, pack: pack.storage });
+      expect([...reads.keys()]).toEqual([built.catalog]);
+      expect(pack.writes()).toBe(1);
+      const full = await loadIndex(store, built.catalog);
+      expect(view(fast)).toEqual(view(full));
+      // The same bytes a load writes for the same catalog (one pack format, whoever writes it).
+      const loaded = packStorage();
+      await loadIndex(store, built.catalog, { pack: loaded.storage });
+      expect(JSON.parse(new TextDecoder().decode(packBody(loaded.bytes()).body))).toEqual(JSON.parse(new TextDecoder().decode(body)));
+    }
+  });
+
+  it('an object that fails its schema check is recorded as a fault (the host then writes no pack)', async () => {
+    const start = new StartPack();
+    const bad = [{ ...models[0], files: [{ path: 'config.json', size: -1, sha256: 'not-a-sha' }] }] as typeof models;
+    await buildIndex(new MemoryObjectStore(), { date: '2026-11-24', models: bad, onObject: start.add });
+    expect(start.fault).toMatch(/^model-hub\.model blake3:[0-9a-f]{64} does not match its schema/);
+  });
+
+  it('a damaged builder pack means a full check: a corrupted object is then refused', async () => {
+    const store = new MemoryObjectStore();
+    const start = new StartPack();
+    const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
+    const bytes = start.bytes(built.catalog);
+    bytes[bytes.length - 3] = (bytes[bytes.length - 3] as number) ^ 1;
+    const pack = packStorage();
+    await pack.storage.write(bytes);
+    const victim = [...start.models.keys()][5] as Address;
+    const stored = await store.get(victim);
+    if (!stored) throw new Error('no model');
+    stored.bytes[20] = (stored.bytes[20] as number) ^ 1;
+    await expect(loadIndex(store, built.catalog, { verified: true, pack: pack.storage })).rejects.toBeInstanceOf(IndexLoadError);
   });
 });

@@ -1,5 +1,6 @@
 import type { Logger } from '../deps.js';
 import { boundedAll } from '../index/pool.js';
+import { type Metrics, noMetrics } from '../metrics.js';
 import {
   currentProbeState,
   nextProbeDue,
@@ -34,6 +35,8 @@ export interface SourceProberOptions {
   fetch?: typeof fetch;
   now?: () => number;
   log?: Logger;
+  /** Probe events (each outcome, and each source's state restored from storage); default none. */
+  metrics?: Metrics;
 }
 
 /** The longest `setTimeout` delay JavaScript runtimes accept. */
@@ -58,6 +61,7 @@ export class SourceProber extends MemorySourceHealth {
   private readonly storage: ProbeStorage | undefined;
   private readonly fetchImpl: typeof fetch;
   private readonly log: Logger | undefined;
+  private readonly metrics: Metrics;
   /** Sources with a probe running or queued in a round. */
   private readonly inFlight = new Set<string>();
   private readonly rounds = new Set<Promise<unknown>>();
@@ -82,6 +86,7 @@ export class SourceProber extends MemorySourceHealth {
     this.storage = options.storage;
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
     this.log = options.log;
+    this.metrics = options.metrics ?? noMetrics;
   }
 
   /** The settings in force (defaults filled in). */
@@ -99,6 +104,7 @@ export class SourceProber extends MemorySourceHealth {
       .then((saved) => {
         this.loadedAt = this.now();
         this.probes = currentProbeState(saved as ProbeState | undefined, this.list);
+        for (const [source, r] of Object.entries(this.probes.sources)) this.metrics.emit({ type: 'source-state', source, ok: r.ok });
       })
       .finally(() => {
         this.loading = undefined;
@@ -173,6 +179,7 @@ export class SourceProber extends MemorySourceHealth {
         const was = this.probes.sources[s.name];
         const record = recordOutcome(this.probes, s, outcome, this.settings);
         outcomes.set(s.name, outcome);
+        this.metrics.emit({ type: 'probe', source: s.name, ok: outcome.ok, reason: outcome.reason, seconds: outcome.ms / 1000 });
         this.logOutcome(outcome, was?.ok, record.next);
       } finally {
         this.inFlight.delete(s.name);

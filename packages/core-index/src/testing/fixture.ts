@@ -3,6 +3,7 @@ import type { Address } from '../index/blake3.js';
 import { type BuildModelInput, buildIndex } from '../index/builder.js';
 import { type IndexStore, loadIndex } from '../index/index-store.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
+import { noMetrics } from '../metrics.js';
 import { MemorySourceHealth, type SourceConfig } from '../sources/source-health.js';
 
 /**
@@ -111,6 +112,7 @@ export async function createTestHub(
     },
     now: () => 1_700_000_000_000,
     log: silentLogger,
+    metrics: noMetrics,
     defer: (p) => {
       p.catch(() => {});
     },

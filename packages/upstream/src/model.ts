@@ -1,12 +1,24 @@
-import type { Logger } from '../deps.js';
-import { encodePath, iterateBody } from '../http/contract.js';
-import type { BuildModelInput } from '../index/builder.js';
-import { isModelId } from '../index/model-id.js';
-import { boundedAll } from '../index/pool.js';
-import { isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from '../index/quant.js';
-import type { FileRecord, GgufFacts, ModelFacts, ModelObject } from '../index/schemas.js';
-import { createSha256 } from '../index/sha256.js';
-import { errorOf, isTransient, type UpstreamClient, UpstreamError } from './client.js';
+import {
+  type BuildModelInput,
+  boundedAll,
+  createSha256,
+  encodePath,
+  type FileRecord,
+  type GgufFacts,
+  ggufFactsOf,
+  isLaterSplit,
+  isMmproj,
+  isModelId,
+  iterateBody,
+  type Logger,
+  type ModelFacts,
+  type ModelObject,
+  type ParsedGguf,
+  QUANT_PREFERENCE,
+  quantOf,
+} from '@hub/core-index';
+import type { UpstreamClient } from './client.js';
+import { errorOf, isTransient, UpstreamError } from './errors.js';
 
 /** A row of the upstream's `GET /api/models?expand[]=…` (or `GET /api/models/{id}`), the fields the run reads. */
 export interface UpstreamRow {
@@ -232,24 +244,8 @@ export function ggufHeaderFiles(paths: string[], n: number): string[] {
 export async function remoteGgufFacts(ctx: IndexModelContext, url: string, path: string): Promise<GgufFacts | undefined> {
   try {
     const { gguf } = await import('@huggingface/gguf');
-    const parsed = (await gguf(url, { fetch: ctx.client.asFetch(), computeParametersCount: true })) as unknown as {
-      metadata: Record<string, unknown>;
-      parameterCount?: number;
-    };
-    const md = parsed.metadata;
-    const arch = typeof md['general.architecture'] === 'string' ? (md['general.architecture'] as string) : undefined;
-    const facts: GgufFacts = { path };
-    if (arch) facts.architecture = arch;
-    if (typeof md['general.name'] === 'string') facts.name = md['general.name'] as string;
-    const q = quantOf(path);
-    if (q) facts.quantization = q;
-    const ft = md['general.file_type'];
-    if (typeof ft === 'number' || typeof ft === 'bigint') facts.file_type = Number(ft);
-    const ctxLen = arch ? md[`${arch}.context_length`] : undefined;
-    if (typeof ctxLen === 'number' || typeof ctxLen === 'bigint') facts.context_length = Number(ctxLen);
-    if (typeof parsed.parameterCount === 'number' && Number.isFinite(parsed.parameterCount)) facts.parameters = parsed.parameterCount;
-    if (typeof md['tokenizer.chat_template'] === 'string') facts.chat_template = md['tokenizer.chat_template'] as string;
-    return facts;
+    const parsed = (await gguf(url, { fetch: ctx.client.asFetch(), computeParametersCount: true })) as unknown as ParsedGguf;
+    return ggufFactsOf(path, parsed);
   } catch (e) {
     ctx.log.warn({ event: 'gguf-header-failed', url, err: (e as Error).message?.slice(0, 200) }, 'GGUF header not readable');
     if (isTransient(e)) throw e;

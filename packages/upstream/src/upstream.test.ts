@@ -1,17 +1,25 @@
+import {
+  type Address,
+  addressOf,
+  type CatalogObject,
+  loadIndex,
+  MemoryObjectStore,
+  type ModelObject,
+  parsePins,
+  readArchive,
+  type SourceObject,
+  sha256Hex,
+} from '@hub/core-index';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { modelHostFixtures } from '../../../../fixtures/model-host/load.js';
-import { type Address, addressOf } from '../index/blake3.js';
-import { readArchive } from '../index/builder.js';
-import { loadIndex } from '../index/index-store.js';
-import { MemoryObjectStore } from '../index/memory-object-store.js';
-import type { CatalogObject, ModelObject, SourceObject } from '../index/schemas.js';
-import { sha256Hex } from '../index/sha256.js';
-import { type Clock, nextLink, parseRetryAfter, UpstreamClient } from './client.js';
-import { parsePins } from './pins.js';
-import { type BuildSummary, runUpstreamBuild, type UpstreamBuildOptions, workRefName } from './run.js';
+import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
+import { type Clock, nextLink, UpstreamClient } from './client.js';
+import { parseRetryAfter } from './rate-limit.js';
+import { runUpstreamBuild } from './run.js';
+import { workRefName } from './state.js';
 import { FakeUpstream, type FakeUpstreamData } from './testing/fake-upstream.js';
+import type { BuildSummary, UpstreamBuildOptions } from './types.js';
 
 const data: FakeUpstreamData = modelHostFixtures();
 const BASE = 'https://hf.test';

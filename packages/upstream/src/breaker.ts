@@ -1,5 +1,5 @@
-import type { Logger } from '../deps.js';
-import { isTransient, UpstreamError } from './client.js';
+import type { Logger } from '@hub/core-index';
+import { isTransient, UpstreamError } from './errors.js';
 
 /** How a secondary source fared today. */
 export type SourceCheck = 'checked' | 'unreachable' | 'off';

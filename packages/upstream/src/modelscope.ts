@@ -1,5 +1,6 @@
-import type { FileRecord, SourceObject } from '../index/schemas.js';
-import { type UpstreamClient, UpstreamError } from './client.js';
+import type { FileRecord, SourceObject } from '@hub/core-index';
+import type { UpstreamClient } from './client.js';
+import { UpstreamError } from './errors.js';
 
 /**
  * The second public model host, as a source: which of a revision's files it holds, matched by

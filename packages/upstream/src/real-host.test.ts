@@ -1,18 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { type Address, type CatalogObject, type Logger, MemoryObjectStore, type ModelObject, sha256Hex } from '@hub/core-index';
 import { http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { modelHostFixtures } from '../../../../fixtures/model-host/load.js';
-import type { Logger } from '../deps.js';
-import type { Address } from '../index/blake3.js';
-import { MemoryObjectStore } from '../index/memory-object-store.js';
-import type { CatalogObject, ModelObject } from '../index/schemas.js';
-import { sha256Hex } from '../index/sha256.js';
-import { bucketOf, type Clock, parseRateLimit, UpstreamClient } from './client.js';
-import { type BuildProgress, runUpstreamBuild, type UpstreamBuildOptions } from './run.js';
+import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
+import { type Clock, UpstreamClient } from './client.js';
+import { bucketOf, parseRateLimit } from './rate-limit.js';
+import { runUpstreamBuild } from './run.js';
 import { FakeUpstream, type FakeUpstreamData, type RealHostOptions } from './testing/fake-upstream.js';
+import type { BuildProgress, UpstreamBuildOptions } from './types.js';
 
 /**
  * The index run against the fake upstream's real-host mode (quotas, header shapes, error codes from
@@ -22,7 +20,7 @@ import { FakeUpstream, type FakeUpstreamData, type RealHostOptions } from './tes
 
 const data: FakeUpstreamData = modelHostFixtures();
 const recorded = JSON.parse(
-  readFileSync(fileURLToPath(new URL('../../../../fixtures/model-host-recorded/recorded.json', import.meta.url)), 'utf8'),
+  readFileSync(fileURLToPath(new URL('../../../fixtures/model-host-recorded/recorded.json', import.meta.url)), 'utf8'),
 ) as {
   rateLimits: { windowSeconds: number; tiers: Record<'anonymous' | 'free', Record<string, number>> };
   listing: { defaultFields: string[] };
@@ -402,7 +400,7 @@ describe('the index run against the real host', () => {
 
 describe('small files per model', () => {
   it('at most the bound at once; the first failure aborts the others and starts no more', async () => {
-    const { boundedAll } = await import('../index/pool.js');
+    const { boundedAll } = await import('@hub/core-index');
     let active = 0;
     let peak = 0;
     const started: number[] = [];

@@ -1,5 +1,4 @@
-import { encodePath, parseRange } from '../../http/contract.js';
-import { sha256Hex } from '../../index/sha256.js';
+import { encodePath, parseRange, sha256Hex } from '@hub/core-index';
 import type { UpstreamTreeEntry } from '../model.js';
 
 /**

@@ -6,6 +6,9 @@
  * waiting.
  */
 
+import { errorOf, retryable, UpstreamError } from './errors.js';
+import { type BucketState, bucketOf, parseRateLimit, parseRetryAfter, type RateLimitInfo } from './rate-limit.js';
+
 export interface Clock {
   now(): number;
   sleep(ms: number): Promise<void>;
@@ -61,98 +64,6 @@ export interface WaitInfo {
   bucket?: string;
 }
 
-/** The host's rate-limit buckets (hub-docs `docs/hub/rate-limits.md`). */
-export type Bucket = 'api' | 'resolvers' | 'pages' | (string & {});
-
-/** One answer's `RateLimit` (and `RateLimit-Policy`) header, as huggingface_hub's `parse_ratelimit_headers` reads it. */
-export interface RateLimitInfo {
-  bucket: string;
-  remaining: number;
-  resetSeconds: number;
-  quota?: number;
-  windowSeconds?: number;
-}
-
-/** What the client knows of one bucket right now. */
-export interface BucketState {
-  remaining: number;
-  quota?: number;
-  windowSeconds?: number;
-  /** ms since the epoch when the window resets */
-  resetAt: number;
-  /** ms since the epoch until which every request of the bucket waits (a 429 or an empty quota) */
-  pausedUntil: number;
-  /** requests sent, and answers that were 429 */
-  sent: number;
-  limited: number;
-}
-
-const RATELIMIT = /"([^"]+)"\s*;\s*r\s*=\s*(\d+)\s*;\s*t\s*=\s*(\d+)/;
-const RATELIMIT_POLICY = /q\s*=\s*(\d+).*?w\s*=\s*(\d+)/;
-
-/**
- * `RateLimit: "api";r=0;t=55` with `RateLimit-Policy: "fixed window";"api";q=500;w=300` (draft-ietf-httpapi-
- * ratelimit-headers-09, as the model host sends it). Undefined when absent or unreadable.
- */
-export function parseRateLimit(ratelimit: string | null, policy: string | null): RateLimitInfo | undefined {
-  if (!ratelimit) return undefined;
-  const m = RATELIMIT.exec(ratelimit);
-  if (!m) return undefined;
-  const out: RateLimitInfo = { bucket: m[1] as string, remaining: Number(m[2]), resetSeconds: Number(m[3]) };
-  const p = policy ? RATELIMIT_POLICY.exec(policy) : null;
-  if (p) {
-    out.quota = Number(p[1]);
-    out.windowSeconds = Number(p[2]);
-  }
-  return out;
-}
-
-/** The bucket a URL of the model host counts against: `/resolve/` → resolvers, `/api/` → api, else pages. */
-export function bucketOf(url: string): Bucket {
-  let path: string;
-  try {
-    path = new URL(url).pathname;
-  } catch {
-    path = url;
-  }
-  if (/\/resolve\//.test(path)) return 'resolvers';
-  if (path.startsWith('/api/')) return 'api';
-  return 'pages';
-}
-
-export class UpstreamError extends Error {
-  constructor(
-    message: string,
-    readonly url: string,
-    readonly status: number | 'network',
-    /** the host's `X-Error-Code` (`RepoNotFound`, `GatedRepo`, `EntryNotFound`, …) */
-    readonly code?: string,
-    /** the host's `X-Error-Message` */
-    readonly hostMessage?: string,
-  ) {
-    super(message);
-  }
-
-  /** A failure that another attempt (later today, or tomorrow) may not meet: 429, 408, 5xx, network. */
-  get transient(): boolean {
-    return this.status === 'network' || retryable(this.status);
-  }
-}
-
-/** Whether a failure is transient (a network error, an aborted request, or an {@link UpstreamError} that is). */
-export function isTransient(e: unknown): boolean {
-  if (e instanceof UpstreamError) return e.transient;
-  const name = (e as Error)?.name;
-  return name === 'TypeError' || name === 'AbortError' || name === 'TimeoutError';
-}
-
-/** An {@link UpstreamError} for a non-2xx answer, with the host's error code and message. */
-export function errorOf(url: string, res: Response): UpstreamError {
-  const code = res.headers.get('x-error-code') ?? undefined;
-  const message = res.headers.get('x-error-message') ?? undefined;
-  return new UpstreamError(`${url}: HTTP ${res.status}${code ? ` (${code})` : ''}`, url, res.status, code, message);
-}
-
 export interface UpstreamStats {
   requests: number;
   /** answers that were 429 */
@@ -160,16 +71,6 @@ export interface UpstreamStats {
   retries: number;
   waitedMs: number;
   bytes: number;
-}
-
-/** `Retry-After` as milliseconds from `now`: delta-seconds or an HTTP date; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now: number): number | undefined {
-  if (!value) return undefined;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v) * 1000;
-  const at = Date.parse(v);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now);
 }
 
 /** The absolute `rel="next"` URL of a `Link` header, resolved against the request URL. */
@@ -210,10 +111,6 @@ function anySignal(signals: AbortSignal[]): AbortSignal {
     s.addEventListener('abort', () => c.abort(s.reason), { once: true });
   }
   return c.signal;
-}
-
-function retryable(status: number): boolean {
-  return status === 429 || status === 408 || (status >= 500 && status !== 501);
 }
 
 export class UpstreamClient {
