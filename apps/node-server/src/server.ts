@@ -175,7 +175,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   });
   await health.load();
   // What each mirror holds is known before the first request (its manifest read, one held file hashed).
-  if (mirrors.length > 0) await health.round({ only: mirrors });
+  if (mirrors.length > 0) await health.round({ force: true, only: mirrors });
 
   const { hub, deps } = assembleHub({
     index: indexes,

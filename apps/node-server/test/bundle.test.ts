@@ -36,6 +36,7 @@ function io(): MirrorIo & { lines: string[] } {
 }
 
 let tree: string;
+let dataA: string;
 let sourceA: StaticMirror;
 let sourceB: StaticMirror;
 let hubA: RunningHub;
@@ -48,6 +49,7 @@ afterAll(async () => {
 beforeAll(async () => {
   // hub A: the demo's real GGUF and multi-file model, and a SYNTHETIC model left out of the bundle, on two sources
   const data = await tmp('bundle-a-');
+  dataA = data;
   tree = path.join(data, 'tree');
   await cp(path.join(demoTreeDir(), 'demo'), path.join(tree, 'demo'), { recursive: true });
   await mkdir(path.join(tree, LEFT_OUT), { recursive: true });
@@ -175,6 +177,47 @@ describe('a bundle carried to a hub with no other source', () => {
     const r = await fetch(`${nginx.url}sha256/${held?.sha256}`, { headers: { range: 'bytes=0-3' } });
     expect(r.status).toBe(206);
     expect(new TextDecoder().decode(await r.arrayBuffer())).toBe('GGUF');
+  });
+});
+
+describe('the next day', () => {
+  it("a second day's bundle imports on top of the first and chains to it", async () => {
+    const { hub: b, data } = await importedHub();
+    const day1 = (await (await fetch(`${b.url}/.well-known/model-hub.json`)).json()).catalog;
+    await b.close();
+    started.splice(started.indexOf(b), 1);
+    // hub A indexes a second day (one model changed) and switches to it
+    await writeFile(path.join(tree, BERT, 'README.md'), '# SYNTHETIC second day\n');
+    await buildFromDir(new FsObjectStore(dataA), { dir: tree, sources: [{ name: 'source-a' }, { name: 'source-b' }], date: '2026-11-23' });
+    await hubA.reload();
+    const day2 = path.join(path.dirname(bundle), 'day2');
+    expect(await bundleCreateCommand([day2, BERT, '--hub', hubA.url], io())).toBe(0);
+    const i = io();
+    expect(await bundleImportCommand([day2, '--data', data], i), i.lines.join('\n')).toBe(0);
+    expect(JSON.parse(i.lines.at(-1) as string)).toMatchObject({ date: '2026-11-23', filesNew: 1 });
+    const hub = await startServer({ dataDir: data, port: 0, host: '127.0.0.1', logger: quiet });
+    started.push(hub);
+    const archive = await (await fetch(`${hub.url}/api/hub/archive`)).json();
+    expect(archive.days.map((d: { date: string; prev: string | null }) => [d.date, d.prev])).toEqual([
+      ['2026-11-23', day1],
+      ['2026-11-22', null],
+    ]);
+    // the changed file comes from the mirror; yesterday's files are still held
+    expect((await fetch(`${hub.url}/${BERT}/resolve/main/README.md`, { redirect: 'manual' })).headers.get('x-hub-source')).toBe(
+      'local-mirror',
+    );
+    expect((await fetch(`${hub.url}/${GGUF}/resolve/main/README.md`, { redirect: 'manual' })).headers.get('x-hub-source')).toBe(
+      'local-mirror',
+    );
+    await hub.close();
+    started.splice(started.indexOf(hub), 1);
+    const verified = await run(process.execPath, [CLI, 'index', 'verify', '--data', data]);
+    expect(verified.stdout).toMatch(/2 catalogs, 0 faults/);
+    // a data folder on another chain refuses the bundle, taking nothing
+    const other = await tmp('bundle-other-');
+    await buildFromDir(new FsObjectStore(other), { dir: tree, sources: [{ name: 'source-a' }], date: '2026-11-20' });
+    const refused = io();
+    await expect(bundleImportCommand([day2, '--data', other], refused)).rejects.toThrow(/not in the bundle's archive/);
   });
 });
 
