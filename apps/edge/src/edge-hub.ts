@@ -1,5 +1,14 @@
 import { type AccountConfig, createAccountServices } from '@hub/account';
-import { type Address, type IndexStore, type Logger, loadIndex, type RequestScope, type SourceConfig, SourceProber } from '@hub/core-index';
+import {
+  type Address,
+  type IndexStore,
+  type Logger,
+  loadIndex,
+  type RequestScope,
+  type SourceConfig,
+  SourceProber,
+  sourceKindProblem,
+} from '@hub/core-index';
 import { assembleHub, type Hub, type HubDeps, indexHolder, mergeSources, type SourceEntry } from '@hub/hub';
 import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';
@@ -33,7 +42,10 @@ export class NoIndexError extends Error {}
 export function sourcesFromEnv(env: Env): SourceConfig[] {
   const extra = jsonVar<SourceEntry[]>(env.SOURCES, 'SOURCES') ?? [];
   if (!Array.isArray(extra)) throw new Error('The var SOURCES must be a JSON array of {name, display, token, kind, url}.');
-  return mergeSources(extra);
+  const sources = mergeSources(extra);
+  const problems = sources.map(sourceKindProblem).filter((p): p is string => Boolean(p));
+  if (problems.length) throw new Error(`The var SOURCES: ${problems.join('; ')}`);
+  return sources;
 }
 
 function accountConfig(env: Env): Partial<AccountConfig> | undefined {

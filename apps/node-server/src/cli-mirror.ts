@@ -2,57 +2,36 @@
  * `hub mirror pull|serve|verify` and `hub bundle create|import` (design 10.3): a local mirror filled through a hub with
  * every byte checked, and the day's index carried across an air gap with the mirror beside it.
  */
-import { parseArgs } from 'node:util';
 import { type Attempt, type ClientOptions, globToRegExp, hubCatalog, listFiles, parseRef, type RemoteFile, selectFiles } from '@hub/client';
 import { type MirrorFileEvent, type MirrorModel, nodeGetBytes, nodeHasher, pullIntoMirror, verifyMirror } from '@hub/client/node';
 import { formatBytes } from '@hub/core-index';
 import { serveMirrorFolder } from '@hub/node-toolkit';
 import { bundleCreate, bundleImport } from './bundle.js';
+import {
+  BUNDLE_CREATE,
+  type BUNDLE_CREATE_OPTIONS,
+  BUNDLE_IMPORT,
+  type BUNDLE_IMPORT_OPTIONS,
+  MIRROR_PULL,
+  type MIRROR_PULL_OPTIONS,
+  type MIRROR_SERVE_OPTIONS,
+  MIRROR_VERIFY,
+  type MIRROR_VERIFY_OPTIONS,
+} from './cli-commands.js';
+import { CliError, type Command, type OptionSpecs, type Parsed, parseCommand, UsageError, usageText } from './cli-framework.js';
 import { ProgressBars } from './progress.js';
-
-export const MIRROR_HELP = `  hub mirror pull DIR [MODEL[:QUANT] | GLOB …] [--top N] [--max-bytes SIZE] [--hub URL] [--parallel N]
-      Fill DIR with models' files through the hub, each checked against the index's SHA-256 and stored
-      once by it (DIR/sha256/<hex>), with DIR/manifest.json saying what it holds. Run it again after an
-      interruption: verified files are kept, a cut file resumes with Range. GLOB matches model ids
-      (org/*); --top N takes the hub's first N models; --max-bytes (e.g. 20G) caps the total.
-  hub mirror serve DIR [--port N] [--host ADDR]
-      Serve a mirror folder (manifest.json, sha256/<hex>, with Range) for a hub's "mirror" source.
-  hub mirror verify DIR
-      Re-hash every file of a mirror folder; a damaged one is moved to DIR/damaged/. Exit 1 if any was.
-  hub bundle create OUT (MODEL… | --top N) --hub URL [--max-bytes SIZE] [--parallel N]
-      Write OUT: the hub's index objects as published (same addresses, earlier days included) and a
-      mirror of the chosen models' files, to carry to a network that cannot reach the hub.
-  hub bundle import IN --data DIR
-      Check every object and file of a bundle, then take them into DIR (on top of an earlier bundle);
-      "hub serve --data DIR" then serves that index and the bundle's mirror (on the next port).
-`;
-
-export class UsageError extends Error {}
 
 export interface MirrorIo {
   out: (line: string) => void;
   err: (line: string) => void;
   tty: boolean;
   env: NodeJS.ProcessEnv;
-  /** resolves when the command should stop (serve), default never */
-  until?: Promise<void>;
 }
 
-type Values = Record<string, string | boolean | undefined>;
-
-function parse(argv: string[], options: Record<string, { type: 'string' | 'boolean' }>): { values: Values; positionals: string[] } {
-  try {
-    const r = parseArgs({ args: argv, allowPositionals: true, options: { ...options, help: { type: 'boolean' } } });
-    return { values: r.values as Values, positionals: r.positionals };
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-}
-
-function wholeNumber(name: string, v: unknown, fallback: number): number {
+function wholeNumber(name: string, v: string | undefined, fallback: number): number {
   if (v === undefined) return fallback;
   const n = Number(v);
-  if (typeof v !== 'string' || !/^\d+$/.test(v) || n < 1) throw new UsageError(`${name} takes a whole number ≥ 1`);
+  if (!/^\d+$/.test(v) || n < 1) throw new UsageError(`${name} takes a whole number ≥ 1`);
   return n;
 }
 
@@ -84,7 +63,7 @@ export async function chooseModels(
     if (/[*?]/.test(ref)) {
       const re = globToRegExp(ref);
       const hits = rows.filter((r) => re.test(r.id));
-      if (hits.length === 0) throw new UsageError(`no model the hub indexes matches ${ref}`);
+      if (hits.length === 0) throw new CliError(`no model the hub indexes matches ${ref}`);
       for (const r of hits) add(r.id, r.sha);
       continue;
     }
@@ -95,7 +74,7 @@ export async function chooseModels(
       throw new UsageError((e as Error).message);
     }
     const row = rows.find((r) => r.id === parsed.id);
-    if (!row) throw new UsageError(`${parsed.id} is not in the hub's index`);
+    if (!row) throw new CliError(`${parsed.id} is not in the hub's index`);
     add(row.id, row.sha, parsed.quant);
   }
   const out: MirrorModel[] = [];
@@ -149,23 +128,15 @@ function fileReporter(io: MirrorIo) {
   };
 }
 
-export async function mirrorPull(argv: string[], io: MirrorIo): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    top: { type: 'string' },
-    'max-bytes': { type: 'string' },
-    hub: { type: 'string' },
-    parallel: { type: 'string' },
-    'stall-seconds': { type: 'string' },
-  });
-  if (values.help) return help(io);
-  const [dir, ...refs] = positionals;
-  if (!dir) throw new UsageError('mirror pull needs a folder: hub mirror pull DIR [MODEL…] [--top N]');
+/** `hub mirror pull DIR [MODEL[:QUANT] | GLOB …] [--top N] [--max-bytes SIZE] [--hub URL] [--parallel N]` */
+export async function mirrorPullRun({ values, positionals }: Parsed<typeof MIRROR_PULL_OPTIONS>, io: MirrorIo): Promise<number> {
+  const [dir = '', ...refs] = positionals;
   const top = values.top === undefined ? undefined : wholeNumber('--top', values.top, 1);
-  if (refs.length === 0 && top === undefined) throw new UsageError('mirror pull needs models (owner/name, a glob) or --top N');
-  const maxBytes = typeof values['max-bytes'] === 'string' ? parseSize(values['max-bytes']) : undefined;
+  if (refs.length === 0 && top === undefined) throw new UsageError('name models (owner/name[:QUANT], a glob) or --top N');
+  const maxBytes = values['max-bytes'] !== undefined ? parseSize(values['max-bytes']) : undefined;
   const parallel = wholeNumber('--parallel', values.parallel, 4);
   const stall = wholeNumber('--stall-seconds', values['stall-seconds'], 30);
-  const hub = (values.hub as string | undefined) ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const hub = values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
   const bars = new ProgressBars((l) => io.err(l));
   const opts = clientOptions(hub, io, bars, stall);
   const models = await chooseModels(opts, refs, top, maxBytes, (id, why) =>
@@ -192,27 +163,24 @@ export async function mirrorPull(argv: string[], io: MirrorIo): Promise<number> 
   return failed > 0 ? 1 : 0;
 }
 
-export async function mirrorServe(argv: string[], io: MirrorIo): Promise<number> {
-  const { values, positionals } = parse(argv, { port: { type: 'string' }, host: { type: 'string' } });
-  if (values.help) return help(io);
-  const dir = positionals[0];
-  if (!dir || positionals.length > 1) throw new UsageError('mirror serve takes one folder: hub mirror serve DIR [--port N]');
+/** `hub mirror serve DIR [--port N] [--host ADDR]`: keeps running (returns `undefined`) until SIGINT or SIGTERM. */
+export async function mirrorServeRun({ values, positionals }: Parsed<typeof MIRROR_SERVE_OPTIONS>, io: MirrorIo): Promise<undefined> {
+  const dir = positionals[0] ?? '';
   const port = values.port === undefined ? 8090 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port ${values.port} is not a port number`);
-  const server = await serveMirrorFolder({ root: dir, port, host: (values.host as string | undefined) ?? '127.0.0.1' });
+  if (!/^\d+$/.test(values.port ?? '0') || port > 65535) throw new UsageError(`--port ${values.port} is not a port number`);
+  const server = await serveMirrorFolder({ root: dir, port, host: values.host ?? '127.0.0.1' });
   io.err(
-    `serving the mirror ${dir} at ${server.url} (source config: {"name": "local-mirror", "kind": "mirror", "url": "${server.url}"})\n`,
+    `serving the mirror ${dir} at ${server.url}; a hub's source: {"name": "local-mirror", "kind": "mirror", "url": "${server.url}"}\n`,
   );
-  await (io.until ?? new Promise<void>(() => {}));
-  await server.close();
-  return 0;
+  const stop = () => void server.close().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return undefined;
 }
 
-export async function mirrorVerify(argv: string[], io: MirrorIo): Promise<number> {
-  const { values, positionals } = parse(argv, {});
-  if (values.help) return help(io);
-  const dir = positionals[0];
-  if (!dir || positionals.length > 1) throw new UsageError('mirror verify takes one folder: hub mirror verify DIR');
+/** `hub mirror verify DIR` */
+export async function mirrorVerifyRun({ positionals }: Parsed<typeof MIRROR_VERIFY_OPTIONS>, io: MirrorIo): Promise<number> {
+  const dir = positionals[0] ?? '';
   const result = await verifyMirror(dir, {
     onFile: (e) => {
       if (!io.tty) io.out(JSON.stringify({ event: 'file', ...e }));
@@ -227,21 +195,14 @@ export async function mirrorVerify(argv: string[], io: MirrorIo): Promise<number
   return result.damaged.length > 0 || result.missing.length > 0 ? 1 : 0;
 }
 
-export async function bundleCreateCommand(argv: string[], io: MirrorIo): Promise<number> {
-  const { values, positionals } = parse(argv, {
-    top: { type: 'string' },
-    'max-bytes': { type: 'string' },
-    hub: { type: 'string' },
-    parallel: { type: 'string' },
-  });
-  if (values.help) return help(io);
-  const [out, ...refs] = positionals;
-  if (!out) throw new UsageError('bundle create needs a folder: hub bundle create OUT (MODEL… | --top N) --hub URL');
+/** `hub bundle create OUT (MODEL… | --top N) --hub URL [--max-bytes SIZE] [--parallel N]` */
+export async function bundleCreateRun({ values, positionals }: Parsed<typeof BUNDLE_CREATE_OPTIONS>, io: MirrorIo): Promise<number> {
+  const [out = '', ...refs] = positionals;
   const top = values.top === undefined ? undefined : wholeNumber('--top', values.top, 1);
-  if (refs.length === 0 && top === undefined) throw new UsageError('bundle create needs models (owner/name, a glob) or --top N');
-  const hub = (values.hub as string | undefined) ?? io.env.HUB_URL;
-  if (!hub) throw new UsageError('bundle create needs --hub URL (or HUB_URL)');
-  const maxBytes = typeof values['max-bytes'] === 'string' ? parseSize(values['max-bytes']) : undefined;
+  if (refs.length === 0 && top === undefined) throw new UsageError('name models (owner/name[:QUANT], a glob) or --top N');
+  const hub = values.hub ?? io.env.HUB_URL;
+  if (!hub) throw new UsageError('name the hub with --hub URL (or HUB_URL)');
+  const maxBytes = values['max-bytes'] !== undefined ? parseSize(values['max-bytes']) : undefined;
   const parallel = wholeNumber('--parallel', values.parallel, 4);
   const bars = new ProgressBars((l) => io.err(l));
   const opts = clientOptions(hub, io, bars);
@@ -266,12 +227,10 @@ export async function bundleCreateCommand(argv: string[], io: MirrorIo): Promise
   return result.failed > 0 ? 1 : 0;
 }
 
-export async function bundleImportCommand(argv: string[], io: MirrorIo): Promise<number> {
-  const { values, positionals } = parse(argv, { data: { type: 'string' } });
-  if (values.help) return help(io);
-  const input = positionals[0];
-  if (!input || positionals.length > 1) throw new UsageError('bundle import takes one bundle folder: hub bundle import IN --data DIR');
-  const data = (values.data as string | undefined) ?? io.env.HUB_DATA ?? '.hub-data';
+/** `hub bundle import IN --data DIR` */
+export async function bundleImportRun({ values, positionals }: Parsed<typeof BUNDLE_IMPORT_OPTIONS>, io: MirrorIo): Promise<number> {
+  const input = positionals[0] ?? '';
+  const data = values.data ?? io.env.HUB_DATA ?? '.hub-data';
   const result = await bundleImport(input, data, {
     progress: (what) => (io.tty ? io.err(`\r\x1b[2K${what}`) : undefined),
   });
@@ -285,38 +244,33 @@ export async function bundleImportCommand(argv: string[], io: MirrorIo): Promise
   return 0;
 }
 
-function help(io: MirrorIo): number {
-  io.out(`Usage:\n${MIRROR_HELP}`);
-  return 0;
-}
-
-/** `hub mirror …` / `hub bundle …` on the process's terminal; returns the exit code (2 for a usage mistake). */
-export async function runMirrorCommand(command: 'mirror' | 'bundle', argv: string[]): Promise<number> {
-  const io: MirrorIo = {
+/** The process's terminal, one line per call. */
+export function processMirrorIo(): MirrorIo {
+  return {
     out: (l) => process.stdout.write(`${l}\n`),
     err: (l) => process.stderr.write(l),
     tty: !!process.stderr.isTTY,
     env: process.env,
   };
-  const [sub, ...rest] = argv;
-  const table: Record<string, (a: string[], io: MirrorIo) => Promise<number>> =
-    command === 'mirror'
-      ? { pull: mirrorPull, serve: mirrorServe, verify: mirrorVerify }
-      : { create: bundleCreateCommand, import: bundleImportCommand };
-  if (sub === '--help' || sub === '-h' || sub === undefined) return help(io);
-  const run = table[sub];
+}
+
+/** A command on its arguments, a usage mistake as one line and the usage (exit 2), as the CLI layer answers it. */
+async function withUsage<O extends OptionSpecs>(
+  c: Command<O>,
+  argv: string[],
+  io: MirrorIo,
+  run: (args: Parsed<O>, io: MirrorIo) => Promise<number>,
+): Promise<number> {
   try {
-    if (!run) throw new UsageError(`unknown command "${command} ${sub}"; see hub ${command} --help`);
-    if (command === 'mirror' && sub === 'serve') {
-      io.until = new Promise<void>((resolve) => {
-        process.once('SIGINT', () => resolve());
-        process.once('SIGTERM', () => resolve());
-      });
-    }
-    return await run(rest, io);
+    return await run(parseCommand(c, argv), io);
   } catch (e) {
-    const message = e instanceof Error ? e.message : String(e);
-    process.stderr.write(`hub ${command}: ${message.split('\n')[0]}\n`);
-    return e instanceof UsageError ? 2 : 1;
+    if (!(e instanceof UsageError || e instanceof CliError)) throw e;
+    io.err(`hub ${c.name}: ${e.message}\n${e instanceof UsageError ? usageText(c as unknown as Command) : ''}`);
+    return 2;
   }
 }
+
+export const mirrorPull = (argv: string[], io: MirrorIo) => withUsage(MIRROR_PULL, argv, io, mirrorPullRun);
+export const mirrorVerify = (argv: string[], io: MirrorIo) => withUsage(MIRROR_VERIFY, argv, io, mirrorVerifyRun);
+export const bundleCreateCommand = (argv: string[], io: MirrorIo) => withUsage(BUNDLE_CREATE, argv, io, bundleCreateRun);
+export const bundleImportCommand = (argv: string[], io: MirrorIo) => withUsage(BUNDLE_IMPORT, argv, io, bundleImportRun);

@@ -158,7 +158,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       }
   }
   const mirrors = sources.filter((s) => s.kind === 'mirror').map((s) => s.name);
-  const order = config.order ?? [ // mirrors first (an operator's local copy), then the demo mirror, then the rest as configured
+  const order = config.order ?? [
+    // mirrors first (an operator's local copy), then the demo mirror, then the rest as configured
     ...mirrors,
     ...(mirror ? [DEMO_SOURCE] : []),
     ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE && !mirrors.includes(n)),

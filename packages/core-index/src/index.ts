@@ -99,7 +99,6 @@ export {
   type ChooseInput,
   type ChooseResult,
   chooseSource,
-  DEFAULT_SOURCES,
   type HealthOptions,
   isOllama,
   MemorySourceHealth,
@@ -108,10 +107,19 @@ export {
   type ProbeResult,
   type RedirectRules,
   type SourceChoice,
-  type SourceConfig,
   type SourceHealth,
   sourceHolds,
 } from './sources/source-health.js';
+export {
+  DEFAULT_IPFS_GATEWAY,
+  DEFAULT_SOURCES,
+  isSourceKind,
+  SOURCE_KIND_INFO,
+  SOURCE_KINDS,
+  type SourceConfig,
+  type SourceKind,
+  sourceKindProblem,
+} from './sources/source-kinds.js';
 export { memoryProbeStorage, type ProbeStorage, SourceProber, type SourceProberOptions } from './sources/source-prober.js';
 export * from './spaces/catalog.js';
 export * from './spaces/schema.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SOURCE_KINDS } from '../sources/source-kinds.js';
 
 /** Zod schemas for every resource of the specification. OpenAPI is generated from these too. */
 
@@ -269,7 +270,8 @@ export const SourceObjectSchema = z.object({
   revision: CommitSchema,
   /** Health key of the source that holds these bytes (`huggingface.co`, `modelscope.cn`, `ipfs`, or an operator mirror's name). */
   source: z.string(),
-  type: z.enum(['http', 'ipfs', 'svc']),
+  /** One of the source kinds (sources/source-kinds.ts), or `svc` (chunk objects of this hub). */
+  type: z.enum([...SOURCE_KINDS, 'svc']),
   /** For `http`: a URL template with `{id}`, `{owner}`, `{name}`, `{revision}`, `{path}`. */
   url: z.string().optional(),
   /** For `ipfs`: the root CID of the model directory. */

@@ -3,7 +3,8 @@ import type { SourceObject } from '../index/schemas.js';
 import { sha256Hex } from '../index/sha256.js';
 import { holdingOf, MIRROR_FORMAT, type MirrorManifest, mirrorHolds, parseMirrorManifest } from './mirror-manifest.js';
 import { probeMirror } from './prober.js';
-import { chooseSource, expandTemplate, type SourceConfig } from './source-health.js';
+import { chooseSource } from './source-health.js';
+import { expandTemplate, type SourceConfig } from './source-kinds.js';
 
 // SYNTHETIC hashes and files
 const A = 'a'.repeat(64);
@@ -69,7 +70,7 @@ describe('probeMirror', () => {
   const serve =
     (body: Uint8Array, text = JSON.stringify(manifest([{ sha256: sha, size: file.byteLength }]))) =>
     async (url: string | URL | Request) =>
-      String(url).endsWith('/manifest.json') ? new Response(text) : new Response(body);
+      String(url).endsWith('/manifest.json') ? new Response(text) : new Response(body as Uint8Array<ArrayBuffer>);
   const options = (f: typeof fetch) => ({ fetch: f, now: () => 0, timeoutSeconds: 5, maxBytes: 1 << 20 });
 
   it('reads the manifest and hashes one held file', async () => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Sha256Schema } from '../index/schemas.js';
-import type { SourceConfig } from './source-health.js';
+import { mirrorFileTemplate, type SourceConfig } from './source-kinds.js';
 
 /**
  * A local mirror (design 10.3): a folder of verified files named by their SHA-256 (`sha256/<hex>`) and a manifest of
@@ -86,11 +86,9 @@ export function mirrorHolds(holding: MirrorHolding | undefined, sha256: string |
   return s.has(sha256.toLowerCase());
 }
 
-/** The file URL template of a mirror source: its `url` when that is a template, else `<url>/sha256/{sha256}`. */
+/** The file URL template of a mirror source (see `mirrorFileTemplate`). */
 export function mirrorTemplate(config: SourceConfig): string | undefined {
-  if (!config.url) return undefined;
-  if (config.url.includes('{')) return config.url;
-  return `${config.url.replace(/\/+$/, '')}/${mirrorFilePath('{sha256}')}`;
+  return config.url ? mirrorFileTemplate(config.url) : undefined;
 }
 
 /** Where a mirror source's manifest is: `manifest`, else `<url>/manifest.json` (undefined for a template without one). */

@@ -14,7 +14,8 @@ import {
   probeUrl,
   pullForward,
 } from './prober.js';
-import { MemorySourceHealth, type SourceConfig } from './source-health.js';
+import { MemorySourceHealth } from './source-health.js';
+import type { SourceConfig } from './source-kinds.js';
 import { memoryProbeStorage, SourceProber, type SourceProberOptions } from './source-prober.js';
 
 /** A prober over `sources` (in that order) with an injected fetch and clock, its state in memory. */

@@ -8,7 +8,7 @@ import {
   mirrorTemplate,
   parseMirrorManifest,
 } from './mirror-manifest.js';
-import type { SourceConfig } from './source-health.js';
+import { probeBase, type SourceConfig, sourceKindProblem } from './source-kinds.js';
 
 /**
  * Source health probes (design section 4): fetch each source's probe file, hash it with SHA-256 while it
@@ -107,6 +107,8 @@ const HEX64 = /^[0-9a-f]{64}$/;
 
 /** A problem with a source's `probe` configuration, or undefined when it is usable (or absent). */
 export function probeConfigProblem(source: SourceConfig): string | undefined {
+  const kind = sourceKindProblem(source);
+  if (kind) return kind;
   if (source.kind === 'mirror') {
     const template = mirrorTemplate(source);
     if (!template || !/^https?:\/\//i.test(template))
@@ -140,12 +142,9 @@ export function probeUrl(source: SourceConfig): string | undefined {
   const p = source.probe;
   if (!p || typeof p.path !== 'string') return undefined;
   if (/^https?:\/\//i.test(p.path)) return p.path;
-  if (!source.url) return undefined;
-  const brace = source.url.indexOf('{');
-  let base = brace === -1 ? source.url : source.url.slice(0, brace);
-  if (source.kind === 'ipfs' || brace === -1) base = base.endsWith('/') ? base : `${base}/`;
+  if (!source.url || sourceKindProblem(source)) return undefined;
   try {
-    const u = new URL(p.path, base);
+    const u = new URL(p.path, probeBase(source.kind, source.url));
     return /^https?:$/.test(u.protocol) ? u.href : undefined;
   } catch {
     return undefined;

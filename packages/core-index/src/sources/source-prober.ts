@@ -14,7 +14,8 @@ import {
   pullForward,
   recordOutcome,
 } from './prober.js';
-import { MemorySourceHealth, type SourceConfig } from './source-health.js';
+import { MemorySourceHealth } from './source-health.js';
+import type { SourceConfig } from './source-kinds.js';
 
 /**
  * Where a host keeps the probe state between rounds and across restarts: a JSON file in the data folder on Node, a

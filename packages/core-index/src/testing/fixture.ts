@@ -4,7 +4,8 @@ import { type BuildModelInput, buildIndex } from '../index/builder.js';
 import { type IndexStore, loadIndex } from '../index/index-store.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
 import { noMetrics } from '../metrics.js';
-import { MemorySourceHealth, type SourceConfig } from '../sources/source-health.js';
+import { MemorySourceHealth } from '../sources/source-health.js';
+import type { SourceConfig } from '../sources/source-kinds.js';
 
 /**
  * SYNTHETIC fixture models for unit tests. Ids, paths and hashes are made up for tests and

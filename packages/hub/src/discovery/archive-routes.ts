@@ -30,8 +30,7 @@ async function archiveBody(deps: CoreDeps): Promise<PreparedBody> {
 
 async function pinsBody(deps: CoreDeps): Promise<PreparedBody> {
   const raw = await deps.objects.readRef('pins');
-  const gateway = deps.health.source('ipfs')?.url ?? 'https://ipfs.io';
-  let pins: Pins = emptyPins(gateway);
+  let pins: Pins = emptyPins(deps.health.source('ipfs')?.url);
   if (raw) {
     try {
       pins = parsePins(raw);

@@ -4,11 +4,13 @@ import {
   type HubHealth,
   type IndexedModel,
   type IndexStore,
+  isSourceKind,
   mirrorHolds,
   ollamaRedirectRules,
   quantOf,
   type RequestObject,
   type SectionDescriptor,
+  SOURCE_KIND_INFO,
   type SourceHealth,
   sourceHolds,
 } from '@hub/core-index';
@@ -170,7 +172,7 @@ function stateCell(health: HubHealth, source: string): string {
 
 /** The example URL of a source (its template with placeholders filled), to judge its scheme and host. */
 function sourceExample(health: SourceHealth, name: string, type: string): URL | undefined {
-  const template = health.source(name)?.url ?? (type === 'ipfs' ? 'https://ipfs.io' : undefined);
+  const template = health.source(name)?.url ?? (isSourceKind(type) ? SOURCE_KIND_INFO[type].defaultUrl : undefined);
   if (!template) return undefined;
   try {
     return new URL(template.replace(/\{[^}]*\}/g, 'x'));
