@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { Sha256Schema } from '../index/schemas.js';
 import { mirrorFileTemplate, type SourceConfig } from './source-kinds.js';
 
+export { mirrorFilePath } from './source-kinds.js';
+
 /**
  * A local mirror (design 10.3): a folder of verified files named by their SHA-256 (`sha256/<hex>`) and a manifest of
  * what it holds (`manifest.json`). Any static web server with `Range` serves it; a hub configured with it reads the
@@ -30,9 +32,6 @@ export const MirrorManifestSchema = z.object({
   ),
 });
 export type MirrorManifest = z.infer<typeof MirrorManifestSchema>;
-
-/** The path of a held file inside the mirror folder (and below the mirror's base URL). */
-export const mirrorFilePath = (sha256: string) => `sha256/${sha256}`;
 
 /** Parse a manifest's text; throws a readable error. */
 export function parseMirrorManifest(text: string): MirrorManifest {

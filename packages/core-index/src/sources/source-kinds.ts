@@ -1,5 +1,4 @@
 import { encodePath } from '../http/contract.js';
-import { mirrorFilePath } from './mirror-manifest.js';
 
 /**
  * The kinds of byte source, as one table: what a kind's `url` means, how a file's URL is built at it, and what its
@@ -52,6 +51,9 @@ export interface FileAt {
   /** the file's SHA-256 (`{sha256}` in a template; what a mirror holds files by) */
   sha256?: string;
 }
+
+/** The path of a held file inside a mirror folder (and below the mirror's base URL). */
+export const mirrorFilePath = (sha256: string) => `sha256/${sha256}`;
 
 /** A mirror's file URL template: its `url` when that is a template, else `<url>/sha256/{sha256}` (design 10.3). */
 export function mirrorFileTemplate(url: string): string {
