@@ -29,6 +29,7 @@ import {
   parseMirrorManifest,
 } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
+import { prepareStart } from './verify.js';
 
 export const BUNDLE_FORMAT = 'model-hub.bundle/v1';
 export const BUNDLE_FILE = 'bundle.json';
@@ -191,6 +192,9 @@ export async function bundleImport(
     if (put.meta.id !== o.address) throw new BundleError(`object ${o.address} was stored as ${put.meta.id}`);
     if (put.created) objectsNew++;
   }
+  // The whole index is loaded, re-hashed and schema-checked once, and the load pack written, before the folder
+  // switches to it (the first start is then as fast as a later one); a fault throws and nothing is switched.
+  await prepareStart(store, dataDir, bundle.catalog);
   const mirrorOut = path.join(dataDir, DATA_MIRROR);
   await mkdir(path.join(mirrorOut, 'sha256'), { recursive: true });
   await mkdir(path.join(mirrorOut, '.partial'), { recursive: true });
