@@ -69,7 +69,7 @@ function weightOf(ranges: Array<{ type: string; sub: string; q: number }>, media
  * offered is acceptable the brief is sent anyway (RFC 9110 lets a server disregard the header rather than answer 406).
  */
 export function negotiate(accept: string | null): Representation {
-  if (!accept || !accept.trim()) return 'markdown';
+  if (!accept?.trim()) return 'markdown';
   const ranges = accept
     .toLowerCase()
     .split(',')
