@@ -7,6 +7,7 @@ import { objectRoutes, publishRoutes } from '@hub/objects';
 import { archiveRoutes } from './discovery/archive-routes.js';
 import { buildDescriptor } from './discovery/descriptor.js';
 import { discoveryRoutes } from './discovery/routes.js';
+import { siteAliasRoutes } from './site/alias-routes.js';
 import { spaceRoutes } from './spaces/routes.js';
 
 /** Everything a full hub needs; each dialect adds its own interfaces here as it lands. */
@@ -22,6 +23,7 @@ export function hubRoutes(): Route<HubDeps>[] {
     ...archiveRoutes<HubDeps>(),
     ...spaceRoutes<HubDeps>(),
     ...hfRoutes<HubDeps>(),
+    ...siteAliasRoutes<HubDeps>(),
     ...bucketRoutes<HubDeps>(),
     ...ociRoutes<HubDeps>(),
     ...accountRoutes<HubDeps>(),

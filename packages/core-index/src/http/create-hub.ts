@@ -75,11 +75,11 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       if (method === 'OPTIONS') {
         const pm = router.match('GET', path);
         if (seen && pm.kind !== 'none') seen.route = pm.kind === 'found' ? pm.route : pm.sample;
-        return preflight(pm, path, raw, siteOrigin);
+        return preflight(pm, router, path, raw, siteOrigin);
       }
 
       const m = router.match(method, path);
-      if (m.kind === 'none') return finish(notFound(path), raw, undefined, siteOrigin);
+      if (m.kind === 'none') return finish(slashRedirect(router, method, path, query) ?? notFound(path), raw, undefined, siteOrigin);
       if (m.kind === 'bad-encoding') {
         if (seen) seen.route = m.sample;
         return finish(badEncoding(m.sample?.errors ?? shape, path), raw, m.sample, siteOrigin);
@@ -263,11 +263,36 @@ function finish(res: HubResponse, req: HubRequest, route: Route<any> | undefined
   return { status: res.status, headers: h, body };
 }
 
-function preflight(m: ReturnType<Router<any>['match']>, path: string, req: HubRequest, siteOrigin: string | undefined): HubResponse {
+/**
+ * A read of a path no route claims that differs from a route's path only by a trailing slash (`/api/models/`,
+ * `/models/{owner}/{name}/`): 308 to the path without it, the query kept (issue 27). Where both exist (`/models` and
+ * `/models/`) both are routes and this never runs.
+ */
+function slashRedirect(router: Router<any>, method: string, path: string, query: string): HubResponse | undefined {
+  if ((method !== 'GET' && method !== 'HEAD') || path.length < 2 || !path.endsWith('/')) return undefined;
+  const bare = path.replace(/\/+$/, '');
+  // Never a Location another origin could be read from (`//host`, `/\\host`).
+  if (!/^\/[^/\\]/.test(bare) || router.match(method, bare).kind !== 'found') return undefined;
+  return { status: 308, headers: { location: `${bare}${query ? `?${query}` : ''}` }, body: null };
+}
+
+function preflight(
+  m: ReturnType<Router<any>['match']>,
+  router: Router<any>,
+  path: string,
+  req: HubRequest,
+  siteOrigin: string | undefined,
+): HubResponse {
   if (m.kind === 'none') return finish(notFound(path), req, undefined, siteOrigin);
   const route = m.kind === 'found' || m.kind === 'method' ? (m.kind === 'found' ? m.route : m.sample) : m.sample;
+  // The methods this path answers (a read-only route does not advertise PUT or DELETE): no route answers OPTIONS,
+  // so matching it lists every method the path has.
+  const at = router.match('OPTIONS', path);
+  const methods = at.kind === 'method' ? at.allowed : ['GET', 'HEAD'];
   const headers: Record<string, string> = {
-    'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE, OPTIONS',
+    'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
+    // A preflight is cached by Access-Control-Max-Age, never by the route's own cache policy (an immutable object).
+    'cache-control': 'no-store',
     'access-control-allow-headers': req.headers.get('access-control-request-headers') ?? 'authorization, content-type',
     'access-control-max-age': '86400',
   };

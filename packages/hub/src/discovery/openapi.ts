@@ -159,6 +159,17 @@ export const RESPONSES: Record<string, Responses> = {
   'GET /api/models/:owner/:name/refs': ok('Refs', j(ref('Refs'))),
   'POST /api/models/:owner/:name/paths-info/*rev': ok('TreeEntry for each named path that exists', j(arrayOf('TreeEntry'))),
   'GET /api/models/:owner': { '404': { description: 'RepoNotFound: ids are owner/name', content: j(ref('HubError')) } },
+  'GET /:owner/:name': {
+    '302': { description: 'The model page, /models/{owner}/{name} (Location)', headers: { Location: header('the model page') } },
+    '404': { description: 'Not in the index: the site page to a browser, text otherwise', content: { 'text/plain': { schema: str } } },
+  },
+  'GET /:owner/:name/blob/:rev/*path': {
+    '302': {
+      description: 'The file, /{owner}/{name}/resolve/{rev}/{path} (Location)',
+      headers: { Location: header('the download route') },
+    },
+    '404': { description: 'Not in the index', content: { 'text/plain': { schema: str } } },
+  },
   'GET /:owner/:name/resolve/:rev/*path': resolveResponses,
   'GET /:owner/:name/raw/:rev/*path': resolveResponses,
   'GET /via/:token/:owner/:name/resolve/:rev/*path': resolveResponses,
