@@ -8,6 +8,7 @@ import {
   type Route,
   type RouteContext,
   readBody,
+  recordMissing,
 } from '@hub/core-index';
 import type { RateLimiter } from './limiter.js';
 import { type AccountRecord, type AccountStore, modelKey } from './store.js';
@@ -298,13 +299,7 @@ export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
             `This account already holds ${MAX_REQUESTS_PER_ACCOUNT} model requests; no more can be recorded.`,
           );
         }
-        if (!known) {
-          try {
-            await ctx.deps.missing.record(id);
-          } catch (e) {
-            ctx.deps.log.warn({ err: (e as Error).message, model: id }, 'missing log failed');
-          }
-        }
+        if (!known) recordMissing(ctx.deps, id);
         return json(201, { model: id, queued: true, indexed: known });
       }),
     ),

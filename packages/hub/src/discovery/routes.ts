@@ -21,6 +21,7 @@ import { liveSpaces } from '../spaces/live.js';
 import { agentCard, llmsTxt, robotsTxt } from './agent.js';
 import { agentBrief } from './brief.js';
 import { preparedDescriptor } from './descriptor.js';
+import { logAnnouncement } from './log-routes.js';
 import { perOrigin } from './memo.js';
 import { buildOpenApi } from './openapi.js';
 import { SECTIONS, type SectionName, sectionBrief, sectionDescriptor } from './sections.js';
@@ -107,6 +108,12 @@ function sectionKind(ctx: RouteContext<unknown>): 'html' | 'json' | 'markdown' |
 function brief(deps: CoreDeps, origin: string): HubResponse {
   const index = deps.index();
   return sendPrepared(perOrigin(index, 'brief', origin, () => prepare(agentBrief(index, origin), MARKDOWN)));
+}
+
+/** The descriptor with the log's announcement (read once per index: the log is appended before an index switch). */
+async function descriptorOf(deps: CoreDeps): Promise<PreparedBody> {
+  const index = deps.index();
+  return preparedDescriptor(index, await index.memo('log-announcement', () => logAnnouncement(deps)));
 }
 
 function htmlPrepared(index: IndexStore, key: string, origin: string, build: () => string): PreparedBody {
@@ -331,12 +338,12 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
       '/',
       'The website, the Descriptor or the agent brief, by Accept',
       60,
-      h(({ req, deps, origin }) => {
+      h(async ({ req, deps, origin }) => {
         const index = deps.index();
         const kind = negotiate(req.headers.get('accept'));
         const res =
           kind === 'json'
-            ? sendPrepared(preparedDescriptor(index))
+            ? sendPrepared(await descriptorOf(deps))
             : kind === 'html'
               ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin)))
               : brief(deps, origin);
@@ -348,7 +355,7 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
       '/.well-known/model-hub.json',
       'The Descriptor',
       60,
-      h(({ deps }) => sendPrepared(preparedDescriptor(deps.index()))),
+      h(async ({ deps }) => sendPrepared(await descriptorOf(deps))),
     ),
     get(
       '/agent.md',
