@@ -1,3 +1,4 @@
+import type { RouteApi } from './api.js';
 /**
  * The request/response contract every handler speaks.
  *
@@ -67,6 +68,8 @@ export interface Route<D> {
   handler: Handler<D>;
   /** Short summary for the machine description. */
   summary?: string;
+  /** Its answers, query and body for the machine description, written beside the route (see `describeRoutes`). */
+  api?: RouteApi;
 }
 
 // ---- building responses ----------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import {
   type CoreDeps,
+  describeRoutes,
   errorResponse,
   type HubResponse,
   type IndexStore,
@@ -19,6 +20,7 @@ import { escapeHtml, faviconIco, formatBytes, modelHref, page } from '../site/ht
 import { docHtmlPage, fillModelHealth, healthPage, modelPageTemplate, notFoundPage, sectionPage } from '../site/pages.js';
 import { liveSpaces } from '../spaces/live.js';
 import { agentCard, llmsTxt, robotsTxt } from './agent.js';
+import { DISCOVERY_API } from './api.js';
 import { agentBrief } from './brief.js';
 import { preparedDescriptor } from './descriptor.js';
 import { perOrigin } from './memo.js';
@@ -229,7 +231,7 @@ export interface DiscoveryOptions {
 
 const FAVICON = faviconIco();
 
-export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
+function discoveryRouteTable<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
   let own: Route<D>[] = [];
   const allRoutes = () => options.routes?.() ?? own;
   // The document depends on the route table only, so it is built once per process.
@@ -384,4 +386,9 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
     ),
   ];
   return own;
+}
+
+/** {@link discoveryRouteTable} with each route's API description (DISCOVERY_API) attached. */
+export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
+  return describeRoutes(discoveryRouteTable<D>(options), DISCOVERY_API);
 }
