@@ -20,6 +20,8 @@ export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
     rules: 'read',
     errors: 'hub',
     cache: API_CACHE,
+    // The index alone decides these answers (with the URL and the headers read): kept whole until the next index.
+    reuse: 'index',
     summary,
     handler,
   });
@@ -29,6 +31,8 @@ export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
     rules: 'read',
     errors: 'hub',
     cache: 'no-store',
+    // The index and the source health decide the redirect: kept whole until either changes.
+    reuse: 'index+health',
     summary,
     handler: h(resolve),
   });

@@ -1,4 +1,5 @@
 import type { CoreDeps } from '../deps.js';
+import { AnswerCache } from './answer-cache.js';
 import {
   BodyTooLargeError,
   errorResponse,
@@ -37,6 +38,12 @@ export interface RequestScope {
 export interface Hub {
   /** Answer one request. Never throws; never answers 500 for bad input. */
   handle(req: HubRequest, scope?: RequestScope): Promise<HubResponse>;
+  /**
+   * The kept whole answer to this request (a `reuse` route answered it before, and the index and health are the
+   * same), synchronously, or undefined: then call `handle`. `handle` consults the same cache first, so a host that
+   * never calls this gets the same answers. The answer is frozen: write it, do not change it.
+   */
+  cached(req: HubRequest): HubResponse | undefined;
   routes: readonly Route<any>[];
 }
 
@@ -49,8 +56,11 @@ const encoder = new TextEncoder();
 export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub {
   const router = new Router<D>(routes);
   const siteOrigin = deps.settings.siteOrigin;
+  const answers = new AnswerCache(deps);
 
   async function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
+    const kept = answers.get(raw);
+    if (kept) return kept;
     let shape = 'text' as Route<D>['errors'];
     let route: Route<D> | undefined;
     try {
@@ -67,10 +77,15 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       route = m.route;
       shape = route.errors;
 
+      // A route whose whole answer may be kept: record the request headers its handler reads (the answer's variants),
+      // and the index and health it answers under.
+      const reuse = route.reuse && route.rules === 'read' ? route.reuse : undefined;
+      const recorded = reuse ? answers.recorder(raw.headers) : undefined;
+      const under = reuse ? { index: deps.index(), health: answers.healthVersion() } : undefined;
       let req: HubRequest;
       switch (route.rules) {
         case 'read':
-          req = withoutCredentials(raw);
+          req = withoutCredentials(recorded ? { method: raw.method, url: raw.url, headers: recorded.headers, body: raw.body } : raw);
           break;
         case 'publish':
           if (!tokenMatches(bearerToken(raw), deps.settings.publisherTokens)) {
@@ -122,8 +137,9 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
           return parsedQuery;
         },
       };
-      const res = await route.handler(ctx);
-      return finish(res, raw, route, siteOrigin);
+      const res = finish(await route.handler(ctx), raw, route, siteOrigin);
+      if (reuse && recorded && under) answers.put(raw, res, reuse, recorded.read, under.index, under.health);
+      return res;
     } catch (e) {
       if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e), raw, route, siteOrigin);
       if (isClientAbort(e)) {
@@ -136,7 +152,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
     }
   }
 
-  return { handle, routes };
+  return { handle, cached: (req) => answers.get(req), routes };
 }
 
 /** An error raised by reading a body the client stopped sending (Node: `aborted` / ECONNRESET). */

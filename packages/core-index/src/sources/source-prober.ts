@@ -96,6 +96,7 @@ export class SourceProber extends MemorySourceHealth {
       .then((saved) => {
         this.loadedAt = this.now();
         this.probes = currentProbeState(saved as ProbeState | undefined, this.list);
+        this.changed();
       })
       .finally(() => {
         this.loading = undefined;
@@ -161,6 +162,7 @@ export class SourceProber extends MemorySourceHealth {
         if (this.stopped || !outcome) return;
         const was = this.probes.sources[s.name];
         const record = recordOutcome(this.probes, s, outcome, this.settings);
+        this.changed();
         outcomes.set(s.name, outcome);
         this.logOutcome(outcome, was?.ok, record.next);
       } finally {

@@ -281,23 +281,27 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
   });
 
   own = [
-    get(
-      '/',
-      'The website, the Descriptor or the agent brief, by Accept',
-      60,
-      h(({ req, deps, origin }) => {
-        const index = deps.index();
-        const kind = negotiate(req.headers.get('accept'));
-        const res =
-          kind === 'json'
-            ? sendPrepared(preparedDescriptor(index))
-            : kind === 'html'
-              ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin)))
-              : brief(deps, origin);
-        res.headers.vary = 'Accept';
-        return res;
-      }),
-    ),
+    {
+      ...get(
+        '/',
+        'The website, the Descriptor or the agent brief, by Accept',
+        60,
+        h(({ req, deps, origin }) => {
+          const index = deps.index();
+          const kind = negotiate(req.headers.get('accept'));
+          const res =
+            kind === 'json'
+              ? sendPrepared(preparedDescriptor(index))
+              : kind === 'html'
+                ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin)))
+                : brief(deps, origin);
+          res.headers.vary = 'Accept';
+          return res;
+        }),
+      ),
+      // Prepared once per index and origin: the whole answer is kept until the next index.
+      reuse: 'index',
+    },
     get(
       '/.well-known/model-hub.json',
       'The Descriptor',
