@@ -154,19 +154,21 @@ const timed = (cmd, args, opts = {}) =>
         : resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, stdout, stderr }),
     );
   });
-const runs = { get: [], curlSha: [], hf: [], curlNull: [] };
+const runs = { get: [], getInline: [], curlSha: [], hf: [], curlNull: [] };
 let reported = '';
 for (let r = 0; r < ROUNDS; r++) {
   // alternate which goes first, so none always meets the warmer (or busier) machine
-  const order = r % 2 === 0 ? ['get', 'curlSha', 'hf', 'curlNull'] : ['curlNull', 'hf', 'curlSha', 'get'];
+  const order = r % 2 === 0 ? ['get', 'curlSha', 'hf', 'getInline', 'curlNull'] : ['curlNull', 'getInline', 'hf', 'curlSha', 'get'];
   for (const which of order) {
-    if (which === 'get') {
+    if (which === 'get' || which === 'getInline') {
       const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', values.prof] : [];
+      // getInline: the same command hashing on its main thread (HUB_HASH_THREAD=0), to show what the thread brings
       const res = await timed(process.execPath, [...prof, cli, 'get', 'bench/model', '--hub', hubUrl, '--to', path.join(out, 'get')], {
-        env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
+        env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...(which === 'getInline' ? { HUB_HASH_THREAD: '0' } : {}) },
       });
-      runs.get.push(res.seconds);
-      reported = /from (\S+)/.exec(res.stderr)?.[1] ?? reported;
+      runs[which].push(res.seconds);
+      // the file event on stdout (not a terminal) names the source that served the verified bytes
+      for (const line of res.stdout.split('\n')) if (line.includes('"event":"file"')) reported = JSON.parse(line).source ?? reported;
     } else if (which === 'curlSha') {
       const target = path.join(out, 'curl.bin');
       const res = await timed('sh', ['-c', `curl -sfL -o '${target}' '${resolveUrl}' && sha256sum '${target}'`]);
@@ -198,8 +200,10 @@ console.log(
     .join(' ')}`,
 );
 console.log(`hub get:                       ${fmt(runs.get)}; reported source: ${reported}`);
+console.log(`hub get, hash on the main thread (HUB_HASH_THREAD=0): ${fmt(runs.getInline)}`);
 console.log(`curl -o FILE && sha256sum FILE: ${fmt(runs.curlSha)}`);
 console.log(`@huggingface/hub downloadFileToCacheDir: ${fmt(runs.hf)}`);
 console.log(`curl -o /dev/null:             ${fmt(runs.curlNull)}`);
 console.log(`hub get speed / (curl && sha256sum): ${ratio(runs.curlSha)}   target >= 1.0`);
 console.log(`hub get speed / @huggingface/hub:    ${ratio(runs.hf)}   target >= 1.5`);
+console.log(`hub get speed / hub get hashing on the main thread: ${ratio(runs.getInline)}`);

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ByteResponse, GetBytes, Hasher, HasherFactory, Sink } from '../index.js';
@@ -84,7 +84,7 @@ const { createHash } = require('node:crypto');
 const h = createHash('sha256');
 parentPort.on('message', (m) => {
   if (m === 'digest') parentPort.postMessage({ hex: h.digest('hex') });
-  else { h.update(new Uint8Array(m)); parentPort.postMessage({ done: m.byteLength }); }
+  else { h.update(new Uint8Array(m.buffer, 0, m.length)); parentPort.postMessage(m.buffer, [m.buffer]); }
 });
 `;
 
@@ -99,6 +99,7 @@ export function workerHasher(): Hasher {
   worker.unref();
   let batch = new Uint8Array(BATCH_BYTES);
   let filled = 0;
+  /** batch bytes handed to the thread and not yet back */
   let inFlight = 0;
   let failure: Error | undefined;
   let drained: (() => void) | undefined;
@@ -109,27 +110,32 @@ export function workerHasher(): Hasher {
     rejectDigest?.(failure);
     drained?.();
   };
-  worker.on('message', (m: { done?: number; hex?: string }) => {
-    if (m.done !== undefined) {
-      inFlight -= m.done;
+  // Batch buffers come back from the thread once hashed and are filled again: no allocation per batch.
+  const free: ArrayBuffer[] = [];
+  const nextBatch = () => {
+    const b = free.pop();
+    return b ? new Uint8Array(b) : new Uint8Array(BATCH_BYTES);
+  };
+  worker.on('message', (m: ArrayBuffer | { hex: string }) => {
+    if (m instanceof ArrayBuffer) {
+      inFlight -= BATCH_BYTES;
+      free.push(m);
       if (drained && inFlight <= MAX_IN_FLIGHT / 2) {
         const d = drained;
         drained = undefined;
         d();
       }
-    } else if (m.hex !== undefined) digested?.(m.hex);
+    } else digested?.(m.hex);
   });
   worker.on('error', (e) => fail(e));
   worker.on('exit', () => fail(new Error('the hashing thread stopped')));
   const flush = () => {
     if (filled === 0) return;
-    const buffer = batch.buffer;
-    const length = filled;
-    inFlight += length;
-    // The batch's buffer moves to the thread (no copy); a short last batch moves as a copy of its filled part.
-    const out = length === batch.byteLength ? buffer : buffer.slice(0, length);
-    worker.postMessage(out, [out]);
-    batch = new Uint8Array(BATCH_BYTES);
+    const buffer = batch.buffer as ArrayBuffer;
+    inFlight += BATCH_BYTES;
+    // The batch's buffer moves to the thread (no copy) with the length filled, and comes back when hashed.
+    worker.postMessage({ buffer, length: filled }, [buffer]);
+    batch = nextBatch();
     filled = 0;
   };
   return {
@@ -172,9 +178,15 @@ export function workerHasher(): Hasher {
 
 /**
  * node:crypto SHA-256: in a worker thread for a file of {@link WORKER_HASH_MIN_BYTES} or more (hashing overlaps the
- * download), on this thread for smaller ones and when the size is not known.
+ * download) when this machine has more than one core, on this thread for smaller files, when the size is not known,
+ * on one core, or when `HUB_HASH_THREAD=0` (for measuring one against the other).
  */
-export const nodeHasher: HasherFactory = (size) => (size !== undefined && size >= WORKER_HASH_MIN_BYTES ? workerHasher() : localHasher());
+export const nodeHasher: HasherFactory = (size) =>
+  size !== undefined && size >= WORKER_HASH_MIN_BYTES && hashThreadWanted() ? workerHasher() : localHasher();
+
+function hashThreadWanted(): boolean {
+  return process.env.HUB_HASH_THREAD !== '0' && availableParallelism() > 1;
+}
 
 /**
  * Writes to `<final>.<random>.part` beside the final path; `commit(true)` renames it into place (only
