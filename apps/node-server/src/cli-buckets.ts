@@ -6,21 +6,9 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { MANIFEST_TYPES, referencedDigests } from '@hub/dialect-oci';
-import { CliError } from './cli-index-run.js';
-
-export const BUCKETS_HELP = `  hub buckets put DIR --name NAME[:TAG] --token TOKEN [--url BASE]
-      Push an OCI image layout (DIR/index.json and DIR/blobs/sha256/…) to the bucket hub/buckets/NAME,
-      tagged TAG (default latest): every blob checked by the hub against its digest, then each manifest,
-      then the tag. Blobs the bucket already holds are not sent again. Any OCI client works too
-      (skopeo copy --preserve-digests --dest-creds USER:TOKEN oci:DIR docker://HOST/hub/buckets/NAME:TAG).
-  hub buckets get NAME[:TAG] DIR [--url BASE]
-      Pull the bucket hub/buckets/NAME at TAG (default latest) into an OCI image layout in DIR: each
-      manifest and blob is hashed while it downloads and kept only when it matches its digest (exit 1
-      otherwise, with nothing written under that digest). Blobs already in DIR that hash right are not
-      fetched again, so an interrupted pull resumes. Anonymous: bucket reads need no token.
-`;
+import type { BUCKETS_GET_OPTIONS, BUCKETS_PUT_OPTIONS } from './cli-commands.js';
+import { CliError, type Parsed, UsageError } from './cli-framework.js';
 
 /** Blobs up to this size go in one request; larger ones in chunks of this size. */
 const CHUNK = 16 * 1024 * 1024;
@@ -124,18 +112,12 @@ async function pushManifest(
 }
 
 /** `hub buckets put DIR --name NAME[:TAG] --token TOKEN [--url BASE]`; returns the exit code. */
-export async function bucketsPutCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { name: { type: 'string' }, token: { type: 'string' }, url: { type: 'string' } },
-  });
-  const dir = positionals[0];
-  if (!dir || positionals.length > 1) throw new CliError('buckets put needs exactly one DIR, an OCI image layout (see hub --help)');
+export async function bucketsPutCommand({ values, positionals }: Parsed<typeof BUCKETS_PUT_OPTIONS>): Promise<number> {
+  const dir = positionals[0] as string;
   const [name, tag = 'latest'] = (values.name ?? '').split(':');
-  if (!name) throw new CliError('buckets put needs --name NAME[:TAG]');
+  if (!name) throw new UsageError('needs --name NAME[:TAG]');
   const token = values.token ?? process.env.HUB_REGISTRY_TOKEN;
-  if (!token) throw new CliError('buckets put needs --token TOKEN (or HUB_REGISTRY_TOKEN): a registry token of the hub');
+  if (!token) throw new UsageError('needs --token TOKEN (or HUB_REGISTRY_TOKEN): a registry token of the hub');
   const base = (values.url ?? process.env.HUB_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
   const repo = `hub/buckets/${name}`;
   const auth = { authorization: `Bearer ${token}` };
@@ -264,12 +246,10 @@ async function pullManifest(
 }
 
 /** `hub buckets get NAME[:TAG] DIR [--url BASE]`; returns the exit code. */
-export async function bucketsGetCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { url: { type: 'string' } } });
-  const [ref, dir] = positionals;
-  if (!ref || !dir || positionals.length > 2) throw new CliError('buckets get needs NAME[:TAG] and DIR (see hub --help)');
+export async function bucketsGetCommand({ values, positionals }: Parsed<typeof BUCKETS_GET_OPTIONS>): Promise<number> {
+  const [ref, dir] = positionals as [string, string];
   const [name, tag = 'latest'] = ref.split(':');
-  if (!name) throw new CliError('buckets get needs NAME[:TAG]');
+  if (!name) throw new UsageError('needs NAME[:TAG]');
   const base = (values.url ?? process.env.HUB_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
   const repo = `hub/buckets/${name}`;
   const say = (v: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(v)}\n`);

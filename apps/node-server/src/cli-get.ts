@@ -3,7 +3,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import {
   type Attempt,
   type ClientOptions,
@@ -16,15 +15,9 @@ import {
   selectFiles,
 } from '@hub/client';
 import { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher } from '@hub/client/node';
+import { GET, type GET_OPTIONS, VERIFY_CACHE, type VERIFY_CACHE_OPTIONS } from './cli-commands.js';
+import { type Command, type Parsed, parseCommand, UsageError, usageText } from './cli-framework.js';
 import { ProgressBars } from './progress.js';
-
-export const GET_HELP = `  hub get owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N]
-                [--stall-seconds N]
-      Download files through the hub, each hashed while it arrives and checked against the hub's
-      SHA-256; a source that lies, stalls or fails is left for the next live one. Files land in
-      DIR (default .) or in the model host's cache layout. Exit 0 only when every file verified.
-      Hub: --hub, else HUB_URL, else http://localhost:8080.
-`;
 
 export interface GetIo {
   out: (line: string) => void;
@@ -34,64 +27,48 @@ export interface GetIo {
   fetch?: typeof fetch;
 }
 
-/** Runs `hub get`; returns the exit code (0 all verified, 1 a file failed, 2 bad usage). */
-export async function getCommand(argv: string[], io: GetIo): Promise<number> {
-  let values: Record<string, string | boolean | undefined>;
-  let positionals: string[];
+/** Runs a client command on its arguments: a usage mistake is written as one line and the usage (exit 2). */
+async function withUsage<O extends typeof GET | typeof VERIFY_CACHE>(
+  c: O,
+  argv: string[],
+  io: GetIo,
+  run: (p: Parsed<O['options']>, io: GetIo) => Promise<number>,
+): Promise<number> {
   try {
-    // `--hf-cache` takes an optional DIR: a following argument that is not a flag and not after the ref
-    const args = [...argv];
-    const i = args.indexOf('--hf-cache');
-    let hfDir: string | undefined;
-    let hf = false;
-    if (i !== -1) {
-      hf = true;
-      const next = args[i + 1];
-      if (next && !next.startsWith('-') && (next.includes('/') === false || next.startsWith('.') || next.startsWith('/'))) {
-        hfDir = next;
-        args.splice(i, 2);
-      } else args.splice(i, 1);
-    }
-    const parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        to: { type: 'string' },
-        hub: { type: 'string' },
-        parallel: { type: 'string' },
-        'stall-seconds': { type: 'string' },
-      },
-    });
-    values = { ...parsed.values, hf, hfDir };
-    positionals = parsed.positionals;
+    return await run(parseCommand(c as Command<O['options']>, argv), io);
   } catch (e) {
-    io.err(`hub get: ${(e as Error).message}`);
+    if (!(e instanceof UsageError)) throw e;
+    io.err(`hub ${c.name}: ${e.message}\n${usageText(c as unknown as Command)}`);
     return 2;
   }
+}
+
+/** Runs `hub get` on its arguments; returns the exit code (0 all verified, 1 a file failed, 2 bad usage). */
+export function getCommand(argv: string[], io: GetIo): Promise<number> {
+  return withUsage(GET, argv, io, getRun);
+}
+
+/** `hub get` on parsed arguments. */
+export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>, io: GetIo): Promise<number> {
   const [ref, ...patterns] = positionals;
-  if (!ref) {
-    io.err('hub get: name a model (owner/name[:QUANT])');
-    return 2;
-  }
-  if (values.to && values.hf) {
-    io.err('hub get: --to and --hf-cache exclude each other');
-    return 2;
-  }
+  if (!ref) throw new UsageError('name a model (owner/name[:QUANT])');
+  if (values.to && values['hf-cache']) throw new UsageError('--to and --hf-cache exclude each other');
   const parallel = Number(values.parallel ?? 4);
   const stall = Number(values['stall-seconds'] ?? 30);
   if (!Number.isInteger(parallel) || parallel < 1 || !(stall > 0)) {
-    io.err('hub get: --parallel takes a whole number ≥ 1, --stall-seconds a positive number');
-    return 2;
+    throw new UsageError('--parallel takes a whole number ≥ 1, --stall-seconds a positive number');
   }
   let id: string;
   let quant: string | undefined;
   try {
     ({ id, quant } = parseRef(ref));
   } catch (e) {
-    io.err(`hub get: ${(e as Error).message}`);
-    return 2;
+    throw new UsageError((e as Error).message);
   }
-  const hub = (values.hub as string | undefined) ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const hub = values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const keys = values.key ?? (io.env.HUB_LOG_KEY ? [io.env.HUB_LOG_KEY] : []);
+  if (values['verify-log'] && keys.length === 0)
+    throw new UsageError('--verify-log needs --key VKEY (or HUB_LOG_KEY): the verifier key the hub operator published');
   const bars = new ProgressBars((line) => io.err(line));
   const opts: ClientOptions = {
     hub,
@@ -110,8 +87,13 @@ export async function getCommand(argv: string[], io: GetIo): Promise<number> {
   try {
     const commit = await modelRevision(opts, id);
     const files = selectFiles(await listFiles(opts, id, commit), patterns, quant);
-    const hfCache = values.hf ? ((values.hfDir as string | undefined) ?? defaultHfCache(io.env)) : undefined;
-    const dir = (values.to as string | undefined) ?? '.';
+    if (values['verify-log']) {
+      const state = values.state ?? join(io.env.HUB_DATA ?? '.hub-data', 'log-seen.json');
+      if (await refuseUnlogged(hub, id, files, keys, state, io)) return 1;
+    }
+    const hf = values['hf-cache'];
+    const hfCache = hf === undefined ? undefined : hf === true ? defaultHfCache(io.env) : hf;
+    const dir = values.to ?? '.';
     results = await downloadAll(
       opts,
       id,
@@ -147,12 +129,39 @@ export async function getCommand(argv: string[], io: GetIo): Promise<number> {
   return bad === 0 ? 0 : 1;
 }
 
-export const VERIFY_CACHE_HELP = `  hub verify-cache [DIR] [--hub URL] [--fix]
-      Re-hash every file cached in the model host's cache layout (default: HF_HUB_CACHE, HF_HOME/hub,
-      XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub) for every model the hub indexes at
-      that revision; list matches, mismatches (expected and actual SHA-256) and files the hub does not
-      know. Exit 1 on a mismatch. --fix re-fetches mismatched files through the hub, verified.
-`;
+/**
+ * `--verify-log`: the hub's log must verify, the day the hub serves must be in it, and every file to fetch must have
+ * the size and SHA-256 that day's model object records. Returns true (after saying why) when the model is refused.
+ */
+async function refuseUnlogged(
+  hub: string,
+  id: string,
+  files: RemoteFile[],
+  keys: string[],
+  stateFile: string,
+  io: GetIo,
+): Promise<boolean> {
+  const { filesFromVerifiedLog } = await import('./cli-log.js');
+  const { LogVerifyError } = await import('@hub/core-index');
+  let logged: Awaited<ReturnType<typeof filesFromVerifiedLog>>;
+  try {
+    logged = await filesFromVerifiedLog(hub, id, keys, stateFile, io.fetch);
+  } catch (e) {
+    if (!(e instanceof LogVerifyError)) throw e;
+    io.err(`hub get: refused: the hub's log does not verify (${e.failure}): ${e.message}`);
+    return true;
+  }
+  for (const f of files) {
+    const want = logged.files.get(f.path);
+    if (!want || want.sha256 !== f.sha256 || want.size !== f.size) {
+      io.err(`hub get: refused: ${f.path} is not as the verified log's day ${logged.date} records it`);
+      return true;
+    }
+  }
+  if (!io.tty) io.out(JSON.stringify({ event: 'log-verified', model: id, day: logged.date }));
+  else io.err(`the hub's log verifies; ${id} is in its day ${logged.date}\n`);
+  return false;
+}
 
 async function hashFile(file: string): Promise<string> {
   const h = createHash('sha256');
@@ -170,19 +179,13 @@ async function walk(dir: string, prefix = ''): Promise<string[]> {
   return out.sort();
 }
 
-/** Runs `hub verify-cache`; returns the exit code (0 no mismatch, 1 a mismatch or a failed fix, 2 bad usage). */
-export async function verifyCacheCommand(argv: string[], io: GetIo): Promise<number> {
-  let parsed: { values: { hub?: string; fix?: boolean }; positionals: string[] };
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: { hub: { type: 'string' }, fix: { type: 'boolean' } },
-    });
-  } catch (e) {
-    io.err(`hub verify-cache: ${(e as Error).message}`);
-    return 2;
-  }
+/** Runs `hub verify-cache` on its arguments; returns the exit code (0 no mismatch, 1 a mismatch or a failed fix, 2 bad usage). */
+export function verifyCacheCommand(argv: string[], io: GetIo): Promise<number> {
+  return withUsage(VERIFY_CACHE, argv, io, verifyCacheRun);
+}
+
+/** `hub verify-cache` on parsed arguments. */
+export async function verifyCacheRun(parsed: Parsed<typeof VERIFY_CACHE_OPTIONS>, io: GetIo): Promise<number> {
   const cache = parsed.positionals[0] ?? defaultHfCache(io.env);
   const hub = parsed.values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
   const opts: ClientOptions = { hub, hasher: nodeHasher, ...(io.fetch ? { fetch: io.fetch } : { getBytes: nodeGetBytes }) };
@@ -248,13 +251,12 @@ export async function verifyCacheCommand(argv: string[], io: GetIo): Promise<num
   return mismatches > 0 && !parsed.values.fix ? 1 : 0;
 }
 
-/** `hub get` / `hub verify-cache` on the process's terminal; returns the exit code. */
-export function runClientCommand(command: 'get' | 'verify-cache', argv: string[]): Promise<number> {
-  const run = command === 'get' ? getCommand : verifyCacheCommand;
-  return run(argv, {
+/** The process's terminal for `hub get` and `hub verify-cache` (they write lines). */
+export function processGetIo(): GetIo {
+  return {
     out: (l) => process.stdout.write(`${l}\n`),
     err: (l) => process.stderr.write(l.endsWith('\n') || l.startsWith('\x1b') ? l : `${l}\n`),
     tty: !!process.stderr.isTTY,
     env: process.env,
-  });
+  };
 }

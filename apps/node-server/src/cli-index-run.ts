@@ -1,30 +1,22 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { type Logger, PinsError } from '@hub/core-index';
 import { PublishError, publishObject } from '@hub/objects';
 import type { BuildProgress } from '@hub/upstream';
-import type { ResolvedConfig } from './config.js';
+import { installFastBlake3 } from './blake3-node.js';
+import type { OBJECTS_PUT_OPTIONS } from './cli-commands.js';
+import { CliError, type Parsed, UsageError } from './cli-framework.js';
+import { ConfigError, type ResolvedConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { parseRefresh, type RefreshError, type Refresher, startRefresh } from './refresh.js';
 import type { RunningHub } from './server.js';
 import { sourcesFromConfig } from './server.js';
+import { loadSigners } from './signing.js';
 import { buildFromUpstream, progressBar, summaryText } from './upstream-build.js';
-
-/** Options of `hub index build` that the upstream run reads (besides --upstream, --top, --data, --date, --source). */
-export const UPSTREAM_BUILD_OPTIONS = {
-  modelscope: { type: 'string' },
-  'model-concurrency': { type: 'string' },
-  'request-concurrency': { type: 'string' },
-  'small-file-cap': { type: 'string' },
-  fresh: { type: 'boolean' },
-} as const;
-
-export class CliError extends Error {}
 
 function positiveInt(name: string, v: string | undefined, max: number): number | undefined {
   if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) throw new CliError(`${name} must be a whole number from 1 to ${max}`);
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) throw new UsageError(`${name} must be a whole number from 1 to ${max}`);
   return Number(v);
 }
 
@@ -75,13 +67,13 @@ export function upstreamToken(env: NodeJS.ProcessEnv = process.env): string | un
 
 function buildSettings(values: UpstreamValues) {
   const upstream = values.upstream as string;
-  if (!/^https?:\/\/[^\s/]+/.test(upstream)) throw new CliError(`--upstream ${upstream}: expected a URL such as https://huggingface.co`);
-  if (values.date && !/^\d{4}-\d{2}-\d{2}$/.test(values.date)) throw new CliError('--date must be YYYY-MM-DD');
+  if (!/^https?:\/\/[^\s/]+/.test(upstream)) throw new UsageError(`--upstream ${upstream}: expected a URL such as https://huggingface.co`);
+  if (values.date && !/^\d{4}-\d{2}-\d{2}$/.test(values.date)) throw new UsageError('--date must be YYYY-MM-DD');
   const ms = values.modelscope;
-  if (ms !== undefined && ms !== 'off' && !/^https?:\/\//.test(ms)) throw new CliError(`--modelscope ${ms}: expected a URL or off`);
+  if (ms !== undefined && ms !== 'off' && !/^https?:\/\//.test(ms)) throw new UsageError(`--modelscope ${ms}: expected a URL or off`);
   const sources = (values.source ?? []).map((s) => {
     const i = s.indexOf('=');
-    if (i <= 0) throw new CliError(`--source ${s}: expected NAME=URL_TEMPLATE`);
+    if (i <= 0) throw new UsageError(`--source ${s}: expected NAME=URL_TEMPLATE`);
     return { name: s.slice(0, i), url: s.slice(i + 1) };
   });
   const top = positiveInt('--top', values.top, 10_000);
@@ -114,6 +106,7 @@ export async function upstreamBuildCommand(values: UpstreamValues, cfg: Resolved
     const summary = await buildFromUpstream({
       dataDir: cfg.dataDir,
       ...settings,
+      signers: await loadSigners(cfg),
       configuredSources: sourcesFromConfig(cfg),
       log,
       onProgress: (p) => term.progress(p),
@@ -125,23 +118,18 @@ export async function upstreamBuildCommand(values: UpstreamValues, cfg: Resolved
     return 0;
   } catch (e) {
     term.end();
-    if (e instanceof PinsError) throw new CliError(e.message);
+    if (e instanceof PinsError || e instanceof ConfigError) throw new CliError(e.message);
     throw e;
   }
 }
 
 /** `hub objects put FILE --kind KIND --token TOKEN [--url BASE] [--media-type TYPE]`. */
-export async function objectsPutCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { kind: { type: 'string' }, token: { type: 'string' }, url: { type: 'string' }, 'media-type': { type: 'string' } },
-  });
-  const file = positionals[0];
-  if (!file || positionals.length > 1) throw new CliError('objects put needs exactly one FILE (see hub --help)');
-  if (!values.kind) throw new CliError('objects put needs --kind KIND (for example model-hub.model)');
+export async function objectsPutCommand({ values, positionals }: Parsed<typeof OBJECTS_PUT_OPTIONS>): Promise<number> {
+  installFastBlake3();
+  const file = positionals[0] as string;
+  if (!values.kind) throw new UsageError('needs --kind KIND (for example model-hub.model)');
   const token = values.token ?? process.env.HUB_PUBLISHER_TOKEN;
-  if (!token) throw new CliError('objects put needs --token TOKEN (or HUB_PUBLISHER_TOKEN): a publisher token of the hub');
+  if (!token) throw new UsageError('needs --token TOKEN (or HUB_PUBLISHER_TOKEN): a publisher token of the hub');
   const url = values.url ?? process.env.HUB_URL ?? 'http://127.0.0.1:8080';
   let bytes: Uint8Array;
   try {
@@ -165,15 +153,6 @@ export async function objectsPutCommand(args: string[]): Promise<number> {
   }
 }
 
-/** Options `hub serve` takes for `--refresh`. */
-export const SERVE_REFRESH_OPTIONS = {
-  refresh: { type: 'string' },
-  'refresh-at': { type: 'string' },
-  upstream: { type: 'string' },
-  top: { type: 'string' },
-  modelscope: { type: 'string' },
-} as const;
-
 /** `hub serve --refresh daily [--refresh-at HH:MM] [--upstream URL] [--top N]`: the build on a timer, switched in without a restart. */
 export function serveRefresh(
   values: { refresh?: string; 'refresh-at'?: string; upstream?: string; top?: string; modelscope?: string },
@@ -186,7 +165,7 @@ export function serveRefresh(
   try {
     schedule = parseRefresh(values.refresh, values['refresh-at']);
   } catch (e) {
-    throw new CliError((e as RefreshError).message);
+    throw new UsageError((e as RefreshError).message);
   }
   const settings = buildSettings({ ...values, upstream: values.upstream ?? 'https://huggingface.co' });
   return startRefresh({
@@ -194,7 +173,14 @@ export function serveRefresh(
     log,
     reload: () => running.reload(),
     build: async () => {
-      const s = await buildFromUpstream({ dataDir: cfg.dataDir, ...settings, configuredSources: sourcesFromConfig(cfg), log });
+      const s = await buildFromUpstream({
+        dataDir: cfg.dataDir,
+        ...settings,
+        signers: await loadSigners(cfg),
+        configuredSources: sourcesFromConfig(cfg),
+        log,
+        metrics: running.deps.metrics,
+      });
       return { catalog: s.catalog, models: s.models };
     },
   });

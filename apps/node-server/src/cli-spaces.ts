@@ -1,27 +1,16 @@
-import { parseArgs } from 'node:util';
 import { readSpaceDir } from '@hub/node-toolkit';
 import { httpSpaceSink, PublishError, publishSpace, type SpaceFileInput } from '@hub/objects';
-import { CliError } from './cli-index-run.js';
+import { installFastBlake3 } from './blake3-node.js';
+import type { SPACES_PUT_OPTIONS } from './cli-commands.js';
+import { CliError, type Parsed, UsageError } from './cli-framework.js';
 
 /** `hub spaces put DIR --name NAME --token TOKEN [--url BASE] [--title T] [--about A] [--entry FILE]` */
-export async function spacesPutCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      name: { type: 'string' },
-      token: { type: 'string' },
-      url: { type: 'string' },
-      title: { type: 'string' },
-      about: { type: 'string' },
-      entry: { type: 'string' },
-    },
-  });
-  const dir = positionals[0];
-  if (!dir || positionals.length > 1) throw new CliError('spaces put needs exactly one DIR (see hub --help)');
-  if (!values.name) throw new CliError('spaces put needs --name NAME (1-63 of a-z 0-9 -)');
+export async function spacesPutCommand({ values, positionals }: Parsed<typeof SPACES_PUT_OPTIONS>): Promise<number> {
+  installFastBlake3();
+  const dir = positionals[0] as string;
+  if (!values.name) throw new UsageError('needs --name NAME (1-63 of a-z 0-9 -)');
   const token = values.token ?? process.env.HUB_PUBLISHER_TOKEN;
-  if (!token) throw new CliError('spaces put needs --token TOKEN (or HUB_PUBLISHER_TOKEN): a publisher token of the hub');
+  if (!token) throw new UsageError('needs --token TOKEN (or HUB_PUBLISHER_TOKEN): a publisher token of the hub');
   const url = (values.url ?? process.env.HUB_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
   let files: SpaceFileInput[];
   try {

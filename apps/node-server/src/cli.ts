@@ -1,12 +1,8 @@
 #!/usr/bin/env node
-// The `hub` binary. The client commands load only the client (`hub get` starts in a fraction of the time the
-// server's modules take to load); every other command loads cli-main.
-const command = process.argv[2];
-if (command === 'get' || command === 'verify-cache') {
-  const { runClientCommand } = await import('./cli-get.js');
-  process.exit(await runClientCommand(command, process.argv.slice(3)));
-} else {
-  await import('./cli-main.js');
-}
+// The `hub` binary: the command table (cli-commands.ts) and the help and usage layer (cli-framework.ts). A
+// command's code is imported only when it runs, so `hub get` starts without loading the server's modules.
+import { COMMANDS, OVERVIEW } from './cli-commands.js';
+import { processIo, runCli } from './cli-framework.js';
 
-export {};
+const code = await runCli(COMMANDS, process.argv.slice(2), processIo, OVERVIEW);
+if (code !== undefined) process.exit(code);

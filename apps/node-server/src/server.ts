@@ -4,7 +4,16 @@ import os from 'node:os';
 import { createAccountServices } from '@hub/account';
 import { type Address, type IndexStore, type Logger, type SourceConfig, SourceProber, SPACES_REF } from '@hub/core-index';
 import { assembleHub, HUB_VERSION, type Hub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
-import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedBuckets, seedDemo, seedSpaces, startStaticMirror } from '@hub/node-toolkit';
+import {
+  DEMO_SOURCE,
+  demoSource,
+  demoTreeDir,
+  type StaticMirror,
+  seedBuckets,
+  seedDemo,
+  seedSpaces,
+  startStaticMirror,
+} from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -12,6 +21,7 @@ import { installFastBlake3 } from './blake3-node.js';
 import type { HubConfigFile } from './config.js';
 import { hubListener } from './koa-adapter.js';
 import { createLogger } from './logger.js';
+import { type MetricsServer, observabilityFrom } from './metrics-http.js';
 import { FileMissingLog } from './missing-log.js';
 import { checkProbeConfig, fileProbeStorage, probeSettingsFrom } from './prober.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
@@ -36,6 +46,8 @@ export interface RunningHub {
   url: string;
   port: number;
   mirror?: StaticMirror;
+  /** The separate metrics listener (`metricsPort`), when configured. */
+  metrics?: MetricsServer;
   deps: HubDeps;
   hub: Hub;
   app: Koa;
@@ -47,7 +59,7 @@ export interface RunningHub {
 }
 
 export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror): SourceConfig[] {
-  const own: SourceConfig[] = demo ? [{ name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: demo.template }] : [];
+  const own: SourceConfig[] = demo ? [demoSource(demo.template)] : [];
   return mergeSources(config.sources ?? [], own);
 }
 
@@ -59,6 +71,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // A probe entry or probe setting that cannot work fails the start (ConfigError), before anything is opened.
   checkProbeConfig(sourcesFromConfig(config));
   const probeSettings = probeSettingsFrom(config);
+  // Metrics and the access log (issue 28): the sink every part emits to; nothing is measured when both are off.
+  const observability = observabilityFrom(config, log, probeSettings.intervalSeconds);
   const objects = new FsObjectStore(options.dataDir);
 
   let current = (await objects.readRef('current')) as Address | undefined;
@@ -75,7 +89,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // starts read them as stored, from the load pack in the data folder.
   const pack = fileLoadPack(options.dataDir);
   const load = (store: FsObjectStore, address: Address) => loadVerifiedOnce(store, address, pack);
-  const indexes = indexHolder(objects, await load(objects, current), load, log);
+  const indexes = indexHolder(objects, await load(objects, current), load, log, observability.metrics);
 
   // Accounts: one SQLite file under the data folder; without account.publicKey the routes answer 503.
   const accountStore = SqliteAccountStore.open(options.dataDir);
@@ -102,7 +116,14 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const order = config.order ?? [...(mirror ? [DEMO_SOURCE] : []), ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE)];
   const background = new Set<Promise<unknown>>();
   // Probes: the last results (data folder) are restored before listening; rounds run on a timer after it.
-  const health = new SourceProber({ sources, order, settings: probeSettings, storage: fileProbeStorage(options.dataDir, log), log });
+  const health = new SourceProber({
+    sources,
+    order,
+    settings: probeSettings,
+    storage: fileProbeStorage(options.dataDir, log),
+    log,
+    metrics: observability.metrics,
+  });
   await health.load();
 
   const { hub, deps } = assembleHub({
@@ -112,6 +133,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     missing: new FileMissingLog(options.dataDir),
     accounts,
     log,
+    metrics: observability.metrics,
     now: () => Date.now(),
     // Background work (the missing log, …) is kept until it settles, so close() can let it finish its writes.
     defer: (p) => {
@@ -148,11 +170,13 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // timeouts on `connectionsCheckingInterval` (its default, 30 s, would stretch them).
   const server = http.createServer(
     { connectionsCheckingInterval: 1000 },
-    hubListener(hub, app.callback(), {
-      listenHost: options.host ?? '0.0.0.0',
-      ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
-      ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
-    }),
+    observability.wrap(
+      hubListener(hub, app.callback(), {
+        listenHost: options.host ?? '0.0.0.0',
+        ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+        ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
+      }),
+    ),
   );
   server.keepAliveTimeout = 65_000;
   // Slow and abusive clients (issue 19): the whole header block within 20 s, the whole request within
@@ -181,6 +205,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     server.listen(options.port ?? 8080, options.host ?? '0.0.0.0', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  const metricsServer = await observability.listen().catch(async (e: unknown) => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw e;
+  });
   const url = `http://127.0.0.1:${port}`;
   log.info(
     {
@@ -190,6 +218,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       models: indexes.current().totals.models,
       seeded,
       mirror: mirror?.url,
+      metrics: metricsServer?.url,
     },
     'hub listening',
   );
@@ -199,6 +228,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     url,
     port,
     ...(mirror ? { mirror } : {}),
+    ...(metricsServer ? { metrics: metricsServer } : {}),
     deps,
     hub,
     app,
@@ -213,6 +243,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       // No request is in flight any more: let the background work they started finish writing to the data folder.
       await Promise.allSettled([...background]);
       await mirror?.close();
+      await metricsServer?.close();
       accountStore.close();
     },
   };

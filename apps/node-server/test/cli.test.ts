@@ -28,8 +28,8 @@ describe('the hub CLI', () => {
   it('prints help', async () => {
     const { code, stdout } = await hub(['--help']);
     expect(code).toBe(0);
-    expect(stdout).toContain('hub index build --from-dir');
-    expect(stdout).toContain('hub index verify');
+    expect(stdout).toContain('  index build ');
+    expect(stdout).toContain('  index verify ');
   });
 
   it('index verify exits 0 on seeded data and 1 after one object file is corrupted', async () => {

@@ -8,6 +8,7 @@ import {
   type Route,
   type RouteContext,
   readBody,
+  recordMissing,
 } from '@hub/core-index';
 import type { RateLimiter } from './limiter.js';
 import { type AccountRecord, type AccountStore, modelKey } from './store.js';
@@ -107,6 +108,12 @@ async function limitWrite<D extends AccountDeps>(ctx: Ctx<D>, a: Authed): Promis
   );
 }
 
+function writeOutcome(status: number | undefined): 'ok' | 'refused' | 'limited' | 'unauthorized' {
+  if (status === 401) return 'unauthorized';
+  if (status === 429) return 'limited';
+  return status !== undefined && status >= 200 && status < 300 ? 'ok' : 'refused';
+}
+
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
 /** Read a JSON object body (64 KiB at most). An empty body gives `{}` when `optional`. */
@@ -166,9 +173,8 @@ export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
   });
 
   /** Authenticate, then (for writes) take a token from the account's bucket, then run `fn`. */
-  const authed =
-    (write: boolean, fn: (ctx: Ctx<D>, a: Authed) => Promise<HubResponse>): Route<D>['handler'] =>
-    async (ctx) => {
+  const authed = (write: boolean, fn: (ctx: Ctx<D>, a: Authed) => Promise<HubResponse>): Route<D>['handler'] => {
+    const run = async (ctx: Ctx<D>): Promise<HubResponse> => {
       const a = await authenticate(ctx);
       if (isResponse(a)) return a;
       if (write) {
@@ -177,6 +183,18 @@ export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
       }
       return fn(ctx, a);
     };
+    if (!write) return run;
+    // Every write attempt is one account-write event (design 10.2), by how it ended.
+    return async (ctx) => {
+      let res: HubResponse | undefined;
+      try {
+        res = await run(ctx);
+        return res;
+      } finally {
+        ctx.deps.metrics.emit({ type: 'account-write', outcome: writeOutcome(res?.status) });
+      }
+    };
+  };
 
   return [
     route('GET', '/api/account/health', 'Whether sign-in is configured (AccountHealth).', async (ctx) =>
@@ -281,13 +299,7 @@ export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
             `This account already holds ${MAX_REQUESTS_PER_ACCOUNT} model requests; no more can be recorded.`,
           );
         }
-        if (!known) {
-          try {
-            await ctx.deps.missing.record(id);
-          } catch (e) {
-            ctx.deps.log.warn({ err: (e as Error).message, model: id }, 'missing log failed');
-          }
-        }
+        if (!known) recordMissing(ctx.deps, id);
         return json(201, { model: id, queued: true, indexed: known });
       }),
     ),

@@ -405,3 +405,4 @@ export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean):
     },
   };
 }
+export { type LogCheckOptions, modelFilesFromLog, verifyHubLog } from './log.js';

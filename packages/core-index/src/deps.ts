@@ -1,6 +1,7 @@
 import type { IndexStore } from './index/index-store.js';
 import { isModelId } from './index/model-id.js';
 import type { ObjectStore } from './index/object-store.js';
+import type { Metrics } from './metrics.js';
 import type { SourceHealth } from './sources/source-health.js';
 
 /** pino-compatible structured logger. */
@@ -17,6 +18,25 @@ export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() 
 export interface MissingLog {
   record(id: string): void | Promise<void>;
   list(): Promise<string[]>;
+}
+
+/** First path segments of the hub's own routes: `/api/hub/resolve/…` is a wrong URL, not a model to index. */
+const RESERVED_OWNERS = new Set(['api', 'v1', 'v2', 'via', 'mcp', 'docs', 'models', 'registry', 'spaces', 'buckets']);
+
+/**
+ * Record a model id asked for but not in the index, for the next index run: the one rule every dialect uses. Only an
+ * id the run could look up (the model id grammar, not a route of the hub's own) is recorded; a store's promise is
+ * handed to `deps.defer` (the answer never waits for the log), a store that throws is logged. True when recorded.
+ */
+export function recordMissing(deps: Pick<CoreDeps, 'missing' | 'defer' | 'log'>, id: string): boolean {
+  if (!isModelId(id) || RESERVED_OWNERS.has(id.split('/')[0]?.toLowerCase() ?? '')) return false;
+  try {
+    const pending = deps.missing.record(id);
+    if (pending) deps.defer(Promise.resolve(pending));
+  } catch (e) {
+    deps.log.warn({ event: 'missing-log-failed', err: (e as Error).message }, 'missing log record failed');
+  }
+  return true;
 }
 
 /** A bounded, deduplicated in-memory missing log (hosts persist theirs). */
@@ -67,6 +87,8 @@ export interface CoreDeps {
   settings: HubSettings;
   now(): number;
   log: Logger;
+  /** Where metric events go (design 10.2); `noMetrics` when the host collects none. */
+  metrics: Metrics;
   /** Schedule background work (ctx.waitUntil at the edge). */
   defer(p: Promise<unknown>): void;
 }

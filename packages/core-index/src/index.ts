@@ -1,5 +1,5 @@
 export * from './buckets/schema.js';
-export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, silentLogger } from './deps.js';
+export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, recordMissing, silentLogger } from './deps.js';
 export * from './http/contract.js';
 export { type Admission, admitRequest, createHub, type Hub, type RequestScope, splitUrl } from './http/create-hub.js';
 export { type MatchResult, type RouteMatch, Router } from './http/router.js';
@@ -31,7 +31,7 @@ export {
   splitCatalog,
   writeCatalog,
 } from './index/catalog-shards.js';
-export { formatBytes } from './index/format.js';
+export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export {
   type BuiltObjectKind,
@@ -50,11 +50,79 @@ export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from 
 export { newObjectMetadata, REF_NAME } from './index/object-store.js';
 export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';
 export { emptyPins, PinsError, parsePins } from './index/pins.js';
-export { boundedAll } from './index/pool.js';
+export { BoundedQueue, boundedAll } from './index/pool.js';
 export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
 export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
+export {
+  type AppendResult,
+  appendDays,
+  CHECKPOINT_KIND,
+  CHECKPOINT_MEDIA_TYPE,
+  LOG_ENTRY_KIND,
+  LOG_REF,
+  LOG_TILE_KIND,
+  type LogEntry,
+  LogEntrySchema,
+  type LogState,
+  LogStateError,
+  readLogEntries,
+  readLogState,
+  readTile,
+} from './log/log-store.js';
+export {
+  type Checkpoint,
+  formatCheckpoint,
+  generateSignerKey,
+  NoteError,
+  type NoteSigner,
+  type NoteVerifier,
+  openNote,
+  parseCheckpoint,
+  parseSignerKey,
+  parseVerifierKey,
+} from './log/note.js';
+export {
+  consistencyProof,
+  equalHash,
+  type Hash,
+  inclusionProof,
+  leafHash,
+  parseBundle,
+  parseTilePath,
+  type Tile,
+  tilePath,
+  tilesForSize,
+  toHex,
+  treeHash,
+  verifyConsistency,
+  verifyInclusion,
+} from './log/tlog.js';
+export {
+  type DayWalk,
+  type LogFailure,
+  type LogSeen,
+  LogSeenSchema,
+  LogVerifyError,
+  logPrefix,
+  type VerifiedLog,
+  type VerifyLogOptions,
+  verifyLog,
+  walkDay,
+} from './log/verify-log.js';
+export {
+  accessLog,
+  type MetricEvent,
+  type Metrics,
+  methodLabel,
+  noMetrics,
+  type RequestEvent,
+  type RouteGroup,
+  routeGroup,
+  teeMetrics,
+  type UpstreamEvent,
+} from './metrics.js';
 export {
   DEFAULT_PROBE_SETTINGS,
   nextProbeDelaySeconds,
@@ -77,7 +145,6 @@ export {
   type ChooseInput,
   type ChooseResult,
   chooseSource,
-  DEFAULT_SOURCES,
   type HealthOptions,
   isOllama,
   MemorySourceHealth,
@@ -85,10 +152,19 @@ export {
   type ProbeResult,
   type RedirectRules,
   type SourceChoice,
-  type SourceConfig,
   type SourceHealth,
   sourceHolds,
 } from './sources/source-health.js';
+export {
+  DEFAULT_IPFS_GATEWAY,
+  DEFAULT_SOURCES,
+  isSourceKind,
+  SOURCE_KIND_INFO,
+  SOURCE_KINDS,
+  type SourceConfig,
+  type SourceKind,
+  sourceKindProblem,
+} from './sources/source-kinds.js';
 export { memoryProbeStorage, type ProbeStorage, SourceProber, type SourceProberOptions } from './sources/source-prober.js';
 export * from './spaces/catalog.js';
 export * from './spaces/schema.js';

@@ -8,6 +8,7 @@ import {
   parseRange,
   type Route,
   type RouteContext,
+  recordMissing,
 } from '@hub/core-index';
 import { archiveAnswer, withArchiveName } from './archive.js';
 import { bucketRepository } from './buckets/names.js';
@@ -115,8 +116,7 @@ async function findRepository<D extends CoreDeps>(ctx: RouteContext<D>): Promise
   const index = ctx.deps.index();
   const model = findModel(index, owner, name);
   if (!model) {
-    const recorded = ctx.deps.missing.record(`${owner}/${name}`);
-    if (recorded) ctx.deps.defer(Promise.resolve(recorded));
+    recordMissing(ctx.deps, `${owner}/${name}`);
     return nameUnknown(`${owner}/${name}`.toLowerCase());
   }
   return { repo: await repository(index, model), name: `${owner}/${name}`.toLowerCase() };

@@ -7,7 +7,9 @@ import {
   type HubSettings,
   type IndexStore,
   type Logger,
+  type Metrics,
   type MissingLog,
+  noMetrics,
   type ObjectStore,
   type SourceConfig,
   type SourceHealth,
@@ -52,9 +54,12 @@ export function indexHolder<S extends ObjectStore>(
   first: IndexStore,
   load: (objects: S, catalog: Address) => Promise<IndexStore>,
   log: Logger,
+  metrics: Metrics = noMetrics,
 ): IndexHolder {
   let index = first;
   let pending: Promise<IndexStore> | undefined;
+  const served = (i: IndexStore) => metrics.emit({ type: 'index', snapshot: i.snapshot, models: i.totals.models, files: i.totals.files });
+  served(first);
   return {
     current: () => index,
     reload() {
@@ -63,6 +68,7 @@ export function indexHolder<S extends ObjectStore>(
           const next = (await objects.readRef('current')) as Address | null | undefined;
           if (next && next !== index.catalogAddress) {
             index = await load(objects, next);
+            served(index);
             log.info({ catalog: next, models: index.totals.models }, 'switched to a new index');
           }
           return index;
@@ -83,6 +89,8 @@ export interface HostParts {
   missing: MissingLog;
   accounts: AccountServices;
   log: Logger;
+  /** The host's metrics sink (default: none). */
+  metrics?: Metrics;
   now: () => number;
   /** background work the host keeps alive (node: nothing to do; the edge: the request's waitUntil) */
   defer: (p: Promise<unknown>) => void;
@@ -98,6 +106,7 @@ export function assembleHub(parts: HostParts): { hub: Hub; deps: HubDeps } {
     missing: parts.missing,
     accounts: parts.accounts,
     log: parts.log,
+    metrics: parts.metrics ?? noMetrics,
     now: parts.now,
     defer: parts.defer,
     settings: { ...parts.settings, version: HUB_VERSION },

@@ -275,7 +275,10 @@ export async function answerMcp<D extends CoreDeps>(deps: D, input: McpInput, op
         );
       }
       const args = tool.input.safeParse(params.arguments ?? {});
-      if (!args.success) return rpcResult(id as string | number, argumentError(tool, args.error));
+      if (!args.success) {
+        ctx.deps.metrics.emit({ type: 'mcp-tool', tool: tool.name, isError: true });
+        return rpcResult(id as string | number, argumentError(tool, args.error));
+      }
     }
   }
 

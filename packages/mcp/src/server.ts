@@ -63,7 +63,12 @@ export function buildServer(ctx: ToolContext, options: McpOptions = {}): McpServ
     server.registerTool(
       tool.name,
       { title: tool.title, description: tool.description, inputSchema: tool.input, annotations: { title: tool.title, ...ANNOTATIONS } },
-      async (args: unknown) => callTool(tool, args, ctx),
+      async (args: unknown) => {
+        const result = await callTool(tool, args, ctx);
+        // One event per tools/call (design 10.2); the tool name comes from the tool table, never from the client.
+        ctx.deps.metrics.emit({ type: 'mcp-tool', tool: tool.name, isError: result.isError === true });
+        return result;
+      },
     );
   }
 

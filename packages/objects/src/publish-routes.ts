@@ -128,6 +128,19 @@ export async function acceptObject(
   return { meta, created };
 }
 
+/** One publish event per authorised attempt (design 10.2): created (201), already there (200), or refused. */
+function counted<D extends CoreDeps>(handler: Route<D>['handler']): Route<D>['handler'] {
+  return async (ctx) => {
+    let res: HubResponse | undefined;
+    try {
+      res = await handler(ctx);
+      return res;
+    } finally {
+      ctx.deps.metrics.emit({ type: 'publish', outcome: res?.status === 201 ? 'created' : res?.status === 200 ? 'existing' : 'refused' });
+    }
+  };
+}
+
 /** Publishing and listing objects: `POST /api/v1/objects` and `GET /api/v1/objects` (publisher token). */
 export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
   return [
@@ -138,7 +151,7 @@ export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
       errors: 'objects',
       cache: 'no-store',
       summary: 'Publish an object: raw bytes, Content-Type = media type, X-Object-Kind = kind; 201 ObjectMetadata, 200 when it exists',
-      handler: async ({ req, deps, origin }) => {
+      handler: counted(async ({ req, deps, origin }) => {
         const kind = req.headers.get('x-object-kind')?.trim() ?? '';
         if (!KIND.test(kind)) {
           return bad('INVALID_KIND', 'Send X-Object-Kind: the object kind, 1-64 of a-z 0-9 . _ - (for example model-hub.model).');
@@ -155,7 +168,7 @@ export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
         if ('error' in accepted) return accepted.error;
         const { meta, created } = accepted;
         return json(created ? 201 : 200, meta, { location: `${origin}/api/v1/objects/${meta.id}` });
-      },
+      }),
     },
     {
       method: 'GET',

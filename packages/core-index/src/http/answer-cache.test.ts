@@ -33,9 +33,7 @@ async function setup() {
         count('kept');
         const kind = req.headers.get('accept') === 'text/plain' ? 'text' : 'json';
         const body = `${deps.index().catalogAddress} ${kind}`;
-        return kind === 'text'
-          ? text(200, body, 'text/plain; charset=utf-8', { etag: '"t1"' })
-          : json(200, { body }, { etag: '"j1"' });
+        return kind === 'text' ? text(200, body, 'text/plain; charset=utf-8', { etag: '"t1"' }) : json(200, { body }, { etag: '"j1"' });
       },
     },
     {

@@ -28,7 +28,9 @@ const DEFAULT_LIMITS: AnswerCacheLimits = { maxEntries: 4096, maxVariants: 8, ma
 /** What a route's answer depends on besides the request, when it may be reused (`Route.reuse`). */
 export type Reuse = 'index' | 'index+health';
 
-interface Entry {
+interface Entry<R> {
+  /** the route that answered (for the request event of a kept answer) */
+  route: R;
   index: IndexStore;
   /** the health version it was made under, or -1 when it does not depend on health */
   health: number;
@@ -40,8 +42,8 @@ interface Entry {
 
 const VARIANT_SEP = '\u0000';
 
-export class AnswerCache {
-  private readonly entries = new Map<string, Entry>();
+export class AnswerCache<R> {
+  private readonly entries = new Map<string, Entry<R>>();
   private bytes = 0;
   private readonly limits: AnswerCacheLimits;
 
@@ -53,7 +55,7 @@ export class AnswerCache {
   }
 
   /** The kept answer for this request, or undefined. Synchronous: a host may write it without a turn of the loop. */
-  get(req: HubRequest): HubResponse | undefined {
+  get(req: HubRequest): { response: HubResponse; route: R } | undefined {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return undefined;
     const entry = this.entries.get(`${method} ${req.url}`);
@@ -62,7 +64,8 @@ export class AnswerCache {
       this.drop(`${method} ${req.url}`, entry);
       return undefined;
     }
-    return entry.variants.get(variantKey(entry.vary, req.headers));
+    const response = entry.variants.get(variantKey(entry.vary, req.headers));
+    return response && { response, route: entry.route };
   }
 
   /** A request header bag that records which headers are read (for the answer's variants). */
@@ -83,7 +86,7 @@ export class AnswerCache {
    * Keep `res` (the final answer to `req`) when it qualifies. `index` and `health` are what the handler ran under,
    * read before it ran, so an answer made while either changed is never kept under the new one.
    */
-  put(req: HubRequest, res: HubResponse, reuse: Reuse, read: Set<string>, index: IndexStore, health: number | undefined): void {
+  put(req: HubRequest, res: HubResponse, route: R, reuse: Reuse, read: Set<string>, index: IndexStore, health: number | undefined): void {
     const method = req.method;
     if (method !== 'GET' && method !== 'HEAD') return;
     if (res.status >= 400) return;
@@ -103,7 +106,7 @@ export class AnswerCache {
       entry = undefined;
     }
     if (!entry) {
-      entry = { index, health: healthAt, vary, variants: new Map(), bytes: 0 };
+      entry = { route, index, health: healthAt, vary, variants: new Map(), bytes: 0 };
       this.entries.set(key, entry);
     }
     if (entry.variants.size >= this.limits.maxVariants) return;
@@ -112,7 +115,7 @@ export class AnswerCache {
     entry.bytes += size;
     this.bytes += size;
     while (this.entries.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {
-      const oldest = this.entries.entries().next().value as [string, Entry] | undefined;
+      const oldest = this.entries.entries().next().value as [string, Entry<R>] | undefined;
       if (!oldest) break;
       this.drop(oldest[0], oldest[1]);
     }
@@ -128,7 +131,7 @@ export class AnswerCache {
     return this.entries.size;
   }
 
-  private drop(key: string, entry: Entry): void {
+  private drop(key: string, entry: Entry<R>): void {
     this.entries.delete(key);
     this.bytes -= entry.bytes;
   }

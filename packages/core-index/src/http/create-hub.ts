@@ -1,4 +1,5 @@
 import type { CoreDeps } from '../deps.js';
+import { type Metrics, methodLabel, noMetrics, type RouteGroup, routeGroup } from '../metrics.js';
 import { AnswerCache } from './answer-cache.js';
 import {
   BodyTooLargeError,
@@ -56,11 +57,33 @@ const encoder = new TextEncoder();
 export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub {
   const router = new Router<D>(routes);
   const siteOrigin = deps.settings.siteOrigin;
-  const answers = new AnswerCache(deps);
+  const metrics = deps.metrics ?? noMetrics;
+  const observe = metrics === noMetrics ? undefined : observer(metrics);
+  const answers = new AnswerCache<Route<D>>(deps);
+
+  /** A kept whole answer (`Route.reuse`), with its request event like any other answer. */
+  function cached(raw: HubRequest): HubResponse | undefined {
+    const start = observe ? performance.now() : 0;
+    const kept = answers.get(raw);
+    if (!kept) return undefined;
+    observe?.(raw, kept.response, kept.route, (performance.now() - start) / 1000);
+    return kept.response;
+  }
 
   async function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
-    const kept = answers.get(raw);
+    const kept = cached(raw);
     if (kept) return kept;
+    // Metrics off: nothing measured, nothing allocated.
+    if (!observe) return answer(raw, scope, undefined);
+    const start = performance.now();
+    const seen: Seen = { route: undefined };
+    const res = await answer(raw, scope, seen);
+    observe(raw, res, seen.route, (performance.now() - start) / 1000);
+    return res;
+  }
+
+  /** The answer to one request; `seen.route` is the route it was matched to (or the route a 405 names). */
+  async function answer(raw: HubRequest, scope: RequestScope | undefined, seen: Seen | undefined): Promise<HubResponse> {
     let shape = 'text' as Route<D>['errors'];
     let route: Route<D> | undefined;
     try {
@@ -68,13 +91,24 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       shape = shapeForPath(path);
       const method = raw.method.toUpperCase();
 
-      if (method === 'OPTIONS') return preflight(router.match('GET', path), path, raw, siteOrigin);
+      if (method === 'OPTIONS') {
+        const pm = router.match('GET', path);
+        if (seen && pm.kind !== 'none') seen.route = pm.kind === 'found' ? pm.route : pm.sample;
+        return preflight(pm, router, path, raw, siteOrigin);
+      }
 
       const m = router.match(method, path);
-      if (m.kind === 'none') return finish(notFound(path), raw, undefined, siteOrigin);
-      if (m.kind === 'bad-encoding') return finish(badEncoding(m.sample?.errors ?? shape, path), raw, m.sample, siteOrigin);
-      if (m.kind === 'method') return finish(methodNotAllowed(m.sample.errors, method, path, m.allowed), raw, m.sample, siteOrigin);
+      if (m.kind === 'none') return finish(slashRedirect(router, method, path, query) ?? notFound(path), raw, undefined, siteOrigin);
+      if (m.kind === 'bad-encoding') {
+        if (seen) seen.route = m.sample;
+        return finish(badEncoding(m.sample?.errors ?? shape, path), raw, m.sample, siteOrigin);
+      }
+      if (m.kind === 'method') {
+        if (seen) seen.route = m.sample;
+        return finish(methodNotAllowed(m.sample.errors, method, path, m.allowed), raw, m.sample, siteOrigin);
+      }
       route = m.route;
+      if (seen) seen.route = route;
       shape = route.errors;
 
       // A route whose whole answer may be kept: record the request headers its handler reads (the answer's variants),
@@ -138,7 +172,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
         },
       };
       const res = finish(await route.handler(ctx), raw, route, siteOrigin);
-      if (reuse && recorded && under) answers.put(raw, res, reuse, recorded.read, under.index, under.health);
+      if (reuse && recorded && under) answers.put(raw, res, route, reuse, recorded.read, under.index, under.health);
       return res;
     } catch (e) {
       if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e), raw, route, siteOrigin);
@@ -152,7 +186,55 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
     }
   }
 
-  return { handle, cached: (req) => answers.get(req), routes };
+  return { handle, cached, routes };
+}
+
+interface Seen {
+  route: Route<any> | undefined;
+}
+
+interface RouteLabels {
+  route: string;
+  group: RouteGroup;
+}
+
+const UNMATCHED: RouteLabels = { route: 'none', group: 'none' };
+
+/**
+ * The metric events of one answered request (design 10.2): the request itself, a redirect to the source that serves
+ * (a 3xx with `X-Hub-Source`), and a file no live source holds (a 503 with `Retry-After` on a download route). Labels
+ * are the route's pattern and group, computed once per route.
+ */
+function observer(metrics: Metrics) {
+  const labels = new Map<Route<any>, RouteLabels>();
+  const labelsOf = (route: Route<any> | undefined): RouteLabels => {
+    if (!route) return UNMATCHED;
+    let l = labels.get(route);
+    if (!l) {
+      l = { route: route.path, group: routeGroup(route.path) };
+      labels.set(route, l);
+    }
+    return l;
+  };
+  return (req: HubRequest, res: HubResponse, route: Route<any> | undefined, seconds: number): void => {
+    const { route: pattern, group } = labelsOf(route);
+    const h = res.headers;
+    const source = res.status >= 300 && res.status < 400 ? h['x-hub-source'] : undefined;
+    const length = h['content-length'];
+    metrics.emit({
+      type: 'request',
+      route: pattern,
+      group,
+      method: methodLabel(req.method),
+      status: res.status,
+      seconds,
+      source,
+      bytes: length === undefined ? undefined : Number(length),
+    });
+    if (source !== undefined) metrics.emit({ type: 'redirect', source, group });
+    else if (res.status === 503 && h['retry-after'] !== undefined && (group === 'hf' || group === 'oci'))
+      metrics.emit({ type: 'no-live-source', group });
+  };
 }
 
 /** An error raised by reading a body the client stopped sending (Node: `aborted` / ECONNRESET). */
@@ -206,11 +288,36 @@ function finish(res: HubResponse, req: HubRequest, route: Route<any> | undefined
   return { status: res.status, headers: h, body };
 }
 
-function preflight(m: ReturnType<Router<any>['match']>, path: string, req: HubRequest, siteOrigin: string | undefined): HubResponse {
+/**
+ * A read of a path no route claims that differs from a route's path only by a trailing slash (`/api/models/`,
+ * `/models/{owner}/{name}/`): 308 to the path without it, the query kept (issue 27). Where both exist (`/models` and
+ * `/models/`) both are routes and this never runs.
+ */
+function slashRedirect(router: Router<any>, method: string, path: string, query: string): HubResponse | undefined {
+  if ((method !== 'GET' && method !== 'HEAD') || path.length < 2 || !path.endsWith('/')) return undefined;
+  const bare = path.replace(/\/+$/, '');
+  // Never a Location another origin could be read from (`//host`, `/\\host`).
+  if (!/^\/[^/\\]/.test(bare) || router.match(method, bare).kind !== 'found') return undefined;
+  return { status: 308, headers: { location: `${bare}${query ? `?${query}` : ''}` }, body: null };
+}
+
+function preflight(
+  m: ReturnType<Router<any>['match']>,
+  router: Router<any>,
+  path: string,
+  req: HubRequest,
+  siteOrigin: string | undefined,
+): HubResponse {
   if (m.kind === 'none') return finish(notFound(path), req, undefined, siteOrigin);
   const route = m.kind === 'found' || m.kind === 'method' ? (m.kind === 'found' ? m.route : m.sample) : m.sample;
+  // The methods this path answers (a read-only route does not advertise PUT or DELETE): no route answers OPTIONS,
+  // so matching it lists every method the path has.
+  const at = router.match('OPTIONS', path);
+  const methods = at.kind === 'method' ? at.allowed : ['GET', 'HEAD'];
   const headers: Record<string, string> = {
-    'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE, OPTIONS',
+    'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
+    // A preflight is cached by Access-Control-Max-Age, never by the route's own cache policy (an immutable object).
+    'cache-control': 'no-store',
     'access-control-allow-headers': req.headers.get('access-control-request-headers') ?? 'authorization, content-type',
     'access-control-max-age': '86400',
   };

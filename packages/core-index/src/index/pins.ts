@@ -1,3 +1,4 @@
+import { DEFAULT_IPFS_GATEWAY } from '../sources/source-kinds.js';
 import { type Pins, PinsSchema } from './schemas.js';
 
 export const PINS_FORMAT = 'svc.model-hub.pins/v1';
@@ -23,6 +24,6 @@ export function parsePins(text: string): Pins {
   return parsed.data;
 }
 
-export function emptyPins(gateway = 'https://ipfs.io'): Pins {
+export function emptyPins(gateway = DEFAULT_IPFS_GATEWAY): Pins {
   return { format: PINS_FORMAT, gateway, models: {} };
 }

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SourceObject } from '../index/schemas.js';
 import { sha256Hex } from '../index/sha256.js';
+import type { MetricEvent } from '../metrics.js';
 import {
   currentProbeState,
   DEFAULT_PROBE_SETTINGS,
@@ -13,7 +14,8 @@ import {
   probeUrl,
   pullForward,
 } from './prober.js';
-import { MemorySourceHealth, type SourceConfig } from './source-health.js';
+import { MemorySourceHealth } from './source-health.js';
+import type { SourceConfig } from './source-kinds.js';
 import { memoryProbeStorage, SourceProber, type SourceProberOptions } from './source-prober.js';
 
 /** A prober over `sources` (in that order) with an injected fetch and clock, its state in memory. */
@@ -450,5 +452,48 @@ describe('demand pulls a failing source forward (pullForward)', () => {
     expect(health.choose(input).ok).toBe(false);
     expect(health.probeState().sources.a).toMatchObject({ ok: false, failures: 1, reason: 'mismatch' });
     expect(health.retryAfterSeconds()).toBe(40);
+  });
+});
+
+describe('probe metric events (design 10.2)', () => {
+  it('emits one probe event per outcome, and the restored state of each source on load', async () => {
+    const events: MetricEvent[] = [];
+    const metrics = { emit: (e: MetricEvent) => void events.push(e) };
+    let now = T0;
+    const storage = memoryProbeStorage();
+    const f = fakeFetch({ a: 'ok', b: 'down', c: '404' });
+    const health = new SourceProber({
+      sources: [source('a'), source('b'), source('c')],
+      order: ['a', 'b', 'c'],
+      fetch: f.fn,
+      now: () => now,
+      storage,
+      metrics,
+    });
+    await health.load();
+    expect(events).toEqual([]);
+    await health.round();
+    // In the order the probes finished.
+    const by = (e: MetricEvent) => ('source' in e ? (e.source ?? '') : '');
+    expect([...events].sort((x, y) => by(x).localeCompare(by(y)))).toEqual([
+      { type: 'probe', source: 'a', ok: true, reason: 'verified', seconds: 0 },
+      { type: 'probe', source: 'b', ok: false, reason: 'unreachable', seconds: 0 },
+      { type: 'probe', source: 'c', ok: false, reason: 'status', seconds: 0 },
+    ]);
+    events.length = 0;
+    now = T0 + 1000;
+    const restarted = new SourceProber({
+      sources: [source('a'), source('b')],
+      order: ['a', 'b'],
+      fetch: f.fn,
+      now: () => now,
+      storage,
+      metrics,
+    });
+    await restarted.load();
+    expect(events).toEqual([
+      { type: 'source-state', source: 'a', ok: true },
+      { type: 'source-state', source: 'b', ok: false },
+    ]);
   });
 });

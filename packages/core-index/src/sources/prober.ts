@@ -1,6 +1,6 @@
 import type { SourceState } from '../index/schemas.js';
 import { createSha256 } from '../index/sha256.js';
-import type { SourceConfig } from './source-health.js';
+import { probeBase, type SourceConfig, sourceKindProblem } from './source-kinds.js';
 
 /**
  * Source health probes (design section 4): fetch each source's probe file, hash it with SHA-256 while it
@@ -97,6 +97,8 @@ const HEX64 = /^[0-9a-f]{64}$/;
 
 /** A problem with a source's `probe` configuration, or undefined when it is usable (or absent). */
 export function probeConfigProblem(source: SourceConfig): string | undefined {
+  const kind = sourceKindProblem(source);
+  if (kind) return kind;
   const p = source.probe;
   if (p === undefined) return undefined;
   if (!p || typeof p !== 'object') return `source ${source.name}: probe must be {path, sha256}`;
@@ -121,12 +123,9 @@ export function probeUrl(source: SourceConfig): string | undefined {
   const p = source.probe;
   if (!p || typeof p.path !== 'string') return undefined;
   if (/^https?:\/\//i.test(p.path)) return p.path;
-  if (!source.url) return undefined;
-  const brace = source.url.indexOf('{');
-  let base = brace === -1 ? source.url : source.url.slice(0, brace);
-  if (source.kind === 'ipfs' || brace === -1) base = base.endsWith('/') ? base : `${base}/`;
+  if (!source.url || sourceKindProblem(source)) return undefined;
   try {
-    const u = new URL(p.path, base);
+    const u = new URL(p.path, probeBase(source.kind, source.url));
     return /^https?:$/.test(u.protocol) ? u.href : undefined;
   } catch {
     return undefined;

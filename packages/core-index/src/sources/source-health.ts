@@ -1,4 +1,3 @@
-import { encodePath } from '../http/contract.js';
 import type { HubHealth, SourceObject, SourceState } from '../index/schemas.js';
 import {
   emptyProbeState,
@@ -9,41 +8,7 @@ import {
   probeSettings,
   recordOutcome,
 } from './prober.js';
-
-/** One place bytes can be fetched from (design section 4; config `sources`). */
-export interface SourceConfig {
-  /** Health key and `X-Hub-Source` value, e.g. `huggingface.co`, `ipfs`, or a mirror's name. */
-  name: string;
-  /** Display spelling for `svc.sources`, e.g. `Hugging Face`. */
-  display: string;
-  /** The `/via/{token}/` spelling. */
-  token: string;
-  kind: 'http' | 'ipfs';
-  /** `http`: URL template (`{id}`, `{owner}`, `{name}`, `{revision}`, `{path}`); `ipfs`: gateway base URL. */
-  url?: string;
-  /** A file to fetch and hash on each probe. Without one the source is offered with `checked: null`. */
-  probe?: { path: string; sha256: string; size?: number };
-  /** Never redirected to (P2P). */
-  redirect?: boolean;
-}
-
-export const DEFAULT_SOURCES: SourceConfig[] = [
-  {
-    name: 'huggingface.co',
-    display: 'Hugging Face',
-    token: 'hf',
-    kind: 'http',
-    url: 'https://huggingface.co/{id}/resolve/{revision}/{path}',
-  },
-  {
-    name: 'modelscope.cn',
-    display: 'ModelScope',
-    token: 'modelscope',
-    kind: 'http',
-    url: 'https://modelscope.cn/models/{id}/resolve/{revision}/{path}',
-  },
-  { name: 'ipfs', display: 'IPFS', token: 'ipfs', kind: 'ipfs', url: 'https://ipfs.io' },
-];
+import { fileUrlAt, type SourceConfig } from './source-kinds.js';
 
 export interface SourceChoice {
   /** health key */
@@ -142,63 +107,6 @@ export interface SourceHealth {
   version?(): number;
 }
 
-type TemplatePart = string | 'id' | 'owner' | 'name' | 'revision' | 'path';
-const compiled = new Map<string, { parts: TemplatePart[]; vars: boolean[] }>();
-
-function compile(template: string) {
-  let c = compiled.get(template);
-  if (!c) {
-    const parts: TemplatePart[] = [];
-    const vars: boolean[] = [];
-    let last = 0;
-    for (const m of template.matchAll(/\{(id|owner|name|revision|path)\}/g)) {
-      parts.push(template.slice(last, m.index));
-      vars.push(false);
-      parts.push(m[1] as TemplatePart);
-      vars.push(true);
-      last = (m.index ?? 0) + m[0].length;
-    }
-    parts.push(template.slice(last));
-    vars.push(false);
-    c = { parts, vars };
-    if (compiled.size < 1000) compiled.set(template, c);
-  }
-  return c;
-}
-
-/** Expand a source URL template for one file. Path segments are percent-encoded, `/` kept. */
-export function expandTemplate(template: string, v: { id: string; revision: string; path: string }): string {
-  const { parts, vars } = compile(template);
-  const slash = v.id.indexOf('/');
-  const owner = slash === -1 ? v.id : v.id.slice(0, slash);
-  const name = slash === -1 ? '' : v.id.slice(slash + 1);
-  let out = '';
-  for (let i = 0; i < parts.length; i++) {
-    const part = parts[i] as string;
-    if (!vars[i]) {
-      out += part;
-      continue;
-    }
-    switch (part) {
-      case 'id':
-        out += `${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
-        break;
-      case 'owner':
-        out += encodeURIComponent(owner);
-        break;
-      case 'name':
-        out += encodeURIComponent(name);
-        break;
-      case 'revision':
-        out += encodeURIComponent(v.revision);
-        break;
-      default:
-        out += encodePath(v.path);
-    }
-  }
-  return out;
-}
-
 export function sourceHolds(object: SourceObject, path: string): boolean {
   return !object.paths || object.paths.includes(path);
 }
@@ -255,17 +163,16 @@ export function chooseSource(
   return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source) };
 }
 
+/** The URL of one file at the source an index object names (its configuration first, else the object's own URL). */
 function sourceUrl(object: SourceObject, config: SourceConfig | undefined, v: ChooseInput): string | undefined {
-  const id = object.remote_id ?? v.id;
-  if (object.type === 'http') {
-    const template = config?.url ?? object.url;
-    return template ? expandTemplate(template, { id, revision: object.remote_revision ?? v.revision, path: v.path }) : undefined;
-  }
-  if (object.type === 'ipfs') {
-    const gateway = (config?.url ?? 'https://ipfs.io').replace(/\/+$/, '');
-    return object.root ? `${gateway}/ipfs/${object.root}/${encodePath(v.path)}` : undefined;
-  }
-  return undefined;
+  if (object.type === 'svc') return undefined;
+  const file = {
+    id: object.remote_id ?? v.id,
+    revision: object.remote_revision ?? v.revision,
+    path: v.path,
+    ...(object.root ? { root: object.root } : {}),
+  };
+  return fileUrlAt(object.type, config?.url ?? object.url, file);
 }
 
 export interface ProbeResult {

@@ -1,5 +1,6 @@
 import type { Logger } from '../deps.js';
 import { boundedAll } from '../index/pool.js';
+import { type Metrics, noMetrics } from '../metrics.js';
 import {
   currentProbeState,
   nextProbeDue,
@@ -12,7 +13,8 @@ import {
   pullForward,
   recordOutcome,
 } from './prober.js';
-import { MemorySourceHealth, type SourceConfig } from './source-health.js';
+import { MemorySourceHealth } from './source-health.js';
+import type { SourceConfig } from './source-kinds.js';
 
 /**
  * Where a host keeps the probe state between rounds and across restarts: a JSON file in the data folder on Node, a
@@ -33,6 +35,8 @@ export interface SourceProberOptions {
   fetch?: typeof fetch;
   now?: () => number;
   log?: Logger;
+  /** Probe events (each outcome, and each source's state restored from storage); default none. */
+  metrics?: Metrics;
 }
 
 /** The longest `setTimeout` delay JavaScript runtimes accept. */
@@ -57,6 +61,7 @@ export class SourceProber extends MemorySourceHealth {
   private readonly storage: ProbeStorage | undefined;
   private readonly fetchImpl: typeof fetch;
   private readonly log: Logger | undefined;
+  private readonly metrics: Metrics;
   /** Sources with a probe running or queued in a round. */
   private readonly inFlight = new Set<string>();
   private readonly rounds = new Set<Promise<unknown>>();
@@ -79,6 +84,7 @@ export class SourceProber extends MemorySourceHealth {
     this.storage = options.storage;
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
     this.log = options.log;
+    this.metrics = options.metrics ?? noMetrics;
   }
 
   /** The settings in force (defaults filled in). */
@@ -97,6 +103,7 @@ export class SourceProber extends MemorySourceHealth {
         this.loadedAt = this.now();
         this.probes = currentProbeState(saved as ProbeState | undefined, this.list);
         this.changed();
+        for (const [source, r] of Object.entries(this.probes.sources)) this.metrics.emit({ type: 'source-state', source, ok: r.ok });
       })
       .finally(() => {
         this.loading = undefined;
@@ -164,6 +171,7 @@ export class SourceProber extends MemorySourceHealth {
         const record = recordOutcome(this.probes, s, outcome, this.settings);
         this.changed();
         outcomes.set(s.name, outcome);
+        this.metrics.emit({ type: 'probe', source: s.name, ok: outcome.ok, reason: outcome.reason, seconds: outcome.ms / 1000 });
         this.logOutcome(outcome, was?.ok, record.next);
       } finally {
         this.inFlight.delete(s.name);

@@ -3,7 +3,9 @@ import type { Address } from '../index/blake3.js';
 import { type BuildModelInput, buildIndex } from '../index/builder.js';
 import { type IndexStore, loadIndex } from '../index/index-store.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
-import { MemorySourceHealth, type SourceConfig } from '../sources/source-health.js';
+import { noMetrics } from '../metrics.js';
+import { MemorySourceHealth } from '../sources/source-health.js';
+import type { SourceConfig } from '../sources/source-kinds.js';
 
 /**
  * SYNTHETIC fixture models for unit tests. Ids, paths and hashes are made up for tests and
@@ -111,6 +113,7 @@ export async function createTestHub(
     },
     now: () => 1_700_000_000_000,
     log: silentLogger,
+    metrics: noMetrics,
     defer: (p) => {
       p.catch(() => {});
     },

@@ -12,26 +12,28 @@ import {
   readArchive,
   sendPrepared,
 } from '@hub/core-index';
+import { logAnnouncement } from './log-routes.js';
 
 class Unreadable extends Error {}
 
 async function archiveBody(deps: CoreDeps): Promise<PreparedBody> {
   const archive = await readArchive(deps.objects);
   const gateway = archive.gateway ?? deps.health.source('ipfs')?.url;
+  const log = await logAnnouncement(deps);
   const body: Archive = {
     format: 'svc.model-hub.archive/v1',
     days: archive.days,
     ...(gateway ? { gateway } : {}),
     ...(archive.mirror ? { mirror: archive.mirror } : {}),
     registry: archive.registry ?? ARCHIVE_REGISTRY,
+    ...(log ? { log } : {}),
   };
   return prepare(body);
 }
 
 async function pinsBody(deps: CoreDeps): Promise<PreparedBody> {
   const raw = await deps.objects.readRef('pins');
-  const gateway = deps.health.source('ipfs')?.url ?? 'https://ipfs.io';
-  let pins: Pins = emptyPins(gateway);
+  let pins: Pins = emptyPins(deps.health.source('ipfs')?.url);
   if (raw) {
     try {
       pins = parsePins(raw);

@@ -143,6 +143,25 @@ export const RESPONSES: Record<string, Responses> = {
   },
   'GET /api/hub/archive': ok('Archive: the daily indexes, newest first, chained through prev', j(ref('Archive'))),
   'GET /api/hub/pins': ok('Pins', j(ref('Pins'))),
+  'GET /api/hub/log/checkpoint': {
+    '200': {
+      description: "The log's checkpoint (C2SP tlog-checkpoint: origin, tree size, base64 root hash) as a C2SP signed note (Ed25519)",
+      content: { 'text/plain; charset=utf-8': { schema: { type: 'string' } } },
+    },
+    '404': { description: 'NoCheckpoint: no signing key has signed the log yet', content: j(ref('HubError')) },
+  },
+  'GET /api/hub/log/tile/entries/*path': {
+    '200': {
+      description: 'An entry bundle (C2SP tlog-tiles): each archived day as a big-endian uint16 length and its model-hub.log-entry record',
+      content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+    },
+  },
+  'GET /api/hub/log/tile/*path': {
+    '200': {
+      description: 'A hash tile (C2SP tlog-tiles): up to 256 consecutive 32-byte RFC 6962 Merkle tree hashes of one level',
+      content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+    },
+  },
   'GET /api/v1/capabilities': ok('CapabilityManifest', j(ref('CapabilityManifest'))),
   'GET /api/v1/health': ok('HealthResponse', j(ref('HealthResponse'))),
   'GET /api/models': {
@@ -159,6 +178,17 @@ export const RESPONSES: Record<string, Responses> = {
   'GET /api/models/:owner/:name/refs': ok('Refs', j(ref('Refs'))),
   'POST /api/models/:owner/:name/paths-info/*rev': ok('TreeEntry for each named path that exists', j(arrayOf('TreeEntry'))),
   'GET /api/models/:owner': { '404': { description: 'RepoNotFound: ids are owner/name', content: j(ref('HubError')) } },
+  'GET /:owner/:name': {
+    '302': { description: 'The model page, /models/{owner}/{name} (Location)', headers: { Location: header('the model page') } },
+    '404': { description: 'Not in the index: the site page to a browser, text otherwise', content: { 'text/plain': { schema: str } } },
+  },
+  'GET /:owner/:name/blob/:rev/*path': {
+    '302': {
+      description: 'The file, /{owner}/{name}/resolve/{rev}/{path} (Location)',
+      headers: { Location: header('the download route') },
+    },
+    '404': { description: 'Not in the index', content: { 'text/plain': { schema: str } } },
+  },
   'GET /:owner/:name/resolve/:rev/*path': resolveResponses,
   'GET /:owner/:name/raw/:rev/*path': resolveResponses,
   'GET /via/:token/:owner/:name/resolve/:rev/*path': resolveResponses,

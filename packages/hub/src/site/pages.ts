@@ -4,21 +4,19 @@ import {
   type HubHealth,
   type IndexedModel,
   type IndexStore,
+  isSourceKind,
   ollamaRedirectRules,
   quantOf,
   type RequestObject,
   type SectionDescriptor,
+  SOURCE_KIND_INFO,
   type SourceHealth,
+  shellQuote,
   sourceHolds,
 } from '@hub/core-index';
 import { escapeHtml, formatBytes, formatCount, markdownToHtml, modelHref, page } from './html.js';
 
 // ---- model page ------------------------------------------------------------------------------
-
-/** Shell-quote one argument when it needs it. */
-function sh(s: string): string {
-  return /^[A-Za-z0-9_./:@=+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 function cmd(label: string, id: string, text: string): string {
   return `<h3 id="${id}">${label}</h3><pre class="cmd" aria-labelledby="${id}"><code>${escapeHtml(text)}</code></pre>`;
@@ -41,7 +39,11 @@ export function commandsFor(m: IndexedModel, origin: string): string {
   const url = (p: string) => `${origin}/${encodePath(id)}/resolve/${m.revision}/${encodePath(p)}`;
   const parts: string[] = [];
   parts.push(
-    cmd('hf CLI', 'cmd-hf', `HF_ENDPOINT=${origin} hf download ${id}${gguf ? ` ${sh(gguf.path)}` : ''} --local-dir ${sh(m.name)}`),
+    cmd(
+      'hf CLI',
+      'cmd-hf',
+      `HF_ENDPOINT=${origin} hf download ${id}${gguf ? ` ${shellQuote(gguf.path)}` : ''} --local-dir ${shellQuote(m.name)}`,
+    ),
   );
   parts.push(
     cmd(
@@ -85,14 +87,14 @@ export function commandsFor(m: IndexedModel, origin: string): string {
     cmd(
       'hub get (verifies every byte)',
       'cmd-hub',
-      `HUB_URL=${origin} hub get ${id}${gguf?.quant ? `:${gguf.quant}` : ''} --to ${sh(m.name)}`,
+      `HUB_URL=${origin} hub get ${id}${gguf?.quant ? `:${gguf.quant}` : ''} --to ${shellQuote(m.name)}`,
     ),
   );
   parts.push(
     cmd(
       'curl + sha256sum -c',
       'cmd-curl',
-      `mkdir -p ${sh(m.name)} && cd ${sh(m.name)}\ncurl -fL -o SHA256SUMS ${url('SHA256SUMS')}\ncurl -fL --create-dirs -o ${sh(one)} ${url(one)}\nsha256sum -c --ignore-missing SHA256SUMS${
+      `mkdir -p ${shellQuote(m.name)} && cd ${shellQuote(m.name)}\ncurl -fL -o SHA256SUMS ${url('SHA256SUMS')}\ncurl -fL --create-dirs -o ${shellQuote(one)} ${url(one)}\nsha256sum -c --ignore-missing SHA256SUMS${
         oneFile ? `\n# or, for this one file:\necho '${oneFile.sha256}  ${one}' | sha256sum -c` : ''
       }`,
     ),
@@ -101,7 +103,7 @@ export function commandsFor(m: IndexedModel, origin: string): string {
     cmd(
       'MCP',
       'cmd-mcp',
-      `# Streamable HTTP endpoint: ${origin}/mcp\n{"mcpServers": {"model-hub": {"type": "http", "url": "${origin}/mcp"}}}\n# then call the tool get_download with {"id": "${id}"${gguf?.quant ? `, "quant": "${gguf.quant}"` : ''}}`,
+      `# Streamable HTTP endpoint: ${origin}/mcp\n{"mcpServers": {"model-hub": {"type": "http", "url": "${origin}/mcp"}}}\n# then call the tool get_download with {"model": "${id}"${gguf?.quant ? `, "quant": "${gguf.quant}"` : ''}}`,
     ),
   );
   return parts.join('\n');
@@ -169,7 +171,7 @@ function stateCell(health: HubHealth, source: string): string {
 
 /** The example URL of a source (its template with placeholders filled), to judge its scheme and host. */
 function sourceExample(health: SourceHealth, name: string, type: string): URL | undefined {
-  const template = health.source(name)?.url ?? (type === 'ipfs' ? 'https://ipfs.io' : undefined);
+  const template = health.source(name)?.url ?? (isSourceKind(type) ? SOURCE_KIND_INFO[type].defaultUrl : undefined);
   if (!template) return undefined;
   try {
     return new URL(template.replace(/\{[^}]*\}/g, 'x'));

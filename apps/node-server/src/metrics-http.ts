@@ -1,0 +1,159 @@
+import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { accessLog, type Logger, type Metrics, noMetrics, teeMetrics, timingSafeEqualString } from '@hub/core-index';
+import { ConfigError, type HubConfigFile } from './config.js';
+import { type PromMetrics, promMetrics } from './metrics.js';
+
+/**
+ * Where `GET /metrics` is answered (issue 28): on its own listener (`metricsPort`, loopback unless `metricsHost` says
+ * otherwise), or on the main port only with `Authorization: Bearer <metricsToken>`. Never on the public port without
+ * the token: without one configured, `/metrics` on the main port is an ordinary hub path (404).
+ */
+
+type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+function isMetricsPath(url: string | undefined): boolean {
+  if (!url) return false;
+  const q = url.indexOf('?');
+  return (q === -1 ? url : url.slice(0, q)) === '/metrics';
+}
+
+function plain(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, {
+    'content-type': 'text/plain; charset=utf-8',
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    'content-length': String(Buffer.byteLength(body)),
+    ...headers,
+  });
+  res.end(body);
+}
+
+/** Answer one request for the exposition: GET and HEAD only. */
+async function serveScrape(sink: PromMetrics, req: IncomingMessage, res: ServerResponse, log: Logger): Promise<void> {
+  const method = req.method ?? 'GET';
+  if (method !== 'GET' && method !== 'HEAD') {
+    plain(res, 405, 'The metrics are read with GET /metrics.\n', { allow: 'GET, HEAD' });
+    return;
+  }
+  try {
+    const text = await sink.scrape();
+    res.writeHead(200, {
+      'content-type': sink.contentType,
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'content-length': String(Buffer.byteLength(text)),
+    });
+    res.end(method === 'HEAD' ? undefined : text);
+  } catch (e) {
+    log.error({ err: (e as Error).message }, 'metrics scrape failed');
+    if (!res.headersSent) plain(res, 500, 'The metrics could not be collected; see the hub log.\n');
+    else res.destroy();
+  }
+}
+
+/** The whole listener of the separate metrics port: `/metrics`, and 404 for anything else. */
+export function metricsListener(sink: PromMetrics, log: Logger): Listener {
+  return (req, res) => {
+    if (!isMetricsPath(req.url)) {
+      plain(res, 404, 'Only /metrics is served on this port.\n');
+      return;
+    }
+    void serveScrape(sink, req, res, log);
+  };
+}
+
+/** The bearer token a request carries, if any. */
+function bearer(req: IncomingMessage): string | undefined {
+  const h = req.headers.authorization;
+  if (!h || h.length > 4096) return undefined;
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(h);
+  return m?.[1];
+}
+
+/**
+ * The main port's listener with `/metrics` in front when a metrics token is configured: the token compared in
+ * constant time, 401 without it. Other paths go to `next` unchanged.
+ */
+export function withMetricsRoute(next: Listener, sink: PromMetrics, token: string, log: Logger): Listener {
+  return (req, res) => {
+    if (!isMetricsPath(req.url)) return next(req, res);
+    const sent = bearer(req);
+    if (sent === undefined || !timingSafeEqualString(sent, token)) {
+      plain(res, 401, 'GET /metrics on this port needs Authorization: Bearer <metricsToken>.\n', {
+        'www-authenticate': 'Bearer realm="hub-metrics"',
+      });
+      return;
+    }
+    void serveScrape(sink, req, res, log);
+  };
+}
+
+export interface MetricsServer {
+  /** `http://HOST:PORT/metrics` */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Start the separate metrics listener on `host:port` (port 0 picks a free one). */
+export async function startMetricsServer(sink: PromMetrics, host: string, port: number, log: Logger): Promise<MetricsServer> {
+  const server = http.createServer(metricsListener(sink, log));
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const bound = (server.address() as AddressInfo).port;
+  const shown = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${shown}:${bound}/metrics`,
+    port: bound,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+/** What the hub's configuration asks of metrics, checked; `metrics` is the sink every part emits to. */
+export interface Observability {
+  metrics: Metrics;
+  /** The prom-client sink, when `/metrics` is served somewhere. */
+  prom: PromMetrics | undefined;
+  /** The main port's listener, with `/metrics` in front when a metrics token is configured. */
+  wrap(listener: Listener): Listener;
+  /** Start the separate metrics listener when `metricsPort` is set. */
+  listen(): Promise<MetricsServer | undefined>;
+}
+
+/**
+ * From the configuration: prom-client when `metricsPort` or `metricsToken` is set, the access log when `logRequests`
+ * is, neither by default (the hub then measures nothing per request). A setting that cannot work fails the start.
+ */
+export function observabilityFrom(
+  config: Pick<HubConfigFile, 'metricsPort' | 'metricsHost' | 'metricsToken' | 'logRequests'>,
+  log: Logger,
+  probeIntervalSeconds: number,
+): Observability {
+  const { metricsPort, metricsHost, metricsToken, logRequests } = config;
+  if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535))
+    throw new ConfigError(`config: metricsPort ${String(metricsPort)} is not a port number (0-65535).`);
+  if (metricsHost !== undefined && (typeof metricsHost !== 'string' || metricsHost === ''))
+    throw new ConfigError('config: metricsHost must be an address to listen on (default 127.0.0.1).');
+  if (metricsToken !== undefined && (typeof metricsToken !== 'string' || metricsToken.length < 16 || /\s/.test(metricsToken)))
+    throw new ConfigError('config: metricsToken must be at least 16 characters without spaces (a long random string).');
+  if (logRequests !== undefined && typeof logRequests !== 'boolean') throw new ConfigError('config: logRequests must be true or false.');
+
+  const prom = metricsPort !== undefined || metricsToken !== undefined ? promMetrics({ probeIntervalSeconds }) : undefined;
+  const metrics = teeMetrics(prom ?? noMetrics, logRequests ? accessLog(log) : noMetrics);
+  return {
+    metrics,
+    prom,
+    wrap: (listener) => (prom && metricsToken !== undefined ? withMetricsRoute(listener, prom, metricsToken, log) : listener),
+    listen: async () =>
+      prom && metricsPort !== undefined ? startMetricsServer(prom, metricsHost ?? '127.0.0.1', metricsPort, log) : undefined,
+  };
+}

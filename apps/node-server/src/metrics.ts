@@ -1,0 +1,253 @@
+import type { MetricEvent, Metrics } from '@hub/core-index';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+
+/**
+ * node-server's metrics sink (design 10.2): the core's metric events as prom-client 15 metrics in one registry, read
+ * by `GET /metrics` (the metrics listener, or the main port with the metrics token). Every family is documented in
+ * docs/operations.md; the alert rules and the dashboard in ops/ name only these.
+ */
+
+/**
+ * prom-client's default process metrics, less the three gauges it names `*_total` (`promtool check metrics` refuses a
+ * gauge with a counter's suffix). Their values stay readable under `nodejs_active_handles` and friends.
+ */
+const REFUSED_DEFAULTS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'];
+
+/** Latency buckets for answers that mostly take well under a millisecond (a redirect, a cached JSON body). */
+export const REQUEST_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+/** Probe buckets: a probe fetches a small file from a mirror, and times out at `probeTimeoutSeconds` (default 10). */
+const PROBE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export interface PromMetrics extends Metrics {
+  readonly registry: Registry;
+  /** The exposition text (Prometheus text format 0.0.4). */
+  scrape(): Promise<string>;
+  readonly contentType: string;
+}
+
+export function promMetrics(options: { defaultMetrics?: boolean; probeIntervalSeconds?: number } = {}): PromMetrics {
+  const registry = new Registry();
+  if (options.defaultMetrics !== false) {
+    collectDefaultMetrics({ register: registry });
+    for (const name of REFUSED_DEFAULTS) registry.removeSingleMetric(name);
+  }
+  const registers = [registry];
+
+  const requests = new Counter({
+    name: 'hub_requests_total',
+    help: 'Requests answered, by route pattern, route group, method and status class.',
+    labelNames: ['route', 'group', 'method', 'status_class'] as const,
+    registers,
+  });
+  const duration = new Histogram({
+    name: 'hub_request_duration_seconds',
+    help: 'Time from a request reaching the hub to its answer head, by route group.',
+    labelNames: ['group'] as const,
+    buckets: REQUEST_BUCKETS,
+    registers,
+  });
+  const responseBytes = new Counter({
+    name: 'hub_response_bytes_total',
+    help: 'Bytes of answers with a known length, by route group (the hub never sends weight bytes: these are metadata).',
+    labelNames: ['group'] as const,
+    registers,
+  });
+  const redirects = new Counter({
+    name: 'hub_redirects_total',
+    help: 'Downloads redirected to a byte source, by the source that serves them.',
+    labelNames: ['source'] as const,
+    registers,
+  });
+  const noLive = new Counter({
+    name: 'hub_no_live_source_total',
+    help: 'Files asked for that no live source holds (answered 503 with Retry-After), by route group.',
+    labelNames: ['group'] as const,
+    registers,
+  });
+  const sourceUp = new Gauge({
+    name: 'hub_source_up',
+    help: 'Whether a source passed its last probe (1) or failed it (0); only probed sources appear.',
+    labelNames: ['source'] as const,
+    registers,
+  });
+  const probeDuration = new Histogram({
+    name: 'hub_source_probe_duration_seconds',
+    help: 'How long each probe of a source took, passed or failed.',
+    labelNames: ['source'] as const,
+    buckets: PROBE_BUCKETS,
+    registers,
+  });
+  const probeFailures = new Counter({
+    name: 'hub_source_probe_failures_total',
+    help: 'Failed probes, by source and reason (mismatch, status, timeout, unreachable).',
+    labelNames: ['source', 'reason'] as const,
+    registers,
+  });
+  const probeInterval = new Gauge({
+    name: 'hub_source_probe_interval_seconds',
+    help: 'Seconds between probes of a source whose last probe passed (probeIntervalSeconds).',
+    registers,
+  });
+  if (options.probeIntervalSeconds !== undefined) probeInterval.set(options.probeIntervalSeconds);
+  const indexTimestamp = new Gauge({
+    name: 'hub_index_snapshot_timestamp_seconds',
+    help: 'The day of the index served, as Unix seconds at 00:00 UTC of that day.',
+    registers,
+  });
+  const indexModels = new Gauge({ name: 'hub_index_models', help: 'Models in the index served.', registers });
+  const indexFiles = new Gauge({ name: 'hub_index_files', help: 'Files in the index served.', registers });
+  const indexSwitches = new Counter({
+    name: 'hub_index_switches_total',
+    help: 'Times the hub started serving an index (at start, then at each switch to a new day).',
+    registers,
+  });
+  const published = new Counter({
+    name: 'hub_objects_published_total',
+    help: 'Authorised publish attempts, by outcome (created, existing, refused).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const accountWrites = new Counter({
+    name: 'hub_account_writes_total',
+    help: 'Writes to /api/account/*, by outcome (ok, refused, limited = 429, unauthorized = 401).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const mcpCalls = new Counter({
+    name: 'hub_mcp_tool_calls_total',
+    help: 'MCP tools/call requests, by tool and whether the answer was an error.',
+    labelNames: ['tool', 'is_error'] as const,
+    registers,
+  });
+
+  // The upstream run inside the server (`hub serve --refresh`); a separate `hub index build` process is not scraped.
+  const upstreamModels = new Counter({
+    name: 'hub_upstream_models_total',
+    help: 'Models the upstream run finished, by outcome (done, failed = skipped, kept = yesterday kept after a failure).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const upstreamRequests = new Counter({
+    name: 'hub_upstream_requests_total',
+    help: 'Requests the upstream run sent, by rate-limit bucket.',
+    labelNames: ['bucket'] as const,
+    registers,
+  });
+  const upstreamPauses = new Counter({
+    name: 'hub_upstream_rate_limit_pauses_total',
+    help: 'Times the upstream run waited for a rate-limit window, by bucket.',
+    labelNames: ['bucket'] as const,
+    registers,
+  });
+  const upstreamWaited = new Counter({
+    name: 'hub_upstream_rate_limit_wait_seconds_total',
+    help: 'Seconds the upstream run waited for rate-limit windows, by bucket.',
+    labelNames: ['bucket'] as const,
+    registers,
+  });
+  const upstreamRuns = new Counter({
+    name: 'hub_upstream_runs_total',
+    help: 'Upstream runs that ended, by outcome (ok: an index was written; failed).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const upstreamLastRun = new Gauge({
+    name: 'hub_upstream_last_run_timestamp_seconds',
+    help: 'When the last upstream run ended (Unix seconds).',
+    registers,
+  });
+  const upstreamLastDuration = new Gauge({
+    name: 'hub_upstream_last_run_duration_seconds',
+    help: 'How long the last upstream run took.',
+    registers,
+  });
+
+  // Zero series for the unlabelled outcomes, so rate() and absent() work from the first scrape.
+  for (const outcome of ['created', 'existing', 'refused']) published.labels({ outcome });
+  for (const outcome of ['ok', 'refused', 'limited', 'unauthorized']) accountWrites.labels({ outcome });
+  for (const group of ['hf', 'oci']) noLive.labels({ group });
+  for (const outcome of ['done', 'failed', 'kept']) upstreamModels.labels({ outcome });
+  for (const outcome of ['ok', 'failed']) upstreamRuns.labels({ outcome });
+
+  const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
+  const statusClass = (status: number) => STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other';
+
+  const requestChildren = new Map<string, { inc(): void }>();
+  const groupChildren = new Map<string, { duration: { observe(v: number): void }; bytes: { inc(v: number): void } }>();
+
+  function emit(e: MetricEvent): void {
+    switch (e.type) {
+      case 'request': {
+        // The hot path: children looked up by one string key (prom-client hashes a label object on every call).
+        const key = `${e.route} ${e.method} ${e.status}`;
+        let counter = requestChildren.get(key);
+        if (!counter) {
+          counter = requests.labels({ route: e.route, group: e.group, method: e.method, status_class: statusClass(e.status) });
+          requestChildren.set(key, counter);
+        }
+        counter.inc();
+        let byGroup = groupChildren.get(e.group);
+        if (!byGroup) {
+          byGroup = { duration: duration.labels({ group: e.group }), bytes: responseBytes.labels({ group: e.group }) };
+          groupChildren.set(e.group, byGroup);
+        }
+        byGroup.duration.observe(e.seconds);
+        if (e.bytes !== undefined && Number.isFinite(e.bytes)) byGroup.bytes.inc(e.bytes);
+        break;
+      }
+      case 'redirect':
+        redirects.labels({ source: e.source }).inc();
+        break;
+      case 'no-live-source':
+        noLive.labels({ group: e.group }).inc();
+        break;
+      case 'probe':
+        sourceUp.labels({ source: e.source }).set(e.ok ? 1 : 0);
+        probeDuration.labels({ source: e.source }).observe(e.seconds);
+        if (!e.ok) probeFailures.labels({ source: e.source, reason: e.reason }).inc();
+        break;
+      case 'source-state':
+        sourceUp.labels({ source: e.source }).set(e.ok ? 1 : 0);
+        break;
+      case 'index': {
+        const day = Date.parse(`${e.snapshot}T00:00:00Z`);
+        if (Number.isFinite(day)) indexTimestamp.set(day / 1000);
+        indexModels.set(e.models);
+        indexFiles.set(e.files);
+        indexSwitches.inc();
+        break;
+      }
+      case 'publish':
+        published.labels({ outcome: e.outcome }).inc();
+        break;
+      case 'account-write':
+        accountWrites.labels({ outcome: e.outcome }).inc();
+        break;
+      case 'mcp-tool':
+        mcpCalls.labels({ tool: e.tool, is_error: e.isError ? 'true' : 'false' }).inc();
+        break;
+      case 'upstream-model':
+        upstreamModels.labels({ outcome: e.outcome }).inc();
+        break;
+      case 'upstream-request':
+        upstreamRequests.labels({ bucket: e.bucket }).inc();
+        break;
+      case 'upstream-pause':
+        upstreamPauses.labels({ bucket: e.bucket }).inc();
+        upstreamWaited.labels({ bucket: e.bucket }).inc(e.seconds);
+        break;
+      case 'upstream-run':
+        upstreamRuns.labels({ outcome: e.ok ? 'ok' : 'failed' }).inc();
+        upstreamLastRun.set(Date.now() / 1000);
+        upstreamLastDuration.set(e.seconds);
+        break;
+    }
+  }
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    emit,
+    scrape: () => registry.metrics(),
+  };
+}

@@ -1,0 +1,161 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startTestHub, type TestHub } from './helpers.js';
+
+/**
+ * `/metrics` and the access log over real HTTP (issue 28): where the exposition is served and where it is not, what
+ * it holds after real requests, `promtool check metrics` on a real scrape, and an access-log line that holds none of
+ * the credentials its request carried.
+ */
+
+// SYNTHETIC: made-up bytes and names for these tests, no real model.
+const TREES = {
+  'synthetic/metrics': { 'weights.bin': 'SYNTHETIC weights for the metrics tests\n', 'config.json': '{"_comment":"SYNTHETIC"}' },
+};
+const TOKEN = 'metrics-token-0123456789abcdef';
+const PROMTOOL = '/usr/bin/promtool';
+
+const hubs: TestHub[] = [];
+afterEach(async () => {
+  while (hubs.length) await hubs.pop()?.close();
+});
+
+async function hub(config: Parameters<typeof startTestHub>[0] = {}): Promise<TestHub> {
+  const h = await startTestHub({ trees: TREES, ...config });
+  hubs.push(h);
+  return h;
+}
+
+/** The value of one sample line `name{labels} value` in an exposition, or undefined. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const brace = line.indexOf('{');
+    const labelText = brace === -1 || brace > name.length ? '' : line.slice(brace + 1, line.lastIndexOf('}'));
+    if (Object.entries(labels).every(([k, v]) => labelText.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return undefined;
+}
+
+describe('/metrics', () => {
+  it('is off by default: no listener, and /metrics on the main port is an ordinary 404', async () => {
+    const h = await hub();
+    expect(h.running.metrics).toBeUndefined();
+    const res = await fetch(`${h.url}/metrics`);
+    expect(res.status).toBe(404);
+    expect(await res.text()).not.toContain('hub_requests_total');
+  });
+
+  it('serves the families on its own loopback listener, and nothing else there', async () => {
+    const h = await hub({ config: { metricsPort: 0 } });
+    const m = h.running.metrics;
+    expect(m?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    // Without a metrics token the main port does not serve them.
+    expect((await fetch(`${h.url}/metrics`)).status).toBe(404);
+
+    const redirect = await fetch(`${h.url}/synthetic/metrics/resolve/main/weights.bin`, { redirect: 'manual' });
+    expect(redirect.status).toBe(302);
+    expect((await fetch(`${h.url}/api/models/synthetic/metrics`)).status).toBe(200);
+    expect((await fetch(`${h.url}/api/models/synthetic/no-such-model`)).status).toBe(404);
+    expect((await fetch(`${h.url}/no/such/route`)).status).toBe(404);
+
+    const res = await fetch(m?.url ?? '');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain; version=0.0.4');
+    const text = await res.text();
+    expect(sample(text, 'hub_redirects_total', { source: 'test-mirror' })).toBe(1);
+    expect(
+      sample(text, 'hub_requests_total', { route: '/:owner/:name/resolve/:rev/*path', group: 'hf', method: 'GET', status_class: '3xx' }),
+    ).toBe(1);
+    expect(sample(text, 'hub_requests_total', { route: '/api/models/:owner/:name', status_class: '2xx' })).toBe(1);
+    expect(sample(text, 'hub_requests_total', { route: '/api/models/:owner/:name', status_class: '4xx' })).toBe(1);
+    // `/metrics` on the main port and `/no/such/route`: no route matched either.
+    expect(sample(text, 'hub_requests_total', { route: 'none', group: 'none', status_class: '4xx' })).toBe(2);
+    // Bounded labels: patterns only, never the paths or model ids asked for.
+    expect(text).not.toContain('no-such-model');
+    expect(text).not.toContain('synthetic/metrics');
+    expect(text).not.toContain('/no/such/route');
+    expect(sample(text, 'hub_request_duration_seconds_count', { group: 'hf' })).toBe(3);
+    expect(sample(text, 'hub_request_duration_seconds_bucket', { group: 'hf', le: '0.0001' })).toBeDefined();
+    expect(sample(text, 'hub_index_models')).toBe(1);
+    expect(sample(text, 'hub_index_files')).toBe(2);
+    expect(sample(text, 'hub_index_snapshot_timestamp_seconds')).toBe(Date.parse('2026-11-22T00:00:00Z') / 1000);
+    expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(text).not.toContain('nodejs_active_handles_total');
+
+    expect((await fetch(m?.url.replace('/metrics', '/other') ?? '')).status).toBe(404);
+    expect((await fetch(m?.url ?? '', { method: 'POST' })).status).toBe(405);
+  });
+
+  it('on the main port only with Authorization: Bearer <metricsToken>', async () => {
+    const h = await hub({ config: { metricsToken: TOKEN } });
+    expect(h.running.metrics).toBeUndefined();
+    const none = await fetch(`${h.url}/metrics`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toContain('Bearer');
+    expect((await none.text()).includes('hub_')).toBe(false);
+    const wrong = await fetch(`${h.url}/metrics`, { headers: { authorization: `Bearer ${TOKEN.slice(0, -1)}x` } });
+    expect(wrong.status).toBe(401);
+    const basic = await fetch(`${h.url}/metrics`, { headers: { authorization: `Basic ${Buffer.from(`x:${TOKEN}`).toString('base64')}` } });
+    expect(basic.status).toBe(401);
+    const ok = await fetch(`${h.url}/metrics?x=1`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(ok.status).toBe(200);
+    expect(await ok.text()).toContain('# TYPE hub_requests_total counter');
+  });
+
+  it('refuses settings that cannot work at start', async () => {
+    await expect(startTestHub({ trees: TREES, config: { metricsToken: 'short' } })).rejects.toThrow(/metricsToken/);
+    await expect(startTestHub({ trees: TREES, config: { metricsPort: 70000 } })).rejects.toThrow(/metricsPort/);
+  });
+
+  it.skipIf(!existsSync(PROMTOOL))('a real scrape passes promtool check metrics with no output', async () => {
+    const h = await hub({ config: { metricsPort: 0 } });
+    await fetch(`${h.url}/synthetic/metrics/resolve/main/weights.bin`, { redirect: 'manual' });
+    await fetch(`${h.url}/v2/synthetic/metrics/tags/list`);
+    await fetch(`${h.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hub_health', arguments: {} } }),
+    });
+    const text = await (await fetch(h.running.metrics?.url ?? '')).text();
+    expect(sample(text, 'hub_mcp_tool_calls_total', { tool: 'hub_health', is_error: 'false' })).toBe(1);
+    const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: text, encoding: 'utf8', timeout: 30_000 });
+    expect({ status: check.status, stdout: check.stdout, stderr: check.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
+  });
+});
+
+describe('the access log (logRequests)', () => {
+  it('is off by default', async () => {
+    const h = await hub();
+    await fetch(`${h.url}/api/models/synthetic/metrics`);
+    expect(h.logs.filter((l) => JSON.parse(l).msg === 'request')).toEqual([]);
+  });
+
+  it('writes one line per request and none of the credentials the request carried', async () => {
+    const h = await hub({ config: { logRequests: true } });
+    const secrets = ['AUTHSECRET-4f1d', 'COOKIESECRET-77aa', 'QUERYSECRET-9c2e', 'VIASECRET-31b0'];
+    const res = await fetch(`${h.url}/synthetic/metrics/resolve/main/weights.bin?token=${secrets[2]}&access_token=${secrets[2]}`, {
+      redirect: 'manual',
+      headers: { authorization: `Bearer ${secrets[0]}`, cookie: `session=${secrets[1]}` },
+    });
+    expect(res.status).toBe(302);
+    // A token in the path (`/via/{token}/`) stays out too: the line names the route pattern, never the path.
+    const via = await fetch(`${h.url}/via/${secrets[3]}/synthetic/metrics/resolve/main/weights.bin`, { redirect: 'manual' });
+    expect(via.status).toBe(302);
+
+    const lines = h.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({
+      method: 'GET',
+      route: '/:owner/:name/resolve/:rev/*path',
+      group: 'hf',
+      status: 302,
+      source: 'test-mirror',
+      bytes: 0,
+    });
+    expect(typeof lines[0]?.ms).toBe('number');
+    expect(lines[1]).toMatchObject({ route: '/via/:token/:owner/:name/resolve/:rev/*path', status: 302 });
+    for (const line of h.logs) for (const secret of secrets) expect(line).not.toContain(secret);
+  });
+});

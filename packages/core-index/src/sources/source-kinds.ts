@@ -1,0 +1,174 @@
+import { encodePath } from '../http/contract.js';
+
+/**
+ * The kinds of byte source, as one table: what a kind's `url` means, how a file's URL is built at it, and what its
+ * probe path is resolved against. Config (`SourceConfig.kind`, checked by {@link sourceKindProblem}), the index's
+ * schema (`SourceObject.type`), URL building ({@link fileUrlAt}) and probing ({@link probeBase}) all read it. Adding a
+ * kind to {@link SOURCE_KINDS} fails the type check until {@link SOURCE_KIND_INFO} has its row and every `switch`
+ * below handles it (each ends in {@link unknownKind}, which takes `never`).
+ */
+export const SOURCE_KINDS = ['http', 'ipfs'] as const;
+export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+/** The public IPFS gateway a hub uses when the operator configures none (the `ipfs` source, pins, the archive). */
+export const DEFAULT_IPFS_GATEWAY = 'https://ipfs.io';
+
+interface SourceKindInfo {
+  /** What the source's `url` is, in the words of an error message. */
+  url: string;
+  /** The `url` used when a source of this kind sets none. */
+  defaultUrl?: string;
+}
+
+export const SOURCE_KIND_INFO: Record<SourceKind, SourceKindInfo> = {
+  http: { url: 'a URL template with {id}, {owner}, {name}, {revision} and {path}' },
+  ipfs: { url: 'an IPFS gateway base URL', defaultUrl: DEFAULT_IPFS_GATEWAY },
+};
+
+/** A kind that no case handled: a type error where it is called (the argument is not `never`), a clear error at run time. */
+function unknownKind(kind: never): never {
+  throw new Error(`unknown source kind ${JSON.stringify(kind)}`);
+}
+
+export function isSourceKind(v: unknown): v is SourceKind {
+  return typeof v === 'string' && (SOURCE_KINDS as readonly string[]).includes(v);
+}
+
+/** A problem with a source's kind (unknown), or undefined. */
+export function sourceKindProblem(source: { name: string; kind?: unknown }): string | undefined {
+  if (isSourceKind(source.kind)) return undefined;
+  return `source ${source.name}: kind ${JSON.stringify(source.kind)} is not one of ${SOURCE_KINDS.join(', ')}`;
+}
+
+/** One file as a source holds it: the id and revision at that source, the path, and the kind's own address. */
+export interface FileAt {
+  id: string;
+  revision: string;
+  path: string;
+  /** `ipfs`: the root CID of the model directory */
+  root?: string;
+}
+
+/** The URL of one file at a source of this kind, from the source's `url` (template or gateway); undefined when it has none. */
+export function fileUrlAt(kind: SourceKind, url: string | undefined, file: FileAt): string | undefined {
+  switch (kind) {
+    case 'http':
+      return url ? expandTemplate(url, file) : undefined;
+    case 'ipfs': {
+      const gateway = (url ?? DEFAULT_IPFS_GATEWAY).replace(/\/+$/, '');
+      return file.root ? `${gateway}/ipfs/${file.root}/${encodePath(file.path)}` : undefined;
+    }
+    default:
+      return unknownKind(kind);
+  }
+}
+
+/**
+ * The base a relative probe path is resolved against: a template is cut at its first `{`; a gateway (and a URL without
+ * placeholders) is a folder, so it ends in `/`.
+ */
+export function probeBase(kind: SourceKind, url: string): string {
+  const brace = url.indexOf('{');
+  const folder = (u: string) => (u.endsWith('/') ? u : `${u}/`);
+  switch (kind) {
+    case 'http':
+      return brace === -1 ? folder(url) : url.slice(0, brace);
+    case 'ipfs':
+      return folder(brace === -1 ? url : url.slice(0, brace));
+    default:
+      return unknownKind(kind);
+  }
+}
+
+/** One place bytes can be fetched from (design section 4; config `sources`). */
+export interface SourceConfig {
+  /** Health key and `X-Hub-Source` value, e.g. `huggingface.co`, `ipfs`, or a mirror's name. */
+  name: string;
+  /** Display spelling for `svc.sources`, e.g. `Hugging Face`. */
+  display: string;
+  /** The `/via/{token}/` spelling. */
+  token: string;
+  /** How the source is addressed: one of {@link SOURCE_KINDS} (`http`: a URL template; `ipfs`: a gateway). */
+  kind: SourceKind;
+  /** `http`: URL template (`{id}`, `{owner}`, `{name}`, `{revision}`, `{path}`); `ipfs`: gateway base URL. */
+  url?: string;
+  /** A file to fetch and hash on each probe. Without one the source is offered with `checked: null`. */
+  probe?: { path: string; sha256: string; size?: number };
+  /** Never redirected to (P2P). */
+  redirect?: boolean;
+}
+
+export const DEFAULT_SOURCES: SourceConfig[] = [
+  {
+    name: 'huggingface.co',
+    display: 'Hugging Face',
+    token: 'hf',
+    kind: 'http',
+    url: 'https://huggingface.co/{id}/resolve/{revision}/{path}',
+  },
+  {
+    name: 'modelscope.cn',
+    display: 'ModelScope',
+    token: 'modelscope',
+    kind: 'http',
+    url: 'https://modelscope.cn/models/{id}/resolve/{revision}/{path}',
+  },
+  { name: 'ipfs', display: 'IPFS', token: 'ipfs', kind: 'ipfs', url: DEFAULT_IPFS_GATEWAY },
+];
+
+type TemplatePart = string | 'id' | 'owner' | 'name' | 'revision' | 'path';
+const compiled = new Map<string, { parts: TemplatePart[]; vars: boolean[] }>();
+
+function compile(template: string) {
+  let c = compiled.get(template);
+  if (!c) {
+    const parts: TemplatePart[] = [];
+    const vars: boolean[] = [];
+    let last = 0;
+    for (const m of template.matchAll(/\{(id|owner|name|revision|path)\}/g)) {
+      parts.push(template.slice(last, m.index));
+      vars.push(false);
+      parts.push(m[1] as TemplatePart);
+      vars.push(true);
+      last = (m.index ?? 0) + m[0].length;
+    }
+    parts.push(template.slice(last));
+    vars.push(false);
+    c = { parts, vars };
+    if (compiled.size < 1000) compiled.set(template, c);
+  }
+  return c;
+}
+
+/** Expand a source URL template for one file. Path segments are percent-encoded, `/` kept. */
+export function expandTemplate(template: string, v: { id: string; revision: string; path: string }): string {
+  const { parts, vars } = compile(template);
+  const slash = v.id.indexOf('/');
+  const owner = slash === -1 ? v.id : v.id.slice(0, slash);
+  const name = slash === -1 ? '' : v.id.slice(slash + 1);
+  let out = '';
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as string;
+    if (!vars[i]) {
+      out += part;
+      continue;
+    }
+    switch (part) {
+      case 'id':
+        out += `${encodeURIComponent(owner)}/${encodeURIComponent(name)}`;
+        break;
+      case 'owner':
+        out += encodeURIComponent(owner);
+        break;
+      case 'name':
+        out += encodeURIComponent(name);
+        break;
+      case 'revision':
+        out += encodeURIComponent(v.revision);
+        break;
+      default:
+        out += encodePath(v.path);
+    }
+  }
+  return out;
+}
