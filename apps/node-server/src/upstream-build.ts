@@ -5,6 +5,7 @@ import {
   formatBytes,
   type Logger,
   type Metrics,
+  type NoteSigner,
   type Pins,
   PinsError,
   parsePins,
@@ -41,6 +42,8 @@ export interface NodeUpstreamBuildOptions {
   headers?: Record<string, string>;
   /** A read token for the upstream (`HF_TOKEN`): sent to the upstream's origin only, never logged. */
   token?: string;
+  /** Keys that sign the transparency log's checkpoint (from `signingKey` / HUB_SIGNING_KEY_FILE). */
+  signers?: readonly NoteSigner[];
 }
 
 /**
@@ -96,6 +99,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     ...(options.smallFileCap ? { smallFileCap: options.smallFileCap } : {}),
     ...(options.fresh ? { fresh: true } : {}),
     ...(options.codeCommit ? { codeCommit: options.codeCommit } : {}),
+    ...(options.signers ? { signers: options.signers } : {}),
     extraSources: (options.sources ?? []).map((s) => ({ source: s.name, ...(s.url ? { url: s.url } : {}) })),
     display: (s) => display.get(s) ?? defaults[s] ?? s,
     log: options.log,

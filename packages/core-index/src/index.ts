@@ -74,6 +74,62 @@ export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
 export {
+  type AppendResult,
+  appendDays,
+  CHECKPOINT_KIND,
+  CHECKPOINT_MEDIA_TYPE,
+  LOG_ENTRY_KIND,
+  LOG_REF,
+  LOG_TILE_KIND,
+  type LogEntry,
+  LogEntrySchema,
+  type LogState,
+  LogStateError,
+  readLogEntries,
+  readLogState,
+  readTile,
+} from './log/log-store.js';
+export {
+  type Checkpoint,
+  formatCheckpoint,
+  generateSignerKey,
+  NoteError,
+  type NoteSigner,
+  type NoteVerifier,
+  openNote,
+  parseCheckpoint,
+  parseSignerKey,
+  parseVerifierKey,
+} from './log/note.js';
+export {
+  consistencyProof,
+  equalHash,
+  type Hash,
+  inclusionProof,
+  leafHash,
+  parseBundle,
+  parseTilePath,
+  type Tile,
+  tilePath,
+  tilesForSize,
+  toHex,
+  treeHash,
+  verifyConsistency,
+  verifyInclusion,
+} from './log/tlog.js';
+export {
+  type DayWalk,
+  type LogFailure,
+  type LogSeen,
+  LogSeenSchema,
+  LogVerifyError,
+  logPrefix,
+  type VerifiedLog,
+  type VerifyLogOptions,
+  verifyLog,
+  walkDay,
+} from './log/verify-log.js';
+export {
   accessLog,
   type MetricEvent,
   type Metrics,

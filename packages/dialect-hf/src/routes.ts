@@ -21,6 +21,8 @@ function hfRouteTable<D extends CoreDeps>(): Route<D>[] {
     rules: 'read',
     errors: 'hub',
     cache: API_CACHE,
+    // The index alone decides these answers (with the URL and the headers read): kept whole until the next index.
+    reuse: 'index',
     summary,
     handler,
   });
@@ -30,6 +32,8 @@ function hfRouteTable<D extends CoreDeps>(): Route<D>[] {
     rules: 'read',
     errors: 'hub',
     cache: 'no-store',
+    // The index and the source health decide the redirect: kept whole until either changes.
+    reuse: 'index+health',
     summary,
     handler: h(resolve),
   });
@@ -56,11 +60,19 @@ function hfRouteTable<D extends CoreDeps>(): Route<D>[] {
       summary: 'TreeEntry for each named path (JSON or form body)',
       handler: h(pathsInfo),
     },
-    // One-segment ids (`gpt2`) are not in an index of `owner/name` models.
+    // One-segment ids (`gpt2`) are not in an index of `owner/name` models. An id sent with its slash encoded
+    // (`demo%2Ftiny-bert`, as some clients quote a repo id) arrives here decoded and is that model.
     api(
       '/api/models/:owner',
-      'RepoNotFound for one-segment ids',
-      h(({ deps, params }) => repoNotFound(deps, params.owner ?? '')),
+      'RepoNotFound for one-segment ids; owner%2Fname is the model',
+      h((ctx) => {
+        const id = ctx.params.owner ?? '';
+        const slash = id.indexOf('/');
+        if (slash > 0 && slash === id.lastIndexOf('/') && slash < id.length - 1) {
+          return modelInfo({ ...ctx, params: { owner: id.slice(0, slash), name: id.slice(slash + 1) } }, undefined);
+        }
+        return repoNotFound(ctx.deps, id);
+      }),
     ),
     download('/:owner/:name/resolve/:rev/*path', '302 to a live source, with the SHA-256 the bytes must have'),
     download('/:owner/:name/raw/:rev/*path', '302 like resolve (huggingface.js fileExists)'),

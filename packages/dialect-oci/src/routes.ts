@@ -304,6 +304,7 @@ function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/v2/:owner/:name/tags/list',
       cache: 60,
+      reuse: 'index',
       summary: 'Tags of one repository (OciTagList): quantisations, GGUF file names and latest',
       handler: as(tagsHandler),
     },
@@ -312,6 +313,8 @@ function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/v2/:owner/:name/manifests/:reference',
       cache: 60,
+      // Manifests are prepared once per index (the archive repository's too): kept whole until the next index.
+      reuse: 'index',
       summary: 'A manifest by tag or digest; Docker v2 (Ollama) or OCI image shape by Accept',
       handler: as(manifestHandler),
     },
@@ -320,6 +323,8 @@ function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/v2/:owner/:name/blobs/:digest',
       cache: 'no-store',
+      // HEAD answers from the index; a weight layer's redirect from the index and the source health.
+      reuse: 'index+health',
       summary: 'A blob: weight layers redirect (307) to a live source; hub-made blobs are served',
       handler: as(blobHandler),
     },

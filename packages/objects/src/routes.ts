@@ -81,6 +81,9 @@ function objectRouteTable<D extends CoreDeps>(): Route<D>[] {
       rules: 'read',
       errors: 'objects',
       cache: 'immutable',
+      // The bytes at an address never change: a found object's answer is kept (up to the cache's size limit per
+      // answer) until the next index; a 404 is never kept, so an object published later is found on the next ask.
+      reuse: 'index',
       summary: 'The bytes of one object',
       handler: async ({ params, deps }) => {
         const address = params.address as string;

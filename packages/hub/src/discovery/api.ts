@@ -95,3 +95,52 @@ export const ARCHIVE_API: Record<string, RouteApi> = {
   'GET /api/hub/archive': { responses: ok('Archive: the daily indexes, newest first, chained through prev', jsonContent(ref('Archive'))) },
   'GET /api/hub/pins': { responses: ok('Pins', jsonContent(ref('Pins'))) },
 };
+
+/** The transparency log's routes (log-routes.ts). */
+export const LOG_API: Record<string, RouteApi> = {
+  'GET /api/hub/log/checkpoint': {
+    responses: {
+      '200': {
+        description: "The log's checkpoint (C2SP tlog-checkpoint: origin, tree size, base64 root hash) as a C2SP signed note (Ed25519)",
+        content: { 'text/plain; charset=utf-8': { schema: str } },
+      },
+      '404': { description: 'NoCheckpoint: no signing key has signed the log yet', content: jsonContent(ref('HubError')) },
+    },
+  },
+  'GET /api/hub/log/tile/entries/*path': {
+    responses: {
+      '200': {
+        description:
+          'An entry bundle (C2SP tlog-tiles): each archived day as a big-endian uint16 length and its model-hub.log-entry record',
+        content: { 'application/octet-stream': { schema: bin } },
+      },
+    },
+  },
+  'GET /api/hub/log/tile/*path': {
+    responses: {
+      '200': {
+        description: 'A hash tile (C2SP tlog-tiles): up to 256 consecutive 32-byte RFC 6962 Merkle tree hashes of one level',
+        content: { 'application/octet-stream': { schema: bin } },
+      },
+    },
+  },
+};
+
+/** The addresses a new user tries on the site (site/alias-routes.ts). */
+export const ALIAS_API: Record<string, RouteApi> = {
+  'GET /:owner/:name': {
+    responses: {
+      '302': { description: 'The model page, /models/{owner}/{name} (Location)', headers: { Location: header('the model page') } },
+      '404': { description: 'Not in the index: the site page to a browser, text otherwise', content: { 'text/plain': { schema: str } } },
+    },
+  },
+  'GET /:owner/:name/blob/:rev/*path': {
+    responses: {
+      '302': {
+        description: 'The file, /{owner}/{name}/resolve/{rev}/{path} (Location)',
+        headers: { Location: header('the download route') },
+      },
+      '404': { description: 'Not in the index', content: { 'text/plain': { schema: str } } },
+    },
+  },
+};

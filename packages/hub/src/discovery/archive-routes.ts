@@ -14,18 +14,21 @@ import {
   sendPrepared,
 } from '@hub/core-index';
 import { ARCHIVE_API } from './api.js';
+import { logAnnouncement } from './log-routes.js';
 
 class Unreadable extends Error {}
 
 async function archiveBody(deps: CoreDeps): Promise<PreparedBody> {
   const archive = await readArchive(deps.objects);
   const gateway = archive.gateway ?? deps.health.source('ipfs')?.url;
+  const log = await logAnnouncement(deps);
   const body: Archive = {
     format: 'svc.model-hub.archive/v1',
     days: archive.days,
     ...(gateway ? { gateway } : {}),
     ...(archive.mirror ? { mirror: archive.mirror } : {}),
     registry: archive.registry ?? ARCHIVE_REGISTRY,
+    ...(log ? { log } : {}),
   };
   return prepare(body);
 }

@@ -103,7 +103,7 @@ export function commandsFor(m: IndexedModel, origin: string): string {
     cmd(
       'MCP',
       'cmd-mcp',
-      `# Streamable HTTP endpoint: ${origin}/mcp\n{"mcpServers": {"model-hub": {"type": "http", "url": "${origin}/mcp"}}}\n# then call the tool get_download with {"id": "${id}"${gguf?.quant ? `, "quant": "${gguf.quant}"` : ''}}`,
+      `# Streamable HTTP endpoint: ${origin}/mcp\n{"mcpServers": {"model-hub": {"type": "http", "url": "${origin}/mcp"}}}\n# then call the tool get_download with {"model": "${id}"${gguf?.quant ? `, "quant": "${gguf.quant}"` : ''}}`,
     ),
   );
   return parts.join('\n');
