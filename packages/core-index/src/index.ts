@@ -1,5 +1,23 @@
 export * from './buckets/schema.js';
 export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, recordMissing, silentLogger } from './deps.js';
+export {
+  type ApiContent,
+  type ApiQuery,
+  type ApiResponse,
+  type ApiResponses,
+  arrayOf,
+  bin,
+  describeRoutes,
+  header,
+  JSON_CT,
+  jsonContent,
+  jsonOk,
+  ok,
+  type RouteApi,
+  ref,
+  str,
+  textOk,
+} from './http/api.js';
 export * from './http/contract.js';
 export { type Admission, admitRequest, createHub, type Hub, type RequestScope, splitUrl } from './http/create-hub.js';
 export { type MatchResult, type RouteMatch, Router } from './http/router.js';

@@ -1,5 +1,6 @@
 import type { CoreDeps } from '../deps.js';
 import { type Metrics, methodLabel, noMetrics, type RouteGroup, routeGroup } from '../metrics.js';
+import { AnswerCache } from './answer-cache.js';
 import {
   BodyTooLargeError,
   errorResponse,
@@ -38,6 +39,12 @@ export interface RequestScope {
 export interface Hub {
   /** Answer one request. Never throws; never answers 500 for bad input. */
   handle(req: HubRequest, scope?: RequestScope): Promise<HubResponse>;
+  /**
+   * The kept whole answer to this request (a `reuse` route answered it before, and the index and health are the
+   * same), synchronously, or undefined: then call `handle`. `handle` consults the same cache first, so a host that
+   * never calls this gets the same answers. The answer is frozen: write it, do not change it.
+   */
+  cached(req: HubRequest): HubResponse | undefined;
   routes: readonly Route<any>[];
 }
 
@@ -52,8 +59,20 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
   const siteOrigin = deps.settings.siteOrigin;
   const metrics = deps.metrics ?? noMetrics;
   const observe = metrics === noMetrics ? undefined : observer(metrics);
+  const answers = new AnswerCache<Route<D>>(deps);
+
+  /** A kept whole answer (`Route.reuse`), with its request event like any other answer. */
+  function cached(raw: HubRequest): HubResponse | undefined {
+    const start = observe ? performance.now() : 0;
+    const kept = answers.get(raw);
+    if (!kept) return undefined;
+    observe?.(raw, kept.response, kept.route, (performance.now() - start) / 1000);
+    return kept.response;
+  }
 
   async function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
+    const kept = cached(raw);
+    if (kept) return kept;
     // Metrics off: nothing measured, nothing allocated.
     if (!observe) return answer(raw, scope, undefined);
     const start = performance.now();
@@ -92,10 +111,15 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       if (seen) seen.route = route;
       shape = route.errors;
 
+      // A route whose whole answer may be kept: record the request headers its handler reads (the answer's variants),
+      // and the index and health it answers under.
+      const reuse = route.reuse && route.rules === 'read' ? route.reuse : undefined;
+      const recorded = reuse ? answers.recorder(raw.headers) : undefined;
+      const under = reuse ? { index: deps.index(), health: answers.healthVersion() } : undefined;
       let req: HubRequest;
       switch (route.rules) {
         case 'read':
-          req = withoutCredentials(raw);
+          req = withoutCredentials(recorded ? { method: raw.method, url: raw.url, headers: recorded.headers, body: raw.body } : raw);
           break;
         case 'publish':
           if (!tokenMatches(bearerToken(raw), deps.settings.publisherTokens)) {
@@ -147,8 +171,9 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
           return parsedQuery;
         },
       };
-      const res = await route.handler(ctx);
-      return finish(res, raw, route, siteOrigin);
+      const res = finish(await route.handler(ctx), raw, route, siteOrigin);
+      if (reuse && recorded && under) answers.put(raw, res, route, reuse, recorded.read, under.index, under.health);
+      return res;
     } catch (e) {
       if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e), raw, route, siteOrigin);
       if (isClientAbort(e)) {
@@ -161,7 +186,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
     }
   }
 
-  return { handle, routes };
+  return { handle, cached, routes };
 }
 
 interface Seen {

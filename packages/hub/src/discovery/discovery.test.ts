@@ -150,7 +150,8 @@ describe('discovery documents', () => {
     for (const r of hubRoutes()) {
       const op = doc.paths[openapiPath(r.path).path]?.[r.method.toLowerCase()];
       if (!op) missing.push(`${r.method} ${r.path}: no entry`);
-      else if (op['x-undocumented']) missing.push(`${r.method} ${r.path}: no declared answers (add it to RESPONSES in openapi.ts)`);
+      else if (op['x-undocumented'])
+        missing.push(`${r.method} ${r.path}: no declared answers (describe it beside the route: describeRoutes in its package)`);
       else {
         const err = op.responses['4XX']?.content;
         const want = { hub: 'HubError', objects: 'ApiError', oci: 'OciError', text: undefined }[r.errors];

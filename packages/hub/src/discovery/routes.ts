@@ -1,5 +1,6 @@
 import {
   type CoreDeps,
+  describeRoutes,
   errorResponse,
   type HubResponse,
   type IndexStore,
@@ -19,6 +20,7 @@ import { escapeHtml, faviconIco, formatBytes, modelHref, page } from '../site/ht
 import { docHtmlPage, fillModelHealth, healthPage, modelPageTemplate, notFoundPage, sectionPage } from '../site/pages.js';
 import { liveSpaces } from '../spaces/live.js';
 import { agentCard, llmsTxt, robotsTxt } from './agent.js';
+import { DISCOVERY_API } from './api.js';
 import { agentBrief } from './brief.js';
 import { preparedDescriptor } from './descriptor.js';
 import { logAnnouncement } from './log-routes.js';
@@ -283,7 +285,7 @@ export interface DiscoveryOptions {
 
 const FAVICON = faviconIco();
 
-export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
+function discoveryRouteTable<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
   let own: Route<D>[] = [];
   const allRoutes = () => options.routes?.() ?? own;
   // The document depends on the route table only, so it is built once per process.
@@ -335,23 +337,27 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
   });
 
   own = [
-    get(
-      '/',
-      'The website, the Descriptor or the agent brief, by Accept',
-      60,
-      h(async ({ req, deps, origin }) => {
-        const index = deps.index();
-        const kind = negotiate(req.headers.get('accept'));
-        const res =
-          kind === 'json'
-            ? sendPrepared(await descriptorOf(deps))
-            : kind === 'html'
-              ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin)))
-              : brief(deps, origin);
-        res.headers.vary = 'Accept';
-        return res;
-      }),
-    ),
+    {
+      ...get(
+        '/',
+        'The website, the Descriptor or the agent brief, by Accept',
+        60,
+        h(async ({ req, deps, origin }) => {
+          const index = deps.index();
+          const kind = negotiate(req.headers.get('accept'));
+          const res =
+            kind === 'json'
+              ? sendPrepared(await descriptorOf(deps))
+              : kind === 'html'
+                ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin)))
+                : brief(deps, origin);
+          res.headers.vary = 'Accept';
+          return res;
+        }),
+      ),
+      // Prepared once per index and origin (the log announcement too): the whole answer is kept until the next index.
+      reuse: 'index',
+    },
     get(
       '/.well-known/model-hub.json',
       'The Descriptor',
@@ -438,4 +444,9 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
     ),
   ];
   return own;
+}
+
+/** {@link discoveryRouteTable} with each route's API description (DISCOVERY_API) attached. */
+export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
+  return describeRoutes(discoveryRouteTable<D>(options), DISCOVERY_API);
 }
