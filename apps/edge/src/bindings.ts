@@ -1,3 +1,5 @@
+import type { AnalyticsEngineDatasetLike } from './analytics-metrics.js';
+
 /**
  * The Worker's bindings (wrangler.jsonc documents each one) and the few binding methods the hub uses,
  * typed structurally so the code needs no Workers type package and tests can pass fakes or
@@ -94,6 +96,10 @@ export interface Env {
   ACCOUNT_SITE_ORIGIN?: string;
   /** `debug`, `info` (default), `warn`, `error`. */
   LOG_LEVEL?: string;
+  /** Optional Workers Analytics Engine dataset: the hub's metric events are written there (docs/operations.md). */
+  HUB_METRICS?: AnalyticsEngineDatasetLike;
+  /** `true`: one access-log line per request (method, route pattern, status, ms, source, bytes). */
+  LOG_REQUESTS?: string | boolean;
   /** Commit the bundle was built from (set by the deploy). */
   COMMIT?: string;
 }

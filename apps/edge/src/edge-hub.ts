@@ -1,15 +1,19 @@
 import { type AccountConfig, createAccountServices } from '@hub/account';
 import {
   type Address,
+  accessLog,
   type IndexStore,
   type Logger,
   loadIndex,
+  noMetrics,
   type RequestScope,
   type SourceConfig,
   SourceProber,
   sourceKindProblem,
+  teeMetrics,
 } from '@hub/core-index';
 import { assembleHub, type Hub, type HubDeps, indexHolder, mergeSources, type SourceEntry } from '@hub/hub';
+import { analyticsEngineMetrics } from './analytics-metrics.js';
 import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';
 import { KvMissingLog, kvProbeStorage } from './kv-state.js';
@@ -88,7 +92,12 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
     throw new NoIndexError(
       'The R2 bucket holds no index (no refs/current): upload one, as apps/edge/README.md "Deploy to the edge" shows.',
     );
-  const indexes = indexHolder(objects, await loadIndex(objects, current), loadIndex, log);
+  // Metrics: a Workers Analytics Engine dataset when one is bound, the access log when asked; else nothing measured.
+  const metrics = teeMetrics(
+    env.HUB_METRICS ? analyticsEngineMetrics(env.HUB_METRICS) : noMetrics,
+    env.LOG_REQUESTS === true || env.LOG_REQUESTS === 'true' ? accessLog(log) : noMetrics,
+  );
+  const indexes = indexHolder(objects, await loadIndex(objects, current), loadIndex, log, metrics);
   let checkedAt = now();
   let checking: Promise<IndexStore> | undefined;
 
@@ -101,6 +110,7 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
     storage: kvProbeStorage(env.STATE),
     now,
     log,
+    metrics,
     fetch: (input, init) => fetch(input, init),
   });
   await health.load();
@@ -120,6 +130,7 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
     missing: new KvMissingLog(env.STATE),
     accounts,
     log,
+    metrics,
     now,
     defer,
     settings: {

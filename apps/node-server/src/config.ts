@@ -43,6 +43,11 @@ export interface HubConfigFile {
   /** Port of the data folder's mirror (`DIR/mirror`; default: the next free port after the hub's). */
   localMirrorPort?: number;
   logLevel?: string;
+  /**
+   * The Ed25519 key file(s) that sign the transparency log's checkpoint (`hub keys generate` writes one); overrides
+   * HUB_SIGNING_KEY_FILE. Several: each signs (a key rotation). Never logged.
+   */
+  signingKey?: string | string[];
   /** Serve `GET /metrics` (Prometheus text) on its own listener at this port (default: off; 0 picks a free one). */
   metricsPort?: number;
   /** The metrics listener's address (default 127.0.0.1: loopback only). */

@@ -120,9 +120,54 @@ export function promMetrics(options: { defaultMetrics?: boolean; probeIntervalSe
     registers,
   });
 
+  // The upstream run inside the server (`hub serve --refresh`); a separate `hub index build` process is not scraped.
+  const upstreamModels = new Counter({
+    name: 'hub_upstream_models_total',
+    help: 'Models the upstream run finished, by outcome (done, failed = skipped, kept = yesterday kept after a failure).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const upstreamRequests = new Counter({
+    name: 'hub_upstream_requests_total',
+    help: 'Requests the upstream run sent, by rate-limit bucket.',
+    labelNames: ['bucket'] as const,
+    registers,
+  });
+  const upstreamPauses = new Counter({
+    name: 'hub_upstream_rate_limit_pauses_total',
+    help: 'Times the upstream run waited for a rate-limit window, by bucket.',
+    labelNames: ['bucket'] as const,
+    registers,
+  });
+  const upstreamWaited = new Counter({
+    name: 'hub_upstream_rate_limit_wait_seconds_total',
+    help: 'Seconds the upstream run waited for rate-limit windows, by bucket.',
+    labelNames: ['bucket'] as const,
+    registers,
+  });
+  const upstreamRuns = new Counter({
+    name: 'hub_upstream_runs_total',
+    help: 'Upstream runs that ended, by outcome (ok: an index was written; failed).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const upstreamLastRun = new Gauge({
+    name: 'hub_upstream_last_run_timestamp_seconds',
+    help: 'When the last upstream run ended (Unix seconds).',
+    registers,
+  });
+  const upstreamLastDuration = new Gauge({
+    name: 'hub_upstream_last_run_duration_seconds',
+    help: 'How long the last upstream run took.',
+    registers,
+  });
+
   // Zero series for the unlabelled outcomes, so rate() and absent() work from the first scrape.
   for (const outcome of ['created', 'existing', 'refused']) published.labels({ outcome });
   for (const outcome of ['ok', 'refused', 'limited', 'unauthorized']) accountWrites.labels({ outcome });
+  for (const group of ['hf', 'oci']) noLive.labels({ group });
+  for (const outcome of ['done', 'failed', 'kept']) upstreamModels.labels({ outcome });
+  for (const outcome of ['ok', 'failed']) upstreamRuns.labels({ outcome });
 
   const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
   const statusClass = (status: number) => STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other';
@@ -181,8 +226,20 @@ export function promMetrics(options: { defaultMetrics?: boolean; probeIntervalSe
       case 'mcp-tool':
         mcpCalls.labels({ tool: e.tool, is_error: e.isError ? 'true' : 'false' }).inc();
         break;
-      default:
-        // upstream events: the run's own process has no scrape endpoint (see upstreamMetrics)
+      case 'upstream-model':
+        upstreamModels.labels({ outcome: e.outcome }).inc();
+        break;
+      case 'upstream-request':
+        upstreamRequests.labels({ bucket: e.bucket }).inc();
+        break;
+      case 'upstream-pause':
+        upstreamPauses.labels({ bucket: e.bucket }).inc();
+        upstreamWaited.labels({ bucket: e.bucket }).inc(e.seconds);
+        break;
+      case 'upstream-run':
+        upstreamRuns.labels({ outcome: e.ok ? 'ok' : 'failed' }).inc();
+        upstreamLastRun.set(Date.now() / 1000);
+        upstreamLastDuration.set(e.seconds);
         break;
     }
   }

@@ -8,6 +8,7 @@ import { type Address, type IndexStore, type Logger, type SourceConfig, SourcePr
 import { assembleHub, HUB_VERSION, type Hub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
 import {
   DEMO_SOURCE,
+  demoSource,
   demoTreeDir,
   type MirrorFolderServer,
   type StaticMirror,
@@ -68,7 +69,7 @@ export interface RunningHub {
 export const LOCAL_MIRROR = 'local-mirror';
 
 export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror, localMirror?: string, airGapped = false): SourceConfig[] {
-  const own: SourceConfig[] = demo ? [{ name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: demo.template }] : [];
+  const own: SourceConfig[] = demo ? [demoSource(demo.template)] : [];
   if (localMirror) own.push({ name: LOCAL_MIRROR, display: 'Local mirror', token: 'mirror', kind: 'mirror', url: localMirror });
   const merged = mergeSources(config.sources ?? [], own);
   // Air-gapped (a data folder filled by `hub bundle import`): only mirrors and the sources the config names are

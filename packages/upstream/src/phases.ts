@@ -45,6 +45,8 @@ export async function modelsPhase(rc: RunContext, listing: Listing, lookups: Sou
     downloaded: 0,
   };
   let done = 0;
+  /** Slots whose model kept yesterday's object after a transient failure (an `ok` result, counted as kept). */
+  const keptSlots = new Set<number>();
 
   const one = async (i: number) => {
     const { row, listed } = rows[i] as ListedRow;
@@ -91,6 +93,7 @@ export async function modelsPhase(rc: RunContext, listing: Listing, lookups: Sou
       if (prev) {
         const why = transientReason(e);
         out.kept++;
+        keptSlots.add(i);
         out.keptByReason[why] = (out.keptByReason[why] ?? 0) + 1;
         out.results[i] = { status: 'ok', model: prev, reused: true, downloaded: 0 };
         rc.log.warn(
@@ -112,6 +115,8 @@ export async function modelsPhase(rc: RunContext, listing: Listing, lookups: Sou
     await one(i);
     done++;
     const r = out.results[i];
+    if (r)
+      rc.options.metrics?.emit({ type: 'upstream-model', outcome: r.status === 'skipped' ? 'failed' : keptSlots.has(i) ? 'kept' : 'done' });
     if (r?.status === 'ok')
       rc.log.info(
         { event: 'model', model: r.model.id, revision: r.model.revision, files: r.model.files.length, reused: r.reused },
@@ -154,6 +159,7 @@ export async function writePhase(
     models,
     ...(o.display ? { display: o.display } : {}),
     ...(o.codeCommit ? { codeCommit: o.codeCommit } : {}),
+    ...(o.signers ? { signers: o.signers } : {}),
     ...(o.onObject ? { onObject: o.onObject } : {}),
     now: () => rc.clock.now(),
     archive: { registry: ARCHIVE_REGISTRY, ...(o.pins?.gateway ? { gateway: o.pins.gateway } : {}), ...o.archive },

@@ -1,7 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { type Address, type CatalogObject, type Logger, MemoryObjectStore, type ModelObject, sha256Hex } from '@hub/core-index';
+import {
+  type Address,
+  type CatalogObject,
+  type Logger,
+  MemoryObjectStore,
+  type MetricEvent,
+  type ModelObject,
+  sha256Hex,
+} from '@hub/core-index';
 import { http, passthrough } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -175,9 +183,17 @@ describe('the index run against the real host', () => {
     newFake(clock);
     const log = collectingLog();
     const progress: BuildProgress[] = [];
+    const events: MetricEvent[] = [];
     const store = new MemoryObjectStore();
     const run = await runUpstreamBuild(
-      options(store, clock, { top: 500, pageSize: 100, log, onProgress: (p) => progress.push(p), modelscope: false }),
+      options(store, clock, {
+        top: 500,
+        pageSize: 100,
+        log,
+        onProgress: (p) => progress.push(p),
+        modelscope: false,
+        metrics: { emit: (e) => void events.push(e) },
+      }),
     );
     expect(run.models).toBe(500);
     expect(run.skipped).toEqual([]);
@@ -195,6 +211,19 @@ describe('the index run against the real host', () => {
     // The progress line knew the quota left and the pause.
     expect(progress.some((p) => p.waiting?.bucket === 'api' && p.waiting.seconds > 0)).toBe(true);
     expect(progress.some((p) => p.quota?.some((q) => q.bucket === 'resolvers' && q.quota === 3000))).toBe(true);
+    // The run's metric events (design 10.2) add up to its summary: requests per bucket, pauses, models, the end.
+    const count = (pick: (e: MetricEvent) => string | undefined) => {
+      const out: Record<string, number> = {};
+      for (const e of events) {
+        const k = pick(e);
+        if (k !== undefined) out[k] = (out[k] ?? 0) + 1;
+      }
+      return out;
+    };
+    expect(count((e) => (e.type === 'upstream-request' ? e.bucket : undefined))).toEqual(run.requestsByBucket);
+    expect(count((e) => (e.type === 'upstream-pause' ? e.bucket : undefined))).toEqual({ api: waits.length });
+    expect(count((e) => (e.type === 'upstream-model' ? e.outcome : undefined))).toEqual({ done: 500 });
+    expect(events.filter((e) => e.type === 'upstream-run')).toEqual([{ type: 'upstream-run', ok: true, seconds: run.seconds }]);
     // The next day: 25 of the 500 (5%) have a new revision; the rest reuse yesterday's objects.
     for (const id of fake.order.slice(0, 500).filter((_, i) => i % 20 === 0)) fake.bump(id);
     const daily = await runUpstreamBuild(options(store, clock, { top: 500, pageSize: 100, modelscope: false, date: '2026-05-05' }));
@@ -290,7 +319,11 @@ describe('the index run against the real host', () => {
       new RegExp(`/api/models/${id}/tree/`),
       Array.from({ length: 10 }, () => ({ status: 503 })),
     );
-    const day2 = await runUpstreamBuild(options(store, clock, { top: 10, date: '2026-05-05' }));
+    const outcomes: string[] = [];
+    const metrics = { emit: (e: MetricEvent) => void (e.type === 'upstream-model' && outcomes.push(e.outcome)) };
+    const day2 = await runUpstreamBuild(options(store, clock, { top: 10, date: '2026-05-05', metrics }));
+    expect(outcomes.filter((o) => o === 'kept')).toHaveLength(1);
+    expect(outcomes.filter((o) => o === 'done')).toHaveLength(9);
     const after = await catalogOf(store, day2.catalog);
     expect(day2.models).toBe(10);
     expect(after.objects[id]?.model).toBe(before.objects[id]?.model);

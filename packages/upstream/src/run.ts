@@ -1,10 +1,11 @@
-import { silentLogger } from '@hub/core-index';
+import { type Metrics, noMetrics, silentLogger } from '@hub/core-index';
 import type { SourceCheck } from './breaker.js';
 import { systemClock, UpstreamClient, type WaitInfo } from './client.js';
 import type { RunContext } from './context.js';
 import { listPhase } from './listing.js';
 import { secondarySources } from './lookups.js';
 import { modelsPhase, summarize, writePhase } from './phases.js';
+import { bucketOf } from './rate-limit.js';
 import { WorkRef } from './state.js';
 import type { BuildProgress, BuildSummary, UpstreamBuildOptions } from './types.js';
 import { Yesterday } from './yesterday.js';
@@ -17,6 +18,21 @@ import { Yesterday } from './yesterday.js';
  * with the same catalog.
  */
 export async function runUpstreamBuild(options: UpstreamBuildOptions): Promise<BuildSummary> {
+  const metrics = options.metrics ?? noMetrics;
+  const clock = options.clock ?? systemClock;
+  const started = clock.now();
+  try {
+    const summary = await run({ ...options, metrics });
+    metrics.emit({ type: 'upstream-run', ok: true, seconds: (clock.now() - started) / 1000 });
+    return summary;
+  } catch (e) {
+    metrics.emit({ type: 'upstream-run', ok: false, seconds: (clock.now() - started) / 1000 });
+    throw e;
+  }
+}
+
+async function run(options: UpstreamBuildOptions & { metrics: Metrics }): Promise<BuildSummary> {
+  const { metrics } = options;
   const clock = options.clock ?? systemClock;
   const started = clock.now();
   const log = options.log ?? silentLogger;
@@ -42,6 +58,8 @@ export async function runUpstreamBuild(options: UpstreamBuildOptions): Promise<B
       const until = clock.now() + w.waitMs;
       if (!waiting || waiting.until < until || waiting.until <= clock.now()) {
         waiting = { bucket: w.bucket, until };
+        // One pause per window the run waits for (requests queued behind the same window are not new pauses).
+        metrics.emit({ type: 'upstream-pause', bucket: w.bucket, seconds: w.waitMs / 1000 });
         log.warn(
           { event: 'rate-limit-wait', bucket: w.bucket, waitMs: w.waitMs, status: w.status, retryAfter: w.retryAfter },
           `waiting ${Math.ceil(w.waitMs / 1000)} s for the ${w.bucket} window`,
@@ -53,7 +71,11 @@ export async function runUpstreamBuild(options: UpstreamBuildOptions): Promise<B
   };
   const client = new UpstreamClient({
     ...options.http,
-    fetch: options.fetch,
+    // Every request the run sends, by its rate-limit bucket (retries included: each is a request the host counts).
+    fetch: (input, init) => {
+      metrics.emit({ type: 'upstream-request', bucket: bucketOf(input instanceof Request ? input.url : String(input)) });
+      return options.fetch(input, init);
+    },
     clock,
     deadline,
     onWait,

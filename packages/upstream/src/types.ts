@@ -1,4 +1,4 @@
-import type { Address, BuildInput, BuildResult, Logger, ObjectStore, Pins } from '@hub/core-index';
+import type { Address, BuildInput, BuildResult, Logger, Metrics, ObjectStore, Pins } from '@hub/core-index';
 import type { SourceCheck } from './breaker.js';
 import type { Clock, UpstreamClientOptions } from './client.js';
 import type { SkipReason } from './model.js';
@@ -50,9 +50,13 @@ export interface UpstreamBuildOptions {
   codeCommit?: string;
   /** Fields of the archive document (registry, gateway, mirror). */
   archive?: { registry?: string; gateway?: string; mirror?: string };
+  /** Keys that sign the transparency log's checkpoint (design 10.4). */
+  signers?: BuildInput['signers'];
   /** Ignore finished work of the same day and list again. */
   fresh?: boolean;
   log?: Logger;
+  /** Run events (design 10.2): each model's outcome, each request by bucket, rate-limit pauses, the run's end. */
+  metrics?: Metrics;
   onProgress?: (p: BuildProgress) => void;
   /** Every model and source object of the day's catalog, for the host's load pack (`BuildInput.onObject`). */
   onObject?: BuildInput['onObject'];

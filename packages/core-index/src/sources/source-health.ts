@@ -109,7 +109,13 @@ export interface SourceHealth {
   /** Seconds until the next probe round; the `Retry-After` for a 503 when nothing is live. */
   retryAfterSeconds(): number;
   /** The configured mirror sources with what each last said it holds (design 10.3). */
-  mirrorSources(): MirrorSource[];
+  mirrorSources?(): MirrorSource[];
+  /**
+   * A number that changes whenever what `choose` and `snapshot` answer may change (a probe outcome, a load of the
+   * stored state). Whole answers that depend on health are kept only while it stays the same (`Route.reuse`);
+   * without it they are not kept.
+   */
+  version?(): number;
 }
 
 export function sourceHolds(object: SourceObject, path: string): boolean {
@@ -218,6 +224,8 @@ const NEVER_PROBED: SourceState = Object.freeze({ ok: true, checked: null }) as 
 export class MemorySourceHealth implements SourceHealth {
   private readonly configs = new Map<string, SourceConfig>();
   protected probes: ProbeState = emptyProbeState();
+  /** Bumped by every change of `probes` (see {@link version}). */
+  private generation = 0;
   protected readonly settings: ProbeSettings;
   protected readonly now: () => number;
 
@@ -249,6 +257,16 @@ export class MemorySourceHealth implements SourceHealth {
     if (!source) return;
     const outcome = { name, ok: result.ok, reason: result.reason as ProbeReason, at: result.at, ms: 0, url: '' };
     recordOutcome(this.probes, source, outcome, this.settings);
+    this.changed();
+  }
+
+  version(): number {
+    return this.generation;
+  }
+
+  /** The probe state changed (an outcome folded in, the stored state loaded): answers that depend on it are stale. */
+  protected changed(): void {
+    this.generation++;
   }
 
   /** The probe state (what a host persists): the one record of every probed source. */
