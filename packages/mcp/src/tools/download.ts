@@ -78,7 +78,14 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
   const index = ctx.deps.index();
   const offset = decodeCursor(args.cursor, 'get_download', snapshotKey(index), args as unknown as Record<string, unknown>);
   const blocks: Block<Record<string, unknown>>[] = files.map((f) => {
-    const choice = ctx.deps.health.choose({ id: m.id, revision: m.revision, path: f.path, sources: m.sources, via: args.via });
+    const choice = ctx.deps.health.choose({
+      id: m.id,
+      revision: m.revision,
+      path: f.path,
+      sha256: f.sha256,
+      sources: m.sources,
+      via: args.via,
+    });
     const url = resolveUrl(ctx.origin, m, f.path);
     const source = choice.ok ? { name: choice.choice.source, display: choice.choice.display, url: choice.choice.url } : null;
     const why = choice.ok
