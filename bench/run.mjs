@@ -26,6 +26,7 @@ const FLAGS = {
   client: { type: 'boolean' },
   edge: { type: 'boolean' },
   soak: { type: 'boolean' },
+  start: { type: 'boolean' },
   minutes: { type: 'string' },
 };
 const { values } = parseArgs({ options: FLAGS, args: process.argv.slice(2).filter((a) => a !== '--') });
@@ -38,6 +39,11 @@ if (values.soak) {
   // 10 minutes (--minutes N) of mixed load over the hot routes: errors, percentiles, memory at start and end
   await import('./soak.mjs');
   process.exit(process.exitCode ?? 0);
+}
+if (values.start) {
+  // the first start after a build against a later start (--models N --keep DIR --rounds R)
+  await import('./start.mjs');
+  process.exit(0);
 }
 if (values.edge) {
   // the edge hub against a trivial fixed-302 Worker under the same Miniflare

@@ -117,7 +117,9 @@ export default {
       return unavailable(e);
     }
     for (const p of edge.refresh(Date.now())) ctx.waitUntil(p);
-    const res = await edge.hub.handle(req, { ...edge.scope((p) => ctx.waitUntil(p)), origin: admitted.origin });
+    // The hub reads the admitted URL (behind a trusted proxy, the proxy's scheme and host), which also keys the answer cache.
+    const hubReq = admitted.url === url ? req : new Request(admitted.url, req);
+    const res = await edge.hub.handle(hubReq, { ...edge.scope((p) => ctx.waitUntil(p)), origin: admitted.origin });
     return toResponse(res);
   },
 

@@ -42,6 +42,13 @@ export interface HubConfigFile {
   demo?: boolean;
   /** Port of the demo mirror (default: the hub's port + 1; 0 picks a free one). */
   demoMirrorPort?: number;
+  /**
+   * Redirect only to mirrors and the sources named here (default: true in a data folder filled by `hub bundle
+   * import`, false otherwise): on a closed network the index's public hosts cannot be reached.
+   */
+  airGapped?: boolean;
+  /** Port of the data folder's mirror (`DIR/mirror`; default: the next free port after the hub's). */
+  localMirrorPort?: number;
   logLevel?: string;
   /**
    * The Ed25519 key file(s) that sign the transparency log's checkpoint (`hub keys generate` writes one); overrides

@@ -83,7 +83,18 @@ export function hubListener(
     }
     const admitted = toHubRequest(hub, req, protocol, policy);
     // an invalid Host or request target, or a rebinding refusal, is answered without reaching the routes
-    ('status' in admitted ? Promise.resolve(admitted) : hub.handle(admitted.req, admitted.scope)).then(
+    if ('status' in admitted) {
+      writeHubResponse(res, admitted);
+      return;
+    }
+    // A kept whole answer (the index and health unchanged since it was made) is written in this same turn. Its key is
+    // the admitted URL, whose origin is the one absolute URLs were built from (or baseUrl's, the same for all).
+    const kept = hub.cached(admitted.req);
+    if (kept) {
+      writeHubResponse(res, kept);
+      return;
+    }
+    hub.handle(admitted.req, admitted.scope).then(
       (out) => writeHubResponse(res, out),
       () => {
         // hub.handle answers its own errors; this is the last guard so a socket is never left open.

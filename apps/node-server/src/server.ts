@@ -1,5 +1,7 @@
+import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
+import path from 'node:path';
 import { createAccountServices } from '@hub/account';
 import {
   type Address,
@@ -16,16 +18,19 @@ import {
   DEMO_SOURCE,
   demoSource,
   demoTreeDir,
+  type MirrorFolderServer,
   type StaticMirror,
   seedBuckets,
   seedDemo,
   seedSpaces,
+  serveMirrorFolder,
   startStaticMirror,
 } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { installFastBlake3 } from './blake3-node.js';
+import { DATA_MIRROR, IMPORTED_FILE } from './bundle.js';
 import { ConfigError, type HubConfigFile } from './config.js';
 import { hubListener } from './koa-adapter.js';
 import { DEFAULT_HOST, listenOn } from './listen.js';
@@ -58,6 +63,8 @@ export interface RunningHub {
   /** The address actually bound, `address:port` (`127.0.0.1:8080`, `0.0.0.0:8080`, `[::1]:8080`). */
   listening: string;
   mirror?: StaticMirror;
+  /** the data folder's local mirror (`DIR/mirror`, filled by `hub bundle import`), served on the next port */
+  localMirror?: MirrorFolderServer;
   /** The separate metrics listener (`metricsPort`), when configured. */
   metrics?: MetricsServer;
   deps: HubDeps;
@@ -70,10 +77,24 @@ export interface RunningHub {
   close(): Promise<void>;
 }
 
-export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror): SourceConfig[] {
+/** The health key of the data folder's own mirror (`DIR/mirror`; design 10.3). */
+export const LOCAL_MIRROR = 'local-mirror';
+
+export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror, localMirror?: string, airGapped = false): SourceConfig[] {
   // The demo mirror runs beside the hub: its redirects name the host the client reached the hub by (onHubHost).
   const own: SourceConfig[] = demo ? [demoSource(demo.template, { onHubHost: true })] : [];
-  return mergeSources(config.sources ?? [], own);
+  if (localMirror) own.push({ name: LOCAL_MIRROR, display: 'Local mirror', token: 'mirror', kind: 'mirror', url: localMirror });
+  const merged = mergeSources(config.sources ?? [], own);
+  // Air-gapped (a data folder filled by `hub bundle import`): only mirrors and the sources the config names are
+  // redirected to; the index's public hosts are unreachable from here, so a file no mirror holds answers 503.
+  if (!airGapped) return merged;
+  const named = new Set((config.sources ?? []).filter((s) => s.name !== LOCAL_MIRROR).map((s) => s.name));
+  return merged.map((s) => (s.kind === 'mirror' || named.has(s.name) ? s : { ...s, redirect: false }));
+}
+
+/** Whether `dir` holds a mirror folder (`manifest.json`). */
+async function hasMirror(dir: string): Promise<boolean> {
+  return (await stat(path.join(dir, 'manifest.json')).catch(() => undefined))?.isFile() ?? false;
 }
 
 /** Wire the hub's interfaces to the filesystem, load (or seed) the index, and listen. */
@@ -112,11 +133,15 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     throw e;
   });
 
+  // A data folder filled by `hub bundle import` is air-gapped unless the config says otherwise.
+  const airGapped = config.airGapped ?? !!(await stat(path.join(options.dataDir, IMPORTED_FILE)).catch(() => undefined));
   // The demo mirror serves the demo bytes whenever the index holds models sourced from it.
-  const usesDemo = indexes
-    .current()
-    .models()
-    .some((m) => m.sources.some((s) => s.source === DEMO_SOURCE));
+  const usesDemo =
+    !airGapped &&
+    indexes
+      .current()
+      .models()
+      .some((m) => m.sources.some((s) => s.source === DEMO_SOURCE));
   let mirror: StaticMirror | undefined;
   if (usesDemo && options.demoMirror !== false) {
     const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);
@@ -128,8 +153,34 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
   }
 
-  const sources = sourcesFromConfig(config, mirror);
-  const order = config.order ?? [...(mirror ? [DEMO_SOURCE] : []), ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE)];
+  // The data folder's own mirror (`DIR/mirror`) is served on the next free port, unless the config names its URL (an
+  // nginx in front of the same folder).
+  let localMirror: MirrorFolderServer | undefined;
+  const mirrorDir = path.join(options.dataDir, DATA_MIRROR);
+  const configuredMirror = config.sources?.find((s) => s.name === LOCAL_MIRROR && s.url);
+  if (!configuredMirror && (await hasMirror(mirrorDir))) {
+    const wanted = config.localMirrorPort ?? (options.port ? options.port + (mirror ? 2 : 1) : 0);
+    localMirror = await serveMirrorFolder({ root: mirrorDir, port: wanted }).catch(() => serveMirrorFolder({ root: mirrorDir, port: 0 }));
+    log.info({ mirror: localMirror.url, folder: mirrorDir }, 'serving the local mirror');
+  }
+  const sources = sourcesFromConfig(config, mirror, localMirror?.url ?? configuredMirror?.url, airGapped);
+  if (airGapped) {
+    // the index names sources (with their own URL templates) that no config lists: none is reachable from here
+    const known = new Set(sources.map((s) => s.name));
+    for (const m of indexes.current().models())
+      for (const s of m.sources) {
+        if (known.has(s.source)) continue;
+        known.add(s.source);
+        sources.push({ name: s.source, display: s.source, token: s.source, kind: 'http', redirect: false });
+      }
+  }
+  const mirrors = sources.filter((s) => s.kind === 'mirror').map((s) => s.name);
+  const order = config.order ?? [
+    // mirrors first (an operator's local copy), then the demo mirror, then the rest as configured
+    ...mirrors,
+    ...(mirror ? [DEMO_SOURCE] : []),
+    ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE && !mirrors.includes(n)),
+  ];
   const background = new Set<Promise<unknown>>();
   // Probes: the last results (data folder) are restored before listening; rounds run on a timer after it.
   const health = new SourceProber({
@@ -141,6 +192,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     metrics: observability.metrics,
   });
   await health.load();
+  // What each mirror holds is known before the first request (its manifest read, one held file hashed).
+  if (mirrors.length > 0) await health.round({ force: true, only: mirrors });
 
   const baseUrl = config.baseUrl ? config.baseUrl.replace(/\/+$/, '') : undefined;
   const { hub, deps } = assembleHub({
@@ -247,6 +300,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     port,
     listening: bound.listening,
     ...(mirror ? { mirror } : {}),
+    ...(localMirror ? { localMirror } : {}),
     ...(metricsServer ? { metrics: metricsServer } : {}),
     deps,
     hub,
@@ -262,6 +316,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       // No request is in flight any more: let the background work they started finish writing to the data folder.
       await Promise.allSettled([...background]);
       await mirror?.close();
+      await localMirror?.close();
       await metricsServer?.close();
       accountStore.close();
     },

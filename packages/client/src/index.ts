@@ -14,13 +14,19 @@ export interface RemoteFile {
   sha256: string;
 }
 
-/** An incremental SHA-256; the Node entry injects node:crypto, the default is @noble/hashes. */
+/**
+ * An incremental SHA-256; the Node entry injects node:crypto (in a worker thread for large files), the default is
+ * @noble/hashes. A hasher that works elsewhere (another thread) may return a promise from `update` (wait before
+ * giving it more: it holds too much) and from `digest`; `dispose` releases it when a download abandons it.
+ */
 export interface Hasher {
-  update(chunk: Uint8Array): void;
+  update(chunk: Uint8Array): void | Promise<void>;
   /** lowercase hex */
-  digest(): string;
+  digest(): string | Promise<string>;
+  dispose?(): void;
 }
-export type HasherFactory = () => Hasher;
+/** A new hasher; `size` is the file's size when known (a factory may pick another thread for large files). */
+export type HasherFactory = (size?: number) => Hasher;
 
 export const nobleHasher: HasherFactory = () => {
   const h = sha256.create();
@@ -67,6 +73,11 @@ export interface ByteResponse {
   /** the URL the bytes came from, after redirects */
   url: string;
   redirected: boolean;
+  /**
+   * The hub's `X-Hub-Source` on the redirect that led to the bytes (the source that served them), when the
+   * transport saw it (`nodeGetBytes` does; `fetch` follows redirects without showing their headers).
+   */
+  hubSource?: string;
   body: AsyncIterable<Uint8Array>;
   /** stop reading and release the connection */
   cancel(): void;
@@ -228,7 +239,8 @@ class AttemptEnd extends Error {
  * (`/{id}/resolve/{rev}/{path}`, its own choice); after a failure the next live source not yet tried is
  * named with `/via/{source}/`. A cut connection is resumed with `Range` on the next source when the
  * bytes so far are intact (size ok, source holds the same file by the hub's index); a hash mismatch
- * restarts from zero.
+ * restarts from zero. With `resume`, the sink already holds `resume.offset` bytes (fed to `resume.hasher`): the first
+ * attempt asks for the rest with `Range`.
  */
 export async function downloadFile(
   opts: ClientOptions,
@@ -237,6 +249,7 @@ export async function downloadFile(
   file: RemoteFile,
   sink: Sink,
   sources?: string[],
+  resume?: { offset: number; hasher: Hasher },
 ): Promise<FileResult> {
   const getBytes = opts.getBytes ?? fetchGetBytes(opts.fetch ?? fetch);
   const hub = trimSlash(opts.hub);
@@ -245,8 +258,15 @@ export async function downloadFile(
   const newHasher = opts.hasher ?? nobleHasher;
   const attempts: Attempt[] = [];
   const failed = new Set<string>();
-  let hasher = newHasher();
-  let received = 0;
+  // a resumed download (a kept partial file, its bytes already fed to `resume.hasher`) starts with `Range`
+  let hasher = resume && resume.offset > 0 ? resume.hasher : newHasher(file.size);
+  let received = resume && resume.offset > 0 ? resume.offset : 0;
+  const restart = async () => {
+    await sink.truncate();
+    hasher.dispose?.();
+    hasher = newHasher(file.size);
+    received = 0;
+  };
   const tail = `${id}/resolve/${encodeURIComponent(revision)}/${enc(file.path)}`;
   // each attempt names a live source in the hub's order (the order the hub itself chooses by); with no
   // live source listed, the hub's own choice is asked once
@@ -277,12 +297,12 @@ export async function downloadFile(
       const headers: Record<string, string> = {};
       if (offset > 0) headers.range = `bytes=${offset}-`;
       const r = await getBytes(url, { headers, signal: ctrl.signal });
-      if (!via) source = r.headers.get('x-hub-source') ?? sourceFromRedirect(r) ?? source;
+      // The source that actually served the bytes: the hub's X-Hub-Source on its redirect (also under /via/, where
+      // the hub may have chosen another holder), else what the final answer says.
+      source = r.hubSource ?? (via ? undefined : (r.headers.get('x-hub-source') ?? sourceFromRedirect(r))) ?? source;
       if (offset > 0 && r.status === 200) {
         // the source ignored Range: restart from zero
-        await sink.truncate();
-        hasher = newHasher();
-        received = 0;
+        await restart();
       } else if (!(r.status === 200 || (offset > 0 && r.status === 206))) {
         r.cancel();
         throw new AttemptEnd('status', `HTTP ${r.status}`);
@@ -294,8 +314,11 @@ export async function downloadFile(
           r.cancel();
           throw new AttemptEnd('size', `more than the ${file.size} bytes the hub lists`);
         }
-        hasher.update(value);
+        // Hash and write overlap: a hasher on another thread takes the chunk and returns at once (a promise only
+        // when it holds too much), the sink queues its writes; the next chunk is read meanwhile.
+        const h = hasher.update(value);
         const w = sink.write(value);
+        if (h) await h;
         if (w) await w;
         received += value.byteLength;
         got += value.byteLength;
@@ -303,7 +326,7 @@ export async function downloadFile(
       }
       clearInterval(timer);
       if (received < file.size) throw new AttemptEnd('cut', `connection ended at ${received} of ${file.size} bytes`);
-      const actual = hasher.digest();
+      const actual = await hasher.digest();
       if (actual !== file.sha256) {
         throw new AttemptEnd('mismatch', `sha256 ${actual}, expected ${file.sha256}`);
       }
@@ -325,12 +348,11 @@ export async function downloadFile(
       else failed.add(source);
       if (end.outcome === 'mismatch' || end.outcome === 'size') {
         // the bytes cannot be trusted: start over
-        await sink.truncate();
-        hasher = newHasher();
-        received = 0;
+        await restart();
       }
     }
   }
+  hasher.dispose?.();
   return { file, ok: false, attempts };
 }
 
@@ -386,4 +408,6 @@ export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean):
     },
   };
 }
+
+export { collectIndexObjects, type FetchedObject, fetchObject, hubCatalog } from './hub-objects.js';
 export { type LogCheckOptions, modelFilesFromLog, verifyHubLog } from './log.js';

@@ -1,5 +1,6 @@
 import {
   type CoreDeps,
+  describeRoutes,
   type Handler,
   type HubResponse,
   isOllama,
@@ -11,6 +12,7 @@ import {
   type RouteContext,
   recordMissing,
 } from '@hub/core-index';
+import { OCI_API, OCI_WRITE } from './api.js';
 import { archiveAnswer, withArchiveName } from './archive.js';
 import { bucketRepository } from './buckets/names.js';
 import { bucketState } from './buckets/routes.js';
@@ -199,12 +201,13 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
       id: model.id,
       revision: model.revision,
       path: file.path,
+      sha256: file.sha256,
       sources: model.sources,
       via: undefined,
       rules: isOllama(ctx.req.headers.get('user-agent')) ? ollamaRedirectRules(ctx.origin) : undefined,
       hubHost: originHostname(ctx.origin),
     });
-    if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds());
+    if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds(), chosen.lacking);
     // 307 (not 302): Ollama accepts only 307 or 200 here (protocols.md 4.2).
     return {
       status: 307,
@@ -275,7 +278,7 @@ const PATHS = [
 ];
 
 /** The OCI distribution dialect (pull only) over today's index. */
-export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
+function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
   const base = { rules: 'read' as const, errors: 'oci' as const };
   const as = (h: Handler<CoreDeps>) => v2(h as Handler<D>);
   // 200 with a Basic challenge: pulls stay anonymous, and skopeo (containers/image) sends --dest-creds on a bucket
@@ -304,6 +307,7 @@ export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/v2/:owner/:name/tags/list',
       cache: 60,
+      reuse: 'index',
       summary: 'Tags of one repository (OciTagList): quantisations, GGUF file names and latest',
       handler: as(tagsHandler),
     },
@@ -312,6 +316,8 @@ export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/v2/:owner/:name/manifests/:reference',
       cache: 60,
+      // Manifests are prepared once per index (the archive repository's too): kept whole until the next index.
+      reuse: 'index',
       summary: 'A manifest by tag or digest; Docker v2 (Ollama) or OCI image shape by Accept',
       handler: as(manifestHandler),
     },
@@ -320,6 +326,8 @@ export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/v2/:owner/:name/blobs/:digest',
       cache: 'no-store',
+      // HEAD answers from the index; a weight layer's redirect from the index and the source health.
+      reuse: 'index+health',
       summary: 'A blob: weight layers redirect (307) to a live source; hub-made blobs are served',
       handler: as(blobHandler),
     },
@@ -339,4 +347,11 @@ export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
     ),
   );
   return [...reads, ...writes];
+}
+
+/** {@link ociRouteTable} with each route's API description (OCI_API) attached. */
+export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(ociRouteTable<D>(), OCI_API).map((r) =>
+    r.api || r.rules !== 'registry-write' ? r : { ...r, api: { responses: OCI_WRITE } },
+  );
 }

@@ -8,6 +8,7 @@ import { archiveRoutes } from './discovery/archive-routes.js';
 import { buildDescriptor } from './discovery/descriptor.js';
 import { logRoutes } from './discovery/log-routes.js';
 import { discoveryRoutes } from './discovery/routes.js';
+import { siteAliasRoutes } from './site/alias-routes.js';
 import { spaceRoutes } from './spaces/routes.js';
 
 /** Everything a full hub needs; each dialect adds its own interfaces here as it lands. */
@@ -24,6 +25,7 @@ export function hubRoutes(): Route<HubDeps>[] {
     ...logRoutes<HubDeps>(),
     ...spaceRoutes<HubDeps>(),
     ...hfRoutes<HubDeps>(),
+    ...siteAliasRoutes<HubDeps>(),
     ...bucketRoutes<HubDeps>(),
     ...ociRoutes<HubDeps>(),
     ...accountRoutes<HubDeps>(),

@@ -248,7 +248,7 @@ export function decideHost(
     });
     if (refusal) return { ok: false, status: 403, code: 'FORBIDDEN_HOST', message: refusal };
   }
-  return { ok: true, host, origin: policy?.baseUrl ?? effective.origin };
+  return { ok: true, effective, origin: policy?.baseUrl ?? effective.origin };
 }
 
 /** The host name (without port) of an origin, for a mirror that runs beside the hub; undefined when none. */

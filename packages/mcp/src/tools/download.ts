@@ -82,6 +82,7 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
       id: m.id,
       revision: m.revision,
       path: f.path,
+      sha256: f.sha256,
       sources: m.sources,
       via: args.via,
       hubHost: originHostname(ctx.origin),
