@@ -46,6 +46,7 @@ export interface Hub {
    * of the route the request would reach. Pass the admitted `origin` to `handle` in the scope.
    */
   admit(req: AdmitInput): Admission;
+  /**
    * The kept whole answer to this request (a `reuse` route answered it before, and the index and health are the
    * same), synchronously, or undefined: then call `handle`. `handle` consults the same cache first, so a host that
    * never calls this gets the same answers. The answer is frozen: write it, do not change it.
