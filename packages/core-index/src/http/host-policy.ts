@@ -192,7 +192,9 @@ export function forwardedOf(header: (name: string) => string | null): Forwarded 
   return out;
 }
 
-export type HostDecision = { ok: true; host: ParsedHost; origin: string } | { ok: false; status: 400 | 403; code: string; message: string };
+export type HostDecision =
+  /** `effective`: the scheme and host the client used (a trusted proxy's, else the connection's and `Host`) */
+  { ok: true; effective: ParsedHost; origin: string } | { ok: false; status: 400 | 403; code: string; message: string };
 
 /**
  * The whole policy for one request, in order: the `Host` value parsed alone (invalid → 400); behind a trusted proxy
