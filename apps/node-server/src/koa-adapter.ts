@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
+import type { Hub } from '@hub/core-index';
 import { admitRequest, type HeaderBag, type HubRequest, type HubResponse, type RebindingSettings } from '@hub/core-index';
-import type { Hub } from '@hub/hub';
 import type { Middleware } from 'koa';
 
 /** A `HeaderBag` over Node's already-parsed, lower-cased header object: no copy per request. */

@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { createAccountServices } from '@hub/account';
-import { type Address, type IndexStore, type Logger, type SourceConfig, SourceProber, SPACES_REF } from '@hub/core-index';
-import { assembleHub, HUB_VERSION, type Hub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
+import { type Address, type Hub, type IndexStore, type Logger, type SourceConfig, SourceProber, SPACES_REF } from '@hub/core-index';
+import { assembleHub, HUB_VERSION, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
 import {
   DEMO_SOURCE,
   demoSource,
