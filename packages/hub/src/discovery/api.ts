@@ -27,7 +27,8 @@ const FORMAT = {
 };
 const BROWSE = [
   { name: 'sort', description: 'trending (default), downloads or likes', schema: str },
-  { name: 'q', description: 'filter text', schema: str },
+  { name: 'search', description: 'filter text: words the id, task or library contain (as /api/models)', schema: str },
+  { name: 'q', description: 'the same as search', schema: str },
   { name: 'task', description: 'filter by task', schema: str },
   { name: 'library', description: 'filter by library', schema: str },
 ];

@@ -245,6 +245,9 @@ describe('site pages', () => {
   it('shows a source going down without a new index (health is filled per request)', async () => {
     const t = await createTestHub();
     const h = composedHub(t.deps);
+    // never probed (no probe file): offered, not checked
+    expect((await request(h, '/models/synthetic-org/bert-ish')).text).toContain('offered, not checked');
+    t.health.record('mirror-a', { ok: true, reason: '', at: 1_700_000_000_000 });
     expect((await request(h, '/models/synthetic-org/bert-ish')).text).toContain('class="ok">live');
     t.health.record('mirror-a', { ok: false, reason: 'timeout', at: 1_700_000_000_000 });
     const after = await request(h, '/models/synthetic-org/bert-ish');

@@ -207,7 +207,8 @@ function browse(ctx: RouteContext<CoreDeps>): HubResponse {
     return htmlError(400, `sort must be one of ${BROWSE_SORTS.join(', ')}.`, 'Bad request');
   }
   const sort = sortRaw as BrowseSort;
-  const q = ctx.query.get('q') ?? '';
+  // `search` as the API names it (and the form sends it); `q` as earlier forms and links did.
+  const q = ctx.query.get('search') || ctx.query.get('q') || '';
   const task = ctx.query.get('task') ?? '';
   const library = ctx.query.get('library') ?? '';
   if (q || task || library) {
