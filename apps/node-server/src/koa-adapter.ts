@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import type { HeaderBag, HostPolicy, HubRequest, HubResponse, RequestScope } from '@hub/core-index';
-import type { Hub } from '@hub/hub';
+import type { HeaderBag, HostPolicy, Hub, HubRequest, HubResponse, RequestScope } from '@hub/core-index';
 import type { Middleware } from 'koa';
 
 /** A `HeaderBag` over Node's already-parsed, lower-cased header object: no copy per request. */

@@ -6,6 +6,7 @@ import { createAccountServices } from '@hub/account';
 import {
   type Address,
   type HostPolicy,
+  type Hub,
   type IndexStore,
   isLoopbackName,
   type Logger,
@@ -13,7 +14,7 @@ import {
   SourceProber,
   SPACES_REF,
 } from '@hub/core-index';
-import { assembleHub, HUB_VERSION, type Hub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
+import { assembleHub, HUB_VERSION, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
 import {
   DEMO_SOURCE,
   demoSource,
