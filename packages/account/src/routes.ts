@@ -1,5 +1,6 @@
 import {
   type CoreDeps,
+  describeRoutes,
   errorResponse,
   type HubResponse,
   isModelId,
@@ -10,6 +11,7 @@ import {
   readBody,
   recordMissing,
 } from '@hub/core-index';
+import { ACCOUNT_API } from './api.js';
 import type { RateLimiter } from './limiter.js';
 import { type AccountRecord, type AccountStore, modelKey } from './store.js';
 import { DEFAULT_MAX_TOKEN_LENGTH, type TokenVerifier } from './verify.js';
@@ -161,7 +163,7 @@ const badId = (what: string) =>
  * The account surface (spec: Account, Authentication; design section 5). Rules `account`: the hub
  * allows CORS only from the configured site origin and passes the Authorization header through.
  */
-export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
+function accountRouteTable<D extends AccountDeps>(): Route<D>[] {
   const route = (method: Route<D>['method'], path: string, summary: string, handler: Route<D>['handler']): Route<D> => ({
     method,
     path,
@@ -332,4 +334,9 @@ export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
       }),
     ),
   ];
+}
+
+/** {@link accountRouteTable} with each route's API description (ACCOUNT_API) attached. */
+export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
+  return describeRoutes(accountRouteTable<D>(), ACCOUNT_API);
 }

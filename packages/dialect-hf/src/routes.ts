@@ -1,4 +1,5 @@
-import type { CoreDeps, Route, RouteContext } from '@hub/core-index';
+import { type CoreDeps, describeRoutes, type Route, type RouteContext } from '@hub/core-index';
+import { HF_API } from './api.js';
 import { repoNotFound } from './errors.js';
 import { listModels, modelInfo } from './models.js';
 import { resolve } from './resolve.js';
@@ -11,7 +12,7 @@ const API_CACHE = 60;
  * The model-host dialect: what huggingface_hub, @huggingface/hub, transformers.js and llama.cpp call
  * when their endpoint points at the hub. Every route is a read (no token, CORS open).
  */
-export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
+function hfRouteTable<D extends CoreDeps>(): Route<D>[] {
   // Handlers only need CoreDeps; a wider D is fine.
   const h = (fn: (ctx: RouteContext<CoreDeps>) => ReturnType<Route<CoreDeps>['handler']>) => fn as Route<D>['handler'];
   const api = (path: string, summary: string, handler: Route<D>['handler']): Route<D> => ({
@@ -78,4 +79,9 @@ export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
     download('/via/:token/:owner/:name/resolve/:rev/*path', '302 to the named source when it holds the file and is live'),
     download('/via/:token/:owner/:name/raw/:rev/*path', '302 like resolve, named source first'),
   ];
+}
+
+/** {@link hfRouteTable} with each route's API description (HF_API) attached. */
+export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(hfRouteTable<D>(), HF_API);
 }

@@ -1,15 +1,18 @@
 import {
   type CoreDeps,
+  describeRoutes,
   type Handler,
   type HubResponse,
   isOllama,
   json,
   ollamaRedirectRules,
+  originHostname,
   parseRange,
   type Route,
   type RouteContext,
   recordMissing,
 } from '@hub/core-index';
+import { OCI_API, OCI_WRITE } from './api.js';
 import { archiveAnswer, withArchiveName } from './archive.js';
 import { bucketRepository } from './buckets/names.js';
 import { bucketState } from './buckets/routes.js';
@@ -198,11 +201,13 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
       id: model.id,
       revision: model.revision,
       path: file.path,
+      sha256: file.sha256,
       sources: model.sources,
       via: undefined,
       rules: isOllama(ctx.req.headers.get('user-agent')) ? ollamaRedirectRules(ctx.origin) : undefined,
+      hubHost: originHostname(ctx.origin),
     });
-    if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds());
+    if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds(), chosen.lacking);
     // 307 (not 302): Ollama accepts only 307 or 200 here (protocols.md 4.2).
     return {
       status: 307,
@@ -273,7 +278,7 @@ const PATHS = [
 ];
 
 /** The OCI distribution dialect (pull only) over today's index. */
-export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
+function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
   const base = { rules: 'read' as const, errors: 'oci' as const };
   const as = (h: Handler<CoreDeps>) => v2(h as Handler<D>);
   // 200 with a Basic challenge: pulls stay anonymous, and skopeo (containers/image) sends --dest-creds on a bucket
@@ -342,4 +347,11 @@ export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
     ),
   );
   return [...reads, ...writes];
+}
+
+/** {@link ociRouteTable} with each route's API description (OCI_API) attached. */
+export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(ociRouteTable<D>(), OCI_API).map((r) =>
+    r.api || r.rules !== 'registry-write' ? r : { ...r, api: { responses: OCI_WRITE } },
+  );
 }

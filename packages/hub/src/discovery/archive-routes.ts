@@ -2,6 +2,7 @@ import {
   ARCHIVE_REGISTRY,
   type Archive,
   type CoreDeps,
+  describeRoutes,
   emptyPins,
   errorResponse,
   type Pins,
@@ -12,6 +13,7 @@ import {
   readArchive,
   sendPrepared,
 } from '@hub/core-index';
+import { ARCHIVE_API } from './api.js';
 import { logAnnouncement } from './log-routes.js';
 
 class Unreadable extends Error {}
@@ -51,7 +53,7 @@ async function pinsBody(deps: CoreDeps): Promise<PreparedBody> {
  * code commit that built each) and `GET /api/hub/pins` (Pins). Both change only with a new index, so
  * each is prepared once per index.
  */
-export function archiveRoutes<D extends CoreDeps>(): Route<D>[] {
+function archiveRouteTable<D extends CoreDeps>(): Route<D>[] {
   return [
     {
       method: 'GET',
@@ -85,4 +87,9 @@ export function archiveRoutes<D extends CoreDeps>(): Route<D>[] {
       },
     },
   ];
+}
+
+/** {@link archiveRouteTable} with each route's API description (ARCHIVE_API) attached. */
+export function archiveRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(archiveRouteTable<D>(), ARCHIVE_API);
 }

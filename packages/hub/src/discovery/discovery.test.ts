@@ -150,7 +150,8 @@ describe('discovery documents', () => {
     for (const r of hubRoutes()) {
       const op = doc.paths[openapiPath(r.path).path]?.[r.method.toLowerCase()];
       if (!op) missing.push(`${r.method} ${r.path}: no entry`);
-      else if (op['x-undocumented']) missing.push(`${r.method} ${r.path}: no declared answers (add it to RESPONSES in openapi.ts)`);
+      else if (op['x-undocumented'])
+        missing.push(`${r.method} ${r.path}: no declared answers (describe it beside the route: describeRoutes in its package)`);
       else {
         const err = op.responses['4XX']?.content;
         const want = { hub: 'HubError', objects: 'ApiError', oci: 'OciError', text: undefined }[r.errors];
@@ -244,6 +245,9 @@ describe('site pages', () => {
   it('shows a source going down without a new index (health is filled per request)', async () => {
     const t = await createTestHub();
     const h = composedHub(t.deps);
+    // never probed (no probe file): offered, not checked
+    expect((await request(h, '/models/synthetic-org/bert-ish')).text).toContain('offered, not checked');
+    t.health.record('mirror-a', { ok: true, reason: '', at: 1_700_000_000_000 });
     expect((await request(h, '/models/synthetic-org/bert-ish')).text).toContain('class="ok">live');
     t.health.record('mirror-a', { ok: false, reason: 'timeout', at: 1_700_000_000_000 });
     const after = await request(h, '/models/synthetic-org/bert-ish');

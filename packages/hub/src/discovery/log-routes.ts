@@ -2,6 +2,7 @@ import {
   type Address,
   CHECKPOINT_MEDIA_TYPE,
   type CoreDeps,
+  describeRoutes,
   errorResponse,
   type HubResponse,
   type LogAnnouncement,
@@ -11,6 +12,7 @@ import {
   readLogState,
   readTile,
 } from '@hub/core-index';
+import { LOG_API } from './api.js';
 
 /** The one prefix the transparency log is served under (C2SP tlog-tiles: `<prefix>/checkpoint`, `<prefix>/tile/…`). */
 export const LOG_PREFIX = '/api/hub/log';
@@ -63,7 +65,7 @@ async function tile(deps: CoreDeps, path: string): Promise<HubResponse> {
  * checkpoint (mutable, cached for seconds), the hash tiles and the entry bundles (immutable: a tile path always names
  * the same bytes, a partial tile being the start of the wider one).
  */
-export function logRoutes<D extends CoreDeps>(): Route<D>[] {
+function logRouteTable<D extends CoreDeps>(): Route<D>[] {
   return [
     {
       method: 'GET',
@@ -110,4 +112,9 @@ export function logRoutes<D extends CoreDeps>(): Route<D>[] {
       handler: ({ deps, params }) => tile(deps, `tile/${params.path}`),
     },
   ];
+}
+
+/** {@link logRouteTable} with each route's API description (LOG_API) attached. */
+export function logRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(logRouteTable<D>(), LOG_API);
 }

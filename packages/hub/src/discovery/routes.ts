@@ -1,5 +1,6 @@
 import {
   type CoreDeps,
+  describeRoutes,
   errorResponse,
   type HubResponse,
   type IndexStore,
@@ -19,6 +20,7 @@ import { escapeHtml, faviconIco, formatBytes, modelHref, page } from '../site/ht
 import { docHtmlPage, fillModelHealth, healthPage, modelPageTemplate, notFoundPage, sectionPage } from '../site/pages.js';
 import { liveSpaces } from '../spaces/live.js';
 import { agentCard, llmsTxt, robotsTxt } from './agent.js';
+import { DISCOVERY_API } from './api.js';
 import { agentBrief } from './brief.js';
 import { preparedDescriptor } from './descriptor.js';
 import { logAnnouncement } from './log-routes.js';
@@ -205,7 +207,8 @@ function browse(ctx: RouteContext<CoreDeps>): HubResponse {
     return htmlError(400, `sort must be one of ${BROWSE_SORTS.join(', ')}.`, 'Bad request');
   }
   const sort = sortRaw as BrowseSort;
-  const q = ctx.query.get('q') ?? '';
+  // `search` as the API names it (and the form sends it); `q` as earlier forms and links did.
+  const q = ctx.query.get('search') || ctx.query.get('q') || '';
   const task = ctx.query.get('task') ?? '';
   const library = ctx.query.get('library') ?? '';
   if (q || task || library) {
@@ -282,7 +285,7 @@ export interface DiscoveryOptions {
 
 const FAVICON = faviconIco();
 
-export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
+function discoveryRouteTable<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
   let own: Route<D>[] = [];
   const allRoutes = () => options.routes?.() ?? own;
   // The document depends on the route table only, so it is built once per process.
@@ -441,4 +444,9 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
     ),
   ];
   return own;
+}
+
+/** {@link discoveryRouteTable} with each route's API description (DISCOVERY_API) attached. */
+export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
+  return describeRoutes(discoveryRouteTable<D>(options), DISCOVERY_API);
 }

@@ -1,4 +1,5 @@
-import { type CoreDeps, encodePath, errorResponse, type HubResponse, type Route, type RouteContext } from '@hub/core-index';
+import { type CoreDeps, describeRoutes, encodePath, errorResponse, type HubResponse, type Route, type RouteContext } from '@hub/core-index';
+import { ALIAS_API } from '../discovery/api.js';
 import { negotiate } from '../discovery/routes.js';
 import { modelHref } from './html.js';
 import { notFoundPage } from './pages.js';
@@ -8,7 +9,7 @@ import { notFoundPage } from './pages.js';
  * the model page, `/{owner}/{name}/blob/{rev}/{path}` the file. Both are redirects (302, relative `Location`), so the
  * one page and the one download route stay the only places that answer.
  */
-export function siteAliasRoutes<D extends CoreDeps>(): Route<D>[] {
+function siteAliasRouteTable<D extends CoreDeps>(): Route<D>[] {
   const h = (fn: (ctx: RouteContext<CoreDeps>) => HubResponse) => fn as Route<D>['handler'];
   return [
     {
@@ -53,4 +54,9 @@ function notIndexed(ctx: RouteContext<CoreDeps>): HubResponse {
     };
   }
   return errorResponse('text', 404, 'NotFound', message);
+}
+
+/** {@link siteAliasRouteTable} with each route's API description (ALIAS_API) attached. */
+export function siteAliasRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(siteAliasRouteTable<D>(), ALIAS_API);
 }

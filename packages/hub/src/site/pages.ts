@@ -5,6 +5,7 @@ import {
   type IndexedModel,
   type IndexStore,
   isSourceKind,
+  mirrorHolds,
   ollamaRedirectRules,
   quantOf,
   type RequestObject,
@@ -126,7 +127,7 @@ export function modelPageTemplate(m: IndexedModel, origin: string): string {
   if (m.row.svc.context !== undefined) facts.push(['Context', String(m.row.svc.context)]);
   facts.push([
     'Files',
-    `${m.files.length} (${formatBytes(m.files.reduce((n, f) => n + f.size, 0))}; weights ${formatBytes(m.weightBytes)})`,
+    `${m.files.length} (${formatBytes(m.files.reduce((n, f) => n + f.size, 0))}; weights ${m.weightBytes ? formatBytes(m.weightBytes) : 'none'})`,
   ]);
   if (m.row.downloads !== undefined) facts.push(['Downloads', formatCount(m.row.downloads)]);
   if (m.row.likes !== undefined) facts.push(['Likes', formatCount(m.row.likes)]);
@@ -135,7 +136,7 @@ export function modelPageTemplate(m: IndexedModel, origin: string): string {
   const files = m.files
     .map(
       (f) =>
-        `<tr><td><a href="/${encodePath(m.id)}/resolve/main/${encodePath(f.path)}">${escapeHtml(f.path)}</a></td><td class="n">${formatBytes(f.size)}<span class="muted"> (${f.size})</span></td><td class="hash">${f.sha256}</td></tr>`,
+        `<tr><td><a href="/${encodePath(m.id)}/resolve/main/${encodePath(f.path)}">${escapeHtml(f.path)}</a></td><td class="n" data-label="Size">${formatBytes(f.size)}<span class="muted"> (${f.size})</span></td><td class="hash" data-label="SHA-256">${f.sha256}</td></tr>`,
     )
     .join('\n');
   const body = `<nav aria-label="Breadcrumb"><a href="/models/">Models</a> / ${escapeHtml(m.owner)}</nav>
@@ -143,7 +144,7 @@ export function modelPageTemplate(m: IndexedModel, origin: string): string {
 <dl class="facts">${facts.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>
 <h2 id="files-h">Files</h2>
 <p class="muted">Each link redirects to a live source. Check what arrives against the SHA-256 here (or <a href="/${encodePath(m.id)}/resolve/main/SHA256SUMS">SHA256SUMS</a>): see <a href="/docs/verification">verification</a>.</p>
-<table aria-labelledby="files-h"><thead><tr><th scope="col">Path</th><th scope="col" class="n">Size</th><th scope="col">SHA-256</th></tr></thead>
+<table class="cards" aria-labelledby="files-h"><thead><tr><th scope="col">Path</th><th scope="col" class="n">Size</th><th scope="col">SHA-256</th></tr></thead>
 <tbody>
 ${files}
 </tbody></table>
@@ -164,9 +165,15 @@ ${commandsFor(m, origin)}`;
 
 function stateCell(health: HubHealth, source: string): string {
   const s = health.sources[source];
-  if (!s) return '<td>not redirected to</td><td>–</td>';
-  const status = s.ok ? '<span class="ok">live</span>' : '<span class="bad">down</span>';
-  return `<td>${status}${s.reason ? ` <span class="muted">(${escapeHtml(s.reason)})</span>` : ''}</td><td>${s.checked ? escapeHtml(s.checked) : 'never probed'}</td>`;
+  if (!s) return '<td data-label="Status">not redirected to</td><td data-label="Last reached">–</td>';
+  // A source with no probe file is offered on trust and never checked (spec: checked is null): say so, not "live".
+  const status =
+    !s.checked && s.ok
+      ? '<span>offered, not checked</span> <span class="muted">(no probe file)</span>'
+      : s.ok
+        ? '<span class="ok">live</span>'
+        : '<span class="bad">down</span>';
+  return `<td data-label="Status">${status}${s.reason ? ` <span class="muted">(${escapeHtml(s.reason)})</span>` : ''}</td><td data-label="Last reached">${s.checked ? escapeHtml(s.checked) : s.ok ? 'not checked' : 'never reached'}</td>`;
 }
 
 /** The example URL of a source (its template with placeholders filled), to judge its scheme and host. */
@@ -183,25 +190,36 @@ function sourceExample(health: SourceHealth, name: string, type: string): URL | 
 /** Which clients the hub may send to a source, under the redirect rules of the clients that have them. */
 function clientsCell(health: SourceHealth, name: string, type: string, origin: string | undefined): string {
   const url = sourceExample(health, name, type);
-  if (!url || !origin) return '<td>all clients</td>';
+  if (!url || !origin) return '<td data-label="Clients">all clients</td>';
   const ollama = ollamaRedirectRules(origin);
-  if (ollama.must && !ollama.must(url)) return '<td>all clients except Ollama (http source behind an https hub)</td>';
+  if (ollama.must && !ollama.must(url)) return '<td data-label="Clients">all clients except Ollama (http source behind an https hub)</td>';
   if (ollama.prefer && !ollama.prefer(url))
-    return '<td>all clients; Ollama only when no other live source holds the file (local address)</td>';
-  return '<td>all clients</td>';
+    return '<td data-label="Clients">all clients; Ollama only when no other live source holds the file (local address)</td>';
+  return '<td data-label="Clients">all clients</td>';
 }
 
 export function modelSourcesHtml(m: IndexedModel, health: SourceHealth, origin?: string): string {
   const snap = health.snapshot();
-  if (m.sources.length === 0) return '<p>No source holds these files today.</p>';
+  if (m.sources.length === 0 && (health.mirrorSources?.() ?? []).length === 0) return '<p>No source holds these files today.</p>';
   const rows = m.sources
+    .filter((s) => health.source(s.source)?.kind !== 'mirror')
     .map((s) => {
       const held = s.paths ? `${m.files.filter((f) => sourceHolds(s, f.path)).length} of ${m.files.length} files` : 'every file';
-      return `<tr><th scope="row">${escapeHtml(health.display(s.source))}</th><td><code>${escapeHtml(s.source)}</code></td><td>${held}</td>${stateCell(snap, s.source)}${clientsCell(health, s.source, s.type, origin)}</tr>`;
+      return `<tr><th scope="row">${escapeHtml(health.display(s.source))}</th><td data-label="Health key"><code>${escapeHtml(s.source)}</code></td><td data-label="Holds">${held}</td>${stateCell(snap, s.source)}${clientsCell(health, s.source, s.type, origin)}</tr>`;
     })
     .join('\n');
-  return `<table aria-labelledby="sources-h"><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col">Holds</th><th scope="col">Status</th><th scope="col">Last reached</th><th scope="col">Clients</th></tr></thead><tbody>
-${rows}
+  // local mirrors hold files by SHA-256, whatever the index names (design 10.3): say which of this model's they hold
+  const mirrorRows = (health.mirrorSources?.() ?? [])
+    .map(({ config, holding }) => {
+      const held = m.files.filter((f) => mirrorHolds(holding, f.sha256));
+      const list = held.length
+        ? `${held.length} of ${m.files.length} files: ${held.map((f) => `<code>${escapeHtml(f.path)}</code>`).join(', ')}`
+        : `none of the ${m.files.length} files`;
+      return `<tr><th scope="row">${escapeHtml(config.display)} <span class="muted">(local mirror)</span></th><td data-label="Health key"><code>${escapeHtml(config.name)}</code></td><td data-label="Holds">${list}</td>${stateCell(snap, config.name)}${clientsCell(health, config.name, 'http', origin)}</tr>`;
+    })
+    .join('\n');
+  return `<table class="cards" aria-labelledby="sources-h"><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col">Holds</th><th scope="col">Status</th><th scope="col">Last reached</th><th scope="col">Clients</th></tr></thead><tbody>
+${rows}${mirrorRows ? `\n${mirrorRows}` : ''}
 </tbody></table>
 <p class="muted">Preference order: ${snap.order.map((o) => `<code>${escapeHtml(o)}</code>`).join(' → ') || 'none'}. See <a href="/health">health</a> and <a href="/docs/sources">source failover</a>.</p>`;
 }
@@ -212,6 +230,17 @@ export function fillModelHealth(template: string, m: IndexedModel, health: Sourc
 }
 
 // ---- health page -----------------------------------------------------------------------------
+
+/** The local mirrors and what they hold (files, bytes, last re-hashed), from their manifests' last read. */
+function mirrorsHtml(snap: HubHealth): string {
+  const rows = Object.entries(snap.sources)
+    .filter(([, s]) => s.mirror)
+    .map(([name, s]) => {
+      const m = s.mirror as NonNullable<typeof s.mirror>;
+      return `<li><code>${escapeHtml(name)}</code>: ${m.files} files, ${escapeHtml(formatBytes(m.bytes))}; last verified ${m.verified ? escapeHtml(m.verified) : 'never (run <code>hub mirror verify</code>)'}</li>`;
+    });
+  return rows.length ? `<h2>Local mirrors</h2>\n<ul>\n${rows.join('\n')}\n</ul>\n` : '';
+}
 
 export function healthPage(index: IndexStore, health: SourceHealth): string {
   const snap = health.snapshot();
@@ -224,15 +253,15 @@ export function healthPage(index: IndexStore, health: SourceHealth): string {
   const rows = names
     .map(
       (name) =>
-        `<tr><th scope="row">${escapeHtml(health.display(name))}</th><td><code>${escapeHtml(name)}</code></td><td class="n">${snap.order.indexOf(name) + 1 || '–'}</td><td class="n">${holders.get(name) ?? 0}</td>${stateCell(snap, name)}</tr>`,
+        `<tr><th scope="row">${escapeHtml(health.display(name))}</th><td data-label="Health key"><code>${escapeHtml(name)}</code></td><td class="n" data-label="Order">${snap.order.indexOf(name) + 1 || '–'}</td><td class="n" data-label="Models held">${holders.get(name) ?? 0}${holders.get(name) ? '' : ' <span class="muted">(none of this index)</span>'}</td>${stateCell(snap, name)}</tr>`,
     )
     .join('\n');
   const body = `<h1>Source health</h1>
 <p>A download goes to the first source in the preference order that is live and holds the file. This page shows the last probe of each source; the same data is <a href="/api/hub/health">JSON at /api/hub/health</a>.</p>
-<table><caption class="muted">Probed sources, in preference order</caption><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col" class="n">Order</th><th scope="col" class="n">Models held</th><th scope="col">Status</th><th scope="col">Last reached</th></tr></thead><tbody>
+<table class="cards"><caption class="muted">Sources, in preference order</caption><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col" class="n">Order</th><th scope="col" class="n">Models held</th><th scope="col">Status</th><th scope="col">Last reached</th></tr></thead><tbody>
 ${rows || '<tr><td colspan="6">No sources are configured.</td></tr>'}
 </tbody></table>
-<p class="muted"><code>verified</code> means the hub fetched a probe file from that source and its bytes hashed correctly from the hub's network. A source never probed is offered with no time. See <a href="/docs/sources">source failover</a>.</p>`;
+${mirrorsHtml(snap)}<p class="muted"><code>verified</code> means the hub fetched a probe file from that source and its bytes hashed correctly from the hub's network. A source without a probe file is <em>offered, not checked</em>: the hub sends downloads there on trust (they are still hashed by the client) and cannot say whether it is reachable from here. See <a href="/docs/sources">source failover</a>.</p>`;
   return page({ title: 'Health · Model hub', current: 'health' }, body);
 }
 
