@@ -26,6 +26,7 @@ const FLAGS = {
   client: { type: 'boolean' },
   edge: { type: 'boolean' },
   soak: { type: 'boolean' },
+  metrics: { type: 'boolean' },
   minutes: { type: 'string' },
 };
 const { values } = parseArgs({ options: FLAGS, args: process.argv.slice(2).filter((a) => a !== '--') });
@@ -38,6 +39,11 @@ if (values.soak) {
   // 10 minutes (--minutes N) of mixed load over the hot routes: errors, percentiles, memory at start and end
   await import('./soak.mjs');
   process.exit(process.exitCode ?? 0);
+}
+if (values.metrics) {
+  // the same hub with metrics off and on (prom-client, scraped once a second), side by side
+  await import('./metrics.mjs');
+  process.exit(0);
 }
 if (values.edge) {
   // the edge hub against a trivial fixed-302 Worker under the same Miniflare
