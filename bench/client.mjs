@@ -1,16 +1,20 @@
 #!/usr/bin/env node
-// `hub get` (download + SHA-256 while it arrives + temp file + rename) against `curl -o /dev/null` of the same
-// URL, both from one loopback source. Not a test: run by `pnpm bench --client` (or `node bench/client.mjs`).
-// Usage: node bench/client.mjs [--mib 200] [--rounds 5]   (needs the build: apps/node-server/dist/cli.js, packages/client/dist)
-// Besides the CLI against curl (to /dev/null and to a file), it runs the library alone (no CLI start-up) with
-// the node:http and the fetch transport, to show where the time goes.
-// The file is SYNTHETIC (a byte pattern); the hub here is a stand-in answering the routes `hub get` uses
-// (model info, tree, health, the /via/ redirect), so only the client is measured.
-import { execFile } from 'node:child_process';
+// `hub get` against what a user would do instead, on one 200 MiB SYNTHETIC file served by nginx (Debian nginx-light,
+// `sendfile on`, its own conf and prefix in a temp folder on 127.0.0.1, stopped by its pid) through a real hub
+// (`hub index build --from-dir` of the file with nginx as its source, then `hub serve`). Not a test: run by
+// `pnpm bench --client` (or `node bench/client.mjs`). Needs the build (apps/node-server/dist) and nginx.
+// Usage: node bench/client.mjs [--mib 200] [--rounds 5] [--prof DIR]
+// Each round runs, in alternating order:
+//   hub get           `hub get bench/model --to DIR` (download, SHA-256 in a worker thread, temp file, rename)
+//   curl + sha256sum  `curl -sfL -o FILE URL && sha256sum FILE` of the hub's resolve URL (download first, hash after)
+//   @huggingface/hub  `downloadFileToCacheDir` of the same file from the same hub (no hash check)
+//   curl /dev/null    `curl -sfL -o /dev/null URL` (the transfer alone: the floor of any verified download)
+// and prints the medians, the ratios per round and their spread, and the source `hub get` reported.
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { tmpdir } from 'node:os';
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -22,103 +26,184 @@ const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 const cli = path.join(root, 'apps', 'node-server', 'dist', 'cli.js');
 const SIZE = Number(values.mib) * 1024 * 1024;
 const ROUNDS = Number(values.rounds);
-const data = Buffer.alloc(SIZE);
-for (let i = 0; i < SIZE; i += 4096) data.fill((i / 4096) & 0xff, i, Math.min(SIZE, i + 4096));
-const t0 = process.hrtime.bigint();
-const sha = createHash('sha256').update(data).digest('hex');
-const hashSeconds = Number(process.hrtime.bigint() - t0) / 1e9;
 
-const listen = (handler) =>
+try {
+  execFileSync('nginx', ['-v'], { stdio: 'ignore' });
+} catch {
+  console.error('bench --client: nginx is needed (apt-get install -y nginx-light)');
+  process.exit(2);
+}
+
+const freePort = () =>
   new Promise((resolve) => {
-    const s = createServer(handler);
-    s.listen(0, '127.0.0.1', () => resolve({ s, url: `http://127.0.0.1:${s.address().port}` }));
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
   });
-const source = await listen((req, res) => {
-  const m = /bytes=(\d+)-/.exec(req.headers.range ?? '');
-  const start = m ? Number(m[1]) : 0;
-  res.writeHead(m ? 206 : 200, { 'content-length': String(SIZE - start), 'content-type': 'application/octet-stream' });
-  res.end(data.subarray(start));
-});
-const COMMIT = 'b'.repeat(40);
-const hub = await listen((req, res) => {
-  const u = new URL(req.url, 'http://x');
-  const json = (v) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(v));
-  if (u.pathname === '/api/hub/health') return json({ order: ['bench'], sources: { bench: { ok: true, checked: null } } });
-  if (u.pathname === '/api/models/bench/model') return json({ id: 'bench/model', sha: COMMIT });
-  if (u.pathname.startsWith('/api/models/bench/model/tree/'))
-    return json([{ type: 'file', path: 'model.bin', size: SIZE, oid: sha, lfs: { oid: sha, size: SIZE, pointerSize: 134 } }]);
-  res.writeHead(302, { location: `${source.url}/model.bin`, 'x-hub-source': 'bench' }).end();
-});
 
-const url = `${hub.url}/via/bench/bench/model/resolve/${COMMIT}/model.bin`;
-const dir = mkdtempSync(path.join(tmpdir(), 'bench-client-'));
-const runs = { get: [], curl: [], curlFile: [], libNode: [], libFetch: [] };
-// the library alone (no CLI start-up), same file sink and hasher, with each transport: where the time goes
-const clientDist = path.join(root, 'packages', 'client', 'dist');
-const libScript = (transport) => `
-import { downloadFile } from ${JSON.stringify(path.join(clientDist, 'index.js'))};
-import { fileSink, nodeGetBytes, nodeHasher } from ${JSON.stringify(path.join(clientDist, 'node', 'index.js'))};
-const file = { path: 'model.bin', size: ${SIZE}, sha256: '${sha}' };
-const sink = await fileSink(${JSON.stringify(path.join(dir, 'lib.bin'))});
-const opts = { hub: '${hub.url}', hasher: nodeHasher, ${transport === 'node' ? 'getBytes: nodeGetBytes ' : ''}};
-const r = await downloadFile(opts, 'bench/model', '${COMMIT}', file, sink, ['bench']);
-await sink.commit(r.ok);
-if (!r.ok) { console.error(JSON.stringify(r.attempts)); process.exit(1); }
-`;
-// the servers run in this process, so the measured commands run as children without blocking them
-const child = (cmd, args) =>
-  new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    execFile(cmd, args, { maxBuffer: 1 << 26 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`${cmd} failed: ${stderr}${stdout}`)) : resolve(Number(process.hrtime.bigint() - t0) / 1e9),
-    );
-  });
-for (let r = 0; r < ROUNDS; r++) {
-  // alternate which goes first, so neither always meets the warmer machine
-  const order = r % 2 === 0 ? ['get', 'curl', 'curlFile', 'libNode', 'libFetch'] : ['libFetch', 'libNode', 'curlFile', 'curl', 'get'];
-  for (const which of order) {
-    if (which === 'curl') runs.curl.push(await child('curl', ['-sfL', '-o', '/dev/null', url]));
-    else if (which === 'curlFile') {
-      // the same download written to a file, as hub get writes one
-      runs.curlFile.push(await child('curl', ['-sfL', '-o', path.join(dir, 'curl.bin'), url]));
-      rmSync(path.join(dir, 'curl.bin'), { force: true });
-    } else if (which === 'libNode' || which === 'libFetch') {
-      const t = which === 'libNode' ? 'node' : 'fetch';
-      runs[which].push(await child(process.execPath, ['--input-type=module', '-e', libScript(t)]));
-      rmSync(path.join(dir, 'lib.bin'), { force: true });
-    } else {
-      // --prof DIR: a CPU profile of each `hub get` run (node --cpu-prof) in DIR
-      const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', values.prof] : [];
-      runs.get.push(await child(process.execPath, [...prof, cli, 'get', 'bench/model', '--hub', hub.url, '--to', dir]));
-      rmSync(path.join(dir, 'model.bin'), { force: true });
-    }
+const work = mkdtempSync(path.join(os.tmpdir(), 'bench-client-'));
+const tree = path.join(work, 'tree');
+const file = path.join(tree, 'bench', 'model', 'model.bin');
+mkdirSync(path.dirname(file), { recursive: true });
+// SYNTHETIC bytes: a pattern that changes every 4 KiB.
+const sha = (() => {
+  const block = Buffer.alloc(4 << 20);
+  const fd = openSync(file, 'w');
+  const hash = createHash('sha256');
+  for (let off = 0; off < SIZE; off += block.length) {
+    for (let i = 0; i < block.length; i += 4096) block.fill(((off + i) / 4096) & 0xff, i, i + 4096);
+    const part = block.subarray(0, Math.min(block.length, SIZE - off));
+    writeSync(fd, part);
+    hash.update(part);
+  }
+  closeSync(fd);
+  return hash.digest('hex');
+})();
+
+const children = [];
+const stopAll = () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+};
+process.on('exit', stopAll);
+
+// nginx: its own prefix, conf and port; sendfile on; stopped by its pid (the child) at the end.
+const nginxPort = await freePort();
+const prefix = path.join(work, 'nginx');
+mkdirSync(path.join(prefix, 'logs'), { recursive: true });
+writeFileSync(
+  path.join(prefix, 'nginx.conf'),
+  `daemon off;
+master_process off;
+worker_processes 1;
+pid ${path.join(prefix, 'nginx.pid')};
+error_log ${path.join(prefix, 'logs', 'error.log')} warn;
+events { worker_connections 64; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  client_body_temp_path ${path.join(prefix, 'body')};
+  proxy_temp_path ${path.join(prefix, 'proxy')};
+  fastcgi_temp_path ${path.join(prefix, 'fastcgi')};
+  uwsgi_temp_path ${path.join(prefix, 'uwsgi')};
+  scgi_temp_path ${path.join(prefix, 'scgi')};
+  server {
+    listen 127.0.0.1:${nginxPort};
+    root ${tree};
+    location / { }
   }
 }
-hub.s.close();
-source.s.close();
-rmSync(dir, { recursive: true, force: true });
+`,
+);
+const nginx = spawn('nginx', ['-p', prefix, '-c', path.join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] });
+children.push(nginx);
+
+// A real hub over the file: indexed from the tree with nginx as its one source.
+const data = path.join(work, 'data');
+const template = `http://127.0.0.1:${nginxPort}/{id}/{path}`;
+execFileSync(process.execPath, [cli, 'index', 'build', '--from-dir', tree, '--source', `nginx=${template}`, '--data', data], {
+  env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+writeFileSync(
+  path.join(data, 'bench.json'),
+  JSON.stringify({
+    demo: false,
+    sources: [{ name: 'nginx', display: 'nginx', token: 'nginx', kind: 'http', url: template }],
+    order: ['nginx'],
+  }),
+);
+const hubPort = await freePort();
+const hubUrl = `http://127.0.0.1:${hubPort}`;
+const hub = spawn(
+  process.execPath,
+  [cli, 'serve', '--port', String(hubPort), '--host', '127.0.0.1', '--data', data, '--config', path.join(data, 'bench.json')],
+  { env: { ...process.env, HUB_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] },
+);
+children.push(hub);
+for (let i = 0; ; i++) {
+  try {
+    if (
+      (await fetch(`${hubUrl}/-/ready`)).ok &&
+      (await fetch(`http://127.0.0.1:${nginxPort}/bench/model/model.bin`, { method: 'HEAD' })).ok
+    )
+      break;
+  } catch {}
+  if (i > 300) throw new Error('the hub or nginx did not start');
+  await new Promise((r) => setTimeout(r, 50));
+}
+const resolveUrl = `${hubUrl}/bench/model/resolve/main/model.bin`;
+const first = await fetch(resolveUrl, { redirect: 'manual' });
+if (first.status !== 302) throw new Error(`resolve answered ${first.status}`);
+
+const out = path.join(work, 'out');
+mkdirSync(out, { recursive: true });
+const hfScript = `
+import { downloadFileToCacheDir } from '@huggingface/hub';
+const p = await downloadFileToCacheDir({ repo: 'bench/model', path: 'model.bin', hubUrl: ${JSON.stringify(hubUrl)}, cacheDir: ${JSON.stringify(path.join(out, 'hf'))} });
+if (!p) process.exit(1);
+`;
+const timed = (cmd, args, opts = {}) =>
+  new Promise((resolve, reject) => {
+    const t0 = process.hrtime.bigint();
+    execFile(cmd, args, { maxBuffer: 1 << 26, ...opts }, (err, stdout, stderr) =>
+      err
+        ? reject(new Error(`${cmd} failed: ${stderr}${stdout}`))
+        : resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, stdout, stderr }),
+    );
+  });
+const runs = { get: [], getInline: [], curlSha: [], hf: [], curlNull: [] };
+let reported = '';
+for (let r = 0; r < ROUNDS; r++) {
+  // alternate which goes first, so none always meets the warmer (or busier) machine
+  const order = r % 2 === 0 ? ['get', 'curlSha', 'hf', 'getInline', 'curlNull'] : ['curlNull', 'getInline', 'hf', 'curlSha', 'get'];
+  for (const which of order) {
+    if (which === 'get' || which === 'getInline') {
+      const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', values.prof] : [];
+      // getInline: the same command hashing on its main thread (HUB_HASH_THREAD=0), to show what the thread brings
+      const res = await timed(process.execPath, [...prof, cli, 'get', 'bench/model', '--hub', hubUrl, '--to', path.join(out, 'get')], {
+        env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...(which === 'getInline' ? { HUB_HASH_THREAD: '0' } : {}) },
+      });
+      runs[which].push(res.seconds);
+      // the file event on stdout (not a terminal) names the source that served the verified bytes
+      for (const line of res.stdout.split('\n')) if (line.includes('"event":"file"')) reported = JSON.parse(line).source ?? reported;
+    } else if (which === 'curlSha') {
+      const target = path.join(out, 'curl.bin');
+      const res = await timed('sh', ['-c', `curl -sfL -o '${target}' '${resolveUrl}' && sha256sum '${target}'`]);
+      if (!res.stdout.startsWith(sha)) throw new Error(`sha256sum: ${res.stdout}`);
+      runs.curlSha.push(res.seconds);
+    } else if (which === 'hf') {
+      runs.hf.push((await timed(process.execPath, ['--input-type=module', '-e', hfScript], { cwd: root })).seconds);
+    } else {
+      runs.curlNull.push((await timed('curl', ['-sfL', '-o', '/dev/null', resolveUrl])).seconds);
+    }
+    rmSync(out, { recursive: true, force: true });
+    mkdirSync(out, { recursive: true });
+  }
+}
+stopAll();
+await new Promise((r) => setTimeout(r, 200));
+rmSync(work, { recursive: true, force: true });
+
 const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
-const mibs = (s) => SIZE / 1048576 / s;
-const ratios = runs.get.map((g, i) => (runs.curl[i] ?? 0) / g);
-console.log(`file: ${values.mib} MiB SYNTHETIC, ${ROUNDS} alternating rounds`);
-console.log(`node:crypto SHA-256 of the file in this process (once): ${mibs(hashSeconds).toFixed(0)} MiB/s`);
+const fmt = (a) => `median ${median(a).toFixed(3)} s (${a.map((s) => s.toFixed(2)).join(', ')})`;
+const ratio = (other) => {
+  const per = runs.get.map((g, i) => other[i] / g);
+  return `${(median(other) / median(runs.get)).toFixed(2)} (per round ${Math.min(...per).toFixed(2)}–${Math.max(...per).toFixed(2)})`;
+};
 console.log(
-  `curl -o /dev/null: median ${mibs(median(runs.curl)).toFixed(0)} MiB/s (${runs.curl.map((s) => mibs(s).toFixed(0)).join(', ')})`,
+  `file: ${values.mib} MiB SYNTHETIC from nginx (sendfile on) through hub serve, ${ROUNDS} alternating rounds; load ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
 );
-console.log(
-  `curl -o FILE:      median ${mibs(median(runs.curlFile)).toFixed(0)} MiB/s (${runs.curlFile.map((s) => mibs(s).toFixed(0)).join(', ')})`,
-);
-console.log(`hub get:           median ${mibs(median(runs.get)).toFixed(0)} MiB/s (${runs.get.map((s) => mibs(s).toFixed(0)).join(', ')})`);
-console.log(
-  `library, node:http transport: median ${mibs(median(runs.libNode)).toFixed(0)} MiB/s (${runs.libNode.map((s) => mibs(s).toFixed(0)).join(', ')})`,
-);
-console.log(
-  `library, fetch transport:     median ${mibs(median(runs.libFetch)).toFixed(0)} MiB/s (${runs.libFetch.map((s) => mibs(s).toFixed(0)).join(', ')})`,
-);
-console.log(
-  `ratio hub get / curl: median ${(median(runs.curl) / median(runs.get)).toFixed(2)}, per round ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}`,
-);
-const fileRatios = runs.get.map((g, i) => (runs.curlFile[i] ?? 0) / g);
-console.log(
-  `ratio hub get / curl -o FILE: median ${(median(runs.curlFile) / median(runs.get)).toFixed(2)}, per round ${Math.min(...fileRatios).toFixed(2)}–${Math.max(...fileRatios).toFixed(2)}`,
-);
+console.log(`hub get:                       ${fmt(runs.get)}; reported source: ${reported}`);
+console.log(`hub get, hash on the main thread (HUB_HASH_THREAD=0): ${fmt(runs.getInline)}`);
+console.log(`curl -o FILE && sha256sum FILE: ${fmt(runs.curlSha)}`);
+console.log(`@huggingface/hub downloadFileToCacheDir: ${fmt(runs.hf)}`);
+console.log(`curl -o /dev/null:             ${fmt(runs.curlNull)}`);
+console.log(`hub get speed / (curl && sha256sum): ${ratio(runs.curlSha)}   target >= 1.0`);
+console.log(`hub get speed / @huggingface/hub:    ${ratio(runs.hf)}   target >= 1.5`);
+console.log(`hub get speed / hub get hashing on the main thread: ${ratio(runs.getInline)}`);

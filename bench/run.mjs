@@ -27,6 +27,7 @@ const FLAGS = {
   edge: { type: 'boolean' },
   soak: { type: 'boolean' },
   metrics: { type: 'boolean' },
+  start: { type: 'boolean' },
   minutes: { type: 'string' },
 };
 const { values } = parseArgs({ options: FLAGS, args: process.argv.slice(2).filter((a) => a !== '--') });
@@ -43,6 +44,11 @@ if (values.soak) {
 if (values.metrics) {
   // the same hub with metrics off and on (prom-client, scraped once a second), side by side
   await import('./metrics.mjs');
+  process.exit(0);
+}
+if (values.start) {
+  // the first start after a build against a later start (--models N --keep DIR --rounds R)
+  await import('./start.mjs');
   process.exit(0);
 }
 if (values.edge) {

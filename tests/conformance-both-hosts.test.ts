@@ -9,7 +9,7 @@ import {
   compareReports,
   runConformance,
 } from '@hub/hub/testing';
-import { DEMO_SOURCE, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
+import { DEMO_SOURCE, demoSource, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEdge, startEdge } from '../apps/edge/test/harness.js';
 import { startTestHub, type TestHub } from '../apps/node-server/test/helpers.js';
@@ -34,7 +34,7 @@ let edgeOptions: ConformanceOptions;
 beforeAll(async () => {
   const idp = await createTestIdentityProvider();
   mirror = await startStaticMirror({ root: demoTreeDir() });
-  const source = { name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: mirror.template };
+  const source = demoSource(mirror.template);
   edge = await startEdge({
     bindings: {
       SOURCES: [source],

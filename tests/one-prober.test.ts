@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SourceProber } from '@hub/core-index';
-import { DEMO_SOURCE, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
+import { DEMO_SOURCE, demoSource, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Env, KVNamespaceLike, R2BucketLike } from '../apps/edge/src/bindings.js';
 import worker from '../apps/edge/src/worker.js';
@@ -40,14 +40,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-const probedSource = (name: string = DEMO_SOURCE) => ({
-  name,
-  display: 'Demo mirror',
-  token: 'demo',
-  kind: 'http' as const,
-  url: mirror.template,
-  probe: { path: 'demo/tiny-bert-synthetic/resolve/main/config.json', sha256 },
-});
+const probedSource = (name: string = DEMO_SOURCE) =>
+  demoSource(mirror.template, { name, probe: { path: 'demo/tiny-bert-synthetic/resolve/main/config.json', sha256 } });
 
 describe('one prober, triggered by both hosts', () => {
   it('node-server: its timer runs SourceProber rounds, and the state lands in probes.json', async () => {

@@ -34,7 +34,7 @@ const mirror = await node
   .startStaticMirror({ root: node.demoTreeDir(), port: MIRROR_PORT })
   .catch(() => node.startStaticMirror({ root: node.demoTreeDir(), port: 0 }));
 console.log(`demo mirror: ${mirror.url}`);
-const source = { name: node.DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: mirror.template };
+const source = node.demoSource(mirror.template);
 const order = [node.DEMO_SOURCE, 'huggingface.co', 'modelscope.cn', 'ipfs'];
 
 const wrangler = spawn(

@@ -4,7 +4,7 @@
 // and by the tests (Miniflare's R2).
 
 /**
- * Copy every object the bucket lacks and the `archive`, `pins` and `current` refs (current last) of
+ * Copy every object the bucket lacks and the `log`, `archive`, `pins` and `current` refs (current last) of
  * `from` into an R2 bucket. Returns how many objects were written.
  */
 export async function uploadStore(from, bucket) {
@@ -30,7 +30,7 @@ export async function uploadStore(from, bucket) {
     cursor = page.next;
   }
   // `current` last: an edge that reads it finds every object already there.
-  for (const ref of ['archive', 'pins', 'spaces', 'buckets', 'current']) {
+  for (const ref of ['log', 'archive', 'pins', 'spaces', 'buckets', 'current']) {
     const value = await from.readRef(ref);
     if (value !== undefined) await bucket.put(`refs/${ref}`, value, { httpMetadata: { contentType: 'text/plain; charset=utf-8' } });
   }

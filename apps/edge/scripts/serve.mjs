@@ -46,7 +46,7 @@ export default { fetch() { return new Response(null, { status: 302, headers: H }
 
 async function serveHub() {
   const mirror = await node.startStaticMirror({ root: node.demoTreeDir() });
-  const source = { name: node.DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: mirror.template };
+  const source = node.demoSource(mirror.template);
   const mf = new Miniflare({
     modules: true,
     scriptPath: path.join(EDGE_DIR, 'dist', 'worker.js'),

@@ -1,4 +1,4 @@
-// Upload an index to the edge's R2 bucket: every object and the `archive`, `pins` and `current` refs of a
+// Upload an index to the edge's R2 bucket: every object and the `log`, `archive`, `pins` and `current` refs of a
 // node-server data folder (what `hub index build` writes), through wrangler's getPlatformProxy.
 //
 //   node scripts/upload.mjs --data ../../.hub-data            # the local R2 that `wrangler dev` reads

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DEMO_SOURCE, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
+import { DEMO_SOURCE, demoSource, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
 import { downloadFile, fileExists } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEdge, startEdge } from './harness.js';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   mirror = await startStaticMirror({ root: demoTreeDir() });
   edge = await startEdge({
     bindings: {
-      SOURCES: [{ name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: mirror.template }],
+      SOURCES: [demoSource(mirror.template)],
       ORDER: [DEMO_SOURCE],
       LOG_LEVEL: 'warn',
     },

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createTestIdentityProvider, type TestIdentityProvider } from '@hub/account/testing';
 import { MemoryObjectStore } from '@hub/core-index';
-import { buildFromDir, DEMO_SOURCE, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
+import { buildFromDir, DEMO_SOURCE, demoSource, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Env } from '../src/bindings.js';
 import worker from '../src/worker.js';
@@ -42,14 +42,7 @@ beforeAll(async () => {
   edge = await startEdge({
     bindings: {
       SOURCES: JSON.stringify([
-        {
-          name: DEMO_SOURCE,
-          display: 'Demo mirror',
-          token: 'demo',
-          kind: 'http',
-          url: mirror.template,
-          probe: { path: 'demo/tiny-bert-synthetic/resolve/main/config.json', sha256 },
-        },
+        demoSource(mirror.template, { probe: { path: 'demo/tiny-bert-synthetic/resolve/main/config.json', sha256 } }),
       ]),
       ORDER: JSON.stringify([DEMO_SOURCE]),
       PROBE_INTERVAL_SECONDS: '1',

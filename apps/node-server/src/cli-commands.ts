@@ -76,15 +76,46 @@ upstream only.`,
   run: async (args) => (await import('./cli-main.js')).indexBuildCommand(args.values),
 });
 
-export const INDEX_VERIFY_OPTIONS = { data: DATA, config: CONFIG } as const satisfies OptionSpecs;
+export const INDEX_VERIFY_OPTIONS = {
+  data: DATA,
+  config: CONFIG,
+  log: { type: 'string', arg: 'URL', help: "A hub's transparency log (its prefix, http://HOST/api/hub/log, or its checkpoint)." },
+  key: { type: 'string', multiple: true, arg: 'VKEY', help: "With --log: the log's verifier key, from its operator (or HUB_LOG_KEY)." },
+  state: { type: 'string', arg: 'FILE', help: 'With --log: the checkpoint and leaves seen before (default DATA/log-seen.json).' },
+  day: { type: 'string', arg: 'YYYY-MM-DD', help: 'With --log: the day to prove and walk (default the newest).' },
+} as const satisfies OptionSpecs;
 
 const INDEX_VERIFY = command({
   name: 'index verify',
-  summary: "Re-hash every object, check every catalog's references, walk the archive chain.",
-  usage: ['[--data DIR]'],
-  description: "Re-hash every object, check every catalog's references, walk the archive chain. Exit 1 on any fault.",
+  summary: "Check a data folder (every object, catalog and the archive chain), or a hub's signed log (--log).",
+  usage: ['[--data DIR]', '--log URL --key VKEY [--key VKEY …] [--state FILE] [--day YYYY-MM-DD]'],
+  description: `Without --log: re-hash every object, check every catalog's references, walk the archive chain.
+With --log: check a hub's history from outside: the checkpoint signed by VKEY, every tile and entry
+against it, the day's inclusion, the consistency with the checkpoint seen before (kept in --state),
+then that day's catalog and model objects down to each file's SHA-256; a rewritten past day is named.
+Exit 1 on any fault.`,
   options: INDEX_VERIFY_OPTIONS,
-  run: async (args) => (await import('./cli-main.js')).indexVerifyCommand(args.values),
+  run: async (args, io) =>
+    args.values.log
+      ? (await import('./cli-log.js')).logVerifyRun(args.values, io)
+      : (await import('./cli-main.js')).indexVerifyCommand(args.values),
+});
+
+export const KEYS_GENERATE_OPTIONS = {
+  out: { type: 'string', arg: 'FILE', help: 'Where the private key is written (mode 0600; never overwritten).' },
+  name: { type: 'string', arg: 'NAME', help: "The log's name and checkpoint origin (default HOSTNAME/api/hub/log)." },
+} as const satisfies OptionSpecs;
+
+const KEYS_GENERATE = command({
+  name: 'keys generate',
+  summary: "Make the Ed25519 key that signs the transparency log's checkpoints; prints its verifier key.",
+  usage: ['--out FILE [--name NAME]'],
+  description: `Write a new Ed25519 signing key for the transparency log to FILE (never overwritten) and print its
+verifier key (NAME+KEYID+BASE64, the note format of Go's sumdb). NAME is the log's origin: best your
+hub's public host and /api/hub/log. Point signingKey in the config (or HUB_SIGNING_KEY_FILE) at FILE
+and publish the verifier key for your users.`,
+  options: KEYS_GENERATE_OPTIONS,
+  run: async (args, io) => (await import('./cli-log.js')).keysGenerateRun(args.values, io),
 });
 
 export const OBJECTS_PUT_OPTIONS = {
@@ -187,12 +218,21 @@ export const GET_OPTIONS = {
   hub: HUB_URL,
   parallel: { type: 'string', arg: 'N', help: 'Files downloaded at once (default 4).' },
   'stall-seconds': { type: 'string', arg: 'N', help: 'Leave a source that sends nothing for this long (default 30).' },
+  'verify-log': {
+    type: 'boolean',
+    help: "Check the hub's transparency log first; refuse a model whose day is not in a verified checkpoint.",
+  },
+  key: { type: 'string', multiple: true, arg: 'VKEY', help: "The log's verifier key, from its operator (or HUB_LOG_KEY)." },
+  state: { type: 'string', arg: 'FILE', help: 'The log state seen before (default DATA/log-seen.json).' },
 } as const satisfies OptionSpecs;
 
 export const GET = command({
   name: 'get',
   summary: "Download a model's files through the hub, each checked against its SHA-256.",
-  usage: ['owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N] [--stall-seconds N]'],
+  usage: [
+    'owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N] [--stall-seconds N]',
+    '  [--verify-log --key VKEY [--state FILE]]',
+  ],
   description: `Download files through the hub, each hashed while it arrives and checked against the hub's SHA-256;
 a source that lies, stalls or fails is left for the next live one. Files land in DIR (default .) or in
 the model host's cache layout. Exit 0 only when every file verified.`,
@@ -232,6 +272,7 @@ export const COMMANDS: readonly Command[] = [
   VERIFY_CACHE,
   INDEX_BUILD,
   INDEX_VERIFY,
+  KEYS_GENERATE,
   PROBE,
   OBJECTS_PUT,
   SPACES_PUT,
@@ -243,5 +284,6 @@ export const OVERVIEW = {
   intro: 'hub — a read-only hub for open model files',
   footer: `Run 'hub COMMAND --help' for a command's options; 'hub --version' prints the version.
 Environment: PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file), HUB_URL (the hub the
-client commands talk to), HUB_DEBUG=1 (show where an unexpected failure happened).`,
+client commands talk to), HUB_SIGNING_KEY_FILE (the log's signing key), HUB_LOG_KEY (the log's verifier key),
+HUB_DEBUG=1 (show where an unexpected failure happened).`,
 };

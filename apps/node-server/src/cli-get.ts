@@ -66,6 +66,9 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
     throw new UsageError((e as Error).message);
   }
   const hub = values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const keys = values.key ?? (io.env.HUB_LOG_KEY ? [io.env.HUB_LOG_KEY] : []);
+  if (values['verify-log'] && keys.length === 0)
+    throw new UsageError('--verify-log needs --key VKEY (or HUB_LOG_KEY): the verifier key the hub operator published');
   const bars = new ProgressBars((line) => io.err(line));
   const opts: ClientOptions = {
     hub,
@@ -84,6 +87,10 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   try {
     const commit = await modelRevision(opts, id);
     const files = selectFiles(await listFiles(opts, id, commit), patterns, quant);
+    if (values['verify-log']) {
+      const state = values.state ?? join(io.env.HUB_DATA ?? '.hub-data', 'log-seen.json');
+      if (await refuseUnlogged(hub, id, files, keys, state, io)) return 1;
+    }
     const hf = values['hf-cache'];
     const hfCache = hf === undefined ? undefined : hf === true ? defaultHfCache(io.env) : hf;
     const dir = values.to ?? '.';
@@ -120,6 +127,40 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   }
   if (io.tty) io.err(`${results.length - bad} of ${results.length} files verified\n`);
   return bad === 0 ? 0 : 1;
+}
+
+/**
+ * `--verify-log`: the hub's log must verify, the day the hub serves must be in it, and every file to fetch must have
+ * the size and SHA-256 that day's model object records. Returns true (after saying why) when the model is refused.
+ */
+async function refuseUnlogged(
+  hub: string,
+  id: string,
+  files: RemoteFile[],
+  keys: string[],
+  stateFile: string,
+  io: GetIo,
+): Promise<boolean> {
+  const { filesFromVerifiedLog } = await import('./cli-log.js');
+  const { LogVerifyError } = await import('@hub/core-index');
+  let logged: Awaited<ReturnType<typeof filesFromVerifiedLog>>;
+  try {
+    logged = await filesFromVerifiedLog(hub, id, keys, stateFile, io.fetch);
+  } catch (e) {
+    if (!(e instanceof LogVerifyError)) throw e;
+    io.err(`hub get: refused: the hub's log does not verify (${e.failure}): ${e.message}`);
+    return true;
+  }
+  for (const f of files) {
+    const want = logged.files.get(f.path);
+    if (!want || want.sha256 !== f.sha256 || want.size !== f.size) {
+      io.err(`hub get: refused: ${f.path} is not as the verified log's day ${logged.date} records it`);
+      return true;
+    }
+  }
+  if (!io.tty) io.out(JSON.stringify({ event: 'log-verified', model: id, day: logged.date }));
+  else io.err(`the hub's log verifies; ${id} is in its day ${logged.date}\n`);
+  return false;
 }
 
 async function hashFile(file: string): Promise<string> {

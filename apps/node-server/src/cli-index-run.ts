@@ -6,11 +6,12 @@ import type { BuildProgress } from '@hub/upstream';
 import { installFastBlake3 } from './blake3-node.js';
 import type { OBJECTS_PUT_OPTIONS } from './cli-commands.js';
 import { CliError, type Parsed, UsageError } from './cli-framework.js';
-import type { ResolvedConfig } from './config.js';
+import { ConfigError, type ResolvedConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { parseRefresh, type RefreshError, type Refresher, startRefresh } from './refresh.js';
 import type { RunningHub } from './server.js';
 import { sourcesFromConfig } from './server.js';
+import { loadSigners } from './signing.js';
 import { buildFromUpstream, progressBar, summaryText } from './upstream-build.js';
 
 function positiveInt(name: string, v: string | undefined, max: number): number | undefined {
@@ -105,6 +106,7 @@ export async function upstreamBuildCommand(values: UpstreamValues, cfg: Resolved
     const summary = await buildFromUpstream({
       dataDir: cfg.dataDir,
       ...settings,
+      signers: await loadSigners(cfg),
       configuredSources: sourcesFromConfig(cfg),
       log,
       onProgress: (p) => term.progress(p),
@@ -116,7 +118,7 @@ export async function upstreamBuildCommand(values: UpstreamValues, cfg: Resolved
     return 0;
   } catch (e) {
     term.end();
-    if (e instanceof PinsError) throw new CliError(e.message);
+    if (e instanceof PinsError || e instanceof ConfigError) throw new CliError(e.message);
     throw e;
   }
 }
@@ -174,6 +176,7 @@ export function serveRefresh(
       const s = await buildFromUpstream({
         dataDir: cfg.dataDir,
         ...settings,
+        signers: await loadSigners(cfg),
         configuredSources: sourcesFromConfig(cfg),
         log,
         metrics: running.deps.metrics,

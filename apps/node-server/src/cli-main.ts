@@ -7,10 +7,11 @@ import { installFastBlake3 } from './blake3-node.js';
 import type { INDEX_BUILD_OPTIONS, INDEX_VERIFY_OPTIONS, PROBE_OPTIONS, SERVE_OPTIONS } from './cli-commands.js';
 import { CliError, UsageError, type Values } from './cli-framework.js';
 import { serveRefresh, upstreamBuildCommand } from './cli-index-run.js';
-import { ConfigError, resolveConfig } from './config.js';
+import { ConfigError, type ResolvedConfig, resolveConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { probeOnce, probeSettingsFrom } from './prober.js';
 import { sourcesFromConfig, startServer } from './server.js';
+import { loadSigners } from './signing.js';
 import { startPrepared, verifyStore } from './verify.js';
 
 function progressLine(text: string) {
@@ -21,6 +22,16 @@ function progressLine(text: string) {
 function config(values: { data?: string; config?: string; port?: string; host?: string }) {
   try {
     return resolveConfig(values);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+/** The log's signing keys; a key file that cannot be used is the user's mistake (one line naming the file, exit 2). */
+async function signers(cfg: ResolvedConfig) {
+  try {
+    return await loadSigners(cfg);
   } catch (e) {
     if (e instanceof ConfigError) throw new CliError(e.message);
     throw e;
@@ -80,6 +91,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
     // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
     cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
     ...(values.date ? { date: values.date } : {}),
+    signers: await signers(cfg),
     log,
     progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
   });

@@ -36,6 +36,11 @@ export interface HubConfigFile {
   /** Port of the demo mirror (default: the hub's port + 1; 0 picks a free one). */
   demoMirrorPort?: number;
   logLevel?: string;
+  /**
+   * The Ed25519 key file(s) that sign the transparency log's checkpoint (`hub keys generate` writes one); overrides
+   * HUB_SIGNING_KEY_FILE. Several: each signs (a key rotation). Never logged.
+   */
+  signingKey?: string | string[];
   /** Serve `GET /metrics` (Prometheus text) on its own listener at this port (default: off; 0 picks a free one). */
   metricsPort?: number;
   /** The metrics listener's address (default 127.0.0.1: loopback only). */

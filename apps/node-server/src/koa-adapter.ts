@@ -75,7 +75,17 @@ export function hubListener(
     }
     const hubReq = toHubRequest(req, protocol, rebinding);
     // an invalid Host or request target, or a rebinding refusal, is answered without reaching the routes
-    ('status' in hubReq ? Promise.resolve(hubReq) : hub.handle(hubReq)).then(
+    if ('status' in hubReq) {
+      writeHubResponse(res, hubReq);
+      return;
+    }
+    // A kept whole answer (the index and health unchanged since it was made) is written in this same turn.
+    const kept = hub.cached(hubReq);
+    if (kept) {
+      writeHubResponse(res, kept);
+      return;
+    }
+    hub.handle(hubReq).then(
       (out) => writeHubResponse(res, out),
       () => {
         // hub.handle answers its own errors; this is the last guard so a socket is never left open.

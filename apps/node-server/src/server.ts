@@ -4,7 +4,16 @@ import os from 'node:os';
 import { createAccountServices } from '@hub/account';
 import { type Address, type IndexStore, type Logger, type SourceConfig, SourceProber, SPACES_REF } from '@hub/core-index';
 import { assembleHub, HUB_VERSION, type Hub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
-import { DEMO_SOURCE, demoTreeDir, type StaticMirror, seedBuckets, seedDemo, seedSpaces, startStaticMirror } from '@hub/node-toolkit';
+import {
+  DEMO_SOURCE,
+  demoSource,
+  demoTreeDir,
+  type StaticMirror,
+  seedBuckets,
+  seedDemo,
+  seedSpaces,
+  startStaticMirror,
+} from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -50,7 +59,7 @@ export interface RunningHub {
 }
 
 export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror): SourceConfig[] {
-  const own: SourceConfig[] = demo ? [{ name: DEMO_SOURCE, display: 'Demo mirror', token: 'demo', kind: 'http', url: demo.template }] : [];
+  const own: SourceConfig[] = demo ? [demoSource(demo.template)] : [];
   return mergeSources(config.sources ?? [], own);
 }
 

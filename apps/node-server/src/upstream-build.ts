@@ -1,6 +1,17 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type Address, type Logger, type Metrics, type Pins, PinsError, parsePins, type SourceConfig, StartPack } from '@hub/core-index';
+import {
+  type Address,
+  formatBytes,
+  type Logger,
+  type Metrics,
+  type NoteSigner,
+  type Pins,
+  PinsError,
+  parsePins,
+  type SourceConfig,
+  StartPack,
+} from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
 import { FileMissingLog } from './missing-log.js';
@@ -31,6 +42,8 @@ export interface NodeUpstreamBuildOptions {
   headers?: Record<string, string>;
   /** A read token for the upstream (`HF_TOKEN`): sent to the upstream's origin only, never logged. */
   token?: string;
+  /** Keys that sign the transparency log's checkpoint (from `signingKey` / HUB_SIGNING_KEY_FILE). */
+  signers?: readonly NoteSigner[];
 }
 
 /**
@@ -86,6 +99,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     ...(options.smallFileCap ? { smallFileCap: options.smallFileCap } : {}),
     ...(options.fresh ? { fresh: true } : {}),
     ...(options.codeCommit ? { codeCommit: options.codeCommit } : {}),
+    ...(options.signers ? { signers: options.signers } : {}),
     extraSources: (options.sources ?? []).map((s) => ({ source: s.name, ...(s.url ? { url: s.url } : {}) })),
     display: (s) => display.get(s) ?? defaults[s] ?? s,
     log: options.log,
@@ -139,15 +153,4 @@ function bucketLine(s: BuildSummary): string {
   return Object.entries(s.requestsByBucket ?? {})
     .map(([b, n]) => `${n} ${b}`)
     .join(', ');
-}
-
-function formatBytes(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let v = n;
-  let i = 0;
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return `${v.toFixed(i ? 1 : 0)} ${units[i]}`;
 }

@@ -194,7 +194,7 @@ describe.skipIf(!hasChromium)('the site in headless Chromium', () => {
       expect(await page.locator('.sort a[aria-current]').textContent()).toBe('Likes');
       await page.fill('#f-q', 'llama');
       await page.click('form#filters button[type=submit]');
-      await page.waitForURL(/q=llama/);
+      await page.waitForURL(/search=llama/);
       const rows = await page.locator('#models tbody tr').allTextContents();
       expect(rows).toHaveLength(1);
       expect(rows[0]).toContain('demo/tiny-llama-2-GGUF');

@@ -1,5 +1,6 @@
 import {
   type CoreDeps,
+  describeRoutes,
   errorResponse,
   type HubResponse,
   isModelId,
@@ -8,7 +9,9 @@ import {
   type Route,
   type RouteContext,
   readBody,
+  recordMissing,
 } from '@hub/core-index';
+import { ACCOUNT_API } from './api.js';
 import type { RateLimiter } from './limiter.js';
 import { type AccountRecord, type AccountStore, modelKey } from './store.js';
 import { DEFAULT_MAX_TOKEN_LENGTH, type TokenVerifier } from './verify.js';
@@ -160,7 +163,7 @@ const badId = (what: string) =>
  * The account surface (spec: Account, Authentication; design section 5). Rules `account`: the hub
  * allows CORS only from the configured site origin and passes the Authorization header through.
  */
-export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
+function accountRouteTable<D extends AccountDeps>(): Route<D>[] {
   const route = (method: Route<D>['method'], path: string, summary: string, handler: Route<D>['handler']): Route<D> => ({
     method,
     path,
@@ -298,13 +301,7 @@ export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
             `This account already holds ${MAX_REQUESTS_PER_ACCOUNT} model requests; no more can be recorded.`,
           );
         }
-        if (!known) {
-          try {
-            await ctx.deps.missing.record(id);
-          } catch (e) {
-            ctx.deps.log.warn({ err: (e as Error).message, model: id }, 'missing log failed');
-          }
-        }
+        if (!known) recordMissing(ctx.deps, id);
         return json(201, { model: id, queued: true, indexed: known });
       }),
     ),
@@ -337,4 +334,9 @@ export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
       }),
     ),
   ];
+}
+
+/** {@link accountRouteTable} with each route's API description (ACCOUNT_API) attached. */
+export function accountRoutes<D extends AccountDeps>(): Route<D>[] {
+  return describeRoutes(accountRouteTable<D>(), ACCOUNT_API);
 }

@@ -7,8 +7,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Attempt, downloadAll, listFiles, selectFiles } from './index.js';
-import { fileSink, nodeHasher } from './node/index.js';
+import { type Attempt, downloadAll, downloadFile, listFiles, selectFiles } from './index.js';
+import { fileSink, nodeGetBytes, nodeHasher, WORKER_HASH_MIN_BYTES, workerHasher } from './node/index.js';
 
 const SIZE = 256 * 1024;
 const DATA = Buffer.alloc(SIZE);
@@ -111,6 +111,85 @@ describe('@hub/client', () => {
     expect(r?.ok).toBe(false);
     expect(r?.attempts.every((a) => a.outcome === 'mismatch')).toBe(true);
     expect(existsSync(join(dir, 'w-Q4_K_M.gguf'))).toBe(false);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('the hashing thread gives node:crypto SHA-256 of the same bytes, in any chunking', async () => {
+    const big = Buffer.alloc(3 * 1024 * 1024 + 12345);
+    for (let i = 0; i < big.length; i += 7) big[i] = (i * 13) & 0xff;
+    const expected = createHash('sha256').update(big).digest('hex');
+    for (const step of [1000, 65536, 1 << 20, big.length]) {
+      const h = workerHasher();
+      for (let at = 0; at < big.length; at += step) await h.update(big.subarray(at, at + step));
+      expect(await h.digest()).toBe(expected);
+    }
+  });
+});
+
+describe('@hub/client overlapped: a large file hashed in a worker thread while it is written', () => {
+  // SYNTHETIC bytes, over the size from which the hash runs on another thread.
+  const BIG = WORKER_HASH_MIN_BYTES + 3 * 1024 * 1024;
+  const BIG_DATA = Buffer.alloc(BIG);
+  for (let i = 0; i < BIG; i += 4096) BIG_DATA.fill((i / 4096) & 0xff, i, i + 4096);
+  const BIG_SHA = createHash('sha256').update(BIG_DATA).digest('hex');
+
+  /** A source of the big file; `flip` changes one byte in the middle (the hash fails only at the end). */
+  const bigSource = (flip: boolean, seen: () => void) =>
+    listen((_req, res) => {
+      const body = flip ? Buffer.from(BIG_DATA) : BIG_DATA;
+      if (flip) body[BIG >> 1] = (body[BIG >> 1] as number) ^ 0xff;
+      res.writeHead(200, { 'content-length': String(BIG) });
+      res.write(body.subarray(0, BIG >> 1));
+      // mid-file, with half the bytes already handed to the sink and the hashing thread
+      setTimeout(() => {
+        seen();
+        res.end(body.subarray(BIG >> 1));
+      }, 30);
+    });
+
+  it('a hash that fails mid-file leaves nothing at the final path; the next source is verified; the report names the source that served', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'client-big-'));
+    const final = join(dir, 'big.gguf');
+    const atFinalMidFile: boolean[] = [];
+    const bad = await bigSource(true, () => atFinalMidFile.push(existsSync(final)));
+    const good = await bigSource(false, () => atFinalMidFile.push(existsSync(final)));
+    // Asked for `/via/other/`, the hub sends the client to `good` (another holder): the report must name `good`.
+    const h = await listen((req, res) => {
+      const via = /^\/via\/([^/]+)\//.exec(req.url ?? '')?.[1];
+      const [name, url] = via === 'bad' ? ['bad', bad] : ['good', good];
+      res.writeHead(302, { location: `${url}/big.gguf`, 'x-hub-source': name }).end();
+    });
+    const file = { path: 'big.gguf', size: BIG, sha256: BIG_SHA };
+    const sink = await fileSink(final);
+    const r = await downloadFile({ hub: h, hasher: nodeHasher, getBytes: nodeGetBytes }, 'o/m', 'main', file, sink, ['bad', 'other']);
+    await sink.commit(r.ok);
+    expect(r.attempts.map((a) => [a.source, a.outcome])).toEqual([
+      ['bad', 'mismatch'],
+      ['good', 'verified'],
+    ]);
+    expect(r.source).toBe('good');
+    expect(atFinalMidFile).toEqual([false, false]);
+    expect(readFileSync(final).equals(BIG_DATA)).toBe(true);
+    expect(readdirSync(dir)).toEqual(['big.gguf']);
+  });
+
+  it('with only a lying source: not ok, no final file and no temp file left', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'client-big-'));
+    const final = join(dir, 'big.gguf');
+    const bad = await bigSource(true, () => {});
+    const h = await listen((_req, res) => res.writeHead(302, { location: `${bad}/big.gguf`, 'x-hub-source': 'bad' }).end());
+    const sink = await fileSink(final);
+    const r = await downloadFile(
+      { hub: h, hasher: nodeHasher, getBytes: nodeGetBytes },
+      'o/m',
+      'main',
+      { path: 'big.gguf', size: BIG, sha256: BIG_SHA },
+      sink,
+      ['bad'],
+    );
+    await sink.commit(r.ok);
+    expect(r.ok).toBe(false);
+    expect(r.attempts.map((a) => a.outcome)).toEqual(['mismatch']);
     expect(readdirSync(dir)).toEqual([]);
   });
 });

@@ -14,13 +14,19 @@ export interface RemoteFile {
   sha256: string;
 }
 
-/** An incremental SHA-256; the Node entry injects node:crypto, the default is @noble/hashes. */
+/**
+ * An incremental SHA-256; the Node entry injects node:crypto (in a worker thread for large files), the default is
+ * @noble/hashes. A hasher that works elsewhere (another thread) may return a promise from `update` (wait before
+ * giving it more: it holds too much) and from `digest`; `dispose` releases it when a download abandons it.
+ */
 export interface Hasher {
-  update(chunk: Uint8Array): void;
+  update(chunk: Uint8Array): void | Promise<void>;
   /** lowercase hex */
-  digest(): string;
+  digest(): string | Promise<string>;
+  dispose?(): void;
 }
-export type HasherFactory = () => Hasher;
+/** A new hasher; `size` is the file's size when known (a factory may pick another thread for large files). */
+export type HasherFactory = (size?: number) => Hasher;
 
 export const nobleHasher: HasherFactory = () => {
   const h = sha256.create();
@@ -67,6 +73,11 @@ export interface ByteResponse {
   /** the URL the bytes came from, after redirects */
   url: string;
   redirected: boolean;
+  /**
+   * The hub's `X-Hub-Source` on the redirect that led to the bytes (the source that served them), when the
+   * transport saw it (`nodeGetBytes` does; `fetch` follows redirects without showing their headers).
+   */
+  hubSource?: string;
   body: AsyncIterable<Uint8Array>;
   /** stop reading and release the connection */
   cancel(): void;
@@ -245,8 +256,14 @@ export async function downloadFile(
   const newHasher = opts.hasher ?? nobleHasher;
   const attempts: Attempt[] = [];
   const failed = new Set<string>();
-  let hasher = newHasher();
+  let hasher = newHasher(file.size);
   let received = 0;
+  const restart = async () => {
+    await sink.truncate();
+    hasher.dispose?.();
+    hasher = newHasher(file.size);
+    received = 0;
+  };
   const tail = `${id}/resolve/${encodeURIComponent(revision)}/${enc(file.path)}`;
   // each attempt names a live source in the hub's order (the order the hub itself chooses by); with no
   // live source listed, the hub's own choice is asked once
@@ -277,12 +294,12 @@ export async function downloadFile(
       const headers: Record<string, string> = {};
       if (offset > 0) headers.range = `bytes=${offset}-`;
       const r = await getBytes(url, { headers, signal: ctrl.signal });
-      if (!via) source = r.headers.get('x-hub-source') ?? sourceFromRedirect(r) ?? source;
+      // The source that actually served the bytes: the hub's X-Hub-Source on its redirect (also under /via/, where
+      // the hub may have chosen another holder), else what the final answer says.
+      source = r.hubSource ?? (via ? undefined : (r.headers.get('x-hub-source') ?? sourceFromRedirect(r))) ?? source;
       if (offset > 0 && r.status === 200) {
         // the source ignored Range: restart from zero
-        await sink.truncate();
-        hasher = newHasher();
-        received = 0;
+        await restart();
       } else if (!(r.status === 200 || (offset > 0 && r.status === 206))) {
         r.cancel();
         throw new AttemptEnd('status', `HTTP ${r.status}`);
@@ -294,8 +311,11 @@ export async function downloadFile(
           r.cancel();
           throw new AttemptEnd('size', `more than the ${file.size} bytes the hub lists`);
         }
-        hasher.update(value);
+        // Hash and write overlap: a hasher on another thread takes the chunk and returns at once (a promise only
+        // when it holds too much), the sink queues its writes; the next chunk is read meanwhile.
+        const h = hasher.update(value);
         const w = sink.write(value);
+        if (h) await h;
         if (w) await w;
         received += value.byteLength;
         got += value.byteLength;
@@ -303,7 +323,7 @@ export async function downloadFile(
       }
       clearInterval(timer);
       if (received < file.size) throw new AttemptEnd('cut', `connection ended at ${received} of ${file.size} bytes`);
-      const actual = hasher.digest();
+      const actual = await hasher.digest();
       if (actual !== file.sha256) {
         throw new AttemptEnd('mismatch', `sha256 ${actual}, expected ${file.sha256}`);
       }
@@ -325,12 +345,11 @@ export async function downloadFile(
       else failed.add(source);
       if (end.outcome === 'mismatch' || end.outcome === 'size') {
         // the bytes cannot be trusted: start over
-        await sink.truncate();
-        hasher = newHasher();
-        received = 0;
+        await restart();
       }
     }
   }
+  hasher.dispose?.();
   return { file, ok: false, attempts };
 }
 
@@ -386,3 +405,4 @@ export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean):
     },
   };
 }
+export { type LogCheckOptions, modelFilesFromLog, verifyHubLog } from './log.js';

@@ -20,6 +20,25 @@ export interface MissingLog {
   list(): Promise<string[]>;
 }
 
+/** First path segments of the hub's own routes: `/api/hub/resolve/…` is a wrong URL, not a model to index. */
+const RESERVED_OWNERS = new Set(['api', 'v1', 'v2', 'via', 'mcp', 'docs', 'models', 'registry', 'spaces', 'buckets']);
+
+/**
+ * Record a model id asked for but not in the index, for the next index run: the one rule every dialect uses. Only an
+ * id the run could look up (the model id grammar, not a route of the hub's own) is recorded; a store's promise is
+ * handed to `deps.defer` (the answer never waits for the log), a store that throws is logged. True when recorded.
+ */
+export function recordMissing(deps: Pick<CoreDeps, 'missing' | 'defer' | 'log'>, id: string): boolean {
+  if (!isModelId(id) || RESERVED_OWNERS.has(id.split('/')[0]?.toLowerCase() ?? '')) return false;
+  try {
+    const pending = deps.missing.record(id);
+    if (pending) deps.defer(Promise.resolve(pending));
+  } catch (e) {
+    deps.log.warn({ event: 'missing-log-failed', err: (e as Error).message }, 'missing log record failed');
+  }
+  return true;
+}
+
 /** A bounded, deduplicated in-memory missing log (hosts persist theirs). */
 export class MemoryMissingLog implements MissingLog {
   private readonly ids = new Map<string, string>();

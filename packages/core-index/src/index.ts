@@ -1,5 +1,23 @@
 export * from './buckets/schema.js';
-export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, silentLogger } from './deps.js';
+export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, recordMissing, silentLogger } from './deps.js';
+export {
+  type ApiContent,
+  type ApiQuery,
+  type ApiResponse,
+  type ApiResponses,
+  arrayOf,
+  bin,
+  describeRoutes,
+  header,
+  JSON_CT,
+  jsonContent,
+  jsonOk,
+  ok,
+  type RouteApi,
+  ref,
+  str,
+  textOk,
+} from './http/api.js';
 export * from './http/contract.js';
 export { type Admission, admitRequest, createHub, type Hub, type RequestScope, splitUrl } from './http/create-hub.js';
 export { type MatchResult, type RouteMatch, Router } from './http/router.js';
@@ -31,7 +49,7 @@ export {
   splitCatalog,
   writeCatalog,
 } from './index/catalog-shards.js';
-export { formatBytes } from './index/format.js';
+export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export {
   type BuiltObjectKind,
@@ -50,11 +68,67 @@ export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from 
 export { newObjectMetadata, REF_NAME } from './index/object-store.js';
 export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';
 export { emptyPins, PinsError, parsePins } from './index/pins.js';
-export { boundedAll } from './index/pool.js';
+export { BoundedQueue, boundedAll } from './index/pool.js';
 export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
 export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
+export {
+  type AppendResult,
+  appendDays,
+  CHECKPOINT_KIND,
+  CHECKPOINT_MEDIA_TYPE,
+  LOG_ENTRY_KIND,
+  LOG_REF,
+  LOG_TILE_KIND,
+  type LogEntry,
+  LogEntrySchema,
+  type LogState,
+  LogStateError,
+  readLogEntries,
+  readLogState,
+  readTile,
+} from './log/log-store.js';
+export {
+  type Checkpoint,
+  formatCheckpoint,
+  generateSignerKey,
+  NoteError,
+  type NoteSigner,
+  type NoteVerifier,
+  openNote,
+  parseCheckpoint,
+  parseSignerKey,
+  parseVerifierKey,
+} from './log/note.js';
+export {
+  consistencyProof,
+  equalHash,
+  type Hash,
+  inclusionProof,
+  leafHash,
+  parseBundle,
+  parseTilePath,
+  type Tile,
+  tilePath,
+  tilesForSize,
+  toHex,
+  treeHash,
+  verifyConsistency,
+  verifyInclusion,
+} from './log/tlog.js';
+export {
+  type DayWalk,
+  type LogFailure,
+  type LogSeen,
+  LogSeenSchema,
+  LogVerifyError,
+  logPrefix,
+  type VerifiedLog,
+  type VerifyLogOptions,
+  verifyLog,
+  walkDay,
+} from './log/verify-log.js';
 export {
   accessLog,
   type MetricEvent,

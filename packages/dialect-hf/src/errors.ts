@@ -1,4 +1,4 @@
-import { type CoreDeps, errorResponse, type HubResponse, type IndexedModel, isModelId } from '@hub/core-index';
+import { type CoreDeps, errorResponse, type HubResponse, type IndexedModel, recordMissing } from '@hub/core-index';
 
 /**
  * Every error of the model-host dialect, in one place. The shape is the hub's `{error}` with a machine
@@ -6,20 +6,9 @@ import { type CoreDeps, errorResponse, type HubResponse, type IndexedModel, isMo
  * unreachable" to huggingface_hub, and huggingface.js returns null only for `EntryNotFound`).
  */
 
-/** First path segments of the hub's own routes: `/api/hub/resolve/…` is a wrong URL, not a model to index. */
-const RESERVED_OWNERS = new Set(['api', 'v1', 'v2', 'via', 'mcp', 'docs', 'models', 'registry', 'spaces', 'buckets']);
-
 /** 404 `RepoNotFound`, and the id recorded in the missing log for the next index run. */
 export function repoNotFound(deps: CoreDeps, id: string): HubResponse {
-  // only an id the index run could look up (the one grammar) is worth recording
-  if (isModelId(id) && !RESERVED_OWNERS.has(id.split('/')[0]?.toLowerCase() ?? '')) {
-    try {
-      const pending = deps.missing.record(id);
-      if (pending) deps.defer(Promise.resolve(pending));
-    } catch (e) {
-      deps.log.warn({ err: (e as Error).message }, 'missing log record failed');
-    }
-  }
+  recordMissing(deps, id);
   return errorResponse(
     'hub',
     404,

@@ -1,4 +1,5 @@
-import type { CoreDeps, Route, RouteContext } from '@hub/core-index';
+import { type CoreDeps, describeRoutes, type Route, type RouteContext } from '@hub/core-index';
+import { HF_API } from './api.js';
 import { repoNotFound } from './errors.js';
 import { listModels, modelInfo } from './models.js';
 import { resolve } from './resolve.js';
@@ -11,7 +12,7 @@ const API_CACHE = 60;
  * The model-host dialect: what huggingface_hub, @huggingface/hub, transformers.js and llama.cpp call
  * when their endpoint points at the hub. Every route is a read (no token, CORS open).
  */
-export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
+function hfRouteTable<D extends CoreDeps>(): Route<D>[] {
   // Handlers only need CoreDeps; a wider D is fine.
   const h = (fn: (ctx: RouteContext<CoreDeps>) => ReturnType<Route<CoreDeps>['handler']>) => fn as Route<D>['handler'];
   const api = (path: string, summary: string, handler: Route<D>['handler']): Route<D> => ({
@@ -20,6 +21,8 @@ export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
     rules: 'read',
     errors: 'hub',
     cache: API_CACHE,
+    // The index alone decides these answers (with the URL and the headers read): kept whole until the next index.
+    reuse: 'index',
     summary,
     handler,
   });
@@ -29,6 +32,8 @@ export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
     rules: 'read',
     errors: 'hub',
     cache: 'no-store',
+    // The index and the source health decide the redirect: kept whole until either changes.
+    reuse: 'index+health',
     summary,
     handler: h(resolve),
   });
@@ -55,15 +60,28 @@ export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
       summary: 'TreeEntry for each named path (JSON or form body)',
       handler: h(pathsInfo),
     },
-    // One-segment ids (`gpt2`) are not in an index of `owner/name` models.
+    // One-segment ids (`gpt2`) are not in an index of `owner/name` models. An id sent with its slash encoded
+    // (`demo%2Ftiny-bert`, as some clients quote a repo id) arrives here decoded and is that model.
     api(
       '/api/models/:owner',
-      'RepoNotFound for one-segment ids',
-      h(({ deps, params }) => repoNotFound(deps, params.owner ?? '')),
+      'RepoNotFound for one-segment ids; owner%2Fname is the model',
+      h((ctx) => {
+        const id = ctx.params.owner ?? '';
+        const slash = id.indexOf('/');
+        if (slash > 0 && slash === id.lastIndexOf('/') && slash < id.length - 1) {
+          return modelInfo({ ...ctx, params: { owner: id.slice(0, slash), name: id.slice(slash + 1) } }, undefined);
+        }
+        return repoNotFound(ctx.deps, id);
+      }),
     ),
     download('/:owner/:name/resolve/:rev/*path', '302 to a live source, with the SHA-256 the bytes must have'),
     download('/:owner/:name/raw/:rev/*path', '302 like resolve (huggingface.js fileExists)'),
     download('/via/:token/:owner/:name/resolve/:rev/*path', '302 to the named source when it holds the file and is live'),
     download('/via/:token/:owner/:name/raw/:rev/*path', '302 like resolve, named source first'),
   ];
+}
+
+/** {@link hfRouteTable} with each route's API description (HF_API) attached. */
+export function hfRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(hfRouteTable<D>(), HF_API);
 }

@@ -23,6 +23,8 @@ import { OCI_MANIFEST, TITLE } from './media-types.js';
 export const ARCHIVE_ARTIFACT_TYPE = 'application/vnd.svc.model-hub.catalog.v1+json';
 export const ARCHIVE_LAYER = 'application/vnd.svc.model-hub.catalog.v1+json';
 export const EMPTY_CONFIG = 'application/vnd.oci.empty.v1+json';
+/** The day's signed checkpoint of the transparency log (C2SP tlog-checkpoint as a signed note; design 10.4). */
+export const CHECKPOINT_LAYER = 'application/vnd.svc.model-hub.checkpoint.v1';
 const EMPTY_BYTES = new TextEncoder().encode('{}');
 
 interface ArchiveManifest {
@@ -30,6 +32,8 @@ interface ArchiveManifest {
   digest: string;
   /** the catalog layer */
   layer: { digest: string; address: Address; size: number };
+  /** the checkpoint layer, when the day was signed */
+  checkpoint?: { digest: string; address: Address };
 }
 
 type Day = Awaited<ReturnType<typeof readArchive>>['days'][number];
@@ -60,6 +64,10 @@ async function makeManifest(deps: CoreDeps, day: Day): Promise<ArchiveManifest |
   if (day.archived) annotations['org.opencontainers.image.created'] = day.archived;
   if (day.source) annotations['org.opencontainers.image.revision'] = day.source;
   if (day.prev) annotations['svc.model-hub.prev'] = day.prev;
+  if (day.leaf !== undefined) annotations['svc.model-hub.leaf'] = String(day.leaf);
+  // The checkpoint signed right after this day joined the log, so an archive pulled by an OCI client can be checked.
+  const cp = day.checkpoint ? await deps.objects.get(day.checkpoint as Address) : undefined;
+  const checkpoint = cp && day.checkpoint ? { digest: `sha256:${sha256Hex(cp.bytes)}`, address: day.checkpoint as Address } : undefined;
   const manifest = {
     schemaVersion: 2,
     mediaType: OCI_MANIFEST,
@@ -72,11 +80,26 @@ async function makeManifest(deps: CoreDeps, day: Day): Promise<ArchiveManifest |
         size: stored.bytes.byteLength,
         annotations: { [TITLE]: `catalog-${day.date}.json`, 'svc.model-hub.address': day.index },
       },
+      ...(cp && checkpoint
+        ? [
+            {
+              mediaType: CHECKPOINT_LAYER,
+              digest: checkpoint.digest,
+              size: cp.bytes.byteLength,
+              annotations: { [TITLE]: `checkpoint-${day.date}.txt`, 'svc.model-hub.address': checkpoint.address },
+            },
+          ]
+        : []),
     ],
     annotations,
   };
   const bytes = canonicalBytes(manifest);
-  return { bytes, digest: `sha256:${sha256Hex(bytes)}`, layer: { digest, address: day.index as Address, size: stored.bytes.byteLength } };
+  return {
+    bytes,
+    digest: `sha256:${sha256Hex(bytes)}`,
+    layer: { digest, address: day.index as Address, size: stored.bytes.byteLength },
+    ...(checkpoint ? { checkpoint } : {}),
+  };
 }
 
 async function build(deps: CoreDeps): Promise<ArchiveRepository | undefined> {
@@ -113,8 +136,9 @@ async function build(deps: CoreDeps): Promise<ArchiveRepository | undefined> {
     byDigest: (digest) => find((m) => m.digest === digest),
     blob: async (digest) => {
       if (digest === EMPTY_DIGEST) return { bytes: EMPTY_BYTES };
-      const m = await find((x) => x.layer.digest === digest);
-      return m ? { address: m.layer.address } : undefined;
+      const m = await find((x) => x.layer.digest === digest || x.checkpoint?.digest === digest);
+      if (!m) return undefined;
+      return { address: m.layer.digest === digest ? m.layer.address : (m.checkpoint?.address as Address) };
     },
   };
 }

@@ -1,4 +1,11 @@
-export { ARCHIVE_ARTIFACT_TYPE, ARCHIVE_LAYER, type ArchiveRepository, archiveAnswer, archiveRepository } from './archive.js';
+export {
+  ARCHIVE_ARTIFACT_TYPE,
+  ARCHIVE_LAYER,
+  type ArchiveRepository,
+  archiveAnswer,
+  archiveRepository,
+  CHECKPOINT_LAYER,
+} from './archive.js';
 export {
   BUCKET_REQUEST_MAX_BYTES,
   bucketRoutes,

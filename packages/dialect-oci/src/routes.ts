@@ -1,5 +1,6 @@
 import {
   type CoreDeps,
+  describeRoutes,
   type Handler,
   type HubResponse,
   isOllama,
@@ -8,7 +9,9 @@ import {
   parseRange,
   type Route,
   type RouteContext,
+  recordMissing,
 } from '@hub/core-index';
+import { OCI_API, OCI_WRITE } from './api.js';
 import { archiveAnswer, withArchiveName } from './archive.js';
 import { bucketRepository } from './buckets/names.js';
 import { bucketState } from './buckets/routes.js';
@@ -115,8 +118,7 @@ async function findRepository<D extends CoreDeps>(ctx: RouteContext<D>): Promise
   const index = ctx.deps.index();
   const model = findModel(index, owner, name);
   if (!model) {
-    const recorded = ctx.deps.missing.record(`${owner}/${name}`);
-    if (recorded) ctx.deps.defer(Promise.resolve(recorded));
+    recordMissing(ctx.deps, `${owner}/${name}`);
     return nameUnknown(`${owner}/${name}`.toLowerCase());
   }
   return { repo: await repository(index, model), name: `${owner}/${name}`.toLowerCase() };
@@ -273,7 +275,7 @@ const PATHS = [
 ];
 
 /** The OCI distribution dialect (pull only) over today's index. */
-export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
+function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
   const base = { rules: 'read' as const, errors: 'oci' as const };
   const as = (h: Handler<CoreDeps>) => v2(h as Handler<D>);
   // 200 with a Basic challenge: pulls stay anonymous, and skopeo (containers/image) sends --dest-creds on a bucket
@@ -302,6 +304,7 @@ export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/v2/:owner/:name/tags/list',
       cache: 60,
+      reuse: 'index',
       summary: 'Tags of one repository (OciTagList): quantisations, GGUF file names and latest',
       handler: as(tagsHandler),
     },
@@ -310,6 +313,8 @@ export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/v2/:owner/:name/manifests/:reference',
       cache: 60,
+      // Manifests are prepared once per index (the archive repository's too): kept whole until the next index.
+      reuse: 'index',
       summary: 'A manifest by tag or digest; Docker v2 (Ollama) or OCI image shape by Accept',
       handler: as(manifestHandler),
     },
@@ -318,6 +323,8 @@ export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/v2/:owner/:name/blobs/:digest',
       cache: 'no-store',
+      // HEAD answers from the index; a weight layer's redirect from the index and the source health.
+      reuse: 'index+health',
       summary: 'A blob: weight layers redirect (307) to a live source; hub-made blobs are served',
       handler: as(blobHandler),
     },
@@ -337,4 +344,11 @@ export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
     ),
   );
   return [...reads, ...writes];
+}
+
+/** {@link ociRouteTable} with each route's API description (OCI_API) attached. */
+export function ociRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(ociRouteTable<D>(), OCI_API).map((r) =>
+    r.api || r.rules !== 'registry-write' ? r : { ...r, api: { responses: OCI_WRITE } },
+  );
 }

@@ -1,8 +1,8 @@
-import { createHub, type Hub } from '@hub/core-index';
+import type { Hub } from '@hub/core-index';
 import { createTestHub, request } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type HubDeps, hubRoutes } from './routes.js';
 import { checkBadInput } from './testing/bad-input.js';
+import { composedHub } from './testing/test-hub.js';
 
 /**
  * The bad-input property suite (testing/bad-input.ts) in process, over every route of the table, on every
@@ -19,7 +19,7 @@ let index: () => { catalogAddress: string };
 
 beforeAll(async () => {
   const t = await createTestHub();
-  hub = createHub(t.deps as HubDeps, hubRoutes());
+  hub = composedHub(t.deps);
   index = (t.deps as unknown as { index: () => { catalogAddress: string } }).index;
   catalogBefore = index().catalogAddress;
 });

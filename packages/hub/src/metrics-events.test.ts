@@ -4,6 +4,7 @@ import { accessLog, createHub, type Logger, type MetricEvent, type Metrics, rout
 import { createTestHub, request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { type HubDeps, hubRoutes } from './routes.js';
+import { composedHub } from './testing/test-hub.js';
 
 /**
  * The metric events of the full route table (design 10.2): what `createHub` emits for every answer, and what the
@@ -144,7 +145,7 @@ describe('routeGroup and the access log', () => {
     const lines: Array<[object, string | undefined]> = [];
     const log: Logger = { debug() {}, info: (o, m) => void lines.push([o, m]), warn() {}, error() {} };
     const t = await createTestHub();
-    const hub = createHub({ ...t.deps, metrics: accessLog(log) }, hubRoutes() as never);
+    const hub = composedHub({ ...t.deps, metrics: accessLog(log) });
     await request(hub, '/via/SECRETVIA/synthetic-org/bert-ish/resolve/main/config.json?access_token=SECRETQ', {
       headers: { authorization: 'Bearer SECRETAUTH', cookie: 'a=SECRETCOOKIE' },
     });

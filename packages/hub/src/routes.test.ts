@@ -1,12 +1,12 @@
-import { createHub } from '@hub/core-index';
 import { createTestHub, request } from '@hub/core-index/testing';
 import { hfRoutes } from '@hub/dialect-hf';
 import { expect, it } from 'vitest';
 import { hubRoutes } from './routes.js';
+import { composedHub } from './testing/test-hub.js';
 
 it('hubRoutes() mounts /mcp, with the hub descriptor as the descriptor resource', async () => {
   const t = await createTestHub();
-  const hub = createHub(t.deps as any, hubRoutes());
+  const hub = composedHub(t.deps);
   const res = await request(hub, '/mcp', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },

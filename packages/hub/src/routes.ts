@@ -6,7 +6,9 @@ import { mcpRoutes } from '@hub/mcp';
 import { objectRoutes, publishRoutes } from '@hub/objects';
 import { archiveRoutes } from './discovery/archive-routes.js';
 import { buildDescriptor } from './discovery/descriptor.js';
+import { logRoutes } from './discovery/log-routes.js';
 import { discoveryRoutes } from './discovery/routes.js';
+import { siteAliasRoutes } from './site/alias-routes.js';
 import { spaceRoutes } from './spaces/routes.js';
 
 /** Everything a full hub needs; each dialect adds its own interfaces here as it lands. */
@@ -20,8 +22,10 @@ export function hubRoutes(): Route<HubDeps>[] {
     ...objectRoutes<HubDeps>(),
     ...publishRoutes<HubDeps>(),
     ...archiveRoutes<HubDeps>(),
+    ...logRoutes<HubDeps>(),
     ...spaceRoutes<HubDeps>(),
     ...hfRoutes<HubDeps>(),
+    ...siteAliasRoutes<HubDeps>(),
     ...bucketRoutes<HubDeps>(),
     ...ociRoutes<HubDeps>(),
     ...accountRoutes<HubDeps>(),

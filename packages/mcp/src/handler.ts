@@ -1,6 +1,7 @@
 import {
   BodyTooLargeError,
   type CoreDeps,
+  describeRoutes,
   errorResponse,
   type HeaderBag,
   type HubResponse,
@@ -23,6 +24,7 @@ import {
   ReadResourceRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_API } from './api.js';
 import { buildServer, type McpOptions } from './server.js';
 import { argumentError, TOOLS, TOOLS_BY_NAME, type ToolContext } from './tools.js';
 
@@ -341,7 +343,7 @@ export function createMcpHandler<D extends CoreDeps>(deps: D, options: McpOption
  * The routes of `/mcp` for `createHub`: POST answers MCP; GET and DELETE answer 405 `{error}`
  * (stateless: no standalone event stream, no session to end).
  */
-export function mcpRoutes<D extends CoreDeps>(options: McpOptions = {}): Route<D>[] {
+function mcpRouteTable<D extends CoreDeps>(options: McpOptions = {}): Route<D>[] {
   const notAllowed: Route<D>['handler'] = ({ req }) => postOnly(req.url);
   return [
     {
@@ -375,4 +377,9 @@ export function mcpRoutes<D extends CoreDeps>(options: McpOptions = {}): Route<D
       handler: notAllowed,
     },
   ];
+}
+
+/** {@link mcpRouteTable} with each route's API description (MCP_API) attached. */
+export function mcpRoutes<D extends CoreDeps>(options: McpOptions = {}): Route<D>[] {
+  return describeRoutes(mcpRouteTable<D>(options), MCP_API);
 }

@@ -370,6 +370,9 @@ describe('tools', () => {
     const h = await call('hub_health', {});
     expect(h.structuredContent).toEqual(t.health.snapshot());
     expect(h.content[0]?.text).toMatch(/Mirror B \[mirror-b\]: down \(timeout\)/);
+    // never probed (no probe file) is not "ok · last reached never probed": it is offered on trust, and says what it holds
+    expect(h.content[0]?.text).toMatch(/Mirror A \[mirror-a\]: offered, not checked \(no probe file\) · holds \d+ of this index's models/);
+    expect(h.content[0]?.text).not.toContain('never probed');
     const a = await call('hub_archive', {});
     const archive = await readArchive(t.objects);
     expect(a.structuredContent.days).toEqual(archive.days);

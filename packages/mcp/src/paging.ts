@@ -1,4 +1,4 @@
-import { fnv1a, formatBytes } from '@hub/core-index';
+import { fnv1a } from '@hub/core-index';
 
 /**
  * Agent-sized answers: every listing tool renders its answer as blocks (one model, one file, one
@@ -91,10 +91,6 @@ export function decodeCursor(cursor: string | undefined, tool: string, snapshot:
   }
   return body.o;
 }
-
-/** Human sizes: 1000000 → "977 KiB" (binary units, as sha256sum users see with ls -lh). */
-/** Byte sizes in MCP answers: the one formatting rule of core-index. */
-export const humanBytes = formatBytes;
 
 /** 1_000_000 → "1.0M", 7_241_000_000 → "7.2B". */
 export function humanCount(n: number): string {

@@ -1,11 +1,22 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BuildResult, Logger, ObjectStore } from '@hub/core-index';
+import type { BuildResult, Logger, ObjectStore, SourceConfig } from '@hub/core-index';
 import { buildFromDir } from './from-dir.js';
 
 /** The source name the demo index records; the running hub points it at the demo mirror. */
 export const DEMO_SOURCE = 'demo-mirror';
+/** How the demo source is shown (`svc.sources`, the site, the health page). */
+const DEMO_DISPLAY = 'Demo mirror';
+
+/**
+ * The demo mirror as a configured source (the one entry node-server, the edge's scripts and the tests give a hub),
+ * at the URL template of a running static mirror; `extra` adds a probe file or the like.
+ */
+export function demoSource(template: string, extra: Partial<SourceConfig> = {}): SourceConfig {
+  return { name: DEMO_SOURCE, display: DEMO_DISPLAY, token: 'demo', kind: 'http', url: template, ...extra };
+}
+
 /** The demo index is built with a fixed date, so its addresses are the same on every machine. */
 export const DEMO_DATE = '2026-11-22';
 
@@ -25,7 +36,7 @@ export async function seedDemo(objects: ObjectStore, log?: Logger): Promise<Buil
     dir,
     sources: [{ name: DEMO_SOURCE }],
     date: DEMO_DATE,
-    display: () => 'Demo mirror',
+    display: () => DEMO_DISPLAY,
     ...(log ? { log } : {}),
   });
   log?.info({ catalog: result.catalog, models: result.models, files: result.files, tree: dir }, 'seeded the bundled demo index');

@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Address, type CatalogObject, type ModelObject, silentLogger } from '@hub/core-index';
+import { type Address, type CatalogObject, LOG_TILE_KIND, type ModelObject, silentLogger } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTreeDir } from './demo.js';
@@ -95,7 +95,8 @@ describe('rebuilds with the rebuild cache', () => {
 
   it('building the same tree again writes no object, reads no file, and gives the same catalog', async () => {
     const before = objectFiles(data);
-    expect(before.size).toBe(30 * 2 + 1);
+    // 30 model and source objects, the catalog, and the transparency log's level-0 tile and entry bundle
+    expect(before.size).toBe(30 * 2 + 1 + 2);
     const read: string[] = [];
     const again = await buildFromDir(new FsObjectStore(data), {
       dir: tree,
@@ -116,7 +117,12 @@ describe('rebuilds with the rebuild cache', () => {
     writeFileSync(changed, JSON.stringify({ i: 4, changed: true }));
     const store = new FsObjectStore(data);
     const result = await buildFromDir(store, { dir: tree, sources: SOURCES, date: '2026-11-23', cacheFile });
-    const added = [...objectFiles(data)].filter((a) => !before.has(a));
+    const kinds = await Promise.all(
+      [...objectFiles(data)].filter((a) => !before.has(a)).map(async (a) => [a, (await store.meta(a as Address))?.kind] as const),
+    );
+    // The day's new leaf grew the log's level-0 tile and entry bundle: two new objects of the log beside the index's.
+    expect(kinds.filter(([, k]) => k === LOG_TILE_KIND)).toHaveLength(2);
+    const added = kinds.filter(([, k]) => k !== LOG_TILE_KIND).map(([a]) => a);
     const catalog = await readJson<CatalogObject>(store, result.catalog);
     const entry = catalog.objects['org-1/model-4'];
     expect(added.sort()).toEqual([result.catalog, entry?.model, ...(entry?.sources ?? [])].sort());

@@ -9,6 +9,7 @@ import {
   ggufFactsOf,
   isMmproj,
   type Logger,
+  type NoteSigner,
   type ObjectStore,
   type ParsedGguf,
 } from '@hub/core-index';
@@ -38,6 +39,8 @@ export interface FromDirOptions {
    * build's record are not read or parsed again. Absent: every file is hashed.
    */
   cacheFile?: string;
+  /** Keys that sign the transparency log's checkpoint (design 10.4). */
+  signers?: readonly NoteSigner[];
   /** progress callback: files hashed so far, of total */
   progress?: (done: number, total: number, file: string) => void;
   /** Every model and source object of the new catalog, for the host's load pack (`BuildInput.onObject`). */
@@ -181,6 +184,7 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     date: options.date ?? new Date().toISOString().slice(0, 10),
     models,
     ...(options.display ? { display: options.display } : {}),
+    ...(options.signers ? { signers: options.signers } : {}),
     ...(options.onObject ? { onObject: options.onObject } : {}),
   });
   // Only after the index is written: a build that failed leaves the previous cache (still true of the files).

@@ -1,5 +1,5 @@
 export { DEMO_BUCKET, seedBuckets } from './buckets.js';
-export { DEMO_DATE, DEMO_SOURCE, demoTreeDir, seedDemo } from './demo.js';
+export { DEMO_DATE, DEMO_SOURCE, demoSource, demoTreeDir, seedDemo } from './demo.js';
 export { buildFromDir, type FromDirOptions, type FromDirSource } from './from-dir.js';
 export { sha256File } from './hash-file.js';
 export { type StaticMirror, startStaticMirror } from './mirror.js';

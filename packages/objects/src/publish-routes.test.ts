@@ -1,4 +1,4 @@
-import { type Address, addressOf, createHub, type HubRequest, sha256Hex } from '@hub/core-index';
+import { type Address, addressOf, type CoreDeps, createHub, type HubRequest, sha256Hex } from '@hub/core-index';
 import { createTestHub, request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { fetchObject, publishObject } from './publish-client.js';
@@ -11,7 +11,7 @@ const auth = { authorization: `Bearer ${TOKEN}` };
 async function setup(maxRequestBytes?: number) {
   const t = await createTestHub();
   if (maxRequestBytes) t.deps.settings.maxRequestBytes = maxRequestBytes;
-  const hub = createHub(t.deps as never, [...objectRoutes(), ...publishRoutes()] as never);
+  const hub = createHub<CoreDeps>(t.deps, [...objectRoutes<CoreDeps>(), ...publishRoutes<CoreDeps>()]);
   return { ...t, hub };
 }
 

@@ -4,6 +4,7 @@ import {
   CatalogObjectSchema,
   CatalogShardSchema,
   type CoreDeps,
+  describeRoutes,
   errorResponse,
   type HubResponse,
   json,
@@ -22,6 +23,7 @@ import {
   SpacesCatalogSchema,
   spaceConflict,
 } from '@hub/core-index';
+import { PUBLISH_API } from './api.js';
 
 /** Chunk objects of a payload published in pieces. */
 export const CHUNK_KIND = 'model-hub.chunk';
@@ -142,7 +144,7 @@ function counted<D extends CoreDeps>(handler: Route<D>['handler']): Route<D>['ha
 }
 
 /** Publishing and listing objects: `POST /api/v1/objects` and `GET /api/v1/objects` (publisher token). */
-export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
+function publishRouteTable<D extends CoreDeps>(): Route<D>[] {
   return [
     {
       method: 'POST',
@@ -216,4 +218,9 @@ export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
       },
     },
   ];
+}
+
+/** {@link publishRouteTable} with each route's API description (PUBLISH_API) attached. */
+export function publishRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(publishRouteTable<D>(), PUBLISH_API);
 }

@@ -1,4 +1,14 @@
-import { type CapabilityManifest, type CoreDeps, errorResponse, type HealthResponse, isAddress, json, type Route } from '@hub/core-index';
+import {
+  type CapabilityManifest,
+  type CoreDeps,
+  describeRoutes,
+  errorResponse,
+  type HealthResponse,
+  isAddress,
+  json,
+  type Route,
+} from '@hub/core-index';
+import { OBJECT_API } from './api.js';
 
 export const PROTOCOL_VERSION = 1;
 export const SERVER_VERSION = '1.0.0';
@@ -63,7 +73,7 @@ export function capabilityManifest(deps: CoreDeps): CapabilityManifest {
 }
 
 /** Read routes of the object dialect (publishing lives in the publish routes). */
-export function objectRoutes<D extends CoreDeps>(): Route<D>[] {
+function objectRouteTable<D extends CoreDeps>(): Route<D>[] {
   return [
     {
       method: 'GET',
@@ -71,6 +81,9 @@ export function objectRoutes<D extends CoreDeps>(): Route<D>[] {
       rules: 'read',
       errors: 'objects',
       cache: 'immutable',
+      // The bytes at an address never change: a found object's answer is kept (up to the cache's size limit per
+      // answer) until the next index; a 404 is never kept, so an object published later is found on the next ask.
+      reuse: 'index',
       summary: 'The bytes of one object',
       handler: async ({ params, deps }) => {
         const address = params.address as string;
@@ -130,4 +143,9 @@ export function objectRoutes<D extends CoreDeps>(): Route<D>[] {
       },
     },
   ];
+}
+
+/** {@link objectRouteTable} with each route's API description (OBJECT_API) attached. */
+export function objectRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(objectRouteTable<D>(), OBJECT_API);
 }

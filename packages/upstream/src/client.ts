@@ -6,6 +6,7 @@
  * waiting.
  */
 
+import { BoundedQueue } from '@hub/core-index';
 import { errorOf, retryable, UpstreamError } from './errors.js';
 import { type BucketState, bucketOf, parseRateLimit, parseRetryAfter, type RateLimitInfo } from './rate-limit.js';
 
@@ -119,30 +120,15 @@ export class UpstreamClient {
   /** Per rate-limit bucket: what the host last said, and any pause. */
   readonly buckets = new Map<string, BucketState>();
   private readonly fetchImpl: typeof fetch;
-  private readonly limit: number;
-  private active = 0;
-  private readonly queue: Array<() => void> = [];
+  /** requests in flight at once (the one bounded queue of core-index) */
+  private readonly slots: BoundedQueue;
   /** requests in flight per bucket (sent, no answer yet) */
   private readonly inflight = new Map<string, number>();
 
   constructor(private readonly options: UpstreamClientOptions) {
     this.fetchImpl = options.fetch;
     this.clock = options.clock ?? systemClock;
-    this.limit = Math.max(1, options.concurrency ?? 8);
-  }
-
-  private async acquire(): Promise<void> {
-    if (this.active < this.limit) {
-      this.active++;
-      return;
-    }
-    await new Promise<void>((resolve) => this.queue.push(resolve));
-  }
-
-  private release(): void {
-    const next = this.queue.shift();
-    if (next) next();
-    else this.active--;
+    this.slots = new BoundedQueue(options.concurrency ?? 8);
   }
 
   private backoff(attempt: number): number {
@@ -274,7 +260,7 @@ export class UpstreamClient {
     let limited = 0;
     for (;;) {
       await this.pace(url, urlBucket);
-      await this.acquire();
+      await this.slots.acquire();
       let res: Response | undefined;
       let failure: unknown;
       try {
@@ -286,7 +272,7 @@ export class UpstreamClient {
       } catch (e) {
         failure = e;
       } finally {
-        this.release();
+        this.slots.release();
       }
       const info = this.observe(urlBucket, res);
       if (init.signal?.aborted) {

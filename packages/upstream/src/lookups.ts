@@ -1,4 +1,4 @@
-import type { BuildModelInput } from '@hub/core-index';
+import { BoundedQueue, type BuildModelInput } from '@hub/core-index';
 import { SourceBreaker } from './breaker.js';
 import { UpstreamClient } from './client.js';
 import type { RunContext } from './context.js';
@@ -8,39 +8,32 @@ import type { Yesterday } from './yesterday.js';
 /** Secondary-source lookups, off the models' own path: a bounded queue behind a circuit breaker. */
 export class SourceLookups {
   private readonly pending: Promise<void>[] = [];
-  private active = 0;
-  private readonly queue: Array<() => void> = [];
+  private readonly slots: BoundedQueue;
 
   constructor(
     readonly adapter: ModelScopeAdapter,
     readonly breaker: SourceBreaker,
     private readonly yesterday: Yesterday,
-    private readonly concurrency = 2,
-  ) {}
+    concurrency = 2,
+  ) {
+    this.slots = new BoundedQueue(concurrency);
+  }
 
   /** Look the model up (later, without holding up the caller); then `done` with its sources. */
   add(model: BuildModelInput, done: (m: BuildModelInput) => Promise<void>): void {
     this.pending.push(
-      (async () => {
-        if (this.active >= this.concurrency) await new Promise<void>((r) => this.queue.push(r));
-        else this.active++;
-        try {
-          const sources = [...model.sources];
-          const r = await this.breaker.call(() => this.adapter.find({ id: model.id, files: model.files }));
-          if (!r.skipped && r.value) sources.push(r.value);
-          else if (r.skipped) {
-            // Not checked today: yesterday's record of this source stays for the same revision.
-            const prev = await this.yesterday.model(model.id);
-            if (prev && prev.revision === model.revision)
-              sources.push(...(await this.yesterday.sources(model.id)).filter((s) => s.source === this.adapter.source));
-          }
-          await done({ ...model, sources });
-        } finally {
-          const next = this.queue.shift();
-          if (next) next();
-          else this.active--;
+      this.slots.run(async () => {
+        const sources = [...model.sources];
+        const r = await this.breaker.call(() => this.adapter.find({ id: model.id, files: model.files }));
+        if (!r.skipped && r.value) sources.push(r.value);
+        else if (r.skipped) {
+          // Not checked today: yesterday's record of this source stays for the same revision.
+          const prev = await this.yesterday.model(model.id);
+          if (prev && prev.revision === model.revision)
+            sources.push(...(await this.yesterday.sources(model.id)).filter((s) => s.source === this.adapter.source));
         }
-      })(),
+        await done({ ...model, sources });
+      }),
     );
   }
 

@@ -159,6 +159,7 @@ export async function writePhase(
     models,
     ...(o.display ? { display: o.display } : {}),
     ...(o.codeCommit ? { codeCommit: o.codeCommit } : {}),
+    ...(o.signers ? { signers: o.signers } : {}),
     ...(o.onObject ? { onObject: o.onObject } : {}),
     now: () => rc.clock.now(),
     archive: { registry: ARCHIVE_REGISTRY, ...(o.pins?.gateway ? { gateway: o.pins.gateway } : {}), ...o.archive },

@@ -50,6 +50,8 @@ export interface UpstreamBuildOptions {
   codeCommit?: string;
   /** Fields of the archive document (registry, gateway, mirror). */
   archive?: { registry?: string; gateway?: string; mirror?: string };
+  /** Keys that sign the transparency log's checkpoint (design 10.4). */
+  signers?: BuildInput['signers'];
   /** Ignore finished work of the same day and list again. */
   fresh?: boolean;
   log?: Logger;

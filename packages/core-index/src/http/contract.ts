@@ -1,3 +1,4 @@
+import type { RouteApi } from './api.js';
 /**
  * The request/response contract every handler speaks.
  *
@@ -64,9 +65,17 @@ export interface Route<D> {
    * Error answers are always `no-store`.
    */
   cache?: number | 'immutable' | 'no-store';
+  /**
+   * The answer is a function of the URL, the request headers the handler reads and the loaded index (`'index'`), or
+   * also the source health (`'index+health'`): nothing else (no clock, no store but the index, no side effect). The
+   * hub then keeps the final answer and serves it again until the index or the health changes (`AnswerCache`).
+   */
+  reuse?: 'index' | 'index+health';
   handler: Handler<D>;
   /** Short summary for the machine description. */
   summary?: string;
+  /** Its answers, query and body for the machine description, written beside the route (see `describeRoutes`). */
+  api?: RouteApi;
 }
 
 // ---- building responses ----------------------------------------------------------------------

@@ -1,5 +1,6 @@
 import type { CoreDeps } from '../deps.js';
 import { type Metrics, methodLabel, noMetrics, type RouteGroup, routeGroup } from '../metrics.js';
+import { AnswerCache } from './answer-cache.js';
 import {
   BodyTooLargeError,
   errorResponse,
@@ -38,6 +39,12 @@ export interface RequestScope {
 export interface Hub {
   /** Answer one request. Never throws; never answers 500 for bad input. */
   handle(req: HubRequest, scope?: RequestScope): Promise<HubResponse>;
+  /**
+   * The kept whole answer to this request (a `reuse` route answered it before, and the index and health are the
+   * same), synchronously, or undefined: then call `handle`. `handle` consults the same cache first, so a host that
+   * never calls this gets the same answers. The answer is frozen: write it, do not change it.
+   */
+  cached(req: HubRequest): HubResponse | undefined;
   routes: readonly Route<any>[];
 }
 
@@ -52,8 +59,20 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
   const siteOrigin = deps.settings.siteOrigin;
   const metrics = deps.metrics ?? noMetrics;
   const observe = metrics === noMetrics ? undefined : observer(metrics);
+  const answers = new AnswerCache<Route<D>>(deps);
+
+  /** A kept whole answer (`Route.reuse`), with its request event like any other answer. */
+  function cached(raw: HubRequest): HubResponse | undefined {
+    const start = observe ? performance.now() : 0;
+    const kept = answers.get(raw);
+    if (!kept) return undefined;
+    observe?.(raw, kept.response, kept.route, (performance.now() - start) / 1000);
+    return kept.response;
+  }
 
   async function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
+    const kept = cached(raw);
+    if (kept) return kept;
     // Metrics off: nothing measured, nothing allocated.
     if (!observe) return answer(raw, scope, undefined);
     const start = performance.now();
@@ -75,11 +94,11 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       if (method === 'OPTIONS') {
         const pm = router.match('GET', path);
         if (seen && pm.kind !== 'none') seen.route = pm.kind === 'found' ? pm.route : pm.sample;
-        return preflight(pm, path, raw, siteOrigin);
+        return preflight(pm, router, path, raw, siteOrigin);
       }
 
       const m = router.match(method, path);
-      if (m.kind === 'none') return finish(notFound(path), raw, undefined, siteOrigin);
+      if (m.kind === 'none') return finish(slashRedirect(router, method, path, query) ?? notFound(path), raw, undefined, siteOrigin);
       if (m.kind === 'bad-encoding') {
         if (seen) seen.route = m.sample;
         return finish(badEncoding(m.sample?.errors ?? shape, path), raw, m.sample, siteOrigin);
@@ -92,10 +111,15 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       if (seen) seen.route = route;
       shape = route.errors;
 
+      // A route whose whole answer may be kept: record the request headers its handler reads (the answer's variants),
+      // and the index and health it answers under.
+      const reuse = route.reuse && route.rules === 'read' ? route.reuse : undefined;
+      const recorded = reuse ? answers.recorder(raw.headers) : undefined;
+      const under = reuse ? { index: deps.index(), health: answers.healthVersion() } : undefined;
       let req: HubRequest;
       switch (route.rules) {
         case 'read':
-          req = withoutCredentials(raw);
+          req = withoutCredentials(recorded ? { method: raw.method, url: raw.url, headers: recorded.headers, body: raw.body } : raw);
           break;
         case 'publish':
           if (!tokenMatches(bearerToken(raw), deps.settings.publisherTokens)) {
@@ -147,8 +171,9 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
           return parsedQuery;
         },
       };
-      const res = await route.handler(ctx);
-      return finish(res, raw, route, siteOrigin);
+      const res = finish(await route.handler(ctx), raw, route, siteOrigin);
+      if (reuse && recorded && under) answers.put(raw, res, route, reuse, recorded.read, under.index, under.health);
+      return res;
     } catch (e) {
       if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e), raw, route, siteOrigin);
       if (isClientAbort(e)) {
@@ -161,7 +186,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
     }
   }
 
-  return { handle, routes };
+  return { handle, cached, routes };
 }
 
 interface Seen {
@@ -263,11 +288,36 @@ function finish(res: HubResponse, req: HubRequest, route: Route<any> | undefined
   return { status: res.status, headers: h, body };
 }
 
-function preflight(m: ReturnType<Router<any>['match']>, path: string, req: HubRequest, siteOrigin: string | undefined): HubResponse {
+/**
+ * A read of a path no route claims that differs from a route's path only by a trailing slash (`/api/models/`,
+ * `/models/{owner}/{name}/`): 308 to the path without it, the query kept (issue 27). Where both exist (`/models` and
+ * `/models/`) both are routes and this never runs.
+ */
+function slashRedirect(router: Router<any>, method: string, path: string, query: string): HubResponse | undefined {
+  if ((method !== 'GET' && method !== 'HEAD') || path.length < 2 || !path.endsWith('/')) return undefined;
+  const bare = path.replace(/\/+$/, '');
+  // Never a Location another origin could be read from (`//host`, `/\\host`).
+  if (!/^\/[^/\\]/.test(bare) || router.match(method, bare).kind !== 'found') return undefined;
+  return { status: 308, headers: { location: `${bare}${query ? `?${query}` : ''}` }, body: null };
+}
+
+function preflight(
+  m: ReturnType<Router<any>['match']>,
+  router: Router<any>,
+  path: string,
+  req: HubRequest,
+  siteOrigin: string | undefined,
+): HubResponse {
   if (m.kind === 'none') return finish(notFound(path), req, undefined, siteOrigin);
   const route = m.kind === 'found' || m.kind === 'method' ? (m.kind === 'found' ? m.route : m.sample) : m.sample;
+  // The methods this path answers (a read-only route does not advertise PUT or DELETE): no route answers OPTIONS,
+  // so matching it lists every method the path has.
+  const at = router.match('OPTIONS', path);
+  const methods = at.kind === 'method' ? at.allowed : ['GET', 'HEAD'];
   const headers: Record<string, string> = {
-    'access-control-allow-methods': 'GET, HEAD, POST, PUT, DELETE, OPTIONS',
+    'access-control-allow-methods': [...methods, 'OPTIONS'].join(', '),
+    // A preflight is cached by Access-Control-Max-Age, never by the route's own cache policy (an immutable object).
+    'cache-control': 'no-store',
     'access-control-allow-headers': req.headers.get('access-control-request-headers') ?? 'authorization, content-type',
     'access-control-max-age': '86400',
   };

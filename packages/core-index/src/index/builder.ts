@@ -1,4 +1,6 @@
 import { BUCKETS_REF } from '../buckets/schema.js';
+import { appendDays } from '../log/log-store.js';
+import type { NoteSigner } from '../log/note.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import { type Address, addressOf, blake3Hex } from './blake3.js';
 import { canonicalBytes, canonicalJson } from './canonical-json.js';
@@ -59,6 +61,8 @@ export interface BuildInput {
   archive?: Partial<Pick<Archive, 'registry' | 'gateway' | 'mirror'>>;
   /** Shard the catalog when its bytes would pass this (default: the 32 MiB message limit). */
   catalogLimit?: number;
+  /** Keys that sign the transparency log's checkpoint after the day is appended (none: the log grows unsigned). */
+  signers?: readonly NoteSigner[];
   /**
    * Called with every model and source object the new catalog names (written now or kept from before), with its
    * value and canonical bytes, before `current` switches: a host collects them into the load pack (`StartPack`) so
@@ -240,12 +244,30 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     ...(spacesCatalog ? { spaces: spacesCatalog as Address } : {}),
     ...(bucketsCatalog ? { buckets: bucketsCatalog as Address } : {}),
   };
+  // The day becomes a leaf of the transparency log (its objects and ref are written before the archive and `current`,
+  // so a kill in between leaves a log that still verifies and a rerun that appends nothing twice). A log started on a
+  // store that already has days takes those first, oldest first.
+  const backfill = await logBackfill(objects, older);
+  const logged = await appendDays(
+    objects,
+    [...backfill, { date: day.date, index: day.index, catalog: catalogAddress }],
+    input.signers ?? [],
+  );
+  if (backfill.length) for (const [i, d] of [...older].reverse().entries()) d.leaf = i;
+  day.leaf = logged.leaf;
+  if (logged.checkpoint) day.checkpoint = logged.checkpoint;
   // Newest first; a rebuild of the same day replaces that day.
   archive.days = [day, ...older];
   if (input.archive) Object.assign(archive, input.archive);
   await objects.writeRef('archive', JSON.stringify(archive));
   await objects.writeRef('current', catalogAddress);
   return { catalog: catalogAddress, models: rows.length, files: fileCount, bytes: byteCount, day };
+}
+
+/** The archive's older days (oldest first) when the log is still empty, to be its first leaves; else none. */
+async function logBackfill(objects: ObjectStore, older: ArchiveDay[]): Promise<Array<{ date: string; index: string; catalog: string }>> {
+  if (older.length === 0 || (await objects.readRef('log'))) return [];
+  return [...older].reverse().map((d) => ({ date: d.date, index: d.index, catalog: d.catalog ?? d.index }));
 }
 
 function sameContent(a: ModelObject, b: ModelObject): boolean {

@@ -13,3 +13,11 @@ export function formatBytes(n: number): string {
   }
   return `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2)} ${units[u]}`;
 }
+
+/**
+ * One shell argument as a POSIX shell reads it back, written once: left as it is when every character is safe
+ * unquoted, else in single quotes (a `'` inside becomes `'\\''`). Used by the site's model page and MCP's answers.
+ */
+export function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}

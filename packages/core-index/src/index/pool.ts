@@ -33,3 +33,44 @@ export async function boundedAll<T, R>(
   if (failure) throw failure.e;
   return out;
 }
+
+/**
+ * The one bounded queue (issue 25): for work that arrives over time rather than as a list, at most `limit` at once,
+ * the waiting ones started in arrival order. `boundedAll` is for a known list; this is for a stream of calls (the
+ * upstream client's requests, the index run's secondary-source lookups).
+ */
+export class BoundedQueue {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  readonly limit: number;
+
+  constructor(limit: number) {
+    this.limit = Math.max(1, Math.floor(limit) || 1);
+  }
+
+  /** Wait for a slot (first come, first served); pair with {@link release}. */
+  async acquire(): Promise<void> {
+    if (this.active < this.limit) {
+      this.active++;
+      return;
+    }
+    await new Promise<void>((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Give the slot to the next waiting call, or free it. */
+  release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.active--;
+  }
+
+  /** Run `fn` in a slot. */
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      return await fn();
+    } finally {
+      this.release();
+    }
+  }
+}

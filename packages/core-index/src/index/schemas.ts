@@ -118,6 +118,20 @@ export const ArchiveDaySchema = z.object({
   spaces: AddressSchema.optional(),
   /** The model-hub.buckets catalog current when the day was built. */
   buckets: AddressSchema.optional(),
+  /** The day's leaf index in the transparency log (design 10.4). */
+  leaf: z.number().int().nonnegative().optional(),
+  /** The signed checkpoint (a model-hub.checkpoint object) written right after the day was appended to the log. */
+  checkpoint: AddressSchema.optional(),
+});
+
+/** Where the log is served (C2SP tlog-tiles under `prefix`), its checkpoint URL and the verifier key(s) that sign it. */
+export const LogAnnouncementSchema = z.object({
+  prefix: z.string(),
+  checkpoint: z.string(),
+  origin: z.string(),
+  size: z.number().int().nonnegative(),
+  /** Verifier keys in the note format (`name+keyid+base64`). Check against a key obtained out of band. */
+  keys: z.array(z.string()),
 });
 
 export const ArchiveSchema = z.object({
@@ -126,6 +140,8 @@ export const ArchiveSchema = z.object({
   gateway: z.string().optional(),
   mirror: z.string().optional(),
   registry: z.string().optional(),
+  /** The transparency log of the days (design 10.4): where its checkpoint is served and the key that signs it. */
+  log: LogAnnouncementSchema.optional(),
 });
 
 export const PinsSchema = z.object({
@@ -152,6 +168,7 @@ export const DescriptorSchema = z.object({
   guide: z.string().optional(),
   addresses: z.record(z.string(), z.string()).optional(),
   kinds: z.record(z.string(), z.string()).optional(),
+  log: LogAnnouncementSchema.optional(),
 });
 
 export const RequestObjectSchema = z.object({
@@ -366,6 +383,7 @@ export type SourceState = z.infer<typeof SourceStateSchema>;
 export type HubHealth = z.infer<typeof HubHealthSchema>;
 export type ArchiveDay = z.infer<typeof ArchiveDaySchema>;
 export type Archive = z.infer<typeof ArchiveSchema>;
+export type LogAnnouncement = z.infer<typeof LogAnnouncementSchema>;
 export type Pins = z.infer<typeof PinsSchema>;
 export type Descriptor = z.infer<typeof DescriptorSchema>;
 export type SectionDescriptor = z.infer<typeof SectionDescriptorSchema>;

@@ -99,6 +99,12 @@ export interface SourceHealth {
   display(name: string): string;
   /** Seconds until the next probe round; the `Retry-After` for a 503 when nothing is live. */
   retryAfterSeconds(): number;
+  /**
+   * A number that changes whenever what `choose` and `snapshot` answer may change (a probe outcome, a load of the
+   * stored state). Whole answers that depend on health are kept only while it stays the same (`Route.reuse`);
+   * without it they are not kept.
+   */
+  version?(): number;
 }
 
 export function sourceHolds(object: SourceObject, path: string): boolean {
@@ -195,6 +201,8 @@ const NEVER_PROBED: SourceState = Object.freeze({ ok: true, checked: null }) as 
 export class MemorySourceHealth implements SourceHealth {
   private readonly configs = new Map<string, SourceConfig>();
   protected probes: ProbeState = emptyProbeState();
+  /** Bumped by every change of `probes` (see {@link version}). */
+  private generation = 0;
   protected readonly settings: ProbeSettings;
   protected readonly now: () => number;
 
@@ -226,6 +234,16 @@ export class MemorySourceHealth implements SourceHealth {
     if (!source) return;
     const outcome = { name, ok: result.ok, reason: result.reason as ProbeReason, at: result.at, ms: 0, url: '' };
     recordOutcome(this.probes, source, outcome, this.settings);
+    this.changed();
+  }
+
+  version(): number {
+    return this.generation;
+  }
+
+  /** The probe state changed (an outcome folded in, the stored state loaded): answers that depend on it are stale. */
+  protected changed(): void {
+    this.generation++;
   }
 
   /** The probe state (what a host persists): the one record of every probed source. */

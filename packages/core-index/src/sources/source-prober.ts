@@ -102,6 +102,7 @@ export class SourceProber extends MemorySourceHealth {
       .then((saved) => {
         this.loadedAt = this.now();
         this.probes = currentProbeState(saved as ProbeState | undefined, this.list);
+        this.changed();
         for (const [source, r] of Object.entries(this.probes.sources)) this.metrics.emit({ type: 'source-state', source, ok: r.ok });
       })
       .finally(() => {
@@ -168,6 +169,7 @@ export class SourceProber extends MemorySourceHealth {
         if (this.stopped || !outcome) return;
         const was = this.probes.sources[s.name];
         const record = recordOutcome(this.probes, s, outcome, this.settings);
+        this.changed();
         outcomes.set(s.name, outcome);
         this.metrics.emit({ type: 'probe', source: s.name, ok: outcome.ok, reason: outcome.reason, seconds: outcome.ms / 1000 });
         this.logOutcome(outcome, was?.ok, record.next);

@@ -1,5 +1,6 @@
 import {
   type CoreDeps,
+  describeRoutes,
   type Handler,
   type HubResponse,
   json,
@@ -12,6 +13,7 @@ import {
 } from '@hub/core-index';
 import { blobUnknown, digestInvalid, manifestUnknown, nameInvalid, ociError, unsupported } from '../errors.js';
 import { API_VERSION, API_VERSION_HEADER } from '../media-types.js';
+import { BUCKET_API } from './api.js';
 import { manifestBlobUnknown, manifestInvalid } from './errors.js';
 import { bucketRepository } from './names.js';
 import { BucketStore } from './store.js';
@@ -329,7 +331,7 @@ const putManifest: Handler<CoreDeps> = async (ctx) => {
 };
 
 /** The bucket routes (`/v2/hub/buckets/{bucket}/…`): reads for everyone, pushes with the registry token. */
-export function bucketRoutes<D extends CoreDeps>(): Route<D>[] {
+function bucketRouteTable<D extends CoreDeps>(): Route<D>[] {
   const p = '/v2/hub/buckets/:bucket';
   const v = (h: Handler<CoreDeps>) => (async (ctx: RouteContext<D>) => withVersion(await h(ctx as RouteContext<CoreDeps>))) as Handler<D>;
   const read = { rules: 'read' as const, errors: 'oci' as const };
@@ -381,4 +383,9 @@ export function bucketRoutes<D extends CoreDeps>(): Route<D>[] {
       handler: v(putManifest),
     },
   ] as Route<D>[];
+}
+
+/** {@link bucketRouteTable} with each route's API description (BUCKET_API) attached. */
+export function bucketRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(bucketRouteTable<D>(), BUCKET_API);
 }

@@ -1,7 +1,7 @@
-import { type Address, addressOf, buildIndex, createHub, loadIndex, MemoryObjectStore, sha256Hex } from '@hub/core-index';
+import { type Address, addressOf, buildIndex, loadIndex, MemoryObjectStore, sha256Hex } from '@hub/core-index';
 import { createTestHub, request, SYNTHETIC_MODELS } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
-import { hubRoutes } from '../routes.js';
+import { composedHub } from '../testing/test-hub.js';
 
 /** Two SYNTHETIC days in one store; the hub serves the second. */
 async function twoDays() {
@@ -17,7 +17,7 @@ async function twoDays() {
   });
   const index = await loadIndex(objects, second.catalog);
   const deps = { ...t.deps, index: () => index };
-  return { hub: createHub(deps as never, hubRoutes() as never), first: t.catalog, second: second.catalog, objects };
+  return { hub: composedHub(deps), first: t.catalog, second: second.catalog, objects };
 }
 
 describe('GET /api/hub/archive', () => {
@@ -41,7 +41,7 @@ describe('GET /api/hub/archive', () => {
 describe('GET /api/hub/pins', () => {
   it('answers an empty Pins document without a pins ref, leaves hidden pins out, and 503s on an unreadable one', async () => {
     const t = await createTestHub();
-    const hub = createHub(t.deps as never, hubRoutes() as never);
+    const hub = composedHub(t.deps);
     const empty = await request(hub, '/api/hub/pins');
     expect(empty.status).toBe(200);
     expect(empty.json()).toEqual({ format: 'svc.model-hub.pins/v1', gateway: 'https://ipfs.io', models: {} });
@@ -58,13 +58,13 @@ describe('GET /api/hub/pins', () => {
         },
       }),
     );
-    const pins = (await request(createHub(t2.deps as never, hubRoutes() as never), '/api/hub/pins')).json();
+    const pins = (await request(composedHub(t2.deps), '/api/hub/pins')).json();
     expect(pins.gateway).toBe('https://gw.example');
     expect(Object.keys(pins.models)).toEqual(['a/b']);
 
     const t3 = await createTestHub();
     await t3.objects.writeRef('pins', '{"format":"wrong"}');
-    const bad = await request(createHub(t3.deps as never, hubRoutes() as never), '/api/hub/pins');
+    const bad = await request(composedHub(t3.deps), '/api/hub/pins');
     expect(bad.status).toBe(503);
     expect(bad.headers['x-error-code']).toBe('PinsUnreadable');
     expect(bad.json().error).toContain('pins.json');
@@ -114,7 +114,7 @@ describe('the archive as OCI artifacts', () => {
     const t = await createTestHub();
     const objects = new MemoryObjectStore();
     const deps = { ...t.deps, objects };
-    const hub = createHub(deps as never, hubRoutes() as never);
+    const hub = composedHub(deps);
     expect((await request(hub, '/v2/_catalog')).json().repositories).not.toContain('hub/index');
     expect((await request(hub, '/v2/hub/index/tags/list')).status).toBe(404);
   });

@@ -2,6 +2,7 @@ import {
   ARCHIVE_REGISTRY,
   type Archive,
   type CoreDeps,
+  describeRoutes,
   emptyPins,
   errorResponse,
   type Pins,
@@ -12,18 +13,22 @@ import {
   readArchive,
   sendPrepared,
 } from '@hub/core-index';
+import { ARCHIVE_API } from './api.js';
+import { logAnnouncement } from './log-routes.js';
 
 class Unreadable extends Error {}
 
 async function archiveBody(deps: CoreDeps): Promise<PreparedBody> {
   const archive = await readArchive(deps.objects);
   const gateway = archive.gateway ?? deps.health.source('ipfs')?.url;
+  const log = await logAnnouncement(deps);
   const body: Archive = {
     format: 'svc.model-hub.archive/v1',
     days: archive.days,
     ...(gateway ? { gateway } : {}),
     ...(archive.mirror ? { mirror: archive.mirror } : {}),
     registry: archive.registry ?? ARCHIVE_REGISTRY,
+    ...(log ? { log } : {}),
   };
   return prepare(body);
 }
@@ -48,7 +53,7 @@ async function pinsBody(deps: CoreDeps): Promise<PreparedBody> {
  * code commit that built each) and `GET /api/hub/pins` (Pins). Both change only with a new index, so
  * each is prepared once per index.
  */
-export function archiveRoutes<D extends CoreDeps>(): Route<D>[] {
+function archiveRouteTable<D extends CoreDeps>(): Route<D>[] {
   return [
     {
       method: 'GET',
@@ -82,4 +87,9 @@ export function archiveRoutes<D extends CoreDeps>(): Route<D>[] {
       },
     },
   ];
+}
+
+/** {@link archiveRouteTable} with each route's API description (ARCHIVE_API) attached. */
+export function archiveRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(archiveRouteTable<D>(), ARCHIVE_API);
 }

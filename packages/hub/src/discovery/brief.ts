@@ -1,13 +1,22 @@
 import type { IndexStore } from '@hub/core-index';
+import { examples } from './sections.js';
 
 /** The last line of the agent brief: a fixed canary, so an agent can tell it read the whole brief. */
 export const BRIEF_CANARY = 'canary: model-hub agent brief v1 — end of brief';
 
 /** The one-screen agent brief (`/agent.md`, and `/` for non-browsers that do not ask for JSON). */
 export function agentBrief(index: IndexStore, origin: string): string {
-  const example = index.models()[0];
+  // Each example names a model that can do it: a listed model with files and a source for the API and downloads,
+  // a model with a GGUF for llama.cpp and Ollama (none in the index: those lines say so instead of misleading).
+  const ex = examples(index);
+  const example = ex.model;
   const id = example?.id ?? 'owner/name';
   const file = example?.files.find((f) => /\.(gguf|safetensors|json)$/.test(f.path))?.path ?? example?.files[0]?.path ?? 'config.json';
+  const gguf = ex.ociModel && ex.ociFile?.path.toLowerCase().endsWith('.gguf') ? ex.ociModel.id : undefined;
+  const ggufLines = gguf
+    ? `- llama.cpp: \`MODEL_ENDPOINT=${origin}/ llama-cli -hf ${gguf}\`
+- Ollama and OCI clients: \`ollama pull --insecure ${hostOf(origin)}/${ollamaName(gguf)}:latest\`; registry at \`${origin}/v2/\``
+    : `- llama.cpp and Ollama (\`llama-cli -hf OWNER/NAME\`, \`ollama pull ${hostOf(origin)}/owner/name:latest\`) need a model with a GGUF file; this index holds none. Registry at \`${origin}/v2/\``;
   return `# Model hub: agent brief
 
 A read-only hub for open model files. It holds names, addresses and directions, never weight bytes.
@@ -28,8 +37,7 @@ Index: ${index.totals.models} models, ${index.totals.files} files, snapshot ${in
 ## Existing tools
 - huggingface_hub / hf CLI: \`HF_ENDPOINT=${origin} hf download ${id}\`
 - @huggingface/hub: \`hubUrl: "${origin}"\`; transformers.js: \`env.remoteHost = "${origin}"\`
-- llama.cpp: \`MODEL_ENDPOINT=${origin}/ llama-cli -hf ${id}\`
-- Ollama and OCI clients: \`ollama pull --insecure ${hostOf(origin)}/${id.toLowerCase()}:latest\`; registry at \`${origin}/v2/\`
+${ggufLines}
 - MCP (Streamable HTTP): \`${origin}/mcp\`
 
 ## Objects
@@ -45,6 +53,12 @@ Reads need no token and work from any origin; an Authorization header on a read 
 
 ${BRIEF_CANARY}
 `;
+}
+
+/** The OCI repository name of a model (lower case; dots of the owner as dashes, as the model page writes it). */
+function ollamaName(id: string): string {
+  const [owner = '', name = ''] = id.split('/');
+  return `${owner.replace(/\./g, '-')}/${name}`.toLowerCase();
 }
 
 function hostOf(origin: string): string {

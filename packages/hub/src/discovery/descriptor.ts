@@ -1,4 +1,4 @@
-import { type Descriptor, type IndexStore, type PreparedBody, prepare } from '@hub/core-index';
+import { type Descriptor, type IndexStore, type LogAnnouncement, type PreparedBody, prepare } from '@hub/core-index';
 
 /** The Descriptor (`svc.model-hub.descriptor/v1`). Every URL in it is a path on this host. */
 export function buildDescriptor(index: IndexStore): Descriptor {
@@ -30,7 +30,12 @@ export function buildDescriptor(index: IndexStore): Descriptor {
   };
 }
 
-/** The descriptor as served (same bytes on `/` with JSON and on `/.well-known/model-hub.json`). */
-export function preparedDescriptor(index: IndexStore): PreparedBody {
-  return index.memo('descriptor', () => prepare(`${JSON.stringify(buildDescriptor(index), null, 2)}\n`, 'application/json; charset=utf-8'));
+/**
+ * The descriptor as served (same bytes on `/` with JSON and on `/.well-known/model-hub.json`), with the transparency
+ * log's announcement (`log`: its prefix, checkpoint URL, origin and verifier keys) once a checkpoint is signed.
+ */
+export function preparedDescriptor(index: IndexStore, log?: LogAnnouncement): PreparedBody {
+  return index.memo('descriptor', () =>
+    prepare(`${JSON.stringify({ ...buildDescriptor(index), ...(log ? { log } : {}) }, null, 2)}\n`, 'application/json; charset=utf-8'),
+  );
 }

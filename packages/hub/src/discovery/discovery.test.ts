@@ -1,15 +1,8 @@
-import {
-  AgentCardSchema,
-  addressOf,
-  type BuildModelInput,
-  createHub,
-  DescriptorSchema,
-  type Hub,
-  SectionDescriptorSchema,
-} from '@hub/core-index';
+import { AgentCardSchema, addressOf, type BuildModelInput, DescriptorSchema, type Hub, SectionDescriptorSchema } from '@hub/core-index';
 import { createTestHub, request } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type HubDeps, hubRoutes } from '../routes.js';
+import { hubRoutes } from '../routes.js';
+import { composedHub } from '../testing/test-hub.js';
 import { BRIEF_CANARY } from './brief.js';
 import { openapiPath } from './openapi.js';
 import { SECTIONS } from './sections.js';
@@ -20,7 +13,7 @@ let catalog: string;
 beforeAll(async () => {
   const t = await createTestHub();
   catalog = t.catalog;
-  hub = createHub(t.deps as HubDeps, hubRoutes());
+  hub = composedHub(t.deps);
 });
 
 const JSON_ACCEPT = { accept: 'application/json' };
@@ -157,7 +150,8 @@ describe('discovery documents', () => {
     for (const r of hubRoutes()) {
       const op = doc.paths[openapiPath(r.path).path]?.[r.method.toLowerCase()];
       if (!op) missing.push(`${r.method} ${r.path}: no entry`);
-      else if (op['x-undocumented']) missing.push(`${r.method} ${r.path}: no declared answers (add it to RESPONSES in openapi.ts)`);
+      else if (op['x-undocumented'])
+        missing.push(`${r.method} ${r.path}: no declared answers (describe it beside the route: describeRoutes in its package)`);
       else {
         const err = op.responses['4XX']?.content;
         const want = { hub: 'HubError', objects: 'ApiError', oci: 'OciError', text: undefined }[r.errors];
@@ -250,7 +244,10 @@ describe('site pages', () => {
 
   it('shows a source going down without a new index (health is filled per request)', async () => {
     const t = await createTestHub();
-    const h = createHub(t.deps as HubDeps, hubRoutes());
+    const h = composedHub(t.deps);
+    // never probed (no probe file): offered, not checked
+    expect((await request(h, '/models/synthetic-org/bert-ish')).text).toContain('offered, not checked');
+    t.health.record('mirror-a', { ok: true, reason: '', at: 1_700_000_000_000 });
     expect((await request(h, '/models/synthetic-org/bert-ish')).text).toContain('class="ok">live');
     t.health.record('mirror-a', { ok: false, reason: 'timeout', at: 1_700_000_000_000 });
     const after = await request(h, '/models/synthetic-org/bert-ish');
@@ -298,7 +295,7 @@ describe('site pages', () => {
       sources: [{ source: 'mirror-a', type: 'http' }],
     }));
     const t = await createTestHub({ models });
-    const h = createHub(t.deps as HubDeps, hubRoutes());
+    const h = composedHub(t.deps);
     for (const p of ['/models/', '/']) {
       const r = await request(h, p, { headers: BROWSER });
       expect(r.status).toBe(200);

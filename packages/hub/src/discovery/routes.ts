@@ -1,5 +1,6 @@
 import {
   type CoreDeps,
+  describeRoutes,
   errorResponse,
   type HubResponse,
   type IndexStore,
@@ -19,8 +20,10 @@ import { escapeHtml, faviconIco, formatBytes, modelHref, page } from '../site/ht
 import { docHtmlPage, fillModelHealth, healthPage, modelPageTemplate, notFoundPage, sectionPage } from '../site/pages.js';
 import { liveSpaces } from '../spaces/live.js';
 import { agentCard, llmsTxt, robotsTxt } from './agent.js';
+import { DISCOVERY_API } from './api.js';
 import { agentBrief } from './brief.js';
 import { preparedDescriptor } from './descriptor.js';
+import { logAnnouncement } from './log-routes.js';
 import { perOrigin } from './memo.js';
 import { buildOpenApi } from './openapi.js';
 import { SECTIONS, type SectionName, sectionBrief, sectionDescriptor } from './sections.js';
@@ -39,13 +42,59 @@ const JSON_CT = 'application/json; charset=utf-8';
 /** The version of the machine description (spec: Versioning). */
 export const OPENAPI_VERSION = '1.0.0';
 
-/** Which representation an `Accept` header asks for: html for browsers, json, else the Markdown brief. */
-export function negotiate(accept: string | null): 'html' | 'json' | 'markdown' {
-  if (!accept) return 'markdown';
-  const a = accept.toLowerCase();
-  if (a.includes('text/html')) return 'html';
-  if (a.includes('application/json')) return 'json';
-  return 'markdown';
+type Representation = 'html' | 'json' | 'markdown';
+
+/** What each representation is, as a media type, and the order a tie between named types is broken in. */
+const OFFERED: ReadonlyArray<[Representation, string]> = [
+  ['html', 'text/html'],
+  ['json', 'application/json'],
+  ['markdown', 'text/markdown'],
+];
+
+/**
+ * The weight (RFC 9110 §12.5.1) an `Accept` header gives one media type, and how specifically it was named: the most
+ * specific matching range decides (`text/html` over `text/*` over the any-type range); 0 when nothing matches.
+ */
+function weightOf(ranges: Array<{ type: string; sub: string; q: number }>, mediaType: string): { q: number; exact: boolean } {
+  const [type, sub] = mediaType.split('/') as [string, string];
+  let best: { q: number; rank: number } | undefined;
+  for (const r of ranges) {
+    const rank = r.type === type && r.sub === sub ? 3 : r.type === type && r.sub === '*' ? 2 : r.type === '*' && r.sub === '*' ? 1 : 0;
+    if (rank > 0 && (!best || rank > best.rank)) best = { q: r.q, rank };
+  }
+  return { q: best?.q ?? 0, exact: best?.rank === 3 };
+}
+
+/**
+ * Which representation an `Accept` header asks for, by its q-values: the highest weight wins and `q=0` means "not
+ * acceptable". A tie between types the header names goes html, json, Markdown (a browser lists text/html first); a
+ * tie won only through a wildcard (the any-type range, curl's default) or no header at all gives the Markdown brief. When nothing
+ * offered is acceptable the brief is sent anyway (RFC 9110 lets a server disregard the header rather than answer 406).
+ */
+export function negotiate(accept: string | null): Representation {
+  if (!accept?.trim()) return 'markdown';
+  const ranges = accept
+    .toLowerCase()
+    .split(',')
+    .map((part) => {
+      const [range = '', ...params] = part.split(';').map((x) => x.trim());
+      const [type = '', sub = ''] = range.split('/');
+      const qParam = params.find((p) => /^q\s*=/.test(p));
+      const q = qParam ? Number(qParam.slice(qParam.indexOf('=') + 1).trim()) : 1;
+      return { type, sub, q: Number.isFinite(q) ? Math.min(Math.max(q, 0), 1) : 0 };
+    })
+    .filter((r) => r.type && r.sub);
+  let winner: { kind: Representation; q: number; exact: boolean } | undefined;
+  for (const [kind, mediaType] of OFFERED) {
+    const w = weightOf(ranges, mediaType);
+    if (w.q <= 0) continue;
+    // Higher weight wins; at the same weight a type named outright beats one reached through a wildcard.
+    if (!winner || w.q > winner.q || (w.q === winner.q && w.exact && !winner.exact)) winner = { kind, ...w };
+  }
+  if (!winner) return 'markdown';
+  // Reached only through a wildcard (curl's */*, or text/*): the brief.
+  if (!winner.exact) return 'markdown';
+  return winner.kind;
 }
 
 /** `?format=` overrides `Accept` (so every Link target is fetchable as written). */
@@ -61,6 +110,12 @@ function sectionKind(ctx: RouteContext<unknown>): 'html' | 'json' | 'markdown' |
 function brief(deps: CoreDeps, origin: string): HubResponse {
   const index = deps.index();
   return sendPrepared(perOrigin(index, 'brief', origin, () => prepare(agentBrief(index, origin), MARKDOWN)));
+}
+
+/** The descriptor with the log's announcement (read once per index: the log is appended before an index switch). */
+async function descriptorOf(deps: CoreDeps): Promise<PreparedBody> {
+  const index = deps.index();
+  return preparedDescriptor(index, await index.memo('log-announcement', () => logAnnouncement(deps)));
 }
 
 function htmlPrepared(index: IndexStore, key: string, origin: string, build: () => string): PreparedBody {
@@ -152,7 +207,8 @@ function browse(ctx: RouteContext<CoreDeps>): HubResponse {
     return htmlError(400, `sort must be one of ${BROWSE_SORTS.join(', ')}.`, 'Bad request');
   }
   const sort = sortRaw as BrowseSort;
-  const q = ctx.query.get('q') ?? '';
+  // `search` as the API names it (and the form sends it); `q` as earlier forms and links did.
+  const q = ctx.query.get('search') || ctx.query.get('q') || '';
   const task = ctx.query.get('task') ?? '';
   const library = ctx.query.get('library') ?? '';
   if (q || task || library) {
@@ -229,7 +285,7 @@ export interface DiscoveryOptions {
 
 const FAVICON = faviconIco();
 
-export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
+function discoveryRouteTable<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
   let own: Route<D>[] = [];
   const allRoutes = () => options.routes?.() ?? own;
   // The document depends on the route table only, so it is built once per process.
@@ -281,28 +337,32 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
   });
 
   own = [
-    get(
-      '/',
-      'The website, the Descriptor or the agent brief, by Accept',
-      60,
-      h(({ req, deps, origin }) => {
-        const index = deps.index();
-        const kind = negotiate(req.headers.get('accept'));
-        const res =
-          kind === 'json'
-            ? sendPrepared(preparedDescriptor(index))
-            : kind === 'html'
-              ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin)))
-              : brief(deps, origin);
-        res.headers.vary = 'Accept';
-        return res;
-      }),
-    ),
+    {
+      ...get(
+        '/',
+        'The website, the Descriptor or the agent brief, by Accept',
+        60,
+        h(async ({ req, deps, origin }) => {
+          const index = deps.index();
+          const kind = negotiate(req.headers.get('accept'));
+          const res =
+            kind === 'json'
+              ? sendPrepared(await descriptorOf(deps))
+              : kind === 'html'
+                ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin)))
+                : brief(deps, origin);
+          res.headers.vary = 'Accept';
+          return res;
+        }),
+      ),
+      // Prepared once per index and origin (the log announcement too): the whole answer is kept until the next index.
+      reuse: 'index',
+    },
     get(
       '/.well-known/model-hub.json',
       'The Descriptor',
       60,
-      h(({ deps }) => sendPrepared(preparedDescriptor(deps.index()))),
+      h(async ({ deps }) => sendPrepared(await descriptorOf(deps))),
     ),
     get(
       '/agent.md',
@@ -384,4 +444,9 @@ export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = 
     ),
   ];
   return own;
+}
+
+/** {@link discoveryRouteTable} with each route's API description (DISCOVERY_API) attached. */
+export function discoveryRoutes<D extends CoreDeps>(options: DiscoveryOptions = {}): Route<D>[] {
+  return describeRoutes(discoveryRouteTable<D>(options), DISCOVERY_API);
 }

@@ -6,15 +6,16 @@ export const BROWSE_SORTS = ['trending', 'downloads', 'likes'] as const;
 export type BrowseSort = (typeof BROWSE_SORTS)[number];
 
 export interface BrowseFilter {
+  /** Words every shown model has in its id, task or library (`?search=`, as the API; `?q=` too). */
   q?: string;
   task?: string;
   library?: string;
 }
 
 /** Filtering in the browser: hide rows that do not match; no reload. The only script on the site. */
-const FILTER_SCRIPT = `(function(){var f=document.getElementById('filters');if(!f)return;var rows=[].slice.call(document.querySelectorAll('#models tbody tr')),text=rows.map(function(r){return [0,1,2].map(function(i){return r.cells[i].textContent}).join(' ').toLowerCase()});var out=document.getElementById('count');
-function run(){var q=f.q.value.toLowerCase().split(/\\s+/).filter(Boolean),t=f.task.value,l=f.library.value,n=0;rows.forEach(function(r,i){var s=text[i],ok=(!t||r.getAttribute('data-t')===t)&&(!l||r.getAttribute('data-l')===l)&&q.every(function(w){return s.indexOf(w)!==-1});r.hidden=!ok;if(ok)n++});out.textContent=n+' of '+rows.length+' models shown'}
-f.addEventListener('input',run);f.addEventListener('change',run);f.addEventListener('submit',function(e){e.preventDefault();run()});if(f.q.value||f.task.value||f.library.value)run()})();`;
+const FILTER_SCRIPT = `(function(){var f=document.getElementById('filters');if(!f)return;var rows=[].slice.call(document.querySelectorAll('#models tbody tr')),text=rows.map(function(r){return [0,1,2].map(function(i){return r.cells[i].textContent}).join(' ').toLowerCase()});var out=document.getElementById('count'),none=document.getElementById('none'),tbl=document.getElementById('models');
+function run(){var q=f.search.value.toLowerCase().split(/\\s+/).filter(Boolean),t=f.task.value,l=f.library.value,n=0;rows.forEach(function(r,i){var s=text[i],ok=(!t||r.getAttribute('data-t')===t)&&(!l||r.getAttribute('data-l')===l)&&q.every(function(w){return s.indexOf(w)!==-1});r.hidden=!ok;if(ok)n++});out.textContent=n+' of '+rows.length+' models shown';none.hidden=n>0;tbl.hidden=n===0}
+f.addEventListener('input',run);f.addEventListener('change',run);f.addEventListener('submit',function(e){e.preventDefault();run()});if(f.search.value||f.task.value||f.library.value)run()})();`;
 
 function sortModels(index: IndexStore, sort: BrowseSort): readonly IndexedModel[] {
   if (sort === 'trending') return index.models();
@@ -30,7 +31,7 @@ function options(values: string[], selected: string | undefined, any: string): s
 function row(m: IndexedModel): string {
   const task = m.row.pipeline_tag ?? '';
   const lib = m.row.library_name ?? '';
-  return `<tr data-t="${escapeHtml(task)}" data-l="${escapeHtml(lib)}"><td><a href="${modelHref(m.id)}">${escapeHtml(m.id)}</a></td><td>${escapeHtml(task) || '–'}</td><td>${escapeHtml(lib) || '–'}</td><td class="n">${m.weightBytes ? formatBytes(m.weightBytes) : '–'}</td><td class="n">${formatCount(m.row.downloads)}</td><td class="n">${formatCount(m.row.likes)}</td></tr>`;
+  return `<tr data-t="${escapeHtml(task)}" data-l="${escapeHtml(lib)}"><td><a href="${modelHref(m.id)}">${escapeHtml(m.id)}</a></td><td data-label="Task">${escapeHtml(task) || '–'}</td><td data-label="Library">${escapeHtml(lib) || '–'}</td><td class="n" data-label="Weights">${m.weightBytes ? formatBytes(m.weightBytes) : 'none'}</td><td class="n" data-label="Downloads">${formatCount(m.row.downloads)}</td><td class="n" data-label="Likes">${formatCount(m.row.likes)}</td></tr>`;
 }
 
 function matches(m: IndexedModel, f: BrowseFilter): boolean {
@@ -41,6 +42,11 @@ function matches(m: IndexedModel, f: BrowseFilter): boolean {
   return words.every((w) => s.includes(w));
 }
 
+/** A filter in words: `"llama" · task text-generation`. */
+function describeFilter(f: BrowseFilter): string {
+  return [f.q ? `"${f.q}"` : '', f.task ? `task ${f.task}` : '', f.library ? `library ${f.library}` : ''].filter(Boolean).join(' · ');
+}
+
 /**
  * The browse table of every listed model, with filters and sort links. `filter` given (a form
  * submitted without JavaScript) narrows the rows on the server; otherwise the script filters.
@@ -48,6 +54,7 @@ function matches(m: IndexedModel, f: BrowseFilter): boolean {
 export function browseSection(index: IndexStore, sort: BrowseSort, filter: BrowseFilter = {}, headingLevel = 1): string {
   const all = sortModels(index, sort).filter((m) => m.row.svc.listed !== false);
   const rows = all.filter((m) => matches(m, filter));
+  const filtered = Boolean(filter.q || filter.task || filter.library);
   const tasks = [...new Set(all.map((m) => m.row.pipeline_tag).filter((t): t is string => !!t))].sort();
   const libs = [...new Set(all.map((m) => m.row.library_name).filter((t): t is string => !!t))].sort();
   const h = `h${headingLevel}`;
@@ -58,7 +65,7 @@ export function browseSection(index: IndexStore, sort: BrowseSort, filter: Brows
   return `<section aria-labelledby="browse-h">
 <${h} id="browse-h">Models</${h}>
 <form id="filters" class="filters" method="get" action="/models/" role="search" aria-label="Filter models">
-<label for="f-q">Search<input id="f-q" name="q" type="search" value="${escapeHtml(filter.q ?? '')}" placeholder="owner, name, task…" autocomplete="off"></label>
+<label for="f-q">Search<input id="f-q" name="search" type="search" value="${escapeHtml(filter.q ?? '')}" placeholder="owner, name, task…" autocomplete="off"></label>
 <label for="f-task">Task<select id="f-task" name="task">${options(tasks, filter.task, 'Any task')}</select></label>
 <label for="f-lib">Library<select id="f-lib" name="library">${options(libs, filter.library, 'Any library')}</select></label>
 <input type="hidden" name="sort" value="${sort}">
@@ -66,7 +73,8 @@ export function browseSection(index: IndexStore, sort: BrowseSort, filter: Brows
 </form>
 <nav class="sort" aria-label="Sort models"><ul style="list-style:none;display:flex;gap:1em;padding:0"><li>Sort by:</li>${sortLinks}</ul></nav>
 <p id="count" role="status" aria-live="polite">${rows.length} of ${all.length} models shown</p>
-<table id="models"><caption class="muted">Every listed model of the ${escapeHtml(index.snapshot)} index, by ${sort}.</caption>
+<p id="none"${rows.length === 0 ? '' : ' hidden'}><strong>No model matches${filtered ? ` ${escapeHtml(describeFilter(filter))}` : ''}.</strong> <a href="/models/">Show every model</a>, or search fewer words.</p>
+<table id="models" class="cards"${rows.length === 0 ? ' hidden' : ''}><caption class="muted">${filtered ? `The listed models of the ${escapeHtml(index.snapshot)} index that match ${escapeHtml(describeFilter(filter))}` : `Every listed model of the ${escapeHtml(index.snapshot)} index`}, by ${sort}.</caption>
 <thead><tr><th scope="col">Model</th><th scope="col">Task</th><th scope="col">Library</th><th scope="col" class="n">Weights</th><th scope="col" class="n">Downloads</th><th scope="col" class="n">Likes</th></tr></thead>
 <tbody>
 ${rows.map(row).join('\n')}

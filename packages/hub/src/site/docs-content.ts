@@ -299,6 +299,63 @@ hub index verify --data ./.hub-data
 
 It re-hashes every object, checks each against its schema and walks the archive chain; it exits 1 on
 any fault.
+
+## The history: a signed transparency log
+
+The archive chain proves nothing to someone who does not hold the whole store: the hub (or a mirror of its archive)
+could rewrite yesterday and re-chain every day after it. So the archive is also a transparency log, in the formats of
+Go's checksum database and Sigstore's Rekor v2 (C2SP \`tlog-tiles\`, \`tlog-checkpoint\`, \`signed-note\`):
+
+- each archived day is one leaf of an RFC 6962 Merkle tree (SHA-256); its entry is the canonical JSON
+  \`{"catalog":…,"date":"YYYY-MM-DD","index":…,"kind":"model-hub.log-entry","prev":<previous leaf hash, hex>}\`;
+- after each build the operator's Ed25519 key signs a checkpoint (origin, tree size, base64 root hash) as a signed
+  note; a rebuilt day is a new leaf, never a changed one;
+- everything is served under \`/api/hub/log\`: \`checkpoint\`, the hash tiles \`tile/<L>/<N>[.p/<W>]\` and the entry
+  bundles \`tile/entries/<N>[.p/<W>]\`. The descriptor's \`log\` field and \`/api/hub/archive\` say where, and name the
+  verifier key. Each day of the OCI archive (\`hub/index\`) carries that day's checkpoint as a second layer.
+
+A client that remembers one checkpoint can later prove that every newer checkpoint extends it: a rewritten past day
+cannot hide. A mirror that serves the log proves only what the signature proves: it may be slow or stale, but it
+cannot serve a different history without failing every client that saw the real one.
+
+### The operator's key
+
+\`\`\`sh
+hub keys generate --out /etc/hub/log.key --name hub.example.org/api/hub/log
+# prints the verifier key, e.g. hub.example.org/api/hub/log+1a2b3c4d+AU…  — publish it (website, README, DNS)
+\`\`\`
+
+Name the file in the config (\`"signingKey": "/etc/hub/log.key"\`, or several files to rotate: each signs) or in
+\`HUB_SIGNING_KEY_FILE\`. The key is never logged. Keep it out of the data folder and back it up: a lost key cannot sign
+a checkpoint that old verifiers accept, and a new key means telling every verifier.
+
+### Checking with \`hub\`
+
+\`\`\`sh
+hub index verify --log https://hub.example.org/api/hub/log --key 'hub.example.org/api/hub/log+1a2b3c4d+AU…'
+\`\`\`
+
+It checks the checkpoint's signature, recomputes every tile from the entries, proves the newest day (or \`--day
+YYYY-MM-DD\`) is in the signed tree, proves the tree consistent with the checkpoint it saw last time (\`--state FILE\`,
+default \`log-seen.json\` in the data folder), then fetches that day's catalog and model objects and hashes each against
+its address, down to every file's SHA-256. Exit 1 names the fault; a rewritten day is named by its date.
+\`@hub/client\` has the same check (\`verifyHubLog\`), and \`hub get owner/name --verify-log --key VKEY\` refuses a model
+whose day is not in a verified checkpoint.
+
+### Checking with Go's own packages
+
+The log is checkable with \`golang.org/x/mod/sumdb/note\` and \`sumdb/tlog\`, with no code of ours: open the checkpoint
+with \`note.Open(msg, note.VerifierList(v))\` where \`v, _ := note.NewVerifier(vkey)\`, parse its three lines, and give
+\`tlog.TileHashReader\` a \`TileReader\` with \`Height() = 8\` that fetches \`prefix + "/tile/" +
+strings.TrimPrefix(t.Path(), "tile/8/")\` (Go writes the height into its tile paths; C2SP does not). Then
+\`tlog.ProveRecord\`/\`CheckRecord\` prove a leaf (\`tlog.RecordHash(entry)\`, the entry read from its bundle) and
+\`tlog.ProveTree\`/\`CheckTree\` prove consistency with an older checkpoint. The repository's test does exactly this:
+\`apps/node-server/test/fixtures/tlogcheck/main.go\`, built offline with
+
+\`\`\`sh
+GO111MODULE=off GOPATH=/usr/share/gocode go build -o tlogcheck .   # Debian: golang-go, golang-golang-x-mod-dev
+./tlogcheck -prefix https://hub.example.org/api/hub/log -vkey 'hub.example.org/api/hub/log+…' [-old checkpoint.txt]
+\`\`\`
 `,
   },
 ];

@@ -29,7 +29,9 @@ th{background:var(--panel)}td.n,th.n{text-align:right;font-variant-numeric:tabul
 form.filters{display:flex;flex-wrap:wrap;gap:.5em 1em;align-items:flex-end;background:var(--panel);border:1px solid var(--line);padding:.6em .8em}
 form.filters label{display:flex;flex-direction:column;font-size:.9em}input,select,button{font:inherit;padding:.25em .4em;border:1px solid #6e7781;border-radius:3px;background:#fff;color:var(--fg)}
 button{cursor:pointer}.sort a[aria-current]{font-weight:700;color:var(--fg)}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.2em 1em}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+dl.facts{display:grid;grid-template-columns:max-content minmax(0,1fr);gap:.2em 1em}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+td,th,dd,code,caption{overflow-wrap:anywhere}
+@media (max-width:640px){table.cards,table.cards tbody,table.cards tr,table.cards td,table.cards th[scope=row],table.cards caption{display:block;width:100%}table.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%)}table.cards tr{border-bottom:1px solid var(--line);padding:.4em 0}table.cards td,table.cards th[scope=row]{border:0;padding:.1em .5em;text-align:left;background:none}table.cards td[data-label]::before{content:attr(data-label) ": ";font-weight:600;color:var(--muted)}table:not(.cards){display:block;overflow-x:auto}dl.facts{grid-template-columns:minmax(0,1fr)}dl.facts dd{margin-bottom:.3em}}
 footer{border-top:1px solid var(--line);margin-top:2em;background:var(--panel)}`;
 
 export interface PageOptions {

@@ -13,7 +13,7 @@ describe('model page: which sources each client can use, and the explicit OCI ta
     if (!m) throw new Error('fixture missing');
     expect(modelSourcesHtml(m, t.health, 'https://hub.example.org')).toContain('all clients except Ollama');
     // An http hub on the LAN may send Ollama there.
-    expect(modelSourcesHtml(m, t.health, 'http://192.168.1.2:8080')).toContain('<td>all clients</td>');
+    expect(modelSourcesHtml(m, t.health, 'http://192.168.1.2:8080')).toContain('<td data-label="Clients">all clients</td>');
   });
 
   it('a local https source is for Ollama only as a last resort; a public https one is for all', async () => {
@@ -22,7 +22,7 @@ describe('model page: which sources each client can use, and the explicit OCI ta
     if (!m) throw new Error('fixture missing');
     expect(modelSourcesHtml(m, lan.health, 'https://hub.example.org')).toContain('Ollama only when no other live source');
     const pub = await createTestHub({ sources: source('https://cdn.example.org/{id}/{path}') });
-    expect(modelSourcesHtml(m, pub.health, 'https://hub.example.org')).toContain('<td>all clients</td>');
+    expect(modelSourcesHtml(m, pub.health, 'https://hub.example.org')).toContain('<td data-label="Clients">all clients</td>');
   });
 
   it('commands name docker model pull, modctl pull with -modelpack, and state the -modelpack/-dmr tags', async () => {

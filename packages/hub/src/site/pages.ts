@@ -11,16 +11,12 @@ import {
   type SectionDescriptor,
   SOURCE_KIND_INFO,
   type SourceHealth,
+  shellQuote,
   sourceHolds,
 } from '@hub/core-index';
 import { escapeHtml, formatBytes, formatCount, markdownToHtml, modelHref, page } from './html.js';
 
 // ---- model page ------------------------------------------------------------------------------
-
-/** Shell-quote one argument when it needs it. */
-function sh(s: string): string {
-  return /^[A-Za-z0-9_./:@=+-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
 
 function cmd(label: string, id: string, text: string): string {
   return `<h3 id="${id}">${label}</h3><pre class="cmd" aria-labelledby="${id}"><code>${escapeHtml(text)}</code></pre>`;
@@ -43,7 +39,11 @@ export function commandsFor(m: IndexedModel, origin: string): string {
   const url = (p: string) => `${origin}/${encodePath(id)}/resolve/${m.revision}/${encodePath(p)}`;
   const parts: string[] = [];
   parts.push(
-    cmd('hf CLI', 'cmd-hf', `HF_ENDPOINT=${origin} hf download ${id}${gguf ? ` ${sh(gguf.path)}` : ''} --local-dir ${sh(m.name)}`),
+    cmd(
+      'hf CLI',
+      'cmd-hf',
+      `HF_ENDPOINT=${origin} hf download ${id}${gguf ? ` ${shellQuote(gguf.path)}` : ''} --local-dir ${shellQuote(m.name)}`,
+    ),
   );
   parts.push(
     cmd(
@@ -87,14 +87,14 @@ export function commandsFor(m: IndexedModel, origin: string): string {
     cmd(
       'hub get (verifies every byte)',
       'cmd-hub',
-      `HUB_URL=${origin} hub get ${id}${gguf?.quant ? `:${gguf.quant}` : ''} --to ${sh(m.name)}`,
+      `HUB_URL=${origin} hub get ${id}${gguf?.quant ? `:${gguf.quant}` : ''} --to ${shellQuote(m.name)}`,
     ),
   );
   parts.push(
     cmd(
       'curl + sha256sum -c',
       'cmd-curl',
-      `mkdir -p ${sh(m.name)} && cd ${sh(m.name)}\ncurl -fL -o SHA256SUMS ${url('SHA256SUMS')}\ncurl -fL --create-dirs -o ${sh(one)} ${url(one)}\nsha256sum -c --ignore-missing SHA256SUMS${
+      `mkdir -p ${shellQuote(m.name)} && cd ${shellQuote(m.name)}\ncurl -fL -o SHA256SUMS ${url('SHA256SUMS')}\ncurl -fL --create-dirs -o ${shellQuote(one)} ${url(one)}\nsha256sum -c --ignore-missing SHA256SUMS${
         oneFile ? `\n# or, for this one file:\necho '${oneFile.sha256}  ${one}' | sha256sum -c` : ''
       }`,
     ),
@@ -103,7 +103,7 @@ export function commandsFor(m: IndexedModel, origin: string): string {
     cmd(
       'MCP',
       'cmd-mcp',
-      `# Streamable HTTP endpoint: ${origin}/mcp\n{"mcpServers": {"model-hub": {"type": "http", "url": "${origin}/mcp"}}}\n# then call the tool get_download with {"id": "${id}"${gguf?.quant ? `, "quant": "${gguf.quant}"` : ''}}`,
+      `# Streamable HTTP endpoint: ${origin}/mcp\n{"mcpServers": {"model-hub": {"type": "http", "url": "${origin}/mcp"}}}\n# then call the tool get_download with {"model": "${id}"${gguf?.quant ? `, "quant": "${gguf.quant}"` : ''}}`,
     ),
   );
   return parts.join('\n');
@@ -126,7 +126,7 @@ export function modelPageTemplate(m: IndexedModel, origin: string): string {
   if (m.row.svc.context !== undefined) facts.push(['Context', String(m.row.svc.context)]);
   facts.push([
     'Files',
-    `${m.files.length} (${formatBytes(m.files.reduce((n, f) => n + f.size, 0))}; weights ${formatBytes(m.weightBytes)})`,
+    `${m.files.length} (${formatBytes(m.files.reduce((n, f) => n + f.size, 0))}; weights ${m.weightBytes ? formatBytes(m.weightBytes) : 'none'})`,
   ]);
   if (m.row.downloads !== undefined) facts.push(['Downloads', formatCount(m.row.downloads)]);
   if (m.row.likes !== undefined) facts.push(['Likes', formatCount(m.row.likes)]);
@@ -135,7 +135,7 @@ export function modelPageTemplate(m: IndexedModel, origin: string): string {
   const files = m.files
     .map(
       (f) =>
-        `<tr><td><a href="/${encodePath(m.id)}/resolve/main/${encodePath(f.path)}">${escapeHtml(f.path)}</a></td><td class="n">${formatBytes(f.size)}<span class="muted"> (${f.size})</span></td><td class="hash">${f.sha256}</td></tr>`,
+        `<tr><td><a href="/${encodePath(m.id)}/resolve/main/${encodePath(f.path)}">${escapeHtml(f.path)}</a></td><td class="n" data-label="Size">${formatBytes(f.size)}<span class="muted"> (${f.size})</span></td><td class="hash" data-label="SHA-256">${f.sha256}</td></tr>`,
     )
     .join('\n');
   const body = `<nav aria-label="Breadcrumb"><a href="/models/">Models</a> / ${escapeHtml(m.owner)}</nav>
@@ -143,7 +143,7 @@ export function modelPageTemplate(m: IndexedModel, origin: string): string {
 <dl class="facts">${facts.map(([k, v]) => `<dt>${k}</dt><dd>${v}</dd>`).join('')}</dl>
 <h2 id="files-h">Files</h2>
 <p class="muted">Each link redirects to a live source. Check what arrives against the SHA-256 here (or <a href="/${encodePath(m.id)}/resolve/main/SHA256SUMS">SHA256SUMS</a>): see <a href="/docs/verification">verification</a>.</p>
-<table aria-labelledby="files-h"><thead><tr><th scope="col">Path</th><th scope="col" class="n">Size</th><th scope="col">SHA-256</th></tr></thead>
+<table class="cards" aria-labelledby="files-h"><thead><tr><th scope="col">Path</th><th scope="col" class="n">Size</th><th scope="col">SHA-256</th></tr></thead>
 <tbody>
 ${files}
 </tbody></table>
@@ -164,9 +164,15 @@ ${commandsFor(m, origin)}`;
 
 function stateCell(health: HubHealth, source: string): string {
   const s = health.sources[source];
-  if (!s) return '<td>not redirected to</td><td>–</td>';
-  const status = s.ok ? '<span class="ok">live</span>' : '<span class="bad">down</span>';
-  return `<td>${status}${s.reason ? ` <span class="muted">(${escapeHtml(s.reason)})</span>` : ''}</td><td>${s.checked ? escapeHtml(s.checked) : 'never probed'}</td>`;
+  if (!s) return '<td data-label="Status">not redirected to</td><td data-label="Last reached">–</td>';
+  // A source with no probe file is offered on trust and never checked (spec: checked is null): say so, not "live".
+  const status =
+    !s.checked && s.ok
+      ? '<span>offered, not checked</span> <span class="muted">(no probe file)</span>'
+      : s.ok
+        ? '<span class="ok">live</span>'
+        : '<span class="bad">down</span>';
+  return `<td data-label="Status">${status}${s.reason ? ` <span class="muted">(${escapeHtml(s.reason)})</span>` : ''}</td><td data-label="Last reached">${s.checked ? escapeHtml(s.checked) : s.ok ? 'not checked' : 'never reached'}</td>`;
 }
 
 /** The example URL of a source (its template with placeholders filled), to judge its scheme and host. */
@@ -183,12 +189,12 @@ function sourceExample(health: SourceHealth, name: string, type: string): URL | 
 /** Which clients the hub may send to a source, under the redirect rules of the clients that have them. */
 function clientsCell(health: SourceHealth, name: string, type: string, origin: string | undefined): string {
   const url = sourceExample(health, name, type);
-  if (!url || !origin) return '<td>all clients</td>';
+  if (!url || !origin) return '<td data-label="Clients">all clients</td>';
   const ollama = ollamaRedirectRules(origin);
-  if (ollama.must && !ollama.must(url)) return '<td>all clients except Ollama (http source behind an https hub)</td>';
+  if (ollama.must && !ollama.must(url)) return '<td data-label="Clients">all clients except Ollama (http source behind an https hub)</td>';
   if (ollama.prefer && !ollama.prefer(url))
-    return '<td>all clients; Ollama only when no other live source holds the file (local address)</td>';
-  return '<td>all clients</td>';
+    return '<td data-label="Clients">all clients; Ollama only when no other live source holds the file (local address)</td>';
+  return '<td data-label="Clients">all clients</td>';
 }
 
 export function modelSourcesHtml(m: IndexedModel, health: SourceHealth, origin?: string): string {
@@ -197,10 +203,10 @@ export function modelSourcesHtml(m: IndexedModel, health: SourceHealth, origin?:
   const rows = m.sources
     .map((s) => {
       const held = s.paths ? `${m.files.filter((f) => sourceHolds(s, f.path)).length} of ${m.files.length} files` : 'every file';
-      return `<tr><th scope="row">${escapeHtml(health.display(s.source))}</th><td><code>${escapeHtml(s.source)}</code></td><td>${held}</td>${stateCell(snap, s.source)}${clientsCell(health, s.source, s.type, origin)}</tr>`;
+      return `<tr><th scope="row">${escapeHtml(health.display(s.source))}</th><td data-label="Health key"><code>${escapeHtml(s.source)}</code></td><td data-label="Holds">${held}</td>${stateCell(snap, s.source)}${clientsCell(health, s.source, s.type, origin)}</tr>`;
     })
     .join('\n');
-  return `<table aria-labelledby="sources-h"><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col">Holds</th><th scope="col">Status</th><th scope="col">Last reached</th><th scope="col">Clients</th></tr></thead><tbody>
+  return `<table class="cards" aria-labelledby="sources-h"><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col">Holds</th><th scope="col">Status</th><th scope="col">Last reached</th><th scope="col">Clients</th></tr></thead><tbody>
 ${rows}
 </tbody></table>
 <p class="muted">Preference order: ${snap.order.map((o) => `<code>${escapeHtml(o)}</code>`).join(' → ') || 'none'}. See <a href="/health">health</a> and <a href="/docs/sources">source failover</a>.</p>`;
@@ -224,15 +230,15 @@ export function healthPage(index: IndexStore, health: SourceHealth): string {
   const rows = names
     .map(
       (name) =>
-        `<tr><th scope="row">${escapeHtml(health.display(name))}</th><td><code>${escapeHtml(name)}</code></td><td class="n">${snap.order.indexOf(name) + 1 || '–'}</td><td class="n">${holders.get(name) ?? 0}</td>${stateCell(snap, name)}</tr>`,
+        `<tr><th scope="row">${escapeHtml(health.display(name))}</th><td data-label="Health key"><code>${escapeHtml(name)}</code></td><td class="n" data-label="Order">${snap.order.indexOf(name) + 1 || '–'}</td><td class="n" data-label="Models held">${holders.get(name) ?? 0}${holders.get(name) ? '' : ' <span class="muted">(none of this index)</span>'}</td>${stateCell(snap, name)}</tr>`,
     )
     .join('\n');
   const body = `<h1>Source health</h1>
 <p>A download goes to the first source in the preference order that is live and holds the file. This page shows the last probe of each source; the same data is <a href="/api/hub/health">JSON at /api/hub/health</a>.</p>
-<table><caption class="muted">Probed sources, in preference order</caption><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col" class="n">Order</th><th scope="col" class="n">Models held</th><th scope="col">Status</th><th scope="col">Last reached</th></tr></thead><tbody>
+<table class="cards"><caption class="muted">Sources, in preference order</caption><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col" class="n">Order</th><th scope="col" class="n">Models held</th><th scope="col">Status</th><th scope="col">Last reached</th></tr></thead><tbody>
 ${rows || '<tr><td colspan="6">No sources are configured.</td></tr>'}
 </tbody></table>
-<p class="muted"><code>verified</code> means the hub fetched a probe file from that source and its bytes hashed correctly from the hub's network. A source never probed is offered with no time. See <a href="/docs/sources">source failover</a>.</p>`;
+<p class="muted"><code>verified</code> means the hub fetched a probe file from that source and its bytes hashed correctly from the hub's network. A source without a probe file is <em>offered, not checked</em>: the hub sends downloads there on trust (they are still hashed by the client) and cannot say whether it is reachable from here. See <a href="/docs/sources">source failover</a>.</p>`;
   return page({ title: 'Health · Model hub', current: 'health' }, body);
 }
 

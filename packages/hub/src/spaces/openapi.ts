@@ -1,4 +1,6 @@
-/** The declared answers of the spaces routes, merged into the machine description's RESPONSES. */
+import type { RouteApi } from '@hub/core-index';
+
+/** The answers of the spaces routes, beside them (collected into /openapi.json). */
 
 const str = { type: 'string' };
 const bin = { type: 'string', format: 'binary' };
@@ -20,7 +22,7 @@ const fileAnswer = (what: string) => ({
   '404': { description: 'No such space, root or file: the error names the spaces or files that exist', content: hubError },
 });
 
-export const SPACE_RESPONSES = {
+const SPACE_RESPONSES = {
   'GET /spaces/:name': {
     '301': {
       description: 'Redirect to /spaces/{name}/ (relative links of the space resolve inside it)',
@@ -37,3 +39,7 @@ export const SPACE_RESPONSES = {
     '404': { description: 'No space by that name (plain text naming the spaces here)', content: { 'text/plain': { schema: str } } },
   },
 };
+
+export const SPACE_API: Record<string, RouteApi> = Object.fromEntries(
+  Object.entries(SPACE_RESPONSES).map(([k, responses]) => [k, { responses }]),
+);

@@ -1,14 +1,14 @@
-import { addressOf, createHub } from '@hub/core-index';
+import { addressOf } from '@hub/core-index';
 import { createTestHub, request } from '@hub/core-index/testing';
 import { publishSpace, storeSpaceSink } from '@hub/objects';
 import { describe, expect, it } from 'vitest';
-import { hubRoutes } from '../routes.js';
+import { composedHub } from '../testing/test-hub.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
 async function setup() {
   const t = await createTestHub();
-  const hub = createHub(t.deps as never, hubRoutes() as never);
+  const hub = composedHub(t.deps);
   const sink = storeSpaceSink(t.deps);
   return { ...t, hub, sink };
 }

@@ -1,6 +1,7 @@
 import {
   type Address,
   type CoreDeps,
+  describeRoutes,
   errorResponse,
   type HubResponse,
   type Route,
@@ -9,6 +10,7 @@ import {
   readSpaces,
   type SpaceObject,
 } from '@hub/core-index';
+import { SPACE_API } from './openapi.js';
 import { loadSpacesState, spacePage } from './section.js';
 
 /**
@@ -80,7 +82,7 @@ async function answerFile(ctx: RouteContext<CoreDeps>, path: string | undefined)
 }
 
 /** `/spaces/{name}/…` and `/spaces/blake3:{root}/…`: a space's files; `/spaces/{name}` redirects to the slash. */
-export function spaceRoutes<D extends CoreDeps>(): Route<D>[] {
+function spaceRouteTable<D extends CoreDeps>(): Route<D>[] {
   const h = (fn: (ctx: RouteContext<CoreDeps>) => Promise<HubResponse> | HubResponse) => fn as Route<D>['handler'];
   return [
     {
@@ -131,4 +133,9 @@ export function spaceRoutes<D extends CoreDeps>(): Route<D>[] {
       handler: h((ctx) => answerFile(ctx, ctx.params.path)),
     },
   ];
+}
+
+/** {@link spaceRouteTable} with each route's API description (SPACE_API) attached. */
+export function spaceRoutes<D extends CoreDeps>(): Route<D>[] {
+  return describeRoutes(spaceRouteTable<D>(), SPACE_API);
 }

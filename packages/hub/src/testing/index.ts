@@ -15,3 +15,4 @@ export {
   type Observation,
   runConformance,
 } from './conformance/index.js';
+export { composedHub, createComposedTestHub } from './test-hub.js';

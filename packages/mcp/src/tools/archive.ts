@@ -1,7 +1,7 @@
 /** hub_archive: every archived day of the index. */
-import { readArchive } from '@hub/core-index';
+import { formatBytes, readArchive } from '@hub/core-index';
 import { z } from 'zod';
-import { type Block, decodeCursor, encodeCursor, humanBytes, page } from '../paging.js';
+import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
 import { cursorArg, pageFooter, snapshotKey, type ToolContext, type ToolDef, type ToolResult, textResult } from './shared.js';
 
 interface ArchiveArgs {
@@ -15,7 +15,7 @@ async function runArchive(args: ArchiveArgs, ctx: ToolContext): Promise<ToolResu
   const offset = decodeCursor(args.cursor, 'hub_archive', snapshotKey(index), args as unknown as Record<string, unknown>);
   const blocks: Block<Record<string, unknown>>[] = archive.days.map((d) => ({
     text: `- ${d.date} · catalog ${d.catalog ?? d.index}${d.models !== undefined ? ` · ${d.models} models` : ''}${d.files !== undefined ? ` · ${d.files} files` : ''}${
-      d.bytes !== undefined ? ` · ${humanBytes(d.bytes)}` : ''
+      d.bytes !== undefined ? ` · ${formatBytes(d.bytes)}` : ''
     }`,
     item: { ...d },
   }));

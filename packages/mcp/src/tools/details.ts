@@ -1,7 +1,8 @@
 /** hub_repo_details and its legacy alias model_details. */
 import type { IndexedModel } from '@hub/core-index';
+import { formatBytes } from '@hub/core-index';
 import { z } from 'zod';
-import { type Block, decodeCursor, encodeCursor, humanBytes, page } from '../paging.js';
+import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
 import {
   cursorArg,
   DETAIL_OPERATIONS,
@@ -86,7 +87,7 @@ function detailBlocks(ctx: ToolContext, ids: string[], operations: Operation[]):
         blocks.push({ text: `### ${m.id}: ${m.files.length} files`, item: { model: m.id, kind: 'files', data: {} } });
         for (const f of m.files) {
           blocks.push({
-            text: `- ${f.path} · ${humanBytes(f.size)} · sha256 ${f.sha256}`,
+            text: `- ${f.path} · ${formatBytes(f.size)} · sha256 ${f.sha256}`,
             item: { model: m.id, kind: 'files', data: { path: f.path, size: f.size, sha256: f.sha256 } },
           });
         }
@@ -99,7 +100,7 @@ function detailBlocks(ctx: ToolContext, ids: string[], operations: Operation[]):
         for (const [q, files] of quants) {
           const size = files.reduce((n, f) => n + f.size, 0);
           blocks.push({
-            text: `- ${q} · ${humanBytes(size)} · ${files.map((f) => f.path).join(', ')}`,
+            text: `- ${q} · ${formatBytes(size)} · ${files.map((f) => f.path).join(', ')}`,
             item: { model: m.id, kind: 'quants', data: { quant: q, size, files: files.map((f) => f.path) } },
           });
         }

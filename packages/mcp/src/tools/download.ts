@@ -1,7 +1,7 @@
 /** get_download: the URL, SHA-256 and commands for a file or a GGUF quantisation. */
-import { type IndexedModel, quantOf } from '@hub/core-index';
+import { formatBytes, type IndexedModel, quantOf, shellQuote } from '@hub/core-index';
 import { z } from 'zod';
-import { type Block, decodeCursor, encodeCursor, humanBytes, page } from '../paging.js';
+import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
 import {
   cursorArg,
   defaultQuant,
@@ -9,7 +9,6 @@ import {
   pageFooter,
   quantFiles,
   resolveUrl,
-  shellQuote,
   snapshotKey,
   type ToolContext,
   type ToolDef,
@@ -95,7 +94,7 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
       `### ${f.path}${quantOf(f.path) ? ` (${quantOf(f.path)})` : ''}`,
       `URL: ${url}`,
       `SHA-256: ${f.sha256}`,
-      `Size: ${f.size} bytes (${humanBytes(f.size)})`,
+      `Size: ${f.size} bytes (${formatBytes(f.size)})`,
       `Source now: ${why}`,
       '```sh',
       download,
@@ -121,7 +120,7 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
   const next =
     p.next === null ? null : encodeCursor('get_download', p.next, snapshotKey(index), args as unknown as Record<string, unknown>);
   const head = [
-    `${m.id} @ ${m.revision}${picked ? ` · ${picked}` : ''} · ${files.length} file${files.length === 1 ? '' : 's'}, ${humanBytes(files.reduce((n, f) => n + f.size, 0))}`,
+    `${m.id} @ ${m.revision}${picked ? ` · ${picked}` : ''} · ${files.length} file${files.length === 1 ? '' : 's'}, ${formatBytes(files.reduce((n, f) => n + f.size, 0))}`,
     'The URL redirects to a live source; the SHA-256 comes from the index, never from the source. `sha256sum -c` must print OK (macOS: use `shasum -a 256 -c`); if it prints FAILED, delete the file.',
   ];
   if (note) head.push(note);

@@ -5,11 +5,16 @@ import { type ToolContext, type ToolDef, type ToolResult, textResult } from './s
 async function runHealth(_args: Record<string, never>, ctx: ToolContext): Promise<ToolResult> {
   const snap = ctx.deps.health.snapshot();
   const names = Object.keys(snap.sources);
+  const held = new Map<string, number>();
+  for (const m of ctx.deps.index().models()) for (const s of new Set(m.sources.map((x) => x.source))) held.set(s, (held.get(s) ?? 0) + 1);
   const lines = [
     `Sources in preference order: ${snap.order.join(' → ') || '(none configured)'}. A download goes to the first one that is ok and holds the file.`,
     ...names.map((n) => {
       const s = snap.sources[n];
-      return `- ${ctx.deps.health.display(n)} [${n}]: ${s?.ok ? 'ok' : 'down'}${s?.reason ? ` (${s.reason})` : ''} · last reached ${s?.checked ?? 'never probed'}`;
+      // No probe file: offered on trust and never checked (checked: null), which is not the same as reached.
+      const state = !s?.ok ? 'down' : s.checked ? `ok · last reached ${s.checked}` : 'offered, not checked (no probe file)';
+      const holds = held.get(n) ? `holds ${held.get(n)} of this index's models` : "holds none of this index's models";
+      return `- ${ctx.deps.health.display(n)} [${n}]: ${state}${s?.reason ? ` (${s.reason})` : ''} · ${holds}`;
     }),
     `Live view: ${ctx.origin}/api/hub/health`,
   ];

@@ -3,14 +3,15 @@ import {
   type CoreDeps,
   defaultQuant as coreDefaultQuant,
   encodePath,
+  formatBytes,
   type IndexedModel,
   type IndexStore,
   isMmproj,
-  isModelId,
   quantOf,
+  recordMissing,
 } from '@hub/core-index';
 import { z } from 'zod';
-import { humanBytes, humanCount } from '../paging.js';
+import { humanCount } from '../paging.js';
 
 /** What a tool answers: MCP's CallToolResult with text and structured content. */
 export interface ToolResult {
@@ -76,11 +77,7 @@ export function findModel(ctx: ToolContext, id: string): IndexedModel {
   const m = index.model(trimmed);
   if (m) return m;
   // Recorded for the next index run only when it looks like an id the run could look up (as the model-host dialect does).
-  const recordable = isModelId(trimmed);
-  if (recordable) {
-    const r = ctx.deps.missing.record(trimmed);
-    if (r && typeof (r as Promise<void>).then === 'function') ctx.deps.defer(r as Promise<void>);
-  }
+  const recordable = recordMissing(ctx.deps, trimmed);
   const words = trimmed
     .toLowerCase()
     .split(/[/\s_-]+/)
@@ -104,16 +101,12 @@ export function rowFacts(m: IndexedModel): string[] {
   if (params) parts.push(`${humanCount(params)} params`);
   if (m.row.downloads !== undefined) parts.push(`${humanCount(m.row.downloads)} downloads`);
   if (m.row.likes !== undefined) parts.push(`${humanCount(m.row.likes)} likes`);
-  parts.push(`${m.files.length} files, ${humanBytes(m.files.reduce((n, f) => n + f.size, 0))}`);
+  parts.push(`${m.files.length} files, ${formatBytes(m.files.reduce((n, f) => n + f.size, 0))}`);
   return parts;
 }
 
 export function sourcesOf(m: IndexedModel): string[] {
   return m.row.svc.sources ?? [];
-}
-
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The GGUF quantisations of a model: quant → its files (split parts included), projector files left out. */

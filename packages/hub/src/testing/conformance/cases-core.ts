@@ -112,9 +112,21 @@ export function coreCases(): ConformanceCase[] {
       },
       expect: {
         status: 204,
-        headers: { 'access-control-allow-origin': '*', 'access-control-allow-headers': 'range', 'access-control-max-age': '86400' },
+        headers: {
+          'access-control-allow-origin': '*',
+          'access-control-allow-headers': 'range',
+          'access-control-max-age': '86400',
+          // a read route advertises only what it answers
+          'access-control-allow-methods': 'GET, HEAD, OPTIONS',
+        },
         text: '',
       },
+    },
+    {
+      name: 'a read path with a trailing slash redirects (308) to the route without it, query kept',
+      area: 'rules',
+      request: { path: '/api/models/?limit=1' },
+      expect: { status: 308, headers: { location: '/api/models?limit=1', 'access-control-allow-origin': '*' } },
     },
     {
       name: 'CORS on a read answer exposes the hub headers',

@@ -32,6 +32,18 @@ export function siteCases(): ConformanceCase[] {
   ];
   return [
     {
+      name: "GET /{owner}/{name} (the public host's address) redirects to the model page",
+      area: 'site',
+      request: { path: '/demo/tiny-llama-2-GGUF', headers: { accept: 'text/html' } },
+      expect: { status: 302, headers: { location: '/models/demo/tiny-llama-2-GGUF' } },
+    },
+    {
+      name: 'GET /{owner}/{name}/blob/main/{path} redirects to the file',
+      area: 'site',
+      request: { path: '/demo/tiny-llama-2-GGUF/blob/main/llama-2-tiny-random-F16.gguf' },
+      expect: { status: 302, headers: { location: '/demo/tiny-llama-2-GGUF/resolve/main/llama-2-tiny-random-F16.gguf' } },
+    },
+    {
       name: 'GET /openapi.json is the machine description',
       area: 'discovery',
       request: { path: '/openapi.json' },

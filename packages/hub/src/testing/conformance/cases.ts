@@ -1,6 +1,7 @@
 import { bucketCases } from './cases-buckets.js';
 import { coreCases } from './cases-core.js';
 import { hfCases } from './cases-hf.js';
+import { logCases } from './cases-log.js';
 import { mcpAccountCases } from './cases-mcp-account.js';
 import { ociCases } from './cases-oci.js';
 import { siteCases } from './cases-site.js';
@@ -13,5 +14,14 @@ import type { ConformanceCase } from './types.js';
  * source named `demo-mirror`.
  */
 export function conformanceCases(): ConformanceCase[] {
-  return [...coreCases(), ...siteCases(), ...hfCases(), ...ociCases(), ...mcpAccountCases(), ...spaceCases(), ...bucketCases()];
+  return [
+    ...coreCases(),
+    ...logCases(),
+    ...siteCases(),
+    ...hfCases(),
+    ...ociCases(),
+    ...mcpAccountCases(),
+    ...spaceCases(),
+    ...bucketCases(),
+  ];
 }

@@ -1,0 +1,198 @@
+import { describe, expect, it } from 'vitest';
+import type { CoreDeps } from '../deps.js';
+import { loadIndex } from '../index/index-store.js';
+import { createTestHub } from '../testing/fixture.js';
+import { type HubRequest, json, type Route, text } from './contract.js';
+import { createHub } from './create-hub.js';
+
+// Whole answers kept for reuse (issue 31): served again without the handler until the index or the health changes,
+// varied by the headers the handler read, never for errors, large bodies or routes that did not ask for it.
+
+function req(path: string, headers: Record<string, string> = {}, method = 'GET'): HubRequest {
+  const lower = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+  return { method, url: `http://hub.test${path}`, headers: { get: (n) => lower[n.toLowerCase()] ?? null }, body: null };
+}
+
+async function setup() {
+  const t = await createTestHub();
+  let index = t.index;
+  const deps: CoreDeps = { ...t.deps, index: () => index };
+  const calls: Record<string, number> = {};
+  const count = (name: string) => {
+    calls[name] = (calls[name] ?? 0) + 1;
+  };
+  const routes: Route<CoreDeps>[] = [
+    {
+      method: 'GET',
+      path: '/kept',
+      rules: 'read',
+      errors: 'hub',
+      cache: 60,
+      reuse: 'index',
+      handler: ({ req, deps }) => {
+        count('kept');
+        const kind = req.headers.get('accept') === 'text/plain' ? 'text' : 'json';
+        const body = `${deps.index().catalogAddress} ${kind}`;
+        return kind === 'text' ? text(200, body, 'text/plain; charset=utf-8', { etag: '"t1"' }) : json(200, { body }, { etag: '"j1"' });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/health-bound',
+      rules: 'read',
+      errors: 'hub',
+      reuse: 'index+health',
+      handler: ({ deps }) => {
+        count('health-bound');
+        return json(200, { ok: deps.health.snapshot().sources['mirror-a']?.ok });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/plain',
+      rules: 'read',
+      errors: 'hub',
+      handler: () => {
+        count('plain');
+        return json(200, {});
+      },
+    },
+    {
+      method: 'GET',
+      path: '/missing',
+      rules: 'read',
+      errors: 'hub',
+      reuse: 'index',
+      handler: () => {
+        count('missing');
+        return json(404, { error: 'no' });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/big',
+      rules: 'read',
+      errors: 'hub',
+      reuse: 'index',
+      handler: () => {
+        count('big');
+        return { status: 200, headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(300 * 1024) };
+      },
+    },
+  ];
+  const hub = createHub(deps, routes);
+  return { t, hub, calls, swapIndex: (i: typeof index) => (index = i) };
+}
+
+const decode = (b: unknown) => (b instanceof Uint8Array ? new TextDecoder().decode(b) : String(b));
+
+describe('the answer cache: whole answers of reuse routes', () => {
+  it('answers a repeated request from the cache, the same bytes and headers, without the handler', async () => {
+    const { hub, calls } = await setup();
+    const first = await hub.handle(req('/kept'));
+    expect(hub.cached(req('/kept'))).toBeDefined();
+    const second = await hub.handle(req('/kept'));
+    expect(calls.kept).toBe(1);
+    expect(second.status).toBe(200);
+    expect(second.headers).toEqual(first.headers);
+    expect(decode(second.body)).toBe(decode(first.body));
+    expect(second.headers['access-control-allow-origin']).toBe('*');
+    expect(second.headers['cache-control']).toBe('public, max-age=60');
+    // The kept answer cannot be changed by a host.
+    expect(() => {
+      (second.headers as Record<string, string>)['x-extra'] = '1';
+    }).toThrow();
+    // A route that did not ask for reuse always runs.
+    await hub.handle(req('/plain'));
+    await hub.handle(req('/plain'));
+    expect(calls.plain).toBe(2);
+    expect(hub.cached(req('/plain'))).toBeUndefined();
+  });
+
+  it('varies by the headers the handler read, by method, and answers If-None-Match as the rules do', async () => {
+    const { hub, calls } = await setup();
+    const asJson = await hub.handle(req('/kept'));
+    const asText = await hub.handle(req('/kept', { accept: 'text/plain' }));
+    expect(asText.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(asJson.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(calls.kept).toBe(2);
+    expect(decode((await hub.handle(req('/kept', { accept: 'text/plain' }))).body)).toMatch(/ text$/);
+    expect(decode((await hub.handle(req('/kept'))).body)).toMatch(/ json"}$/);
+    expect(calls.kept).toBe(2);
+    // A header the handler never read does not split the answers.
+    await hub.handle(req('/kept', { 'user-agent': 'something' }));
+    expect(calls.kept).toBe(2);
+    // HEAD: the same headers, no body.
+    const head = await hub.handle(req('/kept', {}, 'HEAD'));
+    expect(head.body).toBeNull();
+    expect(head.headers['content-length']).toBe(asJson.headers['content-length']);
+    const headAgain = await hub.handle(req('/kept', {}, 'HEAD'));
+    expect(headAgain.body).toBeNull();
+    // Conditional GET: a matching tag gets 304 (kept as its own variant), another tag the full answer.
+    const notModified = await hub.handle(req('/kept', { 'if-none-match': '"j1"' }));
+    expect(notModified.status).toBe(304);
+    expect((await hub.handle(req('/kept', { 'if-none-match': '"j1"' }))).status).toBe(304);
+    const other = await hub.handle(req('/kept', { 'if-none-match': '"other"' }));
+    expect(other.status).toBe(200);
+    expect(decode(other.body)).toBe(decode(asJson.body));
+  });
+
+  it('drops an answer when the index changes, and a health-bound answer when the health changes', async () => {
+    const { t, hub, calls, swapIndex } = await setup();
+    const before = decode((await hub.handle(req('/kept'))).body);
+    await hub.handle(req('/health-bound'));
+    await hub.handle(req('/health-bound'));
+    expect(calls['health-bound']).toBe(1);
+    // A probe outcome: only the health-bound answer is made again, and shows the new state.
+    t.health.record('mirror-a', { ok: false, reason: 'status', at: 1_700_000_000_000 });
+    const after = await hub.handle(req('/health-bound'));
+    expect(JSON.parse(decode(after.body))).toEqual({ ok: false });
+    expect(calls['health-bound']).toBe(2);
+    await hub.handle(req('/kept'));
+    expect(calls.kept).toBe(1);
+    // Another index (a reload): every answer is made again under it.
+    swapIndex(await loadIndex(t.objects, t.catalog));
+    expect(hub.cached(req('/kept'))).toBeUndefined();
+    const again = decode((await hub.handle(req('/kept'))).body);
+    expect(calls.kept).toBe(2);
+    expect(again).toBe(before);
+    await hub.handle(req('/health-bound'));
+    expect(calls['health-bound']).toBe(3);
+  });
+
+  it('never keeps errors or bodies over the per-answer limit; a health without a version keeps no health-bound answer', async () => {
+    const { hub, calls } = await setup();
+    for (let i = 0; i < 2; i++) {
+      expect((await hub.handle(req('/missing'))).status).toBe(404);
+      expect((await hub.handle(req('/big'))).status).toBe(200);
+    }
+    expect(calls.missing).toBe(2);
+    expect(calls.big).toBe(2);
+
+    const t = await createTestHub();
+    const health = {
+      snapshot: () => t.health.snapshot(),
+      choose: (i: never) => t.health.choose(i),
+      source: (n: string) => t.health.source(n),
+      display: (n: string) => t.health.display(n),
+      retryAfterSeconds: () => 1,
+    };
+    let n = 0;
+    const unversioned = createHub({ ...t.deps, health }, [
+      {
+        method: 'GET',
+        path: '/health-bound',
+        rules: 'read',
+        errors: 'hub',
+        reuse: 'index+health',
+        handler: () => {
+          n++;
+          return json(200, {});
+        },
+      },
+    ]);
+    await unversioned.handle(req('/health-bound'));
+    await unversioned.handle(req('/health-bound'));
+    expect(n).toBe(2);
+  });
+});

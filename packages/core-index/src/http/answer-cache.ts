@@ -1,0 +1,144 @@
+import type { CoreDeps } from '../deps.js';
+import type { IndexStore } from '../index/index-store.js';
+import type { HeaderBag, HubRequest, HubResponse } from './contract.js';
+
+/**
+ * Whole answers kept for reuse (issue 31, "hot path"): a route marked `reuse` answers as a function of its URL, the
+ * request headers its handler reads, the loaded index and (for `'index+health'`) the source health, so its final
+ * answer (after every rule: CORS, cache headers, the conditional GET, HEAD) can be served again without routing,
+ * rules or handler until the index or the health changes (Varnish-style: keyed by URL, varied by the headers read).
+ *
+ * - Key: method and absolute URL (the URL already carries the origin used for absolute links). Variants: the values
+ *   of every header the handler read (recorded while it ran) plus `If-None-Match` (the conditional GET).
+ * - Dropped when the index object changes (a reload) or the health's `version()` changes (a probe outcome); a route
+ *   marked `'index+health'` is not kept at all when the health has no `version`.
+ * - Only answers with status below 400 and a fixed body (bytes or none) of at most `maxBodyBytes`; at most
+ *   `maxEntries` URLs, `maxVariants` variants each and `maxBytes` of bodies in all, oldest URL dropped first.
+ * - The kept answer is frozen (its headers may not be changed by a host) and handed out as is.
+ */
+export interface AnswerCacheLimits {
+  maxEntries: number;
+  maxVariants: number;
+  maxBodyBytes: number;
+  maxBytes: number;
+}
+
+const DEFAULT_LIMITS: AnswerCacheLimits = { maxEntries: 4096, maxVariants: 8, maxBodyBytes: 256 * 1024, maxBytes: 32 * 1024 * 1024 };
+
+/** What a route's answer depends on besides the request, when it may be reused (`Route.reuse`). */
+export type Reuse = 'index' | 'index+health';
+
+interface Entry<R> {
+  /** the route that answered (for the request event of a kept answer) */
+  route: R;
+  index: IndexStore;
+  /** the health version it was made under, or -1 when it does not depend on health */
+  health: number;
+  /** names of the request headers the handler read (lower-case), then `if-none-match` */
+  vary: string[];
+  variants: Map<string, HubResponse>;
+  bytes: number;
+}
+
+const VARIANT_SEP = '\u0000';
+
+export class AnswerCache<R> {
+  private readonly entries = new Map<string, Entry<R>>();
+  private bytes = 0;
+  private readonly limits: AnswerCacheLimits;
+
+  constructor(
+    private readonly deps: Pick<CoreDeps, 'index' | 'health'>,
+    limits: Partial<AnswerCacheLimits> = {},
+  ) {
+    this.limits = { ...DEFAULT_LIMITS, ...limits };
+  }
+
+  /** The kept answer for this request, or undefined. Synchronous: a host may write it without a turn of the loop. */
+  get(req: HubRequest): { response: HubResponse; route: R } | undefined {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return undefined;
+    const entry = this.entries.get(`${method} ${req.url}`);
+    if (!entry) return undefined;
+    if (entry.index !== this.deps.index() || (entry.health !== -1 && entry.health !== this.healthVersion())) {
+      this.drop(`${method} ${req.url}`, entry);
+      return undefined;
+    }
+    const response = entry.variants.get(variantKey(entry.vary, req.headers));
+    return response && { response, route: entry.route };
+  }
+
+  /** A request header bag that records which headers are read (for the answer's variants). */
+  recorder(headers: HeaderBag): { headers: HeaderBag; read: Set<string> } {
+    const read = new Set<string>();
+    return {
+      read,
+      headers: {
+        get(name: string) {
+          read.add(name.toLowerCase());
+          return headers.get(name);
+        },
+      },
+    };
+  }
+
+  /**
+   * Keep `res` (the final answer to `req`) when it qualifies. `index` and `health` are what the handler ran under,
+   * read before it ran, so an answer made while either changed is never kept under the new one.
+   */
+  put(req: HubRequest, res: HubResponse, route: R, reuse: Reuse, read: Set<string>, index: IndexStore, health: number | undefined): void {
+    const method = req.method;
+    if (method !== 'GET' && method !== 'HEAD') return;
+    if (res.status >= 400) return;
+    if (reuse === 'index+health' && health === undefined) return;
+    const body = res.body;
+    if (body !== null && !(body instanceof Uint8Array)) return;
+    const size = body?.byteLength ?? 0;
+    if (size > this.limits.maxBodyBytes) return;
+    if (index !== this.deps.index()) return;
+    const key = `${method} ${req.url}`;
+    const vary = [...read].filter((n) => n !== 'if-none-match').sort();
+    vary.push('if-none-match');
+    let entry = this.entries.get(key);
+    const healthAt = reuse === 'index+health' ? (health as number) : -1;
+    if (entry && (entry.index !== index || entry.health !== healthAt || entry.vary.join() !== vary.join())) {
+      this.drop(key, entry);
+      entry = undefined;
+    }
+    if (!entry) {
+      entry = { route, index, health: healthAt, vary, variants: new Map(), bytes: 0 };
+      this.entries.set(key, entry);
+    }
+    if (entry.variants.size >= this.limits.maxVariants) return;
+    const frozen: HubResponse = Object.freeze({ status: res.status, headers: Object.freeze({ ...res.headers }), body });
+    entry.variants.set(variantKey(vary, req.headers), frozen);
+    entry.bytes += size;
+    this.bytes += size;
+    while (this.entries.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {
+      const oldest = this.entries.entries().next().value as [string, Entry<R>] | undefined;
+      if (!oldest) break;
+      this.drop(oldest[0], oldest[1]);
+    }
+  }
+
+  /** The health version now, or undefined when the health keeps none. */
+  healthVersion(): number | undefined {
+    return this.deps.health.version?.();
+  }
+
+  /** URLs kept (for tests and the benchmark's report). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private drop(key: string, entry: Entry<R>): void {
+    this.entries.delete(key);
+    this.bytes -= entry.bytes;
+  }
+}
+
+function variantKey(vary: readonly string[], headers: HeaderBag): string {
+  let key = '';
+  for (const name of vary) key += `${headers.get(name) ?? ''}${VARIANT_SEP}`;
+  return key;
+}

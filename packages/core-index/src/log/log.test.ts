@@ -1,0 +1,196 @@
+import { describe, expect, it } from 'vitest';
+import type { Address } from '../index/blake3.js';
+import { buildIndex, readArchive } from '../index/builder.js';
+import { MemoryObjectStore } from '../index/memory-object-store.js';
+import type { ObjectStore } from '../index/object-store.js';
+import { appendDays, readLogEntries, readLogState, readTile } from './log-store.js';
+import { formatCheckpoint, generateSignerKey, openNote, parseCheckpoint, parseSignerKey, parseVerifierKey, signNote } from './note.js';
+import {
+  consistencyProof,
+  type Hash,
+  hashTileBytes,
+  inclusionProof,
+  leafHash,
+  parseTilePath,
+  tilePath,
+  tilesForSize,
+  treeHash,
+  verifyConsistency,
+  verifyInclusion,
+} from './tlog.js';
+
+const enc = new TextEncoder();
+const leaves = (n: number): Hash[] => Array.from({ length: n }, (_, i) => leafHash(enc.encode(`SYNTHETIC entry ${i}`)));
+
+describe('RFC 6962 proofs', () => {
+  it('every inclusion and consistency proof up to 40 leaves verifies, and fails on another root or leaf', () => {
+    for (let n = 1; n <= 40; n++) {
+      const all = leaves(n);
+      const root = treeHash(all);
+      for (let i = 0; i < n; i++) {
+        const proof = inclusionProof(i, all);
+        expect(verifyInclusion(i, n, all[i] as Hash, proof, root)).toBe(true);
+        expect(verifyInclusion(i, n, leafHash(enc.encode('other')), proof, root)).toBe(false);
+      }
+      for (let m = 1; m <= n; m++) {
+        const proof = consistencyProof(m, all);
+        const old = treeHash(all.slice(0, m));
+        expect(verifyConsistency(m, n, old, root, proof), `${m} -> ${n}`).toBe(true);
+        const rewritten = [...all.slice(0, m - 1), leafHash(enc.encode('rewritten')), ...all.slice(m)];
+        expect(verifyConsistency(m, n, old, treeHash(rewritten), consistencyProof(m, rewritten))).toBe(false);
+      }
+    }
+  });
+
+  it('names tiles as C2SP tlog-tiles does and parses only what it writes', () => {
+    expect(tilePath({ level: 0, n: 1234067, width: 256 })).toBe('tile/0/x001/x234/067');
+    expect(tilePath({ level: 'entries', n: 0, width: 3 })).toBe('tile/entries/000.p/3');
+    expect(parseTilePath('tile/2/x001/234.p/5')).toEqual({ level: 2, n: 1234, width: 5 });
+    for (const bad of [
+      'tile/0/1.p/3',
+      'tile/00/000',
+      'tile/0/000.p/256',
+      'tile/0/000.p/0',
+      'tile/0/x000',
+      'tile/0/000.p/03',
+      'tile/64/000',
+    ])
+      expect(parseTilePath(bad), bad).toBeUndefined();
+    // The C2SP example: a tree of 70,000 leaves.
+    const hashTiles = tilesForSize(70_000).filter((t) => t.level !== 'entries');
+    expect(hashTiles.filter((t) => t.level === 0 && t.width === 256)).toHaveLength(273);
+    expect(hashTiles.filter((t) => t.width < 256).map((t) => [t.level, t.width])).toEqual([
+      [0, 112],
+      [1, 17],
+      [2, 1],
+    ]);
+    // A level-1 hash is the root of a full level-0 tile.
+    const all = leaves(600);
+    const l1 = hashTileBytes(all, { level: 1, n: 0, width: 2 });
+    expect(l1.subarray(32, 64)).toEqual(treeHash(all, 256, 512));
+  });
+});
+
+describe('signed notes', () => {
+  it('signs in the note format, verifies with the verifier key, ignores unknown keys and rejects a flipped byte', async () => {
+    const a = await generateSignerKey('hub.example/log');
+    const b = await generateSignerKey('hub.example/log');
+    const signerA = await parseSignerKey(a.signerKey);
+    expect(signerA.verifierKey).toBe(a.verifierKey);
+    const text = formatCheckpoint({ origin: 'hub.example/log', size: 3, root: treeHash(leaves(3)) });
+    const note = await signNote(text, [signerA, await parseSignerKey(b.signerKey)]);
+    expect(note).toMatch(/^hub\.example\/log\n3\n[A-Za-z0-9+/]{43}=\n\n\u2014 hub\.example\/log \S+\n\u2014 hub\.example\/log \S+\n$/);
+    const opened = await openNote(note, [await parseVerifierKey(a.verifierKey)]);
+    expect(opened.text).toBe(text);
+    expect(parseCheckpoint(opened.text).size).toBe(3);
+    await expect(openNote(note.replace('\n3\n', '\n4\n'), [await parseVerifierKey(a.verifierKey)])).rejects.toThrow(/does not verify/);
+    const other = await generateSignerKey('hub.example/log');
+    await expect(openNote(note, [await parseVerifierKey(other.verifierKey)])).rejects.toThrow(/no signature by a known key/);
+    await expect(parseVerifierKey(`${a.verifierKey.slice(0, -4)}AAA=`)).rejects.toThrow(/key ID does not match|not an Ed25519/);
+  });
+});
+
+/** A store whose writes (puts and refs) fail from the `limit`-th on, as a process killed mid-build would leave it. */
+function crashing(store: MemoryObjectStore, limit: number): ObjectStore {
+  let writes = 0;
+  const tick = () => {
+    if (++writes > limit) throw new Error('SYNTHETIC crash');
+  };
+  return new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'put')
+        return async (...args: Parameters<ObjectStore['put']>) => {
+          tick();
+          return target.put(...args);
+        };
+      if (prop === 'writeRef')
+        return async (...args: Parameters<ObjectStore['writeRef']>) => {
+          tick();
+          return target.writeRef(...args);
+        };
+      const v = Reflect.get(target, prop, receiver);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+const model = (day: number) => ({
+  id: 'synthetic-org/log-model',
+  revision: String(day).repeat(40).slice(0, 40),
+  files: [{ path: 'weights.bin', size: day, sha256: String(day).repeat(64).slice(0, 64) }],
+  sources: [{ source: 'mirror-a', type: 'http' as const }],
+});
+
+async function checkLog(store: ObjectStore, vkey: string) {
+  const state = await readLogState(store);
+  const entries = await readLogEntries(store, state);
+  const note = new TextDecoder().decode((await store.get(state.checkpoint as Address))?.bytes);
+  const cp = parseCheckpoint((await openNote(note, [await parseVerifierKey(vkey)])).text);
+  expect(cp.size).toBe(entries.length);
+  expect(cp.root).toEqual(treeHash(entries.map(leafHash)));
+  for (const t of tilesForSize(state.size)) expect(await readTile(store, state, t), tilePath(t)).toBeDefined();
+  return state;
+}
+
+describe('the archive as a log', () => {
+  it('each day is one leaf chained to the previous leaf; a rerun of a finished day appends nothing', async () => {
+    const key = await generateSignerKey('hub.example/log');
+    const signers = [await parseSignerKey(key.signerKey)];
+    const store = new MemoryObjectStore();
+    for (const [i, date] of ['2026-11-21', '2026-11-22', '2026-11-23'].entries())
+      await buildIndex(store, { date, models: [model(i + 1)], signers });
+    const state = await checkLog(store, key.verifierKey);
+    expect(state.size).toBe(3);
+    const entries = (await readLogEntries(store, state)).map((e) => JSON.parse(new TextDecoder().decode(e)));
+    expect(entries.map((e) => e.date)).toEqual(['2026-11-21', '2026-11-22', '2026-11-23']);
+    expect(entries[1].prev).toBe(Buffer.from(leafHash(enc.encode(JSON.stringify(entries[0])))).toString('hex'));
+    const archive = await readArchive(store);
+    expect(archive.days.map((d) => d.leaf)).toEqual([2, 1, 0]);
+    expect(archive.days[0]?.checkpoint).toBe(state.checkpoint);
+    await buildIndex(store, { date: '2026-11-23', models: [model(3)], signers });
+    expect((await readLogState(store)).size).toBe(3);
+  });
+
+  it('a build that dies at any write leaves a log whose checkpoint verifies, and the rerun appends exactly one leaf', async () => {
+    const key = await generateSignerKey('hub.example/log');
+    const signers = [await parseSignerKey(key.signerKey)];
+    const base = new MemoryObjectStore();
+    for (const [i, date] of ['2026-11-21', '2026-11-22'].entries()) await buildIndex(base, { date, models: [model(i + 1)], signers });
+    let crashes = 0;
+    for (let limit = 0; limit < 50; limit++) {
+      const store = new MemoryObjectStore();
+      for (const name of ['log', 'archive', 'current']) await store.writeRef(name, (await base.readRef(name)) as string);
+      for (const item of (await base.list({ limit: 1000 })).items) {
+        const o = await base.get(item.id as Address);
+        await store.put(o!.bytes, { kind: item.kind, mediaType: item.media_type });
+      }
+      const died = await buildIndex(crashing(store, limit), { date: '2026-11-23', models: [model(3)], signers }).then(
+        () => false,
+        (e: Error) => e.message === 'SYNTHETIC crash',
+      );
+      if (!died) break;
+      crashes++;
+      const before = await checkLog(store, key.verifierKey);
+      expect(before.size).toBeGreaterThanOrEqual(2);
+      await buildIndex(store, { date: '2026-11-23', models: [model(3)], signers });
+      const after = await checkLog(store, key.verifierKey);
+      expect(after.size, `crash after ${limit} writes`).toBe(3);
+    }
+    // Every write of the day's build was a crash point: objects, the log's tiles and checkpoint, its ref, the archive.
+    expect(crashes).toBeGreaterThanOrEqual(6);
+  });
+
+  it('appends without a key (no checkpoint) and signs the whole log once a key is given', async () => {
+    const store = new MemoryObjectStore();
+    await appendDays(store, [{ date: '2026-11-21', index: `blake3:${'1'.repeat(64)}`, catalog: `blake3:${'1'.repeat(64)}` }]);
+    expect((await readLogState(store)).checkpoint).toBeNull();
+    const key = await generateSignerKey('hub.example/log');
+    const r = await appendDays(
+      store,
+      [{ date: '2026-11-22', index: `blake3:${'2'.repeat(64)}`, catalog: `blake3:${'2'.repeat(64)}` }],
+      [await parseSignerKey(key.signerKey)],
+    );
+    expect(r).toMatchObject({ leaf: 1, appended: true, size: 2 });
+    await checkLog(store, key.verifierKey);
+  });
+});
