@@ -265,6 +265,106 @@ Exit 1 on a mismatch. --fix re-fetches mismatched files through the hub, verifie
   },
 });
 
+// ---- mirrors and bundles (design 10.3) ---------------------------------------------------------------------------
+
+const PULL_CHOICE = {
+  top: { type: 'string', arg: 'N', help: "Take the hub's first N models (its browse order)." },
+  'max-bytes': { type: 'string', arg: 'SIZE', help: 'Stop adding models past this total (e.g. 500M, 20G).' },
+  hub: HUB_URL,
+  parallel: { type: 'string', arg: 'N', help: 'Files downloaded at once (default 4).' },
+} as const satisfies OptionSpecs;
+
+export const MIRROR_PULL_OPTIONS = {
+  ...PULL_CHOICE,
+  'stall-seconds': { type: 'string', arg: 'N', help: 'Leave a source that sends nothing for this long (default 30).' },
+} as const satisfies OptionSpecs;
+
+export const MIRROR_PULL = command({
+  name: 'mirror pull',
+  summary: "Fill a local mirror with models' files through the hub, each checked and stored once by SHA-256.",
+  usage: ['DIR [MODEL[:QUANT] | GLOB …] [--top N] [--max-bytes SIZE] [--hub URL] [--parallel N]'],
+  description: `Fill DIR with models' files through the hub, each checked against the index's SHA-256 and stored
+once by it (DIR/sha256/<hex>), with DIR/manifest.json saying what it holds. Run it again after an
+interruption: verified files are kept, a cut file resumes with Range. GLOB matches model ids (org/*).
+Progress bars on a terminal, JSON lines otherwise. Exit 1 when a file could not be verified.`,
+  options: MIRROR_PULL_OPTIONS,
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY, name: 'the mirror folder (DIR)' },
+  run: async (args) => {
+    const m = await import('./cli-mirror.js');
+    return m.mirrorPullRun(args, m.processMirrorIo());
+  },
+});
+
+export const MIRROR_SERVE_OPTIONS = {
+  port: { type: 'string', arg: 'N', help: 'The port (default 8090).' },
+  host: { type: 'string', arg: 'ADDR', help: 'The address to listen on (default 127.0.0.1).' },
+} as const satisfies OptionSpecs;
+
+const MIRROR_SERVE = command({
+  name: 'mirror serve',
+  summary: 'Serve a mirror folder (manifest.json, sha256/<hex>, with Range) for a hub.',
+  usage: ['DIR [--port N] [--host ADDR]'],
+  description: `Serve a mirror folder as any static web server would (Range, ETag, CORS), for a hub's source
+{"name": "local-mirror", "kind": "mirror", "url": "http://HOST:PORT/"}. Runs until interrupted.`,
+  options: MIRROR_SERVE_OPTIONS,
+  positionals: { min: 1, max: 1, name: 'the mirror folder (DIR)' },
+  run: async (args) => {
+    const m = await import('./cli-mirror.js');
+    return m.mirrorServeRun(args, m.processMirrorIo());
+  },
+});
+
+export const MIRROR_VERIFY_OPTIONS = {} as const satisfies OptionSpecs;
+
+export const MIRROR_VERIFY = command({
+  name: 'mirror verify',
+  summary: 'Re-hash every file of a mirror; move a damaged one aside.',
+  usage: ['DIR'],
+  description: `Re-hash every file of a mirror folder against its name; a damaged one is moved to DIR/damaged/
+and leaves the manifest, which records when the mirror was verified. Exit 1 if a file was damaged or missing.`,
+  options: MIRROR_VERIFY_OPTIONS,
+  positionals: { min: 1, max: 1, name: 'the mirror folder (DIR)' },
+  run: async (args) => {
+    const m = await import('./cli-mirror.js');
+    return m.mirrorVerifyRun(args, m.processMirrorIo());
+  },
+});
+
+export const BUNDLE_CREATE_OPTIONS = PULL_CHOICE;
+
+export const BUNDLE_CREATE = command({
+  name: 'bundle create',
+  summary: "Write the hub's index (as published) and a mirror of chosen models, to carry across an air gap.",
+  usage: ['OUT (MODEL[:QUANT]… | --top N) --hub URL [--max-bytes SIZE] [--parallel N]'],
+  description: `Write OUT: the hub's index objects exactly as published (same addresses, earlier days included),
+its archive, and a mirror of the chosen models' files (OUT/mirror). Resumable; OUT/bundle.json is
+written last. Carry OUT to a network that cannot reach the hub and run "hub bundle import" there.`,
+  options: BUNDLE_CREATE_OPTIONS,
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY, name: 'the bundle folder (OUT)' },
+  run: async (args) => {
+    const m = await import('./cli-mirror.js');
+    return m.bundleCreateRun(args, m.processMirrorIo());
+  },
+});
+
+export const BUNDLE_IMPORT_OPTIONS = { data: DATA } as const satisfies OptionSpecs;
+
+export const BUNDLE_IMPORT = command({
+  name: 'bundle import',
+  summary: 'Check every object and file of a bundle, then take it into a data folder.',
+  usage: ['IN --data DIR'],
+  description: `Check every object of a bundle against its BLAKE3 address and every file against its SHA-256, then
+put them into DIR (objects, DIR/mirror) and switch DIR to the bundle's day. A later day's bundle imports
+on top. "hub serve --data DIR" then serves that index and the mirror (on the next port), and redirects
+to nothing else unless the config names it (airGapped).`,
+  options: BUNDLE_IMPORT_OPTIONS,
+  positionals: { min: 1, max: 1, name: 'the bundle folder (IN)' },
+  run: async (args) => {
+    const m = await import('./cli-mirror.js');
+    return m.bundleImportRun(args, m.processMirrorIo());
+  },
+});
+
 /** The commands in the order `hub --help` lists them. */
 export const COMMANDS: readonly Command[] = [
   SERVE,
@@ -278,6 +378,11 @@ export const COMMANDS: readonly Command[] = [
   SPACES_PUT,
   BUCKETS_PUT,
   BUCKETS_GET,
+  MIRROR_PULL,
+  MIRROR_SERVE,
+  MIRROR_VERIFY,
+  BUNDLE_CREATE,
+  BUNDLE_IMPORT,
 ] as unknown as readonly Command[];
 
 export const OVERVIEW = {

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { accessLog, bearerToken, type Logger, type Metrics, noMetrics, teeMetrics, timingSafeEqualString } from '@hub/core-index';
 import { ConfigError, type HubConfigFile } from './config.js';
+import { listenOn } from './listen.js';
 import { type PromMetrics, promMetrics } from './metrics.js';
 
 /**
@@ -105,15 +105,11 @@ export async function startMetricsServer(sink: PromMetrics, host: string, port: 
   const server = http.createServer(metricsListener(sink, log));
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const bound = (server.address() as AddressInfo).port;
-  const shown = host.includes(':') ? `[${host}]` : host;
+  // the one listening function of node-server (listen.ts): the address actually bound
+  const bound = await listenOn(server, port, host);
   return {
-    url: `http://${shown}:${bound}/metrics`,
-    port: bound,
+    url: `${bound.url}/metrics`,
+    port: bound.port,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,25 +1,40 @@
+import { stat } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import path from 'node:path';
 import { createAccountServices } from '@hub/account';
-import { type Address, type IndexStore, type Logger, type SourceConfig, SourceProber, SPACES_REF } from '@hub/core-index';
-import { assembleHub, HUB_VERSION, type Hub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
+import {
+  type Address,
+  type HostPolicy,
+  type Hub,
+  type IndexStore,
+  isLoopbackName,
+  type Logger,
+  type SourceConfig,
+  SourceProber,
+  SPACES_REF,
+} from '@hub/core-index';
+import { assembleHub, HUB_VERSION, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
 import {
   DEMO_SOURCE,
   demoSource,
   demoTreeDir,
+  type MirrorFolderServer,
   type StaticMirror,
   seedBuckets,
   seedDemo,
   seedSpaces,
+  serveMirrorFolder,
   startStaticMirror,
 } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import Router from '@koa/router';
 import Koa from 'koa';
 import { installFastBlake3 } from './blake3-node.js';
-import type { HubConfigFile } from './config.js';
+import { DATA_MIRROR, IMPORTED_FILE } from './bundle.js';
+import { ConfigError, type HubConfigFile } from './config.js';
 import { hubListener } from './koa-adapter.js';
+import { DEFAULT_HOST, listenOn } from './listen.js';
 import { createLogger } from './logger.js';
 import { type MetricsServer, observabilityFrom } from './metrics-http.js';
 import { FileMissingLog } from './missing-log.js';
@@ -34,6 +49,7 @@ export const MAX_MESSAGE_BYTES = 33_554_432;
 export interface StartOptions {
   dataDir: string;
   port?: number;
+  /** The address to listen on (default 127.0.0.1, loopback; `0.0.0.0` for every interface). */
   host?: string;
   config?: HubConfigFile;
   logger?: Logger;
@@ -42,10 +58,14 @@ export interface StartOptions {
 }
 
 export interface RunningHub {
-  /** `http://127.0.0.1:PORT` */
+  /** A URL this machine reaches the hub by (`http://127.0.0.1:PORT`; a wildcard address is reached over loopback). */
   url: string;
   port: number;
+  /** The address actually bound, `address:port` (`127.0.0.1:8080`, `0.0.0.0:8080`, `[::1]:8080`). */
+  listening: string;
   mirror?: StaticMirror;
+  /** the data folder's local mirror (`DIR/mirror`, filled by `hub bundle import`), served on the next port */
+  localMirror?: MirrorFolderServer;
   /** The separate metrics listener (`metricsPort`), when configured. */
   metrics?: MetricsServer;
   deps: HubDeps;
@@ -58,14 +78,30 @@ export interface RunningHub {
   close(): Promise<void>;
 }
 
-export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror): SourceConfig[] {
-  const own: SourceConfig[] = demo ? [demoSource(demo.template)] : [];
-  return mergeSources(config.sources ?? [], own);
+/** The health key of the data folder's own mirror (`DIR/mirror`; design 10.3). */
+export const LOCAL_MIRROR = 'local-mirror';
+
+export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror, localMirror?: string, airGapped = false): SourceConfig[] {
+  // The demo mirror runs beside the hub: its redirects name the host the client reached the hub by (onHubHost).
+  const own: SourceConfig[] = demo ? [demoSource(demo.template, { onHubHost: true })] : [];
+  if (localMirror) own.push({ name: LOCAL_MIRROR, display: 'Local mirror', token: 'mirror', kind: 'mirror', url: localMirror });
+  const merged = mergeSources(config.sources ?? [], own);
+  // Air-gapped (a data folder filled by `hub bundle import`): only mirrors and the sources the config names are
+  // redirected to; the index's public hosts are unreachable from here, so a file no mirror holds answers 503.
+  if (!airGapped) return merged;
+  const named = new Set((config.sources ?? []).filter((s) => s.name !== LOCAL_MIRROR).map((s) => s.name));
+  return merged.map((s) => (s.kind === 'mirror' || named.has(s.name) ? s : { ...s, redirect: false }));
+}
+
+/** Whether `dir` holds a mirror folder (`manifest.json`). */
+async function hasMirror(dir: string): Promise<boolean> {
+  return (await stat(path.join(dir, 'manifest.json')).catch(() => undefined))?.isFile() ?? false;
 }
 
 /** Wire the hub's interfaces to the filesystem, load (or seed) the index, and listen. */
 export async function startServer(options: StartOptions): Promise<RunningHub> {
   installFastBlake3();
+  const host = options.host ?? DEFAULT_HOST;
   const config = options.config ?? {};
   const log = options.logger ?? createLogger({ level: config.logLevel ?? 'info' });
   // A probe entry or probe setting that cannot work fails the start (ConfigError), before anything is opened.
@@ -98,22 +134,54 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     throw e;
   });
 
+  // A data folder filled by `hub bundle import` is air-gapped unless the config says otherwise.
+  const airGapped = config.airGapped ?? !!(await stat(path.join(options.dataDir, IMPORTED_FILE)).catch(() => undefined));
   // The demo mirror serves the demo bytes whenever the index holds models sourced from it.
-  const usesDemo = indexes
-    .current()
-    .models()
-    .some((m) => m.sources.some((s) => s.source === DEMO_SOURCE));
+  const usesDemo =
+    !airGapped &&
+    indexes
+      .current()
+      .models()
+      .some((m) => m.sources.some((s) => s.source === DEMO_SOURCE));
   let mirror: StaticMirror | undefined;
   if (usesDemo && options.demoMirror !== false) {
     const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);
-    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted }).catch(() =>
-      startStaticMirror({ root: demoTreeDir(), port: 0 }),
+    // It listens where the hub does (loopback, or the network), so a demo download works from wherever the hub is reached.
+    const mirrorHost = isLoopbackName(host) ? '127.0.0.1' : host;
+    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted, host: mirrorHost }).catch(() =>
+      startStaticMirror({ root: demoTreeDir(), port: 0, host: mirrorHost }),
     );
     log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
   }
 
-  const sources = sourcesFromConfig(config, mirror);
-  const order = config.order ?? [...(mirror ? [DEMO_SOURCE] : []), ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE)];
+  // The data folder's own mirror (`DIR/mirror`) is served on the next free port, unless the config names its URL (an
+  // nginx in front of the same folder).
+  let localMirror: MirrorFolderServer | undefined;
+  const mirrorDir = path.join(options.dataDir, DATA_MIRROR);
+  const configuredMirror = config.sources?.find((s) => s.name === LOCAL_MIRROR && s.url);
+  if (!configuredMirror && (await hasMirror(mirrorDir))) {
+    const wanted = config.localMirrorPort ?? (options.port ? options.port + (mirror ? 2 : 1) : 0);
+    localMirror = await serveMirrorFolder({ root: mirrorDir, port: wanted }).catch(() => serveMirrorFolder({ root: mirrorDir, port: 0 }));
+    log.info({ mirror: localMirror.url, folder: mirrorDir }, 'serving the local mirror');
+  }
+  const sources = sourcesFromConfig(config, mirror, localMirror?.url ?? configuredMirror?.url, airGapped);
+  if (airGapped) {
+    // the index names sources (with their own URL templates) that no config lists: none is reachable from here
+    const known = new Set(sources.map((s) => s.name));
+    for (const m of indexes.current().models())
+      for (const s of m.sources) {
+        if (known.has(s.source)) continue;
+        known.add(s.source);
+        sources.push({ name: s.source, display: s.source, token: s.source, kind: 'http', redirect: false });
+      }
+  }
+  const mirrors = sources.filter((s) => s.kind === 'mirror').map((s) => s.name);
+  const order = config.order ?? [
+    // mirrors first (an operator's local copy), then the demo mirror, then the rest as configured
+    ...mirrors,
+    ...(mirror ? [DEMO_SOURCE] : []),
+    ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE && !mirrors.includes(n)),
+  ];
   const background = new Set<Promise<unknown>>();
   // Probes: the last results (data folder) are restored before listening; rounds run on a timer after it.
   const health = new SourceProber({
@@ -125,7 +193,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     metrics: observability.metrics,
   });
   await health.load();
+  // What each mirror holds is known before the first request (its manifest read, one held file hashed).
+  if (mirrors.length > 0) await health.round({ force: true, only: mirrors });
 
+  const baseUrl = config.baseUrl ? config.baseUrl.replace(/\/+$/, '') : undefined;
   const { hub, deps } = assembleHub({
     index: indexes,
     health,
@@ -142,7 +213,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       void guarded.finally(() => background.delete(guarded));
     },
     settings: {
-      ...(config.baseUrl ? { baseUrl: config.baseUrl.replace(/\/+$/, '') } : {}),
+      ...(baseUrl ? { baseUrl } : {}),
       publisherTokens: config.publisherTokens ?? [],
       registryTokens: config.registryTokens ?? [],
       maxRequestBytes: MAX_MESSAGE_BYTES,
@@ -166,18 +237,16 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   app.use(router.routes());
   app.on('error', (err: Error) => log.warn({ err: err.message }, 'connection error'));
 
+  // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
+  const policy: HostPolicy = {
+    listenHost: host,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
+    ...(config.trustProxy ? { trustProxy: true } : {}),
+  };
   // Hub paths skip Koa; the Koa app serves the host's own `/-/` routes. Node checks the header and request
   // timeouts on `connectionsCheckingInterval` (its default, 30 s, would stretch them).
-  const server = http.createServer(
-    { connectionsCheckingInterval: 1000 },
-    observability.wrap(
-      hubListener(hub, app.callback(), {
-        listenHost: options.host ?? '0.0.0.0',
-        ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
-        ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
-      }),
-    ),
-  );
+  const server = http.createServer({ connectionsCheckingInterval: 1000 }, observability.wrap(hubListener(hub, app.callback(), policy)));
   server.keepAliveTimeout = 65_000;
   // Slow and abusive clients (issue 19): the whole header block within 20 s, the whole request within
   // 120 s, and at most `maxConnectionsPerAddress` open connections from one remote address.
@@ -200,18 +269,21 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       else openByAddress.set(address, left);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8080, options.host ?? '0.0.0.0', () => resolve());
+  const bound = await listenOn(server, options.port ?? 8080, host).catch(async (e: NodeJS.ErrnoException) => {
+    await mirror?.close();
+    accountStore.close();
+    throw new ConfigError(
+      `Cannot listen on ${host}:${options.port ?? 8080} (${e.code ?? e.message}). Choose another address or port: HOST/--host, PORT/--port.`,
+    );
   });
-  const port = (server.address() as AddressInfo).port;
+  const { port, url } = bound;
   const metricsServer = await observability.listen().catch(async (e: unknown) => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw e;
   });
-  const url = `http://127.0.0.1:${port}`;
   log.info(
     {
+      listening: bound.listening,
       url,
       data: options.dataDir,
       catalog: indexes.current().catalogAddress,
@@ -227,7 +299,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   return {
     url,
     port,
+    listening: bound.listening,
     ...(mirror ? { mirror } : {}),
+    ...(localMirror ? { localMirror } : {}),
     ...(metricsServer ? { metrics: metricsServer } : {}),
     deps,
     hub,
@@ -243,6 +317,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       // No request is in flight any more: let the background work they started finish writing to the data folder.
       await Promise.allSettled([...background]);
       await mirror?.close();
+      await localMirror?.close();
       await metricsServer?.close();
       accountStore.close();
     },

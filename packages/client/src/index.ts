@@ -239,7 +239,8 @@ class AttemptEnd extends Error {
  * (`/{id}/resolve/{rev}/{path}`, its own choice); after a failure the next live source not yet tried is
  * named with `/via/{source}/`. A cut connection is resumed with `Range` on the next source when the
  * bytes so far are intact (size ok, source holds the same file by the hub's index); a hash mismatch
- * restarts from zero.
+ * restarts from zero. With `resume`, the sink already holds `resume.offset` bytes (fed to `resume.hasher`): the first
+ * attempt asks for the rest with `Range`.
  */
 export async function downloadFile(
   opts: ClientOptions,
@@ -248,6 +249,7 @@ export async function downloadFile(
   file: RemoteFile,
   sink: Sink,
   sources?: string[],
+  resume?: { offset: number; hasher: Hasher },
 ): Promise<FileResult> {
   const getBytes = opts.getBytes ?? fetchGetBytes(opts.fetch ?? fetch);
   const hub = trimSlash(opts.hub);
@@ -256,8 +258,9 @@ export async function downloadFile(
   const newHasher = opts.hasher ?? nobleHasher;
   const attempts: Attempt[] = [];
   const failed = new Set<string>();
-  let hasher = newHasher(file.size);
-  let received = 0;
+  // a resumed download (a kept partial file, its bytes already fed to `resume.hasher`) starts with `Range`
+  let hasher = resume && resume.offset > 0 ? resume.hasher : newHasher(file.size);
+  let received = resume && resume.offset > 0 ? resume.offset : 0;
   const restart = async () => {
     await sink.truncate();
     hasher.dispose?.();
@@ -405,4 +408,6 @@ export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean):
     },
   };
 }
+
+export { collectIndexObjects, type FetchedObject, fetchObject, hubCatalog } from './hub-objects.js';
 export { type LogCheckOptions, modelFilesFromLog, verifyHubLog } from './log.js';

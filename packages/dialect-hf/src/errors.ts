@@ -52,11 +52,21 @@ export function badRequest(message: string): HubResponse {
 }
 
 /** 503 when no source holding the file is live: `Retry-After` and the sources by name. */
-export function sourcesUnavailable(deps: CoreDeps, model: IndexedModel, path: string, holders: string[]): HubResponse {
+export function sourcesUnavailable(
+  deps: CoreDeps,
+  model: IndexedModel,
+  path: string,
+  holders: string[],
+  lacking: string[] = [],
+): HubResponse {
   const names = holders.length ? holders.join(', ') : 'none';
+  // a local mirror that lacks the file says so (an air-gapped hub has no other source: the bytes were not brought in)
+  const mirrors = lacking.length
+    ? ` The local mirror${lacking.length > 1 ? 's' : ''} ${lacking.join(', ')} ${lacking.length > 1 ? 'do' : 'does'} not hold its bytes: they were not in the imported bundle or mirror pull.`
+    : '';
   const message = holders.length
-    ? `No live source holds ${shown(path)} of ${model.id} right now (sources holding it: ${names}); retry after the next probe, or see /api/hub/health.`
-    : `No source in the index holds ${shown(path)} of ${model.id} (sources: ${names}); see /api/hub/health, and retry after the next index run.`;
+    ? `No live source holds ${shown(path)} of ${model.id} right now (sources holding it: ${names}); retry after the next probe, or see /api/hub/health.${mirrors}`
+    : `No source reachable from this hub holds ${shown(path)} of ${model.id} (sources: ${names}); see /api/hub/health, and retry after the next index run.${mirrors}`;
   return errorResponse('hub', 503, 'SourceUnavailable', message, {
     'retry-after': String(Math.max(1, Math.round(deps.health.retryAfterSeconds()))),
     'x-repo-commit': model.revision,

@@ -3,6 +3,7 @@ import {
   type FileRecord,
   type HubResponse,
   type IndexedModel,
+  originHostname,
   prepare,
   type RouteContext,
   reprDigestFromHex,
@@ -53,10 +54,12 @@ export function resolve(ctx: RouteContext<CoreDeps>): HubResponse {
     id: model.id,
     revision: model.revision,
     path: file.path,
+    sha256: file.sha256,
     sources: model.sources,
     ...(token ? { via: token } : {}),
+    hubHost: originHostname(ctx.origin),
   });
-  if (!chosen.ok) return sourcesUnavailable(ctx.deps, model, file.path, chosen.holders);
+  if (!chosen.ok) return sourcesUnavailable(ctx.deps, model, file.path, chosen.holders, chosen.lacking);
   const etag = `"${file.sha256}"`;
   return {
     status: 302,

@@ -62,10 +62,13 @@ export function unsupported(method: string, path: string): HubResponse {
   );
 }
 
-export function unavailable(path: string, holders: readonly string[], retryAfter: number): HubResponse {
+export function unavailable(path: string, holders: readonly string[], retryAfter: number, lacking: readonly string[] = []): HubResponse {
+  const mirrors = lacking.length
+    ? `; the local mirror ${lacking.join(', ')} does not hold its bytes (not in the imported bundle or mirror pull)`
+    : '';
   const which = holders.length
-    ? `the sources holding it (${holders.join(', ')}) are all failing their probes`
-    : 'no source in the index holds it';
+    ? `the sources holding it (${holders.join(', ')}) are all failing their probes${mirrors}`
+    : `no source reachable from this hub holds it${mirrors}`;
   return ociError(
     503,
     'UNAVAILABLE',

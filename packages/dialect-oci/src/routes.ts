@@ -6,6 +6,7 @@ import {
   isOllama,
   json,
   ollamaRedirectRules,
+  originHostname,
   parseRange,
   type Route,
   type RouteContext,
@@ -200,11 +201,13 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
       id: model.id,
       revision: model.revision,
       path: file.path,
+      sha256: file.sha256,
       sources: model.sources,
       via: undefined,
       rules: isOllama(ctx.req.headers.get('user-agent')) ? ollamaRedirectRules(ctx.origin) : undefined,
+      hubHost: originHostname(ctx.origin),
     });
-    if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds());
+    if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds(), chosen.lacking);
     // 307 (not 302): Ollama accepts only 307 or 200 here (protocols.md 4.2).
     return {
       status: 307,

@@ -6,6 +6,13 @@ import path from 'node:path';
 import { parseRange } from '@hub/core-index';
 import { sha256File } from './hash-file.js';
 
+/** The CORS headers a byte source sends (a browser downloads through redirects to it). */
+export const CORS: Readonly<Record<string, string>> = Object.freeze({
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'content-length, content-range, etag, accept-ranges',
+  'access-control-allow-headers': 'range',
+});
+
 export interface StaticMirror {
   /** `http://localhost:PORT` (a different hostname from the hub's 127.0.0.1, as Ollama needs) */
   url: string;
@@ -31,11 +38,7 @@ export async function startStaticMirror(options: { root: string; port?: number; 
     });
   });
   async function handle(req: http.IncomingMessage, res: http.ServerResponse) {
-    const cors = {
-      'access-control-allow-origin': '*',
-      'access-control-expose-headers': 'content-length, content-range, etag, accept-ranges',
-      'access-control-allow-headers': 'range',
-    };
+    const cors = CORS;
     if (req.method === 'OPTIONS') {
       res.writeHead(204, cors);
       return res.end();
@@ -71,43 +74,73 @@ export async function startStaticMirror(options: { root: string; port?: number; 
       etag = `"${(await sha256File(file)).sha256}"`;
       etags.set(file, etag);
     }
-    const base = { ...cors, 'accept-ranges': 'bytes', etag, 'content-type': 'application/octet-stream' };
-    const range = parseRange(req.headers.range ?? null, size);
-    if (range === 'unsatisfiable') {
-      res.writeHead(416, { ...base, 'content-range': `bytes */${size}` });
-      return res.end();
-    }
-    if (range) {
-      res.writeHead(206, {
-        ...base,
-        'content-length': String(range.end - range.start + 1),
-        'content-range': `bytes ${range.start}-${range.end}/${size}`,
-      });
-      if (req.method === 'HEAD') return res.end();
-      createReadStream(file, { start: range.start, end: range.end }).pipe(res);
-      return;
-    }
-    res.writeHead(200, { ...base, 'content-length': String(size) });
-    if (req.method === 'HEAD') return res.end();
-    createReadStream(file).pipe(res);
+    sendFileBytes(req, res, file, size, { ...cors, etag, 'content-type': 'application/octet-stream' });
   }
   const host = options.host ?? '127.0.0.1';
+  const { port, close } = await listenLoopback(server, options.port ?? 0, host);
+  // On loopback or every interface the mirror is named `localhost`; on one other address, by that address.
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const loopback = host === 'localhost' || host === '::1' || host.startsWith('127.');
+  const url = wildcard || loopback ? `http://localhost:${port}` : `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    url,
+    port,
+    template: `${url}/{id}/resolve/{revision}/{path}`,
+    close,
+  };
+}
+
+/** Answer GET/HEAD for one file on disk: `Range` (206, `Content-Range`, 416), `Accept-Ranges`, the given headers. */
+export function sendFileBytes(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  file: string,
+  size: number,
+  headers: Record<string, string>,
+): void {
+  const base = { ...headers, 'accept-ranges': 'bytes' };
+  const range = parseRange(req.headers.range ?? null, size);
+  if (range === 'unsatisfiable') {
+    res.writeHead(416, { ...base, 'content-range': `bytes */${size}` });
+    res.end();
+    return;
+  }
+  if (range) {
+    res.writeHead(206, {
+      ...base,
+      'content-length': String(range.end - range.start + 1),
+      'content-range': `bytes ${range.start}-${range.end}/${size}`,
+    });
+    if (req.method === 'HEAD') return void res.end();
+    createReadStream(file, { start: range.start, end: range.end }).pipe(res);
+    return;
+  }
+  res.writeHead(200, { ...base, 'content-length': String(size) });
+  if (req.method === 'HEAD') return void res.end();
+  createReadStream(file).pipe(res);
+}
+
+/**
+ * Listen on `host` (and, for the same port, on ::1, so `localhost` works whichever address family a client resolves
+ * first). `close` stops both and drops open connections.
+ */
+export async function listenLoopback(
+  server: http.Server,
+  wantedPort: number,
+  host: string,
+): Promise<{ port: number; close(): Promise<void> }> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => resolve());
+    server.listen(wantedPort, host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
-  // Also answer on ::1 so `localhost` works whichever address family a client resolves first.
   const v6 = http.createServer(server.listeners('request')[0] as http.RequestListener);
   await new Promise<void>((resolve) => {
     v6.once('error', () => resolve());
     v6.listen(port, '::1', () => resolve());
   });
-  const url = `http://localhost:${port}`;
   return {
-    url,
     port,
-    template: `${url}/{id}/resolve/{revision}/{path}`,
     close: () =>
       new Promise<void>((resolve) => {
         v6.close(() => {});

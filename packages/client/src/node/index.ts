@@ -302,3 +302,16 @@ export async function hfCacheSink(
     },
   };
 }
+
+export {
+  heldFiles,
+  isMirrorFolder,
+  type MirrorFileEvent,
+  type MirrorModel,
+  type PullReport,
+  pullIntoMirror,
+  readMirrorManifest,
+  type VerifyEvent,
+  verifyMirror,
+  writeMirrorManifest,
+} from './mirror.js';

@@ -94,6 +94,8 @@ export const SourceStateSchema = z.object({
   ok: z.boolean(),
   checked: DateTime.nullable(),
   reason: z.string().optional(),
+  /** A local mirror (design 10.3): what its manifest lists, and when its files were last re-hashed. */
+  mirror: z.object({ files: z.number().int(), bytes: z.number().int(), verified: DateTime.nullable() }).optional(),
 });
 
 export const HubHealthSchema = z.object({

@@ -1,5 +1,13 @@
 import type { SourceState } from '../index/schemas.js';
 import { createSha256 } from '../index/sha256.js';
+import {
+  holdingOf,
+  type MirrorHolding,
+  mirrorFilePath,
+  mirrorManifestUrl,
+  mirrorTemplate,
+  parseMirrorManifest,
+} from './mirror-manifest.js';
 import { probeBase, type SourceConfig, sourceKindProblem } from './source-kinds.js';
 
 /**
@@ -89,6 +97,8 @@ export interface SourceProbeRecord extends SourceState {
 export interface ProbeState {
   v: 1;
   sources: Record<string, SourceProbeRecord>;
+  /** What each mirror source's manifest listed when last read (design 10.3). */
+  mirrors?: Record<string, MirrorHolding>;
 }
 
 export const emptyProbeState = (): ProbeState => ({ v: 1, sources: {} });
@@ -99,6 +109,15 @@ const HEX64 = /^[0-9a-f]{64}$/;
 export function probeConfigProblem(source: SourceConfig): string | undefined {
   const kind = sourceKindProblem(source);
   if (kind) return kind;
+  if (source.kind === 'mirror') {
+    const template = mirrorTemplate(source);
+    if (!template || !/^https?:\/\//i.test(template))
+      return `source ${source.name}: a mirror needs an http(s) url (the mirror folder's base URL)`;
+    if (source.url?.includes('{') && !source.url.includes('{sha256}'))
+      return `source ${source.name}: a mirror's url template must use {sha256} (the mirror holds files by SHA-256)`;
+    if (!mirrorManifestUrl(source)) return `source ${source.name}: a mirror whose url is a template needs "manifest" (the manifest's URL)`;
+    return undefined;
+  }
   const p = source.probe;
   if (p === undefined) return undefined;
   if (!p || typeof p !== 'object') return `source ${source.name}: probe must be {path, sha256}`;
@@ -244,7 +263,12 @@ export interface ProbeRound {
 
 /** Sources whose probe is usable, in configuration order. */
 export function probedSources(sources: SourceConfig[]): SourceConfig[] {
-  return sources.filter((s) => s.probe && s.redirect !== false && !probeConfigProblem(s));
+  return sources.filter((s) => (s.probe || s.kind === 'mirror') && s.redirect !== false && !probeConfigProblem(s));
+}
+
+/** What a probe record is about: the probe file's SHA-256, or `mirror` for a mirror (its probe file changes each round). */
+function probeKey(source: SourceConfig): string {
+  return source.kind === 'mirror' ? 'mirror' : (source.probe?.sha256.toLowerCase() ?? '');
 }
 
 /**
@@ -256,15 +280,11 @@ export function currentProbeState(state: ProbeState | undefined, sources: Source
   if (!state || typeof state !== 'object' || !state.sources || typeof state.sources !== 'object') return out;
   for (const s of probedSources(sources)) {
     const r = state.sources[s.name];
-    if (
-      r &&
-      typeof r === 'object' &&
-      r.probe === s.probe?.sha256.toLowerCase() &&
-      typeof r.ok === 'boolean' &&
-      !Number.isNaN(Date.parse(r.next))
-    ) {
+    if (r && typeof r === 'object' && r.probe === probeKey(s) && typeof r.ok === 'boolean' && !Number.isNaN(Date.parse(r.next))) {
       out.sources[s.name] = r;
     }
+    const held = state.mirrors?.[s.name];
+    if (s.kind === 'mirror' && held && Array.isArray(held.sha256)) out.mirrors = { ...out.mirrors, [s.name]: held };
   }
   return out;
 }
@@ -332,9 +352,78 @@ export function recordOutcome(state: ProbeState, source: SourceConfig, outcome: 
     failures,
     probed: new Date(outcome.at).toISOString(),
     next: new Date(finished + nextProbeDelaySeconds(failures, settings) * 1000).toISOString(),
-    probe: source.probe?.sha256.toLowerCase() ?? '',
+    probe: probeKey(source),
     ...(outcome.detail ? { detail: outcome.detail } : {}),
   };
   state.sources[source.name] = record;
   return record;
+}
+
+/**
+ * Probe a mirror source (design 10.3): read its manifest (what it holds from now on; a mirror whose manifest cannot be
+ * read keeps what it last said and fails), then fetch one held file and hash it. The file is the `turn`-th smallest
+ * of those no larger than `maxBytes`, so successive rounds walk through the mirror. Never throws.
+ */
+export async function probeMirror(
+  source: SourceConfig,
+  options: ProbeOptions,
+  turn: number,
+): Promise<{ outcome: ProbeOutcome; holding?: MirrorHolding }> {
+  const at = options.now();
+  const manifestUrl = mirrorManifestUrl(source) ?? '';
+  const fail = (reason: ProbeReason, detail: string, status?: number): { outcome: ProbeOutcome } => ({
+    outcome: {
+      name: source.name,
+      ok: false,
+      reason,
+      at,
+      ms: Math.max(0, options.now() - at),
+      url: manifestUrl,
+      detail,
+      ...(status ? { status } : {}),
+    },
+  });
+  let holding: MirrorHolding;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), options.timeoutSeconds * 1000);
+  try {
+    const r = await options.fetch(manifestUrl, {
+      signal: controller.signal,
+      headers: { accept: 'application/json', 'cache-control': 'no-cache' },
+    });
+    if (!r.ok) {
+      r.body?.cancel().catch(() => {});
+      return fail('status', `manifest: HTTP ${r.status}`, r.status);
+    }
+    const text = await r.text();
+    if (text.length > options.maxBytes) return fail('mismatch', `manifest longer than ${options.maxBytes} bytes`);
+    holding = holdingOf(parseMirrorManifest(text), at);
+  } catch (e) {
+    if (controller.signal.aborted) return fail('timeout', `manifest: no complete answer within ${options.timeoutSeconds} s`);
+    return fail(
+      e instanceof Error && e.message.startsWith('the mirror manifest') ? 'mismatch' : 'unreachable',
+      `manifest: ${errorText(e)}`,
+    );
+  } finally {
+    clearTimeout(timer);
+  }
+  const small = holding.sha256
+    .map((sha256, i) => ({ sha256, size: holding.sizes[i] ?? 0 }))
+    .filter((f) => f.size <= options.maxBytes)
+    .sort((a, b) => a.size - b.size || (a.sha256 < b.sha256 ? -1 : 1));
+  if (small.length === 0) {
+    const detail = holding.files === 0 ? 'the manifest lists no file' : `no held file is under ${options.maxBytes} bytes`;
+    return {
+      outcome: { name: source.name, ok: true, reason: 'verified', at, ms: Math.max(0, options.now() - at), url: manifestUrl, detail },
+      holding,
+    };
+  }
+  const pick = small[((turn % small.length) + small.length) % small.length] as { sha256: string; size: number };
+  const template = mirrorTemplate(source) ?? '';
+  const url = template.replace('{sha256}', pick.sha256);
+  const outcome = await probeSource({ ...source, kind: 'http', probe: { path: url, sha256: pick.sha256, size: pick.size } }, options);
+  return {
+    outcome: { ...outcome, ...(outcome.ok ? {} : { detail: `${mirrorFilePath(pick.sha256)}: ${outcome.detail ?? outcome.reason}` }) },
+    holding,
+  };
 }

@@ -1,4 +1,5 @@
 import type { HubHealth, SourceObject, SourceState } from '../index/schemas.js';
+import { type MirrorHolding, mirrorHolds } from './mirror-manifest.js';
 import {
   emptyProbeState,
   type ProbeReason,
@@ -19,20 +20,30 @@ export interface SourceChoice {
 
 export type ChooseResult =
   | { ok: true; choice: SourceChoice }
-  /** Sources hold the file but none is healthy. */
-  | { ok: false; reason: 'none-ok'; holders: string[] }
+  /** Sources hold the file but none is healthy. `lacking`: the configured mirrors that do not hold it. */
+  | { ok: false; reason: 'none-ok'; holders: string[]; lacking?: string[] }
   /** No source in the index holds the file. */
-  | { ok: false; reason: 'no-source'; holders: [] };
+  | { ok: false; reason: 'no-source'; holders: []; lacking?: string[] };
+
+/** A configured mirror source and what its last manifest said it holds. */
+export interface MirrorSource {
+  config: SourceConfig;
+  holding: MirrorHolding | undefined;
+}
 
 export interface ChooseInput {
   id: string;
   revision: string;
   path: string;
+  /** the file's SHA-256 (from the index): `{sha256}` in templates, and what a mirror source is chosen by */
+  sha256?: string;
   sources: SourceObject[];
   /** a `/via/{token}/` token, when the request named one */
   via?: string;
   /** rules a client puts on redirect targets (for example today's Ollama: see `ollamaRedirectRules`) */
   rules?: RedirectRules;
+  /** the host name the client reached the hub by, for sources that run beside it (`SourceConfig.onHubHost`) */
+  hubHost?: string | undefined;
 }
 
 /** What a client accepts as a redirect target. */
@@ -99,6 +110,8 @@ export interface SourceHealth {
   display(name: string): string;
   /** Seconds until the next probe round; the `Retry-After` for a 503 when nothing is live. */
   retryAfterSeconds(): number;
+  /** The configured mirror sources with what each last said it holds (design 10.3). */
+  mirrorSources?(): MirrorSource[];
   /**
    * A number that changes whenever what `choose` and `snapshot` answer may change (a probe outcome, a load of the
    * stored state). Whole answers that depend on health are kept only while it stays the same (`Route.reuse`);
@@ -121,9 +134,19 @@ export function chooseSource(
   order: string[],
   state: (name: string) => SourceState,
   config: (name: string) => SourceConfig | undefined,
+  mirrors: readonly MirrorSource[] = [],
 ): ChooseResult {
-  const holders = input.sources.filter((s) => sourceHolds(s, input.path) && config(s.source)?.redirect !== false);
-  if (holders.length === 0) return { ok: false, reason: 'no-source', holders: [] };
+  const holders = input.sources.filter(
+    (s) => sourceHolds(s, input.path) && config(s.source)?.redirect !== false && config(s.source)?.kind !== 'mirror',
+  );
+  // A mirror holds a file when its manifest lists the file's SHA-256 (design 10.3), whatever the index names.
+  for (const m of mirrors) {
+    if (m.config.redirect === false || !mirrorHolds(m.holding, input.sha256)) continue;
+    holders.push({ kind: 'model-hub.source', model: input.id, revision: input.revision, source: m.config.name, type: 'mirror' });
+  }
+  const lacking = mirrors.filter((m) => m.config.redirect !== false && !mirrorHolds(m.holding, input.sha256)).map((m) => m.config.name);
+  const also = lacking.length > 0 ? { lacking } : {};
+  if (holders.length === 0) return { ok: false, reason: 'no-source', holders: [], ...also };
   const rank = (name: string) => {
     const i = order.indexOf(name);
     return i === -1 ? order.length : i;
@@ -141,7 +164,9 @@ export function chooseSource(
   let fallback: SourceChoice | undefined;
   for (const h of holders) {
     if (!state(h.source).ok) continue;
-    const url = sourceUrl(h, config(h.source), input);
+    const c = config(h.source);
+    const expanded = sourceUrl(h, c, input);
+    const url = expanded && c?.onHubHost && input.hubHost ? onHubHost(expanded, input.hubHost) : expanded;
     if (!url) continue;
     const choice = { source: h.source, display: config(h.source)?.display ?? h.source, url };
     if (rules) {
@@ -160,7 +185,24 @@ export function chooseSource(
     return { ok: true, choice };
   }
   if (fallback) return { ok: true, choice: fallback };
-  return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source) };
+  return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source), ...also };
+}
+
+/**
+ * A URL on the hub's machine, named by the host the client reached the hub by. A client on this machine (a loopback
+ * name) is sent to the other loopback spelling (`localhost` for `127.0.0.1` and back): Ollama follows a blob redirect
+ * only to another host name (protocols.md 0).
+ */
+function onHubHost(url: string, hubHost: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  const loopback = hubHost === 'localhost' || hubHost === '[::1]' || /^127\./.test(hubHost) || hubHost.endsWith('.localhost');
+  u.hostname = loopback ? (hubHost === 'localhost' ? '127.0.0.1' : 'localhost') : hubHost;
+  return u.href;
 }
 
 /** The URL of one file at the source an index object names (its configuration first, else the object's own URL). */
@@ -171,8 +213,10 @@ function sourceUrl(object: SourceObject, config: SourceConfig | undefined, v: Ch
     revision: object.remote_revision ?? v.revision,
     path: v.path,
     ...(object.root ? { root: object.root } : {}),
+    ...(v.sha256 ? { sha256: v.sha256 } : {}),
   };
-  return fileUrlAt(object.type, config?.url ?? object.url, file);
+  // a configured mirror is addressed by SHA-256 whatever kind the index gave the object
+  return fileUrlAt(config?.kind === 'mirror' ? 'mirror' : object.type, config?.url ?? object.url, file);
 }
 
 export interface ProbeResult {
@@ -261,6 +305,14 @@ export class MemorySourceHealth implements SourceHealth {
       if (c.redirect === false) continue;
       const r = this.probes.sources[c.name];
       sources[c.name] = r ? { ok: r.ok, checked: r.checked, ...(r.reason ? { reason: r.reason } : {}) } : { ok: true, checked: null };
+      if (c.kind === 'mirror') {
+        const h = this.probes.mirrors?.[c.name];
+        // what the mirror holds, from its last manifest (design 10.3): files, bytes, and when it was last re-hashed
+        sources[c.name] = {
+          ...sources[c.name],
+          mirror: { files: h?.files ?? 0, bytes: h?.bytes ?? 0, verified: h?.verified ?? null },
+        } as SourceState;
+      }
     }
     return { sources, order: [...this.order] };
   }
@@ -271,10 +323,18 @@ export class MemorySourceHealth implements SourceHealth {
       this.order,
       (n) => this.state(n),
       (n) => this.configs.get(n),
+      this.mirrorSources(),
     );
     // Nobody can serve a file that is being asked for: the prober (if one runs here) re-checks its holders sooner.
     if (!result.ok && result.reason === 'none-ok') this.wanted(result.holders);
     return result;
+  }
+
+  /** The configured mirror sources with what each last said it holds. */
+  mirrorSources(): MirrorSource[] {
+    const out: MirrorSource[] = [];
+    for (const c of this.configs.values()) if (c.kind === 'mirror') out.push({ config: c, holding: this.probes.mirrors?.[c.name] });
+    return out;
   }
 
   /** Failing sources hold a file that was asked for and could not be served (a running prober pulls them forward). */

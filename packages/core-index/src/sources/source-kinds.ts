@@ -7,7 +7,7 @@ import { encodePath } from '../http/contract.js';
  * kind to {@link SOURCE_KINDS} fails the type check until {@link SOURCE_KIND_INFO} has its row and every `switch`
  * below handles it (each ends in {@link unknownKind}, which takes `never`).
  */
-export const SOURCE_KINDS = ['http', 'ipfs'] as const;
+export const SOURCE_KINDS = ['http', 'ipfs', 'mirror'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
 
 /** The public IPFS gateway a hub uses when the operator configures none (the `ipfs` source, pins, the archive). */
@@ -21,8 +21,9 @@ interface SourceKindInfo {
 }
 
 export const SOURCE_KIND_INFO: Record<SourceKind, SourceKindInfo> = {
-  http: { url: 'a URL template with {id}, {owner}, {name}, {revision} and {path}' },
+  http: { url: 'a URL template with {id}, {owner}, {name}, {revision}, {path} and {sha256}' },
   ipfs: { url: 'an IPFS gateway base URL', defaultUrl: DEFAULT_IPFS_GATEWAY },
+  mirror: { url: "a local mirror folder's base URL (files at sha256/<hex>, manifest.json), or a template with {sha256}" },
 };
 
 /** A kind that no case handled: a type error where it is called (the argument is not `never`), a clear error at run time. */
@@ -47,6 +48,16 @@ export interface FileAt {
   path: string;
   /** `ipfs`: the root CID of the model directory */
   root?: string;
+  /** the file's SHA-256 (`{sha256}` in a template; what a mirror holds files by) */
+  sha256?: string;
+}
+
+/** The path of a held file inside a mirror folder (and below the mirror's base URL). */
+export const mirrorFilePath = (sha256: string) => `sha256/${sha256}`;
+
+/** A mirror's file URL template: its `url` when that is a template, else `<url>/sha256/{sha256}` (design 10.3). */
+export function mirrorFileTemplate(url: string): string {
+  return url.includes('{') ? url : `${url.replace(/\/+$/, '')}/${mirrorFilePath('{sha256}')}`;
 }
 
 /** The URL of one file at a source of this kind, from the source's `url` (template or gateway); undefined when it has none. */
@@ -58,6 +69,8 @@ export function fileUrlAt(kind: SourceKind, url: string | undefined, file: FileA
       const gateway = (url ?? DEFAULT_IPFS_GATEWAY).replace(/\/+$/, '');
       return file.root ? `${gateway}/ipfs/${file.root}/${encodePath(file.path)}` : undefined;
     }
+    case 'mirror':
+      return url && file.sha256 ? expandTemplate(mirrorFileTemplate(url), file) : undefined;
     default:
       return unknownKind(kind);
   }
@@ -74,6 +87,7 @@ export function probeBase(kind: SourceKind, url: string): string {
     case 'http':
       return brace === -1 ? folder(url) : url.slice(0, brace);
     case 'ipfs':
+    case 'mirror':
       return folder(brace === -1 ? url : url.slice(0, brace));
     default:
       return unknownKind(kind);
@@ -88,14 +102,27 @@ export interface SourceConfig {
   display: string;
   /** The `/via/{token}/` spelling. */
   token: string;
-  /** How the source is addressed: one of {@link SOURCE_KINDS} (`http`: a URL template; `ipfs`: a gateway). */
+  /**
+   * How the source is addressed: one of {@link SOURCE_KINDS} (`http`: a URL template; `ipfs`: a gateway; `mirror`: a
+   * local mirror, chosen for exactly the SHA-256s its manifest lists, re-read on each probe round; design 10.3).
+   */
   kind: SourceKind;
-  /** `http`: URL template (`{id}`, `{owner}`, `{name}`, `{revision}`, `{path}`); `ipfs`: gateway base URL. */
+  /**
+   * `http`: URL template (`{id}`, `{owner}`, `{name}`, `{revision}`, `{path}`, `{sha256}`); `ipfs`: gateway base URL;
+   * `mirror`: the mirror folder's base URL, or a template with `{sha256}` (then `manifest` names the manifest's URL).
+   */
   url?: string;
+  /** `mirror`: the manifest's URL, when `url` is a template. */
+  manifest?: string;
   /** A file to fetch and hash on each probe. Without one the source is offered with `checked: null`. */
   probe?: { path: string; sha256: string; size?: number };
   /** Never redirected to (P2P). */
   redirect?: boolean;
+  /**
+   * The template names a server on the hub's own machine (the demo mirror): a redirect to it names the host the
+   * client reached the hub by (`baseUrl`'s, or the validated `Host`), keeping the template's scheme, port and path.
+   */
+  onHubHost?: boolean;
 }
 
 export const DEFAULT_SOURCES: SourceConfig[] = [
@@ -116,7 +143,7 @@ export const DEFAULT_SOURCES: SourceConfig[] = [
   { name: 'ipfs', display: 'IPFS', token: 'ipfs', kind: 'ipfs', url: DEFAULT_IPFS_GATEWAY },
 ];
 
-type TemplatePart = string | 'id' | 'owner' | 'name' | 'revision' | 'path';
+type TemplatePart = string | 'id' | 'owner' | 'name' | 'revision' | 'path' | 'sha256';
 const compiled = new Map<string, { parts: TemplatePart[]; vars: boolean[] }>();
 
 function compile(template: string) {
@@ -125,7 +152,7 @@ function compile(template: string) {
     const parts: TemplatePart[] = [];
     const vars: boolean[] = [];
     let last = 0;
-    for (const m of template.matchAll(/\{(id|owner|name|revision|path)\}/g)) {
+    for (const m of template.matchAll(/\{(id|owner|name|revision|path|sha256)\}/g)) {
       parts.push(template.slice(last, m.index));
       vars.push(false);
       parts.push(m[1] as TemplatePart);
@@ -141,7 +168,7 @@ function compile(template: string) {
 }
 
 /** Expand a source URL template for one file. Path segments are percent-encoded, `/` kept. */
-export function expandTemplate(template: string, v: { id: string; revision: string; path: string }): string {
+export function expandTemplate(template: string, v: { id: string; revision: string; path: string; sha256?: string }): string {
   const { parts, vars } = compile(template);
   const slash = v.id.indexOf('/');
   const owner = slash === -1 ? v.id : v.id.slice(0, slash);
@@ -165,6 +192,9 @@ export function expandTemplate(template: string, v: { id: string; revision: stri
         break;
       case 'revision':
         out += encodeURIComponent(v.revision);
+        break;
+      case 'sha256':
+        out += encodeURIComponent(v.sha256 ?? '');
         break;
       default:
         out += encodePath(v.path);

@@ -9,6 +9,7 @@ import {
   type ProbeSettings,
   type ProbeState,
   probedSources,
+  probeMirror,
   probeSource,
   pullForward,
   recordOutcome,
@@ -72,6 +73,8 @@ export class SourceProber extends MemorySourceHealth {
   private loading: Promise<void> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private started = false;
+  /** How many times each mirror was probed (which held file its next probe fetches). */
+  private readonly mirrorTurns = new Map<string, number>();
   private stopped = false;
 
   constructor(options: SourceProberOptions) {
@@ -129,13 +132,15 @@ export class SourceProber extends MemorySourceHealth {
   /**
    * One round: every source with a probe file that is due (every one, with `force`) and not already being probed
    * is probed, within the free slots of the pool; each outcome is folded into the state as soon as it is known, and
-   * the state is written to storage when the round ends. Never throws for a source's failure.
+   * the state is written to storage when the round ends. Never throws for a source's failure. `only` limits the round to
+   * the sources named (a host's first read of its mirrors before it listens).
    */
-  async round(options: { force?: boolean } = {}): Promise<ProbeRound> {
+  async round(options: { force?: boolean; only?: readonly string[] } = {}): Promise<ProbeRound> {
     const start = this.now();
     const due: SourceConfig[] = [];
     const skipped: string[] = [];
     for (const s of this.probed) {
+      if (options.only && !options.only.includes(s.name)) continue;
       const r = this.probes.sources[s.name];
       if (!this.stopped && !this.inFlight.has(s.name) && (options.force || !r || Date.parse(r.next) <= start)) due.push(s);
       else skipped.push(s.name);
@@ -156,15 +161,21 @@ export class SourceProber extends MemorySourceHealth {
     const outcomes = new Map<string, ProbeOutcome>();
     const work = boundedAll(launch, Math.max(1, options.force ? this.settings.concurrency : free), async (s) => {
       try {
-        const outcome = await Promise.race([
-          probeSource(s, {
-            fetch: this.fetchWithStop,
-            now: this.now,
-            timeoutSeconds: this.settings.timeoutSeconds,
-            maxBytes: this.settings.maxBytes,
-          }),
-          this.stopping,
-        ]);
+        const options = {
+          fetch: this.fetchWithStop,
+          now: this.now,
+          timeoutSeconds: this.settings.timeoutSeconds,
+          maxBytes: this.settings.maxBytes,
+        };
+        let outcome: ProbeOutcome | undefined;
+        if (s.kind === 'mirror') {
+          // a mirror: its manifest says what it holds from now on, then one held file is fetched and hashed
+          const turn = this.mirrorTurns.get(s.name) ?? 0;
+          this.mirrorTurns.set(s.name, turn + 1);
+          const probed = await Promise.race([probeMirror(s, options, turn), this.stopping]);
+          if (probed?.holding && !this.stopped) this.probes.mirrors = { ...this.probes.mirrors, [s.name]: probed.holding };
+          outcome = probed?.outcome;
+        } else outcome = await Promise.race([probeSource(s, options), this.stopping]);
         // A probe cut off by stop() is dropped, not recorded (a fetch that ignores the abort ends on its own deadline).
         if (this.stopped || !outcome) return;
         const was = this.probes.sources[s.name];

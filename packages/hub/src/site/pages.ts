@@ -5,6 +5,7 @@ import {
   type IndexedModel,
   type IndexStore,
   isSourceKind,
+  mirrorHolds,
   ollamaRedirectRules,
   quantOf,
   type RequestObject,
@@ -199,15 +200,26 @@ function clientsCell(health: SourceHealth, name: string, type: string, origin: s
 
 export function modelSourcesHtml(m: IndexedModel, health: SourceHealth, origin?: string): string {
   const snap = health.snapshot();
-  if (m.sources.length === 0) return '<p>No source holds these files today.</p>';
+  if (m.sources.length === 0 && (health.mirrorSources?.() ?? []).length === 0) return '<p>No source holds these files today.</p>';
   const rows = m.sources
+    .filter((s) => health.source(s.source)?.kind !== 'mirror')
     .map((s) => {
       const held = s.paths ? `${m.files.filter((f) => sourceHolds(s, f.path)).length} of ${m.files.length} files` : 'every file';
       return `<tr><th scope="row">${escapeHtml(health.display(s.source))}</th><td data-label="Health key"><code>${escapeHtml(s.source)}</code></td><td data-label="Holds">${held}</td>${stateCell(snap, s.source)}${clientsCell(health, s.source, s.type, origin)}</tr>`;
     })
     .join('\n');
+  // local mirrors hold files by SHA-256, whatever the index names (design 10.3): say which of this model's they hold
+  const mirrorRows = (health.mirrorSources?.() ?? [])
+    .map(({ config, holding }) => {
+      const held = m.files.filter((f) => mirrorHolds(holding, f.sha256));
+      const list = held.length
+        ? `${held.length} of ${m.files.length} files: ${held.map((f) => `<code>${escapeHtml(f.path)}</code>`).join(', ')}`
+        : `none of the ${m.files.length} files`;
+      return `<tr><th scope="row">${escapeHtml(config.display)} <span class="muted">(local mirror)</span></th><td data-label="Health key"><code>${escapeHtml(config.name)}</code></td><td data-label="Holds">${list}</td>${stateCell(snap, config.name)}${clientsCell(health, config.name, 'http', origin)}</tr>`;
+    })
+    .join('\n');
   return `<table class="cards" aria-labelledby="sources-h"><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col">Holds</th><th scope="col">Status</th><th scope="col">Last reached</th><th scope="col">Clients</th></tr></thead><tbody>
-${rows}
+${rows}${mirrorRows ? `\n${mirrorRows}` : ''}
 </tbody></table>
 <p class="muted">Preference order: ${snap.order.map((o) => `<code>${escapeHtml(o)}</code>`).join(' → ') || 'none'}. See <a href="/health">health</a> and <a href="/docs/sources">source failover</a>.</p>`;
 }
@@ -218,6 +230,17 @@ export function fillModelHealth(template: string, m: IndexedModel, health: Sourc
 }
 
 // ---- health page -----------------------------------------------------------------------------
+
+/** The local mirrors and what they hold (files, bytes, last re-hashed), from their manifests' last read. */
+function mirrorsHtml(snap: HubHealth): string {
+  const rows = Object.entries(snap.sources)
+    .filter(([, s]) => s.mirror)
+    .map(([name, s]) => {
+      const m = s.mirror as NonNullable<typeof s.mirror>;
+      return `<li><code>${escapeHtml(name)}</code>: ${m.files} files, ${escapeHtml(formatBytes(m.bytes))}; last verified ${m.verified ? escapeHtml(m.verified) : 'never (run <code>hub mirror verify</code>)'}</li>`;
+    });
+  return rows.length ? `<h2>Local mirrors</h2>\n<ul>\n${rows.join('\n')}\n</ul>\n` : '';
+}
 
 export function healthPage(index: IndexStore, health: SourceHealth): string {
   const snap = health.snapshot();
@@ -238,7 +261,7 @@ export function healthPage(index: IndexStore, health: SourceHealth): string {
 <table class="cards"><caption class="muted">Sources, in preference order</caption><thead><tr><th scope="col">Source</th><th scope="col">Health key</th><th scope="col" class="n">Order</th><th scope="col" class="n">Models held</th><th scope="col">Status</th><th scope="col">Last reached</th></tr></thead><tbody>
 ${rows || '<tr><td colspan="6">No sources are configured.</td></tr>'}
 </tbody></table>
-<p class="muted"><code>verified</code> means the hub fetched a probe file from that source and its bytes hashed correctly from the hub's network. A source without a probe file is <em>offered, not checked</em>: the hub sends downloads there on trust (they are still hashed by the client) and cannot say whether it is reachable from here. See <a href="/docs/sources">source failover</a>.</p>`;
+${mirrorsHtml(snap)}<p class="muted"><code>verified</code> means the hub fetched a probe file from that source and its bytes hashed correctly from the hub's network. A source without a probe file is <em>offered, not checked</em>: the hub sends downloads there on trust (they are still hashed by the client) and cannot say whether it is reachable from here. See <a href="/docs/sources">source failover</a>.</p>`;
   return page({ title: 'Health · Model hub', current: 'health' }, body);
 }
 

@@ -1,5 +1,5 @@
 /** get_download: the URL, SHA-256 and commands for a file or a GGUF quantisation. */
-import { formatBytes, type IndexedModel, quantOf, shellQuote } from '@hub/core-index';
+import { formatBytes, type IndexedModel, originHostname, quantOf, shellQuote } from '@hub/core-index';
 import { z } from 'zod';
 import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
 import {
@@ -78,7 +78,15 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
   const index = ctx.deps.index();
   const offset = decodeCursor(args.cursor, 'get_download', snapshotKey(index), args as unknown as Record<string, unknown>);
   const blocks: Block<Record<string, unknown>>[] = files.map((f) => {
-    const choice = ctx.deps.health.choose({ id: m.id, revision: m.revision, path: f.path, sources: m.sources, via: args.via });
+    const choice = ctx.deps.health.choose({
+      id: m.id,
+      revision: m.revision,
+      path: f.path,
+      sha256: f.sha256,
+      sources: m.sources,
+      via: args.via,
+      hubHost: originHostname(ctx.origin),
+    });
     const url = resolveUrl(ctx.origin, m, f.path);
     const source = choice.ok ? { name: choice.choice.source, display: choice.choice.display, url: choice.choice.url } : null;
     const why = choice.ok

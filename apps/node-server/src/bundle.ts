@@ -1,0 +1,231 @@
+/**
+ * Bundles (design 10.3): one folder carrying a hub's index across an air gap. `bundle.json` lists every object (the
+ * day's catalog, its shards, model and source objects, and every earlier day's, through `prev`) exactly as the hub
+ * published them, with the archive; `objects/<hex>` holds their bytes; `mirror/` is a local mirror of the chosen
+ * models' files. Importing checks every object against its BLAKE3 address and every file against its SHA-256 before
+ * it takes any of them.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type ClientOptions, collectIndexObjects, hubCatalog } from '@hub/client';
+import {
+  heldFiles,
+  type MirrorFileEvent,
+  type MirrorModel,
+  pullIntoMirror,
+  readMirrorManifest,
+  writeMirrorManifest,
+} from '@hub/client/node';
+import {
+  type Address,
+  type Archive,
+  ArchiveSchema,
+  addressOf,
+  CatalogObjectSchema,
+  isAddress,
+  mirrorFilePath,
+  parseMirrorManifest,
+} from '@hub/core-index';
+import { FsObjectStore } from '@hub/objects/node';
+import { prepareStart } from './verify.js';
+
+export const BUNDLE_FORMAT = 'model-hub.bundle/v1';
+export const BUNDLE_FILE = 'bundle.json';
+/** In a data folder: the imported bundles, newest last (its presence makes `hub serve` air-gapped by default). */
+export const IMPORTED_FILE = 'imported-bundles.json';
+/** In a data folder: the mirror a bundle import fills, served by `hub serve` on the next port. */
+export const DATA_MIRROR = 'mirror';
+
+interface Bundle {
+  format: typeof BUNDLE_FORMAT;
+  created: string;
+  hub: string;
+  catalog: Address;
+  date: string;
+  archive: Archive;
+  objects: Array<{ address: Address; kind: string; media_type: string }>;
+  models: string[];
+}
+
+/** Check a parsed `bundle.json`; throws a readable error. */
+function parseBundle(v: unknown): Bundle {
+  const b = v as Partial<Bundle>;
+  if (!b || typeof b !== 'object' || b.format !== BUNDLE_FORMAT) throw new Error(`format is not ${BUNDLE_FORMAT}`);
+  if (typeof b.catalog !== 'string' || !isAddress(b.catalog)) throw new Error('catalog is not an object address');
+  if (typeof b.date !== 'string' || typeof b.hub !== 'string') throw new Error('date and hub must be strings');
+  if (!Array.isArray(b.models)) throw new Error('models must be a list');
+  const archive = ArchiveSchema.parse(b.archive);
+  if (!Array.isArray(b.objects)) throw new Error('objects must be a list');
+  for (const o of b.objects) {
+    if (!o || !isAddress(o.address) || typeof o.kind !== 'string' || typeof o.media_type !== 'string')
+      throw new Error('every object needs address, kind and media_type');
+  }
+  return { ...(b as Bundle), archive: { format: 'svc.model-hub.archive/v1', ...archive } };
+}
+
+const hexOf = (address: string) => address.slice('blake3:'.length);
+
+async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  const temp = `${file}.${process.pid}.tmp`;
+  await writeFile(temp, `${JSON.stringify(value, null, 1)}\n`);
+  await rename(temp, file);
+}
+
+/**
+ * Write a bundle of the hub's current index and a mirror of `models` into `out`. Resumable: objects are fetched again
+ * (they are small), the mirror keeps its verified files and partial ones; `bundle.json` is written last.
+ */
+export async function bundleCreate(
+  opts: ClientOptions & { hasher: NonNullable<ClientOptions['hasher']> },
+  out: string,
+  models: MirrorModel[],
+  options: { parallel?: number; onFile?: (e: MirrorFileEvent) => void } = {},
+): Promise<{ catalog: string; date: string; objects: number; files: number; failed: number }> {
+  const f = opts.fetch ?? fetch;
+  const { address, catalog } = await hubCatalog(opts.hub, f);
+  const r = await f(`${opts.hub.replace(/\/+$/, '')}/api/hub/archive`);
+  if (!r.ok) throw new Error(`the hub's archive answered HTTP ${r.status}`);
+  const served = ArchiveSchema.parse(await r.json());
+  // Only the days up to the catalog served now (a day built after the catalog was read waits for the next bundle).
+  const at = served.days.findIndex((d) => d.index === address);
+  const days = at === -1 ? [] : served.days.slice(at);
+  const archive: Archive = { format: 'svc.model-hub.archive/v1', days, ...(served.registry ? { registry: served.registry } : {}) };
+  await rm(path.join(out, BUNDLE_FILE), { force: true });
+  await mkdir(path.join(out, 'objects'), { recursive: true });
+  const listed: Bundle['objects'] = [];
+  await collectIndexObjects(opts.hub, [address, ...days.map((d) => d.index)], {
+    fetch: f,
+    onObject: async (o) => {
+      await writeFile(path.join(out, 'objects', hexOf(o.address)), o.bytes);
+      listed.push({ address: o.address, kind: o.kind, media_type: o.mediaType });
+    },
+  });
+  const report = await pullIntoMirror(opts, path.join(out, DATA_MIRROR), models, options);
+  const bundle: Bundle = {
+    format: BUNDLE_FORMAT,
+    created: new Date().toISOString(),
+    hub: opts.hub,
+    catalog: address,
+    date: catalog.date,
+    archive,
+    objects: listed.sort((a, b) => (a.address < b.address ? -1 : 1)),
+    models: models.map((m) => m.id),
+  };
+  await writeJsonAtomic(path.join(out, BUNDLE_FILE), bundle);
+  return {
+    catalog: address,
+    date: catalog.date,
+    objects: listed.length,
+    files: report.manifest.files.length,
+    failed: report.files.filter((e) => e.status === 'failed').length,
+  };
+}
+
+async function sha256Of(file: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+export class BundleError extends Error {}
+
+/**
+ * Import a bundle into a data folder: every object must hash to its address and the catalog must parse; every mirror
+ * file must hash to its name and match the manifest's size; a data folder already serving an index must find it in
+ * the bundle's archive (the bundle is a later day of the same chain). Only then are objects put, files copied into
+ * the data folder's mirror, and the refs (`archive`, then `current`) written.
+ */
+export async function bundleImport(
+  input: string,
+  dataDir: string,
+  options: { progress?: (what: string) => void } = {},
+): Promise<{ catalog: string; date: string; objects: number; objectsNew: number; files: number; filesNew: number }> {
+  let bundle: Bundle;
+  try {
+    bundle = parseBundle(JSON.parse(await readFile(path.join(input, BUNDLE_FILE), 'utf8')));
+  } catch (e) {
+    throw new BundleError(`${input} is not a complete bundle (${BUNDLE_FILE}: ${(e as Error).message.split('\n')[0]})`);
+  }
+  // 1. Check everything.
+  const bytesOf = new Map<string, Uint8Array>();
+  for (const [i, o] of bundle.objects.entries()) {
+    const file = path.join(input, 'objects', hexOf(o.address));
+    const bytes = await readFile(file).catch(() => undefined);
+    if (!bytes) throw new BundleError(`object ${o.address} is listed but ${file} is missing`);
+    const actual = addressOf(bytes);
+    if (actual !== o.address) throw new BundleError(`object ${o.address}: its bytes hash to ${actual}; the bundle is damaged`);
+    bytesOf.set(o.address, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    if (i % 100 === 0) options.progress?.(`checked ${i + 1}/${bundle.objects.length} objects`);
+  }
+  const catalogBytes = bytesOf.get(bundle.catalog);
+  if (!catalogBytes) throw new BundleError(`the bundle's catalog ${bundle.catalog} is not among its objects`);
+  CatalogObjectSchema.parse(JSON.parse(new TextDecoder().decode(catalogBytes)));
+  for (const d of bundle.archive.days) {
+    if (!bytesOf.has(d.index)) throw new BundleError(`archive day ${d.date}: its catalog ${d.index} is not among the bundle's objects`);
+  }
+  if (bundle.archive.days[0]?.index !== bundle.catalog) throw new BundleError('the bundle archive does not start with its catalog');
+  const mirrorIn = path.join(input, DATA_MIRROR);
+  const manifestText = await readFile(path.join(mirrorIn, 'manifest.json'), 'utf8').catch(() => undefined);
+  const manifest = manifestText ? parseMirrorManifest(manifestText) : undefined;
+  const held = await heldFiles(mirrorIn);
+  let n = 0;
+  for (const f of manifest?.files ?? []) {
+    if (held.get(f.sha256) !== f.size)
+      throw new BundleError(`mirror file ${f.sha256}: listed with ${f.size} bytes, not in the bundle as such`);
+    const actual = await sha256Of(path.join(mirrorIn, mirrorFilePath(f.sha256)));
+    if (actual !== f.sha256) throw new BundleError(`mirror file ${f.sha256}: its bytes hash to ${actual}; the bundle is damaged`);
+    options.progress?.(`checked ${++n}/${manifest?.files.length} files`);
+  }
+  const store = new FsObjectStore(dataDir);
+  const current = await store.readRef('current');
+  if (current && current !== bundle.catalog && !bundle.archive.days.some((d) => d.index === current)) {
+    throw new BundleError(
+      `this data folder serves ${current}, which is not in the bundle's archive: the bundle is not a later day of the same index`,
+    );
+  }
+  // 2. Take it.
+  let objectsNew = 0;
+  for (const o of bundle.objects) {
+    const put = await store.put(bytesOf.get(o.address) as Uint8Array, { kind: o.kind, mediaType: o.media_type });
+    if (put.meta.id !== o.address) throw new BundleError(`object ${o.address} was stored as ${put.meta.id}`);
+    if (put.created) objectsNew++;
+  }
+  // The whole index is loaded, re-hashed and schema-checked once, and the load pack written, before the folder
+  // switches to it (the first start is then as fast as a later one); a fault throws and nothing is switched.
+  await prepareStart(store, dataDir, bundle.catalog);
+  const mirrorOut = path.join(dataDir, DATA_MIRROR);
+  await mkdir(path.join(mirrorOut, 'sha256'), { recursive: true });
+  await mkdir(path.join(mirrorOut, '.partial'), { recursive: true });
+  const have = await heldFiles(mirrorOut);
+  let filesNew = 0;
+  for (const f of manifest?.files ?? []) {
+    if (have.get(f.sha256) === f.size) continue;
+    const temp = path.join(mirrorOut, '.partial', `${f.sha256}.import`);
+    await copyFile(path.join(mirrorIn, mirrorFilePath(f.sha256)), temp);
+    if ((await stat(temp)).size !== f.size) throw new BundleError(`mirror file ${f.sha256}: copied with a wrong size`);
+    await rename(temp, path.join(mirrorOut, mirrorFilePath(f.sha256)));
+    filesNew++;
+  }
+  const before = await readMirrorManifest(mirrorOut).catch(() => undefined);
+  await writeMirrorManifest(mirrorOut, {
+    models: (manifest?.models ?? []).map((m) => ({ id: m.id, revision: m.revision, files: m.files })),
+    // the files were re-hashed just now; a mirror that held others keeps their last check
+    verified: before && before.files.length > 0 ? before.verified : new Date().toISOString(),
+  });
+  await store.writeRef('archive', JSON.stringify(bundle.archive));
+  await store.writeRef('current', bundle.catalog as Address);
+  const importedFile = path.join(dataDir, IMPORTED_FILE);
+  const imported = JSON.parse(await readFile(importedFile, 'utf8').catch(() => '[]')) as unknown[];
+  imported.push({ catalog: bundle.catalog, date: bundle.date, hub: bundle.hub, imported: new Date().toISOString() });
+  await writeJsonAtomic(importedFile, imported);
+  return {
+    catalog: bundle.catalog,
+    date: bundle.date,
+    objects: bundle.objects.length,
+    objectsNew,
+    files: manifest?.files.length ?? 0,
+    filesNew,
+  };
+}

@@ -1,0 +1,99 @@
+/**
+ * Reading a hub's index objects over HTTP, each checked against its BLAKE3 address before it is used: the catalog the
+ * hub serves today (its descriptor names it), its rows in browse order, and every object a day's index is made of
+ * (what `hub bundle create` carries across an air gap).
+ */
+import { type Address, addressOf, type CatalogObject, CatalogObjectSchema, CatalogShardSchema, isAddress } from '@hub/core-index';
+
+const trimSlash = (s: string) => s.replace(/\/+$/, '');
+
+export interface FetchedObject {
+  address: Address;
+  bytes: Uint8Array;
+  kind: string;
+  mediaType: string;
+}
+
+/** GET one object and its metadata; throws unless the bytes hash to the address. */
+export async function fetchObject(hub: string, address: string, f: typeof fetch = fetch): Promise<FetchedObject> {
+  if (!isAddress(address)) throw new Error(`not an object address: ${address.slice(0, 80)}`);
+  const base = `${trimSlash(hub)}/api/v1/objects/${address}`;
+  const r = await f(base);
+  if (!r.ok) throw new Error(`object ${address}: HTTP ${r.status} from the hub`);
+  const bytes = new Uint8Array(await r.arrayBuffer());
+  const actual = addressOf(bytes);
+  if (actual !== address) throw new Error(`object ${address}: the hub's bytes hash to ${actual}`);
+  const m = await f(`${base}/meta`);
+  if (!m.ok) throw new Error(`object ${address} metadata: HTTP ${m.status} from the hub`);
+  const meta = (await m.json()) as { kind?: unknown; media_type?: unknown };
+  if (typeof meta.kind !== 'string' || typeof meta.media_type !== 'string') throw new Error(`object ${address}: metadata without kind`);
+  return { address, bytes, kind: meta.kind, mediaType: meta.media_type };
+}
+
+const decoder = new TextDecoder();
+const json = (o: FetchedObject): unknown => JSON.parse(decoder.decode(o.bytes));
+
+/** The catalog the hub serves (from its descriptor), shards joined: every row in browse order and the objects map. */
+export async function hubCatalog(hub: string, f: typeof fetch = fetch): Promise<{ address: Address; catalog: CatalogObject }> {
+  const r = await f(`${trimSlash(hub)}/.well-known/model-hub.json`, { headers: { accept: 'application/json' } });
+  if (!r.ok) throw new Error(`${hub}: the descriptor answered HTTP ${r.status}; is this a model hub?`);
+  const address = ((await r.json()) as { catalog?: string }).catalog ?? '';
+  const root = CatalogObjectSchema.parse(json(await fetchObject(hub, address, f)));
+  const rows = [...root.rows];
+  const objects = { ...root.objects };
+  for (const ref of root.shards ?? []) {
+    const shard = CatalogShardSchema.parse(json(await fetchObject(hub, ref.address, f)));
+    rows.push(...shard.rows);
+    Object.assign(objects, shard.objects);
+  }
+  return { address: address as Address, catalog: { ...root, rows, objects } };
+}
+
+/** The addresses an index object names (catalog: shards, models, sources, prev; model: prev). */
+export function objectReferences(kind: string, value: unknown): string[] {
+  const v = value as Record<string, unknown>;
+  const out: string[] = [];
+  const entries = (objects: unknown) => {
+    for (const e of Object.values((objects ?? {}) as Record<string, { model?: string; sources?: string[] }>)) {
+      if (e.model) out.push(e.model);
+      out.push(...(e.sources ?? []));
+    }
+  };
+  if (kind === 'model-hub.catalog') {
+    for (const s of (v.shards ?? []) as Array<{ address: string }>) out.push(s.address);
+    entries(v.objects);
+    if (typeof v.prev === 'string') out.push(v.prev);
+  } else if (kind === 'model-hub.catalog-shard') entries(v.objects);
+  else if (kind === 'model-hub.model' && typeof v.prev === 'string') out.push(v.prev);
+  return out.filter(isAddress);
+}
+
+/**
+ * Every object reachable from `roots` (catalogs): their shards, model and source objects, earlier days' catalogs and
+ * models through `prev`. Each is fetched once and checked against its address. `seen` addresses are not fetched.
+ */
+export async function collectIndexObjects(
+  hub: string,
+  roots: string[],
+  options: { fetch?: typeof fetch; onObject?: (o: FetchedObject) => Promise<void> | void; parallel?: number } = {},
+): Promise<number> {
+  const f = options.fetch ?? fetch;
+  const seen = new Set<string>();
+  let queue: string[] = roots.filter((a) => isAddress(a));
+  let count = 0;
+  while (queue.length > 0) {
+    const batch = [...new Set(queue)].filter((a) => !seen.has(a));
+    queue = [];
+    for (const a of batch) seen.add(a);
+    const parallel = Math.max(1, options.parallel ?? 8);
+    for (let i = 0; i < batch.length; i += parallel) {
+      const got = await Promise.all(batch.slice(i, i + parallel).map((a) => fetchObject(hub, a, f)));
+      for (const o of got) {
+        count++;
+        await options.onObject?.(o);
+        if (o.kind.startsWith('model-hub.')) queue.push(...objectReferences(o.kind, json(o)));
+      }
+    }
+  }
+  return count;
+}
