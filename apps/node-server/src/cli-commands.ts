@@ -35,10 +35,11 @@ const SERVE = command({
     '[--port N] [--data DIR] [--config FILE] [--host ADDR]',
     '[--refresh daily|hourly|<N>h [--refresh-at HH:MM] [--upstream URL] [--top N]]',
   ],
-  description: `Start the hub (default port 8080, data in ./.hub-data). An empty data folder is seeded with the
-bundled demo index, and a demo mirror serves its bytes on the next port. --refresh runs the upstream
-index build on a timer (daily at 03:00 UTC by default) and switches to the new index without a restart.
-Environment: PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file).`,
+  description: `Start the hub (default 127.0.0.1:8080, loopback only; HOST=0.0.0.0 or --host 0.0.0.0 for every
+interface; data in ./.hub-data). An empty data folder is seeded with the bundled demo index, and a demo
+mirror serves its bytes on the next port. --refresh runs the upstream index build on a timer (daily at
+03:00 UTC by default) and switches to the new index without a restart.
+Environment: HOST, PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file).`,
   options: SERVE_OPTIONS,
   run: async (args) => (await import('./cli-main.js')).serveCommand(args.values),
 });
@@ -388,7 +389,7 @@ export const COMMANDS: readonly Command[] = [
 export const OVERVIEW = {
   intro: 'hub — a read-only hub for open model files',
   footer: `Run 'hub COMMAND --help' for a command's options; 'hub --version' prints the version.
-Environment: PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file), HUB_URL (the hub the
+Environment: HOST, PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file), HUB_URL (the hub the
 client commands talk to), HUB_SIGNING_KEY_FILE (the log's signing key), HUB_LOG_KEY (the log's verifier key),
 HUB_DEBUG=1 (show where an unexpected failure happened).`,
 };
