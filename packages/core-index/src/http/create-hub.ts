@@ -77,16 +77,18 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
     return kept.response;
   }
 
-  async function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
+  function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
     const kept = cached(raw);
-    if (kept) return kept;
+    if (kept) return Promise.resolve(kept);
     // Metrics off: nothing measured, nothing allocated.
     if (!observe) return answer(raw, scope, undefined);
     const start = performance.now();
     const seen: Seen = { route: undefined };
-    const res = await answer(raw, scope, seen);
-    observe(raw, res, seen.route, (performance.now() - start) / 1000);
-    return res;
+    // One reaction on the answer's own promise (no second async frame to await it).
+    return answer(raw, scope, seen).then((res) => {
+      observe(raw, res, seen.route, (performance.now() - start) / 1000);
+      return res;
+    });
   }
 
   /** The answer to one request; `seen.route` is the route it was matched to (or the route a 405 names). */
