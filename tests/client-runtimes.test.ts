@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { generateSignerKey, parseSignerKey } from '@hub/core-index';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMiniflare } from '../apps/edge/test/harness.js';
@@ -16,6 +17,8 @@ const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const DATA = new Uint8Array(300_000).map((_, i) => (i * 17 + 3) & 0xff);
 const SHA = createHash('sha256').update(DATA).digest('hex');
 let hub: TestHub;
+/** The verifier key of the test hub's transparency log (SYNTHETIC key, made for this run). */
+let vkey: string;
 
 async function bundle(entry: { contents: string } | string): Promise<string> {
   const tsup = createRequire(path.join(ROOT, 'package.json')).resolve('tsup');
@@ -46,7 +49,9 @@ async function bundle(entry: { contents: string } | string): Promise<string> {
 }
 
 beforeAll(async () => {
-  hub = await startTestHub({ trees: { 'acme/demo': { 'demo.bin': DATA } } });
+  const key = await generateSignerKey('hub.test/api/hub/log');
+  vkey = key.verifierKey;
+  hub = await startTestHub({ trees: { 'acme/demo': { 'demo.bin': DATA } }, signers: [await parseSignerKey(key.signerKey)] });
 });
 afterAll(async () => {
   await hub?.close();
@@ -58,8 +63,14 @@ const RUN = `
   const sink = C.memorySink();
   const r = await C.downloadFile(opts, 'acme/demo', 'main', files[0], sink);
   const bytes = sink.bytes();
-  return { ok: r.ok, source: r.source, size: bytes.byteLength, sha256: files[0].sha256 };
+  // The hub's signed history (issue 30): the checkpoint's Ed25519 signature through the runtime's WebCrypto, the
+  // tiles, the day's inclusion, then the day walked down to the file's SHA-256.
+  const log = await C.verifyHubLog({ hub: HUB, keys: [VKEY] });
+  const logged = log.walk.sha256.get('acme/demo')?.get('demo.bin');
+  return { ok: r.ok, source: r.source, size: bytes.byteLength, sha256: files[0].sha256, log: { size: log.size, day: log.entry.date, logged } };
 `;
+
+const LOGGED = { size: 1, day: '2026-11-22', logged: SHA };
 
 describe('@hub/client outside Node', () => {
   it('downloads and verifies a file in Chromium, from another origin (CORS)', async () => {
@@ -70,6 +81,7 @@ describe('@hub/client outside Node', () => {
       const html = `<!doctype html><title>client</title><script type="module">
 import * as C from '/client.js';
 const HUB = ${JSON.stringify(hub.url)};
+const VKEY = ${JSON.stringify(vkey)};
 window.result = (async () => { ${RUN} })().catch((e) => ({ error: String(e) }));
 </script>`;
       res.writeHead(200, { 'content-type': 'text/html' }).end(html);
@@ -85,18 +97,19 @@ window.result = (async () => { ${RUN} })().catch((e) => ({ error: String(e) }));
       await tab.goto(`${origin}/`);
       await tab.waitForFunction(() => 'result' in window);
       const out = await tab.evaluate(() => (window as unknown as { result: Promise<unknown> }).result);
-      expect(out).toEqual({ ok: true, source: 'test-mirror', size: DATA.byteLength, sha256: SHA });
+      expect(out).toEqual({ ok: true, source: 'test-mirror', size: DATA.byteLength, sha256: SHA, log: LOGGED });
     } finally {
       await browser.close();
       page.close();
     }
-  });
+  }, 90_000);
 
   it('downloads and verifies a file under workerd (Miniflare)', async () => {
     const script = await bundle({
       contents: `import * as C from '@hub/client';
         export default { async fetch(req) {
           const HUB = new URL(req.url).searchParams.get('hub');
+          const VKEY = new URL(req.url).searchParams.get('vkey');
           const run = async () => { ${RUN} };
           return Response.json(await run());
         } };`,
@@ -107,10 +120,10 @@ window.result = (async () => { ${RUN} })().catch((e) => ({ error: String(e) }));
       dispose(): Promise<void>;
     };
     try {
-      const r = await mf.dispatchFetch(`http://worker/?hub=${encodeURIComponent(hub.url)}`);
-      expect(await r.json()).toEqual({ ok: true, source: 'test-mirror', size: DATA.byteLength, sha256: SHA });
+      const r = await mf.dispatchFetch(`http://worker/?hub=${encodeURIComponent(hub.url)}&vkey=${encodeURIComponent(vkey)}`);
+      expect(await r.json()).toEqual({ ok: true, source: 'test-mirror', size: DATA.byteLength, sha256: SHA, log: LOGGED });
     } finally {
       await mf.dispose();
     }
-  });
+  }, 90_000);
 });

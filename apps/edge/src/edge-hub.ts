@@ -2,6 +2,7 @@ import { type AccountConfig, createAccountServices } from '@hub/account';
 import {
   type Address,
   accessLog,
+  type Hub,
   type IndexStore,
   type Logger,
   loadIndex,
@@ -12,7 +13,7 @@ import {
   sourceKindProblem,
   teeMetrics,
 } from '@hub/core-index';
-import { assembleHub, type Hub, type HubDeps, indexHolder, mergeSources, type SourceEntry } from '@hub/hub';
+import { assembleHub, type HubDeps, indexHolder, mergeSources, type SourceEntry } from '@hub/hub';
 import { analyticsEngineMetrics } from './analytics-metrics.js';
 import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';

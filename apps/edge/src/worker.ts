@@ -1,4 +1,5 @@
-import { admitRequest, type RebindingSettings } from '@hub/core-index';
+import { admitRequest, type ErrorShape, errorShapes, type HostPolicy } from '@hub/core-index';
+import { hubRoutes } from '@hub/hub';
 import type { Env } from './bindings.js';
 import { createEdgeHub, type EdgeHub, NoIndexError } from './edge-hub.js';
 import { toResponse } from './to-response.js';
@@ -43,17 +44,38 @@ function unavailable(e: unknown): Response {
 }
 
 /**
- * A deployed Worker is public (as a node hub bound to 0.0.0.0). Under `wrangler dev` it serves loopback: with the
- * var `LISTEN_HOST` set to a loopback address (`.dev.vars`), the DNS-rebinding rule applies as on a loopback-bound
- * node hub; `ALLOWED_HOSTS` (JSON array or comma list) opens it deliberately, as node's `allowedHosts`.
+ * The host policy of design 10.1 at the edge. A deployed Worker is public (as a node hub bound to 0.0.0.0): `Host`
+ * syntax is checked, and absolute URLs come from `BASE_URL` or the validated `Host`. Under `wrangler dev` it serves
+ * loopback: with the var `LISTEN_HOST` set to a loopback address (`.dev.vars`), the DNS-rebinding rule applies as on
+ * a loopback-bound node hub; `ALLOWED_HOSTS` (JSON array or comma list) opens it deliberately, as node's
+ * `allowedHosts`. `TRUST_PROXY=true` reads `Forwarded` / `X-Forwarded-*` (a proxy in front of the Worker).
  */
 interface EdgeRequestVars {
   LISTEN_HOST?: string;
   ALLOWED_HOSTS?: unknown;
+  TRUST_PROXY?: unknown;
 }
 
-function rebindingSettings(env: Env & EdgeRequestVars): RebindingSettings | undefined {
-  if (!env.LISTEN_HOST) return undefined;
+const policies = new WeakMap<object, HostPolicy>();
+/** The error shape of each route, from the route table alone (built on the first request of an isolate). */
+let shapes: ((method: string, path: string) => ErrorShape) | undefined;
+
+function hostPolicy(env: Env & EdgeRequestVars): HostPolicy {
+  let p = policies.get(env);
+  if (!p) {
+    p = buildPolicy(env);
+    policies.set(env, p);
+  }
+  return p;
+}
+
+function buildPolicy(env: Env & EdgeRequestVars): HostPolicy {
+  const trustProxy = env.TRUST_PROXY === true || env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1';
+  const common: Omit<HostPolicy, 'listenHost'> = {
+    ...(env.BASE_URL ? { baseUrl: env.BASE_URL.replace(/\/+$/, '') } : {}),
+    ...(trustProxy ? { trustProxy: true } : {}),
+  };
+  if (!env.LISTEN_HOST) return { listenHost: '0.0.0.0', ...common };
   const raw = env.ALLOWED_HOSTS;
   let allowed: string[] = [];
   if (Array.isArray(raw)) allowed = raw.map(String);
@@ -65,29 +87,28 @@ function rebindingSettings(env: Env & EdgeRequestVars): RebindingSettings | unde
       allowed = raw.split(',');
     }
   }
-  return {
-    listenHost: env.LISTEN_HOST,
-    ...(env.BASE_URL ? { baseUrl: env.BASE_URL } : {}),
-    allowedHosts: allowed.map((h) => h.trim()).filter(Boolean),
-  };
+  return { listenHost: env.LISTEN_HOST, ...common, allowedHosts: allowed.map((h) => h.trim()).filter(Boolean) };
 }
 
 export default {
   /** Every request: the web `Request` goes straight in as the hub's request; the answer is wrapped in a `Response`. */
   async fetch(req: Request, env: Env, ctx: ExecutionContextLike): Promise<Response> {
-    // The same gate as node-server: the route from the request target alone, an invalid Host refused with 400 in
-    // the path's error shape. A Worker is a public deployment: the loopback rebinding rule applies only with LISTEN_HOST.
+    // The same gate as node-server (admitRequest, as hub.admit): the route from the request target alone, the host
+    // policy; a refusal is 400 or 403 in the error shape of the route the request would reach. It runs before the hub
+    // starts, so a bad Host never sees a 503 for a missing index. workerd answers some invalid Hosts itself.
     const url = req.url;
-    const rebinding = rebindingSettings(env);
     const slash = url.indexOf('/', url.indexOf('://') + 3);
-    const admitted = admitRequest({
-      method: req.method,
-      target: slash === -1 ? '/' : url.slice(slash),
-      host: req.headers.get('host') ?? new URL(url).host,
-      origin: req.headers.get('origin'),
-      protocol: url.slice(0, url.indexOf(':')),
-      ...(rebinding ? { rebinding } : {}),
-    });
+    shapes ??= errorShapes(hubRoutes());
+    const admitted = admitRequest(
+      {
+        method: req.method,
+        target: slash === -1 ? '/' : url.slice(slash),
+        header: (name) => (name === 'host' ? (req.headers.get('host') ?? new URL(url).host) : req.headers.get(name)),
+        protocol: url.slice(0, url.indexOf(':')),
+        policy: hostPolicy(env),
+      },
+      shapes,
+    );
     if (!admitted.ok) return toResponse(admitted.response);
     let edge: EdgeHub;
     try {
@@ -96,10 +117,9 @@ export default {
       return unavailable(e);
     }
     for (const p of edge.refresh(Date.now())) ctx.waitUntil(p);
-    const res = await edge.hub.handle(
-      req,
-      edge.scope((p) => ctx.waitUntil(p)),
-    );
+    // The hub reads the admitted URL (behind a trusted proxy, the proxy's scheme and host), which also keys the answer cache.
+    const hubReq = admitted.url === url ? req : new Request(admitted.url, req);
+    const res = await edge.hub.handle(hubReq, { ...edge.scope((p) => ctx.waitUntil(p)), origin: admitted.origin });
     return toResponse(res);
   },
 

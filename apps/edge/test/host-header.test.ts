@@ -11,13 +11,14 @@ import { type RunningEdge, startEdge } from './harness.js';
  * (`a b`, `a@b`, `%00`, `a"b<c>`, a Host with `/?#`) and answers its own 500 before any Worker code runs (under
  * Miniflare, on a direct socket as through its entry Worker); those are asserted below never to reach a route.
  */
-const BAD_HOSTS = ['[::1]:99999', '[', ':', 'a:b:c'];
-const RUNTIME_REFUSED = ['a b', 'a@b', '%00', 'a"b<c>'];
+const BAD_HOSTS = ['xn--', '[', 'a:65536', '[::1]:99999', ':', 'a:b:c'];
+const RUNTIME_REFUSED = ['a b', 'a@b', '%00', 'a"b<c>', '/', '?', '#'];
 const GROUPS = [
   { method: 'GET', path: '/llms.txt', shape: 'text' },
   { method: 'GET', path: '/api/models', shape: 'hub' },
+  { method: 'GET', path: '/demo/tiny-bert-synthetic/resolve/main/config.json', shape: 'hub' },
   { method: 'GET', path: '/api/account/me', shape: 'hub' },
-  { method: 'GET', path: '/', shape: 'text' },
+  { method: 'GET', path: '/', shape: 'hub' },
   { method: 'POST', path: '/mcp', shape: 'hub' },
   { method: 'GET', path: '/v2/', shape: 'oci' },
   { method: 'POST', path: '/api/v1/objects', shape: 'objects' },

@@ -1,15 +1,22 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SourceConfig } from '@hub/core-index';
+import { DEFAULT_HOST } from './listen.js';
 
 /** The config file (JSON via `--config` or `HUB_CONFIG`); design section 8. */
 export interface HubConfigFile {
   port?: number;
   host?: string;
   dataDir?: string;
+  /** The public origin (`https://models.example.org`): absolute URLs are built from it, never from `Host`. */
   baseUrl?: string;
-  /** Host names a loopback-bound hub answers besides loopback names (DNS rebinding guard; issue 19). */
+  /**
+   * Host names a loopback-bound hub answers besides loopback names (DNS rebinding guard; issue 19). A leading dot
+   * allows a name and its subdomains (`.example.org`).
+   */
   allowedHosts?: string[];
+  /** Behind a reverse proxy: scheme and host come from `Forwarded` / `X-Forwarded-Proto` / `X-Forwarded-Host`. */
+  trustProxy?: boolean;
   /** The whole request header block must arrive within this (default 20). */
   headersTimeoutSeconds?: number;
   /** The whole request, body included, must arrive within this (default 120). */
@@ -86,8 +93,9 @@ export function readConfigFile(file: string): HubConfigFile {
 }
 
 /**
- * Merge, lowest first: defaults, the config file, the environment (`PORT`, `HUB_DATA`, `HUB_CONFIG`,
- * `HUB_LOG_LEVEL`), then command-line flags.
+ * Merge, lowest first: defaults, the config file, the environment (`HOST`, `PORT`, `HUB_DATA`, `HUB_CONFIG`,
+ * `HUB_LOG_LEVEL`), then command-line flags. The default address is loopback (`127.0.0.1`); `HOST=0.0.0.0` puts the
+ * hub on every network interface (a public deployment, a container).
  */
 export function resolveConfig(
   flags: { port?: string; data?: string; config?: string; host?: string },
@@ -95,15 +103,38 @@ export function resolveConfig(
 ): ResolvedConfig {
   const file = flags.config ?? env.HUB_CONFIG;
   const fromFile = file ? readConfigFile(file) : {};
-  const port = flags.port ?? env.PORT ?? fromFile.port ?? 8080;
+  const port = nonEmpty(flags.port) ?? nonEmpty(env.PORT) ?? fromFile.port ?? 8080;
   const portNumber = Number(port);
   if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
     throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
+  checkHostSettings(fromFile);
   return {
     ...fromFile,
     port: portNumber,
-    host: flags.host ?? fromFile.host ?? '0.0.0.0',
+    host: nonEmpty(flags.host) ?? nonEmpty(env.HOST) ?? nonEmpty(fromFile.host) ?? DEFAULT_HOST,
     dataDir: path.resolve(flags.data ?? env.HUB_DATA ?? fromFile.dataDir ?? '.hub-data'),
     logLevel: env.HUB_LOG_LEVEL ?? fromFile.logLevel ?? 'info',
   };
+}
+
+/** An unset or blank value (`HOST=` in a shell) counts as not given. */
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+/** The settings of the host policy (design 10.1) must be usable as given, or the start fails with one line. */
+function checkHostSettings(c: HubConfigFile): void {
+  if (c.baseUrl !== undefined) {
+    let u: URL | undefined;
+    try {
+      u = new URL(String(c.baseUrl));
+    } catch {
+      u = undefined;
+    }
+    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash || u.username || u.password)
+      throw new ConfigError('baseUrl must be an absolute http(s) URL without query, fragment or credentials (https://models.example.org).');
+  }
+  if (c.allowedHosts !== undefined && (!Array.isArray(c.allowedHosts) || c.allowedHosts.some((h) => typeof h !== 'string')))
+    throw new ConfigError('allowedHosts must be a list of host names (["hub.lan", ".example.org"]).');
+  if (c.trustProxy !== undefined && typeof c.trustProxy !== 'boolean') throw new ConfigError('trustProxy must be true or false.');
 }

@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { admitRequest, type HeaderBag, type HubRequest, type HubResponse, type RebindingSettings } from '@hub/core-index';
-import type { Hub } from '@hub/hub';
+import type { HeaderBag, HostPolicy, Hub, HubRequest, HubResponse, RequestScope } from '@hub/core-index';
 import type { Middleware } from 'koa';
 
 /** A `HeaderBag` over Node's already-parsed, lower-cased header object: no copy per request. */
@@ -15,26 +14,34 @@ class NodeHeaders implements HeaderBag {
 }
 
 /**
- * Build the cheap request object the hub reads (a web `Request` would cost about a third of throughput).
- * The URL comes from `requestTarget` (the route from the request target alone, `Host` validated); an
- * invalid `Host` or request target is answered 400 in the error shape of the path's route group.
+ * Build the cheap request object the hub reads (a web `Request` would cost about a third of throughput), after the
+ * hub's gate (`hub.admit`: the route from the request target alone, the host policy of design 10.1). A refused
+ * request comes back as the answer to send.
  */
-export function toHubRequest(req: IncomingMessage, protocol: string, rebinding?: RebindingSettings): HubRequest | HubResponse {
-  const admitted = admitRequest({
+export function toHubRequest(
+  hub: Hub,
+  req: IncomingMessage,
+  protocol: string,
+  policy?: HostPolicy,
+): { req: HubRequest; scope: RequestScope } | HubResponse {
+  const headers = new NodeHeaders(req.headers);
+  const admitted = hub.admit({
     method: req.method ?? 'GET',
     target: req.url ?? '/',
-    host: req.headers.host,
-    origin: req.headers.origin,
+    header: (name) => headers.get(name),
     protocol,
-    ...(rebinding ? { rebinding } : {}),
+    ...(policy ? { policy } : {}),
   });
   if (!admitted.ok) return admitted.response;
   const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
   return {
-    method: req.method ?? 'GET',
-    url: admitted.url,
-    headers: new NodeHeaders(req.headers),
-    body: hasBody ? (req as AsyncIterable<Uint8Array>) : null,
+    req: {
+      method: req.method ?? 'GET',
+      url: admitted.url,
+      headers,
+      body: hasBody ? (req as AsyncIterable<Uint8Array>) : null,
+    },
+    scope: { origin: admitted.origin },
   };
 }
 
@@ -64,7 +71,7 @@ export function writeHubResponse(res: ServerResponse, out: HubResponse): void {
 export function hubListener(
   hub: Hub,
   koaCallback: (req: IncomingMessage, res: ServerResponse) => unknown,
-  rebinding?: RebindingSettings,
+  policy?: HostPolicy,
   protocol = 'http',
 ) {
   return (req: IncomingMessage, res: ServerResponse): void => {
@@ -73,19 +80,20 @@ export function hubListener(
       void koaCallback(req, res);
       return;
     }
-    const hubReq = toHubRequest(req, protocol, rebinding);
+    const admitted = toHubRequest(hub, req, protocol, policy);
     // an invalid Host or request target, or a rebinding refusal, is answered without reaching the routes
-    if ('status' in hubReq) {
-      writeHubResponse(res, hubReq);
+    if ('status' in admitted) {
+      writeHubResponse(res, admitted);
       return;
     }
-    // A kept whole answer (the index and health unchanged since it was made) is written in this same turn.
-    const kept = hub.cached(hubReq);
+    // A kept whole answer (the index and health unchanged since it was made) is written in this same turn. Its key is
+    // the admitted URL, whose origin is the one absolute URLs were built from (or baseUrl's, the same for all).
+    const kept = hub.cached(admitted.req);
     if (kept) {
       writeHubResponse(res, kept);
       return;
     }
-    hub.handle(hubReq).then(
+    hub.handle(admitted.req, admitted.scope).then(
       (out) => writeHubResponse(res, out),
       () => {
         // hub.handle answers its own errors; this is the last guard so a socket is never left open.
@@ -100,12 +108,12 @@ export function hubListener(
  * The whole hub as one Koa middleware (for operators who mount the hub inside their own Koa app). Paths under `/-/` (the host's own liveness, readiness and
  * metrics routes) fall through to the next middleware.
  */
-export function hubMiddleware(hub: Hub, rebinding?: RebindingSettings): Middleware {
+export function hubMiddleware(hub: Hub, policy?: HostPolicy): Middleware {
   return async (ctx, next) => {
     const url = ctx.req.url ?? '/';
     if (url.startsWith('/-/')) return next();
-    const req = toHubRequest(ctx.req, ctx.protocol, rebinding);
-    const out = 'status' in req ? req : await hub.handle(req);
+    const admitted = toHubRequest(hub, ctx.req, ctx.protocol, policy);
+    const out = 'status' in admitted ? admitted : await hub.handle(admitted.req, admitted.scope);
     ctx.respond = false;
     writeHubResponse(ctx.res, out);
   };

@@ -1,7 +1,7 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { accessLog, type Logger, type Metrics, noMetrics, teeMetrics, timingSafeEqualString } from '@hub/core-index';
+import { accessLog, bearerToken, type Logger, type Metrics, noMetrics, teeMetrics, timingSafeEqualString } from '@hub/core-index';
 import { ConfigError, type HubConfigFile } from './config.js';
+import { listenOn } from './listen.js';
 import { type PromMetrics, promMetrics } from './metrics.js';
 
 /**
@@ -63,12 +63,16 @@ export function metricsListener(sink: PromMetrics, log: Logger): Listener {
   };
 }
 
-/** The bearer token a request carries, if any. */
+/** The bearer token a request carries, if any: the hub's one rule (`bearerToken`), over Node's headers. */
 function bearer(req: IncomingMessage): string | undefined {
   const h = req.headers.authorization;
   if (!h || h.length > 4096) return undefined;
-  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(h);
-  return m?.[1];
+  return bearerToken({
+    method: req.method ?? 'GET',
+    url: '/metrics',
+    body: null,
+    headers: { get: (n) => (n === 'authorization' ? h : null) },
+  });
 }
 
 /**
@@ -101,15 +105,11 @@ export async function startMetricsServer(sink: PromMetrics, host: string, port: 
   const server = http.createServer(metricsListener(sink, log));
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
-  });
-  const bound = (server.address() as AddressInfo).port;
-  const shown = host.includes(':') ? `[${host}]` : host;
+  // the one listening function of node-server (listen.ts): the address actually bound
+  const bound = await listenOn(server, port, host);
   return {
-    url: `http://${shown}:${bound}/metrics`,
-    port: bound,
+    url: `${bound.url}/metrics`,
+    port: bound.port,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

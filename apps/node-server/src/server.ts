@@ -1,11 +1,20 @@
 import { stat } from 'node:fs/promises';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createAccountServices } from '@hub/account';
-import { type Address, type IndexStore, type Logger, type SourceConfig, SourceProber, SPACES_REF } from '@hub/core-index';
-import { assembleHub, HUB_VERSION, type Hub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
+import {
+  type Address,
+  type HostPolicy,
+  type Hub,
+  type IndexStore,
+  isLoopbackName,
+  type Logger,
+  type SourceConfig,
+  SourceProber,
+  SPACES_REF,
+} from '@hub/core-index';
+import { assembleHub, HUB_VERSION, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
 import {
   DEMO_SOURCE,
   demoSource,
@@ -23,8 +32,9 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import { installFastBlake3 } from './blake3-node.js';
 import { DATA_MIRROR, IMPORTED_FILE } from './bundle.js';
-import type { HubConfigFile } from './config.js';
+import { ConfigError, type HubConfigFile } from './config.js';
 import { hubListener } from './koa-adapter.js';
+import { DEFAULT_HOST, listenOn } from './listen.js';
 import { createLogger } from './logger.js';
 import { type MetricsServer, observabilityFrom } from './metrics-http.js';
 import { FileMissingLog } from './missing-log.js';
@@ -39,6 +49,7 @@ export const MAX_MESSAGE_BYTES = 33_554_432;
 export interface StartOptions {
   dataDir: string;
   port?: number;
+  /** The address to listen on (default 127.0.0.1, loopback; `0.0.0.0` for every interface). */
   host?: string;
   config?: HubConfigFile;
   logger?: Logger;
@@ -47,9 +58,11 @@ export interface StartOptions {
 }
 
 export interface RunningHub {
-  /** `http://127.0.0.1:PORT` */
+  /** A URL this machine reaches the hub by (`http://127.0.0.1:PORT`; a wildcard address is reached over loopback). */
   url: string;
   port: number;
+  /** The address actually bound, `address:port` (`127.0.0.1:8080`, `0.0.0.0:8080`, `[::1]:8080`). */
+  listening: string;
   mirror?: StaticMirror;
   /** the data folder's local mirror (`DIR/mirror`, filled by `hub bundle import`), served on the next port */
   localMirror?: MirrorFolderServer;
@@ -69,7 +82,8 @@ export interface RunningHub {
 export const LOCAL_MIRROR = 'local-mirror';
 
 export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror, localMirror?: string, airGapped = false): SourceConfig[] {
-  const own: SourceConfig[] = demo ? [demoSource(demo.template)] : [];
+  // The demo mirror runs beside the hub: its redirects name the host the client reached the hub by (onHubHost).
+  const own: SourceConfig[] = demo ? [demoSource(demo.template, { onHubHost: true })] : [];
   if (localMirror) own.push({ name: LOCAL_MIRROR, display: 'Local mirror', token: 'mirror', kind: 'mirror', url: localMirror });
   const merged = mergeSources(config.sources ?? [], own);
   // Air-gapped (a data folder filled by `hub bundle import`): only mirrors and the sources the config names are
@@ -87,6 +101,7 @@ async function hasMirror(dir: string): Promise<boolean> {
 /** Wire the hub's interfaces to the filesystem, load (or seed) the index, and listen. */
 export async function startServer(options: StartOptions): Promise<RunningHub> {
   installFastBlake3();
+  const host = options.host ?? DEFAULT_HOST;
   const config = options.config ?? {};
   const log = options.logger ?? createLogger({ level: config.logLevel ?? 'info' });
   // A probe entry or probe setting that cannot work fails the start (ConfigError), before anything is opened.
@@ -131,8 +146,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   let mirror: StaticMirror | undefined;
   if (usesDemo && options.demoMirror !== false) {
     const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);
-    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted }).catch(() =>
-      startStaticMirror({ root: demoTreeDir(), port: 0 }),
+    // It listens where the hub does (loopback, or the network), so a demo download works from wherever the hub is reached.
+    const mirrorHost = isLoopbackName(host) ? '127.0.0.1' : host;
+    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted, host: mirrorHost }).catch(() =>
+      startStaticMirror({ root: demoTreeDir(), port: 0, host: mirrorHost }),
     );
     log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
   }
@@ -179,6 +196,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // What each mirror holds is known before the first request (its manifest read, one held file hashed).
   if (mirrors.length > 0) await health.round({ force: true, only: mirrors });
 
+  const baseUrl = config.baseUrl ? config.baseUrl.replace(/\/+$/, '') : undefined;
   const { hub, deps } = assembleHub({
     index: indexes,
     health,
@@ -195,7 +213,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       void guarded.finally(() => background.delete(guarded));
     },
     settings: {
-      ...(config.baseUrl ? { baseUrl: config.baseUrl.replace(/\/+$/, '') } : {}),
+      ...(baseUrl ? { baseUrl } : {}),
       publisherTokens: config.publisherTokens ?? [],
       registryTokens: config.registryTokens ?? [],
       maxRequestBytes: MAX_MESSAGE_BYTES,
@@ -219,18 +237,16 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   app.use(router.routes());
   app.on('error', (err: Error) => log.warn({ err: err.message }, 'connection error'));
 
+  // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
+  const policy: HostPolicy = {
+    listenHost: host,
+    ...(baseUrl ? { baseUrl } : {}),
+    ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
+    ...(config.trustProxy ? { trustProxy: true } : {}),
+  };
   // Hub paths skip Koa; the Koa app serves the host's own `/-/` routes. Node checks the header and request
   // timeouts on `connectionsCheckingInterval` (its default, 30 s, would stretch them).
-  const server = http.createServer(
-    { connectionsCheckingInterval: 1000 },
-    observability.wrap(
-      hubListener(hub, app.callback(), {
-        listenHost: options.host ?? '0.0.0.0',
-        ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
-        ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
-      }),
-    ),
-  );
+  const server = http.createServer({ connectionsCheckingInterval: 1000 }, observability.wrap(hubListener(hub, app.callback(), policy)));
   server.keepAliveTimeout = 65_000;
   // Slow and abusive clients (issue 19): the whole header block within 20 s, the whole request within
   // 120 s, and at most `maxConnectionsPerAddress` open connections from one remote address.
@@ -253,18 +269,21 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       else openByAddress.set(address, left);
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 8080, options.host ?? '0.0.0.0', () => resolve());
+  const bound = await listenOn(server, options.port ?? 8080, host).catch(async (e: NodeJS.ErrnoException) => {
+    await mirror?.close();
+    accountStore.close();
+    throw new ConfigError(
+      `Cannot listen on ${host}:${options.port ?? 8080} (${e.code ?? e.message}). Choose another address or port: HOST/--host, PORT/--port.`,
+    );
   });
-  const port = (server.address() as AddressInfo).port;
+  const { port, url } = bound;
   const metricsServer = await observability.listen().catch(async (e: unknown) => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw e;
   });
-  const url = `http://127.0.0.1:${port}`;
   log.info(
     {
+      listening: bound.listening,
       url,
       data: options.dataDir,
       catalog: indexes.current().catalogAddress,
@@ -280,6 +299,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   return {
     url,
     port,
+    listening: bound.listening,
     ...(mirror ? { mirror } : {}),
     ...(localMirror ? { localMirror } : {}),
     ...(metricsServer ? { metrics: metricsServer } : {}),

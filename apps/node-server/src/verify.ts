@@ -6,6 +6,7 @@ import {
   type CatalogObject,
   CatalogObjectSchema,
   CatalogShardSchema,
+  checkLogStore,
   type IndexStore,
   isAddress,
   type LoadPackStorage,
@@ -142,6 +143,8 @@ export async function verifyStore(store: FsObjectStore, progress?: (n: number) =
   if (current && newest && current !== newest.index)
     faults.push(`ref current: ${current} is not the newest archived day (${newest.date}, ${newest.index})`);
   for (const c of catalogs) await verifyCatalog(store, c, faults, expectedPrev);
+  // The transparency log: its tiles against its entries, its checkpoint against its root, its leaves against the days.
+  faults.push(...(await checkLogStore(store, archive.days)));
   // A store with a fault is no longer trusted: the next start re-hashes and schema-checks the index it serves, and
   // refuses to start on a fault there (see VERIFIED_REF).
   if (faults.length > 0) await store.writeRef(VERIFIED_REF, 'none');

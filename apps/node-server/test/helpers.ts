@@ -2,6 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import type { BuildInput } from '@hub/core-index';
 import { buildFromDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import type { HubConfigFile } from '../src/config.js';
@@ -19,6 +20,8 @@ export interface TestHubOptions {
   host?: string;
   /** Index date for `trees` builds. */
   date?: string;
+  /** Keys that sign the transparency log's checkpoint of a `trees` build. */
+  signers?: BuildInput['signers'];
 }
 
 export interface TestHub {
@@ -66,7 +69,12 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     mirror = await startStaticMirror({ root: treeDir });
     const store = new FsObjectStore(dataDir);
     if (!(await store.readRef('current'))) {
-      await buildFromDir(store, { dir: treeDir, sources: [{ name: TEST_SOURCE }], date: options.date ?? '2026-11-22' });
+      await buildFromDir(store, {
+        dir: treeDir,
+        sources: [{ name: TEST_SOURCE }],
+        date: options.date ?? '2026-11-22',
+        ...(options.signers ? { signers: options.signers } : {}),
+      });
     }
     config = {
       demo: false,

@@ -6,6 +6,17 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import {
+  type Address,
+  generateSignerKey,
+  leafHash,
+  openNote,
+  parseCheckpoint,
+  parseVerifierKey,
+  readLogEntries,
+  readLogState,
+  treeHash,
+} from '@hub/core-index';
 import { tempDirs } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { FakeUpstream, type FakeUpstreamData } from '@hub/upstream/testing';
@@ -42,6 +53,17 @@ beforeAll(() => msw.listen({ onUnhandledRequest: 'bypass' }));
 afterAll(async () => {
   msw.close();
 });
+
+/** The log of a data folder: its size, the size its checkpoint signs (verified with `vkey` over the entries), the days. */
+async function signedLog(dataDir: string, vkey: string) {
+  const store = new FsObjectStore(dataDir);
+  const state = await readLogState(store);
+  const entries = await readLogEntries(store, state);
+  const note = new TextDecoder().decode((await store.get(state.checkpoint as Address))?.bytes);
+  const cp = parseCheckpoint((await openNote(note, [await parseVerifierKey(vkey)])).text);
+  expect(cp.root).toEqual(treeHash(entries.slice(0, cp.size).map(leafHash)));
+  return { size: state.size, signed: cp.size, dates: entries.map((e) => JSON.parse(new TextDecoder().decode(e)).date) };
+}
 
 async function corruptOne(dataDir: string, address: string) {
   const hex = address.slice('blake3:'.length);
@@ -174,9 +196,13 @@ async function serveFake(delayMs: number): Promise<{ url: string; fake: FakeUpst
 }
 
 const run = promisify(execFile);
+/** The signing key of the SIGKILL test's builds (HUB_SIGNING_KEY_FILE), written in its beforeAll. */
+let signingEnv: Record<string, string> = {};
 async function cli(args: string[]) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], { env: { ...process.env, HUB_LOG_LEVEL: 'warn' } });
+    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
+      env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...signingEnv },
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     const err = e as { code: number; stdout: string; stderr: string };
@@ -187,24 +213,30 @@ async function cli(args: string[]) {
 describe.skipIf(!existsSync(CLI))('hub index build --upstream in a child process (needs the built CLI: pnpm test builds first)', () => {
   it('killed with SIGKILL midway and run again, ends identical to an uninterrupted build; verify passes, then fails on a corrupted object', async () => {
     const up = await serveFake(25);
+    // The builds sign the transparency log (issue 30): a day before the killed one is in the log already.
+    const key = await generateSignerKey('hub.test/api/hub/log');
+    const keyFile = path.join(await tmp('hub-kill-key-'), 'log.key');
+    await writeFile(keyFile, key.signerKey, { mode: 0o600 });
+    signingEnv = { HUB_SIGNING_KEY_FILE: keyFile };
     try {
-      const args = (dataDir: string) => [
+      const args = (dataDir: string, date = '2026-05-04', top = '20') => [
         'index',
         'build',
         '--upstream',
         up.url,
         '--top',
-        '20',
+        top,
         '--data',
         dataDir,
         '--date',
-        '2026-05-04',
+        date,
         '--modelscope',
         `${up.url}/ms`,
         '--model-concurrency',
         '2',
       ];
       const clean = await tmp('hub-kill-clean-');
+      expect((await cli(args(clean, '2026-05-03', '5'))).code).toBe(0);
       const uninterrupted = await cli(args(clean));
       expect(uninterrupted.code, uninterrupted.stderr).toBe(0);
       const expected = JSON.parse(uninterrupted.stdout.trim().split('\n').pop() as string);
@@ -212,7 +244,12 @@ describe.skipIf(!existsSync(CLI))('hub index build --upstream in a child process
       expect(uninterrupted.stderr).toMatch(/skipped: .*1 gated/);
 
       const dataDir = await tmp('hub-kill-');
-      const child = spawn(process.execPath, [CLI, ...args(dataDir)], { env: { ...process.env, HUB_LOG_LEVEL: 'warn' }, stdio: 'ignore' });
+      expect((await cli(args(dataDir, '2026-05-03', '5'))).code).toBe(0);
+      expect(await signedLog(dataDir, key.verifierKey)).toEqual({ size: 1, signed: 1, dates: ['2026-05-03'] });
+      const child = spawn(process.execPath, [CLI, ...args(dataDir)], {
+        env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...signingEnv },
+        stdio: 'ignore',
+      });
       const ref = path.join(dataDir, 'refs', 'build-2026-05-04');
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       for (let i = 0; i < 1000; i++) {
@@ -222,7 +259,8 @@ describe.skipIf(!existsSync(CLI))('hub index build --upstream in a child process
       }
       child.kill('SIGKILL');
       expect(await exited).toBeNull();
-      expect(existsSync(path.join(dataDir, 'refs', 'current'))).toBe(false);
+      // The kill left the log as it was: its last checkpoint verifies and covers the day before.
+      expect(await signedLog(dataDir, key.verifierKey)).toEqual({ size: 1, signed: 1, dates: ['2026-05-03'] });
       const finishedBefore = Object.keys(JSON.parse(readFileSync(ref, 'utf8')).done).length;
       expect(finishedBefore).toBeGreaterThanOrEqual(6);
       expect(finishedBefore).toBeLessThan(20);
@@ -233,6 +271,8 @@ describe.skipIf(!existsSync(CLI))('hub index build --upstream in a child process
       expect(result.resumed).toBeGreaterThanOrEqual(finishedBefore);
       expect(result.catalog).toBe(expected.catalog);
       expect(result.models).toBe(expected.models);
+      // The rerun appended exactly one leaf, and signed it.
+      expect(await signedLog(dataDir, key.verifierKey)).toEqual({ size: 2, signed: 2, dates: ['2026-05-03', '2026-05-04'] });
 
       const ok = await cli(['index', 'verify', '--data', dataDir]);
       expect(ok.stdout).toMatch(/ 0 faults/);
@@ -242,9 +282,10 @@ describe.skipIf(!existsSync(CLI))('hub index build --upstream in a child process
       expect(bad.code).toBe(1);
       expect(bad.stdout).toContain(`FAULT ${result.catalog}: bytes hash to`);
     } finally {
+      signingEnv = {};
       await up.close();
     }
-  }, 120_000);
+  }, 180_000);
 
   it('objects put publishes a file (chunked over 16 MiB) and refuses a wrong token', async () => {
     const hub = await startTestHub({ config: { publisherTokens: ['cli-token'] } });

@@ -3,6 +3,7 @@
 // `hub index verify --log` and by @hub/client: a real log passes; a flipped checkpoint byte, a flipped tile byte and
 // a log whose day 2 was rebuilt differently fail. Every hub, proxy and program runs on 127.0.0.1 in a temp folder.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -317,6 +318,42 @@ describe('hub index verify --log and @hub/client check the same cases', () => {
       failure: 'signature',
     });
     expect(await getCommand(['synthetic-org/alpha', '--hub', real.url, '--verify-log'], io)).toBe(2);
+  });
+});
+
+const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
+
+describe.skipIf(!existsSync(CLI))('the built hub binary (pnpm test builds first)', () => {
+  it('hub index verify --log exits 0 on the real log and 1 naming the rewritten day, with the state kept between', async () => {
+    const state = path.join(await tmp('hub-tlog-bin-'), 'seen.json');
+    const bin = async (hubUrl: string) => {
+      try {
+        const { stdout } = await run(process.execPath, [
+          CLI,
+          'index',
+          'verify',
+          '--log',
+          `${hubUrl}/api/hub/log`,
+          '--key',
+          vkey,
+          '--state',
+          state,
+        ]);
+        return { code: 0, out: stdout };
+      } catch (e) {
+        const err = e as { code: number; stdout: string; stderr: string };
+        return { code: err.code, out: err.stdout + err.stderr };
+      }
+    };
+    via(undefined);
+    const ok = await bin(proxy.url);
+    expect(ok.code, ok.out).toBe(0);
+    expect(ok.out).toContain('day 2026-11-23 (leaf 2) included');
+    via(undefined, () => rebuilt.url);
+    const bad = await bin(proxy.url);
+    expect(bad.code).toBe(1);
+    expect(bad.out).toContain('FAULT rewritten: the log was rewritten: day 2026-11-22 (leaf 1) differs from the one seen before');
+    via(undefined);
   });
 });
 

@@ -19,7 +19,17 @@ export {
   textOk,
 } from './http/api.js';
 export * from './http/contract.js';
-export { type Admission, admitRequest, createHub, type Hub, type RequestScope, splitUrl } from './http/create-hub.js';
+export {
+  type Admission,
+  type AdmitInput,
+  admitRequest,
+  createHub,
+  errorShapes,
+  type Hub,
+  type RequestScope,
+  splitUrl,
+} from './http/create-hub.js';
+export { type HostPolicy, isLoopbackName, originHostname, parseHost } from './http/host-policy.js';
 export { type MatchResult, type RouteMatch, Router } from './http/router.js';
 export {
   bearerToken,
@@ -78,6 +88,7 @@ export {
   appendDays,
   CHECKPOINT_KIND,
   CHECKPOINT_MEDIA_TYPE,
+  checkLogStore,
   LOG_ENTRY_KIND,
   LOG_REF,
   LOG_TILE_KIND,

@@ -3,6 +3,7 @@ import {
   type FileRecord,
   type HubResponse,
   type IndexedModel,
+  originHostname,
   prepare,
   type RouteContext,
   reprDigestFromHex,
@@ -56,6 +57,7 @@ export function resolve(ctx: RouteContext<CoreDeps>): HubResponse {
     sha256: file.sha256,
     sources: model.sources,
     ...(token ? { via: token } : {}),
+    hubHost: originHostname(ctx.origin),
   });
   if (!chosen.ok) return sourcesUnavailable(ctx.deps, model, file.path, chosen.holders, chosen.lacking);
   const etag = `"${file.sha256}"`;

@@ -6,6 +6,7 @@ import {
   isOllama,
   json,
   ollamaRedirectRules,
+  originHostname,
   parseRange,
   type Route,
   type RouteContext,
@@ -204,6 +205,7 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
       sources: model.sources,
       via: undefined,
       rules: isOllama(ctx.req.headers.get('user-agent')) ? ollamaRedirectRules(ctx.origin) : undefined,
+      hubHost: originHostname(ctx.origin),
     });
     if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds(), chosen.lacking);
     // 307 (not 302): Ollama accepts only 307 or 200 here (protocols.md 4.2).

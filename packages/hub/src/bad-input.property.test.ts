@@ -30,6 +30,20 @@ describe('bad input, generated from the route table (fast-check)', () => {
     await checkBadInput(
       hub.routes,
       async (req) => {
+        // Through the gate both hosts use, as a loopback-bound hub: generated Host values (invalid ones included) are
+        // refused there in the route group's shape (issue 26).
+        const admitted = hub.admit({
+          method: req.method,
+          target: req.path,
+          header: (name) => req.headers[name] ?? (name === 'host' ? 'localhost' : null),
+          protocol: 'http',
+          policy: { listenHost: '127.0.0.1' },
+        });
+        if (!admitted.ok) {
+          const r = admitted.response;
+          const text = r.body instanceof Uint8Array ? new TextDecoder().decode(r.body) : '';
+          return { status: r.status, text, contentType: r.headers['content-type'] ?? '' };
+        }
         const res = await request(hub, req.path, {
           method: req.method,
           headers: req.headers,

@@ -1,15 +1,3 @@
-// The HTTP core lives in @hub/core-index (src/http); re-exported here for the hosts that compose the hub.
-export {
-  bearerToken,
-  createHub,
-  EXPOSED_HEADERS,
-  type Hub,
-  registryCredential,
-  splitUrl,
-  timingSafeEqualString,
-  tokenMatches,
-  withoutCredentials,
-} from '@hub/core-index';
 export { agentBrief, BRIEF_CANARY } from './discovery/brief.js';
 export { buildDescriptor, preparedDescriptor } from './discovery/descriptor.js';
 export { negotiate } from './discovery/routes.js';

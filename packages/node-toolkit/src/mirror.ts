@@ -76,8 +76,12 @@ export async function startStaticMirror(options: { root: string; port?: number; 
     }
     sendFileBytes(req, res, file, size, { ...cors, etag, 'content-type': 'application/octet-stream' });
   }
-  const { port, close } = await listenLoopback(server, options.port ?? 0, options.host ?? '127.0.0.1');
-  const url = `http://localhost:${port}`;
+  const host = options.host ?? '127.0.0.1';
+  const { port, close } = await listenLoopback(server, options.port ?? 0, host);
+  // On loopback or every interface the mirror is named `localhost`; on one other address, by that address.
+  const wildcard = host === '0.0.0.0' || host === '::';
+  const loopback = host === 'localhost' || host === '::1' || host.startsWith('127.');
+  const url = wildcard || loopback ? `http://localhost:${port}` : `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   return {
     url,
     port,

@@ -271,39 +271,16 @@ export function parseRange(header: string | null, size: number): { start: number
   return { start, end };
 }
 
-// ---- the request target and Host (issue 19) -------------------------------------------------
+// ---- the request target (issue 19) -----------------------------------------------------------
 
-/** `host [":" port]` per RFC 3986 section 3.2.2: a reg-name, an IPv4 address or a bracketed IPv6 literal. */
-const HOST_HEADER = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9\-._~!$&'()*+,;=%]+)(?::([0-9]{0,5}))?$/;
-
-/** True when `host` is a valid `Host` header value (RFC 9112 section 3.2, RFC 3986 section 3.2.2). */
-export function isValidHostHeader(host: string): boolean {
-  const m = HOST_HEADER.exec(host);
-  if (!m) return false;
-  const port = m[1];
-  if (port !== undefined && port !== '' && Number(port) > 65535) return false;
-  // Percent-encoded bytes must be well formed and never NUL.
-  if (host.includes('%') && !/^(?:[^%]|%[0-9A-Fa-f]{2})*$/.test(host)) return false;
-  if (/%00/.test(host)) return false;
-  if (host.startsWith('[')) {
-    try {
-      new URL(`http://${host}/`);
-    } catch {
-      return false;
-    }
-  }
-  return true;
-}
-
-export type RequestTarget = { ok: true; url: string; path: string } | { ok: false; path: string; message: string };
+export type RequestTarget = { ok: true; pathAndQuery: string; path: string } | { ok: false; path: string; message: string };
 
 /**
- * The one function both hosts use to turn a request line and `Host` into the URL the hub reads.
  * The route comes from the request target alone: origin-form (`/path?query`) as sent, absolute-form
- * (`http://host/path`) by its path and query. `Host` is only validated and used as the origin, never
- * parsed for a path, so a `/`, `?` or `#` in it cannot choose the route. An invalid `Host` is refused.
+ * (`http://host/path`) by its path and query. `Host` is decided apart (`decideHost`, host-policy.ts) and used only
+ * as the origin, never parsed for a path, so a `/`, `?` or `#` in it cannot choose the route.
  */
-export function requestTarget(target: string, hostHeader: string | undefined | null, protocol: string): RequestTarget {
+export function requestTarget(target: string): RequestTarget {
   let pathAndQuery = target;
   if (!target.startsWith('/')) {
     if (/^https?:\/\//i.test(target)) {
@@ -323,67 +300,5 @@ export function requestTarget(target: string, hostHeader: string | undefined | n
   if (hash >= 0) pathAndQuery = pathAndQuery.slice(0, hash);
   const q = pathAndQuery.indexOf('?');
   const path = q >= 0 ? pathAndQuery.slice(0, q) : pathAndQuery;
-  const host = hostHeader ?? 'localhost';
-  if (!isValidHostHeader(host)) {
-    return { ok: false, path, message: 'The Host header is not a valid host[:port] (RFC 9112 section 3.2).' };
-  }
-  return { ok: true, url: `${protocol}://${host}${pathAndQuery}`, path };
-}
-
-// ---- DNS rebinding (issue 19) ----------------------------------------------------------------
-
-export interface RebindingSettings {
-  /** The address the host listens on (`127.0.0.1`, `::1`, `localhost`, `0.0.0.0`, …). */
-  listenHost: string;
-  /** The configured public origin; its host is always accepted, and a hub with one is public. */
-  baseUrl?: string;
-  /** Host names (without port) deliberately accepted on a loopback-bound hub (config `allowedHosts`). */
-  allowedHosts?: readonly string[];
-}
-
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1', '[::1]']);
-
-function isLoopbackName(name: string): boolean {
-  const n = name.toLowerCase().replace(/\.$/, '');
-  return LOOPBACK_NAMES.has(n) || n.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(n);
-}
-
-/** The host name of a `Host` value, without the port (IPv6 keeps its brackets). */
-export function hostName(host: string): string {
-  if (host.startsWith('[')) return host.slice(0, host.indexOf(']') + 1).toLowerCase();
-  const colon = host.indexOf(':');
-  return (colon >= 0 ? host.slice(0, colon) : host).toLowerCase();
-}
-
-/**
- * The DNS-rebinding rule (MCP Streamable HTTP security guidance). A hub listening on a loopback
- * address refuses a request whose `Host` is not a loopback name or address, the `baseUrl`'s host or one
- * of `allowedHosts`; and on `/mcp` or a state-changing method, one whose `Origin` names a foreign site.
- * Public deployments (bound to a non-loopback address, or with `baseUrl`) are not restricted here.
- * Returns the refusal message, or undefined when the request may go on.
- */
-export function rebindingRefusal(
-  s: RebindingSettings,
-  req: { method: string; path: string; host: string | null | undefined; origin: string | null | undefined },
-): string | undefined {
-  if (!isLoopbackName(s.listenHost) || s.baseUrl) return undefined;
-  const allowed = new Set((s.allowedHosts ?? []).map((h) => hostName(h)));
-  const okName = (name: string) => isLoopbackName(name) || allowed.has(name);
-  const host = hostName(req.host ?? 'localhost');
-  if (!okName(host)) {
-    return `This hub listens on a loopback address and does not answer for Host "${host}" (DNS rebinding guard). Add it to the allowedHosts setting to allow it.`;
-  }
-  const stateChanging = !['GET', 'HEAD', 'OPTIONS'].includes(req.method.toUpperCase());
-  if (req.origin && req.origin !== 'null' && (stateChanging || req.path === '/mcp')) {
-    let originHost: string;
-    try {
-      originHost = hostName(new URL(req.origin).host);
-    } catch {
-      return 'The Origin header is not a valid origin.';
-    }
-    if (!okName(originHost)) {
-      return `This hub listens on a loopback address and refuses requests from the web origin "${req.origin}" (DNS rebinding guard). Add its host to the allowedHosts setting to allow it.`;
-    }
-  }
-  return undefined;
+  return { ok: true, pathAndQuery, path };
 }

@@ -3,15 +3,15 @@ import { type Metrics, methodLabel, noMetrics, type RouteGroup, routeGroup } fro
 import { AnswerCache } from './answer-cache.js';
 import {
   BodyTooLargeError,
+  type ErrorShape,
   errorResponse,
   type HubRequest,
   type HubResponse,
-  type RebindingSettings,
   type Route,
   type RouteContext,
-  rebindingRefusal,
   requestTarget,
 } from './contract.js';
+import { decideHost, type HostPolicy } from './host-policy.js';
 import { Router } from './router.js';
 import {
   badEncoding,
@@ -34,11 +34,18 @@ import {
 export interface RequestScope {
   /** Background work started by this request; replaces `deps.defer` for this request only. */
   defer?(p: Promise<unknown>): void;
+  /** The origin absolute URLs are built from, as `admit` decided it (`baseUrl`, or the validated scheme and host). */
+  origin?: string;
 }
 
 export interface Hub {
   /** Answer one request. Never throws; never answers 500 for bad input. */
   handle(req: HubRequest, scope?: RequestScope): Promise<HubResponse>;
+  /**
+   * The gate before `handle` (design 10.1): the request target, the host policy, and a refusal in the error shape
+   * of the route the request would reach. Pass the admitted `origin` to `handle` in the scope.
+   */
+  admit(req: AdmitInput): Admission;
   /**
    * The kept whole answer to this request (a `reuse` route answered it before, and the index and health are the
    * same), synchronously, or undefined: then call `handle`. `handle` consults the same cache first, so a host that
@@ -70,16 +77,18 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
     return kept.response;
   }
 
-  async function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
+  function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
     const kept = cached(raw);
-    if (kept) return kept;
+    if (kept) return Promise.resolve(kept);
     // Metrics off: nothing measured, nothing allocated.
     if (!observe) return answer(raw, scope, undefined);
     const start = performance.now();
     const seen: Seen = { route: undefined };
-    const res = await answer(raw, scope, seen);
-    observe(raw, res, seen.route, (performance.now() - start) / 1000);
-    return res;
+    // One reaction on the answer's own promise (no second async frame to await it).
+    return answer(raw, scope, seen).then((res) => {
+      observe(raw, res, seen.route, (performance.now() - start) / 1000);
+      return res;
+    });
   }
 
   /** The answer to one request; `seen.route` is the route it was matched to (or the route a 405 names). */
@@ -123,10 +132,18 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
           break;
         case 'publish':
           if (!tokenMatches(bearerToken(raw), deps.settings.publisherTokens)) {
+            // No token and a wrong one are told apart (issue 27); neither says anything about the tokens there are.
+            const sent = raw.headers.get('authorization') !== null;
             return finish(
-              errorResponse('objects', 401, 'UNAUTHORIZED', 'A publisher token is needed: send Authorization: Bearer <token>.', {
-                'www-authenticate': 'Bearer realm="hub"',
-              }),
+              errorResponse(
+                'objects',
+                401,
+                'UNAUTHORIZED',
+                sent
+                  ? 'The publisher token sent was not accepted by this hub: check it (Authorization: Bearer <token>), or ask its operator for one.'
+                  : 'A publisher token is needed: send Authorization: Bearer <token>.',
+                { 'www-authenticate': sent ? 'Bearer realm="hub", error="invalid_token"' : 'Bearer realm="hub"' },
+              ),
               raw,
               route,
               siteOrigin,
@@ -157,7 +174,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
           req = withoutCookies(raw);
       }
 
-      const origin = deps.settings.baseUrl ?? originOf(raw.url);
+      const origin = scope?.origin ?? deps.settings.baseUrl ?? originOf(raw.url);
       let parsedQuery: URLSearchParams | undefined;
       const ctx: RouteContext<D> = {
         req,
@@ -175,7 +192,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       if (reuse && recorded && under) answers.put(raw, res, route, reuse, recorded.read, under.index, under.health);
       return res;
     } catch (e) {
-      if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e), raw, route, siteOrigin);
+      if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e, route), raw, route, siteOrigin);
       if (isClientAbort(e)) {
         // The client went away mid-body: its doing, not an internal failure (issue 19).
         deps.log.info({ method: raw.method, path: safePath(raw.url) }, 'request aborted by the client');
@@ -186,7 +203,8 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
     }
   }
 
-  return { handle, cached, routes };
+  const shapeOf = shapesOf(router);
+  return { handle, cached, admit: (req) => admitRequest(req, shapeOf), routes };
 }
 
 interface Seen {
@@ -359,35 +377,71 @@ function describeError(e: unknown): { message: string; stack?: string } {
   return { message: String(e) };
 }
 
+/** The error shape of the route a request would reach (its group's), else the shape of its path's prefix. */
+function shapesOf(router: Router<any>): (method: string, path: string) => ErrorShape {
+  return (method, path) => {
+    const m = router.match(method === 'HEAD' || method === 'OPTIONS' ? 'GET' : method, path);
+    if (m.kind === 'found') return m.route.errors;
+    if (m.kind === 'method' || m.kind === 'bad-encoding') return m.sample?.errors ?? shapeForPath(path);
+    return shapeForPath(path);
+  };
+}
+
+/**
+ * The error-shape lookup of a route table, for a host that must refuse a request before its hub exists (the edge
+ * before its first index is read): pass it to `admitRequest`. `hub.admit` is the same over the hub's own table.
+ */
+export function errorShapes(routes: readonly Route<any>[]): (method: string, path: string) => ErrorShape {
+  return shapesOf(new Router(routes as Route<any>[]));
+}
+
 /** A request's headers when none are known (a refusal before the request is read). */
 const NO_HEADERS: HubRequest['headers'] = { get: () => null };
 
-export type Admission = { ok: true; url: string; path: string } | { ok: false; response: HubResponse };
+/** What a host knows about a request before the hub reads it. */
+export interface AdmitInput {
+  method: string;
+  /** the request target as sent (origin-form or absolute-form) */
+  target: string;
+  /** the request's headers (`host`, `origin`, and behind a trusted proxy `forwarded`, `x-forwarded-*`) */
+  header(name: string): string | null;
+  /** the scheme of the connection (`http` or `https`) */
+  protocol: string;
+  /** where the host listens and what it trusts; without it only the `Host` syntax is checked */
+  policy?: HostPolicy;
+}
+
+export type Admission = { ok: true; url: string; path: string; origin: string } | { ok: false; response: HubResponse };
 
 /**
- * The gate both hosts pass every request through before `hub.handle`: the URL comes from the request target
- * alone (`requestTarget`, `Host` validated, 400 in the path's error shape when invalid), then the DNS-rebinding rule
- * (`rebindingRefusal`, 403) when the host gives its listening settings. One function, so node-server and the edge
- * refuse exactly the same requests with exactly the same answers.
+ * The gate both hosts pass every request through before `hub.handle` (via `hub.admit`, which knows each route's
+ * error shape): the route from the request target alone (`requestTarget`), then the host policy (`decideHost`:
+ * `Host` parsed alone as the WHATWG URL parser does, a trusted proxy's forwarded scheme and host, the DNS-rebinding
+ * rule, the origin of absolute URLs). A refusal is 400 or 403 in the error shape of the route the request would
+ * reach. One function, so node-server and the edge refuse exactly the same requests with exactly the same answers.
  */
-export function admitRequest(req: {
-  method: string;
-  target: string;
-  host: string | null | undefined;
-  origin: string | null | undefined;
-  protocol: string;
-  rebinding?: RebindingSettings;
-}): Admission {
-  const target = requestTarget(req.target, req.host, req.protocol);
+export function admitRequest(req: AdmitInput, shapeOf: (method: string, path: string) => ErrorShape): Admission {
+  const method = req.method.toUpperCase();
+  const target = requestTarget(req.target);
   // A refusal leaves with the headers every answer gets (CORS, nosniff, a length), as if no route matched.
-  const refuse = (response: HubResponse): Admission => ({
+  const refuse = (status: number, code: string, message: string): Admission => ({
     ok: false,
-    response: finish(response, { method: req.method, url: target.path, headers: NO_HEADERS, body: null }, undefined, undefined),
+    response: finish(
+      errorResponse(shapeOf(method, target.path), status, code, message),
+      { method: req.method, url: target.path, headers: NO_HEADERS, body: null },
+      undefined,
+      undefined,
+    ),
   });
-  if (!target.ok) return refuse(errorResponse(shapeForPath(target.path), 400, 'BAD_REQUEST', target.message));
-  if (req.rebinding) {
-    const refusal = rebindingRefusal(req.rebinding, { method: req.method, path: target.path, host: req.host, origin: req.origin });
-    if (refusal) return refuse(errorResponse(shapeForPath(target.path), 403, 'FORBIDDEN_HOST', refusal));
-  }
-  return { ok: true, url: target.url, path: target.path };
+  if (!target.ok) return refuse(400, 'BAD_REQUEST', target.message);
+  const decided = decideHost(req.policy, { method, path: target.path, protocol: req.protocol, header: req.header });
+  if (!decided.ok) return refuse(decided.status, decided.code, decided.message);
+  return {
+    ok: true,
+    // The URL names the scheme and host the client used (behind a trusted proxy, the proxy's): answers kept by URL
+    // (the answer cache) are then never served to a request that would build other absolute URLs.
+    url: `${decided.effective.origin}${target.pathAndQuery}`,
+    path: target.path,
+    origin: decided.origin,
+  };
 }

@@ -3,7 +3,7 @@ import type { Address } from '../index/blake3.js';
 import { canonicalBytes } from '../index/canonical-json.js';
 import type { ObjectStore } from '../index/object-store.js';
 import { AddressSchema } from '../index/schemas.js';
-import { formatCheckpoint, type NoteSigner, signNote } from './note.js';
+import { formatCheckpoint, type NoteSigner, openNote, parseCheckpoint, parseVerifierKey, signNote } from './note.js';
 import {
   bundleBytes,
   HASH_SIZE,
@@ -176,4 +176,70 @@ export async function appendDays(
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/**
+ * The log of a store checked against itself (`hub index verify --data`): every tile the ref names is what the entries
+ * make it, the entries chain by `prev`, each archived day's `leaf` is an entry of that date and catalog, and the
+ * checkpoint signs the root of its size with the keys the ref names. Returns the faults (none: sound).
+ */
+export async function checkLogStore(
+  objects: ObjectStore,
+  days: ReadonlyArray<{ date: string; index: string; leaf?: number }>,
+): Promise<string[]> {
+  const faults: string[] = [];
+  let state: LogState;
+  let entries: Uint8Array[];
+  try {
+    state = await readLogState(objects);
+    entries = await readLogEntries(objects, state);
+  } catch (e) {
+    return [`log: ${(e as Error).message}`];
+  }
+  const leaves = entries.map(leafHash);
+  const records: Array<LogEntry | undefined> = entries.map((e) => {
+    const parsed = LogEntrySchema.safeParse(safeJson(e));
+    return parsed.success ? parsed.data : undefined;
+  });
+  for (const [i, r] of records.entries()) {
+    if (!r) faults.push(`log entry ${i}: not a model-hub.log-entry record`);
+    else if (r.prev !== (i === 0 ? null : toHex(leaves[i - 1] as Hash)))
+      faults.push(`log entry ${i} (${r.date}): prev does not name the leaf before`);
+  }
+  for (const t of tilesForSize(state.size)) {
+    if (t.level === 'entries') continue;
+    const served = await readTile(objects, state, t);
+    const want = hashTileBytes(leaves, { ...t, level: t.level });
+    if (!served || served.byteLength !== want.byteLength || served.some((b, i) => b !== want[i]))
+      faults.push(`log ${tileKey(t)}: the tile does not match the entries`);
+  }
+  for (const d of days) {
+    if (d.leaf === undefined) continue;
+    const r = records[d.leaf];
+    if (!r || r.date !== d.date || r.index !== d.index) faults.push(`archive day ${d.date}: leaf ${d.leaf} of the log is not this day`);
+  }
+  if (state.checkpoint) {
+    const stored = await objects.get(state.checkpoint as Address);
+    try {
+      if (!stored) throw new Error('missing from the store');
+      const note = new TextDecoder().decode(stored.bytes);
+      const verifiers = await Promise.all(state.keys.map((k) => parseVerifierKey(k)));
+      const cp = parseCheckpoint((await openNote(note, verifiers)).text);
+      if (cp.origin !== state.origin || cp.size !== state.checkpointSize || cp.size > leaves.length)
+        throw new Error('does not match the log ref');
+      const root = treeHash(leaves.slice(0, cp.size));
+      if (root.some((b, i) => b !== cp.root[i])) throw new Error(`its root is not the root of the first ${cp.size} entries`);
+    } catch (e) {
+      faults.push(`log checkpoint ${state.checkpoint}: ${(e as Error).message}`);
+    }
+  }
+  return faults;
+}
+
+function safeJson(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return undefined;
+  }
 }

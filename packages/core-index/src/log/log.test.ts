@@ -3,7 +3,7 @@ import type { Address } from '../index/blake3.js';
 import { buildIndex, readArchive } from '../index/builder.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
 import type { ObjectStore } from '../index/object-store.js';
-import { appendDays, readLogEntries, readLogState, readTile } from './log-store.js';
+import { appendDays, checkLogStore, readLogEntries, readLogState, readTile } from './log-store.js';
 import { formatCheckpoint, generateSignerKey, openNote, parseCheckpoint, parseSignerKey, parseVerifierKey, signNote } from './note.js';
 import {
   consistencyProof,
@@ -192,5 +192,32 @@ describe('the archive as a log', () => {
     );
     expect(r).toMatchObject({ leaf: 1, appended: true, size: 2 });
     await checkLog(store, key.verifierKey);
+  });
+});
+
+describe("a store's log checked against itself", () => {
+  it('passes on a built log and names a forged tile, a forged checkpoint and a day whose leaf is not its own', async () => {
+    const key = await generateSignerKey('hub.example/log');
+    const signers = [await parseSignerKey(key.signerKey)];
+    const store = new MemoryObjectStore();
+    for (const [i, date] of ['2026-11-21', '2026-11-22'].entries()) await buildIndex(store, { date, models: [model(i + 1)], signers });
+    const days = (await readArchive(store)).days;
+    expect(await checkLogStore(store, days)).toEqual([]);
+    const state = await readLogState(store);
+    // A tile object that hashes to its own address but is not what the entries make (a forged store, not a bit flip).
+    const forged = await store.put(new Uint8Array(64).fill(7), { kind: 'model-hub.log-tile', mediaType: 'application/octet-stream' });
+    await store.writeRef('log', JSON.stringify({ ...state, tiles: { ...state.tiles, '0/0': forged.meta.id } }));
+    expect(await checkLogStore(store, days)).toEqual(['log 0/0: the tile does not match the entries']);
+    const other = await parseSignerKey((await generateSignerKey('hub.example/log')).signerKey);
+    const note = await signNote(formatCheckpoint({ origin: 'hub.example/log', size: 2, root: treeHash(leaves(2)) }), [other]);
+    const cp = await store.put(enc.encode(note), { kind: 'model-hub.checkpoint', mediaType: 'text/plain; charset=utf-8' });
+    await store.writeRef('log', JSON.stringify({ ...state, checkpoint: cp.meta.id }));
+    expect((await checkLogStore(store, days))[0]).toMatch(
+      /^log checkpoint blake3:[0-9a-f]{64}: the note carries no signature by a known key/,
+    );
+    await store.writeRef('log', JSON.stringify(state));
+    expect(await checkLogStore(store, [{ ...(days[0] as (typeof days)[number]), leaf: 0 }])).toEqual([
+      'archive day 2026-11-22: leaf 0 of the log is not this day',
+    ]);
   });
 });

@@ -42,6 +42,8 @@ export interface ChooseInput {
   via?: string;
   /** rules a client puts on redirect targets (for example today's Ollama: see `ollamaRedirectRules`) */
   rules?: RedirectRules;
+  /** the host name the client reached the hub by, for sources that run beside it (`SourceConfig.onHubHost`) */
+  hubHost?: string | undefined;
 }
 
 /** What a client accepts as a redirect target. */
@@ -162,7 +164,9 @@ export function chooseSource(
   let fallback: SourceChoice | undefined;
   for (const h of holders) {
     if (!state(h.source).ok) continue;
-    const url = sourceUrl(h, config(h.source), input);
+    const c = config(h.source);
+    const expanded = sourceUrl(h, c, input);
+    const url = expanded && c?.onHubHost && input.hubHost ? onHubHost(expanded, input.hubHost) : expanded;
     if (!url) continue;
     const choice = { source: h.source, display: config(h.source)?.display ?? h.source, url };
     if (rules) {
@@ -182,6 +186,23 @@ export function chooseSource(
   }
   if (fallback) return { ok: true, choice: fallback };
   return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source), ...also };
+}
+
+/**
+ * A URL on the hub's machine, named by the host the client reached the hub by. A client on this machine (a loopback
+ * name) is sent to the other loopback spelling (`localhost` for `127.0.0.1` and back): Ollama follows a blob redirect
+ * only to another host name (protocols.md 0).
+ */
+function onHubHost(url: string, hubHost: string): string {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return url;
+  }
+  const loopback = hubHost === 'localhost' || hubHost === '[::1]' || /^127\./.test(hubHost) || hubHost.endsWith('.localhost');
+  u.hostname = loopback ? (hubHost === 'localhost' ? '127.0.0.1' : 'localhost') : hubHost;
+  return u.href;
 }
 
 /** The URL of one file at the source an index object names (its configuration first, else the object's own URL). */

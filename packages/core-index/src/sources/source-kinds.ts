@@ -118,6 +118,11 @@ export interface SourceConfig {
   probe?: { path: string; sha256: string; size?: number };
   /** Never redirected to (P2P). */
   redirect?: boolean;
+  /**
+   * The template names a server on the hub's own machine (the demo mirror): a redirect to it names the host the
+   * client reached the hub by (`baseUrl`'s, or the validated `Host`), keeping the template's scheme, port and path.
+   */
+  onHubHost?: boolean;
 }
 
 export const DEFAULT_SOURCES: SourceConfig[] = [

@@ -123,13 +123,15 @@ the next source in \`order\` that holds the file.
   160, 320, 640, 1280, 2560 s, then every 3600 s. The first re-check never comes later than one probe
   interval: with \`probeIntervalSeconds: 2\` a failing source is re-checked after 2, 4, 8, 16 … s (capped
   at \`probeRetryMaxSeconds\`), so a source that healed gets redirects again within one interval.
-- **Demand shortens the wait.** When a file is asked for and no live source holds it (the request is
-  answered 503), every failing source that holds it is re-checked one probe interval after its last
-  probe (at once, when that has passed) instead of on the growing schedule, and the 503's
-  \`Retry-After\` says so. While people keep asking, a source holding the file is re-checked every
-  interval, so the 503s stop within one interval of it healing; once nobody asks, a source that keeps
-  failing goes back to the growing schedule. At the edge the cron trigger runs once a minute, so there
-  the interval is that minute.
+- **Demand shortens the wait (node-server only).** On node-server, when a file is asked for and no live
+  source holds it (the request is answered 503), every failing source that holds it is re-checked one
+  probe interval after its last probe (at once, when that has passed) instead of on the growing
+  schedule, and the 503's \`Retry-After\` says so. While people keep asking, a source holding the file is
+  re-checked every interval, so the 503s stop within one interval of it healing; once nobody asks, a
+  source that keeps failing goes back to the growing schedule. This needs the prober's own timer, which
+  only node-server runs (\`SourceProber.start()\`). The edge has no timer between cron runs: its cron
+  trigger runs a probe round once a minute over the sources that are due on the growing schedule, and a
+  request does not pull a failing source's re-check forward there.
 - **Recovery** needs no operator. The first probe that passes makes the source \`ok\` again, and it
   is back in the choice at once. From then on it is probed every 60 s.
 - **Sources with no probe file** are never probed. They are offered as \`ok\` with \`checked: null\`. The

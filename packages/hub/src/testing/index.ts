@@ -1,5 +1,13 @@
 export { request, type TestResponse } from '@hub/core-index/testing';
-export { type BadInputAnswer, type BadInputRequest, type BadInputRoute, badInputProblem, checkBadInput, fillPattern } from './bad-input.js';
+export {
+  BAD_HOSTS,
+  type BadInputAnswer,
+  type BadInputRequest,
+  type BadInputRoute,
+  badInputProblem,
+  checkBadInput,
+  fillPattern,
+} from './bad-input.js';
 export {
   type CaseExpectation,
   type CaseRequest,
