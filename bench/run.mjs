@@ -26,6 +26,7 @@ const FLAGS = {
   client: { type: 'boolean' },
   edge: { type: 'boolean' },
   soak: { type: 'boolean' },
+  metrics: { type: 'boolean' },
   start: { type: 'boolean' },
   minutes: { type: 'string' },
 };
@@ -39,6 +40,11 @@ if (values.soak) {
   // 10 minutes (--minutes N) of mixed load over the hot routes: errors, percentiles, memory at start and end
   await import('./soak.mjs');
   process.exit(process.exitCode ?? 0);
+}
+if (values.metrics) {
+  // the same hub with metrics off and on (prom-client, scraped once a second), side by side
+  await import('./metrics.mjs');
+  process.exit(0);
 }
 if (values.start) {
   // the first start after a build against a later start (--models N --keep DIR --rounds R)

@@ -1,12 +1,14 @@
 // `pnpm --filter @hub/edge dev`: the hub under workerd (wrangler dev) on port 8787, seeded with the bundled
-// demo index, redirecting to a static mirror of the demo bytes on localhost:8788.
+// demo index, the bundled spaces and the demo bucket (as node-server seeds an empty data folder), redirecting to a
+// static mirror of the demo bytes on localhost:8788.
 //  1. build the Worker bundle and @hub/node-toolkit (which holds the demo tree and its builder);
-//  2. build the demo index in memory and upload it to wrangler's local R2 (.wrangler/state), unless there;
+//  2. build the spaces, the bucket and the demo index in memory and upload them to wrangler's local R2
+//     (.wrangler/state), unless there;
 //  3. start the demo mirror; 4. run `wrangler dev`, pointing SOURCES at the mirror.
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { uploadStore } from './seed.mjs';
+import { bucketHolds, demoStore, uploadStore } from './seed.mjs';
 import { withBucket } from './upload.mjs';
 
 const EDGE_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -14,20 +16,25 @@ const ROOT = path.join(EDGE_DIR, '..', '..');
 const PORT = Number(process.env.PORT ?? 8787);
 const MIRROR_PORT = Number(process.env.MIRROR_PORT ?? PORT + 1);
 
-execFileSync('npx', ['turbo', 'run', 'build', '--filter=@hub/edge...', '--filter=@hub/node-toolkit', '--output-logs=errors-only'], {
-  cwd: ROOT,
-  stdio: 'inherit',
-});
+execFileSync(
+  'npx',
+  ['turbo', 'run', 'build', '--filter=@hub/edge...', '--filter=@hub/node-toolkit', '--filter=@hub/spaces', '--output-logs=errors-only'],
+  {
+    cwd: ROOT,
+    stdio: 'inherit',
+  },
+);
 
 const node = await import(path.join(ROOT, 'packages', 'node-toolkit', 'dist', 'index.js'));
-const { MemoryObjectStore } = await import('@hub/core-index');
-const demo = new MemoryObjectStore();
-const built = await node.seedDemo(demo);
+const core = await import('@hub/core-index');
+// The bundled spaces, the demo bucket and the demo index, as node-server seeds an empty data folder.
+const { store: demo, catalog } = await demoStore(node, core);
 await withBucket(async (bucket) => {
-  const current = await (await bucket.get('refs/current'))?.text();
-  if (current === built.catalog) return console.log(`local R2 already holds the demo index ${current}`);
+  if (await bucketHolds(bucket, demo)) return console.log(`local R2 already holds the demo index ${catalog}, its spaces and bucket`);
   const { objects } = await uploadStore(demo, bucket);
-  console.log(`seeded the local R2 with the demo index: ${objects} objects, refs/current = ${built.catalog}`);
+  console.log(
+    `seeded the local R2 with the demo index, the bundled spaces and the demo bucket: ${objects} objects, refs/current = ${catalog}`,
+  );
 });
 
 const mirror = await node

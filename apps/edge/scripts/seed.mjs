@@ -4,6 +4,29 @@
 // and by the tests (Miniflare's R2).
 
 /**
+ * What `pnpm --filter @hub/edge dev` serves, seeded as node-server seeds an empty data folder (issue 27): the bundled
+ * spaces first (so the demo day's archive records their catalog), the demo bucket, then the demo index. `node` is
+ * the built @hub/node-toolkit, `core` @hub/core-index.
+ */
+export async function demoStore(node, core) {
+  const store = new core.MemoryObjectStore();
+  await node.seedSpaces(store, core.silentLogger);
+  await node.seedBuckets(store, core.silentLogger);
+  const built = await node.seedDemo(store);
+  return { store, catalog: built.catalog };
+}
+
+/** True when the bucket already holds what `demoStore` built: today's index, the spaces and the buckets. */
+export async function bucketHolds(bucket, from) {
+  for (const ref of ['current', 'spaces', 'buckets']) {
+    const want = await from.readRef(ref);
+    const have = await (await bucket.get(`refs/${ref}`))?.text();
+    if (want !== undefined && have !== want) return false;
+  }
+  return true;
+}
+
+/**
  * Copy every object the bucket lacks and the `log`, `archive`, `pins` and `current` refs (current last) of
  * `from` into an R2 bucket. Returns how many objects were written.
  */

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MemoryObjectStore, type ObjectStore, silentLogger } from '@hub/core-index';
+import type { MemoryObjectStore, ObjectStore } from '@hub/core-index';
 // @ts-expect-error: a plain .mjs shared with tsup.config.ts
 import { WORKER_CONDITIONS, WORKER_MAIN_FIELDS } from '../scripts/worker-build.mjs';
 import type { R2BucketLike } from '../src/bindings.js';
@@ -91,13 +91,11 @@ export async function uploadStore(from: ObjectStore, bucket: R2BucketLike): Prom
 
 /** The demo index (the bundled demo tree of @hub/node-toolkit), built into memory. */
 export async function demoStore(): Promise<MemoryObjectStore> {
-  const { seedBuckets, seedDemo, seedSpaces } = await import('@hub/node-toolkit');
-  const store = new MemoryObjectStore();
-  // As node-server's first start: the bundled spaces, then the demo index.
-  await seedSpaces(store, silentLogger);
-  await seedBuckets(store, silentLogger);
-  await seedDemo(store);
-  return store;
+  // Exactly what `pnpm --filter @hub/edge dev` seeds (scripts/seed.mjs): the bundled spaces, the demo bucket, the
+  // demo index, as node-server's first start.
+  // @ts-expect-error: a plain .mjs shared with the dev script
+  const seed = await import('../scripts/seed.mjs');
+  return (await seed.demoStore(await import('@hub/node-toolkit'), await import('@hub/core-index'))).store;
 }
 
 export interface EdgeOptions {

@@ -1,5 +1,5 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { accessLog, type Logger, type Metrics, noMetrics, teeMetrics, timingSafeEqualString } from '@hub/core-index';
+import { accessLog, bearerToken, type Logger, type Metrics, noMetrics, teeMetrics, timingSafeEqualString } from '@hub/core-index';
 import { ConfigError, type HubConfigFile } from './config.js';
 import { listenOn } from './listen.js';
 import { type PromMetrics, promMetrics } from './metrics.js';
@@ -63,12 +63,16 @@ export function metricsListener(sink: PromMetrics, log: Logger): Listener {
   };
 }
 
-/** The bearer token a request carries, if any. */
+/** The bearer token a request carries, if any: the hub's one rule (`bearerToken`), over Node's headers. */
 function bearer(req: IncomingMessage): string | undefined {
   const h = req.headers.authorization;
   if (!h || h.length > 4096) return undefined;
-  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(h);
-  return m?.[1];
+  return bearerToken({
+    method: req.method ?? 'GET',
+    url: '/metrics',
+    body: null,
+    headers: { get: (n) => (n === 'authorization' ? h : null) },
+  });
 }
 
 /**

@@ -1,6 +1,100 @@
 import type { MetricEvent, Metrics } from '@hub/core-index';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
+type Labels = Record<string, string>;
+
+/**
+ * A counter counted in plain numbers by one string key per series and handed to prom-client when a scrape collects
+ * it (the difference since the last scrape), so the hot path never builds or hashes a label object.
+ */
+function syncedCounter(registry: Registry, name: string, help: string, labelNames: string[]) {
+  const series = new Map<string, Series>();
+  const all: Series[] = [];
+  new Counter({
+    name,
+    help,
+    labelNames,
+    registers: [registry],
+    collect() {
+      for (const s of all) {
+        const delta = s.count - s.reported;
+        if (delta > 0) {
+          this.inc(s.labels, delta);
+          s.reported = s.count;
+        }
+      }
+    },
+  });
+  const open = (labels: Labels): Series => {
+    const s = { labels, count: 0, reported: 0 };
+    all.push(s);
+    return s;
+  };
+  return {
+    /** A new series: the caller keeps it and adds to `count`. */
+    open,
+    /** Add to the series of `key`, opened with `labels()` the first time. */
+    add(key: string, labels: () => Labels, n: number): void {
+      let s = series.get(key);
+      if (!s) {
+        s = open(labels());
+        series.set(key, s);
+      }
+      s.count += n;
+    },
+  };
+}
+
+interface Series {
+  labels: Labels;
+  count: number;
+  reported: number;
+}
+
+/**
+ * A histogram by route group, kept as plain bucket counts and written out by the registry in prom-client's own
+ * format (`get()`): prom-client's Histogram validates and hashes its labels on every observe.
+ */
+class GroupHistogram {
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+  private readonly groups = new Map<string, { counts: number[]; sum: number; count: number }>();
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    private readonly bounds: readonly number[],
+  ) {}
+
+  observe(group: string, value: number): void {
+    let g = this.groups.get(group);
+    if (!g) {
+      g = { counts: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 };
+      this.groups.set(group, g);
+    }
+    let i = 0;
+    while (i < this.bounds.length && value > (this.bounds[i] as number)) i++;
+    g.counts[i] = (g.counts[i] ?? 0) + 1;
+    g.sum += value;
+    g.count++;
+  }
+
+  async get() {
+    const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
+    for (const [group, g] of this.groups) {
+      let cumulative = 0;
+      this.bounds.forEach((le, i) => {
+        cumulative += g.counts[i] ?? 0;
+        values.push({ labels: { group, le }, value: cumulative, metricName: `${this.name}_bucket` });
+      });
+      values.push({ labels: { group, le: '+Inf' }, value: g.count, metricName: `${this.name}_bucket` });
+      values.push({ labels: { group }, value: g.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: { group }, value: g.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
+  }
+}
+
 /**
  * node-server's metrics sink (design 10.2): the core's metric events as prom-client 15 metrics in one registry, read
  * by `GET /metrics` (the metrics listener, or the main port with the metrics token). Every family is documented in
@@ -33,31 +127,32 @@ export function promMetrics(options: { defaultMetrics?: boolean; probeIntervalSe
   }
   const registers = [registry];
 
-  const requests = new Counter({
-    name: 'hub_requests_total',
-    help: 'Requests answered, by route pattern, route group, method and status class.',
-    labelNames: ['route', 'group', 'method', 'status_class'] as const,
-    registers,
-  });
-  const duration = new Histogram({
-    name: 'hub_request_duration_seconds',
-    help: 'Time from a request reaching the hub to its answer head, by route group.',
-    labelNames: ['group'] as const,
-    buckets: REQUEST_BUCKETS,
-    registers,
-  });
-  const responseBytes = new Counter({
-    name: 'hub_response_bytes_total',
-    help: 'Bytes of answers with a known length, by route group (the hub never sends weight bytes: these are metadata).',
-    labelNames: ['group'] as const,
-    registers,
-  });
-  const redirects = new Counter({
-    name: 'hub_redirects_total',
-    help: 'Downloads redirected to a byte source, by the source that serves them.',
-    labelNames: ['source'] as const,
-    registers,
-  });
+  // The per-request families count in plain numbers on the hot path and reach prom-client only when scraped:
+  // prom-client hashes and validates a label object on every inc() and observe(), about a microsecond each.
+  const requests = syncedCounter(
+    registry,
+    'hub_requests_total',
+    'Requests answered, by route pattern, route group, method and status class.',
+    ['route', 'group', 'method', 'status_class'],
+  );
+  const responseBytes = syncedCounter(
+    registry,
+    'hub_response_bytes_total',
+    'Bytes of answers with a known length, by route group (the hub never sends weight bytes: these are metadata).',
+    ['group'],
+  );
+  const redirects = syncedCounter(
+    registry,
+    'hub_redirects_total',
+    'Downloads redirected to a byte source, by the source that serves them.',
+    ['source'],
+  );
+  const duration = new GroupHistogram(
+    'hub_request_duration_seconds',
+    'Time from a request reaching the hub to its answer head, by route group.',
+    REQUEST_BUCKETS,
+  );
+  registry.registerMetric(duration as unknown as Parameters<Registry['registerMetric']>[0]);
   const noLive = new Counter({
     name: 'hub_no_live_source_total',
     help: 'Files asked for that no live source holds (answered 503 with Retry-After), by route group.',
@@ -172,31 +267,36 @@ export function promMetrics(options: { defaultMetrics?: boolean; probeIntervalSe
   const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
   const statusClass = (status: number) => STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other';
 
-  const requestChildren = new Map<string, { inc(): void }>();
-  const groupChildren = new Map<string, { duration: { observe(v: number): void }; bytes: { inc(v: number): void } }>();
+  const requestSeries = new Map<string, Map<string, Series[]>>();
 
   function emit(e: MetricEvent): void {
     switch (e.type) {
       case 'request': {
-        // The hot path: children looked up by one string key (prom-client hashes a label object on every call).
-        const key = `${e.route} ${e.method} ${e.status}`;
-        let counter = requestChildren.get(key);
-        if (!counter) {
-          counter = requests.labels({ route: e.route, group: e.group, method: e.method, status_class: statusClass(e.status) });
-          requestChildren.set(key, counter);
+        // The hot path: one string key per series, plain numbers.
+        // route → method → status: Map lookups by strings the core keeps (no key built per request)
+        let byMethod = requestSeries.get(e.route);
+        if (!byMethod) {
+          byMethod = new Map();
+          requestSeries.set(e.route, byMethod);
         }
-        counter.inc();
-        let byGroup = groupChildren.get(e.group);
-        if (!byGroup) {
-          byGroup = { duration: duration.labels({ group: e.group }), bytes: responseBytes.labels({ group: e.group }) };
-          groupChildren.set(e.group, byGroup);
+        let byStatus = byMethod.get(e.method);
+        if (!byStatus) {
+          byStatus = [];
+          byMethod.set(e.method, byStatus);
         }
-        byGroup.duration.observe(e.seconds);
-        if (e.bytes !== undefined && Number.isFinite(e.bytes)) byGroup.bytes.inc(e.bytes);
+        const cls = (e.status / 100) | 0;
+        let series = byStatus[cls];
+        if (!series) {
+          series = requests.open({ route: e.route, group: e.group, method: e.method, status_class: statusClass(e.status) });
+          byStatus[cls] = series;
+        }
+        series.count++;
+        duration.observe(e.group, e.seconds);
+        if (e.bytes !== undefined && Number.isFinite(e.bytes)) responseBytes.add(e.group, () => ({ group: e.group }), e.bytes);
         break;
       }
       case 'redirect':
-        redirects.labels({ source: e.source }).inc();
+        redirects.add(e.source, () => ({ source: e.source }), 1);
         break;
       case 'no-live-source':
         noLive.labels({ group: e.group }).inc();

@@ -127,6 +127,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 
 /** A request method as a bounded label value. */
 export function methodLabel(method: string): string {
+  if (METHODS.has(method)) return method;
   const m = method.toUpperCase();
   return METHODS.has(m) ? m : 'OTHER';
 }

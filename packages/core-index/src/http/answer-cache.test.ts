@@ -195,4 +195,34 @@ describe('the answer cache: whole answers of reuse routes', () => {
     await unversioned.handle(req('/health-bound'));
     expect(n).toBe(2);
   });
+
+  it('a kept answer fires the request event like any other, with the route that made it (hub.cached and handle)', async () => {
+    const t = await createTestHub();
+    const events: Array<{ type: string; route?: string; status?: number; source?: string }> = [];
+    const hub = createHub({ ...t.deps, metrics: { emit: (e) => void events.push(e as never) } }, [
+      {
+        method: 'GET',
+        path: '/r/:name',
+        rules: 'read',
+        errors: 'hub',
+        reuse: 'index+health',
+        handler: ({ params }) => ({
+          status: 302,
+          headers: { location: `http://127.0.0.1:1/${params.name}`, 'x-hub-source': 'mirror-a' },
+          body: null,
+        }),
+      },
+    ]);
+    await hub.handle(req('/r/x'));
+    const kept = hub.cached(req('/r/x'));
+    expect(kept?.status).toBe(302);
+    await hub.handle(req('/r/x'));
+    const requests = events.filter((e) => e.type === 'request');
+    expect(requests.map((e) => [e.route, e.status, e.source])).toEqual([
+      ['/r/:name', 302, 'mirror-a'],
+      ['/r/:name', 302, 'mirror-a'],
+      ['/r/:name', 302, 'mirror-a'],
+    ]);
+    expect(events.filter((e) => e.type === 'redirect')).toHaveLength(3);
+  });
 });

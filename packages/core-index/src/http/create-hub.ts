@@ -77,16 +77,18 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
     return kept.response;
   }
 
-  async function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
+  function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
     const kept = cached(raw);
-    if (kept) return kept;
+    if (kept) return Promise.resolve(kept);
     // Metrics off: nothing measured, nothing allocated.
     if (!observe) return answer(raw, scope, undefined);
     const start = performance.now();
     const seen: Seen = { route: undefined };
-    const res = await answer(raw, scope, seen);
-    observe(raw, res, seen.route, (performance.now() - start) / 1000);
-    return res;
+    // One reaction on the answer's own promise (no second async frame to await it).
+    return answer(raw, scope, seen).then((res) => {
+      observe(raw, res, seen.route, (performance.now() - start) / 1000);
+      return res;
+    });
   }
 
   /** The answer to one request; `seen.route` is the route it was matched to (or the route a 405 names). */
@@ -130,10 +132,18 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
           break;
         case 'publish':
           if (!tokenMatches(bearerToken(raw), deps.settings.publisherTokens)) {
+            // No token and a wrong one are told apart (issue 27); neither says anything about the tokens there are.
+            const sent = raw.headers.get('authorization') !== null;
             return finish(
-              errorResponse('objects', 401, 'UNAUTHORIZED', 'A publisher token is needed: send Authorization: Bearer <token>.', {
-                'www-authenticate': 'Bearer realm="hub"',
-              }),
+              errorResponse(
+                'objects',
+                401,
+                'UNAUTHORIZED',
+                sent
+                  ? 'The publisher token sent was not accepted by this hub: check it (Authorization: Bearer <token>), or ask its operator for one.'
+                  : 'A publisher token is needed: send Authorization: Bearer <token>.',
+                { 'www-authenticate': sent ? 'Bearer realm="hub", error="invalid_token"' : 'Bearer realm="hub"' },
+              ),
               raw,
               route,
               siteOrigin,
@@ -182,7 +192,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       if (reuse && recorded && under) answers.put(raw, res, route, reuse, recorded.read, under.index, under.health);
       return res;
     } catch (e) {
-      if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e), raw, route, siteOrigin);
+      if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e, route), raw, route, siteOrigin);
       if (isClientAbort(e)) {
         // The client went away mid-body: its doing, not an internal failure (issue 19).
         deps.log.info({ method: raw.method, path: safePath(raw.url) }, 'request aborted by the client');

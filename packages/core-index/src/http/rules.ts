@@ -144,8 +144,17 @@ export function badEncoding(shape: ErrorShape, path: string): HubResponse {
   return errorResponse(shape === 'text' ? 'hub' : shape, 400, 'BadRequest', msg);
 }
 
-export function tooLarge(shape: ErrorShape, e: BodyTooLargeError): HubResponse {
-  const msg = `The request body is over ${e.limit} bytes; send larger payloads as 16 MiB chunks joined by a source record.`;
+/** 413, with advice for what the route takes: publishing advice only where one publishes (issue 27). */
+export function tooLarge(shape: ErrorShape, e: BodyTooLargeError, route?: Route<any>): HubResponse {
+  const advice =
+    route?.rules === 'publish'
+      ? 'publish a larger file as 16 MiB chunks joined by a chunked record (hub objects put does this).'
+      : route?.rules === 'registry-write'
+        ? 'push a larger blob in chunks (POST, then PATCH each chunk, then PUT with its digest).'
+        : route?.path === '/mcp'
+          ? 'send one smaller JSON-RPC message (a batch as separate requests).'
+          : 'send a smaller body.';
+  const msg = `The request body is over ${e.limit} bytes; ${advice}`;
   if (shape === 'oci') return errorResponse('oci', 413, 'SIZE_INVALID', msg);
   if (shape === 'objects') return errorResponse('objects', 413, 'PAYLOAD_TOO_LARGE', msg);
   return errorResponse(shape === 'text' ? 'hub' : shape, 413, 'PayloadTooLarge', msg);

@@ -109,13 +109,9 @@ async function fromPack(
   if (newline === -1) return 'damaged';
   const body = bytes.subarray(newline + 1);
   if (addressOf(body) !== decoder.decode(bytes.subarray(0, newline))) return 'damaged';
-  let pack: LoadPack;
-  try {
-    pack = JSON.parse(decoder.decode(body)) as LoadPack;
-  } catch {
-    return 'damaged';
-  }
-  if (pack.kind !== LOAD_PACK_KIND) return 'damaged';
+  await yieldTurn();
+  const pack = await parsePack(decoder.decode(body));
+  if (!pack || pack.kind !== LOAD_PACK_KIND) return 'damaged';
   if (pack.catalog !== catalogAddress) return undefined;
   const models: IndexedModel[] = [];
   for (const row of catalog.rows) {
@@ -129,9 +125,45 @@ async function fromPack(
       sources.push(s);
     }
     models.push(makeModel(row.id, entry.model as Address, object, row, sources, entry.sources as Address[]));
+    if (models.length % YIELD_EVERY === 0) await yieldTurn();
   }
   if (models.length !== Object.keys(catalog.objects).length) return 'damaged';
   return models;
+}
+
+/** Entries handled between two turns of the event loop while a pack is read (a running hub keeps answering). */
+const YIELD_EVERY = 2000;
+const yieldTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
+
+/**
+ * The pack's body, parsed a line at a time with a turn of the event loop every {@link YIELD_EVERY} entries, so a hub
+ * that switches to a new index (`--refresh`) keeps answering while it reads the pack: the body is one JSON document
+ * with one object entry per line (see {@link StartPack.bytes}); a body of one line (packs written before) is parsed
+ * whole. Undefined when it does not parse.
+ */
+async function parsePack(text: string): Promise<LoadPack | undefined> {
+  try {
+    const lines = text.split('\n');
+    if (lines.length === 1) return JSON.parse(text) as LoadPack;
+    const head = JSON.parse(`${lines[0]}}}`) as LoadPack;
+    const pack: LoadPack = { kind: head.kind, catalog: head.catalog, models: {}, sources: {} };
+    let into: Record<string, unknown> = pack.models;
+    for (let i = 1; i < lines.length; i++) {
+      const line = lines[i] as string;
+      if (line === '},"sources":{') into = pack.sources;
+      else if (line === '}}') break;
+      else {
+        // `"<address>":<object>` with a comma after every entry but the last of its map
+        const colon = line.indexOf('":');
+        const value = line.endsWith(',') ? line.slice(colon + 2, -1) : line.slice(colon + 2);
+        into[JSON.parse(line.slice(0, colon + 1)) as string] = JSON.parse(value);
+      }
+      if (i % YIELD_EVERY === 0) await yieldTurn();
+    }
+    return pack;
+  } catch {
+    return undefined;
+  }
 }
 
 async function writePack(storage: LoadPackStorage, catalogAddress: Address, models: readonly IndexedModel[]): Promise<void> {
@@ -163,23 +195,36 @@ export class StartPack {
     (kind === 'model-hub.model' ? this.models : this.sources).set(address, bytes);
   };
 
-  /** The pack blob for `catalogAddress`: `<BLAKE3 address of the body>\n<body>` (see {@link LoadPackStorage}). */
+  /**
+   * The pack blob for `catalogAddress`: `<BLAKE3 address of the body>\n<body>` (see {@link LoadPackStorage}). The body
+   * is one JSON document `{kind, catalog, models, sources}` assembled from each object's JSON bytes (never
+   * re-serialised), one entry per line, so a load can parse it a line at a time between turns of the event loop:
+   *
+   *     {"kind":"model-hub.load-pack","catalog":"<address>","models":{
+   *     "<address>":<model object>,
+   *     …
+   *     },"sources":{
+   *     "<address>":<source object>
+   *     }}
+   */
   bytes(catalogAddress: Address): Uint8Array {
-    // The body is assembled from each object's JSON bytes, never re-serialised: `{kind, catalog, models, sources}`.
     const encoder = new TextEncoder();
-    const parts: Uint8Array[] = [encoder.encode(`{"kind":${JSON.stringify(LOAD_PACK_KIND)},"catalog":${JSON.stringify(catalogAddress)}`)];
+    const parts: Uint8Array[] = [
+      encoder.encode(`{"kind":${JSON.stringify(LOAD_PACK_KIND)},"catalog":${JSON.stringify(catalogAddress)},"models":{`),
+    ];
     for (const [name, map] of [
       ['models', this.models],
       ['sources', this.sources],
     ] as const) {
+      if (name === 'sources') parts.push(encoder.encode('\n},"sources":{'));
       let first = true;
       for (const [address, json] of map) {
-        parts.push(encoder.encode(`${first ? `,"${name}":{` : ','}${JSON.stringify(address)}:`), json);
+        // JSON bytes hold no raw line break (JSON escapes them in strings), so each entry is exactly one line.
+        parts.push(encoder.encode(`${first ? '\n' : ',\n'}${JSON.stringify(address)}:`), json);
         first = false;
       }
-      parts.push(encoder.encode(first ? `,"${name}":{}` : '}'));
     }
-    parts.push(encoder.encode('}'));
+    parts.push(encoder.encode('\n}}'));
     let length = 0;
     for (const p of parts) length += p.length;
     const body = new Uint8Array(length);

@@ -190,4 +190,25 @@ describe('the builder writes what the first start needs (StartPack through onObj
     stored.bytes[20] = (stored.bytes[20] as number) ^ 1;
     await expect(loadIndex(store, built.catalog, { verified: true, pack: pack.storage })).rejects.toBeInstanceOf(IndexLoadError);
   });
+
+  it('a load from the pack gives the event loop turns while it reads (a hub that switches keeps answering)', async () => {
+    const store = new MemoryObjectStore();
+    const start = new StartPack();
+    const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
+    const pack = packStorage();
+    await pack.storage.write(start.bytes(built.catalog));
+    // One entry per line inside one JSON document.
+    const { body } = packBody(pack.bytes());
+    const text = new TextDecoder().decode(body);
+    expect(text.split('\n')).toHaveLength(1 + 60 + 1 + 120 + 1);
+    expect(JSON.parse(text).catalog).toBe(built.catalog);
+    let turns = 0;
+    const tick = setInterval(() => turns++, 0);
+    try {
+      await loadIndex(store, built.catalog, { verified: true, pack: pack.storage });
+    } finally {
+      clearInterval(tick);
+    }
+    expect(turns).toBeGreaterThan(0);
+  });
 });

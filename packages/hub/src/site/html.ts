@@ -110,6 +110,8 @@ function inline(s: string): string {
         return `<a href="${safe}">${label}</a>`;
       });
       t = t.replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>').replace(/(^|[\s(])\*([^*\s][^*]*)\*/g, '$1<em>$2</em>');
+      // `_word_` emphasis as CommonMark reads it: underscores at word boundaries only (snake_case stays as written)
+      t = t.replace(/(^|[\s(])_([^_\s](?:[^_]*[^_\s])?)_(?=$|[\s).,;:!?])/g, '$1<em>$2</em>');
       return t;
     })
     .join('');
