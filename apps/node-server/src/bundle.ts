@@ -81,8 +81,8 @@ export async function bundleCreate(
   opts: ClientOptions & { hasher: NonNullable<ClientOptions['hasher']> },
   out: string,
   models: MirrorModel[],
-  options: { parallel?: number; onFile?: (e: MirrorFileEvent) => void } = {},
-): Promise<{ catalog: string; date: string; objects: number; files: number; failed: number }> {
+  options: { parallel?: number; onFile?: (e: MirrorFileEvent) => void; fromMirror?: string } = {},
+): Promise<{ catalog: string; date: string; objects: number; files: number; failed: number; copied: number }> {
   const f = opts.fetch ?? fetch;
   const { address, catalog } = await hubCatalog(opts.hub, f);
   const r = await f(`${opts.hub.replace(/\/+$/, '')}/api/hub/archive`);
@@ -102,6 +102,7 @@ export async function bundleCreate(
       listed.push({ address: o.address, kind: o.kind, media_type: o.mediaType });
     },
   });
+  const copied = options.fromMirror ? await seedFromMirror(options.fromMirror, path.join(out, DATA_MIRROR), models) : 0;
   const report = await pullIntoMirror(opts, path.join(out, DATA_MIRROR), models, options);
   const bundle: Bundle = {
     format: BUNDLE_FORMAT,
@@ -120,7 +121,32 @@ export async function bundleCreate(
     objects: listed.length,
     files: report.manifest.files.length,
     failed: report.files.filter((e) => e.status === 'failed').length,
+    copied,
   };
+}
+
+/**
+ * Copy the files `models` need from an existing mirror (`hub mirror pull`'s folder) into the bundle's, each re-hashed
+ * on the way (a damaged one is left for the download); returns how many were copied.
+ */
+async function seedFromMirror(from: string, to: string, models: MirrorModel[]): Promise<number> {
+  await mkdir(path.join(to, 'sha256'), { recursive: true });
+  await mkdir(path.join(to, '.partial'), { recursive: true });
+  const have = await heldFiles(from);
+  const already = await heldFiles(to);
+  let copied = 0;
+  for (const f of new Map(models.flatMap((m) => m.files.map((x) => [x.sha256, x] as const))).values()) {
+    if (already.get(f.sha256) === f.size || have.get(f.sha256) !== f.size) continue;
+    const temp = path.join(to, '.partial', `${f.sha256}.seed`);
+    await copyFile(path.join(from, mirrorFilePath(f.sha256)), temp);
+    if ((await sha256Of(temp)) !== f.sha256) {
+      await rm(temp, { force: true });
+      continue;
+    }
+    await rename(temp, path.join(to, mirrorFilePath(f.sha256)));
+    copied++;
+  }
+  return copied;
 }
 
 async function sha256Of(file: string): Promise<string> {

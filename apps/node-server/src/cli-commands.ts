@@ -331,12 +331,15 @@ and leaves the manifest, which records when the mirror was verified. Exit 1 if a
   },
 });
 
-export const BUNDLE_CREATE_OPTIONS = PULL_CHOICE;
+export const BUNDLE_CREATE_OPTIONS = {
+  ...PULL_CHOICE,
+  'from-mirror': { type: 'string', arg: 'DIR', help: 'Take files already in this mirror (each re-hashed) instead of downloading them.' },
+} as const satisfies OptionSpecs;
 
 export const BUNDLE_CREATE = command({
   name: 'bundle create',
   summary: "Write the hub's index (as published) and a mirror of chosen models, to carry across an air gap.",
-  usage: ['OUT (MODEL[:QUANT]… | --top N) --hub URL [--max-bytes SIZE] [--parallel N]'],
+  usage: ['OUT (MODEL[:QUANT]… | --top N) --hub URL [--from-mirror DIR] [--max-bytes SIZE] [--parallel N]'],
   description: `Write OUT: the hub's index objects exactly as published (same addresses, earlier days included),
 its archive, and a mirror of the chosen models' files (OUT/mirror). Resumable; OUT/bundle.json is
 written last. Carry OUT to a network that cannot reach the hub and run "hub bundle import" there.`,

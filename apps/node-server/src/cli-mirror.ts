@@ -195,7 +195,7 @@ export async function mirrorVerifyRun({ positionals }: Parsed<typeof MIRROR_VERI
   return result.damaged.length > 0 || result.missing.length > 0 ? 1 : 0;
 }
 
-/** `hub bundle create OUT (MODEL… | --top N) --hub URL [--max-bytes SIZE] [--parallel N]` */
+/** `hub bundle create OUT (MODEL… | --top N) --hub URL [--from-mirror DIR] [--max-bytes SIZE] [--parallel N]` */
 export async function bundleCreateRun({ values, positionals }: Parsed<typeof BUNDLE_CREATE_OPTIONS>, io: MirrorIo): Promise<number> {
   const [out = '', ...refs] = positionals;
   const top = values.top === undefined ? undefined : wholeNumber('--top', values.top, 1);
@@ -209,16 +209,13 @@ export async function bundleCreateRun({ values, positionals }: Parsed<typeof BUN
   const models = await chooseModels(opts, refs, top, maxBytes, (id, why) =>
     io.tty ? io.err(`skipped ${id}: ${why}\n`) : io.out(JSON.stringify({ event: 'skipped', model: id, reason: why })),
   );
-  const result = await bundleCreate(opts, out, models, { parallel, onFile: fileReporter(io) });
+  const result = await bundleCreate(opts, out, models, {
+    parallel,
+    onFile: fileReporter(io),
+    ...(values['from-mirror'] ? { fromMirror: values['from-mirror'] } : {}),
+  });
   if (io.tty) bars.draw();
-  const line = {
-    event: 'done',
-    catalog: result.catalog,
-    date: result.date,
-    objects: result.objects,
-    files: result.files,
-    failed: result.failed,
-  };
+  const line = { event: 'done', ...result };
   io.tty
     ? io.err(
         `bundle ${out}: ${result.objects} objects of ${result.date} (${result.catalog}), ${result.files} files, ${result.failed} failed\n`,

@@ -82,7 +82,11 @@ beforeAll(async () => {
   expect(await mirrorPull([pulled, GGUF, BERT, '--hub', hubA.url], p), p.lines.join('\n')).toBe(0);
   bundle = path.join(await tmp('bundle-out-'), 'day1');
   const b = io();
-  expect(await bundleCreateCommand([bundle, GGUF, BERT, '--hub', hubA.url], b), b.lines.join('\n')).toBe(0);
+  expect(await bundleCreateCommand([bundle, GGUF, BERT, '--hub', hubA.url, '--from-mirror', pulled], b), b.lines.join('\n')).toBe(0);
+  // the files came from the pulled mirror (re-hashed), none was downloaded again
+  const events = b.lines.map((l) => JSON.parse(l));
+  expect(events.filter((e) => e.event === 'file').every((e) => e.status === 'held')).toBe(true);
+  expect(events.at(-1)).toMatchObject({ event: 'done', copied: 6, failed: 0 });
 });
 
 /** Start hub B on a fresh data folder holding only the imported bundle. */

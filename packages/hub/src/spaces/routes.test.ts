@@ -119,3 +119,18 @@ describe('the spaces section', () => {
     expect((await request(hub, '/spaces')).text).toContain(`Catalog: \``);
   });
 });
+
+describe('a space that is not there (issue 27)', () => {
+  it('is the site 404 page to a browser and {error} to anything else, sandboxed either way', async () => {
+    const { hub } = await setup();
+    const page = await request(hub, '/spaces/nonexistent/', { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    expect(page.status).toBe(404);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.text).toContain('No space named nonexistent');
+    expect(page.headers['content-security-policy']).toContain('sandbox');
+    const api = await request(hub, '/spaces/nonexistent/');
+    expect(api.status).toBe(404);
+    expect(api.json().error).toContain('No space named nonexistent');
+    expect(api.headers['content-security-policy']).toContain('sandbox');
+  });
+});

@@ -10,6 +10,8 @@ import {
   readSpaces,
   type SpaceObject,
 } from '@hub/core-index';
+import { negotiate } from '../discovery/routes.js';
+import { notFoundPage } from '../site/pages.js';
 import { SPACE_API } from './openapi.js';
 import { loadSpacesState, spacePage } from './section.js';
 
@@ -26,8 +28,16 @@ export const SPACE_SEALED_CACHE = 'public, max-age=31536000, immutable';
 const SEALED = /^blake3:[0-9a-f]{64}$/;
 const LIST_AT_MOST = 20;
 
-function notFound(message: string): HubResponse {
-  const res = errorResponse('hub', 404, 'NotFound', message);
+/** 404 of a space path: the site's page to a browser (by Accept, issue 27), `{error}` to anything else. */
+function notFound(message: string, accept: string | null): HubResponse {
+  const res =
+    negotiate(accept) === 'html'
+      ? {
+          status: 404,
+          headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } as Record<string, string>,
+          body: notFoundPage(message),
+        }
+      : errorResponse('hub', 404, 'NotFound', message);
   res.headers['content-security-policy'] = SPACE_CSP;
   return res;
 }
@@ -42,32 +52,34 @@ function names(list: string[]): string {
 async function resolveSpace(
   deps: CoreDeps,
   name: string,
+  accept: string | null,
 ): Promise<{ space: SpaceObject; root: Address; sealed: boolean } | { error: HubResponse }> {
   if (SEALED.test(name)) {
     const space = await readSpace(deps.objects, name as Address);
-    if (!space) return { error: notFound(`No space is sealed under ${name} here. Current spaces: see /spaces?format=json.`) };
+    if (!space) return { error: notFound(`No space is sealed under ${name} here. Current spaces: see /spaces?format=json.`, accept) };
     return { space, root: name as Address, sealed: true };
   }
   const { catalog } = await readSpaces(deps.objects);
   const root = catalog.spaces[name] as Address | undefined;
   const space = root ? await readSpace(deps.objects, root) : undefined;
   if (!root || !space) {
-    return { error: notFound(`No space named ${name}. Spaces here: ${names(Object.keys(catalog.spaces))}.`) };
+    return { error: notFound(`No space named ${name}. Spaces here: ${names(Object.keys(catalog.spaces))}.`, accept) };
   }
   return { space, root, sealed: false };
 }
 
 async function answerFile(ctx: RouteContext<CoreDeps>, path: string | undefined): Promise<HubResponse> {
-  const found = await resolveSpace(ctx.deps, ctx.params.name ?? '');
+  const accept = ctx.req.headers.get('accept');
+  const found = await resolveSpace(ctx.deps, ctx.params.name ?? '', accept);
   if ('error' in found) return found.error;
   const { space, root, sealed } = found;
   const want = path === undefined || path === '' ? space.entry : path;
   const file = space.files.find((f) => f.path === want);
   if (!file) {
-    return notFound(`Space ${space.name} (${root}) has no file ${want}. Its files: ${names(space.files.map((f) => f.path))}.`);
+    return notFound(`Space ${space.name} (${root}) has no file ${want}. Its files: ${names(space.files.map((f) => f.path))}.`, accept);
   }
   const stored = await ctx.deps.objects.get(file.address as Address);
-  if (!stored) return notFound(`Space ${space.name} names ${file.address} for ${want}, but this hub does not hold it.`);
+  if (!stored) return notFound(`Space ${space.name} names ${file.address} for ${want}, but this hub does not hold it.`, accept);
   return {
     status: 200,
     headers: {
