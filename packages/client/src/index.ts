@@ -4,7 +4,7 @@
  * stream from the source the hub chooses and are hashed while they arrive. A wrong hash, a wrong size,
  * a stall or an error status moves the download to the next live source through `/via/{source}/…`.
  */
-import { boundedAll, defaultQuant, isMmproj, quantOf } from '@hub/core-index';
+import { boundedAll } from '@hub/core-index';
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex } from '@noble/hashes/utils';
 
@@ -172,49 +172,6 @@ export async function liveSources(opts: ClientOptions): Promise<string[]> {
   const f = opts.fetch ?? fetch;
   const h = await json<{ order: string[]; sources: Record<string, { ok: boolean }> }>(f, `${trimSlash(opts.hub)}/api/hub/health`);
   return h.order.filter((s) => h.sources[s]?.ok);
-}
-
-/** A glob (`*`, `**`, `?`) as a RegExp over the whole path. */
-export function globToRegExp(glob: string): RegExp {
-  let re = '';
-  for (let i = 0; i < glob.length; i++) {
-    const c = glob[i] as string;
-    if (c === '*' && glob[i + 1] === '*') {
-      re += '.*';
-      i++;
-      if (glob[i + 1] === '/') i++;
-    } else if (c === '*') re += '[^/]*';
-    else if (c === '?') re += '[^/]';
-    else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
-  }
-  return new RegExp(`^${re}$`);
-}
-
-/**
- * The GGUF files of one quantisation (all split parts), by the same rule as the OCI default tag and the
- * site: `quantOf` names the quantisation; without a `quant`, the first of QUANT_PREFERENCE present.
- */
-export function selectQuant(files: RemoteFile[], quant?: string): RemoteFile[] {
-  const ggufs = files.filter((f) => quantOf(f.path) && !isMmproj(f.path));
-  let q = quant?.toUpperCase();
-  if (!q) {
-    // the one default rule (core-index defaultQuant), shared with ollama pull :latest, the site and MCP
-    q = defaultQuant(ggufs.map((f) => f.path));
-  }
-  return ggufs.filter((f) => quantOf(f.path) === q);
-}
-
-/** Pick files by exact path or glob; a quantisation narrows to that GGUF first. No pattern: every file. */
-export function selectFiles(files: RemoteFile[], patterns: string[] = [], quant?: string): RemoteFile[] {
-  const base = quant ? selectQuant(files, quant) : files;
-  if (quant && base.length === 0) throw new Error(`no GGUF file with quantisation ${quant}`);
-  if (patterns.length === 0) return base;
-  const res = patterns.map(globToRegExp);
-  const out = base.filter((f) => res.some((r) => r.test(f.path)));
-  for (const [i, p] of patterns.entries()) {
-    if (!base.some((f) => res[i]?.test(f.path))) throw new Error(`no file matches ${p}`);
-  }
-  return out;
 }
 
 export interface FileResult {
@@ -411,3 +368,4 @@ export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean):
 
 export { collectIndexObjects, type FetchedObject, fetchObject, hubCatalog } from './hub-objects.js';
 export { type LogCheckOptions, modelFilesFromLog, verifyHubLog } from './log.js';
+export { globToRegExp, selectFiles, selectQuant } from './select.js';

@@ -1,5 +1,6 @@
 export * from './buckets/schema.js';
 export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, recordMissing, silentLogger } from './deps.js';
+export { type Admission, type AdmitInput, admitRequest, errorShapes } from './http/admit.js';
 export {
   type ApiContent,
   type ApiQuery,
@@ -19,16 +20,7 @@ export {
   textOk,
 } from './http/api.js';
 export * from './http/contract.js';
-export {
-  type Admission,
-  type AdmitInput,
-  admitRequest,
-  createHub,
-  errorShapes,
-  type Hub,
-  type RequestScope,
-  splitUrl,
-} from './http/create-hub.js';
+export { createHub, type Hub, type RequestScope, splitUrl } from './http/create-hub.js';
 export { type HostPolicy, isLoopbackName, originHostname, parseHost } from './http/host-policy.js';
 export { type MatchResult, type RouteMatch, Router } from './http/router.js';
 export {
@@ -61,15 +53,7 @@ export {
 } from './index/catalog-shards.js';
 export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
-export {
-  type BuiltObjectKind,
-  type IndexedModel,
-  IndexLoadError,
-  type IndexStore,
-  type LoadPackStorage,
-  loadIndex,
-  StartPack,
-} from './index/index-store.js';
+export { type IndexedModel, IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index/index-store.js';
 export { namedJsonSchemas } from './index/json-schema.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
@@ -83,6 +67,7 @@ export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE
 export * from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
+export { type BuiltObjectKind, StartPack } from './index/start-pack.js';
 export {
   type AppendResult,
   appendDays,

@@ -1,24 +1,13 @@
 import type { CoreDeps } from '../deps.js';
 import { type Metrics, methodLabel, noMetrics, type RouteGroup, routeGroup } from '../metrics.js';
+import { type Admission, type AdmitInput, admitRequest, shapesOf } from './admit.js';
 import { AnswerCache } from './answer-cache.js';
-import {
-  BodyTooLargeError,
-  type ErrorShape,
-  errorResponse,
-  type HubRequest,
-  type HubResponse,
-  type Route,
-  type RouteContext,
-  requestTarget,
-} from './contract.js';
-import { decideHost, type HostPolicy } from './host-policy.js';
+import { BodyTooLargeError, errorResponse, type HubRequest, type HubResponse, type Route, type RouteContext } from './contract.js';
+import { finish } from './finish.js';
 import { Router } from './router.js';
 import {
   badEncoding,
   bearerToken,
-  cacheControl,
-  EXPOSED_HEADERS,
-  etagMatches,
   internalError,
   methodNotAllowed,
   notFound,
@@ -54,8 +43,6 @@ export interface Hub {
   cached(req: HubRequest): HubResponse | undefined;
   routes: readonly Route<any>[];
 }
-
-const encoder = new TextEncoder();
 
 /**
  * Compose routes into one table and apply the cross-cutting rules once.
@@ -262,50 +249,6 @@ function isClientAbort(e: unknown): boolean {
   return e.message === 'aborted' || code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE' || e.name === 'AbortError';
 }
 
-function finish(res: HubResponse, req: HubRequest, route: Route<any> | undefined, siteOrigin: string | undefined): HubResponse {
-  const h = res.headers;
-  // CORS: reads from every origin; account routes only from the site origin, with credentials.
-  if (route?.rules === 'account') {
-    const origin = req.headers.get('origin');
-    if (siteOrigin && origin === siteOrigin) {
-      h['access-control-allow-origin'] = siteOrigin;
-      h['access-control-allow-credentials'] = 'true';
-      h.vary = h.vary ? `${h.vary}, Origin` : 'Origin';
-    }
-  } else {
-    h['access-control-allow-origin'] = '*';
-    h['access-control-expose-headers'] = EXPOSED_HEADERS;
-  }
-  if (route && res.status >= 200 && res.status < 400 && h['cache-control'] === undefined) {
-    const cc = cacheControl(route);
-    if (cc) h['cache-control'] = cc;
-  }
-  h['x-content-type-options'] = 'nosniff';
-
-  // Conditional GET.
-  const method = req.method.toUpperCase();
-  if ((method === 'GET' || method === 'HEAD') && res.status === 200 && h.etag) {
-    const inm = req.headers.get('if-none-match');
-    if (inm && etagMatches(inm, h.etag)) {
-      const { 'content-type': _ct, 'content-length': _cl, ...rest } = h;
-      return { status: 304, headers: rest, body: null };
-    }
-  }
-
-  // Bytes and a length for every fixed body; HEAD keeps the length and drops the body.
-  let body = res.body;
-  if (typeof body === 'string') body = encoder.encode(body);
-  if (body instanceof Uint8Array) h['content-length'] = String(body.byteLength);
-  // No body at all (a redirect): an empty one, so both hosts send Content-Length: 0 (workerd always does).
-  else if (body === null && method !== 'HEAD' && res.status !== 204 && res.status !== 304 && h['content-length'] === undefined) {
-    body = new Uint8Array(0);
-    h['content-length'] = '0';
-  }
-  if (method === 'HEAD') body = null;
-  else if (res.status === 204 || res.status === 304) body = null;
-  return { status: res.status, headers: h, body };
-}
-
 /**
  * A read of a path no route claims that differs from a route's path only by a trailing slash (`/api/models/`,
  * `/models/{owner}/{name}/`): 308 to the path without it, the query kept (issue 27). Where both exist (`/models` and
@@ -375,73 +318,4 @@ function safePath(url: string): string {
 function describeError(e: unknown): { message: string; stack?: string } {
   if (e instanceof Error) return { message: e.message, stack: e.stack?.split('\n').slice(0, 6).join('\n') };
   return { message: String(e) };
-}
-
-/** The error shape of the route a request would reach (its group's), else the shape of its path's prefix. */
-function shapesOf(router: Router<any>): (method: string, path: string) => ErrorShape {
-  return (method, path) => {
-    const m = router.match(method === 'HEAD' || method === 'OPTIONS' ? 'GET' : method, path);
-    if (m.kind === 'found') return m.route.errors;
-    if (m.kind === 'method' || m.kind === 'bad-encoding') return m.sample?.errors ?? shapeForPath(path);
-    return shapeForPath(path);
-  };
-}
-
-/**
- * The error-shape lookup of a route table, for a host that must refuse a request before its hub exists (the edge
- * before its first index is read): pass it to `admitRequest`. `hub.admit` is the same over the hub's own table.
- */
-export function errorShapes(routes: readonly Route<any>[]): (method: string, path: string) => ErrorShape {
-  return shapesOf(new Router(routes as Route<any>[]));
-}
-
-/** A request's headers when none are known (a refusal before the request is read). */
-const NO_HEADERS: HubRequest['headers'] = { get: () => null };
-
-/** What a host knows about a request before the hub reads it. */
-export interface AdmitInput {
-  method: string;
-  /** the request target as sent (origin-form or absolute-form) */
-  target: string;
-  /** the request's headers (`host`, `origin`, and behind a trusted proxy `forwarded`, `x-forwarded-*`) */
-  header(name: string): string | null;
-  /** the scheme of the connection (`http` or `https`) */
-  protocol: string;
-  /** where the host listens and what it trusts; without it only the `Host` syntax is checked */
-  policy?: HostPolicy;
-}
-
-export type Admission = { ok: true; url: string; path: string; origin: string } | { ok: false; response: HubResponse };
-
-/**
- * The gate both hosts pass every request through before `hub.handle` (via `hub.admit`, which knows each route's
- * error shape): the route from the request target alone (`requestTarget`), then the host policy (`decideHost`:
- * `Host` parsed alone as the WHATWG URL parser does, a trusted proxy's forwarded scheme and host, the DNS-rebinding
- * rule, the origin of absolute URLs). A refusal is 400 or 403 in the error shape of the route the request would
- * reach. One function, so node-server and the edge refuse exactly the same requests with exactly the same answers.
- */
-export function admitRequest(req: AdmitInput, shapeOf: (method: string, path: string) => ErrorShape): Admission {
-  const method = req.method.toUpperCase();
-  const target = requestTarget(req.target);
-  // A refusal leaves with the headers every answer gets (CORS, nosniff, a length), as if no route matched.
-  const refuse = (status: number, code: string, message: string): Admission => ({
-    ok: false,
-    response: finish(
-      errorResponse(shapeOf(method, target.path), status, code, message),
-      { method: req.method, url: target.path, headers: NO_HEADERS, body: null },
-      undefined,
-      undefined,
-    ),
-  });
-  if (!target.ok) return refuse(400, 'BAD_REQUEST', target.message);
-  const decided = decideHost(req.policy, { method, path: target.path, protocol: req.protocol, header: req.header });
-  if (!decided.ok) return refuse(decided.status, decided.code, decided.message);
-  return {
-    ok: true,
-    // The URL names the scheme and host the client used (behind a trusted proxy, the proxy's): answers kept by URL
-    // (the answer cache) are then never served to a request that would build other absolute URLs.
-    url: `${decided.effective.origin}${target.pathAndQuery}`,
-    path: target.path,
-    origin: decided.origin,
-  };
 }

@@ -5,7 +5,7 @@ import { SPACES_REF } from '../spaces/catalog.js';
 import { type Address, addressOf, blake3Hex } from './blake3.js';
 import { canonicalBytes, canonicalJson } from './canonical-json.js';
 import { readCatalog, writeCatalog } from './catalog-shards.js';
-import { type BuiltObjectKind, isWeightFile } from './index-store.js';
+import { isWeightFile } from './index-store.js';
 import type { ObjectStore } from './object-store.js';
 import {
   type Archive,
@@ -19,6 +19,7 @@ import {
   type SourceObject,
 } from './schemas.js';
 import { sha256Hex } from './sha256.js';
+import type { BuiltObjectKind } from './start-pack.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 

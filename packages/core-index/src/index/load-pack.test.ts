@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { type Address, addressOf } from './blake3.js';
 import { buildIndex } from './builder.js';
-import { IndexLoadError, type IndexStore, LOAD_PACK_KIND, type LoadPackStorage, loadIndex, StartPack } from './index-store.js';
+import { IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index-store.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
 import { searchModels } from './search.js';
+import { LOAD_PACK_KIND, StartPack } from './start-pack.js';
 
 // SYNTHETIC models (made-up ids and hashes).
 const models = Array.from({ length: 60 }, (_, i) => {

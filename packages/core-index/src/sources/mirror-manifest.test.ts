@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { SourceObject } from '../index/schemas.js';
 import { sha256Hex } from '../index/sha256.js';
 import { holdingOf, MIRROR_FORMAT, type MirrorManifest, mirrorHolds, parseMirrorManifest } from './mirror-manifest.js';
-import { probeMirror } from './prober.js';
+import { probeMirror } from './probe-mirror.js';
 import { chooseSource } from './source-health.js';
 import { expandTemplate, type SourceConfig } from './source-kinds.js';
 

@@ -1,6 +1,7 @@
 import type { Logger } from '../deps.js';
 import { boundedAll } from '../index/pool.js';
 import { type Metrics, noMetrics } from '../metrics.js';
+import { probeMirror } from './probe-mirror.js';
 import {
   currentProbeState,
   nextProbeDue,
@@ -9,7 +10,6 @@ import {
   type ProbeSettings,
   type ProbeState,
   probedSources,
-  probeMirror,
   probeSource,
   pullForward,
   recordOutcome,

@@ -2,7 +2,7 @@ import { createHub } from '@hub/core-index';
 import { createTestHub, request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { type HubDeps, hubRoutes } from '../routes.js';
-import { negotiate } from './routes.js';
+import { negotiate } from './negotiate.js';
 
 describe('Accept negotiation with q-values (RFC 9110 §12.5.1)', () => {
   it.each([

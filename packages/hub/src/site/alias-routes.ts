@@ -1,6 +1,6 @@
 import { type CoreDeps, describeRoutes, encodePath, errorResponse, type HubResponse, type Route, type RouteContext } from '@hub/core-index';
 import { ALIAS_API } from '../discovery/api.js';
-import { negotiate } from '../discovery/routes.js';
+import { negotiate } from '../discovery/negotiate.js';
 import { modelHref } from './html.js';
 import { notFoundPage } from './pages.js';
 

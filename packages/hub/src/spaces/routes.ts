@@ -10,7 +10,7 @@ import {
   readSpaces,
   type SpaceObject,
 } from '@hub/core-index';
-import { negotiate } from '../discovery/routes.js';
+import { negotiate } from '../discovery/negotiate.js';
 import { notFoundPage } from '../site/pages.js';
 import { SPACE_API } from './openapi.js';
 import { loadSpacesState, spacePage } from './section.js';
