@@ -23,10 +23,14 @@ import {
   type Archive,
   ArchiveSchema,
   addressOf,
+  appendDays,
   CatalogObjectSchema,
   isAddress,
+  LogEntrySchema,
   mirrorFilePath,
   parseMirrorManifest,
+  readLogEntries,
+  readLogState,
 } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { prepareStart } from './verify.js';
@@ -240,7 +244,11 @@ export async function bundleImport(
     // the files were re-hashed just now; a mirror that held others keeps their last check
     verified: before && before.files.length > 0 ? before.verified : new Date().toISOString(),
   });
-  await store.writeRef('archive', JSON.stringify(bundle.archive));
+  // The imported days become leaves of this folder's own transparency log (before the archive names them, as a build
+  // does): unsigned here, since the signing key stays with the hub that built them; each day's `leaf` is its place in
+  // this log, and the exporting hub's checkpoints (objects this folder does not hold) are not named.
+  const archive = await logImportedDays(store, bundle.archive);
+  await store.writeRef('archive', JSON.stringify(archive));
   await store.writeRef('current', bundle.catalog as Address);
   const importedFile = path.join(dataDir, IMPORTED_FILE);
   const imported = JSON.parse(await readFile(importedFile, 'utf8').catch(() => '[]')) as unknown[];
@@ -253,5 +261,37 @@ export async function bundleImport(
     objectsNew,
     files: manifest?.files.length ?? 0,
     filesNew,
+  };
+}
+
+/**
+ * Append the bundle's days (oldest first) that this store's log does not hold yet, and return the archive with each
+ * day's `leaf` in this log. A rerun after a kill appends nothing twice: a day already a leaf is found, not added.
+ */
+async function logImportedDays(store: FsObjectStore, archive: Archive): Promise<Archive> {
+  const record = (d: Archive['days'][number]) => ({ date: d.date, index: d.index, catalog: d.catalog ?? d.index });
+  const keyOf = (d: { date: string; index: string; catalog: string }) => `${d.date} ${d.index} ${d.catalog}`;
+  const leavesOf = async (): Promise<Map<string, number>> => {
+    const entries = await readLogEntries(store, await readLogState(store));
+    const out = new Map<string, number>();
+    entries.forEach((bytes, leaf) => {
+      const e = LogEntrySchema.parse(JSON.parse(new TextDecoder().decode(bytes)));
+      out.set(keyOf(e), leaf);
+    });
+    return out;
+  };
+  const held = await leavesOf();
+  const fresh = [...archive.days]
+    .reverse()
+    .map(record)
+    .filter((d) => !held.has(keyOf(d)));
+  if (fresh.length > 0) await appendDays(store, fresh);
+  const leaves = fresh.length > 0 ? await leavesOf() : held;
+  return {
+    ...archive,
+    days: archive.days.map(({ checkpoint: _checkpoint, leaf: _leaf, ...d }) => {
+      const leaf = leaves.get(keyOf(record(d)));
+      return leaf === undefined ? d : { ...d, leaf };
+    }),
   };
 }
