@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Attempt, downloadAll, downloadFile, listFiles, selectFiles } from './index.js';
-import { fileSink, nodeGetBytes, nodeHasher, WORKER_HASH_MIN_BYTES, workerHasher } from './node/index.js';
+import { WORKER_HASH_MIN_BYTES, workerHasher } from './node/hash.js';
+import { fileSink, nodeGetBytes, nodeHasher } from './node/index.js';
 
 const SIZE = 256 * 1024;
 const DATA = Buffer.alloc(SIZE);

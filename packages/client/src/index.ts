@@ -342,7 +342,10 @@ export async function downloadAll(
   });
 }
 
-/** A sink that keeps the bytes in memory (browsers, Workers). */
+/**
+ * A sink that keeps the bytes in memory (browsers, Workers).
+ * @public (tests/client-runtimes.test.ts calls it in a browser and a Worker, from code knip does not read)
+ */
 export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean): void } {
   let parts: Uint8Array[] = [];
   return {
@@ -366,6 +369,6 @@ export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean):
   };
 }
 
-export { collectIndexObjects, type FetchedObject, fetchObject, hubCatalog } from './hub-objects.js';
+export { collectIndexObjects, hubCatalog } from './hub-objects.js';
 export { type LogCheckOptions, modelFilesFromLog, verifyHubLog } from './log.js';
 export { globToRegExp, selectFiles, selectQuant } from './select.js';
