@@ -23,6 +23,7 @@ import { agentCard, llmsTxt, robotsTxt } from './agent.js';
 import { DISCOVERY_API } from './api.js';
 import { agentBrief } from './brief.js';
 import { preparedDescriptor } from './descriptor.js';
+import { liveRegistry } from './live-registry.js';
 import { logAnnouncement } from './log-routes.js';
 import { perOrigin } from './memo.js';
 import { negotiate } from './negotiate.js';
@@ -31,6 +32,7 @@ import { SECTIONS, type SectionName, sectionBrief, sectionDescriptor } from './s
 
 /** Sections described from live state rather than from the index. */
 const LIVE_SECTIONS: Partial<Record<SectionName, (deps: CoreDeps) => Promise<LiveSection>>> = {
+  registry: liveRegistry,
   spaces: liveSpaces,
   buckets: liveBuckets,
 };
