@@ -20,6 +20,7 @@ export interface RemoteFile {
  * giving it more: it holds too much) and from `digest`; `dispose` releases it when a download abandons it.
  */
 export interface Hasher {
+  /** The chunk is lent as to {@link Sink.write}: hash or copy it before returning (or before the promise resolves). */
   update(chunk: Uint8Array): void | Promise<void>;
   /** lowercase hex */
   digest(): string | Promise<string>;
@@ -40,6 +41,10 @@ export const nobleHasher: HasherFactory = () => {
 
 /** Where verified-so-far bytes go. `truncate` drops everything (a restart on another source). */
 export interface Sink {
+  /**
+   * The chunk is lent: a transport may reuse its memory once `write` has returned (or its promise resolved) and
+   * the next chunk is asked for. A sink that keeps the bytes longer copies them.
+   */
   write(chunk: Uint8Array): Promise<void> | void;
   truncate(): Promise<void> | void;
 }
@@ -78,6 +83,7 @@ export interface ByteResponse {
    * transport saw it (`nodeGetBytes` does; `fetch` follows redirects without showing their headers).
    */
   hubSource?: string;
+  /** Each chunk is valid until the next one is asked for (`nodeGetBytes` reads into one reused buffer). */
   body: AsyncIterable<Uint8Array>;
   /** stop reading and release the connection */
   cancel(): void;

@@ -1,23 +1,25 @@
 /** The Node side of @hub/client: node:crypto hashing and a file writer that never leaves unverified bytes at the final path. */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, symlink, writeFile } from 'node:fs/promises';
-import http, { type IncomingMessage } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { availableParallelism, homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ByteResponse, GetBytes, Hasher, HasherFactory, Sink } from '../index.js';
+import { type Http1Answer, http1Get } from './http1.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
- * {@link GetBytes} on node:http and node:https: the socket's Buffers go straight to the hasher and the file, without
- * a web stream between (about twice the throughput of `fetch` on loopback, docs/benchmarks.md). Redirects are
- * followed (at most 10), keeping `Range`; `Authorization` is never sent on (the client sends none).
+ * {@link GetBytes} on node:net (`http:`, {@link http1Get}: one reused read buffer, chunks lent until the next is
+ * asked for) and node:https: the socket's bytes go straight to the hasher and the file, without a web stream
+ * between. Redirects are followed (at most 10), keeping `Range`; `Authorization` is never sent on (the client
+ * sends none).
  */
 export const nodeGetBytes: GetBytes = (url, init) => get(url, init.headers, init.signal, 0, false, undefined);
 
-function get(
+async function get(
   url: string,
   headers: Record<string, string>,
   signal: AbortSignal,
@@ -25,36 +27,37 @@ function get(
   redirected: boolean,
   hubSource: string | undefined,
 ): Promise<ByteResponse> {
+  const u = new URL(url);
+  const answer = u.protocol === 'http:' ? await http1Get(u, headers, signal) : await httpsGet(u, headers, signal);
+  const location = answer.headers.get('location');
+  if (REDIRECTS.has(answer.status) && location) {
+    answer.cancel();
+    if (hops >= 10) throw new Error(`more than 10 redirects from ${url}`);
+    // The hub names the source it sent the client to: the first redirect that says so wins.
+    const named = answer.headers.get('x-hub-source');
+    const source = hubSource ?? (named ? named : undefined);
+    return get(new URL(location, u).href, headers, signal, hops + 1, true, source);
+  }
+  return {
+    status: answer.status,
+    headers: { get: (name: string) => answer.headers.get(name.toLowerCase()) ?? null },
+    url,
+    redirected,
+    ...(hubSource ? { hubSource } : {}),
+    body: answer.body,
+    cancel: answer.cancel,
+  };
+}
+
+/** An `https:` GET on node:https, answered in {@link http1Get}'s shape (its chunks are not reused). */
+function httpsGet(u: URL, headers: Record<string, string>, signal: AbortSignal): Promise<Http1Answer> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const u = new URL(url);
-    const lib = u.protocol === 'https:' ? https : u.protocol === 'http:' ? http : undefined;
-    if (!lib) return reject(new Error(`unsupported URL scheme: ${u.protocol}`));
-    const req = lib.get(u, { headers: { ...headers, 'accept-encoding': 'identity' }, signal }, (res: IncomingMessage) => {
-      const status = res.statusCode ?? 0;
-      const location = res.headers.location;
-      if (REDIRECTS.has(status) && location) {
-        res.resume();
-        if (hops >= 10) return reject(new Error(`more than 10 redirects from ${url}`));
-        // The hub names the source it sent the client to: the first redirect that says so wins.
-        const named = res.headers['x-hub-source'];
-        const source = hubSource ?? (typeof named === 'string' && named ? named : undefined);
-        return resolve(get(new URL(location, u).href, headers, signal, hops + 1, true, source));
-      }
-      resolve({
-        status,
-        headers: {
-          get: (name: string) => {
-            const v = res.headers[name.toLowerCase()];
-            return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
-          },
-        },
-        url,
-        redirected,
-        ...(hubSource ? { hubSource } : {}),
-        body: res,
-        cancel: () => res.destroy(),
-      });
+    if (u.protocol !== 'https:') return reject(new Error(`unsupported URL scheme: ${u.protocol}`));
+    const req = https.get(u, { headers: { ...headers, 'accept-encoding': 'identity' }, signal }, (res: IncomingMessage) => {
+      const fields = new Map<string, string>();
+      for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) fields.set(k, Array.isArray(v) ? v.join(', ') : v);
+      resolve({ status: res.statusCode ?? 0, headers: fields, body: res, cancel: () => res.destroy() });
     });
     req.on('error', reject);
   });
@@ -75,8 +78,11 @@ const localHasher = (): Hasher => {
 export const WORKER_HASH_MIN_BYTES = 8 << 20;
 /** Bytes gathered before they are handed to the hashing thread (one message, one transfer, no further copy). */
 const BATCH_BYTES = 1 << 20;
-/** At most this much handed over and not yet hashed: `update` then returns a promise (the download waits). */
-const MAX_IN_FLIGHT = 64 << 20;
+/**
+ * At most this much handed over and not yet hashed: `update` then returns a promise (the download waits). Kept
+ * small so the batches are reused while still in the CPU cache.
+ */
+const MAX_IN_FLIGHT = 8 << 20;
 
 const HASH_WORKER = `
 const { parentPort } = require('node:worker_threads');
@@ -92,7 +98,7 @@ parentPort.on('message', (m) => {
  * SHA-256 in a worker thread, so hashing overlaps reading the socket and writing the file (design: a verified
  * download is bounded by max(transfer, hash), not their sum). Chunks are copied into 1 MiB batches whose buffers
  * are transferred (not copied again) to the thread, in order; `update` returns a promise only while more than
- * 64 MiB wait to be hashed. The digest is the same node:crypto SHA-256 as {@link localHasher}'s.
+ * 8 MiB wait to be hashed. The digest is the same node:crypto SHA-256 as {@link localHasher}'s.
  */
 export function workerHasher(): Hasher {
   const worker = new Worker(HASH_WORKER, { eval: true });
@@ -188,56 +194,95 @@ function hashThreadWanted(): boolean {
   return process.env.HUB_HASH_THREAD !== '0' && availableParallelism() > 1;
 }
 
+/** The file writer copies chunks into batches of this size, each written with one call. */
+const WRITE_BATCH_BYTES = 1 << 20;
+/** Batches per file: one filling, the others being written; the download waits when none is free. */
+const WRITE_BATCHES = 4;
+
 /**
  * Writes to `<final>.<random>.part` beside the final path; `commit(true)` renames it into place (only
  * after the caller verified the hash), `commit(false)` deletes it.
+ *
+ * A chunk is copied before `write` returns (or before its promise resolves), so the transport may reuse its buffer.
+ * The copies go into a few 1 MiB batches that are written in order on libuv's threads while the next bytes arrive
+ * and are hashed, and are then filled again: the bytes are written while they are still in the CPU cache (fresh
+ * memory for every chunk, or 64 MiB queued, cost more CPU than the whole write on this machine; docs/benchmarks.md).
  */
 export async function fileSink(finalPath: string): Promise<Sink & { commit(ok: boolean): Promise<void>; temp: string }> {
   await mkdir(dirname(finalPath), { recursive: true });
   const temp = join(dirname(finalPath), `.${randomBytes(6).toString('hex')}.part`);
   let fh = await open(temp, 'w');
-  // Network chunks are gathered into batches of 4 MiB, each written with one writev (no copy into one buffer), in
-  // order, while the next batch arrives: the download waits for the disk only when more than 32 MiB are queued.
-  let pending: Uint8Array[] = [];
-  let pendingBytes = 0;
-  let queued = 0;
+  const free: Uint8Array[] = [];
+  let made = 0;
+  let batch: Uint8Array | undefined;
+  let filled = 0;
   let queue: Promise<void> = Promise.resolve();
   let failure: unknown;
-  const enqueue = () => {
-    if (pendingBytes === 0) return;
-    const batch = pending;
-    const bytes = pendingBytes;
-    pending = [];
-    pendingBytes = 0;
-    queued += bytes;
+  let waiting: (() => void) | undefined;
+  const giveBack = (b: Uint8Array) => {
+    free.push(b);
+    const w = waiting;
+    waiting = undefined;
+    w?.();
+  };
+  const takeBatch = (): Uint8Array | undefined => {
+    const b = free.pop();
+    if (b) return b;
+    if (made >= WRITE_BATCHES) return undefined;
+    made++;
+    return new Uint8Array(WRITE_BATCH_BYTES);
+  };
+  const flush = () => {
+    const b = batch;
+    const n = filled;
+    batch = undefined;
+    filled = 0;
+    if (!b) return;
+    if (n === 0) return giveBack(b);
     const handle = fh;
     queue = queue.then(async () => {
       try {
-        if (failure === undefined) await handle.writev(batch);
+        if (failure === undefined) {
+          for (let at = 0; at < n; ) at += (await handle.write(b, at, n - at)).bytesWritten;
+        }
       } catch (e) {
         failure ??= e;
       } finally {
-        queued -= bytes;
+        giveBack(b);
       }
     });
   };
   const settled = async () => {
+    flush();
     await queue;
     if (failure !== undefined) throw failure;
   };
+  const write = (c: Uint8Array): Promise<void> | undefined => {
+    if (failure !== undefined) return Promise.reject(failure);
+    for (let at = 0; at < c.byteLength; ) {
+      batch ??= takeBatch();
+      if (!batch) {
+        // every batch is being written: wait for one, then copy the rest (the caller keeps `c` until then)
+        const rest = c.subarray(at);
+        return new Promise<void>((r) => {
+          waiting = r;
+        }).then(() => write(rest));
+      }
+      const n = Math.min(c.byteLength - at, batch.byteLength - filled);
+      batch.set(c.subarray(at, at + n), filled);
+      filled += n;
+      at += n;
+      if (filled === batch.byteLength) flush();
+    }
+    return undefined;
+  };
   return {
     temp,
-    write: (c) => {
-      if (failure !== undefined) return Promise.reject(failure);
-      pending.push(c);
-      pendingBytes += c.byteLength;
-      if (pendingBytes < 4 << 20) return undefined;
-      enqueue();
-      return queued > 32 << 20 ? settled() : undefined;
-    },
+    write,
     truncate: async () => {
-      pending = [];
-      pendingBytes = 0;
+      batch && giveBack(batch);
+      batch = undefined;
+      filled = 0;
       await queue;
       failure = undefined;
       await fh.truncate(0);
@@ -245,15 +290,13 @@ export async function fileSink(finalPath: string): Promise<Sink & { commit(ok: b
       fh = await open(temp, 'w');
     },
     commit: async (ok) => {
-      if (ok) enqueue();
       try {
-        await settled();
+        if (ok) await settled();
+        else await queue;
       } catch (e) {
-        if (ok) {
-          await fh.close();
-          await rm(temp, { force: true });
-          throw e;
-        }
+        await fh.close();
+        await rm(temp, { force: true });
+        throw e;
       }
       await fh.close();
       if (ok) await rename(temp, finalPath);
