@@ -394,15 +394,6 @@ export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean):
       parts = [];
     },
     commit: () => {},
-    bytes: () => {
-      const n = parts.reduce((a, p) => a + p.byteLength, 0);
-      const out = new Uint8Array(n);
-      let o = 0;
-      for (const p of parts) {
-        out.set(p, o);
-        o += p.byteLength;
-      }
-      return out;
-    },
+    bytes: () => concat(parts, parts.reduce((a, p) => a + p.byteLength, 0)),
   };
 }
