@@ -185,7 +185,7 @@ const JSON_TIMEOUT_MS = 60_000;
 /** and be this large (a tree of many thousand files fits) */
 const JSON_LIMIT_BYTES = 256 << 20;
 
-function concat(parts: Uint8Array[], size: number): Uint8Array {
+function concat(parts: Uint8Array[], size = parts.reduce((n, p) => n + p.byteLength, 0)): Uint8Array {
   const out = new Uint8Array(size);
   let at = 0;
   for (const p of parts) {
@@ -394,6 +394,6 @@ export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean):
       parts = [];
     },
     commit: () => {},
-    bytes: () => concat(parts, parts.reduce((a, p) => a + p.byteLength, 0)),
+    bytes: () => concat(parts),
   };
 }
