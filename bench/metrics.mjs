@@ -3,7 +3,9 @@
 // timed) and a scraper reading its /metrics once a second, as Prometheus would (15 s is its default). wrk on loopback
 // over the hot routes, the two hubs in alternating rounds; per route the median of each and the ratio on / off, with
 // the spread of the per-round ratios.
-// Usage: node bench/metrics.mjs [--duration 5] [--rounds 5] [--connections 50]
+// Usage: node bench/metrics.mjs [--duration 5] [--rounds 5] [--connections 50] [--control]
+//   --control: the noise floor of this comparison: the "on" hub is a second metrics-off hub (no scraper), so the ratios
+//   say how far two identical processes differ on this machine in this run.
 //   (needs the build: apps/node-server/dist/cli.js; `pnpm bench` builds first)
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,6 +20,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
     metrics: { type: 'boolean' },
+    control: { type: 'boolean' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -29,6 +32,7 @@ const CONNECTIONS = Number(values.connections);
 const OFF = 18671;
 const ON = 18673;
 const METRICS = 18675;
+const CONTROL = values.control === true;
 
 // Servers on CPU 1, wrk on CPU 0, as bench/run.mjs does.
 const PIN = os.cpus().length >= 2;
@@ -154,10 +158,10 @@ async function handleCost() {
 try {
   // Each hub seeds the bundled demo into its own folder (the same bytes, the same catalog); demo mirrors on free ports.
   const offHub = serve(OFF, { demoMirrorPort: 0 });
-  const onHub = serve(ON, { demoMirrorPort: 0, metricsPort: METRICS });
+  const onHub = serve(ON, CONTROL ? { demoMirrorPort: 0 } : { demoMirrorPort: 0, metricsPort: METRICS });
   await waitFor(`http://127.0.0.1:${OFF}/-/live`);
   await waitFor(`http://127.0.0.1:${ON}/-/live`);
-  await waitFor(`http://127.0.0.1:${METRICS}/metrics`);
+  if (!CONTROL) await waitFor(`http://127.0.0.1:${METRICS}/metrics`);
 
   const descriptor = await (await fetch(`http://127.0.0.1:${OFF}/.well-known/model-hub.json`)).json();
   const cases = [
@@ -176,7 +180,7 @@ try {
   let scrapes = 0;
   let scraping = false;
   const scraper = setInterval(() => {
-    if (!scraping) return;
+    if (!scraping || CONTROL) return;
     scrape()
       .then(() => scrapes++)
       .catch(() => {});
@@ -208,7 +212,7 @@ try {
   }
   clearInterval(scraper);
 
-  const exposition = await scrape();
+  const exposition = CONTROL ? '' : await scrape();
   const counted = exposition
     .split('\n')
     .filter((l) => l.startsWith('hub_requests_total{'))
@@ -227,7 +231,9 @@ try {
         `| ${r.name} | ${r.off.toFixed(0)} | ${r.on.toFixed(0)} | ${(r.on / r.off).toFixed(3)} | ${Math.min(...r.ratios).toFixed(2)}–${Math.max(...r.ratios).toFixed(2)} | ${r.offCpu.toFixed(1)} | ${r.onCpu.toFixed(1)} | ${median(r.cpuRatios).toFixed(3)} | ${Math.min(...r.cpuRatios).toFixed(2)}–${Math.max(...r.cpuRatios).toFixed(2)} |`,
     ),
     '',
-    `The metrics-on hub counted ${counted} requests in hub_requests_total; /metrics was scraped ${scrapes} times during its rounds.`,
+    CONTROL
+      ? 'CONTROL RUN: both hubs had metrics off ("on" is a second identical process): the ratios are this run\'s noise floor.'
+      : `The metrics-on hub counted ${counted} requests in hub_requests_total; /metrics was scraped ${scrapes} times during its rounds.`,
     '',
     `In process (no sockets: \`hub.handle\` of the /resolve 302 over SYNTHETIC models, ${inProcess.calls} calls per round, ${inProcess.rounds} alternating rounds): metrics off ${inProcess.off.toFixed(0)} ns per request, on (prom-client sink) ${inProcess.on.toFixed(0)} ns; median of the per-pair ratios (requests per second on / off) ${inProcess.ratio.toFixed(3)}, interquartile ${inProcess.spread}.`,
   ];

@@ -94,12 +94,22 @@ describe('the edge Worker under workerd', () => {
     await mkdir(path.join(dir, 'acme', 'new-model'), { recursive: true });
     await writeFile(path.join(dir, 'acme', 'new-model', 'README.md'), '# SYNTHETIC model for the index switch test\n');
     const store = new MemoryObjectStore();
-    await buildFromDir(store, { dir, sources: [{ name: DEMO_SOURCE }], date: '2026-11-23' });
+    // `lan-box` is named only by the index (as `hub index build --source lan-box=URL` names it), not by SOURCES
+    const lanBox = { name: 'lan-box', url: 'http://lan-box.test/{id}/resolve/{revision}/{path}' };
+    await buildFromDir(store, { dir, sources: [{ name: DEMO_SOURCE }, lanBox], date: '2026-11-23' });
     await uploadStore(store, (await edge.mf.getR2Bucket('OBJECTS')) as never);
     await rm(dir, { recursive: true, force: true });
     expect((await fetch(`${edge.url}/api/models/acme/new-model`)).status).toBe(404);
+    expect((await (await fetch(`${edge.url}/api/hub/health`)).json()).sources['lan-box']).toBeUndefined();
     await scheduled();
     await until(async () => ((await fetch(`${edge.url}/api/models/acme/new-model`)).status === 200 ? true : undefined), 'the new index');
+    // every source the served index names is in health and its order (issue 27), and a redirect names one of them
+    const health = await (await fetch(`${edge.url}/api/hub/health`)).json();
+    expect(health.sources['lan-box']).toEqual({ ok: true, checked: null });
+    expect(health.order).toEqual([DEMO_SOURCE, 'lan-box']);
+    const res = await fetch(`${edge.url}/acme/new-model/resolve/main/README.md`, { redirect: 'manual' });
+    expect(res.status).toBe(302);
+    expect(Object.keys(health.sources)).toContain(res.headers.get('x-hub-source'));
   });
 });
 

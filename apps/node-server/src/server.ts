@@ -165,16 +165,6 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     log.info({ mirror: localMirror.url, folder: mirrorDir }, 'serving the local mirror');
   }
   const sources = sourcesFromConfig(config, mirror, localMirror?.url ?? configuredMirror?.url, airGapped);
-  if (airGapped) {
-    // the index names sources (with their own URL templates) that no config lists: none is reachable from here
-    const known = new Set(sources.map((s) => s.name));
-    for (const m of indexes.current().models())
-      for (const s of m.sources) {
-        if (known.has(s.source)) continue;
-        known.add(s.source);
-        sources.push({ name: s.source, display: s.source, token: s.source, kind: 'http', redirect: false });
-      }
-  }
   const mirrors = sources.filter((s) => s.kind === 'mirror').map((s) => s.name);
   const order = config.order ?? [
     // mirrors first (an operator's local copy), then the demo mirror, then the rest as configured
@@ -212,6 +202,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       background.add(guarded);
       void guarded.finally(() => background.delete(guarded));
     },
+    // Every source the index names is in health (assembleHub); air-gapped, the ones no config lists (with their own
+    // URL templates) are unreachable from here and never redirected to.
+    ...(airGapped ? { indexSourceFields: { redirect: false } } : {}),
     settings: {
       ...(baseUrl ? { baseUrl } : {}),
       publisherTokens: config.publisherTokens ?? [],

@@ -148,13 +148,6 @@ export function archiveRepository(deps: CoreDeps): Promise<ArchiveRepository | u
   return deps.index().memo('oci:archive', () => build(deps).catch(() => undefined));
 }
 
-/** Repository names for `/v2/_catalog`: the models' and, when there is an archive, its repository, sorted. */
-export async function withArchiveName(deps: CoreDeps, names: readonly string[]): Promise<readonly string[]> {
-  const repo = await archiveRepository(deps);
-  if (!repo || names.includes(repo.name)) return names;
-  return [...names, repo.name].sort();
-}
-
 const DIGEST = /^sha256:[0-9a-fA-F]{64}$/;
 
 /**

@@ -19,5 +19,6 @@ export { goTemplateProblem } from './go-template.js';
 export { buildRepository, type Descriptor, type Prepared, parameterSize, type Repository, repository, type Shape } from './manifests.js';
 export * from './media-types.js';
 export { catalogNames, dashAliases, findModel, invalidName } from './names.js';
+export { type RegistryRepositories, registryRepositories } from './repositories.js';
 export { ociRoutes, wantsOci } from './routes.js';
 export { type RepoTags, repoTags, TAG_PATTERN, type Target } from './tags.js';

@@ -13,9 +13,7 @@ import {
   recordMissing,
 } from '@hub/core-index';
 import { OCI_API, OCI_WRITE } from './api.js';
-import { archiveAnswer, withArchiveName } from './archive.js';
-import { bucketRepository } from './buckets/names.js';
-import { bucketState } from './buckets/routes.js';
+import { archiveAnswer } from './archive.js';
 import {
   blobUnknown,
   digestInvalid,
@@ -30,7 +28,8 @@ import {
 } from './errors.js';
 import { type Prepared, type Repository, repository, type Shape, type ShapeSet } from './manifests.js';
 import { API_VERSION, API_VERSION_HEADER, MODELPACK_ARTIFACT, OCI_MANIFEST } from './media-types.js';
-import { catalogNames, findModel, invalidName } from './names.js';
+import { findModel, invalidName } from './names.js';
+import { registryRepositories } from './repositories.js';
 
 const DIGEST = /^sha256:[0-9a-fA-F]{64}$/;
 const ANY_DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:/;
@@ -294,10 +293,7 @@ function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
       cache: 60,
       summary: 'Every repository (OciCatalog), with n/last pagination',
       handler: v2(async (ctx) => {
-        const names = await withArchiveName(ctx.deps, catalogNames(ctx.deps.index()));
-        const { catalog } = await bucketState(ctx.deps).store.catalog();
-        const buckets = Object.keys(catalog.buckets).map(bucketRepository);
-        const p = paginate(ctx, buckets.length ? [...names, ...buckets].sort() : names, ctx.path);
+        const p = paginate(ctx, (await registryRepositories(ctx.deps)).all, ctx.path);
         if (!('page' in p)) return p;
         return json(200, { repositories: p.page }, p.headers);
       }),

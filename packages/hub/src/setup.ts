@@ -42,6 +42,23 @@ export function mergeSources(configured: readonly SourceEntry[] = [], own: reado
   return [...byName.values()];
 }
 
+/**
+ * Every source the index names, as a host knows one that no configuration names (issue 27): the index's name as its
+ * display and `/via/` token, its kind from the source objects, no URL of its own (each object's URL is used), no probe
+ * file. Built once per index.
+ */
+function indexSources(index: IndexStore): readonly SourceConfig[] {
+  return index.memo('hub:index-sources', () => {
+    const byName = new Map<string, SourceConfig>();
+    for (const m of index.models())
+      for (const s of m.sources) {
+        if (byName.has(s.source)) continue;
+        byName.set(s.source, { name: s.source, display: s.source, token: s.source, kind: s.type === 'ipfs' ? 'ipfs' : 'http' });
+      }
+    return [...byName.values()];
+  });
+}
+
 /** The index a hub serves, and the one way it switches to a new day: re-read `refs/current`, load it, swap. */
 export interface IndexHolder {
   current(): IndexStore;
@@ -95,12 +112,30 @@ export interface HostParts {
   /** background work the host keeps alive (node: nothing to do; the edge: the request's waitUntil) */
   defer: (p: Promise<unknown>) => void;
   settings: Omit<HubSettings, 'version'>;
+  /**
+   * Fields set on every source the served index names that the host's sources do not (default: none, so they are
+   * redirected to like any other; an air-gapped node-server sets `redirect: false`).
+   */
+  indexSourceFields?: Pick<SourceConfig, 'redirect'>;
 }
 
 /** The deps every route reads and the hub over the full route table. */
 export function assembleHub(parts: HostParts): { hub: Hub; deps: HubDeps } {
+  // Health knows every source the served index names (issue 27), checked on each read of the index: a switch to a new
+  // day adds the new day's sources before the first answer that reads it.
+  let named: IndexStore | undefined;
+  const fields = parts.indexSourceFields ?? {};
+  const index = (): IndexStore => {
+    const current = parts.index.current();
+    if (current !== named) {
+      named = current;
+      parts.health.include?.(indexSources(current).map((s) => ({ ...s, ...fields })));
+    }
+    return current;
+  };
+  index();
   const deps: HubDeps = {
-    index: () => parts.index.current(),
+    index,
     health: parts.health,
     objects: parts.objects,
     missing: parts.missing,

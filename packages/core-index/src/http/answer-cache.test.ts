@@ -3,6 +3,7 @@ import type { CoreDeps } from '../deps.js';
 import { loadIndex } from '../index/index-store.js';
 import { createTestHub } from '../testing/fixture.js';
 import { type HubRequest, json, type Route, text } from './contract.js';
+import { AnswerCache } from './answer-cache.js';
 import { createHub } from './create-hub.js';
 
 // Whole answers kept for reuse (issue 31): served again without the handler until the index or the health changes,
@@ -224,5 +225,34 @@ describe('the answer cache: whole answers of reuse routes', () => {
       ['/r/:name', 302, 'mirror-a'],
     ]);
     expect(events.filter((e) => e.type === 'redirect')).toHaveLength(3);
+  });
+
+  it('holds at most maxEntries URLs (oldest dropped), maxVariants variants per URL and maxBytes of bodies', async () => {
+    const t = await createTestHub();
+    const cache = new AnswerCache<string>({ index: () => t.index, health: { ...t.deps.health, version: () => 1 } }, {
+      maxEntries: 2,
+      maxVariants: 2,
+      maxBytes: 10,
+    });
+    const answer = (n: number) => ({ status: 200, headers: {}, body: new Uint8Array(n) });
+    const keep = (r: HubRequest, bytes = 1, read = ['accept']) => cache.put(r, answer(bytes), r.url, 'index', new Set(read), t.index, 1);
+    keep(req('/a'));
+    keep(req('/b'));
+    keep(req('/c'));
+    expect(cache.size).toBe(2);
+    expect(cache.get(req('/a'))).toBeUndefined();
+    expect(cache.get(req('/c'))?.route).toBe('http://hub.test/c');
+    // variants: two kept, a third not; each served to its own header values only
+    keep(req('/c', { accept: 'text/html' }));
+    keep(req('/c', { accept: 'text/plain' }));
+    expect(cache.get(req('/c', { accept: 'text/html' }))?.response.status).toBe(200);
+    expect(cache.get(req('/c', { accept: 'text/plain' }))).toBeUndefined();
+    expect(cache.get(req('/c', { accept: 'text/html', 'if-none-match': '"x"' }))).toBeUndefined();
+    // bodies: 10 bytes in all, so a 9-byte answer drops the older URLs to fit
+    keep(req('/big'), 9);
+    expect(cache.get(req('/big'))?.response.body).toHaveLength(9);
+    expect(cache.get(req('/b'))).toBeUndefined();
+    // HEAD is kept apart from GET
+    expect(cache.get(req('/big', {}, 'HEAD'))).toBeUndefined();
   });
 });

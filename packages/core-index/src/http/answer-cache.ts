@@ -13,7 +13,7 @@ import type { HeaderBag, HubRequest, HubResponse } from './contract.js';
  * - Dropped when the index object changes (a reload) or the health's `version()` changes (a probe outcome); a route
  *   marked `'index+health'` is not kept at all when the health has no `version`.
  * - Only answers with status below 400 and a fixed body (bytes or none) of at most `maxBodyBytes`; at most
- *   `maxEntries` URLs, `maxVariants` variants each and `maxBytes` of bodies in all, oldest URL dropped first.
+ *   `maxEntries` URLs, `maxVariants` variants each and `maxBytes` of bodies in all, the oldest GET URL dropped first (then HEAD).
  * - The kept answer is frozen (its headers may not be changed by a host) and handed out as is.
  */
 export interface AnswerCacheLimits {
@@ -28,22 +28,27 @@ const DEFAULT_LIMITS: AnswerCacheLimits = { maxEntries: 4096, maxVariants: 8, ma
 /** What a route's answer depends on besides the request, when it may be reused (`Route.reuse`). */
 export type Reuse = 'index' | 'index+health';
 
+/** One kept answer: the values of the entry's `vary` headers it was made for, the answer, and the route it came from. */
+export interface Kept<R> {
+  readonly values: readonly (string | null)[];
+  readonly response: HubResponse;
+  readonly route: R;
+}
+
 interface Entry<R> {
-  /** the route that answered (for the request event of a kept answer) */
-  route: R;
   index: IndexStore;
   /** the health version it was made under, or -1 when it does not depend on health */
   health: number;
   /** names of the request headers the handler read (lower-case), then `if-none-match` */
   vary: string[];
-  variants: Map<string, HubResponse>;
+  /** at most `maxVariants`, compared value by value (no key string built per request) */
+  variants: Kept<R>[];
   bytes: number;
 }
 
-const VARIANT_SEP = '\u0000';
-
 export class AnswerCache<R> {
-  private readonly entries = new Map<string, Entry<R>>();
+  /** Per method (only GET and HEAD are kept), by absolute URL; a Map keeps insertion order, oldest first. */
+  private readonly byMethod = { GET: new Map<string, Entry<R>>(), HEAD: new Map<string, Entry<R>>() };
   private bytes = 0;
   private readonly limits: AnswerCacheLimits;
 
@@ -54,18 +59,36 @@ export class AnswerCache<R> {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
   }
 
-  /** The kept answer for this request, or undefined. Synchronous: a host may write it without a turn of the loop. */
-  get(req: HubRequest): { response: HubResponse; route: R } | undefined {
-    const method = req.method;
-    if (method !== 'GET' && method !== 'HEAD') return undefined;
-    const entry = this.entries.get(`${method} ${req.url}`);
+  /**
+   * The kept answer for this request (with the route that made it), or undefined. Synchronous: a host may write it
+   * without a turn of the loop. The hot path: two map lookups and one comparison per header the answer varies on.
+   */
+  get(req: HubRequest): Kept<R> | undefined {
+    const entries = req.method === 'GET' ? this.byMethod.GET : req.method === 'HEAD' ? this.byMethod.HEAD : undefined;
+    if (!entries) return undefined;
+    const entry = entries.get(req.url);
     if (!entry) return undefined;
     if (entry.index !== this.deps.index() || (entry.health !== -1 && entry.health !== this.healthVersion())) {
-      this.drop(`${method} ${req.url}`, entry);
+      this.drop(entries, req.url, entry);
       return undefined;
     }
-    const response = entry.variants.get(variantKey(entry.vary, req.headers));
-    return response && { response, route: entry.route };
+    const vary = entry.vary;
+    const headers = req.headers;
+    // Usually one variant: read each header once, compare with every variant.
+    let values: (string | null)[] | undefined;
+    if (entry.variants.length > 1) values = vary.map((name) => headers.get(name));
+    for (const kept of entry.variants) {
+      let same = true;
+      for (let i = 0; i < vary.length; i++) {
+        const v = values ? values[i] : headers.get(vary[i] as string);
+        if (v !== kept.values[i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return kept;
+    }
+    return undefined;
   }
 
   /** A request header bag that records which headers are read (for the answer's variants). */
@@ -87,8 +110,8 @@ export class AnswerCache<R> {
    * read before it ran, so an answer made while either changed is never kept under the new one.
    */
   put(req: HubRequest, res: HubResponse, route: R, reuse: Reuse, read: Set<string>, index: IndexStore, health: number | undefined): void {
-    const method = req.method;
-    if (method !== 'GET' && method !== 'HEAD') return;
+    const entries = req.method === 'GET' ? this.byMethod.GET : req.method === 'HEAD' ? this.byMethod.HEAD : undefined;
+    if (!entries) return;
     if (res.status >= 400) return;
     if (reuse === 'index+health' && health === undefined) return;
     const body = res.body;
@@ -96,28 +119,32 @@ export class AnswerCache<R> {
     const size = body?.byteLength ?? 0;
     if (size > this.limits.maxBodyBytes) return;
     if (index !== this.deps.index()) return;
-    const key = `${method} ${req.url}`;
+    const key = req.url;
     const vary = [...read].filter((n) => n !== 'if-none-match').sort();
     vary.push('if-none-match');
-    let entry = this.entries.get(key);
+    let entry = entries.get(key);
     const healthAt = reuse === 'index+health' ? (health as number) : -1;
     if (entry && (entry.index !== index || entry.health !== healthAt || entry.vary.join() !== vary.join())) {
-      this.drop(key, entry);
+      this.drop(entries, key, entry);
       entry = undefined;
     }
     if (!entry) {
-      entry = { route, index, health: healthAt, vary, variants: new Map(), bytes: 0 };
-      this.entries.set(key, entry);
+      entry = { index, health: healthAt, vary, variants: [], bytes: 0 };
+      entries.set(key, entry);
     }
-    if (entry.variants.size >= this.limits.maxVariants) return;
-    const frozen: HubResponse = Object.freeze({ status: res.status, headers: Object.freeze({ ...res.headers }), body });
-    entry.variants.set(variantKey(vary, req.headers), frozen);
+    if (entry.variants.length >= this.limits.maxVariants) return;
+    const values = Object.freeze(vary.map((name) => req.headers.get(name)));
+    if (entry.variants.some((k) => k.values.every((v, i) => v === values[i]))) return;
+    const response: HubResponse = Object.freeze({ status: res.status, headers: Object.freeze({ ...res.headers }), body });
+    entry.variants.push(Object.freeze({ values, response, route }));
     entry.bytes += size;
     this.bytes += size;
-    while (this.entries.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {
-      const oldest = this.entries.entries().next().value as [string, Entry<R>] | undefined;
+    while (this.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {
+      // the oldest GET URL, then the oldest HEAD URL
+      const from = this.byMethod.GET.size > 0 ? this.byMethod.GET : this.byMethod.HEAD;
+      const oldest = from.entries().next().value as [string, Entry<R>] | undefined;
       if (!oldest) break;
-      this.drop(oldest[0], oldest[1]);
+      this.drop(from, oldest[0], oldest[1]);
     }
   }
 
@@ -126,19 +153,13 @@ export class AnswerCache<R> {
     return this.deps.health.version?.();
   }
 
-  /** URLs kept (for tests and the benchmark's report). */
+  /** URLs kept, per method counted apart (for tests and the benchmark's report). */
   get size(): number {
-    return this.entries.size;
+    return this.byMethod.GET.size + this.byMethod.HEAD.size;
   }
 
-  private drop(key: string, entry: Entry<R>): void {
-    this.entries.delete(key);
+  private drop(entries: Map<string, Entry<R>>, key: string, entry: Entry<R>): void {
+    entries.delete(key);
     this.bytes -= entry.bytes;
   }
-}
-
-function variantKey(vary: readonly string[], headers: HeaderBag): string {
-  let key = '';
-  for (const name of vary) key += `${headers.get(name) ?? ''}${VARIANT_SEP}`;
-  return key;
 }

@@ -47,6 +47,21 @@ describe('parseHost: a Host value alone, as the WHATWG URL parser reads it', () 
     // an IPv4 address in another spelling is the address (so the rebinding rule sees what a resolver would)
     expect(parseHost('0x7f.1')?.hostname).toBe('127.0.0.1');
   });
+  it('answers a value asked again (kept parses) exactly as the first time, per scheme, and a kept one cannot be changed', () => {
+    const first = parseHost('Kept.example:80');
+    expect(parseHost('Kept.example:80')).toEqual(first);
+    expect(parseHost('Kept.example:80', 'https')?.origin).toBe('https://kept.example:80');
+    expect(() => {
+      (parseHost('Kept.example:80') as { origin: string }).origin = 'http://evil.example';
+    }).toThrow(TypeError);
+    expect(parseHost('Kept.example:80')?.origin).toBe('http://kept.example');
+    for (const v of INVALID) expect(parseHost(v), JSON.stringify(v)).toBeUndefined();
+  });
+  it('stays right when a client sends a new Host on every request (the kept parses are bounded)', () => {
+    for (let i = 0; i < 3000; i++) expect(parseHost(`h${i}.example:${1000 + i}`)?.host).toBe(`h${i}.example:${1000 + i}`);
+    for (const v of INVALID) expect(parseHost(v), JSON.stringify(v)).toBeUndefined();
+    expect(parseHost('h0.example:1000')?.origin).toBe('http://h0.example:1000');
+  });
 });
 
 describe('decideHost: the one host policy (design 10.1)', () => {
@@ -84,6 +99,15 @@ describe('decideHost: the one host policy (design 10.1)', () => {
       // the refusal never repeats what the client sent
       expect(d.message).not.toContain(host.split(':')[0]);
     }
+  });
+
+  it('decides a name asked again as the first time, also after a flood of other names (the decisions kept are bounded)', () => {
+    const policy: HostPolicy = { listenHost: '127.0.0.1', allowedHosts: ['hub.lan'] };
+    const twice = () => [decide(policy, { host: 'hub.lan' }).ok, decide(policy, { host: 'evil.example' }).ok];
+    expect(twice()).toEqual([true, false]);
+    for (let i = 0; i < 3000; i++) expect(decide(policy, { host: `n${i}.example` }).ok).toBe(false);
+    expect(twice()).toEqual([true, false]);
+    expect(decide({ listenHost: '0.0.0.0' }, { host: 'evil.example' }).ok).toBe(true);
   });
 
   it('refuses a foreign Origin (and the opaque null origin) on /mcp and state-changing methods, not on reads', () => {

@@ -51,6 +51,26 @@ function notInHost(value: string): boolean {
  * `?`, `#`, a port over 65535, an empty name.
  */
 export function parseHost(value: string, scheme: 'http' | 'https' = 'http'): ParsedHost | undefined {
+  const memo = parsedHosts[scheme];
+  const kept = memo.get(value);
+  if (kept !== undefined) return kept ?? undefined;
+  const parsed = parseHostOnce(value, scheme);
+  if (value.length <= 512) {
+    // Bounded: a client sending a new Host on every request only ever empties the memo, never grows it.
+    if (memo.size >= PARSED_HOSTS_MAX) memo.clear();
+    memo.set(value, parsed ?? null);
+  }
+  return parsed;
+}
+
+/**
+ * Hosts already parsed, per scheme (issue 31, hot path): a hub is reached under a handful of names, and the URL
+ * parser costs about half of the gate's time per request. Values are frozen, so a caller cannot change a kept one.
+ */
+const PARSED_HOSTS_MAX = 512;
+const parsedHosts = { http: new Map<string, ParsedHost | null>(), https: new Map<string, ParsedHost | null>() };
+
+function parseHostOnce(value: string, scheme: 'http' | 'https'): ParsedHost | undefined {
   if (value === '' || value.length > 512 || notInHost(value)) return undefined;
   let u: URL;
   try {
@@ -59,7 +79,7 @@ export function parseHost(value: string, scheme: 'http' | 'https' = 'http'): Par
     return undefined;
   }
   if (!u.hostname || u.username || u.password || u.pathname !== '/' || u.search || u.hash) return undefined;
-  return { host: u.host, hostname: u.hostname, origin: u.origin };
+  return Object.freeze({ host: u.host, hostname: u.hostname, origin: u.origin });
 }
 
 /** A loopback name or address: `localhost`, `*.localhost`, 127.0.0.0/8, `::1` (as the URL parser writes them). */
@@ -94,9 +114,9 @@ function baseUrlName(baseUrl: string | undefined): string | undefined {
 }
 
 /** Names a loopback-bound hub answers for, built once per policy. */
-const answered = new WeakMap<HostPolicy, (hostname: string) => boolean>();
+const answered = new WeakMap<HostPolicy, ((hostname: string) => boolean) & { bound: boolean }>();
 
-function answersFor(policy: HostPolicy): (hostname: string) => boolean {
+function answersFor(policy: HostPolicy): ((hostname: string) => boolean) & { bound: boolean } {
   let test = answered.get(policy);
   if (!test) {
     const exact = new Set<string>();
@@ -111,10 +131,19 @@ function answersFor(policy: HostPolicy): (hostname: string) => boolean {
     }
     const base = baseUrlName(policy.baseUrl);
     if (base) exact.add(base);
-    test = (hostname: string) => {
-      const n = hostname.replace(/\.$/, '');
-      return isLoopbackName(n) || exact.has(n) || suffixes.some((s) => n.endsWith(s));
+    const decided = new Map<string, boolean>();
+    const decide = (hostname: string) => {
+      let yes = decided.get(hostname);
+      if (yes === undefined) {
+        const n = hostname.replace(/\.$/, '');
+        yes = isLoopbackName(n) || exact.has(n) || suffixes.some((s) => n.endsWith(s));
+        // Bounded as the parsed hosts are.
+        if (decided.size >= PARSED_HOSTS_MAX) decided.clear();
+        decided.set(hostname, yes);
+      }
+      return yes;
     };
+    test = Object.assign(decide, { bound: boundToLoopback(policy) });
     answered.set(policy, test);
   }
   return test;
@@ -136,8 +165,8 @@ export function rebindingRefusal(
   policy: HostPolicy,
   req: { method: string; path: string; hostname: string; origin: string | null | undefined },
 ): string | undefined {
-  if (!boundToLoopback(policy)) return undefined;
   const ok = answersFor(policy);
+  if (!ok.bound) return undefined;
   if (!ok(req.hostname)) {
     return 'This hub listens on a loopback address and answers only loopback names (DNS rebinding guard). To serve it under another name, add that name to the allowedHosts setting or set baseUrl.';
   }

@@ -113,6 +113,12 @@ export interface SourceHealth {
   /** The configured mirror sources with what each last said it holds (design 10.3). */
   mirrorSources?(): MirrorSource[];
   /**
+   * Know these sources too (the ones the served index names that no configuration does; issue 27): each name not
+   * known yet is added, offered like any source without a probe file, and appended to the order. Known names are
+   * left as they are.
+   */
+  include?(sources: readonly SourceConfig[]): void;
+  /**
    * A number that changes whenever what `choose` and `snapshot` answer may change (a probe outcome, a load of the
    * stored state). Whole answers that depend on health are kept only while it stays the same (`Route.reuse`);
    * without it they are not kept.
@@ -249,13 +255,11 @@ export class MemorySourceHealth implements SourceHealth {
   private generation = 0;
   protected readonly settings: ProbeSettings;
   protected readonly now: () => number;
+  private readonly order: string[];
 
-  constructor(
-    sources: SourceConfig[],
-    private readonly order: string[],
-    options: HealthOptions = {},
-  ) {
+  constructor(sources: SourceConfig[], order: readonly string[], options: HealthOptions = {}) {
     for (const s of sources) this.configs.set(s.name, s);
+    this.order = [...order];
     this.settings = probeSettings(options.settings);
     this.now = options.now ?? Date.now;
   }
@@ -270,6 +274,17 @@ export class MemorySourceHealth implements SourceHealth {
 
   sources(): SourceConfig[] {
     return [...this.configs.values()];
+  }
+
+  include(sources: readonly SourceConfig[]): void {
+    let added = false;
+    for (const s of sources) {
+      if (this.configs.has(s.name)) continue;
+      this.configs.set(s.name, s);
+      if (!this.order.includes(s.name)) this.order.push(s.name);
+      added = true;
+    }
+    if (added) this.changed();
   }
 
   /** Fold one probe result into the state, exactly as a probe's outcome is folded (schedule included). */

@@ -1,4 +1,5 @@
 import { encodePath, type IndexedModel, type IndexStore, isMmproj, type RequestObject, type SectionDescriptor } from '@hub/core-index';
+import { catalogNames, type RegistryRepositories } from '@hub/dialect-oci';
 import { DOC_PAGES } from '../site/docs-content.js';
 
 export const SECTIONS = ['models', 'registry', 'spaces', 'buckets', 'docs'] as const;
@@ -51,6 +52,32 @@ export function examples(index: IndexStore): Examples {
 
 const idPath = (id: string) => encodePath(id);
 
+/** The registry without an archive or a bucket: one repository per model. */
+function modelRepositories(index: IndexStore): RegistryRepositories {
+  const all = catalogNames(index);
+  return { all, models: all.length, archive: undefined, buckets: [], key: '' };
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * The registry's inventory counts what `/v2/_catalog` lists (issue 27: the section said 2 while the catalog listed 4):
+ * every repository is described; the archive's and the buckets' bytes are served here, a model's weight layers are not.
+ */
+function registryInventory(r: RegistryRepositories): SectionDescriptor['inventory'] {
+  const servedHere = (r.archive ? 1 : 0) + r.buckets.length;
+  const parts = [
+    `${plural(r.models, 'model repository', 'model repositories')} (one per indexed model: manifests and hub-made config, template and licence blobs are answered here; weight layers redirect (307) to a live source)`,
+    ...(r.archive ? [`the archive repository ${r.archive} (one tag per archived day, served here)`] : []),
+    ...(r.buckets.length ? [`${plural(r.buckets.length, 'bucket')} (${r.buckets.join(', ')}, served here)`] : []),
+  ];
+  return {
+    described: r.all.length,
+    served_here: servedHere,
+    note: `${plural(r.all.length, 'repository', 'repositories')} in /v2/_catalog: ${parts.join('; ')}.`,
+  };
+}
+
 export function sectionCommon(section: SectionName, self: string) {
   return {
     format: 'svc.section.descriptor/v1' as const,
@@ -71,7 +98,13 @@ function hostOf(origin: string): string {
  * One section's descriptor. `self` is the path that answered; `origin` is used only in `one_line`
  * (a shell command needs an absolute address); every Request URL is a path on this host.
  */
-export function sectionDescriptor(section: SectionName, index: IndexStore, self: string, origin: string): SectionDescriptor {
+export function sectionDescriptor(
+  section: SectionName,
+  index: IndexStore,
+  self: string,
+  origin: string,
+  registry?: RegistryRepositories,
+): SectionDescriptor {
   const ex = examples(index);
   const id = ex.model?.id;
   switch (section) {
@@ -147,11 +180,7 @@ export function sectionDescriptor(section: SectionName, index: IndexStore, self:
         ...sectionCommon('registry', self),
         about:
           'An OCI distribution registry over the same index: one repository per model, one tag per GGUF quantisation, layers named by their SHA-256.',
-        inventory: {
-          described: index.totals.models,
-          served_here: 0,
-          note: 'One repository per indexed model. Manifests and hub-made config, template and licence blobs are answered here; weight layers redirect (307) to a live source.',
-        },
+        inventory: registryInventory(registry ?? modelRepositories(index)),
         catalog: null,
         catalog_note:
           'The registry has no snapshot of its own: it is a view of the models catalog (see /models), and /v2/_catalog lists its repositories live.',

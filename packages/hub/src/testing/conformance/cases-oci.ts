@@ -24,6 +24,23 @@ export function ociCases(): ConformanceCase[] {
       },
     },
     {
+      name: 'GET /registry?format=json counts exactly the repositories /v2/_catalog lists',
+      area: 'oci',
+      request: { path: '/registry?format=json' },
+      expect: {
+        status: 200,
+        check: (r, f) => {
+          const hubOwn = f.repositories.filter((n) => n.startsWith('hub/')).length;
+          const inv = r.json?.inventory;
+          if (inv?.described !== f.repositories.length) return `described ${inv?.described}, /v2/_catalog lists ${f.repositories.length}`;
+          if (inv.served_here !== hubOwn) return `served_here ${inv.served_here}, the archive and bucket repositories are ${hubOwn}`;
+          return f.repositories.filter((n) => n.startsWith('hub/')).every((n) => inv.note.includes(n))
+            ? undefined
+            : 'the note does not name them';
+        },
+      },
+    },
+    {
       name: 'GET /v2/_catalog?n=1 pages with Link',
       area: 'oci',
       request: { path: '/v2/_catalog?n=1' },

@@ -18,6 +18,7 @@ const FACTS: ConformanceFacts = {
   verifyRoot: '0'.repeat(64),
   bucketsCatalog: `blake3:${'0'.repeat(64)}`,
   bucketBlob: `sha256:${'0'.repeat(64)}`,
+  repositories: ['demo/tiny-bert-synthetic'],
 };
 
 /** One key per route; the many registry-write routes (every write method on every /v2 path) count as one. */

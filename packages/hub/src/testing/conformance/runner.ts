@@ -110,6 +110,13 @@ async function readFacts(base: string, doFetch: typeof fetch): Promise<Conforman
   const spaces = (await (await get('/spaces?format=json')).json()) as { catalog: { address: string } | null };
   const verify = await doFetch(`${base}/spaces/verify/`, { method: 'HEAD' });
   const buckets = (await (await get('/buckets?format=json')).json()) as { catalog: { address: string } | null; fetch: { url: string } };
+  const repositories: string[] = [];
+  // every page of the registry's catalog, by its own Link (bounded: the demo lists a handful)
+  for (let next: string | undefined = '/v2/_catalog?n=100', pages = 0; next && pages < 20; pages++) {
+    const res = await get(next);
+    repositories.push(...((await res.json()) as { repositories: string[] }).repositories);
+    next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1]?.replace(/^https?:\/\/[^/]+/, '');
+  }
   return {
     catalog: descriptor.catalog,
     ggufCommit: gguf.sha,
@@ -123,6 +130,7 @@ async function readFacts(base: string, doFetch: typeof fetch): Promise<Conforman
     verifyRoot: verify.headers.get('x-space-root') ?? '',
     bucketsCatalog: buckets.catalog?.address ?? '',
     bucketBlob: /\/blobs\/(sha256:[0-9a-f]{64})$/.exec(buckets.fetch.url)?.[1] ?? '',
+    repositories,
   };
 }
 

@@ -27,6 +27,8 @@ export interface ConformanceFacts {
   /** the current buckets catalog and one layer blob of the seeded bucket `demo-eval:v1` */
   bucketsCatalog: string;
   bucketBlob: string;
+  /** every repository `/v2/_catalog` lists (all pages) */
+  repositories: string[];
 }
 
 export interface CaseRequest {
