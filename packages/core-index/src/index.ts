@@ -151,7 +151,7 @@ export {
   parseMirrorManifest,
 } from './sources/mirror-manifest.js';
 export { type ProbeRound, type ProbeSettings, type ProbeState, probeConfigProblem, probeSettings } from './sources/prober.js';
-export { isOllama, ollamaRedirectRules, type SourceHealth, sourceHolds } from './sources/source-health.js';
+export { isOllama, MemorySourceHealth, ollamaRedirectRules, type SourceHealth, sourceHolds } from './sources/source-health.js';
 export {
   DEFAULT_IPFS_GATEWAY,
   DEFAULT_SOURCES,
