@@ -15,6 +15,8 @@ import { generateSignerKey, LogVerifyError, parseSignerKey } from '@hub/core-ind
 import { ARCHIVE_LAYER, CHECKPOINT_LAYER } from '@hub/dialect-oci';
 import { buildFromDir, tempDirs } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMMANDS, OVERVIEW } from '../src/cli-commands.js';
 import { runCli } from '../src/cli-framework.js';
@@ -175,6 +177,15 @@ describe('the hub serves its archive as a C2SP transparency log', () => {
       size: 3,
       keys: [vkey],
     });
+    // An agent reading the MCP resource learns the same, the log included.
+    const mcp = new Client({ name: 'log-test', version: '1.0.0' });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${real.url}/mcp`)));
+    try {
+      const read = await mcp.readResource({ uri: 'hub://descriptor' });
+      expect(JSON.parse(String((read.contents[0] as { text: string }).text))).toEqual(descriptor);
+    } finally {
+      await mcp.close();
+    }
     const archive = await (await fetch(`${real.url}/api/hub/archive`)).json();
     expect(archive.log.keys).toEqual([vkey]);
     expect(archive.days.map((d: { date: string; leaf: number }) => [d.date, d.leaf])).toEqual([

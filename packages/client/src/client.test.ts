@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Attempt, downloadAll, downloadFile, listFiles, selectFiles } from './index.js';
+import { type Attempt, downloadAll, downloadFile, listFiles, liveSources, modelRevision, selectFiles } from './index.js';
 import { fileSink, nodeGetBytes, nodeHasher, WORKER_HASH_MIN_BYTES, workerHasher } from './node/index.js';
 
 const SIZE = 256 * 1024;
@@ -112,6 +112,22 @@ describe('@hub/client', () => {
     expect(r?.attempts.every((a) => a.outcome === 'mismatch')).toBe(true);
     expect(existsSync(join(dir, 'w-Q4_K_M.gguf'))).toBe(false);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('given getBytes and no fetch, the JSON routes go over getBytes: the runtime fetch is never called', async () => {
+    const h = await hub([['good', await source('ok', [])]]);
+    const real = globalThis.fetch;
+    globalThis.fetch = (() => Promise.reject(new Error('the runtime fetch was called'))) as typeof fetch;
+    try {
+      const opts = { hub: h, getBytes: nodeGetBytes, hasher: nodeHasher };
+      expect((await listFiles(opts, 'o/m')).map((f) => f.path)).toEqual(['w-Q4_K_M.gguf', 'w-Q8_0.gguf']);
+      expect(await liveSources(opts)).toEqual(['good']);
+      // a JSON route answering an error status: the status and the body in the message
+      const missing = await listen((_req, res) => res.writeHead(404).end('no such model'));
+      await expect(modelRevision({ ...opts, hub: missing }, 'o/m')).rejects.toThrow(/api\/models\/o\/m: 404 no such model/);
+    } finally {
+      globalThis.fetch = real;
+    }
   });
 
   it('the hashing thread gives node:crypto SHA-256 of the same bytes, in any chunking', async () => {

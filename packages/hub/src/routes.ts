@@ -5,9 +5,8 @@ import { bucketRoutes, ociRoutes } from '@hub/dialect-oci';
 import { mcpRoutes } from '@hub/mcp';
 import { objectRoutes, publishRoutes } from '@hub/objects';
 import { archiveRoutes } from './discovery/archive-routes.js';
-import { buildDescriptor } from './discovery/descriptor.js';
 import { logRoutes } from './discovery/log-routes.js';
-import { discoveryRoutes } from './discovery/routes.js';
+import { discoveryRoutes, servedDescriptor } from './discovery/routes.js';
 import { siteAliasRoutes } from './site/alias-routes.js';
 import { spaceRoutes } from './spaces/routes.js';
 
@@ -29,7 +28,7 @@ export function hubRoutes(): Route<HubDeps>[] {
     ...bucketRoutes<HubDeps>(),
     ...ociRoutes<HubDeps>(),
     ...accountRoutes<HubDeps>(),
-    ...mcpRoutes<HubDeps>({ descriptor: buildDescriptor }),
+    ...mcpRoutes<HubDeps>({ descriptor: (index, _origin, deps) => servedDescriptor(index, deps) }),
   ];
   return routes;
 }

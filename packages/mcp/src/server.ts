@@ -1,4 +1,4 @@
-import { type IndexStore, isAddress } from '@hub/core-index';
+import { type CoreDeps, type IndexStore, isAddress } from '@hub/core-index';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
@@ -9,10 +9,11 @@ export const SERVER_NAME = 'model-hub';
 
 export interface McpOptions {
   /**
-   * The descriptor served as the resource `hub://descriptor`. The hub passes its own
-   * `buildDescriptor`; without one a small descriptor is built from the index.
+   * The descriptor served as the resource `hub://descriptor`. The hub passes the one it serves at
+   * `/.well-known/model-hub.json` (with its transparency log's announcement); without one a small
+   * descriptor is built from the index.
    */
-  descriptor?: (index: IndexStore, origin: string) => unknown;
+  descriptor?: (index: IndexStore, origin: string, deps: CoreDeps) => unknown;
 }
 
 export const INSTRUCTIONS =
@@ -82,7 +83,7 @@ export function buildServer(ctx: ToolContext, options: McpOptions = {}): McpServ
     },
     async (uri) => {
       const index = deps.index();
-      const value = options.descriptor ? options.descriptor(index, ctx.origin) : minimalDescriptor(index);
+      const value = options.descriptor ? await options.descriptor(index, ctx.origin, deps) : minimalDescriptor(index);
       return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(value, null, 2) }] };
     },
   );

@@ -9,7 +9,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { boundedAll, MIRROR_FORMAT, MIRROR_MANIFEST, type MirrorManifest, mirrorFilePath, parseMirrorManifest } from '@hub/core-index';
-import { type Attempt, type ClientOptions, downloadFile, type Hasher, liveSources, type RemoteFile, type Sink } from '../index.js';
+import { type Attempt, type ClientOptions, downloadFile, type Hasher, liveSources, type RemoteFile, type Sink } from '../download.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 

@@ -61,8 +61,19 @@ function brief(deps: CoreDeps, origin: string): HubResponse {
 }
 
 /** The descriptor with the log's announcement (read once per index: the log is appended before an index switch). */
-async function descriptorOf(deps: CoreDeps): Promise<PreparedBody> {
-  const index = deps.index();
+function descriptorOf(deps: CoreDeps): Promise<PreparedBody> {
+  return descriptorOfIndex(deps.index(), deps);
+}
+
+/**
+ * The descriptor's value as `/.well-known/model-hub.json` serves it (the log's announcement included), for the MCP
+ * resource `hub://descriptor`, so an agent reading either learns the same.
+ */
+export async function servedDescriptor(index: IndexStore, deps: CoreDeps): Promise<unknown> {
+  return JSON.parse(new TextDecoder().decode((await descriptorOfIndex(index, deps)).bytes));
+}
+
+async function descriptorOfIndex(index: IndexStore, deps: CoreDeps): Promise<PreparedBody> {
   return preparedDescriptor(index, await index.memo('log-announcement', () => logAnnouncement(deps)));
 }
 
