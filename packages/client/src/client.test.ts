@@ -17,7 +17,8 @@ import {
   modelRevision,
   selectFiles,
 } from './index.js';
-import { fileSink, nodeGetBytes, nodeHasher, WORKER_HASH_MIN_BYTES, workerHasher } from './node/index.js';
+import { fileSink, nodeGetBytes, nodeHasher } from './node/index.js';
+import { WORKER_HASH_MIN_BYTES, workerHasher } from './node/transfer.js';
 
 const SIZE = 256 * 1024;
 const DATA = Buffer.alloc(SIZE);
