@@ -383,7 +383,10 @@ export async function downloadAll(
   });
 }
 
-/** A sink that keeps the bytes in memory (browsers, Workers). */
+/**
+ * A sink that keeps the bytes in memory (browsers, Workers).
+ * @public (tests/client-runtimes.test.ts calls it in a browser and a Worker, from code knip does not read)
+ */
 export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean): void } {
   let parts: Uint8Array[] = [];
   return {

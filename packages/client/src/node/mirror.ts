@@ -255,9 +255,3 @@ export async function verifyMirror(
   const manifest = await writeMirrorManifest(dir, { verified: new Date(now()).toISOString(), now });
   return { checked: held.size, damaged, missing, manifest };
 }
-
-/** True when `dir` looks like a mirror folder (a manifest, or a `sha256/` folder). */
-export async function isMirrorFolder(dir: string): Promise<boolean> {
-  if (await stat(join(dir, MIRROR_MANIFEST)).catch(() => undefined)) return true;
-  return !!(await stat(join(dir, 'sha256')).catch(() => undefined))?.isDirectory();
-}
