@@ -7,11 +7,16 @@ const names = ['core-index', 'objects', 'client', 'dialect-hf', 'dialect-oci', '
 export default defineConfig({
   resolve: {
     // Tests run against the sources of the workspace packages, so a change is tested without a build.
-    alias: names.flatMap((n) => [
-      { find: new RegExp(`^@hub/${n}$`), replacement: pkg(n) },
-      { find: new RegExp(`^@hub/${n}/testing$`), replacement: pkg(n, 'testing/index') },
-      { find: new RegExp(`^@hub/${n}/node$`), replacement: pkg(n, 'node/index') },
-    ]),
+    alias: [
+      // the light entries (`hub get` loads no schema library)
+      { find: /^@hub\/core-index\/light$/, replacement: pkg('core-index', 'light') },
+      { find: /^@hub\/client\/get$/, replacement: pkg('client', 'get') },
+      ...names.flatMap((n) => [
+        { find: new RegExp(`^@hub/${n}$`), replacement: pkg(n) },
+        { find: new RegExp(`^@hub/${n}/testing$`), replacement: pkg(n, 'testing/index') },
+        { find: new RegExp(`^@hub/${n}/node$`), replacement: pkg(n, 'node/index') },
+      ]),
+    ],
   },
   test: {
     include: ['packages/*/src/**/*.test.ts', 'apps/*/src/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'tests/**/*.test.ts'],

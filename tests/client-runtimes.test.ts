@@ -38,8 +38,8 @@ async function bundle(entry: { contents: string } | string): Promise<string> {
       {
         name: 'hub-sources',
         setup(build: { onResolve(o: { filter: RegExp }, f: (a: { path: string }) => { path: string } | undefined): void }) {
-          build.onResolve({ filter: /^@hub\/(client|core-index)$/ }, (a) => ({
-            path: path.join(ROOT, 'packages', a.path.slice(5), 'src', 'index.ts'),
+          build.onResolve({ filter: /^@hub\/(client|core-index)(\/light)?$/ }, (a) => ({
+            path: path.join(ROOT, 'packages', a.path.split('/')[1] ?? '', 'src', a.path.endsWith('/light') ? 'light.ts' : 'index.ts'),
           }));
         },
       },

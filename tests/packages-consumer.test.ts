@@ -73,11 +73,20 @@ function startHub(data: string): Promise<string> {
     hub = child;
     let out = '';
     const timer = setTimeout(() => reject(new Error(`the hub did not start in 90 s:\n${out.slice(-2000)}`)), 90_000);
+    let pending = '';
     child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      for (const line of out.split('\n')) {
+      out = (out + chunk.toString()).slice(-8000);
+      // whole lines only (a chunk may end inside one); the start line is JSON with `listening` and `url`
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
         if (!line.includes('"listening"')) continue;
-        const url = (JSON.parse(line) as { url?: string }).url;
+        let url: string | undefined;
+        try {
+          url = (JSON.parse(line) as { url?: string }).url;
+        } catch {
+          url = undefined;
+        }
         if (url) {
           clearTimeout(timer);
           resolve(url);
@@ -85,7 +94,7 @@ function startHub(data: string): Promise<string> {
       }
     });
     child.stderr?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
+      out = (out + chunk.toString()).slice(-8000);
     });
     child.on('exit', (code) => {
       clearTimeout(timer);

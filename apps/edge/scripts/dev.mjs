@@ -25,10 +25,12 @@ execFileSync(
   },
 );
 
-const node = await import(path.join(ROOT, 'packages', 'node-toolkit', 'dist', 'index.js'));
-const core = await import('@hub/core-index');
+const { DEMO_SOURCE, demoSource, demoTreeDir, seedBuckets, seedDemo, seedSpaces, startStaticMirror } = await import(
+  path.join(ROOT, 'packages', 'node-toolkit', 'dist', 'index.js')
+);
+const { MemoryObjectStore, silentLogger } = await import('@hub/core-index');
 // The bundled spaces, the demo bucket and the demo index, as node-server seeds an empty data folder.
-const { store: demo, catalog } = await demoStore(node, core);
+const { store: demo, catalog } = await demoStore({ seedBuckets, seedDemo, seedSpaces }, { MemoryObjectStore, silentLogger });
 await withBucket(async (bucket) => {
   if (await bucketHolds(bucket, demo)) return console.log(`local R2 already holds the demo index ${catalog}, its spaces and bucket`);
   const { objects } = await uploadStore(demo, bucket);
@@ -37,12 +39,12 @@ await withBucket(async (bucket) => {
   );
 });
 
-const mirror = await node
-  .startStaticMirror({ root: node.demoTreeDir(), port: MIRROR_PORT })
-  .catch(() => node.startStaticMirror({ root: node.demoTreeDir(), port: 0 }));
+const mirror = await startStaticMirror({ root: demoTreeDir(), port: MIRROR_PORT }).catch(() =>
+  startStaticMirror({ root: demoTreeDir(), port: 0 }),
+);
 console.log(`demo mirror: ${mirror.url}`);
-const source = node.demoSource(mirror.template);
-const order = [node.DEMO_SOURCE, 'huggingface.co', 'modelscope.cn', 'ipfs'];
+const source = demoSource(mirror.template);
+const order = [DEMO_SOURCE, 'huggingface.co', 'modelscope.cn', 'ipfs'];
 
 const wrangler = spawn(
   'npx',

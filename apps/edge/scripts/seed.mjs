@@ -5,8 +5,8 @@
 
 /**
  * What `pnpm --filter @hub/edge dev` serves, seeded as node-server seeds an empty data folder (issue 27): the bundled
- * spaces first (so the demo day's archive records their catalog), the demo bucket, then the demo index. `node` is
- * the built @hub/node-toolkit, `core` @hub/core-index.
+ * spaces first (so the demo day's archive records their catalog), the demo bucket, then the demo index. `node` holds
+ * @hub/node-toolkit's seedSpaces, seedBuckets and seedDemo, `core` @hub/core-index's MemoryObjectStore and silentLogger.
  */
 export async function demoStore(node, core) {
   const store = new core.MemoryObjectStore();

@@ -95,7 +95,9 @@ export async function demoStore(): Promise<MemoryObjectStore> {
   // demo index, as node-server's first start.
   // @ts-expect-error: a plain .mjs shared with the dev script
   const seed = await import('../scripts/seed.mjs');
-  return (await seed.demoStore(await import('@hub/node-toolkit'), await import('@hub/core-index'))).store;
+  const { seedBuckets, seedDemo, seedSpaces } = await import('@hub/node-toolkit');
+  const { MemoryObjectStore, silentLogger } = await import('@hub/core-index');
+  return (await seed.demoStore({ seedBuckets, seedDemo, seedSpaces }, { MemoryObjectStore, silentLogger })).store;
 }
 
 export interface EdgeOptions {

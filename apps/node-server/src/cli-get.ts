@@ -3,18 +3,23 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+// `@hub/client/get`: the download alone, without the schema library the log and catalog checks load (a faster start)
 import {
   type Attempt,
   type ClientOptions,
+  defaultHfCache,
   downloadAll,
   type FileResult,
+  fileSink,
+  hfCacheSink,
   listFiles,
   modelRevision,
+  nodeGetBytes,
+  nodeHasher,
   parseRef,
   type RemoteFile,
   selectFiles,
-} from '@hub/client';
-import { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher } from '@hub/client/node';
+} from '@hub/client/get';
 import { GET, type GET_OPTIONS, VERIFY_CACHE, type VERIFY_CACHE_OPTIONS } from './cli-commands.js';
 import { type Command, type Parsed, parseCommand, UsageError, usageText } from './cli-framework.js';
 import { ProgressBars } from './progress.js';

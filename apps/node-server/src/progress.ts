@@ -1,4 +1,4 @@
-import { formatBytes } from '@hub/core-index';
+import { formatBytes } from '@hub/core-index/light';
 
 /** Progress bars for `hub get` on a terminal: one line per file (bar, percent, size, speed, source), redrawn in place. */
 

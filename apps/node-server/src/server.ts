@@ -14,7 +14,7 @@ import {
   SourceProber,
   SPACES_REF,
 } from '@hub/core-index';
-import { assembleHub, HUB_VERSION, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
+import { assembleHub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
 import {
   DEMO_SOURCE,
   demoSource,
@@ -42,8 +42,6 @@ import { checkProbeConfig, fileProbeStorage, probeSettingsFrom } from './prober.
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
 import { fileLoadPack, loadVerifiedOnce } from './verify.js';
 
-/** The code version (the one both hosts report). */
-export const VERSION = HUB_VERSION;
 export const MAX_MESSAGE_BYTES = 33_554_432;
 
 export interface StartOptions {

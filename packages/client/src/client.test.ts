@@ -7,8 +7,18 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Attempt, downloadAll, downloadFile, listFiles, selectFiles } from './index.js';
-import { fileSink, nodeGetBytes, nodeHasher, WORKER_HASH_MIN_BYTES, workerHasher } from './node/index.js';
+import {
+  type Attempt,
+  downloadAll,
+  downloadFile,
+  type HasherFactory,
+  listFiles,
+  liveSources,
+  modelRevision,
+  selectFiles,
+} from './index.js';
+import { fileSink, nodeGetBytes, nodeHasher } from './node/index.js';
+import { WORKER_HASH_MIN_BYTES, workerHasher } from './node/transfer.js';
 
 const SIZE = 256 * 1024;
 const DATA = Buffer.alloc(SIZE);
@@ -114,6 +124,22 @@ describe('@hub/client', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('given getBytes and no fetch, the JSON routes go over getBytes: the runtime fetch is never called', async () => {
+    const h = await hub([['good', await source('ok', [])]]);
+    const real = globalThis.fetch;
+    globalThis.fetch = (() => Promise.reject(new Error('the runtime fetch was called'))) as typeof fetch;
+    try {
+      const opts = { hub: h, getBytes: nodeGetBytes, hasher: nodeHasher };
+      expect((await listFiles(opts, 'o/m')).map((f) => f.path)).toEqual(['w-Q4_K_M.gguf', 'w-Q8_0.gguf']);
+      expect(await liveSources(opts)).toEqual(['good']);
+      // a JSON route answering an error status: the status and the body in the message
+      const missing = await listen((_req, res) => res.writeHead(404).end('no such model'));
+      await expect(modelRevision({ ...opts, hub: missing }, 'o/m')).rejects.toThrow(/api\/models\/o\/m: 404 no such model/);
+    } finally {
+      globalThis.fetch = real;
+    }
+  });
+
   it('the hashing thread gives node:crypto SHA-256 of the same bytes, in any chunking', async () => {
     const big = Buffer.alloc(3 * 1024 * 1024 + 12345);
     for (let i = 0; i < big.length; i += 7) big[i] = (i * 13) & 0xff;
@@ -126,7 +152,12 @@ describe('@hub/client', () => {
   });
 });
 
-describe('@hub/client overlapped: a large file hashed in a worker thread while it is written', () => {
+// The overlapped path: node:net reads into one reused buffer, the hash (on this thread by default, in a worker thread
+// with HUB_HASH_THREAD=1) and the file writes on libuv's threads; both hashers are held to the same promises.
+describe.each([
+  ['on the main thread', nodeHasher],
+  ['in a worker thread', (() => workerHasher()) as HasherFactory],
+])('@hub/client overlapped: a large file hashed %s while it is written', (_where, hasher) => {
   // SYNTHETIC bytes, over the size from which the hash runs on another thread.
   const BIG = WORKER_HASH_MIN_BYTES + 3 * 1024 * 1024;
   const BIG_DATA = Buffer.alloc(BIG);
@@ -161,7 +192,7 @@ describe('@hub/client overlapped: a large file hashed in a worker thread while i
     });
     const file = { path: 'big.gguf', size: BIG, sha256: BIG_SHA };
     const sink = await fileSink(final);
-    const r = await downloadFile({ hub: h, hasher: nodeHasher, getBytes: nodeGetBytes }, 'o/m', 'main', file, sink, ['bad', 'other']);
+    const r = await downloadFile({ hub: h, hasher, getBytes: nodeGetBytes }, 'o/m', 'main', file, sink, ['bad', 'other']);
     await sink.commit(r.ok);
     expect(r.attempts.map((a) => [a.source, a.outcome])).toEqual([
       ['bad', 'mismatch'],
@@ -180,7 +211,7 @@ describe('@hub/client overlapped: a large file hashed in a worker thread while i
     const h = await listen((_req, res) => res.writeHead(302, { location: `${bad}/big.gguf`, 'x-hub-source': 'bad' }).end());
     const sink = await fileSink(final);
     const r = await downloadFile(
-      { hub: h, hasher: nodeHasher, getBytes: nodeGetBytes },
+      { hub: h, hasher, getBytes: nodeGetBytes },
       'o/m',
       'main',
       { path: 'big.gguf', size: BIG, sha256: BIG_SHA },

@@ -1,4 +1,4 @@
-import { defaultQuant, isMmproj, quantOf } from '@hub/core-index';
+import { defaultQuant, isMmproj, quantOf } from '@hub/core-index/light';
 
 /** Which files of a model a request names: by quantisation, by exact path or glob. */
 

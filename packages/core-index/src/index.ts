@@ -1,9 +1,15 @@
-export * from './buckets/schema.js';
+export {
+  BUCKET_BLOB_KIND,
+  BUCKETS_KIND,
+  BUCKETS_REF,
+  type BucketEntry,
+  type BucketsCatalog,
+  BucketsCatalogSchema,
+} from './buckets/schema.js';
 export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, recordMissing, silentLogger } from './deps.js';
-export { type Admission, type AdmitInput, admitRequest, errorShapes } from './http/admit.js';
+export { admitRequest, errorShapes } from './http/admit.js';
 export {
   type ApiContent,
-  type ApiQuery,
   type ApiResponse,
   type ApiResponses,
   arrayOf,
@@ -19,20 +25,34 @@ export {
   str,
   textOk,
 } from './http/api.js';
-export * from './http/contract.js';
-export { createHub, type Hub, type RequestScope, splitUrl } from './http/create-hub.js';
-export { type HostPolicy, isLoopbackName, originHostname, parseHost } from './http/host-policy.js';
-export { type MatchResult, type RouteMatch, Router } from './http/router.js';
 export {
-  bearerToken,
-  EXPOSED_HEADERS,
-  registryCredential,
-  shapeForPath,
-  timingSafeEqualString,
-  tokenMatches,
-  withoutCredentials,
-} from './http/rules.js';
-export { type Address, addressOf, type Blake3Hex, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
+  BodyTooLargeError,
+  type ErrorShape,
+  encodePath,
+  errorResponse,
+  fnv1a,
+  fnv1aText,
+  type Handler,
+  type HeaderBag,
+  type HubRequest,
+  type HubResponse,
+  iterateBody,
+  json,
+  type PreparedBody,
+  parseBool,
+  parseRange,
+  prepare,
+  type Route,
+  type RouteContext,
+  readBody,
+  sendPrepared,
+  utf8,
+} from './http/contract.js';
+export { createHub, type Hub, type RequestScope } from './http/create-hub.js';
+export { type HostPolicy, isLoopbackName, originHostname } from './http/host-policy.js';
+export { Router } from './http/router.js';
+export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
+export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
 export {
   ARCHIVE_REGISTRY,
   type BuildInput,
@@ -43,14 +63,14 @@ export {
   readArchive,
 } from './index/builder.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
+export { readCatalog } from './index/catalog-shards.js';
 export {
-  CATALOG_MESSAGE_LIMIT,
-  CATALOG_SHARD_KIND,
-  CatalogReadError,
-  readCatalog,
-  splitCatalog,
-  writeCatalog,
-} from './index/catalog-shards.js';
+  type AgentCard,
+  AgentCardSchema,
+  type RequestObject,
+  type SectionDescriptor,
+  SectionDescriptorSchema,
+} from './index/discovery-schemas.js';
 export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export { type IndexedModel, IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index/index-store.js';
@@ -60,136 +80,96 @@ export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
 export { ObjectCache } from './index/object-cache.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
 export { newObjectMetadata, REF_NAME } from './index/object-store.js';
-export { type OllamaTemplate, ollamaTemplateFor } from './index/ollama-template.js';
+export { ollamaTemplateFor } from './index/ollama-template.js';
 export { emptyPins, PinsError, parsePins } from './index/pins.js';
 export { BoundedQueue, boundedAll } from './index/pool.js';
 export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
-export * from './index/schemas.js';
-export { isSortKey, type ModelQuery, type SearchPage, type SortKey, searchModels, searchModelsPage } from './index/search.js';
-export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
-export { type BuiltObjectKind, StartPack } from './index/start-pack.js';
 export {
-  type AppendResult,
+  type Archive,
+  ArchiveSchema,
+  type CapabilityManifest,
+  type CatalogObject,
+  CatalogObjectSchema,
+  CatalogShardSchema,
+  type Descriptor,
+  DescriptorSchema,
+  type FileRecord,
+  type GgufFacts,
+  type HealthResponse,
+  type HubHealth,
+  HubHealthSchema,
+  type LogAnnouncement,
+  type ModelFacts,
+  type ModelInfo,
+  ModelInfoSchema,
+  type ModelObject,
+  ModelObjectSchema,
+  type ModelRow,
+  ModelRowSchema,
+  type ObjectMetadata,
+  type Pins,
+  type Refs,
+  RefsSchema,
+  type SourceObject,
+  SourceObjectSchema,
+  type TreeEntry,
+  TreeEntrySchema,
+} from './index/schemas.js';
+export { isSortKey, type ModelQuery, type SortKey, searchModels, searchModelsPage } from './index/search.js';
+export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
+export { StartPack } from './index/start-pack.js';
+export {
   appendDays,
-  CHECKPOINT_KIND,
   CHECKPOINT_MEDIA_TYPE,
   checkLogStore,
-  LOG_ENTRY_KIND,
-  LOG_REF,
   LOG_TILE_KIND,
-  type LogEntry,
   LogEntrySchema,
-  type LogState,
   LogStateError,
   readLogEntries,
   readLogState,
   readTile,
 } from './log/log-store.js';
-export {
-  type Checkpoint,
-  formatCheckpoint,
-  generateSignerKey,
-  NoteError,
-  type NoteSigner,
-  type NoteVerifier,
-  openNote,
-  parseCheckpoint,
-  parseSignerKey,
-  parseVerifierKey,
-} from './log/note.js';
-export {
-  consistencyProof,
-  equalHash,
-  type Hash,
-  inclusionProof,
-  leafHash,
-  parseBundle,
-  parseTilePath,
-  type Tile,
-  tilePath,
-  tilesForSize,
-  toHex,
-  treeHash,
-  verifyConsistency,
-  verifyInclusion,
-} from './log/tlog.js';
+export { generateSignerKey, NoteError, type NoteSigner, openNote, parseCheckpoint, parseSignerKey, parseVerifierKey } from './log/note.js';
+export { leafHash, parseTilePath, treeHash } from './log/tlog.js';
 export {
   type DayWalk,
-  type LogFailure,
   type LogSeen,
   LogSeenSchema,
   LogVerifyError,
   logPrefix,
   type VerifiedLog,
-  type VerifyLogOptions,
   verifyLog,
   walkDay,
 } from './log/verify-log.js';
+export { accessLog, type MetricEvent, type Metrics, noMetrics, routeGroup, teeMetrics } from './metrics.js';
 export {
-  accessLog,
-  type MetricEvent,
-  type Metrics,
-  methodLabel,
-  noMetrics,
-  type RequestEvent,
-  type RouteGroup,
-  routeGroup,
-  teeMetrics,
-  type UpstreamEvent,
-} from './metrics.js';
-export {
-  holdingOf,
   MIRROR_FORMAT,
   MIRROR_MANIFEST,
-  type MirrorHolding,
   type MirrorManifest,
   mirrorFilePath,
   mirrorHolds,
   parseMirrorManifest,
 } from './sources/mirror-manifest.js';
-export {
-  DEFAULT_PROBE_SETTINGS,
-  nextProbeDelaySeconds,
-  PROBE_REASONS,
-  type ProbeOptions,
-  type ProbeOutcome,
-  type ProbeReason,
-  type ProbeRound,
-  type ProbeSettings,
-  type ProbeState,
-  probeConfigProblem,
-  probeRetryAfterSeconds,
-  probeSettings,
-  probeSource,
-  probeUrl,
-  pullForward,
-  type SourceProbeRecord,
-} from './sources/prober.js';
-export {
-  type ChooseInput,
-  type ChooseResult,
-  chooseSource,
-  type HealthOptions,
-  isOllama,
-  MemorySourceHealth,
-  type MirrorSource,
-  ollamaRedirectRules,
-  type ProbeResult,
-  type RedirectRules,
-  type SourceChoice,
-  type SourceHealth,
-  sourceHolds,
-} from './sources/source-health.js';
+export { type ProbeRound, type ProbeSettings, type ProbeState, probeConfigProblem, probeSettings } from './sources/prober.js';
+export { isOllama, MemorySourceHealth, ollamaRedirectRules, type SourceHealth, sourceHolds } from './sources/source-health.js';
 export {
   DEFAULT_IPFS_GATEWAY,
   DEFAULT_SOURCES,
   isSourceKind,
   SOURCE_KIND_INFO,
-  SOURCE_KINDS,
   type SourceConfig,
-  type SourceKind,
   sourceKindProblem,
 } from './sources/source-kinds.js';
-export { memoryProbeStorage, type ProbeStorage, SourceProber, type SourceProberOptions } from './sources/source-prober.js';
-export * from './spaces/catalog.js';
-export * from './spaces/schema.js';
+export { type ProbeStorage, SourceProber } from './sources/source-prober.js';
+export { readSpace, readSpaces, recordSpace, SPACES_REF, spaceConflict } from './spaces/catalog.js';
+export {
+  missingAddresses,
+  SPACE_KIND,
+  SPACES_KIND,
+  type SpaceObject,
+  SpaceObjectSchema,
+  SpacePathSchema,
+  type SpacesCatalog,
+  SpacesCatalogSchema,
+  spaceMediaType,
+} from './spaces/schema.js';

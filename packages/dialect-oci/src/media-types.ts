@@ -39,7 +39,6 @@ export const FILEPATH = 'org.cncf.model.filepath';
  */
 export const DOCKER_AI_CONFIG = 'application/vnd.docker.ai.model.config.v0.2+json';
 export const DOCKER_AI_GGUF = 'application/vnd.docker.ai.gguf.v3';
-export const DOCKER_AI_SAFETENSORS = 'application/vnd.docker.ai.safetensors';
 export const DOCKER_AI_MMPROJ = 'application/vnd.docker.ai.mmproj';
 export const DOCKER_AI_LICENSE = 'application/vnd.docker.ai.license';
 export const DOCKER_AI_TEMPLATE = 'application/vnd.docker.ai.chat.template.jinja';

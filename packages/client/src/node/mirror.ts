@@ -9,7 +9,7 @@ import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { boundedAll, MIRROR_FORMAT, MIRROR_MANIFEST, type MirrorManifest, mirrorFilePath, parseMirrorManifest } from '@hub/core-index';
-import { type Attempt, type ClientOptions, downloadFile, type Hasher, liveSources, type RemoteFile, type Sink } from '../index.js';
+import { type Attempt, type ClientOptions, downloadFile, type Hasher, liveSources, type RemoteFile, type Sink } from '../download.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -254,10 +254,4 @@ export async function verifyMirror(
   const missing = (before?.files ?? []).filter((f) => !held.has(f.sha256)).map((f) => f.sha256);
   const manifest = await writeMirrorManifest(dir, { verified: new Date(now()).toISOString(), now });
   return { checked: held.size, damaged, missing, manifest };
-}
-
-/** True when `dir` looks like a mirror folder (a manifest, or a `sha256/` folder). */
-export async function isMirrorFolder(dir: string): Promise<boolean> {
-  if (await stat(join(dir, MIRROR_MANIFEST)).catch(() => undefined)) return true;
-  return !!(await stat(join(dir, 'sha256')).catch(() => undefined))?.isDirectory();
 }

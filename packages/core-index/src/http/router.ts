@@ -12,11 +12,6 @@ interface Node<D> {
   routes: Map<string, Route<D>>;
 }
 
-export interface RouteMatch<D> {
-  route: Route<D>;
-  params: Record<string, string>;
-}
-
 export type MatchResult<D> =
   | { kind: 'found'; route: Route<D>; params: Record<string, string> }
   /** The path exists but not for this method; `allowed` lists the methods that do. `sample` is any route there. */

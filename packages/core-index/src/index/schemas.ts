@@ -312,7 +312,6 @@ export const OciErrorSchema = z.object({
   errors: z.array(z.object({ code: z.string(), message: z.string(), detail: z.unknown().optional() })),
 });
 
-export type SvcFacts = z.infer<typeof SvcFactsSchema>;
 export type ModelRow = z.infer<typeof ModelRowSchema>;
 export type ModelInfo = z.infer<typeof ModelInfoSchema>;
 export type TreeEntry = z.infer<typeof TreeEntrySchema>;
@@ -329,11 +328,8 @@ export type GgufFacts = z.infer<typeof GgufFactsSchema>;
 export type ModelFacts = z.infer<typeof ModelFactsSchema>;
 export type ModelObject = z.infer<typeof ModelObjectSchema>;
 export type SourceObject = z.infer<typeof SourceObjectSchema>;
-export type CatalogEntry = z.infer<typeof CatalogEntrySchema>;
 export type CatalogObject = z.infer<typeof CatalogObjectSchema>;
 export type CatalogShard = z.infer<typeof CatalogShardSchema>;
 export type ObjectMetadata = z.infer<typeof ObjectMetadataSchema>;
-export type OperationInfo = z.infer<typeof OperationInfoSchema>;
-export type ModuleInfo = z.infer<typeof ModuleInfoSchema>;
 export type CapabilityManifest = z.infer<typeof CapabilityManifestSchema>;
 export type HealthResponse = z.infer<typeof HealthResponseSchema>;

@@ -15,7 +15,6 @@ import { probeBase, type SourceConfig, sourceKindProblem } from './source-kinds.
 
 /** The one-word reasons of `HubHealth.sources[*].reason`. */
 export type ProbeReason = 'verified' | 'mismatch' | 'status' | 'timeout' | 'unreachable';
-export const PROBE_REASONS: readonly ProbeReason[] = ['verified', 'mismatch', 'status', 'timeout', 'unreachable'];
 
 export interface ProbeSettings {
   /** Seconds between probes of a source whose last probe passed. */

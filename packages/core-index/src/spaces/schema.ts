@@ -61,7 +61,6 @@ export const SpacesCatalogSchema = z.object({
   prev: AddressSchema.nullable(),
 });
 
-export type SpaceFile = z.infer<typeof SpaceFileSchema>;
 export type SpaceObject = z.infer<typeof SpaceObjectSchema>;
 export type SpacesCatalog = z.infer<typeof SpacesCatalogSchema>;
 

@@ -1,3 +1,3 @@
 export { searchModelsScan } from '../index/search.js';
 export { createTestHub, SYNTHETIC_MODELS, type TestHub } from './fixture.js';
-export { request, type TestResponse } from './request.js';
+export { request } from './request.js';

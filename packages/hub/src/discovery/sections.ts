@@ -126,7 +126,13 @@ export function sectionDescriptor(
           caps_at: 500,
           note: 'further pages follow the absolute Link rel="next" header; search=, author=, filter=, pipeline_tag=, library= and sort= narrow it',
         },
-        { method: 'GET', url: '/v2/_catalog', returns: 'OciCatalog: every model id in lowercase, as an OCI repository', dialect: 'oci' },
+        {
+          method: 'GET',
+          url: '/v2/_catalog',
+          returns:
+            'OciCatalog: every model id in lowercase as an OCI repository, beside the archive repository and the buckets (hub/buckets/{name})',
+          dialect: 'oci',
+        },
       ];
       return {
         ...sectionCommon('models', self),
@@ -183,12 +189,13 @@ export function sectionDescriptor(
         inventory: registryInventory(registry ?? modelRepositories(index)),
         catalog: null,
         catalog_note:
-          'The registry has no snapshot of its own: it is a view of the models catalog (see /models), and /v2/_catalog lists its repositories live.',
+          'The registry has no snapshot of its own: its repositories are the models of the catalog (see /models), the archive and the buckets (see /buckets); /v2/_catalog lists them live.',
         list: [
           {
             method: 'GET',
             url: '/v2/_catalog',
-            returns: 'OciCatalog: every repository (model ids in lowercase)',
+            returns:
+              'OciCatalog: every repository (model ids in lowercase, the archive repository, the buckets as hub/buckets/{name}); inventory.described counts them',
             dialect: 'oci',
             note: 'n= and last= page it',
           },

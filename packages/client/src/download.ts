@@ -1,0 +1,402 @@
+/**
+ * The verifying download (design section 9.3), the part of @hub/client that `hub get` loads: runtime-neutral
+ * (`fetch` only), and nothing that loads a schema library (core-index's dependency-free `light` entry only).
+ * The expected SHA-256 and size of every file come from the hub's tree, never from a source; the bytes
+ * stream from the source the hub chooses and are hashed while they arrive. A wrong hash, a wrong size,
+ * a stall or an error status moves the download to the next live source through `/via/{source}/…`.
+ */
+import { boundedAll } from '@hub/core-index/light';
+import { sha256 } from '@noble/hashes/sha2';
+import { bytesToHex } from '@noble/hashes/utils';
+
+export interface RemoteFile {
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/**
+ * An incremental SHA-256; the Node entry injects node:crypto (in a worker thread for large files), the default is
+ * @noble/hashes. A hasher that works elsewhere (another thread) may return a promise from `update` (wait before
+ * giving it more: it holds too much) and from `digest`; `dispose` releases it when a download abandons it.
+ */
+export interface Hasher {
+  /** The chunk is lent as to {@link Sink.write}: hash or copy it before returning (or before the promise resolves). */
+  update(chunk: Uint8Array): void | Promise<void>;
+  /** lowercase hex */
+  digest(): string | Promise<string>;
+  dispose?(): void;
+}
+/** A new hasher; `size` is the file's size when known (a factory may pick another thread for large files). */
+export type HasherFactory = (size?: number) => Hasher;
+
+export const nobleHasher: HasherFactory = () => {
+  const h = sha256.create();
+  return {
+    update: (c) => {
+      h.update(c);
+    },
+    digest: () => bytesToHex(h.digest()),
+  };
+};
+
+/** Where verified-so-far bytes go. `truncate` drops everything (a restart on another source). */
+export interface Sink {
+  /**
+   * The chunk is lent: a transport may reuse its memory once `write` has returned (or its promise resolved) and
+   * the next chunk is asked for. A sink that keeps the bytes longer copies them.
+   */
+  write(chunk: Uint8Array): Promise<void> | void;
+  truncate(): Promise<void> | void;
+}
+
+export type Outcome = 'verified' | 'mismatch' | 'size' | 'stall' | 'status' | 'error' | 'cut';
+
+export interface Attempt {
+  file: string;
+  /** health key of the source (the hub's `X-Hub-Source`), or `hub` before one was known */
+  source: string;
+  url: string;
+  /** bytes received in this attempt */
+  bytes: number;
+  /** where this attempt started (a `Range` offset, 0 for a full download) */
+  offset: number;
+  outcome: Outcome;
+  reason: string;
+}
+
+export interface Progress {
+  file: string;
+  source: string;
+  received: number;
+  size: number;
+}
+
+/** One byte download's answer, as the client reads it (after redirects). */
+export interface ByteResponse {
+  status: number;
+  headers: { get(name: string): string | null };
+  /** the URL the bytes came from, after redirects */
+  url: string;
+  redirected: boolean;
+  /**
+   * The hub's `X-Hub-Source` on the redirect that led to the bytes (the source that served them), when the
+   * transport saw it (`nodeGetBytes` does; `fetch` follows redirects without showing their headers).
+   */
+  hubSource?: string;
+  /** Each chunk is valid until the next one is asked for (`nodeGetBytes` reads into one reused buffer). */
+  body: AsyncIterable<Uint8Array>;
+  /** stop reading and release the connection */
+  cancel(): void;
+}
+
+/**
+ * How file bytes are fetched: GET `url` with `headers`, following redirects (keeping `Range`), honouring
+ * `signal`. The default wraps `fetch`; the Node entry has a faster one on node:http (`nodeGetBytes`).
+ */
+export type GetBytes = (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => Promise<ByteResponse>;
+
+/** {@link GetBytes} over `fetch` (browsers, Workers, Node). */
+export function fetchGetBytes(f: typeof fetch = fetch): GetBytes {
+  return async (url, init) => {
+    const r = await f(url, { headers: init.headers, signal: init.signal, redirect: 'follow' });
+    const body = r.body;
+    return {
+      status: r.status,
+      headers: r.headers,
+      url: r.url,
+      redirected: r.redirected,
+      body: {
+        async *[Symbol.asyncIterator]() {
+          if (!body) return;
+          const reader = body.getReader();
+          try {
+            for (;;) {
+              const { done, value } = await reader.read();
+              if (done) return;
+              yield value;
+            }
+          } finally {
+            reader.releaseLock();
+          }
+        },
+      },
+      cancel: () => {
+        body?.cancel().catch(() => {});
+      },
+    };
+  };
+}
+
+export interface ClientOptions {
+  /** Hub base URL, e.g. `http://localhost:8080`. */
+  hub: string;
+  /** for the hub's JSON routes, and for the bytes when `getBytes` is not given */
+  fetch?: typeof fetch;
+  /**
+   * how file bytes are fetched (default: over `fetch`); given without `fetch`, the JSON routes go over it too (so a
+   * Node client never loads the runtime's fetch, about 0.1 s of CPU at its start)
+   */
+  getBytes?: GetBytes;
+  hasher?: HasherFactory;
+  /** No byte for this long ends an attempt with `stall` (default 30). */
+  stallSeconds?: number;
+  onAttempt?: (a: Attempt) => void;
+  onProgress?: (p: Progress) => void;
+}
+
+const trimSlash = (s: string) => s.replace(/\/+$/, '');
+const enc = (path: string) => path.split('/').map(encodeURIComponent).join('/');
+
+/** Split `owner/name[:QUANT]`. */
+export function parseRef(ref: string): { id: string; quant?: string } {
+  const m = /^([^/:\s]+\/[^/:\s]+)(?::([A-Za-z0-9_]+))?$/.exec(ref);
+  if (!m?.[1]) throw new Error(`not a model reference: ${ref} (expected owner/name or owner/name:QUANT)`);
+  return m[2] ? { id: m[1], quant: m[2].toUpperCase() } : { id: m[1] };
+}
+
+/** A JSON route of the hub: over `getBytes` when it is given without `fetch`, else over `fetch`. */
+async function json<T>(opts: ClientOptions, url: string): Promise<T> {
+  const headers = { accept: 'application/json' };
+  if (opts.getBytes && !opts.fetch) {
+    const r = await opts.getBytes(url, { headers, signal: AbortSignal.timeout(JSON_TIMEOUT_MS) });
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    for await (const c of r.body) {
+      size += c.byteLength;
+      if (size > JSON_LIMIT_BYTES) {
+        r.cancel();
+        throw new Error(`${url}: the answer is larger than ${JSON_LIMIT_BYTES} bytes`);
+      }
+      // chunks are lent: copied
+      parts.push(c.slice());
+    }
+    const text = new TextDecoder().decode(concat(parts, size));
+    if (r.status < 200 || r.status > 299) throw new Error(`${url}: ${r.status} ${text}`.trim());
+    return JSON.parse(text) as T;
+  }
+  const r = await (opts.fetch ?? fetch)(url, { headers });
+  if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text().catch(() => '')}`.trim());
+  return (await r.json()) as T;
+}
+
+/** A JSON answer over `getBytes` may take this long. */
+const JSON_TIMEOUT_MS = 60_000;
+/** and be this large (a tree of many thousand files fits) */
+const JSON_LIMIT_BYTES = 256 << 20;
+
+function concat(parts: Uint8Array[], size = parts.reduce((n, p) => n + p.byteLength, 0)): Uint8Array {
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
+/** The commit the hub indexes for a model (`sha` of the model info). */
+export async function modelRevision(opts: ClientOptions, id: string): Promise<string> {
+  const info = await json<{ sha?: string }>(opts, `${trimSlash(opts.hub)}/api/models/${id}`);
+  if (!info.sha) throw new Error(`${id}: the hub gave no revision`);
+  return info.sha;
+}
+
+/** Every file of a model at a revision, with SHA-256 and size, from the tree API. */
+export async function listFiles(opts: ClientOptions, id: string, revision = 'main'): Promise<RemoteFile[]> {
+  const url = `${trimSlash(opts.hub)}/api/models/${id}/tree/${encodeURIComponent(revision)}?recursive=true`;
+  const rows = await json<Array<{ type: string; path: string; size: number; oid: string; lfs?: { oid: string } }>>(opts, url);
+  return rows.filter((r) => r.type === 'file').map((r) => ({ path: r.path, size: r.size, sha256: (r.lfs?.oid ?? r.oid).toLowerCase() }));
+}
+
+/** Live sources in the hub's preference order (`/api/hub/health`). */
+export async function liveSources(opts: ClientOptions): Promise<string[]> {
+  const h = await json<{ order: string[]; sources: Record<string, { ok: boolean }> }>(opts, `${trimSlash(opts.hub)}/api/hub/health`);
+  return h.order.filter((s) => h.sources[s]?.ok);
+}
+
+export interface FileResult {
+  file: RemoteFile;
+  ok: boolean;
+  /** source that delivered the verified bytes */
+  source?: string;
+  attempts: Attempt[];
+}
+
+class AttemptEnd extends Error {
+  constructor(
+    readonly outcome: Outcome,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+/**
+ * Download one file into `sink`, verifying size and SHA-256. The first attempt asks the hub
+ * (`/{id}/resolve/{rev}/{path}`, its own choice); after a failure the next live source not yet tried is
+ * named with `/via/{source}/`. A cut connection is resumed with `Range` on the next source when the
+ * bytes so far are intact (size ok, source holds the same file by the hub's index); a hash mismatch
+ * restarts from zero. With `resume`, the sink already holds `resume.offset` bytes (fed to `resume.hasher`): the first
+ * attempt asks for the rest with `Range`.
+ */
+export async function downloadFile(
+  opts: ClientOptions,
+  id: string,
+  revision: string,
+  file: RemoteFile,
+  sink: Sink,
+  sources?: string[],
+  resume?: { offset: number; hasher: Hasher },
+): Promise<FileResult> {
+  const getBytes = opts.getBytes ?? fetchGetBytes(opts.fetch ?? fetch);
+  const hub = trimSlash(opts.hub);
+  const order = sources ?? (await liveSources(opts));
+  const stallMs = (opts.stallSeconds ?? 30) * 1000;
+  const newHasher = opts.hasher ?? nobleHasher;
+  const attempts: Attempt[] = [];
+  const failed = new Set<string>();
+  // a resumed download (a kept partial file, its bytes already fed to `resume.hasher`) starts with `Range`
+  let hasher = resume && resume.offset > 0 ? resume.hasher : newHasher(file.size);
+  let received = resume && resume.offset > 0 ? resume.offset : 0;
+  const restart = async () => {
+    await sink.truncate();
+    hasher.dispose?.();
+    hasher = newHasher(file.size);
+    received = 0;
+  };
+  const tail = `${id}/resolve/${encodeURIComponent(revision)}/${enc(file.path)}`;
+  // each attempt names a live source in the hub's order (the order the hub itself chooses by); with no
+  // live source listed, the hub's own choice is asked once
+  const plan: Array<string | undefined> = order.length > 0 ? [...order] : [undefined];
+  const cuts = new Map<string, number>();
+  while (plan.length > 0) {
+    const via = plan.shift();
+    if (via && failed.has(via)) continue;
+    const url = via ? `${hub}/via/${encodeURIComponent(via)}/${tail}` : `${hub}/${tail}`;
+    const offset = received;
+    let source = via ?? 'hub';
+    let got = 0;
+    const report = (outcome: Outcome, reason: string) => {
+      const a: Attempt = { file: file.path, source, url, bytes: got, offset, outcome, reason };
+      attempts.push(a);
+      opts.onAttempt?.(a);
+    };
+    const ctrl = new AbortController();
+    // one timer per attempt checks the time of the last byte (re-arming a timer per chunk costs throughput)
+    let lastByte = Date.now();
+    const timer = setInterval(
+      () => {
+        if (Date.now() - lastByte >= stallMs) ctrl.abort(new AttemptEnd('stall', `no byte for ${stallMs / 1000} s`));
+      },
+      Math.max(10, Math.min(1000, stallMs / 5)),
+    );
+    try {
+      const headers: Record<string, string> = {};
+      if (offset > 0) headers.range = `bytes=${offset}-`;
+      const r = await getBytes(url, { headers, signal: ctrl.signal });
+      // The source that actually served the bytes: the hub's X-Hub-Source on its redirect (also under /via/, where
+      // the hub may have chosen another holder), else what the final answer says.
+      source = r.hubSource ?? (via ? undefined : (r.headers.get('x-hub-source') ?? sourceFromRedirect(r))) ?? source;
+      if (offset > 0 && r.status === 200) {
+        // the source ignored Range: restart from zero
+        await restart();
+      } else if (!(r.status === 200 || (offset > 0 && r.status === 206))) {
+        r.cancel();
+        throw new AttemptEnd('status', `HTTP ${r.status}`);
+      }
+      const progress = opts.onProgress;
+      for await (const value of r.body) {
+        lastByte = Date.now();
+        if (received + value.byteLength > file.size) {
+          r.cancel();
+          throw new AttemptEnd('size', `more than the ${file.size} bytes the hub lists`);
+        }
+        // Hash and write overlap: a hasher on another thread takes the chunk and returns at once (a promise only
+        // when it holds too much), the sink queues its writes; the next chunk is read meanwhile.
+        const h = hasher.update(value);
+        const w = sink.write(value);
+        if (h) await h;
+        if (w) await w;
+        received += value.byteLength;
+        got += value.byteLength;
+        progress?.({ file: file.path, source, received, size: file.size });
+      }
+      clearInterval(timer);
+      if (received < file.size) throw new AttemptEnd('cut', `connection ended at ${received} of ${file.size} bytes`);
+      const actual = await hasher.digest();
+      if (actual !== file.sha256) {
+        throw new AttemptEnd('mismatch', `sha256 ${actual}, expected ${file.sha256}`);
+      }
+      report('verified', `sha256 ${actual}`);
+      return { file, ok: true, source, attempts };
+    } catch (e) {
+      clearInterval(timer);
+      const end =
+        e instanceof AttemptEnd
+          ? e
+          : ctrl.signal.reason instanceof AttemptEnd
+            ? ctrl.signal.reason
+            : new AttemptEnd(received > offset ? 'cut' : 'error', e instanceof Error ? e.message : String(e));
+      report(end.outcome, end.message);
+      const n = (cuts.get(source) ?? 0) + 1;
+      cuts.set(source, n);
+      // a cut connection is resumed on the same source first (a few times), then elsewhere
+      if (end.outcome === 'cut' && source !== 'hub' && n <= 3) plan.unshift(source);
+      else failed.add(source);
+      if (end.outcome === 'mismatch' || end.outcome === 'size') {
+        // the bytes cannot be trusted: start over
+        await restart();
+      }
+    }
+  }
+  hasher.dispose?.();
+  return { file, ok: false, attempts };
+}
+
+function sourceFromRedirect(r: ByteResponse): string | undefined {
+  return r.redirected ? new URL(r.url).host : undefined;
+}
+
+/** Download many files, `parallel` at a time. */
+export async function downloadAll(
+  opts: ClientOptions,
+  id: string,
+  revision: string,
+  files: RemoteFile[],
+  sinkFor: (f: RemoteFile) => Promise<Sink & { commit(ok: boolean): Promise<void> | void }>,
+  parallel = 4,
+): Promise<FileResult[]> {
+  const sources = await liveSources(opts);
+  // the one bounded pool of core-index: a thrown error (not a failed download) stops new files
+  return boundedAll(files, parallel, async (file) => {
+    const sink = await sinkFor(file);
+    let res: FileResult;
+    try {
+      res = await downloadFile(opts, id, revision, file, sink, sources);
+    } catch (e) {
+      await sink.commit(false);
+      throw e;
+    }
+    await sink.commit(res.ok);
+    return res;
+  });
+}
+
+/**
+ * A sink that keeps the bytes in memory (browsers, Workers).
+ * @public (tests/client-runtimes.test.ts calls it in a browser and a Worker, from code knip does not read)
+ */
+export function memorySink(): Sink & { bytes(): Uint8Array; commit(ok: boolean): void } {
+  let parts: Uint8Array[] = [];
+  return {
+    write: (c) => {
+      parts.push(c.slice());
+    },
+    truncate: () => {
+      parts = [];
+    },
+    commit: () => {},
+    bytes: () => concat(parts),
+  };
+}
