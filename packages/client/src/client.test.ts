@@ -7,7 +7,16 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Attempt, downloadAll, downloadFile, listFiles, liveSources, modelRevision, selectFiles } from './index.js';
+import {
+  type Attempt,
+  downloadAll,
+  downloadFile,
+  type HasherFactory,
+  listFiles,
+  liveSources,
+  modelRevision,
+  selectFiles,
+} from './index.js';
 import { fileSink, nodeGetBytes, nodeHasher } from './node/index.js';
 import { WORKER_HASH_MIN_BYTES, workerHasher } from './node/transfer.js';
 
@@ -143,7 +152,12 @@ describe('@hub/client', () => {
   });
 });
 
-describe('@hub/client overlapped: a large file hashed in a worker thread while it is written', () => {
+// The overlapped path: node:net reads into one reused buffer, the hash (on this thread by default, in a worker thread
+// with HUB_HASH_THREAD=1) and the file writes on libuv's threads; both hashers are held to the same promises.
+describe.each([
+  ['on the main thread', nodeHasher],
+  ['in a worker thread', (() => workerHasher()) as HasherFactory],
+])('@hub/client overlapped: a large file hashed %s while it is written', (_where, hasher) => {
   // SYNTHETIC bytes, over the size from which the hash runs on another thread.
   const BIG = WORKER_HASH_MIN_BYTES + 3 * 1024 * 1024;
   const BIG_DATA = Buffer.alloc(BIG);
@@ -178,7 +192,7 @@ describe('@hub/client overlapped: a large file hashed in a worker thread while i
     });
     const file = { path: 'big.gguf', size: BIG, sha256: BIG_SHA };
     const sink = await fileSink(final);
-    const r = await downloadFile({ hub: h, hasher: nodeHasher, getBytes: nodeGetBytes }, 'o/m', 'main', file, sink, ['bad', 'other']);
+    const r = await downloadFile({ hub: h, hasher, getBytes: nodeGetBytes }, 'o/m', 'main', file, sink, ['bad', 'other']);
     await sink.commit(r.ok);
     expect(r.attempts.map((a) => [a.source, a.outcome])).toEqual([
       ['bad', 'mismatch'],
@@ -197,7 +211,7 @@ describe('@hub/client overlapped: a large file hashed in a worker thread while i
     const h = await listen((_req, res) => res.writeHead(302, { location: `${bad}/big.gguf`, 'x-hub-source': 'bad' }).end());
     const sink = await fileSink(final);
     const r = await downloadFile(
-      { hub: h, hasher: nodeHasher, getBytes: nodeGetBytes },
+      { hub: h, hasher, getBytes: nodeGetBytes },
       'o/m',
       'main',
       { path: 'big.gguf', size: BIG, sha256: BIG_SHA },

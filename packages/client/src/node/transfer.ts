@@ -77,7 +77,7 @@ const localHasher = (): Hasher => {
   };
 };
 
-/** Files at least this large are hashed in a worker thread (below it, starting the thread costs more than it saves). */
+/** With `HUB_HASH_THREAD=1`, files at least this large are hashed in a worker thread (below it, a thread costs more than it saves). */
 export const WORKER_HASH_MIN_BYTES = 8 << 20;
 /** Bytes gathered before they are handed to the hashing thread (one message, one transfer, no further copy). */
 const BATCH_BYTES = 1 << 20;
@@ -186,15 +186,18 @@ export function workerHasher(): Hasher {
 }
 
 /**
- * node:crypto SHA-256: in a worker thread for a file of {@link WORKER_HASH_MIN_BYTES} or more (hashing overlaps the
- * download) when this machine has more than one core, on this thread for smaller files, when the size is not known,
- * on one core, or when `HUB_HASH_THREAD=0` (for measuring one against the other).
+ * node:crypto SHA-256 on this thread, on the lent chunks as they arrive (1 MiB reads, still in the CPU cache): the
+ * hash runs between reads while libuv's threads write the previous batches. With `HUB_HASH_THREAD=1`, a file of
+ * {@link WORKER_HASH_MIN_BYTES} or more on a machine with more than one core is hashed in a worker thread instead;
+ * measured against each other in `node bench/client.mjs`, the thread made `hub get` slower on this 2-core machine
+ * (the copy to it, its start and its scheduling cost more than the 0.15-0.3 s of hashing it takes off this thread),
+ * so it is not the default (docs/benchmarks.md).
  */
 export const nodeHasher: HasherFactory = (size) =>
   size !== undefined && size >= WORKER_HASH_MIN_BYTES && hashThreadWanted() ? workerHasher() : localHasher();
 
 function hashThreadWanted(): boolean {
-  return process.env.HUB_HASH_THREAD !== '0' && availableParallelism() > 1;
+  return process.env.HUB_HASH_THREAD === '1' && availableParallelism() > 1;
 }
 
 /** The file writer copies chunks into batches of this size, each written with one call. */
