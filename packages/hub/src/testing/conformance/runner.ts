@@ -164,6 +164,24 @@ async function send(
   return { status: res.status, headers: out, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
 
+/**
+ * A host may close the connection after answering an oversized body early (413) while the client still writes it,
+ * and the client then sees a reset instead of the answer (workerd does, more often on a loaded machine): one try,
+ * then one more after each pause. Any other failure fails the same way every time, so the last error is thrown.
+ */
+export async function withRetries<T>(attempt: () => Promise<T>, pausesMs: readonly number[] = RETRY_PAUSES_MS): Promise<T> {
+  for (const pause of pausesMs) {
+    try {
+      return await attempt();
+    } catch {
+      await new Promise((r) => setTimeout(r, pause));
+    }
+  }
+  return attempt();
+}
+
+const RETRY_PAUSES_MS = [100, 300];
+
 async function runCase(
   base: string,
   c: ConformanceCase,
@@ -175,12 +193,7 @@ async function runCase(
   const failures: string[] = [];
   let raw: Raw;
   try {
-    // A host may close the connection after answering an oversized body early (413) while the client still writes it,
-    // and the client then sees a reset instead of the answer (workerd does, more often on a loaded machine): up to
-    // three tries, a short pause between them. Any other failure fails the same way every time.
-    raw = await send(base, c, method, facts, o, doFetch)
-      .catch(() => new Promise((r) => setTimeout(r, 100)).then(() => send(base, c, method, facts, o, doFetch)))
-      .catch(() => new Promise((r) => setTimeout(r, 300)).then(() => send(base, c, method, facts, o, doFetch)));
+    raw = await withRetries(() => send(base, c, method, facts, o, doFetch));
   } catch (e) {
     return {
       name: c.name,
