@@ -28,9 +28,15 @@ const FLAGS = {
   soak: { type: 'boolean' },
   metrics: { type: 'boolean' },
   start: { type: 'boolean' },
+  all: { type: 'boolean' },
   minutes: { type: 'string' },
 };
 const { values } = parseArgs({ options: FLAGS, args: process.argv.slice(2).filter((a) => a !== '--') });
+if (values.all) {
+  // every comparison, one after the other (bench/all.mjs)
+  await import('./all.mjs');
+  process.exit(process.exitCode ?? 0);
+}
 if (values.client) {
   // the verifying client's benchmark is its own script (hub get vs curl)
   await import('./client.mjs');

@@ -64,7 +64,7 @@ describe('the hub on its embedded default', () => {
     }
     const model = await (await fetch(`${hub.url}/api/v1/objects/${catalog.objects['demo/tiny-llama-2-GGUF'].model}`)).json();
     const gguf = model.files.find((f: { path: string }) => f.path.endsWith('.gguf'));
-    // The real tiny GGUF from ../shared/data, by its published SHA-256.
+    // The real tiny GGUF (node-toolkit's demo tree; fixtures/model-host/README.md says where it came from), by its published SHA-256.
     expect(gguf).toEqual({
       path: 'llama-2-tiny-random-F16.gguf',
       size: 1750560,

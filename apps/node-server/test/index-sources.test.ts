@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { buildFromDir, type StaticMirror, startStaticMirror, tempDirs } from '@hub/node-toolkit';
-import { FsObjectStore } from '@hub/objects/node';
+import { type StaticMirror, startStaticMirror, tempDirs } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '../src/cli-get.js';
+import { indexBuildCommand } from '../src/cli-main.js';
 import { createLogger } from '../src/logger.js';
 import { type RunningHub, startServer } from '../src/server.js';
 
@@ -24,8 +24,9 @@ beforeAll(async () => {
   await writeFile(path.join(tree, ID, 'weights.bin'), BYTES);
   mirror = await startStaticMirror({ root: tree });
   const data = await tempDir('hub-index-sources-data-');
-  // what `hub index build --from-dir TREE --source lan-box=TEMPLATE` writes
-  await buildFromDir(new FsObjectStore(data), { dir: tree, sources: [{ name: 'lan-box', url: mirror.template }], date: '2026-11-25' });
+  // `hub index build --from-dir TREE --source lan-box=TEMPLATE --data DATA`, as the CLI runs it
+  const built = await indexBuildCommand({ 'from-dir': tree, source: [`lan-box=${mirror.template}`], data, date: '2026-11-25' });
+  expect(built).toBe(0);
   hub = await startServer({
     dataDir: data,
     port: 0,

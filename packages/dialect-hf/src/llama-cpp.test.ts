@@ -1,6 +1,6 @@
 import { request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
-import { hfHub } from './test-support.js';
+import { hfHub } from './testing/hf-hub.js';
 
 /**
  * llama.cpp master's `-hf` flow, replayed request by request as `common/download.cpp` sends it

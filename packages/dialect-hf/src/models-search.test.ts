@@ -4,7 +4,7 @@ import { request, searchModelsScan } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { trendingBuildModels } from '../../../fixtures/model-host/load.js';
 import { decodeCursor, encodeCursor } from './models.js';
-import { hfHub } from './test-support.js';
+import { hfHub } from './testing/hf-hub.js';
 
 /**
  * `/api/models` with search, author, filter and sort answers exactly what the plain scan and the old page assembly

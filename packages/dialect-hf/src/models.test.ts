@@ -2,7 +2,7 @@ import { ModelInfoSchema, ModelRowSchema } from '@hub/core-index';
 import { request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor } from './models.js';
-import { hfHub, manyModels } from './test-support.js';
+import { hfHub, manyModels } from './testing/hf-hub.js';
 
 /** Tests over the SYNTHETIC fixture index of @hub/core-index/testing. */
 

@@ -1,7 +1,7 @@
 import { request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { hfRoutes } from './routes.js';
-import { hfHub } from './test-support.js';
+import { hfHub } from './testing/hf-hub.js';
 
 /** Rules over every answer of the dialect (SYNTHETIC fixture index). */
 

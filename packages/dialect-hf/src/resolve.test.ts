@@ -2,7 +2,7 @@ import { reprDigestFromHex } from '@hub/core-index';
 import { request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
 import { sha256sums } from './resolve.js';
-import { hfHub } from './test-support.js';
+import { hfHub } from './testing/hf-hub.js';
 
 /** Tests over the SYNTHETIC fixture index of @hub/core-index/testing (mirror-a on 127.0.0.1:1, mirror-b on localhost:2). */
 

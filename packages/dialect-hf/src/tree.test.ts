@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { RefsSchema, TreeEntrySchema } from '@hub/core-index';
 import { request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
-import { hfHub } from './test-support.js';
+import { hfHub } from './testing/hf-hub.js';
 import { parsePathsInfo, splitRefPath } from './tree.js';
 
 /** Tests over the SYNTHETIC fixture index of @hub/core-index/testing. */

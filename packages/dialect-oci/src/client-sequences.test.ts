@@ -3,10 +3,10 @@ import { createTestHub, request, SYNTHETIC_MODELS, type TestHub } from '@hub/cor
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DOCKER_AI_CONFIG, DOCKER_MANIFEST, MODELPACK_ARTIFACT, MODELPACK_CONFIG, OCI_MANIFEST, OLLAMA_MODEL } from './media-types.js';
 import { ociRoutes } from './routes.js';
-import { CLIENTS, CONTAINERD_ACCEPT } from './test-support.js';
+import { CLIENTS, CONTAINERD_ACCEPT } from './testing/clients.js';
 
 /**
- * Each OCI client's pull, replayed request by request as its source sends it (../shared/clients-2026.md, with the
+ * Each OCI client's pull, replayed request by request as its source sends it (docs/reference/clients-2026.md, with the
  * file each fact was read from), against the hub's OCI routes over the SYNTHETIC test index:
  * - Ollama 0.34 (server/images.go pullModelManifest, downloadBlob): GET manifest with Accept Docker v2 only, then
  *   GET every blob (config included); layer blobs are redirected to a source.

@@ -18,7 +18,7 @@ import {
   OLLAMA_MODEL,
 } from './media-types.js';
 import { ociRoutes } from './routes.js';
-import { CLIENTS } from './test-support.js';
+import { CLIENTS } from './testing/clients.js';
 
 const TINY = '/v2/synthetic-org/tiny-llama-gguf';
 const BERT = '/v2/synthetic-org/bert-ish';

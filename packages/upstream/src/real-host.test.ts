@@ -17,7 +17,9 @@ import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
 import { type Clock, UpstreamClient } from './client.js';
 import { bucketOf, parseRateLimit } from './rate-limit.js';
 import { runUpstreamBuild } from './run.js';
-import { FakeUpstream, type FakeUpstreamData, type RealHostOptions } from './testing/fake-upstream.js';
+
+import type { FakeUpstreamData, RealHostOptions } from './testing/fake-types.js';
+import { FakeUpstream } from './testing/fake-upstream.js';
 import type { BuildProgress, UpstreamBuildOptions } from './types.js';
 
 /**

@@ -18,7 +18,8 @@ import { type Clock, nextLink, UpstreamClient } from './client.js';
 import { parseRetryAfter } from './rate-limit.js';
 import { runUpstreamBuild } from './run.js';
 import { workRefName } from './state.js';
-import { FakeUpstream, type FakeUpstreamData } from './testing/fake-upstream.js';
+import type { FakeUpstreamData } from './testing/fake-types.js';
+import { FakeUpstream } from './testing/fake-upstream.js';
 import type { BuildSummary, UpstreamBuildOptions } from './types.js';
 
 const data: FakeUpstreamData = modelHostFixtures();

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../deps.js';
 import { loadIndex } from '../index/index-store.js';
 import { createTestHub } from '../testing/fixture.js';
-import { type HubRequest, json, type Route, text } from './contract.js';
 import { AnswerCache } from './answer-cache.js';
+import { type HubRequest, json, type Route, text } from './contract.js';
 import { createHub } from './create-hub.js';
 
 // Whole answers kept for reuse (issue 31): served again without the handler until the index or the health changes,
@@ -229,11 +229,14 @@ describe('the answer cache: whole answers of reuse routes', () => {
 
   it('holds at most maxEntries URLs (oldest dropped), maxVariants variants per URL and maxBytes of bodies', async () => {
     const t = await createTestHub();
-    const cache = new AnswerCache<string>({ index: () => t.index, health: { ...t.deps.health, version: () => 1 } }, {
-      maxEntries: 2,
-      maxVariants: 2,
-      maxBytes: 10,
-    });
+    const cache = new AnswerCache<string>(
+      { index: () => t.index, health: { ...t.deps.health, version: () => 1 } },
+      {
+        maxEntries: 2,
+        maxVariants: 2,
+        maxBytes: 10,
+      },
+    );
     const answer = (n: number) => ({ status: 200, headers: {}, body: new Uint8Array(n) });
     const keep = (r: HubRequest, bytes = 1, read = ['accept']) => cache.put(r, answer(bytes), r.url, 'index', new Set(read), t.index, 1);
     keep(req('/a'));

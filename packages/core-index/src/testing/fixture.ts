@@ -9,7 +9,7 @@ import type { SourceConfig } from '../sources/source-kinds.js';
 
 /**
  * SYNTHETIC fixture models for unit tests. Ids, paths and hashes are made up for tests and
- * are not real model-host data (real data lives in ../shared/data and is used where realism matters).
+ * are not real model-host data (real data is recorded under fixtures/ and used where realism matters).
  */
 export const SYNTHETIC_MODELS: BuildModelInput[] = [
   {

@@ -1,1 +1,2 @@
-export { FakeUpstream, type FakeUpstreamData } from './fake-upstream.js';
+export type { FakeUpstreamData } from './fake-types.js';
+export { FakeUpstream } from './fake-upstream.js';

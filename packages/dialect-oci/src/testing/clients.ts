@@ -1,7 +1,7 @@
-import { DOCKER_MANIFEST, OCI_MANIFEST } from './media-types.js';
+import { DOCKER_MANIFEST, OCI_MANIFEST } from '../media-types.js';
 
 /**
- * What each OCI client sends for a manifest (../../docs/reference/clients-2026.md 1.11 and section 4, read from their
+ * What each OCI client sends for a manifest (docs/reference/clients-2026.md 1.11 and section 4, read from their
  * source), shared by the dialect's tests. containerd's resolver (also Docker Model Runner's) sends the manifest list
  * types plus both manifests.
  */

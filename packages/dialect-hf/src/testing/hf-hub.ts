@@ -1,7 +1,7 @@
 import type { BuildModelInput } from '@hub/core-index';
 import { createHub, type Hub } from '@hub/core-index';
 import { createTestHub, type TestHub } from '@hub/core-index/testing';
-import { hfRoutes } from './routes.js';
+import { hfRoutes } from '../routes.js';
 
 /** A hub over the SYNTHETIC test index with only this dialect's routes (test support, not exported). */
 export async function hfHub(options: { models?: BuildModelInput[] } = {}): Promise<TestHub & { hub: Hub }> {
