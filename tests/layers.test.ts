@@ -95,6 +95,19 @@ describe('architecture: every import points down', () => {
     });
   }
 
+  it('docs/contributing.md lists these edges, no more and no fewer', () => {
+    const doc = readFileSync(path.join(root, 'docs/contributing.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## Layers'), doc.indexOf('\n## ', doc.indexOf('## Layers') + 1));
+    const listed: Record<string, string[]> = {};
+    for (const m of section.matchAll(/^\| `((?:packages|apps)\/[^`]+)` \| (.+) \|$/gm)) {
+      const cell = m[2] as string;
+      listed[m[1] as string] =
+        cell === 'nothing' ? [] : cell === 'every package' ? [...PACKAGES] : [...cell.matchAll(/`([^`]+)`/g)].map((x) => x[1] as string);
+    }
+    const sorted = (t: Record<string, readonly string[]>) => Object.fromEntries(Object.entries(t).map(([k, v]) => [k, [...v].sort()]));
+    expect(sorted(listed)).toEqual(sorted(ALLOWED));
+  });
+
   it('catches an upward, a package-to-app and an app-to-app import', () => {
     const at = (p: string) => path.join(root, p);
     const bad = violations('packages/dialect-hf', ALLOWED['packages/dialect-hf'] ?? [], [
