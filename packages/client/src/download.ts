@@ -6,8 +6,6 @@
  * a stall or an error status moves the download to the next live source through `/via/{source}/…`.
  */
 import { boundedAll } from '@hub/core-index/light';
-import { sha256 } from '@noble/hashes/sha2';
-import { bytesToHex } from '@noble/hashes/utils';
 
 export interface RemoteFile {
   path: string;
@@ -29,16 +27,6 @@ export interface Hasher {
 }
 /** A new hasher; `size` is the file's size when known (a factory may pick another thread for large files). */
 export type HasherFactory = (size?: number) => Hasher;
-
-export const nobleHasher: HasherFactory = () => {
-  const h = sha256.create();
-  return {
-    update: (c) => {
-      h.update(c);
-    },
-    digest: () => bytesToHex(h.digest()),
-  };
-};
 
 /** Where verified-so-far bytes go. `truncate` drops everything (a restart on another source). */
 export interface Sink {
@@ -253,7 +241,8 @@ export async function downloadFile(
   const hub = trimSlash(opts.hub);
   const order = sources ?? (await liveSources(opts));
   const stallMs = (opts.stallSeconds ?? 30) * 1000;
-  const newHasher = opts.hasher ?? nobleHasher;
+  // the default (@noble/hashes) is imported only when no hasher is given: `hub get` never loads it
+  const newHasher = opts.hasher ?? (await import('./noble.js')).nobleHasher;
   const attempts: Attempt[] = [];
   const failed = new Set<string>();
   // a resumed download (a kept partial file, its bytes already fed to `resume.hasher`) starts with `Range`

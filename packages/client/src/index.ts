@@ -13,7 +13,6 @@ export {
   liveSources,
   memorySink,
   modelRevision,
-  nobleHasher,
   type Outcome,
   type Progress,
   parseRef,
@@ -22,4 +21,5 @@ export {
 } from './download.js';
 export { collectIndexObjects, hubCatalog } from './hub-objects.js';
 export { type LogCheckOptions, modelFilesFromLog, verifyHubLog } from './log.js';
+export { nobleHasher } from './noble.js';
 export { globToRegExp, selectFiles, selectQuant } from './select.js';

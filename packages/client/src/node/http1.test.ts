@@ -107,13 +107,16 @@ describe('http1Get', () => {
     await expect(drain(a.body)).rejects.toThrow(/closed before the end/);
   });
 
-  it('refuses broken answers with an Http1Error: no HTTP status line, a huge head, a bad chunk size, conflicting lengths', async () => {
+  it('refuses broken answers with an Http1Error: no HTTP status line, a huge head, bad lengths, a control character in a header, a bad chunk size', async () => {
     const cases: Array<[Array<string | Buffer>, RegExp]> = [
       [['SSH-2.0-OpenSSH\r\n\r\n'], /not an HTTP\/1.1 response/],
       [[`HTTP/1.1 200 OK\r\nx-big: ${'a'.repeat(70 * 1024)}\r\n\r\n`], /head is too large/],
       [['HTTP/1.1 200 OK\r\ncontent-length: 1\r\ncontent-length: 2\r\n\r\nab'], /bad content-length/],
       [['HTTP/1.1 200 OK\r\ncontent-length: -1\r\n\r\n'], /bad content-length/],
       [['HTTP/1.1 200 OK\r\ntransfer-encoding: gzip\r\n\r\n'], /unsupported transfer-encoding/],
+      [['HTTP/1.1 302 Found\r\nlocation: /x\r\nx-hub-source: a\x1b[2Jb\r\n\r\n'], /malformed response header/],
+      [['HTTP/1.1 200 OK\r\nbad name: 1\r\n\r\n'], /malformed response header/],
+      [['HTTP/1.1 200 OK\r\n folded: 1\r\n\r\n'], /malformed response header/],
     ];
     for (const [parts, message] of cases) {
       const srv = await raw(parts);

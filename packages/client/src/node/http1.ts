@@ -33,6 +33,17 @@ type Body =
   | { kind: 'none' };
 
 const CRLF_CRLF = Buffer.from('\r\n\r\n');
+/** an HTTP token (a header name) */
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** A control character other than a tab (never in a header value). */
+function hasControl(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09) || c === 0x7f) return true;
+  }
+  return false;
+}
 
 /** GET `url` (an `http:` URL) with `headers`; resolves when the response head has arrived. */
 export function http1Get(url: URL, headers: Record<string, string>, signal: AbortSignal): Promise<Http1Answer> {
@@ -40,7 +51,7 @@ export function http1Get(url: URL, headers: Record<string, string>, signal: Abor
     if (url.protocol !== 'http:') return reject(new Error(`http1Get: not an http: URL: ${url.protocol}`));
     const lines = [`GET ${url.pathname}${url.search} HTTP/1.1`, `host: ${url.host}`, 'connection: close', 'accept-encoding: identity'];
     for (const [name, value] of Object.entries(headers)) {
-      if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name) || /[\r\n\0]/.test(value)) {
+      if (!TOKEN.test(name) || hasControl(value)) {
         return reject(new Error(`http1Get: invalid request header ${JSON.stringify(name)}`));
       }
       if (name.toLowerCase() !== 'accept-encoding' && name.toLowerCase() !== 'host' && name.toLowerCase() !== 'connection')
@@ -141,9 +152,10 @@ export function http1Get(url: URL, headers: Record<string, string>, signal: Abor
       const fields = new Map<string, string>();
       for (const line of fieldLines) {
         const colon = line.indexOf(':');
-        if (colon <= 0 || /^[ \t]/.test(line)) return void fail(new Http1Error('a malformed response header'));
-        const name = line.slice(0, colon).trim().toLowerCase();
+        const name = line.slice(0, colon).toLowerCase();
         const value = line.slice(colon + 1).trim();
+        // a token for the name, no control character in the value (it may reach a terminal: `X-Hub-Source`)
+        if (colon <= 0 || !TOKEN.test(name) || hasControl(value)) return void fail(new Http1Error('a malformed response header'));
         const had = fields.get(name);
         fields.set(name, had === undefined ? value : `${had}, ${value}`);
       }

@@ -1,4 +1,5 @@
 import { fnv1a } from '@hub/core-index';
+import { withRetries } from '../retry.js';
 import { conformanceCases } from './cases.js';
 import type {
   CaseExpectation,
@@ -164,24 +165,6 @@ async function send(
   return { status: res.status, headers: out, bytes: new Uint8Array(await res.arrayBuffer()) };
 }
 
-/**
- * A host may close the connection after answering an oversized body early (413) while the client still writes it,
- * and the client then sees a reset instead of the answer (workerd does, more often on a loaded machine): one try,
- * then one more after each pause. Any other failure fails the same way every time, so the last error is thrown.
- */
-export async function withRetries<T>(attempt: () => Promise<T>, pausesMs: readonly number[] = RETRY_PAUSES_MS): Promise<T> {
-  for (const pause of pausesMs) {
-    try {
-      return await attempt();
-    } catch {
-      await new Promise((r) => setTimeout(r, pause));
-    }
-  }
-  return attempt();
-}
-
-const RETRY_PAUSES_MS = [100, 300];
-
 async function runCase(
   base: string,
   c: ConformanceCase,
@@ -193,6 +176,8 @@ async function runCase(
   const failures: string[] = [];
   let raw: Raw;
   try {
+    // A host may close the connection after answering an oversized body early (413) while the client still writes it,
+    // and the client then sees a reset instead of the answer (workerd does, more often on a loaded machine).
     raw = await withRetries(() => send(base, c, method, facts, o, doFetch));
   } catch (e) {
     return {
