@@ -8,6 +8,7 @@ import {
   checkBadInput,
   compareReports,
   runConformance,
+  withRetries,
 } from '@hub/hub/testing';
 import { DEMO_SOURCE, demoSource, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -125,12 +126,15 @@ describe('bad input over HTTP on both hosts (the property of packages/hub/src/te
   const sender =
     (base: string) =>
     async (req: BadInputRequest): Promise<BadInputAnswer> => {
-      const res = await fetch(`${base}${req.path}`, {
-        method: req.method,
-        headers: req.headers,
-        redirect: 'manual',
-        ...(req.body !== undefined ? { body: req.body } : {}),
-      });
+      // a connection the host reset after answering a previous request's body early is tried again (withRetries)
+      const res = await withRetries(() =>
+        fetch(`${base}${req.path}`, {
+          method: req.method,
+          headers: req.headers,
+          redirect: 'manual',
+          ...(req.body !== undefined ? { body: req.body } : {}),
+        }),
+      );
       return { status: res.status, text: await res.text(), contentType: res.headers.get('content-type') ?? '' };
     };
   const catalogOf = async (base: string) =>

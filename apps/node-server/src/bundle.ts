@@ -271,22 +271,19 @@ export async function bundleImport(
 async function logImportedDays(store: FsObjectStore, archive: Archive): Promise<Archive> {
   const record = (d: Archive['days'][number]) => ({ date: d.date, index: d.index, catalog: d.catalog ?? d.index });
   const keyOf = (d: { date: string; index: string; catalog: string }) => `${d.date} ${d.index} ${d.catalog}`;
-  const leavesOf = async (): Promise<Map<string, number>> => {
-    const entries = await readLogEntries(store, await readLogState(store));
-    const out = new Map<string, number>();
-    entries.forEach((bytes, leaf) => {
-      const e = LogEntrySchema.parse(JSON.parse(new TextDecoder().decode(bytes)));
-      out.set(keyOf(e), leaf);
-    });
-    return out;
-  };
-  const held = await leavesOf();
+  // The log's entries are read once here (which days it holds) and once by appendDays, which names each new leaf.
+  const leaves = new Map<string, number>();
+  (await readLogEntries(store, await readLogState(store))).forEach((bytes, leaf) => {
+    leaves.set(keyOf(LogEntrySchema.parse(JSON.parse(new TextDecoder().decode(bytes)))), leaf);
+  });
   const fresh = [...archive.days]
     .reverse()
     .map(record)
-    .filter((d) => !held.has(keyOf(d)));
-  if (fresh.length > 0) await appendDays(store, fresh);
-  const leaves = fresh.length > 0 ? await leavesOf() : held;
+    .filter((d) => !leaves.has(keyOf(d)));
+  if (fresh.length > 0) {
+    const appended = await appendDays(store, fresh);
+    fresh.forEach((d, i) => leaves.set(keyOf(d), appended.leaves[i] as number));
+  }
   return {
     ...archive,
     days: archive.days.map(({ checkpoint: _checkpoint, leaf: _leaf, ...d }) => {

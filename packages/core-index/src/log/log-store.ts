@@ -109,8 +109,10 @@ export async function readLogEntries(objects: ObjectStore, state: LogState): Pro
 }
 
 export interface AppendResult {
-  /** The leaf index of this day's entry. */
+  /** The leaf index of this day's entry (the last day given). */
   leaf: number;
+  /** The leaf index of each day given, in the order given (a day equal to the last leaf is that leaf). */
+  leaves: number[];
   /** False when the last leaf already records this day with the same addresses (a rerun of a finished build). */
   appended: boolean;
   size: number;
@@ -134,11 +136,15 @@ export async function appendDays(
   const leaves: Hash[] = entries.map(leafHash);
   const next: LogState = { ...state, tiles: { ...state.tiles } };
   let appended = false;
+  const dayLeaves: number[] = [];
   for (const day of days) {
     const lastBytes = entries[entries.length - 1];
     const last = lastBytes ? LogEntrySchema.safeParse(JSON.parse(new TextDecoder().decode(lastBytes))) : undefined;
     appended = !(last?.success && last.data.date === day.date && last.data.index === day.index && last.data.catalog === day.catalog);
-    if (!appended) continue;
+    if (!appended) {
+      dayLeaves.push(entries.length - 1);
+      continue;
+    }
     const entry: LogEntry = {
       kind: LOG_ENTRY_KIND,
       date: day.date,
@@ -149,6 +155,7 @@ export async function appendDays(
     const bytes = canonicalBytes(LogEntrySchema.parse(entry));
     entries.push(bytes);
     leaves.push(leafHash(bytes));
+    dayLeaves.push(entries.length - 1);
   }
   next.size = entries.length;
   // The tiles that grew: every tile of the new tree wider than what the old tree had at its place.
@@ -171,7 +178,7 @@ export async function appendDays(
   }
   if (next.size !== state.size || next.checkpoint !== state.checkpoint) await objects.writeRef(LOG_REF, JSON.stringify(next));
   const covers = next.checkpoint !== null && (next.checkpointSize ?? 0) >= next.size;
-  return { leaf: next.size - 1, appended, size: next.size, checkpoint: covers ? (next.checkpoint as Address) : null };
+  return { leaf: next.size - 1, leaves: dayLeaves, appended, size: next.size, checkpoint: covers ? (next.checkpoint as Address) : null };
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {

@@ -190,8 +190,27 @@ describe('the archive as a log', () => {
       [{ date: '2026-11-22', index: `blake3:${'2'.repeat(64)}`, catalog: `blake3:${'2'.repeat(64)}` }],
       [await parseSignerKey(key.signerKey)],
     );
-    expect(r).toMatchObject({ leaf: 1, appended: true, size: 2 });
+    expect(r).toMatchObject({ leaf: 1, leaves: [1], appended: true, size: 2 });
     await checkLog(store, key.verifierKey);
+  });
+
+  it("names each given day's leaf: new days after the log, a day equal to the last leaf that leaf", async () => {
+    const store = new MemoryObjectStore();
+    const day = (n: number) => ({
+      date: `2026-11-2${n}`,
+      index: `blake3:${String(n).repeat(64)}`,
+      catalog: `blake3:${String(n).repeat(64)}`,
+    });
+    expect(await appendDays(store, [day(1), day(2)])).toMatchObject({ leaves: [0, 1], size: 2 });
+    // a rerun of the last day appends nothing; the days after it go on from there
+    expect(await appendDays(store, [day(2), day(3), day(4)])).toMatchObject({ leaves: [1, 2, 3], leaf: 3, size: 4 });
+    const entries = await readLogEntries(store, await readLogState(store));
+    expect(entries.map((b) => JSON.parse(new TextDecoder().decode(b)).date)).toEqual([
+      '2026-11-21',
+      '2026-11-22',
+      '2026-11-23',
+      '2026-11-24',
+    ]);
   });
 });
 

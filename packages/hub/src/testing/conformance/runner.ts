@@ -1,4 +1,5 @@
 import { fnv1a } from '@hub/core-index';
+import { withRetries } from '../retry.js';
 import { conformanceCases } from './cases.js';
 import type {
   CaseExpectation,
@@ -176,11 +177,8 @@ async function runCase(
   let raw: Raw;
   try {
     // A host may close the connection after answering an oversized body early (413) while the client still writes it,
-    // and the client then sees a reset instead of the answer (workerd does, more often on a loaded machine): up to
-    // three tries, a short pause between them. Any other failure fails the same way every time.
-    raw = await send(base, c, method, facts, o, doFetch)
-      .catch(() => new Promise((r) => setTimeout(r, 100)).then(() => send(base, c, method, facts, o, doFetch)))
-      .catch(() => new Promise((r) => setTimeout(r, 300)).then(() => send(base, c, method, facts, o, doFetch)));
+    // and the client then sees a reset instead of the answer (workerd does, more often on a loaded machine).
+    raw = await withRetries(() => send(base, c, method, facts, o, doFetch));
   } catch (e) {
     return {
       name: c.name,
