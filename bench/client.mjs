@@ -11,6 +11,7 @@
 //   curl + sha256sum  `curl -sfL -o FILE URL && sha256sum FILE` of the hub's resolve URL (download first, hash after)
 //   @huggingface/hub  `downloadFileToCacheDir` of the same file from the same hub (no hash check)
 //   curl /dev/null    `curl -sfL -o /dev/null URL` (the transfer alone: the floor of any verified download)
+//   hub get's start   `hub get` against a closed port: Node, the CLI and its imports, up to its first request
 // and prints the medians, the ratios per round and their spread, and the source `hub get` reported.
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -156,11 +157,15 @@ const timed = (cmd, args, opts = {}) =>
         : resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, stdout, stderr }),
     );
   });
-const runs = { get: [], getThread: [], curlSha: [], hf: [], curlNull: [] };
+const runs = { get: [], getThread: [], curlSha: [], hf: [], curlNull: [], getStart: [] };
+const closedPort = await freePort();
 let reported = '';
 for (let r = 0; r < ROUNDS; r++) {
   // alternate which goes first, so none always meets the warmer (or busier) machine
-  const order = r % 2 === 0 ? ['get', 'curlSha', 'hf', 'getThread', 'curlNull'] : ['curlNull', 'getThread', 'hf', 'curlSha', 'get'];
+  const order =
+    r % 2 === 0
+      ? ['get', 'curlSha', 'hf', 'getThread', 'curlNull', 'getStart']
+      : ['getStart', 'curlNull', 'getThread', 'hf', 'curlSha', 'get'];
   for (const which of order) {
     if (which === 'get' || which === 'getThread') {
       const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', values.prof] : [];
@@ -171,6 +176,18 @@ for (let r = 0; r < ROUNDS; r++) {
       runs[which].push(res.seconds);
       // the file event on stdout (not a terminal) names the source that served the verified bytes
       for (const line of res.stdout.split('\n')) if (line.includes('"event":"file"')) reported = JSON.parse(line).source ?? reported;
+    } else if (which === 'getStart') {
+      // exits 1 when its first request is refused: what every `hub get` pays before it asks the hub anything
+      const t0 = process.hrtime.bigint();
+      const err = await new Promise((resolve) =>
+        execFile(
+          process.execPath,
+          [cli, 'get', 'bench/model', '--hub', `http://127.0.0.1:${closedPort}`, '--to', path.join(out, 'start')],
+          resolve,
+        ),
+      );
+      if (err?.code !== 1 || !/ECONNREFUSED/.test(err.stderr ?? String(err))) throw new Error(`hub get's start: ${err}`);
+      runs.getStart.push(Number(process.hrtime.bigint() - t0) / 1e9);
     } else if (which === 'curlSha') {
       const target = path.join(out, 'curl.bin');
       const res = await timed('sh', ['-c', `curl -sfL -o '${target}' '${resolveUrl}' && sha256sum '${target}'`]);
@@ -206,6 +223,7 @@ console.log(`hub get, hash in a worker thread (HUB_HASH_THREAD=1): ${fmt(runs.ge
 console.log(`curl -o FILE && sha256sum FILE: ${fmt(runs.curlSha)}`);
 console.log(`@huggingface/hub downloadFileToCacheDir: ${fmt(runs.hf)}`);
 console.log(`curl -o /dev/null:             ${fmt(runs.curlNull)}`);
+console.log(`hub get's start (to its first request, refused): ${fmt(runs.getStart)}`);
 console.log(`hub get speed / (curl && sha256sum): ${ratio(runs.curlSha)}   target >= 1.0`);
 console.log(`hub get speed / @huggingface/hub:    ${ratio(runs.hf)}   target >= 1.5`);
 console.log(`hub get speed / hub get hashing in a worker thread: ${ratio(runs.getThread)}`);

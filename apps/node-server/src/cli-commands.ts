@@ -394,5 +394,6 @@ export const OVERVIEW = {
   footer: `Run 'hub COMMAND --help' for a command's options; 'hub --version' prints the version.
 Environment: HOST, PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file), HUB_URL (the hub the
 client commands talk to), HUB_SIGNING_KEY_FILE (the log's signing key), HUB_LOG_KEY (the log's verifier key),
-HUB_DEBUG=1 (show where an unexpected failure happened).`,
+HUB_DEBUG=1 (show where an unexpected failure happened), HUB_HASH_THREAD=1 (hub get hashes files of 8 MiB or
+more in a worker thread instead of between reads).`,
 };
