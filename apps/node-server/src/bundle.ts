@@ -282,7 +282,7 @@ async function logImportedDays(store: FsObjectStore, archive: Archive): Promise<
     .filter((d) => !leaves.has(keyOf(d)));
   if (fresh.length > 0) {
     const appended = await appendDays(store, fresh);
-    fresh.forEach((d, i) => leaves.set(keyOf(d), appended.leaves[i] as number));
+    for (const [i, d] of fresh.entries()) leaves.set(keyOf(d), appended.leaves[i] as number);
   }
   return {
     ...archive,
