@@ -1,6 +1,5 @@
 /** `hub get`: download a model's files through the hub, every byte checked against the hub's SHA-256. */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 // `@hub/client/get`: the download alone, without the schema library the log and catalog checks load (a faster start)
@@ -18,6 +17,7 @@ import {
   nodeHasher,
   parseRef,
   type RemoteFile,
+  readFileChunks,
   selectFiles,
 } from '@hub/client/get';
 import { GET, type GET_OPTIONS, VERIFY_CACHE, type VERIFY_CACHE_OPTIONS } from './cli-commands.js';
@@ -170,7 +170,9 @@ async function refuseUnlogged(
 
 async function hashFile(file: string): Promise<string> {
   const h = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
+  await readFileChunks(file, (c) => {
+    h.update(c);
+  });
   return h.digest('hex');
 }
 

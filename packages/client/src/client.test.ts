@@ -1,7 +1,7 @@
 // Loopback test of the verifying client against a stand-in hub (tree, health, resolve and /via/ redirects
 // as the hub answers them) and three SYNTHETIC sources: one lying, one stalling, one correct.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,7 +18,7 @@ import {
   selectFiles,
 } from './index.js';
 import { fileSink, nodeGetBytes, nodeHasher } from './node/index.js';
-import { WORKER_HASH_MIN_BYTES, workerHasher } from './node/transfer.js';
+import { readFileChunks, WORKER_HASH_MIN_BYTES, workerHasher } from './node/transfer.js';
 
 const SIZE = 256 * 1024;
 const DATA = Buffer.alloc(SIZE);
@@ -138,6 +138,34 @@ describe('@hub/client', () => {
     } finally {
       globalThis.fetch = real;
     }
+  });
+
+  it('readFileChunks hands over a whole file or its first bytes, in order, from one reused buffer', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'client-read-'));
+    const file = join(dir, 'f.bin');
+    // SYNTHETIC: over two read buffers, so the buffer is reused
+    const bytes = Buffer.alloc((2 << 20) + 333);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 11 + (i >> 9)) & 0xff;
+    writeFileSync(file, bytes);
+    const read = async (length?: number) => {
+      const parts: Buffer[] = [];
+      const seen = new Set<ArrayBufferLike>();
+      await readFileChunks(
+        file,
+        (c) => {
+          seen.add(c.buffer);
+          parts.push(Buffer.from(c));
+        },
+        length,
+      );
+      return { all: Buffer.concat(parts), buffers: seen.size };
+    };
+    const whole = await read();
+    expect(whole.all.equals(bytes)).toBe(true);
+    expect(whole.buffers).toBe(1);
+    expect((await read(1000)).all.equals(bytes.subarray(0, 1000))).toBe(true);
+    expect((await read((1 << 20) + 5)).all.equals(bytes.subarray(0, (1 << 20) + 5))).toBe(true);
+    expect((await read(bytes.length + 10)).all.equals(bytes)).toBe(true);
   });
 
   it('the hashing thread gives node:crypto SHA-256 of the same bytes, in any chunking', async () => {

@@ -13,5 +13,5 @@ export {
   parseRef,
   type RemoteFile,
 } from './download.js';
-export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher } from './node/transfer.js';
+export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher, readFileChunks } from './node/transfer.js';
 export { selectFiles } from './select.js';

@@ -5,11 +5,11 @@
  * `verifyMirror` re-hashes every held file and moves a damaged one to `damaged/`.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { boundedAll, MIRROR_FORMAT, MIRROR_MANIFEST, type MirrorManifest, mirrorFilePath, parseMirrorManifest } from '@hub/core-index';
 import { type Attempt, type ClientOptions, downloadFile, type Hasher, liveSources, type RemoteFile, type Sink } from '../download.js';
+import { readFileChunks } from './transfer.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -110,7 +110,7 @@ export async function writeMirrorManifest(
 /** SHA-256 of a file's first `length` bytes, into a fresh hasher (the resume point of a partial file). */
 async function hashPrefix(file: string, length: number, hasher: Hasher): Promise<void> {
   if (length === 0) return;
-  for await (const chunk of createReadStream(file, { start: 0, end: length - 1, highWaterMark: 1 << 20 })) hasher.update(chunk as Buffer);
+  await readFileChunks(file, (c) => hasher.update(c), length);
 }
 
 /** A sink appending to `.partial/<hex>`; `commit(true)` renames it to `sha256/<hex>`, `commit(false)` keeps it to resume. */
@@ -225,7 +225,9 @@ export interface VerifyEvent {
 
 async function sha256Of(file: string): Promise<string> {
   const h = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
+  await readFileChunks(file, (c) => {
+    h.update(c);
+  });
   return h.digest('hex');
 }
 

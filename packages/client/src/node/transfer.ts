@@ -311,6 +311,33 @@ export async function fileSink(finalPath: string): Promise<Sink & { commit(ok: b
   };
 }
 
+/**
+ * A file's first `length` bytes (all of it by default), read into one reused 1 MiB buffer and handed to `each` in
+ * order; each chunk is lent (valid until `each` returns or its promise resolves). Hashing 200 MiB this way took a
+ * third to a fifth of the CPU of `createReadStream` here, which reads into fresh memory every time (docs/benchmarks.md).
+ */
+export async function readFileChunks(
+  file: string,
+  each: (chunk: Uint8Array) => void | Promise<void>,
+  length = Number.POSITIVE_INFINITY,
+): Promise<void> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(READ_FILE_BYTES);
+    for (let at = 0; at < length; ) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, length - at), at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+      await each(buf.subarray(0, bytesRead));
+    }
+  } finally {
+    await fh.close();
+  }
+}
+
+/** {@link readFileChunks} reads this much at a time. */
+const READ_FILE_BYTES = 1 << 20;
+
 /** The model host's cache directory as its clients resolve it (HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME, ~/.cache). */
 export function defaultHfCache(env: NodeJS.ProcessEnv = process.env): string {
   if (env.HF_HUB_CACHE) return env.HF_HUB_CACHE;
