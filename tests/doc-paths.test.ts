@@ -49,14 +49,20 @@ function present(p: string): boolean {
   return existsSync(path.join(root, dir)) && readdirSync(path.join(root, dir)).some((n) => re.test(n));
 }
 
-/** The paths in backticks in a Markdown text that a reader would open in this repository. */
+/**
+ * The paths in a Markdown text that a reader would open in this repository: in backticks, and written bare when they
+ * start at a code folder (`docs/…` bare is left alone: other projects' docs folders are cited that way).
+ */
 function pathsIn(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/`([^`\s]+)`/g)) {
-    const p = (m[1] as string).replace(/[.,:;]+$/, '').split('#')[0] as string;
-    if (!TOP.test(p) || /[<…]|\$\{/.test(p)) continue;
-    out.push(...expand(p));
-  }
+  const add = (raw: string) => {
+    const p = raw.replace(/[.,:;]+$/, '').split('#')[0] as string;
+    if (TOP.test(p) && !/[<…]|\$\{/.test(p)) out.push(...expand(p));
+  };
+  for (const m of text.matchAll(/`([^`\s]+)`/g)) add(m[1] as string);
+  const bare = text.replace(/`[^`\n]*`/g, ' ');
+  for (const m of bare.matchAll(/(?<![\w/.@-])((?:packages|apps|tests|bench|fixtures|ops|tooling)\/[\w./*{},-]*[\w*}/])/g))
+    add(m[1] as string);
   return out;
 }
 
@@ -74,11 +80,14 @@ describe('the documents name only what is in the repository', () => {
   });
 
   it('reads a list, a pattern and a plain path, and finds one that is not there', () => {
-    expect(pathsIn('see `packages/objects/src/publish-*.ts`, `apps/node-server/src/{cli,server}.ts` and `tests/gone.ts`.')).toEqual([
+    expect(
+      pathsIn('see `packages/objects/src/publish-*.ts`, `apps/node-server/src/{cli,server}.ts`, `tests/gone.ts` and packages/x/y.ts.'),
+    ).toEqual([
       'packages/objects/src/publish-*.ts',
       'apps/node-server/src/cli.ts',
       'apps/node-server/src/server.ts',
       'tests/gone.ts',
+      'packages/x/y.ts',
     ]);
     expect(['packages/objects/src/publish-*.ts', 'apps/node-server/src/cli.ts', 'tests/gone.ts'].map(present)).toEqual([true, true, false]);
   });
