@@ -1,6 +1,6 @@
 // pnpm bench --metrics: what metrics cost (issue 28). The same node-server build twice over the same data folder,
-// side by side: one with metrics off (the default), one with `metricsPort` (prom-client, every request counted and
-// timed) and a scraper reading its /metrics once a second, as Prometheus would (15 s is its default). wrk on loopback
+// side by side: two with metrics off (the default), two with `metricsPort` (prom-client, every request counted and
+// timed) and a scraper reading the loaded one's /metrics once a second (Prometheus's default is every 15 s). wrk on loopback
 // over the hot routes, the two hubs in alternating rounds; per route the median of each and the ratio on / off, with
 // the spread of the per-round ratios.
 // Usage: node bench/metrics.mjs [--duration 5] [--rounds 5] [--connections 50] [--control]
@@ -29,9 +29,15 @@ const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 const DURATION = Number(values.duration);
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
+// Two hubs of each kind, started and loaded in the order off, on, on, off (then reversed): two identical processes
+// can differ by 10-20 % on this kind of machine (the --control run shows it), so one of each would measure the
+// processes as much as the metrics.
 const OFF = 18671;
 const ON = 18673;
+const ON2 = 18677;
+const OFF2 = 18679;
 const METRICS = 18675;
+const METRICS2 = 18681;
 const CONTROL = values.control === true;
 
 // Servers on CPU 1, wrk on CPU 0, as bench/run.mjs does.
@@ -92,10 +98,10 @@ async function measure(pid, url, headers) {
 }
 
 /** One scrape on a connection of its own (as Prometheus's own client may; no pooled socket the listener closed). */
-function scrape() {
+function scrape(port = METRICS) {
   return new Promise((resolve, reject) => {
     http
-      .get(`http://127.0.0.1:${METRICS}/metrics`, { agent: false }, (res) => {
+      .get(`http://127.0.0.1:${port}/metrics`, { agent: false }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d) => {
@@ -157,11 +163,21 @@ async function handleCost() {
 
 try {
   // Each hub seeds the bundled demo into its own folder (the same bytes, the same catalog); demo mirrors on free ports.
-  const offHub = serve(OFF, { demoMirrorPort: 0 });
-  const onHub = serve(ON, CONTROL ? { demoMirrorPort: 0 } : { demoMirrorPort: 0, metricsPort: METRICS });
-  await waitFor(`http://127.0.0.1:${OFF}/-/live`);
-  await waitFor(`http://127.0.0.1:${ON}/-/live`);
-  if (!CONTROL) await waitFor(`http://127.0.0.1:${METRICS}/metrics`);
+  const hubs = [
+    { kind: 'off', port: OFF },
+    { kind: 'on', port: ON, metricsPort: METRICS },
+    { kind: 'on', port: ON2, metricsPort: METRICS2 },
+    { kind: 'off', port: OFF2 },
+  ];
+  for (const h of hubs) {
+    const metrics = h.kind === 'on' && !CONTROL;
+    h.child = serve(h.port, metrics ? { demoMirrorPort: 0, metricsPort: h.metricsPort } : { demoMirrorPort: 0 });
+    if (!metrics) h.metricsPort = undefined;
+  }
+  for (const h of hubs) {
+    await waitFor(`http://127.0.0.1:${h.port}/-/live`);
+    if (h.metricsPort) await waitFor(`http://127.0.0.1:${h.metricsPort}/metrics`);
+  }
 
   const descriptor = await (await fetch(`http://127.0.0.1:${OFF}/.well-known/model-hub.json`)).json();
   const cases = [
@@ -176,12 +192,12 @@ try {
     { name: 'GET / (Accept: application/json)', url: '/', headers: { accept: 'application/json' } },
   ];
 
-  // The scraper: one GET /metrics a second while the metrics-on hub is loaded.
+  // The scraper: one GET /metrics a second from the metrics-on hub under load.
   let scrapes = 0;
-  let scraping = false;
+  let scraping;
   const scraper = setInterval(() => {
-    if (!scraping || CONTROL) return;
-    scrape()
+    if (!scraping) return;
+    scrape(scraping)
       .then(() => scrapes++)
       .catch(() => {});
   }, 1000);
@@ -193,17 +209,22 @@ try {
     const offCpu = [];
     const onCpu = [];
     const url = (port) => `http://127.0.0.1:${port}${c.url}`;
-    await wrk(url(OFF), c.headers);
-    await wrk(url(ON), c.headers);
+    for (const h of hubs) await wrk(url(h.port), c.headers);
     for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 ? ['on', 'off'] : ['off', 'on'];
-      for (const which of order) {
-        scraping = which === 'on';
-        const m = await measure((which === 'on' ? onHub : offHub).pid, url(which === 'on' ? ON : OFF), c.headers);
-        scraping = false;
-        (which === 'on' ? on : off).push(m.rps);
-        (which === 'on' ? onCpu : offCpu).push(m.cpuUs);
+      const order = r % 2 ? [...hubs].reverse() : hubs;
+      const round = { off: [], on: [], offCpu: [], onCpu: [] };
+      for (const h of order) {
+        scraping = h.metricsPort;
+        const m = await measure(h.child.pid, url(h.port), c.headers);
+        scraping = undefined;
+        round[h.kind].push(m.rps);
+        round[`${h.kind}Cpu`].push(m.cpuUs);
       }
+      const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+      off.push(mean(round.off));
+      on.push(mean(round.on));
+      offCpu.push(mean(round.offCpu));
+      onCpu.push(mean(round.onCpu));
     }
     const ratios = on.map((x, i) => x / (off[i] ?? Number.NaN));
     const cpuRatios = offCpu.map((x, i) => x / (onCpu[i] ?? Number.NaN));
@@ -212,14 +233,14 @@ try {
   }
   clearInterval(scraper);
 
-  const exposition = CONTROL ? '' : await scrape();
+  const exposition = CONTROL ? '' : (await scrape(METRICS)) + (await scrape(METRICS2));
   const counted = exposition
     .split('\n')
     .filter((l) => l.startsWith('hub_requests_total{'))
     .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
   const inProcess = await handleCost();
   const lines = [
-    `Command: \`pnpm bench -- --metrics\` (node bench/metrics.mjs after the build: wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run, ${ROUNDS} alternating rounds per hub, median per hub; servers${PIN ? ' pinned to CPU 1, wrk to CPU 0' : ''}; Node ${process.version}; ${os.cpus().length} cores; load average at the end ${os
+    `Command: \`pnpm bench -- --metrics\` (node bench/metrics.mjs after the build: wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run; two hubs of each kind loaded in the order off, on, on, off and reversed in the next round, ${ROUNDS} rounds, each round's figure the mean of a kind's two hubs, medians of the rounds; servers${PIN ? ' pinned to CPU 1, wrk to CPU 0' : ''}; Node ${process.version}; ${os.cpus().length} cores; load average at the end ${os
       .loadavg()
       .map((x) => x.toFixed(2))
       .join(' ')})`,
@@ -233,7 +254,7 @@ try {
     '',
     CONTROL
       ? 'CONTROL RUN: both hubs had metrics off ("on" is a second identical process): the ratios are this run\'s noise floor.'
-      : `The metrics-on hub counted ${counted} requests in hub_requests_total; /metrics was scraped ${scrapes} times during its rounds.`,
+      : `The two metrics-on hubs counted ${counted} requests in hub_requests_total; /metrics was scraped ${scrapes} times during its rounds.`,
     '',
     `In process (no sockets: \`hub.handle\` of the /resolve 302 over SYNTHETIC models, ${inProcess.calls} calls per round, ${inProcess.rounds} alternating rounds): metrics off ${inProcess.off.toFixed(0)} ns per request, on (prom-client sink) ${inProcess.on.toFixed(0)} ns; median of the per-pair ratios (requests per second on / off) ${inProcess.ratio.toFixed(3)}, interquartile ${inProcess.spread}.`,
   ];
