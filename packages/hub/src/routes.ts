@@ -5,8 +5,9 @@ import { bucketRoutes, ociRoutes } from '@hub/dialect-oci';
 import { mcpRoutes } from '@hub/mcp';
 import { objectRoutes, publishRoutes } from '@hub/objects';
 import { archiveRoutes } from './discovery/archive-routes.js';
+import { servedDescriptor } from './discovery/descriptor.js';
 import { logRoutes } from './discovery/log-routes.js';
-import { discoveryRoutes, servedDescriptor } from './discovery/routes.js';
+import { discoveryRoutes } from './discovery/routes.js';
 import { siteAliasRoutes } from './site/alias-routes.js';
 import { spaceRoutes } from './spaces/routes.js';
 

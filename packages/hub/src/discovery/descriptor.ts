@@ -1,4 +1,5 @@
-import { type Descriptor, type IndexStore, type LogAnnouncement, type PreparedBody, prepare } from '@hub/core-index';
+import { type CoreDeps, type Descriptor, type IndexStore, type LogAnnouncement, type PreparedBody, prepare } from '@hub/core-index';
+import { logAnnouncement } from './log-routes.js';
 
 /** The Descriptor (`svc.model-hub.descriptor/v1`). Every URL in it is a path on this host. */
 export function buildDescriptor(index: IndexStore): Descriptor {
@@ -38,4 +39,21 @@ export function preparedDescriptor(index: IndexStore, log?: LogAnnouncement): Pr
   return index.memo('descriptor', () =>
     prepare(`${JSON.stringify({ ...buildDescriptor(index), ...(log ? { log } : {}) }, null, 2)}\n`, 'application/json; charset=utf-8'),
   );
+}
+
+/** The descriptor with the log's announcement (read once per index: the log is appended before an index switch). */
+export function descriptorOf(deps: CoreDeps): Promise<PreparedBody> {
+  return descriptorOfIndex(deps.index(), deps);
+}
+
+/**
+ * The descriptor's value as `/.well-known/model-hub.json` serves it (the log's announcement included), for the MCP
+ * resource `hub://descriptor`, so an agent reading either learns the same.
+ */
+export async function servedDescriptor(index: IndexStore, deps: CoreDeps): Promise<unknown> {
+  return JSON.parse(new TextDecoder().decode((await descriptorOfIndex(index, deps)).bytes));
+}
+
+async function descriptorOfIndex(index: IndexStore, deps: CoreDeps): Promise<PreparedBody> {
+  return preparedDescriptor(index, await index.memo('log-announcement', () => logAnnouncement(deps)));
 }

@@ -22,9 +22,8 @@ import { liveSpaces } from '../spaces/live.js';
 import { agentCard, llmsTxt, robotsTxt } from './agent.js';
 import { DISCOVERY_API } from './api.js';
 import { agentBrief } from './brief.js';
-import { preparedDescriptor } from './descriptor.js';
+import { descriptorOf } from './descriptor.js';
 import { liveRegistry } from './live-registry.js';
-import { logAnnouncement } from './log-routes.js';
 import { perOrigin } from './memo.js';
 import { negotiate } from './negotiate.js';
 import { buildOpenApi } from './openapi.js';
@@ -58,23 +57,6 @@ function sectionKind(ctx: RouteContext<unknown>): 'html' | 'json' | 'markdown' |
 function brief(deps: CoreDeps, origin: string): HubResponse {
   const index = deps.index();
   return sendPrepared(perOrigin(index, 'brief', origin, () => prepare(agentBrief(index, origin), MARKDOWN)));
-}
-
-/** The descriptor with the log's announcement (read once per index: the log is appended before an index switch). */
-function descriptorOf(deps: CoreDeps): Promise<PreparedBody> {
-  return descriptorOfIndex(deps.index(), deps);
-}
-
-/**
- * The descriptor's value as `/.well-known/model-hub.json` serves it (the log's announcement included), for the MCP
- * resource `hub://descriptor`, so an agent reading either learns the same.
- */
-export async function servedDescriptor(index: IndexStore, deps: CoreDeps): Promise<unknown> {
-  return JSON.parse(new TextDecoder().decode((await descriptorOfIndex(index, deps)).bytes));
-}
-
-async function descriptorOfIndex(index: IndexStore, deps: CoreDeps): Promise<PreparedBody> {
-  return preparedDescriptor(index, await index.memo('log-announcement', () => logAnnouncement(deps)));
 }
 
 function htmlPrepared(index: IndexStore, key: string, origin: string, build: () => string): PreparedBody {
