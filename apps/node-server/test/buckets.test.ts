@@ -6,11 +6,11 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { tempDirs } from '@hub/node-toolkit';
+import { freePort, tempDirs } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
 
@@ -176,18 +176,6 @@ describe.skipIf(!hasSkopeo)('buckets through skopeo', () => {
 });
 
 /** A free port on loopback, and the next one (the demo mirror's). */
-async function freePort(): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve) => {
-      const s = net.createServer().listen(0, '127.0.0.1', () => {
-        const p = (s.address() as net.AddressInfo).port;
-        s.close(() => resolve(p));
-      });
-    });
-    if (port < 65000) return port;
-  }
-}
-
 describe.skipIf(!hasSkopeo || !existsSync(CLI))('kill -9 during a bucket push (needs the built CLI)', () => {
   let server: ChildProcess | undefined;
   afterAll(() => {
@@ -198,7 +186,7 @@ describe.skipIf(!hasSkopeo || !existsSync(CLI))('kill -9 during a bucket push (n
     const data = await tmp('hub-kill-data-');
     const config = path.join(data, 'hub.json');
     await writeFile(config, JSON.stringify({ registryTokens: [TOKEN], demoMirrorPort: 0 }));
-    const port = await freePort();
+    const port = await freePort(65000);
     server = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', data, '--config', config], {
       stdio: 'ignore',
     });

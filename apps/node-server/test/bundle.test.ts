@@ -4,12 +4,11 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmod, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { listFiles as hubListFiles } from '@hub/client';
-import { buildFromDir, demoTreeDir, type StaticMirror, startStaticMirror, tempDirs } from '@hub/node-toolkit';
+import { buildFromDir, demoTreeDir, freePort, type StaticMirror, startStaticMirror, tempDirs } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { downloadFile } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -224,14 +223,6 @@ describe('the next day', () => {
     await expect(bundleImportCommand([day2, '--data', other], refused)).rejects.toThrow(/not in the bundle's archive/);
   });
 });
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', () => resolve()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 /** nginx-light on 127.0.0.1 over a mirror folder, in the foreground (`daemon off;`), stopped by its pid. */
 async function startNginx(root: string): Promise<{ url: string; close(): Promise<void> }> {
