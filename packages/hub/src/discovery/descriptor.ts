@@ -31,29 +31,31 @@ export function buildDescriptor(index: IndexStore): Descriptor {
   };
 }
 
+/** The descriptor's value: the index's, with the transparency log's announcement once a checkpoint is signed. */
+function descriptorValue(index: IndexStore, log: LogAnnouncement | undefined): Descriptor & { log?: LogAnnouncement } {
+  return { ...buildDescriptor(index), ...(log ? { log } : {}) };
+}
+
+/** The log's announcement (`log`: its prefix, checkpoint URL, origin and verifier keys), read once per index. */
+function announcedLog(index: IndexStore, deps: CoreDeps): Promise<LogAnnouncement | undefined> {
+  return index.memo('log-announcement', () => logAnnouncement(deps));
+}
+
 /**
- * The descriptor as served (same bytes on `/` with JSON and on `/.well-known/model-hub.json`), with the transparency
- * log's announcement (`log`: its prefix, checkpoint URL, origin and verifier keys) once a checkpoint is signed.
+ * The descriptor as served (same bytes on `/` with JSON and on `/.well-known/model-hub.json`), prepared once per index
+ * (the log is appended before an index switch).
  */
-export function preparedDescriptor(index: IndexStore, log?: LogAnnouncement): PreparedBody {
+export async function descriptorOf(deps: CoreDeps): Promise<PreparedBody> {
+  const index = deps.index();
+  const log = await announcedLog(index, deps);
   return index.memo('descriptor', () =>
-    prepare(`${JSON.stringify({ ...buildDescriptor(index), ...(log ? { log } : {}) }, null, 2)}\n`, 'application/json; charset=utf-8'),
+    prepare(`${JSON.stringify(descriptorValue(index, log), null, 2)}\n`, 'application/json; charset=utf-8'),
   );
 }
 
-/** The descriptor with the log's announcement (read once per index: the log is appended before an index switch). */
-export function descriptorOf(deps: CoreDeps): Promise<PreparedBody> {
-  return descriptorOfIndex(deps.index(), deps);
-}
-
 /**
- * The descriptor's value as `/.well-known/model-hub.json` serves it (the log's announcement included), for the MCP
- * resource `hub://descriptor`, so an agent reading either learns the same.
+ * The same descriptor as a value, for the MCP resource `hub://descriptor`, so an agent reading either learns the same.
  */
 export async function servedDescriptor(index: IndexStore, deps: CoreDeps): Promise<unknown> {
-  return JSON.parse(new TextDecoder().decode((await descriptorOfIndex(index, deps)).bytes));
-}
-
-async function descriptorOfIndex(index: IndexStore, deps: CoreDeps): Promise<PreparedBody> {
-  return preparedDescriptor(index, await index.memo('log-announcement', () => logAnnouncement(deps)));
+  return descriptorValue(index, await announcedLog(index, deps));
 }
