@@ -106,7 +106,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   checkProbeConfig(sourcesFromConfig(config));
   const probeSettings = probeSettingsFrom(config);
   // Metrics and the access log (issue 28): the sink every part emits to; nothing is measured when both are off.
-  const observability = observabilityFrom(config, log, probeSettings.intervalSeconds);
+  const observability = await observabilityFrom(config, log, probeSettings.intervalSeconds);
   const objects = new FsObjectStore(options.dataDir);
 
   let current = (await objects.readRef('current')) as Address | undefined;
