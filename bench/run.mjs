@@ -8,7 +8,7 @@
 // that build. --rebuild drops a kept index (never the tree) and builds it again. A literal `--` (pnpm 10 passes it
 // on from `pnpm bench -- --duration 4`) is skipped. New flags: add them to FLAGS below.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -88,12 +88,13 @@ const PIN =
     }
   })();
 const onClientCpu = (cmd, args) => (PIN ? ['taskset', ['-c', '0', cmd, ...args]] : [cmd, args]);
+const onServerCpu = (cmd, args) => (PIN ? ['taskset', ['-c', '1', cmd, ...args]] : [cmd, args]);
 
 const children = [];
 function start(args, readyPattern, env = {}) {
   return new Promise((resolve, reject) => {
     if (!readyPattern) {
-      const child = spawn(process.execPath, args, {
+      const child = spawn(...onServerCpu(process.execPath, args), {
         cwd: root,
         env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...env },
         stdio: ['ignore', 'ignore', 'inherit'],
@@ -101,7 +102,7 @@ function start(args, readyPattern, env = {}) {
       children.push(child);
       return resolve(child);
     }
-    const child = spawn(process.execPath, args, {
+    const child = spawn(...onServerCpu(process.execPath, args), {
       cwd: root,
       env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -137,7 +138,19 @@ function wrk(url, headers = {}) {
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
   const p99 = /99%\s+([\d.]+\w+)/.exec(out)?.[1] ?? '?';
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  return { rps, p99, non2xx };
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
+  return { rps, p99, non2xx, requests };
+}
+
+/** CPU seconds (user + system) the process has used so far, from /proc (0 where there is no /proc). */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux)
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 function rssKiB(pid) {
@@ -256,25 +269,38 @@ for (const c of cases) {
 }
 const fixtureFile = path.join(scratch, 'fixtures.json');
 writeFileSync(fixtureFile, JSON.stringify(fixtures));
-await start(['bench/baseline.mjs', 'koa', '18181', fixtureFile], /ready/);
-await start(['bench/baseline.mjs', 'bare', '18182', fixtureFile], /ready/);
+const koaServer = await start(['bench/baseline.mjs', 'koa', '18181', fixtureFile], /ready/);
+const bareServer = await start(['bench/baseline.mjs', 'bare', '18182', fixtureFile], /ready/);
+const pidOf = { [PORT]: hub.pid, 18181: koaServer.pid, 18182: bareServer.pid };
 
 const ROUNDS = Number(values.rounds);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const rows = [];
 for (const c of runnable) {
+  // req/s, p99, and the server's CPU time per request over the run (user + system, from /proc): with the server
+  // pinned to its own core the two agree; the CPU figure is the steadier one when other work shares the machine.
   const run = (port) => {
     const url = `http://127.0.0.1:${port}${c.url}`;
+    const before = cpuSeconds(pidOf[port]);
+    let result;
     if (c.method === 'HEAD') {
       // wrk waits for a body after a HEAD answer with Content-Length; a small Node client measures HEAD instead.
-      const out = execFileSync(process.execPath, [path.join(root, 'bench/head-load.mjs'), url, String(CONNECTIONS), String(DURATION)], {
-        encoding: 'utf8',
-      });
-      return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), p99: 'n/a', non2xx: 0 };
+      const out = execFileSync(
+        ...onClientCpu(process.execPath, [path.join(root, 'bench/head-load.mjs'), url, String(CONNECTIONS), String(DURATION)]),
+        {
+          encoding: 'utf8',
+        },
+      );
+      const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0);
+      result = { rps, p99: 'n/a', non2xx: 0, requests: rps * DURATION };
+    } else {
+      result = wrk(url, c.headers ?? {});
     }
-    return wrk(url, c.headers ?? {});
+    const cpu = cpuSeconds(pidOf[port]) - before;
+    return { ...result, cpuUs: result.requests > 0 ? (cpu * 1e6) / result.requests : 0 };
   };
-  run(PORT); // warm-up
+  // warm-up: every server, so none is measured before its JIT has compiled the path
+  for (const port of [PORT, 18181, 18182]) run(port);
   // Alternate the servers over several rounds and keep each one's median, so load elsewhere on the machine
   // during one run does not decide the ratio.
   const results = { ours: [], koa: [], bare: [] };
@@ -291,9 +317,20 @@ for (const c of runnable) {
     const m = median(arr.map((x) => x.rps));
     return arr.find((x) => x.rps === m);
   };
-  const row = { name: c.name, ours: pick(results.ours), koa: pick(results.koa), bare: pick(results.bare) };
+  const perRound = results.ours.map((o, i) => o.rps / results.bare[i].rps);
+  const row = {
+    name: c.name,
+    ours: pick(results.ours),
+    koa: pick(results.koa),
+    bare: pick(results.bare),
+    spread: `${Math.min(...perRound).toFixed(2)}–${Math.max(...perRound).toFixed(2)}`,
+    cpuOurs: median(results.ours.map((x) => x.cpuUs)),
+    cpuBare: median(results.bare.map((x) => x.cpuUs)),
+  };
   rows.push(row);
-  console.error(`${c.name}: hub ${row.ours.rps.toFixed(0)}/s, koa ${row.koa.rps.toFixed(0)}/s, bare ${row.bare.rps.toFixed(0)}/s`);
+  console.error(
+    `${c.name}: hub ${row.ours.rps.toFixed(0)}/s, koa ${row.koa.rps.toFixed(0)}/s, bare ${row.bare.rps.toFixed(0)}/s; hub/bare per round ${row.spread}; CPU per request hub ${row.cpuOurs.toFixed(1)} µs, bare ${row.cpuBare.toFixed(1)} µs`,
+  );
 }
 
 // The edge (workerd under Miniflare, seeded with the same demo index): /resolve beside node-server's.
@@ -325,11 +362,11 @@ const searchRatio = listRow && searchRow ? (searchRow.ours.rps / listRow.ours.rp
 const lines = [
   `Command: \`pnpm bench\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run, HEAD by bench/head-load.mjs; median of ${ROUNDS} alternating rounds per server; each server in its own process on loopback${PIN ? ', servers pinned to CPU 1 and the load generator to CPU 0' : ''}; Node ${process.version}; ${os.cpus().length} cores; index: ${MODELS > 0 ? `${MODELS} SYNTHETIC models` : 'the bundled demo (2 models)'})`,
   '',
-  '| route | hub req/s | Koa 1-middleware req/s | bare node:http req/s | hub / Koa | hub / bare | hub p99 | bare p99 |',
-  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  '| route | hub req/s | Koa 1-middleware req/s | bare node:http req/s | hub / Koa | hub / bare | per round | hub p99 | bare p99 | CPU µs per request, hub / bare | bare / hub CPU |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ...rows.map(
     (r) =>
-      `| ${r.name} | ${r.ours.rps.toFixed(0)} | ${r.koa.rps.toFixed(0)} | ${r.bare.rps.toFixed(0)} | ${(r.ours.rps / r.koa.rps).toFixed(2)} | ${(r.ours.rps / r.bare.rps).toFixed(2)} | ${r.ours.p99} | ${r.bare.p99} |`,
+      `| ${r.name} | ${r.ours.rps.toFixed(0)} | ${r.koa.rps.toFixed(0)} | ${r.bare.rps.toFixed(0)} | ${(r.ours.rps / r.koa.rps).toFixed(2)} | ${(r.ours.rps / r.bare.rps).toFixed(2)} | ${r.spread} | ${r.ours.p99} | ${r.bare.p99} | ${r.cpuOurs.toFixed(1)} / ${r.cpuBare.toFixed(1)} | ${r.cpuOurs > 0 ? (r.cpuBare / r.cpuOurs).toFixed(2) : 'n/a'} |`,
   ),
   '',
   `Build (\`hub index build --from-dir\`): ${buildSeconds === undefined ? (MODELS > 0 ? 'reused from an earlier run (--keep)' : 'the demo index is seeded') : `${buildSeconds.toFixed(1)} s, ${((buildSeconds * 1000) / MODELS).toFixed(2)} ms per model`}.`,

@@ -33,14 +33,11 @@ import {
   readLogState,
 } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
+import { DATA_MIRROR, IMPORTED_FILE } from './data-folder.js';
 import { prepareStart } from './verify.js';
 
 export const BUNDLE_FORMAT = 'model-hub.bundle/v1';
 export const BUNDLE_FILE = 'bundle.json';
-/** In a data folder: the imported bundles, newest last (its presence makes `hub serve` air-gapped by default). */
-export const IMPORTED_FILE = 'imported-bundles.json';
-/** In a data folder: the mirror a bundle import fills, served by `hub serve` on the next port. */
-export const DATA_MIRROR = 'mirror';
 
 interface Bundle {
   format: typeof BUNDLE_FORMAT;

@@ -12,7 +12,10 @@ import { parseRefresh, type RefreshError, type Refresher, startRefresh } from '.
 import type { RunningHub } from './server.js';
 import { sourcesFromConfig } from './server.js';
 import { loadSigners } from './signing.js';
-import { buildFromUpstream, progressBar, summaryText } from './upstream-build.js';
+import type { progressBar as ProgressBar } from './upstream-build.js';
+
+/** The upstream run (@hub/upstream), imported when a build runs: `hub serve` without `--refresh` never loads it. */
+const upstreamBuild = () => import('./upstream-build.js');
 
 function positiveInt(name: string, v: string | undefined, max: number): number | undefined {
   if (v === undefined) return undefined;
@@ -21,7 +24,7 @@ function positiveInt(name: string, v: string | undefined, max: number): number |
 }
 
 /** stderr on a TTY: log lines above a progress bar that redraws in place. Not a TTY: log lines only. */
-function terminal() {
+function terminal(progressBar: typeof ProgressBar) {
   const tty = Boolean(process.stderr.isTTY);
   let bar = '';
   const clear = () => {
@@ -100,7 +103,8 @@ function buildSettings(values: UpstreamValues) {
 /** `hub index build --upstream URL …`: prints the summary (text on stderr, JSON on stdout). Returns the exit code. */
 export async function upstreamBuildCommand(values: UpstreamValues, cfg: ResolvedConfig): Promise<number> {
   const settings = buildSettings(values);
-  const term = terminal();
+  const { buildFromUpstream, progressBar, summaryText } = await upstreamBuild();
+  const term = terminal(progressBar);
   const log = createLogger({ level: cfg.logLevel, destination: term.destination as never });
   try {
     const summary = await buildFromUpstream({
@@ -173,7 +177,7 @@ export function serveRefresh(
     log,
     reload: () => running.reload(),
     build: async () => {
-      const s = await buildFromUpstream({
+      const s = await (await upstreamBuild()).buildFromUpstream({
         dataDir: cfg.dataDir,
         ...settings,
         signers: await loadSigners(cfg),

@@ -65,19 +65,19 @@ export function writeHubResponse(res: ServerResponse, out: HubResponse): void {
 
 /**
  * The node:http listener: hub paths go straight to `hub.handle` (no Koa context per request); only the host's own
- * routes under `/-/` (liveness, readiness, and any middleware the operator adds) go to the Koa app. Koa costs about
- * a fifth of the throughput on the hot routes when it wraps every request (docs/benchmarks.md).
+ * routes under `/-/` (liveness and readiness, host-routes.ts) go to `hostRoutes`. Koa cost about a fifth of the
+ * throughput on the hot routes when it wrapped every request (docs/benchmarks.md).
  */
 export function hubListener(
   hub: Hub,
-  koaCallback: (req: IncomingMessage, res: ServerResponse) => unknown,
+  hostRoutes: (req: IncomingMessage, res: ServerResponse) => unknown,
   policy?: HostPolicy,
   protocol = 'http',
 ) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
     if (url.startsWith('/-/')) {
-      void koaCallback(req, res);
+      void hostRoutes(req, res);
       return;
     }
     const admitted = toHubRequest(hub, req, protocol, policy);

@@ -28,11 +28,10 @@ import {
   startStaticMirror,
 } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
-import Router from '@koa/router';
-import Koa from 'koa';
 import { installFastBlake3 } from './blake3-node.js';
-import { DATA_MIRROR, IMPORTED_FILE } from './bundle.js';
 import { ConfigError, type HubConfigFile } from './config.js';
+import { DATA_MIRROR, IMPORTED_FILE } from './data-folder.js';
+import { hostRoutes } from './host-routes.js';
 import { hubListener } from './koa-adapter.js';
 import { DEFAULT_HOST, listenOn } from './listen.js';
 import { createLogger } from './logger.js';
@@ -68,7 +67,6 @@ export interface RunningHub {
   metrics?: MetricsServer;
   deps: HubDeps;
   hub: Hub;
-  app: Koa;
   /** The source prober, which is also the hub's source health (its timer starts after listen). */
   prober: SourceProber;
   /** Re-read the `current` ref and swap in that index without a restart. */
@@ -106,7 +104,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   checkProbeConfig(sourcesFromConfig(config));
   const probeSettings = probeSettingsFrom(config);
   // Metrics and the access log (issue 28): the sink every part emits to; nothing is measured when both are off.
-  const observability = observabilityFrom(config, log, probeSettings.intervalSeconds);
+  const observability = await observabilityFrom(config, log, probeSettings.intervalSeconds);
   const objects = new FsObjectStore(options.dataDir);
 
   let current = (await objects.readRef('current')) as Address | undefined;
@@ -215,19 +213,6 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     },
   });
 
-  const app = new Koa();
-  app.proxy = false;
-  const router = new Router({ prefix: '/-' });
-  router.get('/live', (ctx) => {
-    ctx.body = { ok: true };
-  });
-  router.get('/ready', (ctx) => {
-    const index = indexes.current();
-    ctx.body = { ok: true, catalog: index.catalogAddress, models: index.totals.models };
-  });
-  app.use(router.routes());
-  app.on('error', (err: Error) => log.warn({ err: err.message }, 'connection error'));
-
   // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
   const policy: HostPolicy = {
     listenHost: host,
@@ -235,9 +220,11 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
     ...(config.trustProxy ? { trustProxy: true } : {}),
   };
-  // Hub paths skip Koa; the Koa app serves the host's own `/-/` routes. Node checks the header and request
-  // timeouts on `connectionsCheckingInterval` (its default, 30 s, would stretch them).
-  const server = http.createServer({ connectionsCheckingInterval: 1000 }, observability.wrap(hubListener(hub, app.callback(), policy)));
+  // Hub paths go to the hub; the host's own `/-/` routes (liveness, readiness) are answered beside it, without Koa
+  // (host-routes.ts). Node checks the header and request timeouts on `connectionsCheckingInterval` (its default, 30 s,
+  // would stretch them).
+  const own = hostRoutes(() => indexes.current());
+  const server = http.createServer({ connectionsCheckingInterval: 1000 }, observability.wrap(hubListener(hub, own, policy)));
   server.keepAliveTimeout = 65_000;
   // Slow and abusive clients (issue 19): the whole header block within 20 s, the whole request within
   // 120 s, and at most `maxConnectionsPerAddress` open connections from one remote address.
@@ -296,7 +283,6 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     ...(metricsServer ? { metrics: metricsServer } : {}),
     deps,
     hub,
-    app,
     prober: health,
     reload: () => indexes.reload(),
     async close() {

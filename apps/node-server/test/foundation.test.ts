@@ -169,10 +169,31 @@ describe('the hub on its embedded default', () => {
     expect(garbage).toMatch(/^HTTP\/1\.1 4\d\d/);
   });
 
-  it('answers the host routes /-/live and /-/ready', async () => {
-    expect((await fetch(`${hub.url}/-/live`)).status).toBe(200);
-    const ready = await (await fetch(`${hub.url}/-/ready`)).json();
-    expect(ready.ok).toBe(true);
+  it('answers the host routes /-/live and /-/ready (GET and HEAD), 405 for other methods and 404 {error} for other /-/ paths', async () => {
+    const live = await fetch(`${hub.url}/-/live`);
+    expect(live.status).toBe(200);
+    expect(live.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await live.json()).toEqual({ ok: true });
+    const ready = await (await fetch(`${hub.url}/-/ready?probe=1`)).json();
+    expect(ready).toEqual({ ok: true, catalog: hub.running.deps.index().catalogAddress, models: hub.running.deps.index().totals.models });
+    const head = await fetch(`${hub.url}/-/ready`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const post = await fetch(`${hub.url}/-/live`, { method: 'POST', body: '{}' });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect((await post.json()).error).toMatch(/GET and HEAD/);
+    const other = await fetch(`${hub.url}/-/metrics-or-anything`);
+    expect(other.status).toBe(404);
+    expect(other.headers.get('x-error-code')).toBe('NotFound');
+    expect((await other.json()).error).toMatch(/\/-\/live/);
+    // kept alive: the body is framed by content-length, so a second request on the same connection is answered
+    const raw = await rawRequest(
+      hub.running.port,
+      'GET /-/live HTTP/1.1\r\nHost: localhost\r\n\r\nGET /-/live HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+    );
+    expect(raw.match(/HTTP\/1\.1 200/g)).toHaveLength(2);
+    expect(raw).toMatch(/content-length: 11\r\n/i);
   });
 });
 

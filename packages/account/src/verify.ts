@@ -1,4 +1,7 @@
-import { type CryptoKey, createLocalJWKSet, decodeProtectedHeader, errors, importJWK, importSPKI, type JWK, jwtVerify } from 'jose';
+import type { CryptoKey, createLocalJWKSet, JWK } from 'jose';
+
+/** jose, imported when a verifier is made (a hub without sign-in keys never loads it; docs/decisions/scale-and-speed.md). */
+type Jose = typeof import('jose');
 
 /**
  * Verification of account tokens (spec: Authentication, "account token"): a JWT issued by the
@@ -73,13 +76,13 @@ function publicEcJwk(jwk: Record<string, unknown>, where: string): JWK {
   return out;
 }
 
-async function importKey(publicKey: AccountKeyConfig['publicKey']): Promise<KeyInput> {
+async function importKey(jose: Jose, publicKey: AccountKeyConfig['publicKey']): Promise<KeyInput> {
   let value: unknown = publicKey;
   if (typeof value === 'string') {
     const s = value.trim();
     if (s.startsWith('-----BEGIN PUBLIC KEY-----')) {
       try {
-        return await importSPKI(s, 'ES256');
+        return await jose.importSPKI(s, 'ES256');
       } catch (e) {
         throw new AccountConfigError(`account.publicKey is not a P-256 public key in PEM SPKI form: ${(e as Error).message}`);
       }
@@ -102,11 +105,11 @@ async function importKey(publicKey: AccountKeyConfig['publicKey']): Promise<KeyI
   if (Array.isArray(obj.keys)) {
     const keys = obj.keys.map((k, i) => publicEcJwk((k ?? {}) as Record<string, unknown>, `account.publicKey.keys[${i}]`));
     if (keys.length === 0) throw new AccountConfigError("account.publicKey.keys is empty; add the identity provider's ES256 public key.");
-    return createLocalJWKSet({ keys });
+    return jose.createLocalJWKSet({ keys });
   }
   const jwk = publicEcJwk(obj, 'account.publicKey');
   try {
-    return (await importJWK(jwk, 'ES256')) as CryptoKey;
+    return (await jose.importJWK(jwk, 'ES256')) as CryptoKey;
   } catch (e) {
     throw new AccountConfigError(`account.publicKey is not a usable P-256 key: ${(e as Error).message}`);
   }
@@ -128,7 +131,8 @@ export async function createTokenVerifier(config: AccountKeyConfig, options: Ver
   if (!config || config.publicKey === undefined || config.publicKey === null || config.publicKey === '') {
     throw new AccountConfigError("account.publicKey is missing; set it to the identity provider's ES256 public key (PEM or JWK).");
   }
-  const key = await importKey(config.publicKey);
+  const jose = await import('jose');
+  const key = await importKey(jose, config.publicKey);
   const issuer = listOf(config.issuer);
   const audience = listOf(config.audience);
   const skew = options.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS;
@@ -148,7 +152,7 @@ export async function createTokenVerifier(config: AccountKeyConfig, options: Ver
       }
       let alg: unknown;
       try {
-        alg = decodeProtectedHeader(token).alg;
+        alg = jose.decodeProtectedHeader(token).alg;
       } catch {
         return fail('malformed', 'The account token header cannot be decoded; sign in again on the site.');
       }
@@ -162,7 +166,7 @@ export async function createTokenVerifier(config: AccountKeyConfig, options: Ver
         );
       }
       try {
-        const { payload } = await jwtVerify(token, key as CryptoKey, {
+        const { payload } = await jose.jwtVerify(token, key as CryptoKey, {
           algorithms: ['ES256'],
           issuer,
           audience,
@@ -178,13 +182,13 @@ export async function createTokenVerifier(config: AccountKeyConfig, options: Ver
         }
         return { ok: true, did: payload.sub };
       } catch (e) {
-        return mapError(e);
+        return mapError(jose.errors, e);
       }
     },
   };
 }
 
-function mapError(e: unknown): VerifyResult {
+function mapError(errors: Jose['errors'], e: unknown): VerifyResult {
   if (e instanceof errors.JWTExpired) return fail('expired', 'The account token has expired; sign in again on the site for a fresh one.');
   if (e instanceof errors.JWTClaimValidationFailed) {
     switch (e.claim) {
