@@ -1,11 +1,19 @@
-// pnpm bench --metrics: what metrics cost (issue 28). The same node-server build twice over the same data folder,
-// side by side: two with metrics off (the default), two with `metricsPort` (prom-client, every request counted and
-// timed) and a scraper reading the loaded one's /metrics once a second (Prometheus's default is every 15 s). wrk on loopback
-// over the hot routes, the two hubs in alternating rounds; per route the median of each and the ratio on / off, with
-// the spread of the per-round ratios.
-// Usage: node bench/metrics.mjs [--duration 5] [--rounds 5] [--connections 50] [--control]
-//   --control: the noise floor of this comparison: the "on" hub is a second metrics-off hub (no scraper), so the ratios
-//   say how far two identical processes differ on this machine in this run.
+// pnpm bench --metrics: what metrics cost (issue 28). The same node-server build over the same data, side by side:
+// hubs with metrics off (the default) and hubs with `metricsPort` (prom-client, every request counted and timed, the
+// default process metrics on) with a scraper reading the loaded one's /metrics once a second (Prometheus's default is
+// every 15 s). wrk on loopback over the hot routes, the hubs loaded in alternating order.
+//
+// The primary figure is the hub process's CPU time per request (user + system from /proc/PID/stat over each run,
+// divided by the requests wrk completed): on a shared 2-core machine req/s follows whatever else runs, CPU per request
+// far less. Per route: the median of the rounds' on / off ratios and their spread; req/s beside it.
+//
+// Usage: node bench/metrics.mjs [--duration 5] [--rounds 5] [--connections 50] [--hubs 2] [--fresh] [--control]
+//   --hubs N: hubs of each kind (loaded off, on, on, off, ... and reversed in the next round; a round's figure is the
+//     mean of a kind's hubs): two identical processes can differ by 10-20 % (JIT decisions), so one of each would
+//     measure the processes as much as the metrics.
+//   --fresh: start every hub anew at each round (same data folders), so the rounds also sample that process spread.
+//   --control: the noise floor of this comparison: the "on" hubs have metrics off too (no scraper), so the ratios say
+//     how far identical processes differ on this machine in this run.
 //   (needs the build: apps/node-server/dist/cli.js; `pnpm bench` builds first)
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,6 +29,8 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     metrics: { type: 'boolean' },
     control: { type: 'boolean' },
+    hubs: { type: 'string', default: '2' },
+    fresh: { type: 'boolean' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -29,16 +39,11 @@ const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 const DURATION = Number(values.duration);
 const ROUNDS = Number(values.rounds);
 const CONNECTIONS = Number(values.connections);
-// Two hubs of each kind, started and loaded in the order off, on, on, off (then reversed): two identical processes
-// can differ by 10-20 % on this kind of machine (the --control run shows it), so one of each would measure the
-// processes as much as the metrics.
-const OFF = 18671;
-const ON = 18673;
-const ON2 = 18677;
-const OFF2 = 18679;
-const METRICS = 18675;
-const METRICS2 = 18681;
+const HUBS = Math.max(1, Number(values.hubs));
+const FRESH = values.fresh === true;
 const CONTROL = values.control === true;
+// Ports: hub i at BASE + 4i, its demo mirror on a free port, its metrics listener at BASE + 4i + 2.
+const BASE = 18671;
 
 // Servers on CPU 1, wrk on CPU 0, as bench/run.mjs does.
 const PIN = os.cpus().length >= 2;
@@ -98,7 +103,7 @@ async function measure(pid, url, headers) {
 }
 
 /** One scrape on a connection of its own (as Prometheus's own client may; no pooled socket the listener closed). */
-function scrape(port = METRICS) {
+function scrape(port) {
   return new Promise((resolve, reject) => {
     http
       .get(`http://127.0.0.1:${port}/metrics`, { agent: false }, (res) => {
@@ -161,25 +166,60 @@ async function handleCost() {
   };
 }
 
-try {
-  // Each hub seeds the bundled demo into its own folder (the same bytes, the same catalog); demo mirrors on free ports.
-  const hubs = [
-    { kind: 'off', port: OFF },
-    { kind: 'on', port: ON, metricsPort: METRICS },
-    { kind: 'on', port: ON2, metricsPort: METRICS2 },
-    { kind: 'off', port: OFF2 },
-  ];
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+const spread = (xs) => `${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)}`;
+
+/** Start (or restart) every hub and wait until each answers. */
+async function startAll(hubs) {
   for (const h of hubs) {
     const metrics = h.kind === 'on' && !CONTROL;
     h.child = serve(h.port, metrics ? { demoMirrorPort: 0, metricsPort: h.metricsPort } : { demoMirrorPort: 0 });
-    if (!metrics) h.metricsPort = undefined;
+    h.scrapeAt = metrics ? h.metricsPort : undefined;
   }
   for (const h of hubs) {
     await waitFor(`http://127.0.0.1:${h.port}/-/live`);
-    if (h.metricsPort) await waitFor(`http://127.0.0.1:${h.metricsPort}/metrics`);
+    if (h.scrapeAt) await waitFor(`http://127.0.0.1:${h.scrapeAt}/metrics`);
   }
+}
 
-  const descriptor = await (await fetch(`http://127.0.0.1:${OFF}/.well-known/model-hub.json`)).json();
+async function stopAll(hubs) {
+  await Promise.all(
+    hubs.map(
+      (h) =>
+        new Promise((resolve) => {
+          if (h.child.exitCode !== null) return resolve();
+          h.child.once('exit', resolve);
+          h.child.kill('SIGTERM');
+        }),
+    ),
+  );
+}
+
+/** What each metrics-on hub counted in hub_requests_total, read before it stops. */
+async function counted(hubs) {
+  let n = 0;
+  for (const h of hubs) {
+    if (!h.scrapeAt) continue;
+    const text = await scrape(h.scrapeAt);
+    n += text
+      .split('\n')
+      .filter((l) => l.startsWith('hub_requests_total{'))
+      .reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  }
+  return n;
+}
+
+try {
+  // Each hub seeds the bundled demo into its own folder (the same bytes, the same catalog); demo mirrors on free ports.
+  // Kinds in the order off, on, on, off, off, on, ... so neither kind is always loaded first.
+  const hubs = Array.from({ length: 2 * HUBS }, (_, i) => ({
+    kind: [0, 3].includes(i % 4) ? 'off' : 'on',
+    port: BASE + 4 * i,
+    metricsPort: BASE + 4 * i + 2,
+  }));
+  await startAll(hubs);
+
+  const descriptor = await (await fetch(`http://127.0.0.1:${hubs[0].port}/.well-known/model-hub.json`)).json();
   const cases = [
     { name: 'GET /{id}/resolve/main/{gguf} (302)', url: '/demo/tiny-llama-2-GGUF/resolve/main/llama-2-tiny-random-F16.gguf' },
     { name: 'GET /api/v1/objects/{catalog}', url: `/api/v1/objects/${descriptor.catalog}` },
@@ -202,59 +242,68 @@ try {
       .catch(() => {});
   }, 1000);
 
-  const rows = [];
-  for (const c of cases) {
-    const off = [];
-    const on = [];
-    const offCpu = [];
-    const onCpu = [];
-    const url = (port) => `http://127.0.0.1:${port}${c.url}`;
-    for (const h of hubs) await wrk(url(h.port), c.headers);
-    for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 ? [...hubs].reverse() : hubs;
+  // Per route and round: each kind's mean req/s and CPU µs per request.
+  const results = cases.map(() => ({ off: [], on: [], offCpu: [], onCpu: [] }));
+  let total = 0;
+  for (let r = 0; r < ROUNDS; r++) {
+    if (FRESH && r > 0) {
+      total += await counted(hubs);
+      await stopAll(hubs);
+      await startAll(hubs);
+    }
+    for (const [i, c] of cases.entries()) {
+      const url = (port) => `http://127.0.0.1:${port}${c.url}`;
+      // warm-up: the route's answer kept and its code compiled in every hub
+      if (r === 0 || FRESH) for (const h of hubs) await wrk(url(h.port), c.headers);
+      const order = (r + i) % 2 ? [...hubs].reverse() : hubs;
       const round = { off: [], on: [], offCpu: [], onCpu: [] };
       for (const h of order) {
-        scraping = h.metricsPort;
+        scraping = h.scrapeAt;
         const m = await measure(h.child.pid, url(h.port), c.headers);
         scraping = undefined;
         round[h.kind].push(m.rps);
         round[`${h.kind}Cpu`].push(m.cpuUs);
       }
-      const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
-      off.push(mean(round.off));
-      on.push(mean(round.on));
-      offCpu.push(mean(round.offCpu));
-      onCpu.push(mean(round.onCpu));
+      for (const k of Object.keys(round)) results[i][k].push(mean(round[k]));
     }
-    const ratios = on.map((x, i) => x / (off[i] ?? Number.NaN));
-    const cpuRatios = offCpu.map((x, i) => x / (onCpu[i] ?? Number.NaN));
-    rows.push({ name: c.name, off: median(off), on: median(on), ratios, offCpu: median(offCpu), onCpu: median(onCpu), cpuRatios });
-    console.error(`${c.name}: off ${median(off).toFixed(0)}/s, on ${median(on).toFixed(0)}/s`);
+    console.error(`round ${r + 1}/${ROUNDS} done (load ${os.loadavg()[0].toFixed(1)})`);
   }
   clearInterval(scraper);
+  total += await counted(hubs);
 
-  const exposition = CONTROL ? '' : (await scrape(METRICS)) + (await scrape(METRICS2));
-  const counted = exposition
-    .split('\n')
-    .filter((l) => l.startsWith('hub_requests_total{'))
-    .reduce((n, l) => n + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  const rows = cases.map((c, i) => {
+    const x = results[i];
+    return {
+      name: c.name,
+      offCpu: median(x.offCpu),
+      onCpu: median(x.onCpu),
+      cpuRatios: x.onCpu.map((v, j) => v / x.offCpu[j]),
+      off: median(x.off),
+      on: median(x.on),
+      ratios: x.on.map((v, j) => v / x.off[j]),
+    };
+  });
+  // All routes at once: per round, the geometric mean of the routes' CPU ratios.
+  const overall = Array.from({ length: ROUNDS }, (_, j) => Math.exp(mean(rows.map((row) => Math.log(row.cpuRatios[j])))));
   const inProcess = await handleCost();
+  const load = os
+    .loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
   const lines = [
-    `Command: \`pnpm bench -- --metrics\` (node bench/metrics.mjs after the build: wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run; two hubs of each kind loaded in the order off, on, on, off and reversed in the next round, ${ROUNDS} rounds, each round's figure the mean of a kind's two hubs, medians of the rounds; servers${PIN ? ' pinned to CPU 1, wrk to CPU 0' : ''}; Node ${process.version}; ${os.cpus().length} cores; load average at the end ${os
-      .loadavg()
-      .map((x) => x.toFixed(2))
-      .join(' ')})`,
+    `Command: \`node bench/metrics.mjs${process.argv.slice(2).length ? ` ${process.argv.slice(2).join(' ')}` : ''}\` (after the build; wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run; ${HUBS} hub(s) of each kind loaded in alternating order, ${ROUNDS} rounds${FRESH ? ', every hub started anew at each round' : ''}, each round's figure the mean of a kind's hubs; servers${PIN ? ' pinned to CPU 1, wrk to CPU 0' : ''}; Node ${process.version}; ${os.cpus().length} cores; load average at the end ${load})`,
     '',
-    '| route | off req/s | on req/s | on / off req/s (medians) | per round, min–max | off CPU µs/req | on CPU µs/req | off / on CPU per req (median of rounds) | per round, min–max |',
+    '| route | off CPU µs/req | on CPU µs/req | on / off CPU per request (median of rounds) | per round, min–max | off req/s | on req/s | on / off req/s (median of rounds) | per round, min–max |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     ...rows.map(
       (r) =>
-        `| ${r.name} | ${r.off.toFixed(0)} | ${r.on.toFixed(0)} | ${(r.on / r.off).toFixed(3)} | ${Math.min(...r.ratios).toFixed(2)}–${Math.max(...r.ratios).toFixed(2)} | ${r.offCpu.toFixed(1)} | ${r.onCpu.toFixed(1)} | ${median(r.cpuRatios).toFixed(3)} | ${Math.min(...r.cpuRatios).toFixed(2)}–${Math.max(...r.cpuRatios).toFixed(2)} |`,
+        `| ${r.name} | ${r.offCpu.toFixed(1)} | ${r.onCpu.toFixed(1)} | ${median(r.cpuRatios).toFixed(3)} | ${spread(r.cpuRatios)} | ${r.off.toFixed(0)} | ${r.on.toFixed(0)} | ${median(r.ratios).toFixed(3)} | ${spread(r.ratios)} |`,
     ),
+    `| all five (geometric mean per round) | | | ${median(overall).toFixed(3)} | ${spread(overall)} | | | | |`,
     '',
     CONTROL
-      ? 'CONTROL RUN: both hubs had metrics off ("on" is a second identical process): the ratios are this run\'s noise floor.'
-      : `The two metrics-on hubs counted ${counted} requests in hub_requests_total; /metrics was scraped ${scrapes} times during its rounds.`,
+      ? 'CONTROL RUN: every hub had metrics off (the "on" hubs are more identical processes): the ratios are this run\'s noise floor.'
+      : `The metrics-on hubs counted ${total} requests in hub_requests_total; /metrics was scraped ${scrapes} times during their runs.`,
     '',
     `In process (no sockets: \`hub.handle\` of the /resolve 302 over SYNTHETIC models, ${inProcess.calls} calls per round, ${inProcess.rounds} alternating rounds): metrics off ${inProcess.off.toFixed(0)} ns per request, on (prom-client sink) ${inProcess.on.toFixed(0)} ns; median of the per-pair ratios (requests per second on / off) ${inProcess.ratio.toFixed(3)}, interquartile ${inProcess.spread}.`,
   ];

@@ -1,4 +1,4 @@
-import type { MetricEvent, Metrics } from '@hub/core-index';
+import type { AnswerLabels, MetricEvent, Metrics, Tally } from '@hub/core-index';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 type Labels = Record<string, string>;
@@ -33,22 +33,34 @@ function syncedCounter(registry: Registry, name: string, help: string, labelName
   return {
     /** A new series: the caller keeps it and adds to `count`. */
     open,
+    /** The series whose one label `label` has the value `value`. */
+    series: (label: string, value: string): Series => seriesOf(label, value),
     /** Add to the series whose one label `label` has the value `value` (no object or closure built per call). */
     add(label: string, value: string, n: number): void {
-      let s = series.get(value);
-      if (!s) {
-        s = open({ [label]: value });
-        series.set(value, s);
-      }
-      s.count += n;
+      seriesOf(label, value).count += n;
     },
   };
+  function seriesOf(label: string, value: string): Series {
+    let s = series.get(value);
+    if (!s) {
+      s = open({ [label]: value });
+      series.set(value, s);
+    }
+    return s;
+  }
 }
 
 interface Series {
   labels: Labels;
   count: number;
   reported: number;
+}
+
+interface GroupCounts {
+  /** Per bucket (not cumulative), the last one above the highest bound. */
+  counts: number[];
+  sum: number;
+  count: number;
 }
 
 /**
@@ -58,7 +70,7 @@ interface Series {
 class GroupHistogram {
   readonly type = 'histogram';
   readonly aggregator = 'sum';
-  private readonly groups = new Map<string, { counts: number[]; sum: number; count: number }>();
+  private readonly groups = new Map<string, GroupCounts>();
 
   constructor(
     readonly name: string,
@@ -67,14 +79,24 @@ class GroupHistogram {
   ) {}
 
   observe(group: string, value: number): void {
+    this.record(this.group(group), value);
+  }
+
+  /** The counts of one group (kept by a prepared tally, so it records without a lookup). */
+  group(group: string): GroupCounts {
     let g = this.groups.get(group);
     if (!g) {
       g = { counts: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 };
       this.groups.set(group, g);
     }
+    return g;
+  }
+
+  record(g: GroupCounts, value: number): void {
+    const bounds = this.bounds;
     let i = 0;
-    while (i < this.bounds.length && value > (this.bounds[i] as number)) i++;
-    g.counts[i] = (g.counts[i] ?? 0) + 1;
+    while (i < bounds.length && value > (bounds[i] as number)) i++;
+    g.counts[i] = (g.counts[i] as number) + 1;
     g.sum += value;
     g.count++;
   }
@@ -113,6 +135,7 @@ export const REQUEST_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0
 const PROBE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export interface PromMetrics extends Metrics {
+  prepare(answer: AnswerLabels, also: readonly MetricEvent[]): Tally;
   readonly registry: Registry;
   /** The exposition text (Prometheus text format 0.0.4). */
   scrape(): Promise<string>;
@@ -268,29 +291,53 @@ export function promMetrics(options: { defaultMetrics?: boolean; probeIntervalSe
   const statusClass = (status: number) => STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other';
 
   const requestSeries = new Map<string, Map<string, Series[]>>();
+  /** The `hub_requests_total` series of a request: route → method → status class, by strings the core keeps. */
+  function requestSeriesOf(e: AnswerLabels): Series {
+    let byMethod = requestSeries.get(e.route);
+    if (!byMethod) {
+      byMethod = new Map();
+      requestSeries.set(e.route, byMethod);
+    }
+    let byStatus = byMethod.get(e.method);
+    if (!byStatus) {
+      byStatus = [];
+      byMethod.set(e.method, byStatus);
+    }
+    const cls = (e.status / 100) | 0;
+    let series = byStatus[cls];
+    if (!series) {
+      series = requests.open({ route: e.route, group: e.group, method: e.method, status_class: statusClass(e.status) });
+      byStatus[cls] = series;
+    }
+    return series;
+  }
+
+  /**
+   * A kept answer's tally: its series resolved once, so serving it again adds to four numbers (the request series,
+   * the group's histogram, its bytes and its redirect), with no event object and no lookup.
+   */
+  function prepare(a: AnswerLabels, also: readonly MetricEvent[]): Tally {
+    const series = requestSeriesOf(a);
+    const histogram = duration.group(a.group);
+    const length = a.bytes !== undefined && Number.isFinite(a.bytes) ? a.bytes : undefined;
+    const bytes = length !== undefined ? responseBytes.series('group', a.group) : undefined;
+    const redirect = also.find((e): e is Extract<MetricEvent, { type: 'redirect' }> => e.type === 'redirect');
+    const redirected = redirect ? redirects.series('source', redirect.source) : undefined;
+    const rest = also.filter((e) => e !== redirect);
+    return (seconds) => {
+      series.count++;
+      duration.record(histogram, seconds);
+      if (bytes) bytes.count += length as number;
+      if (redirected) redirected.count++;
+      for (const e of rest) emit(e);
+    };
+  }
 
   function emit(e: MetricEvent): void {
     switch (e.type) {
       case 'request': {
-        // The hot path: one string key per series, plain numbers.
-        // route → method → status: Map lookups by strings the core keeps (no key built per request)
-        let byMethod = requestSeries.get(e.route);
-        if (!byMethod) {
-          byMethod = new Map();
-          requestSeries.set(e.route, byMethod);
-        }
-        let byStatus = byMethod.get(e.method);
-        if (!byStatus) {
-          byStatus = [];
-          byMethod.set(e.method, byStatus);
-        }
-        const cls = (e.status / 100) | 0;
-        let series = byStatus[cls];
-        if (!series) {
-          series = requests.open({ route: e.route, group: e.group, method: e.method, status_class: statusClass(e.status) });
-          byStatus[cls] = series;
-        }
-        series.count++;
+        // The hot path of answers that are not kept: one string key per series, plain numbers.
+        requestSeriesOf(e).count++;
         duration.observe(e.group, e.seconds);
         if (e.bytes !== undefined && Number.isFinite(e.bytes)) responseBytes.add('group', e.group, e.bytes);
         break;
@@ -348,6 +395,7 @@ export function promMetrics(options: { defaultMetrics?: boolean; probeIntervalSe
     registry,
     contentType: registry.contentType,
     emit,
+    prepare,
     scrape: () => registry.metrics(),
   };
 }

@@ -104,7 +104,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   checkProbeConfig(sourcesFromConfig(config));
   const probeSettings = probeSettingsFrom(config);
   // Metrics and the access log (issue 28): the sink every part emits to; nothing is measured when both are off.
-  const observability = observabilityFrom(config, log, probeSettings.intervalSeconds);
+  const observability = await observabilityFrom(config, log, probeSettings.intervalSeconds);
   const objects = new FsObjectStore(options.dataDir);
 
   let current = (await objects.readRef('current')) as Address | undefined;
@@ -137,8 +137,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     !airGapped &&
     indexes
       .current()
-      .models()
-      .some((m) => m.sources.some((s) => s.source === DEMO_SOURCE));
+      .sourceKinds()
+      .some(([name]) => name === DEMO_SOURCE);
   let mirror: StaticMirror | undefined;
   if (usesDemo && options.demoMirror !== false) {
     const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);

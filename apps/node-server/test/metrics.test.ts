@@ -88,6 +88,47 @@ describe('/metrics', () => {
     expect((await fetch(m?.url ?? '', { method: 'POST' })).status).toBe(405);
   });
 
+  it('counts kept answers exactly: N more answers of a kept redirect and a kept list are N more in every family', async () => {
+    const h = await hub({ config: { metricsPort: 0, logRequests: true } });
+    const resolve = `${h.url}/synthetic/metrics/resolve/main/weights.bin`;
+    const list = `${h.url}/api/models?limit=5`;
+    // The first answers are made by their handlers; the hub keeps them (issue 31).
+    const first = await fetch(resolve, { redirect: 'manual' });
+    expect(first.status).toBe(302);
+    const listLength = Number((await fetch(list)).headers.get('content-length'));
+    expect(listLength).toBeGreaterThan(0);
+    // Served again from the kept answers, synchronously, as node-server's listener does.
+    const kept = (url: string) =>
+      h.running.hub.cached({ method: 'GET', url, headers: { get: (n) => (n === 'host' ? new URL(h.url).host : null) }, body: null });
+    expect(kept(resolve)?.status).toBe(302);
+    expect(kept(list)?.status).toBe(200);
+
+    const before = await (await fetch(h.running.metrics?.url ?? '')).text();
+    const N = 25;
+    for (let i = 0; i < N; i++) {
+      expect((await fetch(resolve, { redirect: 'manual' })).status).toBe(302);
+      expect((await fetch(list)).status).toBe(200);
+    }
+    const after = await (await fetch(h.running.metrics?.url ?? '')).text();
+    // the two `kept(...)` calls above count too: an answer handed out is an answer served
+    const more = (name: string, labels: Record<string, string>) => (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+    expect(more('hub_requests_total', { route: '/:owner/:name/resolve/:rev/*path', method: 'GET', status_class: '3xx' })).toBe(N);
+    expect(more('hub_requests_total', { route: '/api/models', method: 'GET', status_class: '2xx' })).toBe(N);
+    expect(more('hub_redirects_total', { source: 'test-mirror' })).toBe(N);
+    expect(more('hub_request_duration_seconds_count', { group: 'hf' })).toBe(2 * N);
+    expect(more('hub_request_duration_seconds_bucket', { group: 'hf', le: '+Inf' })).toBe(2 * N);
+    expect(more('hub_response_bytes_total', { group: 'hf' })).toBe(N * listLength);
+    // Totals since the start: the handlers' answers, the two handed out by `kept`, and the N of each.
+    expect(sample(after, 'hub_requests_total', { route: '/api/models', status_class: '2xx' })).toBe(N + 2);
+    expect(sample(after, 'hub_redirects_total', { source: 'test-mirror' })).toBe(N + 2);
+    // The access log is a sink too: one line per kept answer as well.
+    const lines = h.logs
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request' && l.route === '/api/models');
+    expect(lines).toHaveLength(N + 2);
+    expect(lines.at(-1)).toMatchObject({ method: 'GET', group: 'hf', status: 200, bytes: listLength });
+  });
+
   it('on the main port only with Authorization: Bearer <metricsToken>', async () => {
     const h = await hub({ config: { metricsToken: TOKEN } });
     expect(h.running.metrics).toBeUndefined();

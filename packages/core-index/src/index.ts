@@ -141,7 +141,7 @@ export {
   verifyLog,
   walkDay,
 } from './log/verify-log.js';
-export { accessLog, type MetricEvent, type Metrics, noMetrics, routeGroup, teeMetrics } from './metrics.js';
+export { type AnswerLabels, accessLog, type MetricEvent, type Metrics, noMetrics, routeGroup, type Tally, teeMetrics } from './metrics.js';
 export {
   MIRROR_FORMAT,
   MIRROR_MANIFEST,

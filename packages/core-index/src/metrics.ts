@@ -61,13 +61,38 @@ export type MetricEvent =
   | { type: 'mcp-tool'; tool: string; isError: boolean }
   | UpstreamEvent;
 
+/** What every answer of one kind has in common: a request event without its time. */
+export type AnswerLabels = Omit<RequestEvent, 'type' | 'seconds'>;
+
+/**
+ * Counts one answer of a prepared kind, given its seconds: what `emit` of the request event (with those seconds) and
+ * of the prepared events without a time would count, in the same series.
+ */
+export type Tally = (seconds: number) => void;
+
 /** The one interface every part emits through. `emit` never throws and never waits. */
 export interface Metrics {
   emit(event: MetricEvent): void;
+  /**
+   * Optional: resolve once the series an answer of this kind counts in (a kept whole answer is the same route,
+   * method, status, source and length every time it is served), so that each such answer only adds to them: no
+   * event object, no lookup. `also` are the events without a time each such answer emits too (its redirect). A sink
+   * without `prepare` is sent the same events through `emit` ({@link tallyOf}).
+   */
+  prepare?(answer: AnswerLabels, also: readonly MetricEvent[]): Tally;
 }
 
 /** Metrics off: every event dropped. */
 export const noMetrics: Metrics = { emit() {} };
+
+/** The tally of one kind of answer on any sink: its own `prepare`, else the same events through `emit`. */
+export function tallyOf(sink: Metrics, answer: AnswerLabels, also: readonly MetricEvent[]): Tally {
+  if (sink.prepare) return sink.prepare(answer, also);
+  return (seconds) => {
+    sink.emit({ type: 'request', ...answer, seconds });
+    for (const e of also) sink.emit(e);
+  };
+}
 
 /** Several sinks as one (node-server: prom-client and the access log). */
 export function teeMetrics(...sinks: Metrics[]): Metrics {
@@ -77,6 +102,12 @@ export function teeMetrics(...sinks: Metrics[]): Metrics {
   return {
     emit(event) {
       for (const s of live) s.emit(event);
+    },
+    prepare(answer, also) {
+      const tallies = live.map((s) => tallyOf(s, answer, also));
+      return (seconds) => {
+        for (const t of tallies) t(seconds);
+      };
     },
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CoreDeps } from '../deps.js';
 import { loadIndex } from '../index/index-store.js';
+import { type AnswerLabels, type MetricEvent, type Metrics, teeMetrics } from '../metrics.js';
 import { createTestHub } from '../testing/fixture.js';
 import { AnswerCache } from './answer-cache.js';
 import { type HubRequest, json, type Route, text } from './contract.js';
@@ -227,6 +228,51 @@ describe('the answer cache: whole answers of reuse routes', () => {
     expect(events.filter((e) => e.type === 'redirect')).toHaveLength(3);
   });
 
+  it('counts a kept answer through the tally its sink prepared once, and a sink without prepare through emit', async () => {
+    const t = await createTestHub();
+    const prepared: Array<{ answer: AnswerLabels; also: readonly MetricEvent[] }> = [];
+    const tallied: number[] = [];
+    const withPrepare: Metrics = {
+      emit: () => {},
+      prepare(answer, also) {
+        prepared.push({ answer, also });
+        return (seconds) => void tallied.push(seconds);
+      },
+    };
+    const emitted: MetricEvent[] = [];
+    const hub = createHub({ ...t.deps, metrics: teeMetrics(withPrepare, { emit: (e) => void emitted.push(e) }) }, [
+      {
+        method: 'GET',
+        path: '/r/:name',
+        rules: 'read',
+        errors: 'hub',
+        reuse: 'index+health',
+        handler: ({ params }) => ({
+          status: 302,
+          headers: { location: `http://127.0.0.1:1/${params.name}`, 'x-hub-source': 'mirror-a', 'content-length': '0' },
+          body: null,
+        }),
+      },
+    ]);
+    await hub.handle(req('/r/x'));
+    expect(prepared).toEqual([]);
+    for (let i = 0; i < 3; i++) expect(hub.cached(req('/r/x'))?.status).toBe(302);
+    await hub.handle(req('/r/x'));
+    await hub.handle(req('/r/x', {}, 'HEAD'));
+    // Prepared once for the kept GET, with its redirect; tallied at every serve, each with a time.
+    expect(prepared).toEqual([
+      {
+        answer: { route: '/r/:name', group: 'discovery', method: 'GET', status: 302, source: 'mirror-a', bytes: 0 },
+        also: [{ type: 'redirect', source: 'mirror-a', group: 'discovery' }],
+      },
+    ]);
+    expect(tallied).toHaveLength(4);
+    for (const s of tallied) expect(s).toBeGreaterThanOrEqual(0);
+    // The sink without prepare saw every answer as events: the handler's two (GET, HEAD) and the four kept ones.
+    expect(emitted.filter((e) => e.type === 'request')).toHaveLength(6);
+    expect(emitted.filter((e) => e.type === 'redirect')).toHaveLength(6);
+  });
+
   it('holds at most maxEntries URLs (oldest dropped), maxVariants variants per URL and maxBytes of bodies', async () => {
     const t = await createTestHub();
     const cache = new AnswerCache<string>(
@@ -244,7 +290,7 @@ describe('the answer cache: whole answers of reuse routes', () => {
     keep(req('/c'));
     expect(cache.size).toBe(2);
     expect(cache.get(req('/a'))).toBeUndefined();
-    expect(cache.get(req('/c'))?.route).toBe('http://hub.test/c');
+    expect(cache.get(req('/c'))?.meta).toBe('http://hub.test/c');
     // variants: two kept, a third not; each served to its own header values only
     keep(req('/c', { accept: 'text/html' }));
     keep(req('/c', { accept: 'text/plain' }));

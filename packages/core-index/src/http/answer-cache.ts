@@ -28,11 +28,14 @@ const DEFAULT_LIMITS: AnswerCacheLimits = { maxEntries: 4096, maxVariants: 8, ma
 /** What a route's answer depends on besides the request, when it may be reused (`Route.reuse`). */
 export type Reuse = 'index' | 'index+health';
 
-/** One kept answer: the values of the entry's `vary` headers it was made for, the answer, and the route it came from. */
+/**
+ * One kept answer: the values of the entry's `vary` headers it was made for, the answer, and what the cache's user
+ * keeps with it (createHub: the route it came from and its metrics tally).
+ */
 export interface Kept<R> {
   readonly values: readonly (string | null)[];
   readonly response: HubResponse;
-  readonly route: R;
+  readonly meta: R;
 }
 
 interface Entry<R> {
@@ -60,7 +63,7 @@ export class AnswerCache<R> {
   }
 
   /**
-   * The kept answer for this request (with the route that made it), or undefined. Synchronous: a host may write it
+   * The kept answer for this request (with what was kept with it), or undefined. Synchronous: a host may write it
    * without a turn of the loop. The hot path: two map lookups and one comparison per header the answer varies on.
    */
   get(req: HubRequest): Kept<R> | undefined {
@@ -109,7 +112,7 @@ export class AnswerCache<R> {
    * Keep `res` (the final answer to `req`) when it qualifies. `index` and `health` are what the handler ran under,
    * read before it ran, so an answer made while either changed is never kept under the new one.
    */
-  put(req: HubRequest, res: HubResponse, route: R, reuse: Reuse, read: Set<string>, index: IndexStore, health: number | undefined): void {
+  put(req: HubRequest, res: HubResponse, meta: R, reuse: Reuse, read: Set<string>, index: IndexStore, health: number | undefined): void {
     const entries = req.method === 'GET' ? this.byMethod.GET : req.method === 'HEAD' ? this.byMethod.HEAD : undefined;
     if (!entries) return;
     if (res.status >= 400) return;
@@ -136,7 +139,7 @@ export class AnswerCache<R> {
     const values = Object.freeze(vary.map((name) => req.headers.get(name)));
     if (entry.variants.some((k) => k.values.every((v, i) => v === values[i]))) return;
     const response: HubResponse = Object.freeze({ status: res.status, headers: Object.freeze({ ...res.headers }), body });
-    entry.variants.push(Object.freeze({ values, response, route }));
+    entry.variants.push(Object.freeze({ values, response, meta }));
     entry.bytes += size;
     this.bytes += size;
     while (this.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {

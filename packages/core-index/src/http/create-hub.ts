@@ -1,7 +1,18 @@
 import type { CoreDeps } from '../deps.js';
-import { type Metrics, methodLabel, noMetrics, type RouteGroup, routeGroup } from '../metrics.js';
+import {
+  type AnswerLabels,
+  type MetricEvent,
+  type Metrics,
+  methodLabel,
+  noMetrics,
+  type RequestEvent,
+  type RouteGroup,
+  routeGroup,
+  type Tally,
+  tallyOf,
+} from '../metrics.js';
 import { type Admission, type AdmitInput, admitRequest, shapesOf } from './admit.js';
-import { AnswerCache } from './answer-cache.js';
+import { AnswerCache, type Kept } from './answer-cache.js';
 import { BodyTooLargeError, errorResponse, type HubRequest, type HubResponse, type Route, type RouteContext } from './contract.js';
 import { finish } from './finish.js';
 import { Router } from './router.js';
@@ -53,27 +64,43 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
   const siteOrigin = deps.settings.siteOrigin;
   const metrics = deps.metrics ?? noMetrics;
   const observe = metrics === noMetrics ? undefined : observer(metrics);
-  const answers = new AnswerCache<Route<D>>(deps);
+  const answers = new AnswerCache<KeptMeta<D>>(deps);
 
-  /** A kept whole answer (`Route.reuse`), with its request event like any other answer. */
+  /**
+   * A kept whole answer (`Route.reuse`), counted like any other answer: through the tally prepared the first time it
+   * is served again (its series resolved once), so a kept answer costs two clock reads and a few additions.
+   */
   function cached(raw: HubRequest): HubResponse | undefined {
-    const start = observe ? performance.now() : 0;
+    if (!observe) return answers.get(raw)?.response;
+    const start = performance.now();
     const kept = answers.get(raw);
     if (!kept) return undefined;
-    observe?.(raw, kept.response, kept.route, (performance.now() - start) / 1000);
+    served(observe, raw, kept, start);
     return kept.response;
   }
 
+  function served(obs: Observer, raw: HubRequest, kept: Kept<KeptMeta<D>>, start: number): void {
+    const meta = kept.meta;
+    if (!meta.tally) meta.tally = obs.prepare(raw.method, kept.response, meta.route);
+    meta.tally((performance.now() - start) / 1000);
+  }
+
   function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
-    const kept = cached(raw);
-    if (kept) return Promise.resolve(kept);
     // Metrics off: nothing measured, nothing allocated.
-    if (!observe) return answer(raw, scope, undefined);
+    if (!observe) {
+      const kept = answers.get(raw);
+      return kept ? Promise.resolve(kept.response) : answer(raw, scope, undefined);
+    }
     const start = performance.now();
+    const kept = answers.get(raw);
+    if (kept) {
+      served(observe, raw, kept, start);
+      return Promise.resolve(kept.response);
+    }
     const seen: Seen = { route: undefined };
     // One reaction on the answer's own promise (no second async frame to await it).
     return answer(raw, scope, seen).then((res) => {
-      observe(raw, res, seen.route, (performance.now() - start) / 1000);
+      observe.observe(raw, res, seen.route, (performance.now() - start) / 1000);
       return res;
     });
   }
@@ -176,7 +203,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
         },
       };
       const res = finish(await route.handler(ctx), raw, route, siteOrigin);
-      if (reuse && recorded && under) answers.put(raw, res, route, reuse, recorded.read, under.index, under.health);
+      if (reuse && recorded && under) answers.put(raw, res, { route, tally: undefined }, reuse, recorded.read, under.index, under.health);
       return res;
     } catch (e) {
       if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e, route), raw, route, siteOrigin);
@@ -198,6 +225,14 @@ interface Seen {
   route: Route<any> | undefined;
 }
 
+/** What createHub keeps with a whole answer: the route that made it, and its tally once it has been served again. */
+interface KeptMeta<D extends CoreDeps> {
+  readonly route: Route<D>;
+  tally: Tally | undefined;
+}
+
+type Observer = ReturnType<typeof observer>;
+
 interface RouteLabels {
   route: string;
   group: RouteGroup;
@@ -208,7 +243,8 @@ const UNMATCHED: RouteLabels = { route: 'none', group: 'none' };
 /**
  * The metric events of one answered request (design 10.2): the request itself, a redirect to the source that serves
  * (a 3xx with `X-Hub-Source`), and a file no live source holds (a 503 with `Retry-After` on a download route). Labels
- * are the route's pattern and group, computed once per route.
+ * are the route's pattern and group, computed once per route. `observe` emits them for one answer; `prepare` makes
+ * the tally of a kept answer, which is the same answer each time it is served.
  */
 function observer(metrics: Metrics) {
   const labels = new Map<Route<any>, RouteLabels>();
@@ -221,24 +257,51 @@ function observer(metrics: Metrics) {
     }
     return l;
   };
-  return (req: HubRequest, res: HubResponse, route: Route<any> | undefined, seconds: number): void => {
+  const answerLabels = (method: string, res: HubResponse, route: Route<any> | undefined): AnswerLabels => {
     const { route: pattern, group } = labelsOf(route);
     const h = res.headers;
-    const source = res.status >= 300 && res.status < 400 ? h['x-hub-source'] : undefined;
     const length = h['content-length'];
-    metrics.emit({
-      type: 'request',
+    return {
       route: pattern,
       group,
-      method: methodLabel(req.method),
+      method: methodLabel(method),
       status: res.status,
-      seconds,
-      source,
+      source: res.status >= 300 && res.status < 400 ? h['x-hub-source'] : undefined,
       bytes: length === undefined ? undefined : Number(length),
-    });
-    if (source !== undefined) metrics.emit({ type: 'redirect', source, group });
-    else if (res.status === 503 && h['retry-after'] !== undefined && (group === 'hf' || group === 'oci'))
-      metrics.emit({ type: 'no-live-source', group });
+    };
+  };
+  /** The events an answer emits besides the request itself. */
+  const derived = (a: AnswerLabels, res: HubResponse): MetricEvent | undefined => {
+    if (a.source !== undefined) return { type: 'redirect', source: a.source, group: a.group };
+    if (res.status === 503 && res.headers['retry-after'] !== undefined && (a.group === 'hf' || a.group === 'oci'))
+      return { type: 'no-live-source', group: a.group };
+    return undefined;
+  };
+  return {
+    observe(req: HubRequest, res: HubResponse, route: Route<any> | undefined, seconds: number): void {
+      const { route: pattern, group } = labelsOf(route);
+      const h = res.headers;
+      const source = res.status >= 300 && res.status < 400 ? h['x-hub-source'] : undefined;
+      const length = h['content-length'];
+      const e: RequestEvent = {
+        type: 'request',
+        route: pattern,
+        group,
+        method: methodLabel(req.method),
+        status: res.status,
+        seconds,
+        source,
+        bytes: length === undefined ? undefined : Number(length),
+      };
+      metrics.emit(e);
+      const also = derived(e, res);
+      if (also) metrics.emit(also);
+    },
+    prepare(method: string, res: HubResponse, route: Route<any> | undefined): Tally {
+      const a = answerLabels(method, res, route);
+      const also = derived(a, res);
+      return tallyOf(metrics, a, also ? [also] : []);
+    },
   };
 }
 
