@@ -3,7 +3,8 @@
 // of /-/live, and the CPU time (user + system, from /proc) the process had used by then. The data folder is one a
 // build already prepared (its load pack and verified ref written), so every start reads it as a first start after a
 // build does. Each round starts every build once, the order reversed every other round. Not a test.
-// Usage: node bench/start-compare.mjs --data DIR [--config FILE] [--rounds 7] LABEL=path/to/cli.js LABEL=…
+// Usage: node bench/start-compare.mjs --data DIR [--config FILE] [--rounds 7] LABEL=path/to/cli.js[@DIR] LABEL=…
+//   LABEL=CLI@DIR starts that build on its own folder (builds whose load packs differ each need one).
 //   DIR: for example /tmp/speed-bench/models-10000 (bench/start.mjs --keep) or a data folder seeded with the demo.
 //   Give --config FILE for a folder built without the demo (bench/start.mjs writes DIR/bench.json).
 // Builds to compare: a checkout of another commit built with `pnpm build` (its apps/node-server/dist/cli.js).
@@ -18,8 +19,8 @@ const { values, positionals } = parseArgs({
   options: { data: { type: 'string' }, config: { type: 'string' }, rounds: { type: 'string', default: '7' } },
   allowPositionals: true,
 });
-if (!values.data || positionals.length === 0) {
-  console.error('usage: node bench/start-compare.mjs --data DIR [--config FILE] [--rounds N] LABEL=path/to/cli.js …');
+if (positionals.length === 0) {
+  console.error('usage: node bench/start-compare.mjs --data DIR [--config FILE] [--rounds N] LABEL=path/to/cli.js[@DIR] …');
   process.exit(2);
 }
 const builds = positionals.map((spec) => {
@@ -28,13 +29,16 @@ const builds = positionals.map((spec) => {
     console.error(`${spec}: expected LABEL=path/to/cli.js`);
     process.exit(2);
   }
-  return { label: spec.slice(0, i), cli: path.resolve(spec.slice(i + 1)), seconds: [], cpu: [] };
+  // LABEL=CLI@DIR: this build starts on its own data folder (a build whose load pack format differs from another's)
+  const [cli, data = values.data] = spec.slice(i + 1).split('@');
+  return { label: spec.slice(0, i), cli: path.resolve(cli), data, seconds: [], cpu: [] };
 });
 const PORT = 18191;
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-async function start(cli) {
-  const args = [cli, 'serve', '--port', String(PORT), '--host', '127.0.0.1', '--data', values.data];
+async function start(cli, data) {
+  if (!data) throw new Error(`${cli}: no data folder (--data DIR, or LABEL=CLI@DIR)`);
+  const args = [cli, 'serve', '--port', String(PORT), '--host', '127.0.0.1', '--data', data];
   if (values.config) args.push('--config', values.config);
   const t = performance.now();
   const child = spawn(process.execPath, args, { env: { ...process.env, HUB_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] });
@@ -58,7 +62,7 @@ async function start(cli) {
 const loads = [];
 for (let r = 0; r < Number(values.rounds); r++) {
   for (const b of r % 2 ? [...builds].reverse() : builds) {
-    const { seconds, cpu } = await start(b.cli);
+    const { seconds, cpu } = await start(b.cli, b.data);
     b.seconds.push(seconds);
     b.cpu.push(cpu);
   }
@@ -67,7 +71,7 @@ for (let r = 0; r < Number(values.rounds); r++) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const list = (xs) => xs.map((x) => x.toFixed(2)).join(', ');
 console.log(
-  `${values.data}, ${values.rounds} alternating rounds; load (1 min) after each round: ${loads.map((l) => l.toFixed(1)).join(' ')}`,
+  `${[...new Set(builds.map((b) => b.data))].join(' and ')}, ${values.rounds} alternating rounds; load (1 min) after each round: ${loads.map((l) => l.toFixed(1)).join(' ')}`,
 );
 for (const b of builds) {
   const ratio =
