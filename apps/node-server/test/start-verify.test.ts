@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { type Address, buildIndex, type CatalogObject, IndexLoadError } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOAD_PACK_FILE, loadVerifiedOnce, prepareStart, VERIFIED_REF, verifyStore } from '../src/verify.js';
+import { LOAD_PACK_FILE, loadVerifiedOnce, packDigest, prepareStart, VERIFIED_REF, verifyStore } from '../src/verify.js';
 import { startTestHub } from './helpers.js';
 
 const dirs: string[] = [];
@@ -224,5 +224,24 @@ describe('prepareStart without the builder objects (an imported store): every ob
     await expect(prepareStart(reopened, dataDir, built.catalog)).rejects.toBeInstanceOf(IndexLoadError);
     expect(await reopened.readRef(VERIFIED_REF)).toBe('none');
     expect(existsSync(path.join(dataDir, LOAD_PACK_FILE))).toBe(false);
+  });
+});
+
+describe('the load pack digest (node:crypto SHA-256 in steps)', () => {
+  it('equals SHA-256 of the whole body at every size around its step, and lets timers run between steps', async () => {
+    const step = 8 * 1024 * 1024;
+    const big = new Uint8Array(2 * step + 3).map((_, i) => (i * 31 + 7) & 255);
+    for (const n of [0, 1, step - 1, step, step + 1, 2 * step + 3]) {
+      const bytes = big.subarray(0, n);
+      expect(await packDigest(bytes)).toBe(`sha256:${createHash('sha256').update(bytes).digest('hex')}`);
+    }
+    let turns = 0;
+    const tick = setInterval(() => turns++, 0);
+    try {
+      await packDigest(new Uint8Array(4 * step));
+    } finally {
+      clearInterval(tick);
+    }
+    expect(turns).toBeGreaterThan(0);
   });
 });

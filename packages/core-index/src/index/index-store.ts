@@ -124,7 +124,7 @@ async function writePack(
       ...packFacts(m.object),
     };
   });
-  await storage.write(loadPackBytes(catalog, packed, sources, storage.digest));
+  await storage.write(await loadPackBytes(catalog, packed, sources, storage.digest));
 }
 
 async function readObject<T>(

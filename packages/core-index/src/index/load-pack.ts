@@ -31,7 +31,7 @@ export async function readLoadPack(
   const newline = bytes.indexOf(10);
   if (newline === -1) return 'damaged';
   const body = bytes.subarray(newline + 1);
-  if (digest(body) !== decoder.decode(bytes.subarray(0, newline))) return 'damaged';
+  if ((await digest(body)) !== decoder.decode(bytes.subarray(0, newline))) return 'damaged';
   await yieldTurn();
   const headEnd = body.indexOf(10);
   if (headEnd === -1) return 'damaged';

@@ -13,9 +13,10 @@ export const LOAD_PACK_VERSION = 2;
 /**
  * The digest on a load pack's first line: the BLAKE3 address by default, or what the host supplies (node-server:
  * node:crypto SHA-256, `sha256:<hex>`, about 15× faster on 100 MB). The pack is local start state, never a hub object,
- * so its check need not be the hub's object address: it only has to refuse a damaged or truncated pack.
+ * so its check need not be the hub's object address: it only has to refuse a damaged or truncated pack. It may
+ * answer later (a promise), for a host that hashes in steps between turns of the event loop (a switch keeps answering).
  */
-export type PackDigest = (bytes: Uint8Array) => string;
+export type PackDigest = (bytes: Uint8Array) => string | Promise<string>;
 
 /** The head line of a load pack (version {@link LOAD_PACK_VERSION}). */
 export interface LoadPackHead {
@@ -75,12 +76,12 @@ const encoder = new TextEncoder();
  * Model ids hold no whitespace (`ModelIdSchema`), addresses and numbers none either, so tabs and line breaks only
  * separate fields. Offsets and lengths count bytes from the payload's start.
  */
-export function loadPackBytes(
+export async function loadPackBytes(
   catalog: { address: string; date: string },
   models: readonly PackModel[],
   sources: ReadonlyMap<string, PackSource>,
   digest: PackDigest = addressOf,
-): Uint8Array {
+): Promise<Uint8Array> {
   const payload: Uint8Array[] = [];
   let at = 0;
   const sourceRef = new Map<string, string>();
@@ -132,7 +133,7 @@ export function loadPackBytes(
     body.set(p, o);
     o += p.length;
   }
-  const first = encoder.encode(`${digest(body)}\n`);
+  const first = encoder.encode(`${await digest(body)}\n`);
   const out = new Uint8Array(first.length + body.length);
   out.set(first);
   out.set(body, first.length);
