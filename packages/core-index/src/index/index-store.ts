@@ -1,6 +1,6 @@
 import { type Address, addressOf } from './blake3.js';
 import { CatalogReadError, readCatalog } from './catalog-shards.js';
-import { type PackedIndex, readLoadPack, weightBytesOf } from './load-pack.js';
+import { type PackedIndex, readLoadPack } from './load-pack.js';
 import type { ObjectStore } from './object-store.js';
 import { boundedAll } from './pool.js';
 import {
@@ -14,7 +14,9 @@ import {
 } from './schemas.js';
 import { loadPackBytes, type PackDigest, type PackModel, type PackSource, packFacts } from './start-pack.js';
 
-export { isWeightFile } from './load-pack.js';
+import { weightBytesOf } from './weights.js';
+
+export { isWeightFile } from './weights.js';
 
 /** One model of today's index, with lookup maps ready. */
 export interface IndexedModel {
@@ -117,7 +119,7 @@ async function writePack(
       id: m.id,
       address: m.address,
       sources: m.sourceAddresses,
-      row: encoder.encode(JSON.stringify(m.row)),
+      row: JSON.stringify(m.row),
       object: encoder.encode(JSON.stringify(m.object)),
       ...packFacts(m.object),
     };

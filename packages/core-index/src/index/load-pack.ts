@@ -43,12 +43,13 @@ export async function readLoadPack(
   }
   if (head?.kind !== LOAD_PACK_KIND || head.version !== LOAD_PACK_VERSION || !Array.isArray(head.sections)) return 'damaged';
   if (head.catalog !== catalogAddress) return 'foreign';
-  const [m, h, p] = head.sections;
+  const [m, r, h, p] = head.sections;
   const at = headEnd + 1;
-  if (at + m + h + p !== body.length) return 'damaged';
+  if (at + m + r + h + p !== body.length) return 'damaged';
   const modelsText = decoder.decode(body.subarray(at, at + m));
-  const shasBytes = body.subarray(at + m, at + m + h);
-  const payload = body.subarray(at + m + h);
+  const rows = new RowsSection(body.subarray(at + m, at + m + r), head.models);
+  const shasBytes = body.subarray(at + m + r, at + m + r + h);
+  const payload = body.subarray(at + m + r + h);
   const models: IndexedModel[] = [];
   let from = 0;
   while (from < modelsText.length) {
@@ -56,10 +57,9 @@ export async function readLoadPack(
     if (end === -1) return 'damaged';
     const fields = modelsText.slice(from, end).split('\t');
     if (fields.length !== 6) return 'damaged';
-    const [id, address, offset, rowLength, objectLength, refs] = fields as [string, string, string, string, string, string];
-    models.push(
-      new PackedModel(payload, id, address as Address, Number(offset), Number(rowLength), Number(objectLength), refs, models.length),
-    );
+    const [id, address, offset, length, weightBytes, refs] = fields as [string, string, string, string, string, string];
+    const n = models.length;
+    models.push(new PackedModel(payload, rows, n, id, address as Address, Number(offset), Number(length), Number(weightBytes), refs));
     from = end + 1;
     if (models.length % YIELD_EVERY === 0) await yieldTurn();
   }
@@ -86,6 +86,34 @@ function shaIndexOf(bytes: Uint8Array, count: number): Map<string, number[]> {
   return index;
 }
 
+/**
+ * The pack's rows section (one catalog row per line, browse order): decoded and split in one piece the first time
+ * any row is asked for (one decode instead of one per row), each row parsed when it is asked for.
+ */
+class RowsSection {
+  private lines: string[] | undefined;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly count: number,
+  ) {}
+
+  row(n: number): ModelRow {
+    if (!this.lines) {
+      const text = decoder.decode(this.bytes);
+      const lines = new Array<string>(this.count);
+      let from = 0;
+      for (let i = 0; i < this.count; i++) {
+        const end = text.indexOf('\n', from);
+        lines[i] = text.slice(from, end);
+        from = end + 1;
+      }
+      this.lines = lines;
+    }
+    return JSON.parse(this.lines[n] as string) as ModelRow;
+  }
+}
+
 function parseAt<T>(payload: Uint8Array, offset: number, length: number): T {
   return JSON.parse(decoder.decode(payload.subarray(offset, offset + length))) as T;
 }
@@ -104,17 +132,23 @@ class PackedModel implements IndexedModel {
   private paths: Map<string, FileRecord> | undefined;
   private cachedSources: SourceObject[] | undefined;
 
+  rank: number;
+
   constructor(
     private readonly payload: Uint8Array,
+    private readonly rows: RowsSection,
+    /** its line in the pack (browse order) */
+    private readonly position: number,
     readonly id: string,
     readonly address: Address,
     private readonly offset: number,
-    private readonly rowLength: number,
-    private readonly objectLength: number,
+    private readonly length: number,
+    readonly weightBytes: number,
     /** `<address>@<offset>+<length>` of each source object, comma-separated */
     private readonly refs: string,
-    public rank: number,
-  ) {}
+  ) {
+    this.rank = position;
+  }
 
   get owner(): string {
     return this.id.slice(0, this.id.indexOf('/'));
@@ -125,12 +159,12 @@ class PackedModel implements IndexedModel {
   }
 
   get row(): ModelRow {
-    this.cachedRow ??= parseAt<ModelRow>(this.payload, this.offset, this.rowLength);
+    this.cachedRow ??= this.rows.row(this.position);
     return this.cachedRow;
   }
 
   get object(): ModelObject {
-    this.cachedObject ??= parseAt<ModelObject>(this.payload, this.offset + this.rowLength, this.objectLength);
+    this.cachedObject ??= parseAt<ModelObject>(this.payload, this.offset, this.length);
     return this.cachedObject;
   }
 
@@ -164,17 +198,4 @@ class PackedModel implements IndexedModel {
   get sourceAddresses(): Address[] {
     return this.sourceRefs().map((ref) => ref.slice(0, ref.indexOf('@')) as Address);
   }
-
-  get weightBytes(): number {
-    return weightBytesOf(this.files);
-  }
-}
-
-const WEIGHT = /\.(gguf|safetensors|bin|pt|pth|ckpt|onnx|h5|msgpack|ot|tflite|mlmodel|npz|gguf\.part\d+)$/i;
-export function isWeightFile(path: string): boolean {
-  return WEIGHT.test(path);
-}
-
-export function weightBytesOf(files: readonly FileRecord[]): number {
-  return files.reduce((n, f) => n + (isWeightFile(f.path) ? f.size : 0), 0);
 }

@@ -2,6 +2,7 @@ import { type Address, addressOf } from './blake3.js';
 import { readCatalog } from './catalog-shards.js';
 import type { ObjectStore } from './object-store.js';
 import { type ModelObject, ModelObjectSchema, type SourceObject, SourceObjectSchema } from './schemas.js';
+import { weightBytesOf } from './weights.js';
 
 /** The kind named inside a load pack (see `LoadPackStorage` in index-store.ts). */
 export const LOAD_PACK_KIND = 'model-hub.load-pack';
@@ -32,21 +33,23 @@ export interface LoadPackHead {
   bytes: number;
   /** every source the index names, with its kind (what a host registers for health before the first answer) */
   kinds: Array<[string, SourceObject['type']]>;
-  /** byte lengths of the sections after the head line, in order: models, shas, payload */
-  sections: [number, number, number];
+  /** byte lengths of the sections after the head line, in order: models, rows, shas, payload */
+  sections: [number, number, number, number];
 }
 
-/** One model as the pack writer takes it: its catalog row and object as JSON bytes, and what a start needs up front. */
+/** One model as the pack writer takes it: its catalog row and object as JSON, and what a start needs up front. */
 export interface PackModel {
   id: string;
   address: string;
   sources: readonly string[];
-  row: Uint8Array;
+  /** the catalog row as JSON text (one line: JSON holds no raw line break) */
+  row: string;
   object: Uint8Array;
   /** SHA-256 of each file, in path order (for the look-up by digest) */
   shas: readonly string[];
   files: number;
   bytes: number;
+  weightBytes: number;
 }
 
 /** One source object as the pack writer takes it. */
@@ -59,14 +62,15 @@ export interface PackSource {
 const encoder = new TextEncoder();
 
 /**
- * The load pack blob: `<digest of the body>\n<body>`. The body is a head line (JSON, {@link LoadPackHead}) and three
+ * The load pack blob: `<digest of the body>\n<body>`. The body is a head line (JSON, {@link LoadPackHead}) and four
  * sections, so a start reads only what it needs up front and each model's JSON when it is first asked for:
  *
- *     {"kind":"model-hub.load-pack","version":2,"catalog":"<address>",…,"sections":[m,h,p]}
- *     models:  one line per model in browse order, tab-separated: id, model address, payload offset, row length,
- *              object length, and its source objects as `<address>@<offset>+<length>`, comma-separated
+ *     {"kind":"model-hub.load-pack","version":2,"catalog":"<address>",…,"sections":[m,r,h,p]}
+ *     models:  one line per model in browse order, tab-separated: id, model address, its object's payload offset and
+ *              length, its weight bytes, and its source objects as `<address>@<offset>+<length>`, comma-separated
+ *     rows:    one line per model: its catalog row (JSON)
  *     shas:    one line per model: the SHA-256 of each of its files in path order, comma-separated
- *     payload: each source object, then each model's catalog row and model object, as JSON bytes (never re-serialised)
+ *     payload: each source object, then each model object, as JSON bytes (never re-serialised)
  *
  * Model ids hold no whitespace (`ModelIdSchema`), addresses and numbers none either, so tabs and line breaks only
  * separate fields. Offsets and lengths count bytes from the payload's start.
@@ -88,6 +92,7 @@ export function loadPackBytes(
     if (!kinds.has(s.source)) kinds.set(s.source, s.type);
   }
   const modelLines: string[] = [];
+  const rowLines: string[] = [];
   const shaLines: string[] = [];
   let files = 0;
   let bytes = 0;
@@ -97,14 +102,15 @@ export function loadPackBytes(
       if (ref === undefined) throw new Error(`load pack: source ${a} of ${m.id} is not in the pack`);
       return ref;
     });
-    modelLines.push(`${m.id}\t${m.address}\t${at}\t${m.row.length}\t${m.object.length}\t${refs.join(',')}\n`);
-    payload.push(m.row, m.object);
-    at += m.row.length + m.object.length;
+    modelLines.push(`${m.id}\t${m.address}\t${at}\t${m.object.length}\t${m.weightBytes}\t${refs.join(',')}\n`);
+    rowLines.push(`${m.row}\n`);
+    payload.push(m.object);
+    at += m.object.length;
     shaLines.push(`${m.shas.join(',')}\n`);
     files += m.files;
     bytes += m.bytes;
   }
-  const sections = [modelLines.join(''), shaLines.join('')].map((s) => encoder.encode(s));
+  const sections = [modelLines.join(''), rowLines.join(''), shaLines.join('')].map((s) => encoder.encode(s));
   const head: LoadPackHead = {
     kind: LOAD_PACK_KIND,
     version: LOAD_PACK_VERSION,
@@ -115,7 +121,7 @@ export function loadPackBytes(
     files,
     bytes,
     kinds: [...kinds],
-    sections: [sections[0]?.length ?? 0, sections[1]?.length ?? 0, at],
+    sections: [sections[0]?.length ?? 0, sections[1]?.length ?? 0, sections[2]?.length ?? 0, at],
   };
   const parts = [encoder.encode(`${JSON.stringify(head)}\n`), ...sections, ...payload];
   let length = 0;
@@ -134,10 +140,17 @@ export function loadPackBytes(
 }
 
 /** What a pack needs of a model object beyond its bytes: its files' digests in path order and its totals. */
-export function packFacts(object: Pick<ModelObject, 'files'>): Pick<PackModel, 'shas' | 'files' | 'bytes'> {
+export function packFacts(object: Pick<ModelObject, 'files'>): PackFacts {
   const sorted = [...object.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { shas: sorted.map((f) => f.sha256), files: sorted.length, bytes: sorted.reduce((n, f) => n + f.size, 0) };
+  return {
+    shas: sorted.map((f) => f.sha256),
+    files: sorted.length,
+    bytes: sorted.reduce((n, f) => n + f.size, 0),
+    weightBytes: weightBytesOf(sorted),
+  };
 }
+
+type PackFacts = Pick<PackModel, 'shas' | 'files' | 'bytes' | 'weightBytes'>;
 
 /**
  * The model and source objects of a catalog as a builder made them, for the load pack the first start reads (so a
@@ -147,7 +160,7 @@ export function packFacts(object: Pick<ModelObject, 'files'>): Pick<PackModel, '
  */
 export class StartPack {
   /** each model object's JSON bytes and what the pack needs of it, by address */
-  readonly models = new Map<string, { json: Uint8Array; facts: Pick<PackModel, 'shas' | 'files' | 'bytes'> }>();
+  readonly models = new Map<string, { json: Uint8Array; facts: PackFacts }>();
   readonly sources = new Map<string, PackSource>();
   fault: string | undefined;
 
@@ -178,7 +191,7 @@ export class StartPack {
         id: row.id,
         address: entry.model,
         sources: entry.sources,
-        row: encoder.encode(JSON.stringify(row)),
+        row: JSON.stringify(row),
         object: m.json,
         ...m.facts,
       });
