@@ -1,15 +1,29 @@
 import { createRequire } from 'node:module';
-import { useBlake3 } from '@hub/core-index';
+import { blake3HexPure, useBlake3 } from '@hub/core-index';
 
-/** Install blake3-wasm (Node build, loaded synchronously) as the BLAKE3 implementation: about 10× the pure-JS speed. */
-export function installFastBlake3(): boolean {
+const EMPTY_BLAKE3 = 'af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262';
+
+/** blake3-wasm (Node build, loaded synchronously) if it loads and hashes correctly, else the pure-JS implementation. */
+function loadBlake3Wasm(): (bytes: Uint8Array) => string {
   try {
     const require = createRequire(import.meta.url);
     const b3 = require('blake3-wasm') as { hash(data: Uint8Array): Buffer };
-    if (b3.hash(new Uint8Array()).toString('hex') !== 'af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262') return false;
-    useBlake3((bytes) => b3.hash(bytes).toString('hex'));
-    return true;
+    if (b3.hash(new Uint8Array()).toString('hex') === EMPTY_BLAKE3) return (bytes) => b3.hash(bytes).toString('hex');
   } catch {
-    return false;
+    // not installed or not loadable here: the pure implementation gives the same digests
   }
+  return blake3HexPure;
+}
+
+/**
+ * Install blake3-wasm as the BLAKE3 implementation (about 10× the pure-JS speed), loaded by the first hash: a start
+ * that hashes nothing (a verified catalog read from its load pack) never loads or compiles the WASM module
+ * (docs/decisions/scale-and-speed.md, "A start loads what it serves").
+ */
+export function installFastBlake3(): void {
+  let fast: ((bytes: Uint8Array) => string) | undefined;
+  useBlake3((bytes) => {
+    fast ??= loadBlake3Wasm();
+    return fast(bytes);
+  });
 }

@@ -137,8 +137,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     !airGapped &&
     indexes
       .current()
-      .models()
-      .some((m) => m.sources.some((s) => s.source === DEMO_SOURCE));
+      .sourceKinds()
+      .some(([name]) => name === DEMO_SOURCE);
   let mirror: StaticMirror | undefined;
   if (usesDemo && options.demoMirror !== false) {
     const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -22,10 +23,30 @@ import { type FsObjectStore, writeFileAtomic } from '@hub/objects/node';
 /** The load pack's file in the data folder: replaced whole on each new index (never an object of the store). */
 export const LOAD_PACK_FILE = 'load-pack';
 
+/**
+ * The load pack's digest here: SHA-256 by node:crypto (about 0.1 s for the 157 MB pack of 100,000 models on an idle
+ * core, against about 1 s for blake3-wasm's first pass over 97 MB). The pack is local start state, never a hub
+ * object, so it need not carry a hub address; the digest only has to refuse a damaged, truncated or hand-edited pack.
+ * Hashed in steps of {@link DIGEST_STEP} bytes with a turn of the event loop between them, so a hub that switches to
+ * a new day keeps answering while it checks the new pack.
+ */
+export async function packDigest(bytes: Uint8Array): Promise<string> {
+  const hash = createHash('sha256');
+  for (let at = 0; at < bytes.length; at += DIGEST_STEP) {
+    if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    hash.update(bytes.subarray(at, at + DIGEST_STEP));
+  }
+  return `sha256:${hash.digest('hex')}`;
+}
+
+/** Bytes hashed between two turns of the event loop (about 6 ms of SHA-256 on an idle core). */
+const DIGEST_STEP = 8 * 1024 * 1024;
+
 /** The load pack as one file, written atomically (a kill mid-write leaves the old pack or none). */
 export function fileLoadPack(dataDir: string): LoadPackStorage {
   const file = path.join(dataDir, LOAD_PACK_FILE);
   return {
+    digest: packDigest,
     read: () =>
       readFile(file).then(
         (b) => new Uint8Array(b.buffer, b.byteOffset, b.byteLength),
@@ -86,7 +107,8 @@ export async function prepareStart(
   }
   if (built.fault) return { pack: 'fault', fault: built.fault };
   // The pack first, then the ref: a crash between the two leaves a pack the next start verifies before trusting.
-  await fileLoadPack(dataDir).write(built.bytes(catalog));
+  const pack = fileLoadPack(dataDir);
+  await pack.write(await built.bytes(store, catalog, pack.digest));
   await store.writeRef(VERIFIED_REF, catalog);
   return { pack: 'built' };
 }

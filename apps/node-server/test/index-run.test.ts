@@ -100,7 +100,7 @@ describe('index build from an upstream, on disk', () => {
     // The run wrote what the first start needs: the load pack of this catalog and the verified ref.
     expect(await new FsObjectStore(dataDir).readRef(VERIFIED_REF)).toBe(summary.catalog);
     const pack = await readFile(path.join(dataDir, LOAD_PACK_FILE), 'utf8');
-    expect(JSON.parse(pack.slice(pack.indexOf('\n') + 1)).catalog).toBe(summary.catalog);
+    expect(JSON.parse(pack.split('\n')[1] as string)).toMatchObject({ kind: 'model-hub.load-pack', version: 2, catalog: summary.catalog });
     const report = await verifyStore(new FsObjectStore(dataDir));
     expect(report.faults).toEqual([]);
 

@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -7,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { type Address, buildIndex, type CatalogObject, IndexLoadError } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOAD_PACK_FILE, loadVerifiedOnce, prepareStart, VERIFIED_REF, verifyStore } from '../src/verify.js';
+import { LOAD_PACK_FILE, loadVerifiedOnce, packDigest, prepareStart, VERIFIED_REF, verifyStore } from '../src/verify.js';
 import { startTestHub } from './helpers.js';
 
 const dirs: string[] = [];
@@ -154,7 +155,13 @@ describe.skipIf(!existsSync(CLI))('the builder writes what the first start needs
     expect(await store.readRef('current')).toBe(catalog);
     expect(await store.readRef(VERIFIED_REF)).toBe(catalog);
     const pack = await readFile(path.join(dataDir, LOAD_PACK_FILE), 'utf8');
-    expect(JSON.parse(pack.slice(pack.indexOf('\n') + 1)).catalog).toBe(catalog);
+    expect(JSON.parse(pack.split('\n')[1] as string)).toMatchObject({ kind: 'model-hub.load-pack', version: 2, catalog: catalog });
+    // Checked with node:crypto SHA-256 (local start state, not a hub object).
+    expect(pack.slice(0, pack.indexOf('\n'))).toBe(
+      `sha256:${createHash('sha256')
+        .update(pack.slice(pack.indexOf('\n') + 1))
+        .digest('hex')}`,
+    );
     // A model object changed on disk after the build: the first start reads the builder's pack, so it is not seen
     // (the same documented trust as a later start; `hub index verify` finds it).
     const objects = (JSON.parse(new TextDecoder().decode((await store.get(catalog as Address))?.bytes)) as CatalogObject).objects;
@@ -177,6 +184,10 @@ describe.skipIf(!existsSync(CLI))('the builder writes what the first start needs
     const damaged = Buffer.from(sound);
     damaged[damaged.length - 5] = (damaged[damaged.length - 5] as number) ^ 1;
     await writeFile(packFile, damaged);
+    await expect(startTestHub({ dataDir })).rejects.toThrow(/does not hash to its address/);
+    // Truncated (a disk that filled up, a copy cut short).
+    await store.writeRef(VERIFIED_REF, catalog);
+    await writeFile(packFile, sound.subarray(0, sound.length - 100));
     await expect(startTestHub({ dataDir })).rejects.toThrow(/does not hash to its address/);
     // Foreign: another data folder's pack (sound, for another catalog), with the verified ref in place.
     await store.writeRef(VERIFIED_REF, catalog);
@@ -204,7 +215,7 @@ describe('prepareStart without the builder objects (an imported store): every ob
     expect(await prepareStart(store, dataDir, built.catalog)).toEqual({ pack: 'verified' });
     expect(await store.readRef(VERIFIED_REF)).toBe(built.catalog);
     const pack = await readFile(path.join(dataDir, LOAD_PACK_FILE), 'utf8');
-    expect(JSON.parse(pack.slice(pack.indexOf('\n') + 1)).catalog).toBe(built.catalog);
+    expect(JSON.parse(pack.split('\n')[1] as string)).toMatchObject({ kind: 'model-hub.load-pack', version: 2, catalog: built.catalog });
 
     const objects = (JSON.parse(new TextDecoder().decode((await store.get(built.catalog))?.bytes)) as CatalogObject).objects;
     await corruptKeepingJson(dataDir, Object.values(objects)[4]?.model as string);
@@ -213,5 +224,24 @@ describe('prepareStart without the builder objects (an imported store): every ob
     await expect(prepareStart(reopened, dataDir, built.catalog)).rejects.toBeInstanceOf(IndexLoadError);
     expect(await reopened.readRef(VERIFIED_REF)).toBe('none');
     expect(existsSync(path.join(dataDir, LOAD_PACK_FILE))).toBe(false);
+  });
+});
+
+describe('the load pack digest (node:crypto SHA-256 in steps)', () => {
+  it('equals SHA-256 of the whole body at every size around its step, and lets timers run between steps', async () => {
+    const step = 8 * 1024 * 1024;
+    const big = new Uint8Array(2 * step + 3).map((_, i) => (i * 31 + 7) & 255);
+    for (const n of [0, 1, step - 1, step, step + 1, 2 * step + 3]) {
+      const bytes = big.subarray(0, n);
+      expect(await packDigest(bytes)).toBe(`sha256:${createHash('sha256').update(bytes).digest('hex')}`);
+    }
+    let turns = 0;
+    const tick = setInterval(() => turns++, 0);
+    try {
+      await packDigest(new Uint8Array(4 * step));
+    } finally {
+      clearInterval(tick);
+    }
+    expect(turns).toBeGreaterThan(0);
   });
 });

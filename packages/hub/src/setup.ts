@@ -49,13 +49,9 @@ export function mergeSources(configured: readonly SourceEntry[] = [], own: reado
  */
 function indexSources(index: IndexStore): readonly SourceConfig[] {
   return index.memo('hub:index-sources', () => {
-    const byName = new Map<string, SourceConfig>();
-    for (const m of index.models())
-      for (const s of m.sources) {
-        if (byName.has(s.source)) continue;
-        byName.set(s.source, { name: s.source, display: s.source, token: s.source, kind: s.type === 'ipfs' ? 'ipfs' : 'http' });
-      }
-    return [...byName.values()];
+    return index
+      .sourceKinds()
+      .map(([name, type]): SourceConfig => ({ name, display: name, token: name, kind: type === 'ipfs' ? 'ipfs' : 'http' }));
   });
 }
 

@@ -2,8 +2,8 @@ import { type CoreDeps, type IndexStore, isAddress } from '@hub/core-index';
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
-import { z } from 'zod';
 import { ANNOTATIONS, callTool, TOOLS, TOOLS_BY_NAME, type ToolContext } from './tools.js';
+import * as z from './zod.js';
 
 export const SERVER_NAME = 'model-hub';
 

@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { CursorError } from './paging.js';
 import { hubArchive } from './tools/archive.js';
 import { hubRepoDetails, modelDetails } from './tools/details.js';
@@ -6,6 +5,7 @@ import { getDownload } from './tools/download.js';
 import { hubHealth } from './tools/health.js';
 import { hubRepoSearch, modelSearch } from './tools/search.js';
 import { errorResult, type ToolContext, type ToolDef, ToolError, type ToolResult } from './tools/shared.js';
+import type * as z from './zod.js';
 
 export { ANNOTATIONS, type ToolContext, type ToolDef, type ToolResult } from './tools/shared.js';
 

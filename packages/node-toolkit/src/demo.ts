@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { BuildResult, Logger, ObjectStore, SourceConfig } from '@hub/core-index';
 import { buildFromDir } from './from-dir.js';
+import { packageDirs } from './package-dirs.js';
 
 /** The source name the demo index records; the running hub points it at the demo mirror. */
 export const DEMO_SOURCE = 'demo-mirror';
@@ -22,11 +22,13 @@ export const DEMO_DATE = '2026-11-22';
 
 /** The bundled demo tree (`packages/node-toolkit/demo/tree`), found from the built or the source file. */
 export function demoTreeDir(): string {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  for (const candidate of [path.join(here, '..', 'demo', 'tree'), path.join(here, '..', '..', 'demo', 'tree')]) {
-    if (existsSync(candidate)) return candidate;
+  const dirs = packageDirs();
+  for (const here of dirs) {
+    for (const candidate of [path.join(here, '..', 'demo', 'tree'), path.join(here, '..', '..', 'demo', 'tree')]) {
+      if (existsSync(candidate)) return candidate;
+    }
   }
-  throw new Error(`The bundled demo tree is missing (looked beside ${here}).`);
+  throw new Error(`The bundled demo tree is missing (looked beside ${dirs.join(' and ')}).`);
 }
 
 /** Build the bundled demo index into an object store. */

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { lstat, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger, ObjectStore } from '@hub/core-index';
 import { publishSpace, type SpaceFileInput, type SpacePublishResult, storeSpaceSink } from '@hub/objects';
+import { packageDirs } from './package-dirs.js';
 
 /** A space folder that cannot be published as it is (a symbolic link in it). */
 export class SpaceDirError extends Error {}
@@ -49,8 +49,10 @@ export const BUNDLED_SPACES = [
 
 /** The built bundled spaces (`@hub/spaces` dist), found from this package's source or its build. */
 export function bundledSpacesDir(): string | undefined {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const candidates = [path.join(here, '..', 'node_modules', '@hub', 'spaces', 'dist'), path.join(here, '..', '..', 'spaces', 'dist')];
+  const candidates = packageDirs().flatMap((here) => [
+    path.join(here, '..', 'node_modules', '@hub', 'spaces', 'dist'),
+    path.join(here, '..', '..', 'spaces', 'dist'),
+  ]);
   return candidates.find((c) => existsSync(path.join(c, 'verify', 'index.html')));
 }
 

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { AddressSchema } from '../index/schemas.js';
+import * as z from '../zod.js';
 
 /**
  * The `model-hub.buckets` object (design 9.2): the buckets section's catalog. OCI names blobs by SHA-256 and the
@@ -28,5 +28,5 @@ export const BucketsCatalogSchema = z.object({
   buckets: z.record(z.string(), BucketEntrySchema),
 });
 
-export type BucketEntry = z.infer<typeof BucketEntrySchema>;
-export type BucketsCatalog = z.infer<typeof BucketsCatalogSchema>;
+export type BucketEntry = z.Infer<typeof BucketEntrySchema>;
+export type BucketsCatalog = z.Infer<typeof BucketsCatalogSchema>;

@@ -5,7 +5,6 @@ import { SPACES_REF } from '../spaces/catalog.js';
 import { type Address, addressOf, blake3Hex } from './blake3.js';
 import { canonicalBytes, canonicalJson } from './canonical-json.js';
 import { readCatalog, writeCatalog } from './catalog-shards.js';
-import { isWeightFile } from './index-store.js';
 import type { ObjectStore } from './object-store.js';
 import {
   type Archive,
@@ -20,6 +19,7 @@ import {
 } from './schemas.js';
 import { sha256Hex } from './sha256.js';
 import type { BuiltObjectKind } from './start-pack.js';
+import { isWeightFile } from './weights.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from '../zod.js';
 
 /** The discovery documents' schemas (spec: Discovery): section descriptors, their request objects, the agent card. */
 
@@ -68,6 +68,6 @@ export const AgentCardSchema = z.object({
   ),
 });
 
-export type SectionDescriptor = z.infer<typeof SectionDescriptorSchema>;
-export type RequestObject = z.infer<typeof RequestObjectSchema>;
-export type AgentCard = z.infer<typeof AgentCardSchema>;
+export type SectionDescriptor = z.Infer<typeof SectionDescriptorSchema>;
+export type RequestObject = z.Infer<typeof RequestObjectSchema>;
+export type AgentCard = z.Infer<typeof AgentCardSchema>;

@@ -1,5 +1,6 @@
 import { type Address, addressOf } from './blake3.js';
 import { CatalogReadError, readCatalog } from './catalog-shards.js';
+import { type PackedIndex, readLoadPack } from './load-pack.js';
 import type { ObjectStore } from './object-store.js';
 import { boundedAll } from './pool.js';
 import {
@@ -11,7 +12,11 @@ import {
   type SourceObject,
   SourceObjectSchema,
 } from './schemas.js';
-import { LOAD_PACK_KIND, StartPack } from './start-pack.js';
+import { loadPackBytes, type PackDigest, type PackModel, type PackSource, packFacts } from './start-pack.js';
+
+import { weightBytesOf } from './weights.js';
+
+export { isWeightFile } from './weights.js';
 
 /** One model of today's index, with lookup maps ready. */
 export interface IndexedModel {
@@ -36,7 +41,6 @@ export interface IndexedModel {
 /** Today's index: immutable once loaded. */
 export interface IndexStore {
   readonly catalogAddress: Address;
-  readonly catalog: CatalogObject;
   /** the day the catalog was built */
   readonly snapshot: string;
   /** every model in browse order */
@@ -45,6 +49,8 @@ export interface IndexStore {
   model(id: string): IndexedModel | undefined;
   /** every (model, file) with this SHA-256, for OCI blob look-ups by digest */
   filesBySha256(sha256: string): ReadonlyArray<{ model: IndexedModel; file: FileRecord }>;
+  /** every source the index's models name, with its kind (first seen first) */
+  sourceKinds(): ReadonlyArray<readonly [string, SourceObject['type']]>;
   /** total files and bytes in the index */
   readonly totals: { models: number; files: number; bytes: number };
   /** The bytes of one hub object. */
@@ -54,6 +60,14 @@ export interface IndexStore {
 }
 
 export class IndexLoadError extends Error {}
+
+/** The catalog's pack when it is sound and this catalog's; undefined when it is missing, damaged or foreign. */
+async function fromPack(storage: LoadPackStorage, catalogAddress: Address): Promise<PackedIndex | undefined> {
+  const bytes = await storage.read().catch(() => undefined);
+  if (!bytes) return undefined;
+  const packed = await readLoadPack(bytes, catalogAddress, storage.digest ?? addressOf);
+  return typeof packed === 'string' ? undefined : packed;
+}
 
 const decoder = new TextDecoder();
 
@@ -77,104 +91,40 @@ export interface LoadIndexOptions {
 /**
  * Where a host keeps the load pack: one replaceable blob, local start state beside the store (node-server: a file in
  * the data folder), never an object of the store, so it is never listed, served or published, and each new pack
- * replaces the last instead of piling up. The blob is `<BLAKE3 address of the body>\n<body>`, the body plain JSON
- * (kind {@link LOAD_PACK_KIND}) holding the catalog's address and every model and source object it names, by
- * address. A blob that does not hash to its first line, parse, or name every object is damaged.
+ * replaces the last instead of piling up. The blob is `<digest of the body>\n<body>` (see `loadPackBytes` in
+ * start-pack.ts for the body): the catalog's rows and every model and source object it names, by address. A blob
+ * that does not match its digest, is of another layout version, or does not add up is damaged.
  */
 export interface LoadPackStorage {
   read(): Promise<Uint8Array | undefined>;
   write(bytes: Uint8Array): Promise<void>;
+  /** The digest on the pack's first line (default: its BLAKE3 address; node-server: node:crypto SHA-256). */
+  digest?: PackDigest;
 }
 
-interface LoadPack {
-  kind: typeof LOAD_PACK_KIND;
-  catalog: string;
-  models: Record<string, ModelObject>;
-  sources: Record<string, SourceObject>;
-}
-
-/**
- * The models of `catalog` from its load pack; undefined when there is none or it is for another catalog; 'damaged' when it does not hash to its recorded address, parse, or name every object the
- * catalog names (changed behind the hub's back: the caller verifies everything in full).
- */
-async function fromPack(
+/** The pack for the models of a full load (after every object was verified), for the next start. */
+async function writePack(
   storage: LoadPackStorage,
-  catalogAddress: Address,
-  catalog: CatalogObject,
-): Promise<IndexedModel[] | 'damaged' | undefined> {
-  const bytes = await storage.read().catch(() => undefined);
-  if (!bytes) return undefined;
-  const newline = bytes.indexOf(10);
-  if (newline === -1) return 'damaged';
-  const body = bytes.subarray(newline + 1);
-  if (addressOf(body) !== decoder.decode(bytes.subarray(0, newline))) return 'damaged';
-  await yieldTurn();
-  const pack = await parsePack(decoder.decode(body));
-  if (!pack || pack.kind !== LOAD_PACK_KIND) return 'damaged';
-  if (pack.catalog !== catalogAddress) return undefined;
-  const models: IndexedModel[] = [];
-  for (const row of catalog.rows) {
-    const entry = catalog.objects[row.id];
-    const object = entry && pack.models[entry.model];
-    if (!entry || !object) return 'damaged';
-    const sources: SourceObject[] = [];
-    for (const a of entry.sources) {
-      const s = pack.sources[a];
-      if (!s) return 'damaged';
-      sources.push(s);
-    }
-    models.push(makeModel(row.id, entry.model as Address, object, row, sources, entry.sources as Address[]));
-    if (models.length % YIELD_EVERY === 0) await yieldTurn();
-  }
-  if (models.length !== Object.keys(catalog.objects).length) return 'damaged';
-  return models;
-}
-
-/** Entries handled between two turns of the event loop while a pack is read (a running hub keeps answering). */
-const YIELD_EVERY = 2000;
-const yieldTurn = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
-
-/**
- * The pack's body, parsed a line at a time with a turn of the event loop every {@link YIELD_EVERY} entries, so a hub
- * that switches to a new index (`--refresh`) keeps answering while it reads the pack: the body is one JSON document
- * with one object entry per line (see {@link StartPack.bytes}); a body of one line (packs written before) is parsed
- * whole. Undefined when it does not parse.
- */
-async function parsePack(text: string): Promise<LoadPack | undefined> {
-  try {
-    const lines = text.split('\n');
-    if (lines.length === 1) return JSON.parse(text) as LoadPack;
-    const head = JSON.parse(`${lines[0]}}}`) as LoadPack;
-    const pack: LoadPack = { kind: head.kind, catalog: head.catalog, models: {}, sources: {} };
-    let into: Record<string, unknown> = pack.models;
-    for (let i = 1; i < lines.length; i++) {
-      const line = lines[i] as string;
-      if (line === '},"sources":{') into = pack.sources;
-      else if (line === '}}') break;
-      else {
-        // `"<address>":<object>` with a comma after every entry but the last of its map
-        const colon = line.indexOf('":');
-        const value = line.endsWith(',') ? line.slice(colon + 2, -1) : line.slice(colon + 2);
-        into[JSON.parse(line.slice(0, colon + 1)) as string] = JSON.parse(value);
-      }
-      if (i % YIELD_EVERY === 0) await yieldTurn();
-    }
-    return pack;
-  } catch {
-    return undefined;
-  }
-}
-
-async function writePack(storage: LoadPackStorage, catalogAddress: Address, models: readonly IndexedModel[]): Promise<void> {
+  catalog: { address: Address; date: string },
+  models: readonly IndexedModel[],
+): Promise<void> {
   const encoder = new TextEncoder();
-  const pack = new StartPack();
-  for (const m of models) {
-    pack.models.set(m.address, encoder.encode(JSON.stringify(m.object)));
+  const sources = new Map<string, PackSource>();
+  const packed: PackModel[] = models.map((m) => {
     m.sourceAddresses.forEach((a, i) => {
-      pack.sources.set(a, encoder.encode(JSON.stringify(m.sources[i])));
+      const s = m.sources[i] as SourceObject;
+      if (!sources.has(a)) sources.set(a, { bytes: encoder.encode(JSON.stringify(s)), source: s.source, type: s.type });
     });
-  }
-  await storage.write(pack.bytes(catalogAddress));
+    return {
+      id: m.id,
+      address: m.address,
+      sources: m.sourceAddresses,
+      row: JSON.stringify(m.row),
+      object: encoder.encode(JSON.stringify(m.object)),
+      ...packFacts(m.object),
+    };
+  });
+  await storage.write(await loadPackBytes(catalog, packed, sources, storage.digest));
 }
 
 async function readObject<T>(
@@ -208,6 +158,16 @@ async function readObject<T>(
  */
 export async function loadIndex(objects: ObjectStore, catalogAddress: Address, options: LoadIndexOptions = {}): Promise<IndexStore> {
   let verified = options.verified === true;
+  if (options.pack && verified) {
+    // The catalog's rows and every object it names are in the pack: the store is only asked whether it still holds
+    // the catalog (the objects routes serve it from there).
+    if (!(await objects.has(catalogAddress))) throw new IndexLoadError(`catalog ${catalogAddress} is missing from the object store`);
+    const packed = await fromPack(options.pack, catalogAddress);
+    if (packed) return new LoadedIndex(catalogAddress, packed.head.date, packed.models, objects, packed);
+    // Something was changed behind the hub's back (a damaged pack), or the pack is missing or another catalog's (a
+    // foreign pack: not what the host recorded with its trust): verify this catalog and every object in full.
+    verified = false;
+  }
   // A sharded catalog is joined here: the root and every shard are re-hashed and checked unless `verified`.
   let catalog: CatalogObject;
   try {
@@ -215,25 +175,6 @@ export async function loadIndex(objects: ObjectStore, catalogAddress: Address, o
   } catch (e) {
     if (e instanceof CatalogReadError) throw new IndexLoadError(e.message);
     throw e;
-  }
-  if (options.pack && verified) {
-    const packed = await fromPack(options.pack, catalogAddress, catalog);
-    if (packed === 'damaged' || packed === undefined) {
-      // Something was changed behind the hub's back (a damaged pack), or the pack is missing or another catalog's (a
-      // foreign pack: not what the host recorded with its trust): verify this catalog and every object in full.
-      verified = false;
-      try {
-        catalog = await readCatalog(objects, catalogAddress);
-      } catch (e) {
-        if (e instanceof CatalogReadError) throw new IndexLoadError(e.message);
-        throw e;
-      }
-    } else if (packed) {
-      packed.forEach((m, i) => {
-        m.rank = i;
-      });
-      return new LoadedIndex(catalogAddress, catalog, packed, objects);
-    }
   }
   const rowsById = new Map(catalog.rows.map((r) => [r.id, r] as const));
   const entries = Object.entries(catalog.objects);
@@ -264,8 +205,8 @@ export async function loadIndex(objects: ObjectStore, catalogAddress: Address, o
     m.rank = i;
   });
   // The next start on this catalog reads one pack instead of every object (a failed write only costs that).
-  if (options.pack) await writePack(options.pack, catalogAddress, models).catch(() => undefined);
-  return new LoadedIndex(catalogAddress, catalog, models, objects);
+  if (options.pack) await writePack(options.pack, { address: catalogAddress, date: catalog.date }, models).catch(() => undefined);
+  return new LoadedIndex(catalogAddress, catalog.date, models, objects);
 }
 
 function makeModel(
@@ -291,46 +232,41 @@ function makeModel(
     file: (p) => byPath.get(p),
     sources,
     sourceAddresses,
-    weightBytes: files.reduce((n, f) => n + (isWeightFile(f.path) ? f.size : 0), 0),
+    weightBytes: weightBytesOf(files),
     rank: 0,
   };
 }
 
-const WEIGHT = /\.(gguf|safetensors|bin|pt|pth|ckpt|onnx|h5|msgpack|ot|tflite|mlmodel|npz|gguf\.part\d+)$/i;
-export function isWeightFile(path: string): boolean {
-  return WEIGHT.test(path);
-}
-
 class LoadedIndex implements IndexStore {
   private readonly byId = new Map<string, IndexedModel>();
+  private shas: Map<string, number[]> | undefined;
   private readonly bySha = new Map<string, { model: IndexedModel; file: FileRecord }[]>();
+  private kinds: Array<readonly [string, SourceObject['type']]> | undefined;
   private readonly memos = new Map<string, unknown>();
-  readonly snapshot: string;
   readonly totals: { models: number; files: number; bytes: number };
 
+  /** `packed`: the load pack the models came from (its totals, source kinds and digest look-up); else from the models */
   constructor(
     readonly catalogAddress: Address,
-    readonly catalog: CatalogObject,
+    readonly snapshot: string,
     private readonly list: IndexedModel[],
     private readonly objects: ObjectStore,
+    private readonly packed?: PackedIndex,
   ) {
-    let files = 0;
-    let bytes = 0;
-    for (const m of list) {
-      this.byId.set(m.id.toLowerCase(), m);
-      for (const f of m.files) {
-        files++;
-        bytes += f.size;
-        let arr = this.bySha.get(f.sha256);
-        if (!arr) {
-          arr = [];
-          this.bySha.set(f.sha256, arr);
+    for (const m of list) this.byId.set(m.id.toLowerCase(), m);
+    if (packed) {
+      this.totals = { models: list.length, files: packed.head.files, bytes: packed.head.bytes };
+      this.kinds = packed.head.kinds;
+    } else {
+      let files = 0;
+      let bytes = 0;
+      for (const m of list)
+        for (const f of m.files) {
+          files++;
+          bytes += f.size;
         }
-        arr.push({ model: m, file: f });
-      }
+      this.totals = { models: list.length, files, bytes };
     }
-    this.snapshot = catalog.date;
-    this.totals = { models: list.length, files, bytes };
   }
 
   models(): readonly IndexedModel[] {
@@ -341,8 +277,28 @@ class LoadedIndex implements IndexStore {
     return this.byId.get(id.toLowerCase());
   }
 
-  filesBySha256(sha256: string) {
-    return this.bySha.get(sha256) ?? [];
+  sourceKinds(): ReadonlyArray<readonly [string, SourceObject['type']]> {
+    if (!this.kinds) {
+      const kinds = new Map<string, SourceObject['type']>();
+      for (const m of this.list) for (const s of m.sources) if (!kinds.has(s.source)) kinds.set(s.source, s.type);
+      this.kinds = [...kinds];
+    }
+    return this.kinds;
+  }
+
+  /** Every (model, file) with this digest, in browse order and each model's path order (the look-up built on first use). */
+  filesBySha256(sha256: string): ReadonlyArray<{ model: IndexedModel; file: FileRecord }> {
+    const kept = this.bySha.get(sha256);
+    if (kept) return kept;
+    this.shas ??= this.packed ? this.packed.shaIndex() : shaIndexOfModels(this.list);
+    const found: { model: IndexedModel; file: FileRecord }[] = [];
+    for (const i of this.shas.get(sha256) ?? []) {
+      const model = this.list[i] as IndexedModel;
+      for (const file of model.files) if (file.sha256 === sha256) found.push({ model, file });
+    }
+    // Kept per digest asked for (a bounded number: only digests the index holds are kept).
+    if (found.length > 0) this.bySha.set(sha256, found);
+    return found;
   }
 
   async object(address: Address): Promise<Uint8Array | undefined> {
@@ -355,4 +311,17 @@ class LoadedIndex implements IndexStore {
     this.memos.set(key, v);
     return v;
   }
+}
+
+/** SHA-256 → positions of the models holding a file with it. */
+function shaIndexOfModels(models: readonly IndexedModel[]): Map<string, number[]> {
+  const index = new Map<string, number[]>();
+  models.forEach((m, i) => {
+    for (const f of m.files) {
+      const at = index.get(f.sha256);
+      if (!at) index.set(f.sha256, [i]);
+      else if (at[at.length - 1] !== i) at.push(i);
+    }
+  });
+  return index;
 }

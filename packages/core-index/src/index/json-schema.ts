@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import { BucketsCatalogSchema } from '../buckets/schema.js';
 import { SpaceObjectSchema, SpacesCatalogSchema } from '../spaces/schema.js';
+import * as z from '../zod.js';
 import * as S from './schemas.js';
 
 /**

@@ -5,7 +5,8 @@ import { IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
 import { searchModels } from './search.js';
-import { LOAD_PACK_KIND, StartPack } from './start-pack.js';
+import { sha256Hex } from './sha256.js';
+import { LOAD_PACK_KIND, LOAD_PACK_VERSION, type PackDigest, StartPack } from './start-pack.js';
 
 // SYNTHETIC models (made-up ids and hashes).
 const models = Array.from({ length: 60 }, (_, i) => {
@@ -37,11 +38,18 @@ function counting(store: ObjectStore) {
   return { wrapped, reads };
 }
 
+/** A digest a host might inject (node-server's is node:crypto SHA-256). */
+const sha256Digest = (bytes: Uint8Array): string => `sha256:${sha256Hex(bytes)}`;
+
+/** A digest these tests call directly (a host's may answer later). */
+type SyncDigest = (bytes: Uint8Array) => string;
+
 /** A pack storage in memory (node-server's is one file in the data folder), counting writes. */
-function packStorage() {
+function packStorage(digest?: PackDigest) {
   let bytes: Uint8Array | undefined;
   let writes = 0;
   const storage: LoadPackStorage = {
+    ...(digest ? { digest } : {}),
     read: async () => bytes,
     write: async (b) => {
       writes++;
@@ -58,8 +66,43 @@ function packBody(bytes: Uint8Array | undefined) {
   return { address: new TextDecoder().decode(bytes.subarray(0, newline)), body: bytes.subarray(newline + 1) };
 }
 
+/** The pack's head line (after the digest line). */
+function packHead(bytes: Uint8Array | undefined) {
+  const { body } = packBody(bytes);
+  return JSON.parse(new TextDecoder().decode(body.subarray(0, body.indexOf(10))));
+}
+
 function view(index: IndexStore) {
-  return index.models().map((m) => ({ id: m.id, address: m.address, object: m.object, sources: m.sources, row: m.row, rank: m.rank }));
+  return {
+    models: index.models().map((m) => ({
+      id: m.id,
+      owner: m.owner,
+      name: m.name,
+      revision: m.revision,
+      address: m.address,
+      object: m.object,
+      files: m.files,
+      file: m.files.map((f) => m.file(f.path)),
+      sources: m.sources,
+      sourceAddresses: m.sourceAddresses,
+      weightBytes: m.weightBytes,
+      row: m.row,
+      rank: m.rank,
+    })),
+    lookups: index.models().map((m) => index.model(m.id.toUpperCase())?.id),
+    totals: index.totals,
+    snapshot: index.snapshot,
+    kinds: index.sourceKinds(),
+    bySha: index.models().flatMap((m) => m.files.map((f) => index.filesBySha256(f.sha256).map((x) => [x.model.id, x.file.path]))),
+  };
+}
+
+/** A pack changed behind the hub's back, and a model object flipped too: the full verification must refuse it. */
+async function refusedAfter(store: MemoryObjectStore, catalog: Address, storage: LoadPackStorage, victim: Address) {
+  const stored = await store.get(victim);
+  if (!stored) throw new Error('no model');
+  stored.bytes[20] = (stored.bytes[20] as number) ^ 1;
+  await expect(loadIndex(store, catalog, { verified: true, pack: storage })).rejects.toBeInstanceOf(IndexLoadError);
 }
 
 describe('the load pack: a start on a verified catalog reads one prepared blob', () => {
@@ -71,13 +114,13 @@ describe('the load pack: a start on a verified catalog reads one prepared blob',
     const first = await loadIndex(store, built.catalog, { pack: pack.storage });
     const { address, body } = packBody(pack.bytes());
     expect(addressOf(body)).toBe(address);
-    expect(JSON.parse(new TextDecoder().decode(body))).toMatchObject({ kind: LOAD_PACK_KIND, catalog: built.catalog });
+    expect(packHead(pack.bytes())).toMatchObject({ kind: LOAD_PACK_KIND, version: LOAD_PACK_VERSION, catalog: built.catalog, models: 60 });
     // Local start state, never an object of the store (never listed, served or published).
     expect((await store.list({ limit: 1000 })).items.length).toBe(objectsBefore);
 
     const { wrapped, reads } = counting(store);
     const second = await loadIndex(wrapped, built.catalog, { verified: true, pack: pack.storage });
-    expect([...reads.keys()]).toEqual([built.catalog]); // the catalog and the pack, nothing else
+    expect([...reads.keys()]).toEqual([]); // the pack, nothing else (the store is asked whether it holds the catalog)
     expect(pack.writes()).toBe(1); // a load from the pack does not write it again
     expect(view(second)).toEqual(view(first));
     expect(searchModels(second, { search: 'model-1', filter: ['t1'] }).map((m) => m.id)).toEqual(
@@ -107,11 +150,84 @@ describe('the load pack: a start on a verified catalog reads one prepared blob',
     // A damaged pack again, and a model object flipped too: the full verification refuses it.
     const rewritten = pack.bytes() as Uint8Array;
     rewritten[rewritten.length - 3] = (rewritten[rewritten.length - 3] as number) ^ 1;
-    const victim = first.models()[7]?.address as Address;
-    const stored = await store.get(victim);
-    if (!stored) throw new Error('no model');
-    stored.bytes[20] = (stored.bytes[20] as number) ^ 1;
-    await expect(loadIndex(store, built.catalog, { verified: true, pack: pack.storage })).rejects.toBeInstanceOf(IndexLoadError);
+    await refusedAfter(store, built.catalog, pack.storage, first.models()[7]?.address as Address);
+  });
+
+  // Each damage below leaves the objects intact first (the full check passes, reads every object, gives the same
+  // index and writes a sound pack), then a model object is flipped too (the full check refuses the index).
+  const damages: Array<[string, (pack: Uint8Array, digest: SyncDigest) => Uint8Array]> = [
+    ['a byte flipped in the head line', (p) => flip(p, p.indexOf(10) + 5)],
+    ['a byte flipped in the models section', (p) => flip(p, p.indexOf(10, p.indexOf(10) + 1) + 30)],
+    ['a byte flipped in the digest line', (p) => flip(p, 10)],
+    ['truncated by one byte', (p) => p.subarray(0, p.length - 1)],
+    ['truncated to its head', (p) => p.subarray(0, p.indexOf(10, p.indexOf(10) + 1) + 1)],
+    ['empty', () => new Uint8Array(0)],
+    ['no line break', (p) => p.subarray(0, 40)],
+    [
+      'another layout version (digest recomputed)',
+      (p, digest) => rewriteHead(p, digest, (head) => ({ ...head, version: LOAD_PACK_VERSION + 1 })),
+    ],
+    ['another kind (digest recomputed)', (p, digest) => rewriteHead(p, digest, (head) => ({ ...head, kind: 'model-hub.other' }))],
+    [
+      'sections that do not add up (digest recomputed)',
+      (p, digest) =>
+        rewriteHead(p, digest, (head) => ({ ...head, sections: [(head.sections[0] as number) - 1, ...head.sections.slice(1)] })),
+    ],
+    [
+      'one model fewer than its head says (digest recomputed)',
+      (p, digest) => rewriteHead(p, digest, (head) => ({ ...head, models: head.models + 1 })),
+    ],
+    [
+      'the version-1 layout (one JSON document, BLAKE3 line)',
+      (p) => {
+        const body = new TextEncoder().encode(
+          JSON.stringify({ kind: LOAD_PACK_KIND, catalog: packHead(p).catalog, models: {}, sources: {} }),
+        );
+        return concat(new TextEncoder().encode(`${addressOf(body)}\n`), body);
+      },
+    ],
+  ];
+  for (const digest of [addressOf, sha256Digest])
+    for (const [what, damage] of damages)
+      it(`a pack ${what} (${digest === addressOf ? 'BLAKE3' : 'host SHA-256'} digest) means a full check`, async () => {
+        const store = new MemoryObjectStore();
+        const start = new StartPack();
+        const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
+        const pack = packStorage(digest);
+        await pack.storage.write(damage(await start.bytes(store, built.catalog, digest), digest));
+        const full = await loadIndex(store, built.catalog);
+        const { wrapped, reads } = counting(store);
+        expect(view(await loadIndex(wrapped, built.catalog, { verified: true, pack: pack.storage }))).toEqual(view(full));
+        expect(reads.size).toBeGreaterThan(60);
+        expect(packHead(pack.bytes())).toMatchObject({ version: LOAD_PACK_VERSION, catalog: built.catalog });
+        await pack.storage.write(damage(pack.bytes() as Uint8Array, digest));
+        await refusedAfter(store, built.catalog, pack.storage, full.models()[9]?.address as Address);
+      });
+
+  it('a pack whose digest is not the one the host checks with is not trusted (full check)', async () => {
+    const store = new MemoryObjectStore();
+    const start = new StartPack();
+    const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
+    const pack = packStorage(sha256Digest);
+    await pack.storage.write(await start.bytes(store, built.catalog)); // a BLAKE3 line, read with SHA-256
+    const { wrapped, reads } = counting(store);
+    await loadIndex(wrapped, built.catalog, { verified: true, pack: pack.storage });
+    expect(reads.size).toBeGreaterThan(60);
+    expect(packBody(pack.bytes()).address).toBe(sha256Digest(packBody(pack.bytes()).body));
+    // and the pack it wrote is then read without any object
+    const again = counting(store);
+    await loadIndex(again.wrapped, built.catalog, { verified: true, pack: pack.storage });
+    expect(again.reads.size).toBe(0);
+  });
+
+  it('a catalog missing from the store is refused even with a sound pack', async () => {
+    const store = new MemoryObjectStore();
+    const start = new StartPack();
+    const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
+    const pack = packStorage();
+    await pack.storage.write(await start.bytes(store, built.catalog));
+    const gone: ObjectStore = Object.assign(Object.create(store) as ObjectStore, { has: async () => false });
+    await expect(loadIndex(gone, built.catalog, { verified: true, pack: pack.storage })).rejects.toBeInstanceOf(IndexLoadError);
   });
 
   it('a pack for another catalog is not used, and the next one replaces it', async () => {
@@ -124,7 +240,7 @@ describe('the load pack: a start on a verified catalog reads one prepared blob',
     const second = await loadIndex(wrapped, day2.catalog, { verified: true, pack: pack.storage });
     expect(second.models()).toHaveLength(30);
     expect(reads.size).toBeGreaterThan(30); // read object by object
-    expect(JSON.parse(new TextDecoder().decode(packBody(pack.bytes()).body)).catalog).toBe(day2.catalog);
+    expect(packHead(pack.bytes()).catalog).toBe(day2.catalog);
     expect(pack.writes()).toBe(2);
   });
 
@@ -154,19 +270,20 @@ describe('the builder writes what the first start needs (StartPack through onObj
       const built = await buildIndex(store, { date, models: [...list], onObject: start.add });
       expect(start.fault).toBeUndefined();
       const pack = packStorage();
-      await pack.storage.write(start.bytes(built.catalog));
+      await pack.storage.write(await start.bytes(store, built.catalog));
       const { address, body } = packBody(pack.bytes());
       expect(addressOf(body)).toBe(address);
       const { wrapped, reads } = counting(store);
       const fast = await loadIndex(wrapped, built.catalog, { verified: true, pack: pack.storage });
-      expect([...reads.keys()]).toEqual([built.catalog]);
+      expect([...reads.keys()]).toEqual([]);
       expect(pack.writes()).toBe(1);
       const full = await loadIndex(store, built.catalog);
       expect(view(fast)).toEqual(view(full));
       // The same bytes a load writes for the same catalog (one pack format, whoever writes it).
       const loaded = packStorage();
       await loadIndex(store, built.catalog, { pack: loaded.storage });
-      expect(JSON.parse(new TextDecoder().decode(packBody(loaded.bytes()).body))).toEqual(JSON.parse(new TextDecoder().decode(body)));
+      expect(packHead(loaded.bytes())).toEqual(packHead(pack.bytes()));
+      expect(view(await loadIndex(store, built.catalog, { verified: true, pack: loaded.storage }))).toEqual(view(full));
     }
   });
 
@@ -181,7 +298,7 @@ describe('the builder writes what the first start needs (StartPack through onObj
     const store = new MemoryObjectStore();
     const start = new StartPack();
     const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
-    const bytes = start.bytes(built.catalog);
+    const bytes = await start.bytes(store, built.catalog);
     bytes[bytes.length - 3] = (bytes[bytes.length - 3] as number) ^ 1;
     const pack = packStorage();
     await pack.storage.write(bytes);
@@ -197,12 +314,8 @@ describe('the builder writes what the first start needs (StartPack through onObj
     const start = new StartPack();
     const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
     const pack = packStorage();
-    await pack.storage.write(start.bytes(built.catalog));
-    // One entry per line inside one JSON document.
-    const { body } = packBody(pack.bytes());
-    const text = new TextDecoder().decode(body);
-    expect(text.split('\n')).toHaveLength(1 + 60 + 1 + 120 + 1);
-    expect(JSON.parse(text).catalog).toBe(built.catalog);
+    await pack.storage.write(await start.bytes(store, built.catalog));
+    expect(packHead(pack.bytes())).toMatchObject({ catalog: built.catalog, models: 60, sources: 120 });
     let turns = 0;
     const tick = setInterval(() => turns++, 0);
     try {
@@ -213,3 +326,29 @@ describe('the builder writes what the first start needs (StartPack through onObj
     expect(turns).toBeGreaterThan(0);
   });
 });
+
+function flip(bytes: Uint8Array, at: number): Uint8Array {
+  const out = bytes.slice();
+  out[at] = (out[at] as number) ^ 1;
+  return out;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** The pack with its head line changed and its digest line recomputed (as a pack written by another version would be). */
+function rewriteHead(
+  bytes: Uint8Array,
+  digest: SyncDigest,
+  change: (head: { sections: number[]; models: number; version: number }) => unknown,
+): Uint8Array {
+  const { body } = packBody(bytes);
+  const end = body.indexOf(10);
+  const head = change(JSON.parse(new TextDecoder().decode(body.subarray(0, end))));
+  const next = concat(new TextEncoder().encode(JSON.stringify(head)), body.subarray(end));
+  return concat(new TextEncoder().encode(`${digest(next)}\n`), next);
+}

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { SOURCE_KINDS } from '../sources/source-kinds.js';
+import * as z from '../zod.js';
 
 /** Zod schemas for every resource of the specification. OpenAPI is generated from these too. */
 
@@ -312,24 +312,24 @@ export const OciErrorSchema = z.object({
   errors: z.array(z.object({ code: z.string(), message: z.string(), detail: z.unknown().optional() })),
 });
 
-export type ModelRow = z.infer<typeof ModelRowSchema>;
-export type ModelInfo = z.infer<typeof ModelInfoSchema>;
-export type TreeEntry = z.infer<typeof TreeEntrySchema>;
-export type Refs = z.infer<typeof RefsSchema>;
-export type SourceState = z.infer<typeof SourceStateSchema>;
-export type HubHealth = z.infer<typeof HubHealthSchema>;
-export type ArchiveDay = z.infer<typeof ArchiveDaySchema>;
-export type Archive = z.infer<typeof ArchiveSchema>;
-export type LogAnnouncement = z.infer<typeof LogAnnouncementSchema>;
-export type Pins = z.infer<typeof PinsSchema>;
-export type Descriptor = z.infer<typeof DescriptorSchema>;
-export type FileRecord = z.infer<typeof FileRecordSchema>;
-export type GgufFacts = z.infer<typeof GgufFactsSchema>;
-export type ModelFacts = z.infer<typeof ModelFactsSchema>;
-export type ModelObject = z.infer<typeof ModelObjectSchema>;
-export type SourceObject = z.infer<typeof SourceObjectSchema>;
-export type CatalogObject = z.infer<typeof CatalogObjectSchema>;
-export type CatalogShard = z.infer<typeof CatalogShardSchema>;
-export type ObjectMetadata = z.infer<typeof ObjectMetadataSchema>;
-export type CapabilityManifest = z.infer<typeof CapabilityManifestSchema>;
-export type HealthResponse = z.infer<typeof HealthResponseSchema>;
+export type ModelRow = z.Infer<typeof ModelRowSchema>;
+export type ModelInfo = z.Infer<typeof ModelInfoSchema>;
+export type TreeEntry = z.Infer<typeof TreeEntrySchema>;
+export type Refs = z.Infer<typeof RefsSchema>;
+export type SourceState = z.Infer<typeof SourceStateSchema>;
+export type HubHealth = z.Infer<typeof HubHealthSchema>;
+export type ArchiveDay = z.Infer<typeof ArchiveDaySchema>;
+export type Archive = z.Infer<typeof ArchiveSchema>;
+export type LogAnnouncement = z.Infer<typeof LogAnnouncementSchema>;
+export type Pins = z.Infer<typeof PinsSchema>;
+export type Descriptor = z.Infer<typeof DescriptorSchema>;
+export type FileRecord = z.Infer<typeof FileRecordSchema>;
+export type GgufFacts = z.Infer<typeof GgufFactsSchema>;
+export type ModelFacts = z.Infer<typeof ModelFactsSchema>;
+export type ModelObject = z.Infer<typeof ModelObjectSchema>;
+export type SourceObject = z.Infer<typeof SourceObjectSchema>;
+export type CatalogObject = z.Infer<typeof CatalogObjectSchema>;
+export type CatalogShard = z.Infer<typeof CatalogShardSchema>;
+export type ObjectMetadata = z.Infer<typeof ObjectMetadataSchema>;
+export type CapabilityManifest = z.Infer<typeof CapabilityManifestSchema>;
+export type HealthResponse = z.Infer<typeof HealthResponseSchema>;

@@ -1,8 +1,8 @@
-import { z } from 'zod';
 import type { Address } from '../index/blake3.js';
 import { canonicalBytes } from '../index/canonical-json.js';
 import type { ObjectStore } from '../index/object-store.js';
 import { AddressSchema } from '../index/schemas.js';
+import * as z from '../zod.js';
 import { formatCheckpoint, type NoteSigner, openNote, parseCheckpoint, parseVerifierKey, signNote } from './note.js';
 import {
   bundleBytes,
@@ -41,7 +41,7 @@ export const LogEntrySchema = z.object({
     .regex(/^[0-9a-f]{64}$/)
     .nullable(),
 });
-export type LogEntry = z.infer<typeof LogEntrySchema>;
+export type LogEntry = z.Infer<typeof LogEntrySchema>;
 
 export const LogStateSchema = z.object({
   format: z.literal('svc.model-hub.log/v1'),
@@ -56,7 +56,7 @@ export const LogStateSchema = z.object({
   /** `<level>/<n>` or `entries/<n>` → the object holding the widest version of that tile written so far. */
   tiles: z.record(z.string(), AddressSchema),
 });
-export type LogState = z.infer<typeof LogStateSchema>;
+export type LogState = z.Infer<typeof LogStateSchema>;
 
 export const EMPTY_LOG: LogState = { format: 'svc.model-hub.log/v1', size: 0, checkpoint: null, keys: [], tiles: {} };
 

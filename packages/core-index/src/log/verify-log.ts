@@ -1,8 +1,8 @@
-import { z } from 'zod';
 import { type Address, addressOf } from '../index/blake3.js';
 import { readCatalog } from '../index/catalog-shards.js';
 import type { ObjectStore } from '../index/object-store.js';
 import { ModelObjectSchema } from '../index/schemas.js';
+import * as z from '../zod.js';
 import { type LogEntry, LogEntrySchema } from './log-store.js';
 import { type NoteError, openNote, parseCheckpoint, parseVerifierKey } from './note.js';
 import {
@@ -52,7 +52,7 @@ export const LogSeenSchema = z.object({
   checkpoint: z.string(),
   leaves: z.array(z.object({ date: z.string(), hash: z.string().regex(/^[0-9a-f]{64}$/) })),
 });
-export type LogSeen = z.infer<typeof LogSeenSchema>;
+export type LogSeen = z.Infer<typeof LogSeenSchema>;
 
 export interface VerifyLogOptions {
   /** The log prefix URL (`…/api/hub/log`); a URL ending in `/checkpoint` is taken as that prefix's checkpoint. */

@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { Sha256Schema } from '../index/schemas.js';
+import * as z from '../zod.js';
 import { mirrorFileTemplate, type SourceConfig } from './source-kinds.js';
 
 export { mirrorFilePath } from './source-kinds.js';
@@ -31,7 +31,7 @@ export const MirrorManifestSchema = z.object({
     }),
   ),
 });
-export type MirrorManifest = z.infer<typeof MirrorManifestSchema>;
+export type MirrorManifest = z.Infer<typeof MirrorManifestSchema>;
 
 /** Parse a manifest's text; throws a readable error. */
 export function parseMirrorManifest(text: string): MirrorManifest {

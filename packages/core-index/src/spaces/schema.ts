@@ -1,5 +1,5 @@
-import { z } from 'zod';
 import { AddressSchema } from '../index/schemas.js';
+import * as z from '../zod.js';
 
 /** Kind of one published space (design 9.1): its BLAKE3 address is the space's root digest. */
 export const SPACE_KIND = 'model-hub.space';
@@ -61,8 +61,8 @@ export const SpacesCatalogSchema = z.object({
   prev: AddressSchema.nullable(),
 });
 
-export type SpaceObject = z.infer<typeof SpaceObjectSchema>;
-export type SpacesCatalog = z.infer<typeof SpacesCatalogSchema>;
+export type SpaceObject = z.Infer<typeof SpaceObjectSchema>;
+export type SpacesCatalog = z.Infer<typeof SpacesCatalogSchema>;
 
 const MEDIA_TYPES: Record<string, string> = {
   html: 'text/html; charset=utf-8',

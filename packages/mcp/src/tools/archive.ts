@@ -1,7 +1,7 @@
 /** hub_archive: every archived day of the index. */
 import { formatBytes, readArchive } from '@hub/core-index';
-import { z } from 'zod';
 import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
+import * as z from '../zod.js';
 import { cursorArg, pageFooter, snapshotKey, type ToolContext, type ToolDef, type ToolResult, textResult } from './shared.js';
 
 interface ArchiveArgs {

@@ -1,8 +1,8 @@
 /** hub_repo_details and its legacy alias model_details. */
 import type { IndexedModel } from '@hub/core-index';
 import { formatBytes } from '@hub/core-index';
-import { z } from 'zod';
 import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
+import * as z from '../zod.js';
 import {
   cursorArg,
   DETAIL_OPERATIONS,

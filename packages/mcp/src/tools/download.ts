@@ -1,7 +1,7 @@
 /** get_download: the URL, SHA-256 and commands for a file or a GGUF quantisation. */
 import { formatBytes, type IndexedModel, originHostname, quantOf, shellQuote } from '@hub/core-index';
-import { z } from 'zod';
 import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
+import * as z from '../zod.js';
 import {
   cursorArg,
   defaultQuant,

@@ -1,5 +1,5 @@
 /** hub_health: which byte sources passed their last probe. */
-import { z } from 'zod';
+import * as z from '../zod.js';
 import { type ToolContext, type ToolDef, type ToolResult, textResult } from './shared.js';
 
 async function runHealth(_args: Record<string, never>, ctx: ToolContext): Promise<ToolResult> {

@@ -1,7 +1,7 @@
 /** hub_repo_search and its legacy alias model_search. */
 import { type SortKey, searchModels } from '@hub/core-index';
-import { z } from 'zod';
 import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
+import * as z from '../zod.js';
 import {
   cursorArg,
   isListed,

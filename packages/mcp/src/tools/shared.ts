@@ -10,8 +10,8 @@ import {
   quantOf,
   recordMissing,
 } from '@hub/core-index';
-import { z } from 'zod';
 import { humanCount } from '../paging.js';
+import * as z from '../zod.js';
 
 /** What a tool answers: MCP's CallToolResult with text and structured content. */
 export interface ToolResult {
