@@ -174,6 +174,20 @@ describe('the load pack: a start on a verified catalog reads one prepared blob',
         rewriteHead(p, digest, (head) => ({ ...head, sections: [(head.sections[0] as number) - 1, ...head.sections.slice(1)] })),
     ],
     [
+      "a model's object placed beyond the payload (digest recomputed)",
+      (p, digest) =>
+        rewriteBody(p, digest, (lines) =>
+          lines.map((l, i) => (i === 1 ? l.replace(/\t(\d+)\t/, (_, d: string) => `\t${'9'.repeat(d.length)}\t`) : l)),
+        ),
+    ],
+    [
+      "a model's line with a place that is not a number (digest recomputed)",
+      (p, digest) =>
+        rewriteBody(p, digest, (lines) =>
+          lines.map((l, i) => (i === 1 ? l.replace(/\t(\d+)\t/, (_, d: string) => `\t${'x'.repeat(d.length)}\t`) : l)),
+        ),
+    ],
+    [
       'one model fewer than its head says (digest recomputed)',
       (p, digest) => rewriteHead(p, digest, (head) => ({ ...head, models: head.models + 1 })),
     ],
@@ -350,5 +364,14 @@ function rewriteHead(
   const end = body.indexOf(10);
   const head = change(JSON.parse(new TextDecoder().decode(body.subarray(0, end))));
   const next = concat(new TextEncoder().encode(JSON.stringify(head)), body.subarray(end));
+  return concat(new TextEncoder().encode(`${digest(next)}\n`), next);
+}
+
+/**
+ * The pack with its body's lines changed (ASCII test data, each change keeping the line's length, so the sections
+ * still add up) and its digest line recomputed: a hand edit that kept the check.
+ */
+function rewriteBody(bytes: Uint8Array, digest: SyncDigest, change: (lines: string[]) => string[]): Uint8Array {
+  const next = new TextEncoder().encode(change(new TextDecoder().decode(packBody(bytes).body).split('\n')).join('\n'));
   return concat(new TextEncoder().encode(`${digest(next)}\n`), next);
 }

@@ -58,14 +58,21 @@ export async function readLoadPack(
     const fields = modelsText.slice(from, end).split('\t');
     if (fields.length !== 6) return 'damaged';
     const [id, address, offset, length, weightBytes, refs] = fields as [string, string, string, string, string, string];
+    const place = Number(offset);
+    const size = Number(length);
+    const weight = Number(weightBytes);
+    if (!isCount(place) || !isCount(size) || !isCount(weight) || place + size > payload.length) return 'damaged';
     const n = models.length;
-    models.push(new PackedModel(payload, rows, n, id, address as Address, Number(offset), Number(length), Number(weightBytes), refs));
+    models.push(new PackedModel(payload, rows, n, id, address as Address, place, size, weight, refs));
     from = end + 1;
     if (models.length % YIELD_EVERY === 0) await yieldTurn();
   }
   if (models.length !== head.models) return 'damaged';
   return { head, models, shaIndex: () => shaIndexOf(shasBytes, models.length) };
 }
+
+/** A byte offset, length or count as the writer writes it. */
+const isCount = (n: number) => Number.isSafeInteger(n) && n >= 0;
 
 /** SHA-256 → positions of the models holding it, from the pack's shas section (one line per model). */
 function shaIndexOf(bytes: Uint8Array, count: number): Map<string, number[]> {
@@ -74,6 +81,7 @@ function shaIndexOf(bytes: Uint8Array, count: number): Map<string, number[]> {
   let from = 0;
   for (let i = 0; i < count; i++) {
     const end = text.indexOf('\n', from);
+    if (end === -1) break;
     const line = text.slice(from, end);
     from = end + 1;
     if (line === '') continue;
@@ -105,12 +113,13 @@ class RowsSection {
       let from = 0;
       for (let i = 0; i < this.count; i++) {
         const end = text.indexOf('\n', from);
+        if (end === -1) break;
         lines[i] = text.slice(from, end);
         from = end + 1;
       }
       this.lines = lines;
     }
-    return JSON.parse(this.lines[n] as string) as ModelRow;
+    return JSON.parse(this.lines[n] ?? 'null') as ModelRow;
   }
 }
 
