@@ -7,7 +7,14 @@
 // divided by the requests wrk completed): on a shared 2-core machine req/s follows whatever else runs, CPU per request
 // far less. Per route: the median of the rounds' on / off ratios and their spread; req/s beside it.
 //
-// Usage: node bench/metrics.mjs [--duration 5] [--rounds 5] [--connections 50] [--hubs 2] [--fresh] [--control]
+// The same traffic on both kinds: while a metrics-off hub is loaded, the scraper sends it one `GET /-/live` a second on
+// a connection of its own, as it sends the metrics-on hub one `GET /metrics` on its metrics port. wrk alone is one
+// kind of request on kept connections, and Node's HTTP code is optimised for exactly that; the first request of any
+// other kind (a scrape, a liveness probe, a connection that closes) deoptimises about 15-30 of its functions, which
+// then run polymorphic: 3-5 % more CPU per request for a liveness probe a second on a metrics-off hub (docs/benchmarks.md,
+// 2026-11-28). `--unequal` leaves the metrics-off hubs with wrk alone (the comparison before 2026-11-28).
+//
+// Usage: node bench/metrics.mjs [--duration 5] [--rounds 5] [--connections 50] [--hubs 2] [--fresh] [--control] [--unequal]
 //   --hubs N: hubs of each kind (loaded off, on, on, off, ... and reversed in the next round; a round's figure is the
 //     mean of a kind's hubs): two identical processes can differ by 10-20 % (JIT decisions), so one of each would
 //     measure the processes as much as the metrics.
@@ -31,6 +38,7 @@ const { values } = parseArgs({
     control: { type: 'boolean' },
     hubs: { type: 'string', default: '2' },
     fresh: { type: 'boolean' },
+    unequal: { type: 'boolean' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -42,6 +50,7 @@ const CONNECTIONS = Number(values.connections);
 const HUBS = Math.max(1, Number(values.hubs));
 const FRESH = values.fresh === true;
 const CONTROL = values.control === true;
+const UNEQUAL = values.unequal === true;
 // Ports: hub i at BASE + 4i, its demo mirror on a free port, its metrics listener at BASE + 4i + 2.
 const BASE = 18671;
 
@@ -102,11 +111,11 @@ async function measure(pid, url, headers) {
   return { rps, cpuUs: ((cpuSeconds(pid) - before) * 1e6) / Math.max(1, requests) };
 }
 
-/** One scrape on a connection of its own (as Prometheus's own client may; no pooled socket the listener closed). */
-function scrape(port) {
+/** One GET on a connection of its own (as Prometheus's own client may; no pooled socket the listener closed). */
+function scrape(port, path = '/metrics') {
   return new Promise((resolve, reject) => {
     http
-      .get(`http://127.0.0.1:${port}/metrics`, { agent: false }, (res) => {
+      .get(`http://127.0.0.1:${port}${path}`, { agent: false }, (res) => {
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (d) => {
@@ -175,6 +184,8 @@ async function startAll(hubs) {
     const metrics = h.kind === 'on' && !CONTROL;
     h.child = serve(h.port, metrics ? { demoMirrorPort: 0, metricsPort: h.metricsPort } : { demoMirrorPort: 0 });
     h.scrapeAt = metrics ? h.metricsPort : undefined;
+    // what the scraper sends this hub once a second while it is loaded: its metrics, else its liveness
+    h.poll = metrics ? { port: h.metricsPort, path: '/metrics' } : UNEQUAL ? undefined : { port: h.port, path: '/-/live' };
   }
   for (const h of hubs) {
     await waitFor(`http://127.0.0.1:${h.port}/-/live`);
@@ -232,13 +243,15 @@ try {
     { name: 'GET / (Accept: application/json)', url: '/', headers: { accept: 'application/json' } },
   ];
 
-  // The scraper: one GET /metrics a second from the metrics-on hub under load.
+  // The scraper: one GET /metrics a second from the metrics-on hub under load, one GET /-/live from a metrics-off one.
   let scrapes = 0;
+  let polls = 0;
   let scraping;
   const scraper = setInterval(() => {
     if (!scraping) return;
-    scrape(scraping)
-      .then(() => scrapes++)
+    const metrics = scraping.path === '/metrics';
+    scrape(scraping.port, scraping.path)
+      .then(() => (metrics ? scrapes++ : polls++))
       .catch(() => {});
   }, 1000);
 
@@ -258,7 +271,7 @@ try {
       const order = (r + i) % 2 ? [...hubs].reverse() : hubs;
       const round = { off: [], on: [], offCpu: [], onCpu: [] };
       for (const h of order) {
-        scraping = h.scrapeAt;
+        scraping = h.poll;
         const m = await measure(h.child.pid, url(h.port), c.headers);
         scraping = undefined;
         round[h.kind].push(m.rps);
@@ -303,7 +316,7 @@ try {
     '',
     CONTROL
       ? 'CONTROL RUN: every hub had metrics off (the "on" hubs are more identical processes): the ratios are this run\'s noise floor.'
-      : `The metrics-on hubs counted ${total} requests in hub_requests_total; /metrics was scraped ${scrapes} times during their runs.`,
+      : `The metrics-on hubs counted ${total} requests in hub_requests_total; /metrics was scraped ${scrapes} times during their runs${UNEQUAL ? ', and the metrics-off hubs had wrk alone (--unequal)' : `, and the metrics-off hubs were sent GET /-/live ${polls} times during theirs`}.`,
     '',
     `In process (no sockets: \`hub.handle\` of the /resolve 302 over SYNTHETIC models, ${inProcess.calls} calls per round, ${inProcess.rounds} alternating rounds): metrics off ${inProcess.off.toFixed(0)} ns per request, on (prom-client sink) ${inProcess.on.toFixed(0)} ns; median of the per-pair ratios (requests per second on / off) ${inProcess.ratio.toFixed(3)}, interquartile ${inProcess.spread}.`,
   ];

@@ -1,4 +1,6 @@
-import http, { type IncomingMessage, type ServerResponse } from 'node:http';
+import type http from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import net, { type Socket } from 'node:net';
 import { accessLog, bearerToken, type Logger, type Metrics, noMetrics, teeMetrics, timingSafeEqualString } from '@hub/core-index';
 import { ConfigError, type HubConfigFile } from './config.js';
 import { listenOn } from './listen.js';
@@ -38,14 +40,15 @@ async function serveScrape(sink: PromMetrics, req: IncomingMessage, res: ServerR
     return;
   }
   try {
-    const text = await sink.scrape();
+    // Bytes, as the hub's own answers are written: Node's HTTP code then sees the one kind of body it is optimised for.
+    const body = Buffer.from(await sink.scrape());
     res.writeHead(200, {
       'content-type': sink.contentType,
       'cache-control': 'no-store',
       'x-content-type-options': 'nosniff',
-      'content-length': String(Buffer.byteLength(text)),
+      'content-length': String(body.length),
     });
-    res.end(method === 'HEAD' ? undefined : text);
+    res.end(method === 'HEAD' ? undefined : body);
   } catch (e) {
     log.error({ err: (e as Error).message }, 'metrics scrape failed');
     if (!res.headersSent) plain(res, 500, 'The metrics could not be collected; see the hub log.\n');
@@ -53,8 +56,8 @@ async function serveScrape(sink: PromMetrics, req: IncomingMessage, res: ServerR
   }
 }
 
-/** The whole listener of the separate metrics port: `/metrics`, and 404 for anything else. */
-export function metricsListener(sink: PromMetrics, log: Logger): Listener {
+/** The whole listener of the metrics port: `/metrics`, and 404 for anything else. */
+function metricsListener(sink: PromMetrics, log: Logger): Listener {
   return (req, res) => {
     if (!isMetricsPath(req.url)) {
       plain(res, 404, 'Only /metrics is served on this port.\n');
@@ -101,20 +104,32 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** Start the separate metrics listener on `host:port` (port 0 picks a free one). */
-export async function startMetricsServer(sink: PromMetrics, host: string, port: number, log: Logger): Promise<MetricsServer> {
-  const server = http.createServer(metricsListener(sink, log));
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 30_000;
+/**
+ * Listen for the metrics port (port 0 picks a free one) and hand every connection to the hub's own `http.Server`
+ * (Node's documented `server.emit('connection', socket)`), which answers it with the metrics listener (`wrap`).
+ *
+ * One `http.Server` for both ports, not a second server: Node's HTTP code is optimised for the objects it has seen,
+ * and the requests, responses and sockets of a second server have other hidden classes. One scrape of a second server
+ * deoptimised about 30 of Node's HTTP functions in a loaded hub, which then ran them polymorphic: 10.6 % more CPU per
+ * request with a scrape a second, against 1.2 % with metrics on and no scrape (docs/benchmarks.md, 2026-11-28).
+ */
+async function listenForMetrics(server: http.Server, sockets: WeakSet<object>, host: string, port: number): Promise<MetricsServer> {
+  const open = new Set<Socket>();
+  const listener = net.createServer((socket) => {
+    sockets.add(socket);
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    server.emit('connection', socket);
+  });
   // the one listening function of node-server (listen.ts): the address actually bound
-  const bound = await listenOn(server, port, host);
+  const bound = await listenOn(listener, port, host);
   return {
     url: `${bound.url}/metrics`,
     port: bound.port,
     close: () =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
+        listener.close(() => resolve());
+        for (const socket of open) socket.destroy();
       }),
   };
 }
@@ -124,10 +139,13 @@ export interface Observability {
   metrics: Metrics;
   /** The prom-client sink, when `/metrics` is served somewhere. */
   prom: PromMetrics | undefined;
-  /** The main port's listener, with `/metrics` in front when a metrics token is configured. */
+  /**
+   * The hub's listener with the metrics in front: every request that came in on the metrics port goes to the metrics
+   * listener, and `/metrics` on the main port needs the metrics token when one is configured.
+   */
   wrap(listener: Listener): Listener;
-  /** Start the separate metrics listener when `metricsPort` is set. */
-  listen(): Promise<MetricsServer | undefined>;
+  /** Listen on `metricsPort`, when set, for the hub's `http.Server` (the one whose listener `wrap` made). */
+  listen(server: http.Server): Promise<MetricsServer | undefined>;
 }
 
 /**
@@ -154,11 +172,19 @@ export async function observabilityFrom(
       ? (await import('./metrics.js')).promMetrics({ probeIntervalSeconds })
       : undefined;
   const metrics = teeMetrics(prom ?? noMetrics, logRequests ? accessLog(log) : noMetrics);
+  // The sockets accepted on the metrics port: a request on one of them is answered by the metrics listener only.
+  const metricsSockets = new WeakSet<object>();
   return {
     metrics,
     prom,
-    wrap: (listener) => (prom && metricsToken !== undefined ? withMetricsRoute(listener, prom, metricsToken, log) : listener),
-    listen: async () =>
-      prom && metricsPort !== undefined ? startMetricsServer(prom, metricsHost ?? '127.0.0.1', metricsPort, log) : undefined,
+    wrap(listener) {
+      if (!prom) return listener;
+      const main = metricsToken !== undefined ? withMetricsRoute(listener, prom, metricsToken, log) : listener;
+      if (metricsPort === undefined) return main;
+      const scrape = metricsListener(prom, log);
+      return (req, res) => (metricsSockets.has(req.socket) ? scrape(req, res) : main(req, res));
+    },
+    listen: async (server) =>
+      prom && metricsPort !== undefined ? listenForMetrics(server, metricsSockets, metricsHost ?? '127.0.0.1', metricsPort) : undefined,
   };
 }

@@ -117,11 +117,9 @@ class GroupHistogram {
   }
 }
 
-/**
- * node-server's metrics sink (design 10.2): the core's metric events as prom-client 15 metrics in one registry, read
- * by `GET /metrics` (the metrics listener, or the main port with the metrics token). Every family is documented in
- * docs/operations.md; the alert rules and the dashboard in ops/ name only these.
- */
+// node-server's metrics sink (design 10.2): the core's metric events as prom-client 15 metrics in one registry, read
+// by `GET /metrics` (the metrics port, or the main port with the metrics token). Every family is documented in
+// docs/operations.md; the alert rules and the dashboard in ops/ name only these.
 
 /**
  * prom-client's default process metrics, less the three gauges it names `*_total` (`promtool check metrics` refuses a

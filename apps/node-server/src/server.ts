@@ -255,7 +255,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     );
   });
   const { port, url } = bound;
-  const metricsServer = await observability.listen().catch(async (e: unknown) => {
+  const metricsServer = await observability.listen(server).catch(async (e: unknown) => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
     throw e;
   });
@@ -287,6 +287,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     reload: () => indexes.reload(),
     async close() {
       await health.stop();
+      // The metrics port first: it hands its connections to `server`.
+      await metricsServer?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -295,7 +297,6 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       await Promise.allSettled([...background]);
       await mirror?.close();
       await localMirror?.close();
-      await metricsServer?.close();
       accountStore.close();
     },
   };

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
 
@@ -86,6 +87,30 @@ describe('/metrics', () => {
 
     expect((await fetch(m?.url.replace('/metrics', '/other') ?? '')).status).toBe(404);
     expect((await fetch(m?.url ?? '', { method: 'POST' })).status).toBe(405);
+    // The metrics port hands its connections to the hub's own server, yet answers nothing of the hub's: a hub path
+    // there is the metrics listener's 404, and the scrapes are not counted as hub requests.
+    const hubPath = await fetch(m?.url.replace('/metrics', '/api/models/synthetic/metrics') ?? '');
+    expect(hubPath.status).toBe(404);
+    expect(await hubPath.text()).toBe('Only /metrics is served on this port.\n');
+    const again = await (await fetch(m?.url ?? '')).text();
+    expect(sample(again, 'hub_requests_total', { route: '/api/models/:owner/:name', status_class: '2xx' })).toBe(1);
+    expect(sample(again, 'hub_requests_total', { route: 'none', group: 'none', status_class: '4xx' })).toBe(2);
+  });
+
+  it('closes the metrics port with the hub, a kept-alive scrape connection included', async () => {
+    const h = await startTestHub({ trees: TREES, config: { metricsPort: 0 } });
+    const url = h.running.metrics?.url ?? '';
+    const agent = new http.Agent({ keepAlive: true });
+    const get = () =>
+      new Promise<number>((resolve, reject) =>
+        http.get(url, { agent }, (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0))).on('error', reject),
+      );
+    expect(await get()).toBe(200);
+    expect(await get()).toBe(200);
+    await h.close();
+    await expect(get()).rejects.toThrow();
+    await expect(fetch(url)).rejects.toThrow();
+    agent.destroy();
   });
 
   it('counts kept answers exactly: N more answers of a kept redirect and a kept list are N more in every family', async () => {
