@@ -4,7 +4,10 @@
 // answered (the baseline rule of bench/run.mjs: the same bytes). The gap between the two baselines is what the
 // hub's documented headers cost in Miniflare's loopback proxy; the gap between the hub and the second is the hub's
 // own work.
-// Usage: node bench/edge.mjs [--duration 5] [--rounds 5] [--connections 50]
+// Usage: node bench/edge.mjs [--duration 5] [--rounds 5] [--connections 50] [--warmup 3]
+//   --warmup N: wrk runs of every isolate before the rounds (the same for all three). The hub's Worker is the whole hub,
+//   and its isolate was still getting faster after one run (per round 0.67, 0.71, 0.82 ... 0.92 on 2026-11-28, where
+//   the trivial Workers were not), so one warm-up run measured its warm-up.
 //   (needs the build: apps/edge/dist/worker.js and packages/node-toolkit/dist; `pnpm bench` builds first)
 import { execFileSync, spawn } from 'node:child_process';
 import path from 'node:path';
@@ -15,6 +18,7 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '5' },
     rounds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '50' },
+    warmup: { type: 'string', default: '3' },
     edge: { type: 'boolean' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -66,7 +70,8 @@ try {
   const base = await serve(18385, ['--baseline']);
   const bytes = await serve(18386, ['--baseline', '--headers', JSON.stringify(same)]);
   const urls = { hub: hubUrl, base: `${base.url}${RESOLVE}`, same: `${bytes.url}${RESOLVE}` };
-  for (const u of Object.values(urls)) wrk(u); // warm-up of every isolate
+  // warm-up of every isolate, alternating
+  for (let w = 0; w < Number(values.warmup); w++) for (const u of Object.values(urls)) wrk(u);
   const names = Object.keys(urls);
   const runs = { hub: [], base: [], same: [] };
   for (let r = 0; r < ROUNDS; r++) {
@@ -91,7 +96,7 @@ try {
       .join(', ')}; target ≥ 0.8); p99 hub / ${label}: ${(median(p99('hub')) / median(p99(w))).toFixed(2)} (target ≤ 2).`;
   console.log(
     [
-      `Command: \`pnpm bench --edge\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s, ${ROUNDS} rotating rounds; Miniflare workerd on loopback; Node ${process.version})`,
+      `Command: \`pnpm bench --edge\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s, ${ROUNDS} rotating rounds after ${values.warmup} warm-up run(s) of each; Miniflare workerd on loopback; Node ${process.version})`,
       '',
       '| server | req/s median (spread) | p99 ms median (spread) |',
       '| --- | ---: | ---: |',
