@@ -11,6 +11,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { cpuSeconds } from './proc-cpu.mjs';
 
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 const { values } = parseArgs({
@@ -80,10 +81,7 @@ if (values.serve) {
     });
     child.on('exit', (code) => reject(new Error(`the server process exited ${code}`)));
   });
-  const cpu = () => {
-    const f = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(f[11]) + Number(f[12])) / 100;
-  };
+  const cpu = () => cpuSeconds(child.pid);
   const load = (port, seconds) => {
     const before = cpu();
     const out = execFileSync(

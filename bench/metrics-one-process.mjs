@@ -8,11 +8,12 @@
 //   --no-scrape: no scraper (by default /metrics is read once a second during the metrics hub's runs)
 //   (needs the build: apps/node-server/dist/index.js; `pnpm bench` builds first)
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { cpuSeconds } from './proc-cpu.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -64,10 +65,7 @@ if (values.child) {
     };
     await waitFor(`http://127.0.0.1:${ON}/-/live`);
     await waitFor(`http://127.0.0.1:${OFF}/-/live`);
-    const cpuSeconds = () => {
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    };
+    const processCpu = () => cpuSeconds(child.pid);
     const wrk = async (port, seconds) => {
       const { stdout } = await promisify(execFile)(
         ...pinned(0, 'wrk', ['-t1', '-c50', `-d${seconds}s`, `http://127.0.0.1:${port}${values.route}`]),
@@ -85,9 +83,9 @@ if (values.child) {
     for (let r = 0; r < ROUNDS; r++) {
       for (const kind of r % 2 ? ['on', 'off'] : ['off', 'on']) {
         scraping = SCRAPE && kind === 'on';
-        const before = cpuSeconds();
+        const before = processCpu();
         const requests = await wrk(kind === 'on' ? ON : OFF, DURATION);
-        cpu[kind].push(((cpuSeconds() - before) * 1e6) / Math.max(1, requests));
+        cpu[kind].push(((processCpu() - before) * 1e6) / Math.max(1, requests));
         scraping = false;
       }
     }

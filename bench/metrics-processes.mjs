@@ -15,11 +15,12 @@
 // Default route: the demo /resolve 302. Needs the build (apps/node-server/dist/cli.js) and wrk. Servers on CPU 1, wrk
 // on CPU 0.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { cpuSeconds as cpu } from './proc-cpu.mjs';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -40,11 +41,6 @@ const METRICS_PORT = 19811;
 const N = Number(values.processes);
 const data = mkdtempSync(path.join(os.tmpdir(), 'hub-bench-metrics-processes-'));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-const cpu = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) / 100;
-};
 
 /** One wrk run (async, so this process's timer can send its request a second meanwhile): CPU µs per request. */
 async function load(pid, seconds) {

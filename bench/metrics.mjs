@@ -23,11 +23,12 @@
 //     how far identical processes differ on this machine in this run.
 //   (needs the build: apps/node-server/dist/cli.js; `pnpm bench` builds first)
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs, promisify } from 'node:util';
+import { cpuSeconds } from './proc-cpu.mjs';
 
 const { values } = parseArgs({
   options: {
@@ -96,12 +97,6 @@ async function wrk(url, headers = {}) {
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
   const { stdout } = await promisify(execFile)(...pinned(0, 'wrk', [...args, url]), { encoding: 'utf8' });
   return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1] ?? 0), requests: Number(/(\d+) requests in/.exec(stdout)?.[1] ?? 0) };
-}
-
-/** CPU seconds (user + system) a process has used, from /proc (clock ticks of 10 ms). */
-function cpuSeconds(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** One run against a hub: its requests per second and the hub's CPU time per request (µs). */

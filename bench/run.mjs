@@ -8,10 +8,11 @@
 // that build. --rebuild drops a kept index (never the tree) and builds it again. A literal `--` (pnpm 10 passes it
 // on from `pnpm bench -- --duration 4`) is skipped. New flags: add them to FLAGS below.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { cpuSeconds as procCpuSeconds } from './proc-cpu.mjs';
 import { fromDirBuildArgs, SYNTHETIC_SOURCE_TEMPLATE, writeSyntheticTree } from './synthetic-tree.mjs';
 
 const FLAGS = {
@@ -145,9 +146,7 @@ function wrk(url, headers = {}) {
 /** CPU seconds (user + system) the process has used so far, from /proc (0 where there is no /proc). */
 function cpuSeconds(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of the whole line, in clock ticks (100 per second on Linux)
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return procCpuSeconds(pid);
   } catch {
     return 0;
   }

@@ -9,10 +9,10 @@
 //   Give --config FILE for a folder built without the demo (bench/start.mjs writes DIR/bench.json).
 // Builds to compare: a checkout of another commit built with `pnpm build` (its apps/node-server/dist/cli.js).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { cpuSeconds } from './proc-cpu.mjs';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -34,7 +34,6 @@ const builds = positionals.map((spec) => {
   return { label: spec.slice(0, i), cli: path.resolve(cli), data, seconds: [], cpu: [] };
 });
 const PORT = 18191;
-const TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
 async function start(cli, data) {
   if (!data) throw new Error(`${cli}: no data folder (--data DIR, or LABEL=CLI@DIR)`);
@@ -50,9 +49,7 @@ async function start(cli, data) {
     await new Promise((r) => setTimeout(r, 10));
   }
   const seconds = (performance.now() - t) / 1000;
-  // /proc/PID/stat: fields 14 and 15 (utime, stime) in clock ticks; the name field may hold spaces, so split after it
-  const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  const cpu = (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  const cpu = cpuSeconds(child.pid);
   const exited = new Promise((r) => child.once('exit', r));
   child.kill('SIGTERM');
   await exited;
