@@ -1,5 +1,4 @@
-import type http from 'node:http';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
 import { accessLog, bearerToken, type Logger, type Metrics, noMetrics, teeMetrics, timingSafeEqualString } from '@hub/core-index';
 import { ConfigError, type HubConfigFile } from './config.js';
@@ -113,12 +112,10 @@ export interface MetricsServer {
  * deoptimised about 30 of Node's HTTP functions in a loaded hub, which then ran them polymorphic: 10.6 % more CPU per
  * request with a scrape a second, against 1.2 % with metrics on and no scrape (docs/benchmarks.md, 2026-11-28).
  */
-async function listenForMetrics(server: http.Server, sockets: WeakSet<object>, host: string, port: number): Promise<MetricsServer> {
-  const open = new Set<Socket>();
+async function listenForMetrics(server: Server, sockets: Set<Socket>, host: string, port: number): Promise<MetricsServer> {
   const listener = net.createServer((socket) => {
     sockets.add(socket);
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
+    socket.once('close', () => sockets.delete(socket));
     server.emit('connection', socket);
   });
   // the one listening function of node-server (listen.ts): the address actually bound
@@ -129,7 +126,7 @@ async function listenForMetrics(server: http.Server, sockets: WeakSet<object>, h
     close: () =>
       new Promise<void>((resolve) => {
         listener.close(() => resolve());
-        for (const socket of open) socket.destroy();
+        for (const socket of sockets) socket.destroy();
       }),
   };
 }
@@ -145,7 +142,7 @@ export interface Observability {
    */
   wrap(listener: Listener): Listener;
   /** Listen on `metricsPort`, when set, for the hub's `http.Server` (the one whose listener `wrap` made). */
-  listen(server: http.Server): Promise<MetricsServer | undefined>;
+  listen(server: Server): Promise<MetricsServer | undefined>;
 }
 
 /**
@@ -172,8 +169,8 @@ export async function observabilityFrom(
       ? (await import('./metrics.js')).promMetrics({ probeIntervalSeconds })
       : undefined;
   const metrics = teeMetrics(prom ?? noMetrics, logRequests ? accessLog(log) : noMetrics);
-  // The sockets accepted on the metrics port: a request on one of them is answered by the metrics listener only.
-  const metricsSockets = new WeakSet<object>();
+  // The open sockets accepted on the metrics port: a request on one of them is answered by the metrics listener only.
+  const metricsSockets = new Set<Socket>();
   return {
     metrics,
     prom,
