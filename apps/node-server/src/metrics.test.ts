@@ -38,7 +38,7 @@ describe('promMetrics: prepared tallies', () => {
       for (const s of seconds) {
         emitted.emit({ type: 'request', ...answer, seconds: s });
         for (const e of also) emitted.emit(e);
-        tally(s);
+        tally(s, 1);
       }
     }
     const lines = await hubLines(prepared);
@@ -53,8 +53,8 @@ describe('promMetrics: prepared tallies', () => {
     const sink = promMetrics({ defaultMetrics: false });
     const tally = sink.prepare(listAnswer, []);
     // one at each bound (le is inclusive), one above the last bound
-    for (const le of REQUEST_BUCKETS) tally(le);
-    tally(6);
+    for (const le of REQUEST_BUCKETS) tally(le, 1);
+    tally(6, 1);
     const text = await sink.scrape();
     REQUEST_BUCKETS.forEach((le, i) => {
       expect(text).toContain(`hub_request_duration_seconds_bucket{group="hf",le="${le}"} ${i + 1}\n`);
@@ -68,10 +68,10 @@ describe('promMetrics: prepared tallies', () => {
   it('reach prom-client only at a scrape, adding what was counted since the last one', async () => {
     const sink = promMetrics({ defaultMetrics: false });
     const tally = sink.prepare(redirectAnswer, [redirect]);
-    tally(0.0001);
+    tally(0.0001, 1);
     expect(await hubLines(sink)).toContain('hub_redirects_total{source="mirror-a"} 1');
-    tally(0.0001);
-    tally(0.0001);
+    tally(0.0001, 1);
+    tally(0.0001, 1);
     const lines = await hubLines(sink);
     expect(lines).toContain('hub_redirects_total{source="mirror-a"} 3');
     expect(lines).toContain('hub_requests_total{route="/:owner/:name/resolve/:rev/*path",group="hf",method="GET",status_class="3xx"} 3');

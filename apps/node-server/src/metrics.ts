@@ -1,121 +1,6 @@
 import type { AnswerLabels, MetricEvent, Metrics, Tally } from '@hub/core-index';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-
-type Labels = Record<string, string>;
-
-/**
- * A counter counted in plain numbers by one string key per series and handed to prom-client when a scrape collects
- * it (the difference since the last scrape), so the hot path never builds or hashes a label object.
- */
-function syncedCounter(registry: Registry, name: string, help: string, labelNames: string[]) {
-  const series = new Map<string, Series>();
-  const all: Series[] = [];
-  new Counter({
-    name,
-    help,
-    labelNames,
-    registers: [registry],
-    collect() {
-      for (const s of all) {
-        const delta = s.count - s.reported;
-        if (delta > 0) {
-          this.inc(s.labels, delta);
-          s.reported = s.count;
-        }
-      }
-    },
-  });
-  const open = (labels: Labels): Series => {
-    const s = { labels, count: 0, reported: 0 };
-    all.push(s);
-    return s;
-  };
-  return {
-    /** A new series: the caller keeps it and adds to `count`. */
-    open,
-    /** The series whose one label `label` has the value `value`. */
-    series: (label: string, value: string): Series => seriesOf(label, value),
-    /** Add to the series whose one label `label` has the value `value` (no object or closure built per call). */
-    add(label: string, value: string, n: number): void {
-      seriesOf(label, value).count += n;
-    },
-  };
-  function seriesOf(label: string, value: string): Series {
-    let s = series.get(value);
-    if (!s) {
-      s = open({ [label]: value });
-      series.set(value, s);
-    }
-    return s;
-  }
-}
-
-interface Series {
-  labels: Labels;
-  count: number;
-  reported: number;
-}
-
-interface GroupCounts {
-  /** Per bucket (not cumulative), the last one above the highest bound. */
-  counts: number[];
-  sum: number;
-  count: number;
-}
-
-/**
- * A histogram by route group, kept as plain bucket counts and written out by the registry in prom-client's own
- * format (`get()`): prom-client's Histogram validates and hashes its labels on every observe.
- */
-class GroupHistogram {
-  readonly type = 'histogram';
-  readonly aggregator = 'sum';
-  private readonly groups = new Map<string, GroupCounts>();
-
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    private readonly bounds: readonly number[],
-  ) {}
-
-  observe(group: string, value: number): void {
-    this.record(this.group(group), value);
-  }
-
-  /** The counts of one group (kept by a prepared tally, so it records without a lookup). */
-  group(group: string): GroupCounts {
-    let g = this.groups.get(group);
-    if (!g) {
-      g = { counts: new Array<number>(this.bounds.length + 1).fill(0), sum: 0, count: 0 };
-      this.groups.set(group, g);
-    }
-    return g;
-  }
-
-  record(g: GroupCounts, value: number): void {
-    const bounds = this.bounds;
-    let i = 0;
-    while (i < bounds.length && value > (bounds[i] as number)) i++;
-    g.counts[i] = (g.counts[i] as number) + 1;
-    g.sum += value;
-    g.count++;
-  }
-
-  async get() {
-    const values: Array<{ labels: Record<string, string | number>; value: number; metricName: string }> = [];
-    for (const [group, g] of this.groups) {
-      let cumulative = 0;
-      this.bounds.forEach((le, i) => {
-        cumulative += g.counts[i] ?? 0;
-        values.push({ labels: { group, le }, value: cumulative, metricName: `${this.name}_bucket` });
-      });
-      values.push({ labels: { group, le: '+Inf' }, value: g.count, metricName: `${this.name}_bucket` });
-      values.push({ labels: { group }, value: g.sum, metricName: `${this.name}_sum` });
-      values.push({ labels: { group }, value: g.count, metricName: `${this.name}_count` });
-    }
-    return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };
-  }
-}
+import { GroupHistogram, type Series, syncedCounter } from './metrics-series.js';
 
 // node-server's metrics sink (design 10.2): the core's metric events as prom-client 15 metrics in one registry, read
 // by `GET /metrics` (the metrics port, or the main port with the metrics token). Every family is documented in
@@ -140,7 +25,12 @@ export interface PromMetrics extends Metrics {
   readonly contentType: string;
 }
 
-export function promMetrics(options: { defaultMetrics?: boolean; probeIntervalSeconds?: number } = {}): PromMetrics {
+/** Kept answers timed one in this many on average (`Metrics.keptTimingSample`). */
+const KEPT_TIMING_SAMPLE = 16;
+
+export function promMetrics(
+  options: { defaultMetrics?: boolean; probeIntervalSeconds?: number; keptTimingSample?: number } = {},
+): PromMetrics {
   const registry = new Registry();
   if (options.defaultMetrics !== false) {
     collectDefaultMetrics({ register: registry });
@@ -322,9 +212,9 @@ export function promMetrics(options: { defaultMetrics?: boolean; probeIntervalSe
     const redirect = also.find((e): e is Extract<MetricEvent, { type: 'redirect' }> => e.type === 'redirect');
     const redirected = redirect ? redirects.series('source', redirect.source) : undefined;
     const rest = also.filter((e) => e !== redirect);
-    return (seconds) => {
+    return (seconds, weight) => {
       series.count++;
-      duration.record(histogram, seconds);
+      if (weight > 0) duration.record(histogram, seconds, weight);
       if (bytes) bytes.count += length as number;
       if (redirected) redirected.count++;
       for (const e of rest) emit(e);
@@ -394,6 +284,7 @@ export function promMetrics(options: { defaultMetrics?: boolean; probeIntervalSe
     contentType: registry.contentType,
     emit,
     prepare,
+    keptTimingSample: options.keptTimingSample ?? KEPT_TIMING_SAMPLE,
     scrape: () => registry.metrics(),
   };
 }

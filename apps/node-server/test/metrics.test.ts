@@ -154,6 +154,27 @@ describe('/metrics', () => {
     expect(lines.at(-1)).toMatchObject({ method: 'GET', group: 'hf', status: 200, bytes: listLength });
   });
 
+  it('times kept answers on a sample without the access log: every answer counted, the histogram in steps of 16', async () => {
+    const h = await hub({ config: { metricsPort: 0 } });
+    const list = `${h.url}/api/models?limit=5`;
+    expect((await fetch(list)).status).toBe(200);
+    const kept = () =>
+      h.running.hub.cached({ method: 'GET', url: list, headers: { get: (n) => (n === 'host' ? new URL(h.url).host : null) }, body: null });
+    expect(kept()?.status).toBe(200);
+    const before = await (await fetch(h.running.metrics?.url ?? '')).text();
+    const N = 800;
+    for (let i = 0; i < N; i++) expect(kept()?.status).toBe(200);
+    const after = await (await fetch(h.running.metrics?.url ?? '')).text();
+    const more = (name: string, labels: Record<string, string>) => (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+    expect(more('hub_requests_total', { route: '/api/models', method: 'GET', status_class: '2xx' })).toBe(N);
+    // About N / 16 timings, each counted 16 times: the count estimates the N answers.
+    const timed = more('hub_request_duration_seconds_count', { group: 'hf' });
+    expect(timed % 16).toBe(0);
+    expect(timed).toBeGreaterThan(N * 0.5);
+    expect(timed).toBeLessThan(N * 1.5);
+    expect(more('hub_request_duration_seconds_bucket', { group: 'hf', le: '+Inf' })).toBe(timed);
+  });
+
   it('on the main port only with Authorization: Bearer <metricsToken>', async () => {
     const h = await hub({ config: { metricsToken: TOKEN } });
     expect(h.running.metrics).toBeUndefined();

@@ -65,10 +65,12 @@ export type MetricEvent =
 export type AnswerLabels = Omit<RequestEvent, 'type' | 'seconds'>;
 
 /**
- * Counts one answer of a prepared kind, given its seconds: what `emit` of the request event (with those seconds) and
- * of the prepared events without a time would count, in the same series.
+ * Counts one answer of a prepared kind: what `emit` of the request event (with `seconds`) and of the prepared events
+ * without a time would count, in the same series. `weight` is how many answers that time stands for in the latency
+ * histogram: 1 when every answer is timed; with {@link Metrics.keptTimingSample} N, N for a kept answer that was timed
+ * and 0 for one that was not (`seconds` then means nothing; the answer counts in every other family).
  */
-export type Tally = (seconds: number) => void;
+export type Tally = (seconds: number, weight: number) => void;
 
 /** The one interface every part emits through. `emit` never throws and never waits. */
 export interface Metrics {
@@ -80,6 +82,13 @@ export interface Metrics {
    * without `prepare` is sent the same events through `emit` ({@link tallyOf}).
    */
   prepare?(answer: AnswerLabels, also: readonly MetricEvent[]): Tally;
+  /**
+   * Optional, with `prepare` only: time kept answers on a random sample of about one in N (each timing weighing N in
+   * the latency histogram, the others weighing 0), not every one. A kept answer is served in well under a microsecond,
+   * and its two clock reads cost a metrics-on hub about 4 % of its CPU per request (docs/benchmarks.md, 2026-11-28
+   * afternoon). Absent: every answer is timed (the access log needs each one's milliseconds).
+   */
+  readonly keptTimingSample?: number;
 }
 
 /** Metrics off: every event dropped. */
@@ -88,6 +97,7 @@ export const noMetrics: Metrics = { emit() {} };
 /** The tally of one kind of answer on any sink: its own `prepare`, else the same events through `emit`. */
 export function tallyOf(sink: Metrics, answer: AnswerLabels, also: readonly MetricEvent[]): Tally {
   if (sink.prepare) return sink.prepare(answer, also);
+  // Every answer is timed for a sink without `prepare` (it has no keptTimingSample), so `weight` is always 1 here.
   return (seconds) => {
     sink.emit({ type: 'request', ...answer, seconds });
     for (const e of also) sink.emit(e);
@@ -99,16 +109,20 @@ export function teeMetrics(...sinks: Metrics[]): Metrics {
   const live = sinks.filter((s) => s !== noMetrics);
   if (live.length === 0) return noMetrics;
   if (live.length === 1) return live[0] as Metrics;
+  // Sampled timing only when every sink takes the same sample (the access log takes none: it logs each time).
+  const samples = new Set(live.map((s) => (s.prepare ? s.keptTimingSample : undefined)));
+  const sample = samples.size === 1 ? [...samples][0] : undefined;
   return {
     emit(event) {
       for (const s of live) s.emit(event);
     },
     prepare(answer, also) {
       const tallies = live.map((s) => tallyOf(s, answer, also));
-      return (seconds) => {
-        for (const t of tallies) t(seconds);
+      return (seconds, weight) => {
+        for (const t of tallies) t(seconds, weight);
       };
     },
+    ...(sample !== undefined ? { keptTimingSample: sample } : {}),
   };
 }
 

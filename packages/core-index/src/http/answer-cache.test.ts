@@ -236,7 +236,7 @@ describe('the answer cache: whole answers of reuse routes', () => {
       emit: () => {},
       prepare(answer, also) {
         prepared.push({ answer, also });
-        return (seconds) => void tallied.push(seconds);
+        return (seconds, weight) => void tallied.push(weight === 1 ? seconds : Number.NaN);
       },
     };
     const emitted: MetricEvent[] = [];
@@ -266,11 +266,63 @@ describe('the answer cache: whole answers of reuse routes', () => {
         also: [{ type: 'redirect', source: 'mirror-a', group: 'discovery' }],
       },
     ]);
+    // Every one timed, weighing 1: this tee takes no sample (its second sink has no prepare).
     expect(tallied).toHaveLength(4);
     for (const s of tallied) expect(s).toBeGreaterThanOrEqual(0);
     // The sink without prepare saw every answer as events: the handler's two (GET, HEAD) and the four kept ones.
     expect(emitted.filter((e) => e.type === 'request')).toHaveLength(6);
     expect(emitted.filter((e) => e.type === 'redirect')).toHaveLength(6);
+  });
+
+  it('times kept answers on a random sample of one in N for a sink that asks, each timing weighing N', async () => {
+    const t = await createTestHub();
+    const N = 16;
+    const weights: number[] = [];
+    const sampled: Metrics = {
+      emit: () => {},
+      prepare: () => (seconds, weight) => {
+        if (weight > 0) expect(seconds).toBeGreaterThanOrEqual(0);
+        weights.push(weight);
+      },
+      keptTimingSample: N,
+    };
+    const route: Route<CoreDeps> = {
+      method: 'GET',
+      path: '/k',
+      rules: 'read',
+      errors: 'hub',
+      reuse: 'index',
+      handler: () => json(200, {}),
+    };
+    const hub = createHub({ ...t.deps, metrics: sampled }, [route]);
+    await hub.handle(req('/k'));
+    const SERVED = 32000;
+    for (let i = 0; i < SERVED; i++) {
+      // both ways in: the host's synchronous lookup, and handle
+      if (i % 2) expect(hub.cached(req('/k'))?.status).toBe(200);
+      else expect((await hub.handle(req('/k'))).status).toBe(200);
+    }
+    // Every kept answer counted once; timed ones weigh N, the others 0.
+    expect(weights).toHaveLength(SERVED);
+    expect(new Set(weights)).toEqual(new Set([0, N]));
+    const timed = weights.filter((w) => w === N).length;
+    // One in N on average: 2000 expected; gaps are uniform over 0..2N-2, so the count varies by about ±1 %.
+    expect(timed).toBeGreaterThan(1800);
+    expect(timed).toBeLessThan(2200);
+    // The estimate the histogram's count makes of the answers served is within 10 % of the truth.
+    expect(Math.abs(timed * N - SERVED) / SERVED).toBeLessThan(0.1);
+    // A request pattern cannot line up with the sample: every other answer alone still holds about half the timings.
+    const even = weights.filter((w, i) => i % 2 === 0 && w === N).length;
+    expect(even / timed).toBeGreaterThan(0.4);
+    expect(even / timed).toBeLessThan(0.6);
+  });
+
+  it('takes no sample when a sink that needs every time shares the tee (the access log), nor for a sink without prepare', () => {
+    const sampled: Metrics = { emit: () => {}, prepare: () => () => {}, keptTimingSample: 16 };
+    expect(teeMetrics(sampled, { emit: () => {} }).keptTimingSample).toBeUndefined();
+    expect(teeMetrics(sampled, { ...sampled }).keptTimingSample).toBe(16);
+    expect(teeMetrics(sampled, { ...sampled, keptTimingSample: 8 }).keptTimingSample).toBeUndefined();
+    expect(teeMetrics(sampled).keptTimingSample).toBe(16);
   });
 
   it('holds at most maxEntries URLs (oldest dropped), maxVariants variants per URL and maxBytes of bodies', async () => {

@@ -68,21 +68,40 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
 
   /**
    * A kept whole answer (`Route.reuse`), counted like any other answer: through the tally prepared the first time it
-   * is served again (its series resolved once), so a kept answer costs two clock reads and a few additions.
+   * is served again (its series resolved once), so a kept answer costs a few additions, and two clock reads when it
+   * is timed. With a sink's `keptTimingSample` N, about one kept answer in N is timed (random gaps, so no pattern of
+   * requests can line up with them), its time weighing N in the latency histogram: the clock reads were the whole
+   * measured cost of metrics on a kept answer (docs/benchmarks.md, 2026-11-28 afternoon).
    */
-  function cached(raw: HubRequest): HubResponse | undefined {
-    if (!observe) return answers.get(raw)?.response;
+  const sample =
+    observe && metrics.prepare && metrics.keptTimingSample !== undefined ? Math.max(1, Math.floor(metrics.keptTimingSample)) : 1;
+  /** Kept answers to count untimed before the next timed one: uniform over 0 .. 2N-2, so one in N on average. */
+  let untimed = 0;
+
+  function keptAnswer(obs: Observer, raw: HubRequest): HubResponse | undefined {
+    if (untimed > 0) {
+      const kept = answers.get(raw);
+      if (!kept) return undefined;
+      untimed--;
+      keptTally(obs, raw, kept)(0, 0);
+      return kept.response;
+    }
     const start = performance.now();
     const kept = answers.get(raw);
     if (!kept) return undefined;
-    served(observe, raw, kept, start);
+    if (sample > 1) untimed = Math.floor(Math.random() * (2 * sample - 1));
+    keptTally(obs, raw, kept)((performance.now() - start) / 1000, sample);
     return kept.response;
   }
 
-  function served(obs: Observer, raw: HubRequest, kept: Kept<KeptMeta<D>>, start: number): void {
+  function keptTally(obs: Observer, raw: HubRequest, kept: Kept<KeptMeta<D>>): Tally {
     const meta = kept.meta;
     if (!meta.tally) meta.tally = obs.prepare(raw.method, kept.response, meta.route);
-    meta.tally((performance.now() - start) / 1000);
+    return meta.tally;
+  }
+
+  function cached(raw: HubRequest): HubResponse | undefined {
+    return observe ? keptAnswer(observe, raw) : answers.get(raw)?.response;
   }
 
   function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
@@ -91,12 +110,9 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       const kept = answers.get(raw);
       return kept ? Promise.resolve(kept.response) : answer(raw, scope, undefined);
     }
+    const kept = keptAnswer(observe, raw);
+    if (kept) return Promise.resolve(kept);
     const start = performance.now();
-    const kept = answers.get(raw);
-    if (kept) {
-      served(observe, raw, kept, start);
-      return Promise.resolve(kept.response);
-    }
     const seen: Seen = { route: undefined };
     // One reaction on the answer's own promise (no second async frame to await it).
     return answer(raw, scope, seen).then((res) => {
