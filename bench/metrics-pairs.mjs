@@ -11,8 +11,9 @@
 //   on-scrape    `metricsPort` set, one GET /metrics a second on the metrics port (a scrape)
 //   on-log       `metricsPort` and `logRequests` set (every answer timed, one log line each, to /dev/null), a scrape a second
 //
-// Usage: node bench/metrics-pairs.mjs [--pairs 10] [--blocks 6] [--route URL] [--accept TYPE] A B
-// Default: off-live against on-scrape on the demo /resolve. Needs the build (apps/node-server/dist/cli.js) and wrk.
+// Usage: node bench/metrics-pairs.mjs [--pairs 10] [--blocks 6] [--route URL] [--accept TYPE, '' for none] [--routes hot] A B
+// Default: off-live against on-scrape on the demo /resolve; `--routes hot` runs the five hot routes of bench/metrics.mjs
+// one after the other (`pnpm bench --metrics-pairs` does that). Needs the build (apps/node-server/dist/cli.js) and wrk.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -27,8 +28,10 @@ const { values, positionals } = parseArgs({
   options: {
     pairs: { type: 'string', default: '10' },
     blocks: { type: 'string', default: '6' },
-    route: { type: 'string', default: '/demo/tiny-llama-2-GGUF/resolve/main/llama-2-tiny-random-F16.gguf' },
+    route: { type: 'string' },
     accept: { type: 'string', default: 'application/vnd.docker.distribution.manifest.v2+json' },
+    routes: { type: 'string' },
+    'metrics-pairs': { type: 'boolean' },
   },
 });
 const KNOWN = ['off', 'off-live', 'on', 'on-live', 'on-scrape', 'on-log'];
@@ -40,7 +43,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One wrk run of `seconds` on hub `h`: CPU µs per request. */
-async function load(h, seconds) {
+async function load(h, seconds, route) {
   const before = cpuSeconds(h.pid);
   const out = await new Promise((resolve) => {
     const args = [
@@ -50,9 +53,8 @@ async function load(h, seconds) {
       '-t1',
       '-c50',
       `-d${seconds}s`,
-      '-H',
-      `accept: ${values.accept}`,
-      `http://127.0.0.1:${h.port}${values.route}`,
+      ...(route.accept ? ['-H', `accept: ${route.accept}`] : []),
+      `http://127.0.0.1:${h.port}${route.url}`,
     ];
     const c = spawn('taskset', args);
     let text = '';
@@ -111,15 +113,33 @@ async function start(variant, slot, pair) {
   };
 }
 
-const perPair = [];
-const blocks = [];
-try {
+/** The five hot routes of bench/metrics.mjs; `{catalog}` is the served catalog, read from the descriptor. */
+const HOT = [
+  { url: '/demo/tiny-llama-2-GGUF/resolve/main/llama-2-tiny-random-F16.gguf', accept: '' },
+  { url: '/api/v1/objects/{catalog}', accept: '' },
+  { url: '/api/models?limit=50', accept: '' },
+  { url: '/v2/demo/tiny-llama-2-gguf/manifests/latest', accept: 'application/vnd.docker.distribution.manifest.v2+json' },
+  { url: '/', accept: 'application/json' },
+];
+const routes =
+  values.routes === 'hot' || (values['metrics-pairs'] && !values.route)
+    ? HOT
+    : [{ url: values.route ?? HOT[0].url, accept: values.accept }];
+
+/** One route over fresh pairs: each pair's median block ratio (B over A), and every block's. */
+async function measure(route) {
+  const perPair = [];
+  const blocks = [];
   for (let p = 0; p < Number(values.pairs); p++) {
     const a = await start(A, 0, p);
     const b = await start(B, 1, p);
     try {
-      await load(a, 1); // warm-up
-      await load(b, 1);
+      if (route.url.includes('{catalog}')) {
+        const descriptor = await (await fetch(`http://127.0.0.1:${a.port}/.well-known/model-hub.json`)).json();
+        route.url = route.url.replace('{catalog}', descriptor.catalog);
+      }
+      await load(a, 1, route); // warm-up
+      await load(b, 1, route);
       const ratios = [];
       for (let k = 0; k < Number(values.blocks); k++) {
         const order = k % 2 ? [b, a, a, b] : [a, b, b, a];
@@ -127,30 +147,44 @@ try {
           [a, 0],
           [b, 0],
         ]);
-        for (const h of order) cpu.set(h, cpu.get(h) + (await load(h, 1)));
+        for (const h of order) cpu.set(h, cpu.get(h) + (await load(h, 1, route)));
         ratios.push(cpu.get(b) / cpu.get(a));
       }
       perPair.push(median(ratios));
       blocks.push(...ratios);
-      process.stderr.write(`pair ${p + 1}/${values.pairs}: ${B}/${A} ${median(ratios).toFixed(3)}\n`);
+      process.stderr.write(`${route.url}: pair ${p + 1}/${values.pairs}: ${B}/${A} ${median(ratios).toFixed(3)}\n`);
     } finally {
       await a.stop();
       await b.stop();
     }
   }
+  return { perPair, blocks };
+}
+
+const rows = [];
+try {
+  for (const route of routes) rows.push({ route, ...(await measure(route)) });
 } finally {
   rmSync(data, { recursive: true, force: true });
 }
-const sorted = [...perPair].sort((x, y) => x - y);
+const what = routes === HOT ? '--routes hot' : `--route ${routes[0].url} --accept '${values.accept}'`;
 console.log(
-  `Command: \`node bench/metrics-pairs.mjs --pairs ${values.pairs} --blocks ${values.blocks} --route ${values.route} ${A} ${B}\` (Node ${process.version}; load average at the end ${os
+  `Command: \`node bench/metrics-pairs.mjs --pairs ${values.pairs} --blocks ${values.blocks} ${what} ${A} ${B}\` (Node ${process.version}; load average at the end ${os
     .loadavg()
     .map((x) => x.toFixed(2))
     .join(' ')})\n`,
 );
-console.log(`| ${B} / ${A}, CPU per request | median of ${perPair.length} pairs | median of ${blocks.length} blocks | each pair, sorted |`);
+console.log(`| route | ${B} / ${A}, CPU per request: median of ${values.pairs} pairs | median of blocks | each pair, sorted |`);
 console.log('| --- | ---: | ---: | --- |');
-console.log(
-  `| ${values.route} | **${median(perPair).toFixed(3)}** | ${median(blocks).toFixed(3)} | ${sorted.map((x) => x.toFixed(3)).join(', ')} |`,
-);
+for (const { route, perPair, blocks } of rows) {
+  const sorted = [...perPair].sort((x, y) => x - y);
+  const accept = route.accept ? ` (Accept: ${route.accept})` : '';
+  console.log(
+    `| ${route.url}${accept} | **${median(perPair).toFixed(3)}** | ${median(blocks).toFixed(3)} | ${sorted.map((x) => x.toFixed(3)).join(', ')} |`,
+  );
+}
+if (rows.length > 1) {
+  const geo = Math.exp(rows.reduce((sum, r) => sum + Math.log(median(r.perPair)), 0) / rows.length);
+  console.log(`| all (geometric mean of the routes' medians) | **${geo.toFixed(3)}** | | |`);
+}
 process.exit(0);

@@ -32,6 +32,11 @@ const FLAGS = {
   all: { type: 'boolean' },
   minutes: { type: 'string' },
 };
+if (process.argv.includes('--metrics-pairs')) {
+  // metrics on against off in pairs of hubs loaded in turn, over the five hot routes; its own flags (--pairs, --blocks)
+  await import('./metrics-pairs.mjs');
+  process.exit(0);
+}
 const { values } = parseArgs({ options: FLAGS, args: process.argv.slice(2).filter((a) => a !== '--') });
 if (values.all) {
   // every comparison, one after the other (bench/all.mjs)
