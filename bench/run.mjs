@@ -32,9 +32,16 @@ const FLAGS = {
   all: { type: 'boolean' },
   minutes: { type: 'string' },
 };
+// The metrics comparisons take flags of their own (--hubs, --fresh, --pairs, ...), so they are dispatched before
+// this script's strict parse.
 if (process.argv.includes('--metrics-pairs')) {
-  // metrics on against off in pairs of hubs loaded in turn, over the five hot routes; its own flags (--pairs, --blocks)
+  // metrics on against off in pairs of hubs loaded in turn, over the five hot routes
   await import('./metrics-pairs.mjs');
+  process.exit(0);
+}
+if (process.argv.includes('--metrics')) {
+  // the same hub with metrics off and on (prom-client, scraped once a second), side by side
+  await import('./metrics.mjs');
   process.exit(0);
 }
 const { values } = parseArgs({ options: FLAGS, args: process.argv.slice(2).filter((a) => a !== '--') });
@@ -52,11 +59,6 @@ if (values.soak) {
   // 10 minutes (--minutes N) of mixed load over the hot routes: errors, percentiles, memory at start and end
   await import('./soak.mjs');
   process.exit(process.exitCode ?? 0);
-}
-if (values.metrics) {
-  // the same hub with metrics off and on (prom-client, scraped once a second), side by side
-  await import('./metrics.mjs');
-  process.exit(0);
 }
 if (values.start) {
   // the first start after a build against a later start (--models N --keep DIR --rounds R)
