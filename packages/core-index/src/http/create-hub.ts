@@ -78,7 +78,8 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
   /** Kept answers to count untimed before the next timed one: uniform over 0 .. 2N-2, so one in N on average. */
   let untimed = 0;
 
-  function keptAnswer(obs: Observer, raw: HubRequest): HubResponse | undefined {
+  /** The kept answer to `raw`, counted (and timed from `start`, or from now, when its turn comes), or undefined. */
+  function keptAnswer(obs: Observer, raw: HubRequest, start?: number): HubResponse | undefined {
     if (untimed > 0) {
       const kept = answers.get(raw);
       if (!kept) return undefined;
@@ -86,11 +87,11 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       keptTally(obs, raw, kept)(0, 0);
       return kept.response;
     }
-    const start = performance.now();
+    const from = start ?? performance.now();
     const kept = answers.get(raw);
     if (!kept) return undefined;
     if (sample > 1) untimed = Math.floor(Math.random() * (2 * sample - 1));
-    keptTally(obs, raw, kept)((performance.now() - start) / 1000, sample);
+    keptTally(obs, raw, kept)((performance.now() - from) / 1000, sample);
     return kept.response;
   }
 
@@ -110,9 +111,10 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       const kept = answers.get(raw);
       return kept ? Promise.resolve(kept.response) : answer(raw, scope, undefined);
     }
-    const kept = keptAnswer(observe, raw);
-    if (kept) return Promise.resolve(kept);
+    // One clock read for both: the kept answer's time when its turn comes, else the computed answer's.
     const start = performance.now();
+    const kept = keptAnswer(observe, raw, start);
+    if (kept) return Promise.resolve(kept);
     const seen: Seen = { route: undefined };
     // One reaction on the answer's own promise (no second async frame to await it).
     return answer(raw, scope, seen).then((res) => {
