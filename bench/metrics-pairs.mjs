@@ -3,24 +3,16 @@
 // block gives a ratio of CPU per request (B over A); a pair's figure is the median of its blocks, and the result is
 // the median over pairs, each pair started anew (identical hub processes differ by a few percent for their whole life).
 //
-// Variants, as in bench/metrics-processes.mjs:
-//   off          metrics off (the default)
-//   off-live     metrics off, and one GET /-/live a second on a connection of its own
-//   on           `metricsPort` set (prom-client, every request counted, default process metrics), no scrape
-//   on-live      `metricsPort` set, one GET /-/live a second
-//   on-scrape    `metricsPort` set, one GET /metrics a second on the metrics port (a scrape)
-//   on-log       `metricsPort` and `logRequests` set (every answer timed, one log line each, to /dev/null), a scrape a second
+// Variants: those of bench/variant-hub.mjs (off, off-live, on, on-live, on-scrape, on-log, token).
 //
 // Usage: node bench/metrics-pairs.mjs [--pairs 10] [--blocks 6] [--route URL] [--accept TYPE, '' for none] [--routes hot] A B
 // Default: off-live against on-scrape on the demo /resolve; `--routes hot` runs the five hot routes of bench/metrics.mjs
 // one after the other (`pnpm bench --metrics-pairs` does that). Needs the build (apps/node-server/dist/cli.js) and wrk.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpuSeconds } from './proc-cpu.mjs';
+import { cpuPerRequest, startVariantHub, VARIANTS } from './variant-hub.mjs';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -34,83 +26,20 @@ const { values, positionals } = parseArgs({
     'metrics-pairs': { type: 'boolean' },
   },
 });
-const KNOWN = ['off', 'off-live', 'on', 'on-live', 'on-scrape', 'on-log'];
 const [A = 'off-live', B = 'on-scrape'] = positionals;
-for (const v of [A, B]) if (!KNOWN.includes(v)) throw new Error(`unknown variant ${v}: one of ${KNOWN.join(', ')}`);
-const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
+for (const v of [A, B]) if (!VARIANTS.includes(v)) throw new Error(`unknown variant ${v}: one of ${VARIANTS.join(', ')}`);
 const data = mkdtempSync(path.join(os.tmpdir(), 'hub-bench-metrics-pairs-'));
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** One wrk run of `seconds` on hub `h`: CPU µs per request. */
-async function load(h, seconds, route) {
-  const before = cpuSeconds(h.pid);
-  const out = await new Promise((resolve) => {
-    const args = [
-      '-c',
-      '0',
-      'wrk',
-      '-t1',
-      '-c50',
-      `-d${seconds}s`,
-      ...(route.accept ? ['-H', `accept: ${route.accept}`] : []),
-      `http://127.0.0.1:${h.port}${route.url}`,
-    ];
-    const c = spawn('taskset', args);
-    let text = '';
-    c.stdout.on('data', (d) => {
-      text += d;
-    });
-    c.on('exit', () => resolve(text));
-  });
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-  return ((cpuSeconds(h.pid) - before) * 1e6) / Math.max(1, requests);
-}
+const load = (h, seconds, route) => cpuPerRequest(h.pid, `http://127.0.0.1:${h.port}${route.url}`, seconds, route.accept);
 
+/** Hub `slot` (0 or 1) of pair `pair`, with its request a second running from the start. */
 async function start(variant, slot, pair) {
   const port = 19830 + slot * 2;
-  const config = { demoMirrorPort: 0 };
-  if (variant.startsWith('on')) config.metricsPort = port + 1;
-  if (variant === 'on-log') config.logRequests = true;
-  const file = path.join(data, `${variant}-${pair}-${slot}.json`);
-  writeFileSync(file, JSON.stringify(config));
-  const args = ['apps/node-server/dist/cli.js', 'serve', '--port', String(port), '--host', '127.0.0.1'];
-  const child = spawn(
-    'taskset',
-    ['-c', '1', process.execPath, ...args, '--data', path.join(data, `${variant}-${pair}-${slot}`), '--config', file],
-    {
-      cwd: root,
-      stdio: 'ignore',
-      env: { ...process.env, HUB_LOG_LEVEL: variant === 'on-log' ? 'info' : 'warn' },
-    },
-  );
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/-/live`)).ok) break;
-    } catch {}
-    if (child.exitCode !== null) throw new Error(`the ${variant} hub exited (port ${port} in use?)`);
-    await sleep(50);
-  }
-  const poll = variant.endsWith('-live')
-    ? `http://127.0.0.1:${port}/-/live`
-    : variant === 'on-scrape' || variant === 'on-log'
-      ? `http://127.0.0.1:${port + 1}/metrics`
-      : undefined;
-  const timer = poll
-    ? setInterval(() => {
-        http.get(poll, { agent: false }, (res) => res.resume()).on('error', () => {});
-      }, 1000)
-    : undefined;
-  return {
-    pid: child.pid,
-    port,
-    async stop() {
-      clearInterval(timer);
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  const hub = await startVariantHub({ variant, port, metricsPort: port + 1, dir: data, name: `${variant}-${pair}-${slot}` });
+  hub.startPolling();
+  return hub;
 }
 
 /** The five hot routes of bench/metrics.mjs; `{catalog}` is the served catalog, read from the descriptor. */

@@ -3,24 +3,16 @@
 // processes differ by up to 20 % (JIT decisions), so a variant is the median of N processes, and the variants are
 // started in alternating order.
 //
-// Variants (any of them, in the order given):
-//   off          metrics off (the default)
-//   off-live     metrics off, and one GET /-/live a second on a connection of its own while loaded
-//   on           `metricsPort` set (prom-client, every request counted and timed, default process metrics), no scrape
-//   on-live      `metricsPort` set, one GET /-/live a second
-//   on-scrape    `metricsPort` set, one GET /metrics a second on the metrics port (what bench/metrics.mjs does)
-//   token        `metricsToken` set instead (metrics on, no second port), no scrape
+// Variants (any of them, in the order given): those of bench/variant-hub.mjs; on-scrape is what bench/metrics.mjs does.
 //
 // Usage: node bench/metrics-processes.mjs [--processes 10] [--duration 2] [--route URL] [--accept TYPE] VARIANT...
 // Default route: the demo /resolve 302. Needs the build (apps/node-server/dist/cli.js) and wrk. Servers on CPU 1, wrk
 // on CPU 0.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpuSeconds as cpu } from './proc-cpu.mjs';
+import { cpuPerRequest, startVariantHub, VARIANTS } from './variant-hub.mjs';
 
 const { values, positionals } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -32,77 +24,26 @@ const { values, positionals } = parseArgs({
     accept: { type: 'string', default: 'application/vnd.docker.distribution.manifest.v2+json' },
   },
 });
-const KNOWN = ['off', 'off-live', 'on', 'on-live', 'on-scrape', 'token'];
 const variants = positionals.length ? positionals : ['off', 'on-scrape'];
-for (const v of variants) if (!KNOWN.includes(v)) throw new Error(`unknown variant ${v}: one of ${KNOWN.join(', ')}`);
-const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
+for (const v of variants) if (!VARIANTS.includes(v)) throw new Error(`unknown variant ${v}: one of ${VARIANTS.join(', ')}`);
 const PORT = 19810;
 const METRICS_PORT = 19811;
 const N = Number(values.processes);
 const data = mkdtempSync(path.join(os.tmpdir(), 'hub-bench-metrics-processes-'));
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const url = `http://127.0.0.1:${PORT}${values.route}`;
 
-/** One wrk run (async, so this process's timer can send its request a second meanwhile): CPU µs per request. */
-async function load(pid, seconds) {
-  const before = cpu(pid);
-  const out = await new Promise((resolve) => {
-    const args = [
-      '-c',
-      '0',
-      'wrk',
-      '-t1',
-      '-c50',
-      `-d${seconds}s`,
-      '-H',
-      `accept: ${values.accept}`,
-      `http://127.0.0.1:${PORT}${values.route}`,
-    ];
-    const c = spawn('taskset', args);
-    let text = '';
-    c.stdout.on('data', (d) => {
-      text += d;
-    });
-    c.on('exit', () => resolve(text));
-  });
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0);
-  return ((cpu(pid) - before) * 1e6) / Math.max(1, requests);
-}
-
+/** One hub of `variant`, started anew: the mean CPU µs per request of two loaded runs after a warm-up. */
 async function one(variant) {
-  const config = { demoMirrorPort: 0 };
-  if (variant.startsWith('on')) config.metricsPort = METRICS_PORT;
-  if (variant === 'token') config.metricsToken = 'bench-metrics-token-0123456789';
-  const file = path.join(data, `${variant}.json`);
-  writeFileSync(file, JSON.stringify(config));
-  const args = ['apps/node-server/dist/cli.js', 'serve', '--port', String(PORT), '--data', path.join(data, variant), '--host', '127.0.0.1'];
-  const child = spawn('taskset', ['-c', '1', process.execPath, ...args, '--config', file], {
-    cwd: root,
-    stdio: 'ignore',
-    env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
-  });
-  for (let i = 0; i < 600; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/-/live`)).ok) break;
-    } catch {}
-    await sleep(50);
+  const hub = await startVariantHub({ variant, port: PORT, metricsPort: METRICS_PORT, dir: data, name: variant });
+  try {
+    await cpuPerRequest(hub.pid, url, 1, values.accept); // warm-up
+    hub.startPolling();
+    const a = await cpuPerRequest(hub.pid, url, Number(values.duration), values.accept);
+    const b = await cpuPerRequest(hub.pid, url, Number(values.duration), values.accept);
+    return (a + b) / 2;
+  } finally {
+    await hub.stop();
   }
-  const poll = variant.endsWith('-live')
-    ? `http://127.0.0.1:${PORT}/-/live`
-    : variant === 'on-scrape'
-      ? `http://127.0.0.1:${METRICS_PORT}/metrics`
-      : undefined;
-  await load(child.pid, 1); // warm-up
-  const timer = poll
-    ? setInterval(() => {
-        http.get(poll, { agent: false }, (res) => res.resume()).on('error', () => {});
-      }, 1000)
-    : undefined;
-  const a = await load(child.pid, Number(values.duration));
-  const b = await load(child.pid, Number(values.duration));
-  clearInterval(timer);
-  child.kill('SIGTERM');
-  await new Promise((resolve) => child.once('exit', resolve));
-  return (a + b) / 2;
 }
 
 const results = Object.fromEntries(variants.map((v) => [v, []]));
