@@ -1,3 +1,4 @@
+import type { ServePolicy } from './http/policy.js';
 import type { IndexStore } from './index/index-store.js';
 import { isModelId } from './index/model-id.js';
 import type { ObjectStore } from './index/object-store.js';
@@ -75,6 +76,8 @@ export interface HubSettings {
   siteOrigin?: string;
   commit?: string;
   serverId: string;
+  /** What the operator refuses to serve (design 11.2; http/policy.ts). */
+  policy?: ServePolicy;
 }
 
 /** What every pure handler may use. Dialects extend it with their own needs. */

@@ -38,6 +38,7 @@ export {
   type HubResponse,
   iterateBody,
   json,
+  type PolicySubject,
   type PreparedBody,
   parseBool,
   parseRange,
@@ -50,6 +51,16 @@ export {
 } from './http/contract.js';
 export { createHub, type Hub, type RequestScope } from './http/create-hub.js';
 export { type HostPolicy, isLoopbackName, originHostname } from './http/host-policy.js';
+export {
+  globMatches,
+  PolicyConfigError,
+  parsePolicy,
+  policyIsEmpty,
+  policyRefusal,
+  type Refusal,
+  refusedAnswer,
+  type ServePolicy,
+} from './http/policy.js';
 export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';

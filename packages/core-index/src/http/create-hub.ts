@@ -15,6 +15,7 @@ import { type Admission, type AdmitInput, admitRequest, shapesOf } from './admit
 import { AnswerCache, type Kept } from './answer-cache.js';
 import { BodyTooLargeError, errorResponse, type HubRequest, type HubResponse, type Route, type RouteContext } from './contract.js';
 import { finish } from './finish.js';
+import { policyGate } from './policy.js';
 import { Router } from './router.js';
 import {
   badEncoding,
@@ -220,7 +221,13 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
           return parsedQuery;
         },
       };
-      const res = finish(await route.handler(ctx), raw, route, siteOrigin);
+      // The serving policy (design 11.2), before any dialect answers: a refused file is a 403, never a redirect.
+      const res = finish(
+        (await policyGate(deps.settings.policy, deps.index(), route, m.params)) ?? (await route.handler(ctx)),
+        raw,
+        route,
+        siteOrigin,
+      );
       if (reuse && recorded && under) answers.put(raw, res, { route, tally: undefined }, reuse, recorded.read, under.index, under.health);
       return res;
     } catch (e) {

@@ -123,6 +123,8 @@ export const TreeEntrySchema = z.object({
   path: z.string(),
   lfs: LfsSchema.optional(),
   lastCommit: z.object({ id: CommitSchema, title: z.string(), date: DateTime }).optional(),
+  /** with `expand=true`: the public host's scan verdict for the file, in its shape (huggingface_hub's `security`) */
+  securityFileStatus: z.object({ status: z.string(), avScan: z.unknown(), pickleImportScan: z.unknown() }).optional(),
 });
 
 export const RefsSchema = z.object({
