@@ -221,13 +221,8 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
           return parsedQuery;
         },
       };
-      // The serving policy (design 11.2), before any dialect answers: a refused file is a 403, never a redirect.
-      const res = finish(
-        (await policyGate(deps.settings.policy, deps.index(), route, m.params)) ?? (await route.handler(ctx)),
-        raw,
-        route,
-        siteOrigin,
-      );
+      const refused = await policyGate(deps.settings.policy, deps.index(), route, m.params); // design 11.2, never a redirect
+      const res = finish(refused ?? (await route.handler(ctx)), raw, route, siteOrigin);
       if (reuse && recorded && under) answers.put(raw, res, { route, tally: undefined }, reuse, recorded.read, under.index, under.health);
       return res;
     } catch (e) {
