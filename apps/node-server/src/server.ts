@@ -10,6 +10,7 @@ import {
   type IndexStore,
   isLoopbackName,
   type Logger,
+  parsePolicy,
   type SourceConfig,
   SourceProber,
   SPACES_REF,
@@ -208,6 +209,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       maxRequestBytes: MAX_MESSAGE_BYTES,
       ...(config.bucketMaxBytes !== undefined ? { bucketMaxBytes: config.bucketMaxBytes } : {}),
       ...(config.account?.siteOrigin ? { siteOrigin: config.account.siteOrigin } : {}),
+      // checked when the config was read (config.ts): refused files answer 403 PolicyRefused on every dialect
+      policy: parsePolicy(config.policy),
       role: 'server',
       serverId: `node-server@${os.hostname()}`,
     },

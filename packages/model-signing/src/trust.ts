@@ -1,5 +1,6 @@
 import { createPublicKey, type KeyObject, X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -22,14 +23,28 @@ export interface SigningConfig {
   certificateAuthorities?: Array<{ name: string; certificate: string }>;
 }
 
-/** The Sigstore public-good trusted root this package pins (trusted-root/README.md says where it came from). */
-export const PINNED_TRUSTED_ROOT = fileURLToPath(new URL('../trusted-root/sigstore-public-good.json', import.meta.url));
+const PINNED = 'trusted-root/sigstore-public-good.json';
+
+/**
+ * The Sigstore public-good trusted root this package pins (trusted-root/README.md says where it came from): beside
+ * this module's folder (src/ or dist/), or beside the installed package when this code is bundled into an app (the
+ * `hub` binary inlines it into apps/node-server/dist).
+ */
+export function pinnedTrustedRoot(): string {
+  const near = fileURLToPath(new URL(`../${PINNED}`, import.meta.url));
+  if (existsSync(near)) return near;
+  try {
+    return path.join(path.dirname(fileURLToPath(import.meta.resolve('@hub/model-signing'))), '..', PINNED);
+  } catch {
+    return near;
+  }
+}
 
 const pem = (value: string) => (value.includes('-----BEGIN') ? value : readFileSync(value, 'utf8'));
 
 /** Builds the trust from the config; throws with a message naming the entry that is wrong. */
 export function loadTrust(config: SigningConfig = {}): Trust {
-  const rootPath = config.trustedRoot ?? PINNED_TRUSTED_ROOT;
+  const rootPath = config.trustedRoot ?? pinnedTrustedRoot();
   let trustedRoot: unknown;
   try {
     trustedRoot = JSON.parse(readFileSync(rootPath, 'utf8'));

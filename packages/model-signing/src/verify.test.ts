@@ -2,7 +2,9 @@ import { createHash, generateKeyPairSync, sign } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { keyHint, loadTrust, type SigningConfig, verifyModelSignature } from './index.js';
+import { keyHint } from './envelope.js';
+import { loadTrust, type SigningConfig } from './trust.js';
+import { verifyModelSignature } from './verify.js';
 
 /**
  * Real bundles only (fixtures/model-signing/README.md): the reference implementation's cross-version test models,
