@@ -225,6 +225,7 @@ export const GET_OPTIONS = {
   },
   key: { type: 'string', multiple: true, arg: 'VKEY', help: "The log's verifier key, from its operator (or HUB_LOG_KEY)." },
   state: { type: 'string', arg: 'FILE', help: 'The log state seen before (default DATA/log-seen.json).' },
+  'require-signature': { type: 'boolean', help: 'Refuse a model whose own model.sig the hub has not verified.' },
 } as const satisfies OptionSpecs;
 
 export const GET = command({
@@ -232,7 +233,7 @@ export const GET = command({
   summary: "Download a model's files through the hub, each checked against its SHA-256.",
   usage: [
     'owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N] [--stall-seconds N]',
-    '  [--verify-log --key VKEY [--state FILE]]',
+    '  [--verify-log --key VKEY [--state FILE]] [--require-signature]',
   ],
   description: `Download files through the hub, each hashed while it arrives and checked against the hub's SHA-256;
 a source that lies, stalls or fails is left for the next live one. Files land in DIR (default .) or in

@@ -22,6 +22,7 @@ import {
 } from '@hub/client/get';
 import { GET, type GET_OPTIONS, VERIFY_CACHE, type VERIFY_CACHE_OPTIONS } from './cli-commands.js';
 import { type Command, type Parsed, parseCommand, UsageError, usageText } from './cli-framework.js';
+import { modelSignature, signatureLine, signatureRefusal } from './get-signature.js';
 import { ProgressBars } from './progress.js';
 
 export interface GetIo {
@@ -92,6 +93,20 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   try {
     const commit = await modelRevision(opts, id);
     const files = selectFiles(await listFiles(opts, id, commit), patterns, quant);
+    // The model's own signature, as the hub verified it from its index (docs/verification.md)
+    const verdict = await modelSignature(hub, id, io.fetch);
+    if (io.tty) io.err(`${signatureLine(verdict)}\n`);
+    else io.out(JSON.stringify({ event: 'signature', ...(verdict ?? { status: 'none' }) }));
+    const refusal = values['require-signature']
+      ? signatureRefusal(
+          verdict,
+          files.map((f) => f.path),
+        )
+      : undefined;
+    if (refusal) {
+      io.err(`hub get: refused by --require-signature: ${id} ${refusal}`);
+      return 1;
+    }
     if (values['verify-log']) {
       const state = values.state ?? join(io.env.HUB_DATA ?? '.hub-data', 'log-seen.json');
       if (await refuseUnlogged(hub, id, files, keys, state, io)) return 1;

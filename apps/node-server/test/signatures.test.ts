@@ -3,14 +3,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ModelObject, readArchive } from '@hub/core-index';
-import { listFiles, pathsInfo } from '@huggingface/hub';
 import { tempDirs } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { FakeUpstream, type FakeUpstreamData } from '@hub/upstream/testing';
+import { listFiles, pathsInfo } from '@huggingface/hub';
 import { http as mswHttp } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
+import { getCommand } from '../src/cli-get.js';
 import { bundleCreateCommand, bundleImportCommand, type MirrorIo } from '../src/cli-mirror.js';
 import type { HubConfigFile } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -74,18 +75,27 @@ function placeModels(scanDone: boolean) {
   fake.place(
     SCANNED,
     { 'config.json': enc.encode('{"_note":"SYNTHETIC"}\n'), 'model.bin': PICKLE },
-    scanDone ? { scansDone: true, filesWithIssues: [{ path: 'model.bin', level: 'unsafe' }], files: { 'model.bin': PICKLE_STATUS } } : { scansDone: false, filesWithIssues: [] },
+    scanDone
+      ? { scansDone: true, filesWithIssues: [{ path: 'model.bin', level: 'unsafe' }], files: { 'model.bin': PICKLE_STATUS } }
+      : { scansDone: false, filesWithIssues: [] },
   );
 }
 
-const build = (dir: string, date: string) => buildFromUpstream({ dataDir: dir, upstream: 'https://hf.test', modelscope: false, top: 8, date, log: quiet });
+const build = (dir: string, date: string) =>
+  buildFromUpstream({ dataDir: dir, upstream: 'https://hf.test', modelscope: false, top: 8, date, log: quiet });
 
 beforeAll(async () => {
   msw.listen({ onUnhandledRequest: 'bypass' });
   placeModels(true);
   dataDir = await tmp('sign-');
   await build(dataDir, '2026-11-26');
-  hub = await startServer({ dataDir, port: 0, host: '127.0.0.1', logger: quiet, config: { demo: false, policy: POLICY, sources: FAKE_SOURCE } });
+  hub = await startServer({
+    dataDir,
+    port: 0,
+    host: '127.0.0.1',
+    logger: quiet,
+    config: { demo: false, policy: POLICY, sources: FAKE_SOURCE },
+  });
   started.push(hub);
 });
 afterAll(async () => {
@@ -99,7 +109,14 @@ const info = async (id: string) => (await (await get(`/api/models/${id}`)).json(
 describe('the index run checks each model.sig from the index, without the files', () => {
   it('a real bundle over a tree that lists its files: verified, with identity, issuer and time', async () => {
     const sig = (await info(SIGNED)).svc.signature;
-    expect(sig).toMatchObject({ status: 'verified', method: 'sigstore', identity: IDENTITY, issuer: ISSUER, covered: 2, bundle: 'model.sig' });
+    expect(sig).toMatchObject({
+      status: 'verified',
+      method: 'sigstore',
+      identity: IDENTITY,
+      issuer: ISSUER,
+      covered: 2,
+      bundle: 'model.sig',
+    });
     expect(sig?.signed_at).toMatch(/^2025-/);
   });
 
@@ -144,7 +161,8 @@ describe('the serving policy, on every dialect', () => {
     expect(res.headers.get('location')).toBeNull();
     const body = await res.text();
     if (shape === 'hub') expect(JSON.parse(body).error).toContain(rule);
-    if (shape === 'oci') expect(JSON.parse(body).errors[0]).toMatchObject({ code: 'PolicyRefused', message: expect.stringContaining(rule) });
+    if (shape === 'oci')
+      expect(JSON.parse(body).errors[0]).toMatchObject({ code: 'PolicyRefused', message: expect.stringContaining(rule) });
   };
 
   it('an identity rule refuses the copied signature: resolve, OCI manifest and blob, SHA256SUMS', async () => {
@@ -177,7 +195,12 @@ describe('the serving policy, on every dialect', () => {
         await fetch(`${hub.url}/mcp`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'get_download', arguments: { model, path: p } } }),
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'tools/call',
+            params: { name: 'get_download', arguments: { model, path: p } },
+          }),
         })
       ).json()) as { result: { isError?: boolean; content: Array<{ text: string }> } };
     const no = await call(COPY, 'signme-1');
@@ -195,6 +218,39 @@ describe('the serving policy, on every dialect', () => {
     expect(res.headers.get('x-linked-etag')).toBe(`"${sha(REAL['signme-1'] as Uint8Array)}"`);
     const other = fake.order.find((id) => !id.includes('signed') && !id.startsWith('scanned/')) as string;
     expect((await get(`/api/models/${other}`)).status).toBe(200);
+  });
+});
+
+describe('hub get shows the verdict, and --require-signature refuses what is not verified', () => {
+  const io = () => {
+    const lines: string[] = [];
+    return { lines, out: (l: string) => lines.push(l), err: (l: string) => lines.push(l), tty: false, env: {} };
+  };
+
+  it('a verified model downloads, every byte checked; the verdict is the first event', async () => {
+    const dir = await tmp('sign-get-');
+    const o = io();
+    expect(await getCommand([SIGNED, 'signme-*', '--hub', hub.url, '--to', dir, '--require-signature'], o), o.lines.join('\n')).toBe(0);
+    const events = o.lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(events.find((e) => e.event === 'signature')).toMatchObject({ status: 'verified', identity: IDENTITY, issuer: ISSUER });
+    expect(readFileSync(path.join(dir, 'signme-1'))).toEqual(Buffer.from(REAL['signme-1'] as Uint8Array));
+  });
+
+  it('unsigned, failed and not-covered files are refused before any byte is fetched', async () => {
+    for (const [args, why] of [
+      [[SCANNED, 'config.json'], 'carries no model.sig'],
+      [[TAMPERED], 'has a model.sig that failed verification'],
+      [[EXTRA], 'has a model.sig that does not cover extra.bin'],
+    ] as const) {
+      const dir = await tmp('sign-get-');
+      const o = io();
+      expect(await getCommand([...args, '--hub', hub.url, '--to', dir, '--require-signature'], o)).toBe(1);
+      expect(o.lines.at(-1)).toContain(`refused by --require-signature: ${args[0]} ${why}`);
+      expect(readdirSync(dir)).toEqual([]);
+    }
+    // the signed files of the incomplete model are covered: those it fetches
+    const o = io();
+    expect(await getCommand([EXTRA, 'signme-1', '--hub', hub.url, '--to', await tmp('sign-get-'), '--require-signature'], o)).toBe(0);
   });
 });
 
@@ -237,7 +293,13 @@ describe('verdicts are index facts', () => {
     const data2 = await tmp('sign-imported-');
     const i = io();
     expect(await bundleImportCommand([out, '--data', data2], i), i.lines.join('\n')).toBe(0);
-    const imported = await startServer({ dataDir: data2, port: 0, host: '127.0.0.1', logger: quiet, config: { policy: POLICY, sources: FAKE_SOURCE } });
+    const imported = await startServer({
+      dataDir: data2,
+      port: 0,
+      host: '127.0.0.1',
+      logger: quiet,
+      config: { policy: POLICY, sources: FAKE_SOURCE },
+    });
     started.push(imported);
     const sig = (await (await fetch(`${imported.url}/api/models/${COPY}`)).json()).svc.signature;
     expect(sig).toMatchObject({ status: 'verified', identity: IDENTITY, issuer: ISSUER });
