@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ModelObject, readArchive } from '@hub/core-index';
@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
 import { getCommand } from '../src/cli-get.js';
 import { bundleCreateCommand, bundleImportCommand, type MirrorIo } from '../src/cli-mirror.js';
-import type { HubConfigFile } from '../src/config.js';
+import { ConfigError, type HubConfigFile, resolveConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type RunningHub, startServer } from '../src/server.js';
 import { buildFromUpstream } from '../src/upstream-build.js';
@@ -308,5 +308,26 @@ describe('verdicts are index facts', () => {
     expect(res.headers.get('x-error-code')).toBe('PolicyRefused');
     const scan = (await (await fetch(`${imported.url}/api/models/${SCANNED}?securityStatus=true`)).json()).securityRepoStatus;
     expect(scan.filesWithIssues).toEqual([{ path: 'model.bin', level: 'unsafe' }]);
+  });
+});
+
+describe('the config keys are checked before anything listens', () => {
+  it('a wrong policy or signing value is one ConfigError naming its key', async () => {
+    const dir = await tmp('sign-config-');
+    const cases: Array<[HubConfigFile | Record<string, unknown>, RegExp]> = [
+      [{ policy: { refuseScanLevels: 'unsafe' } }, /^policy\.refuseScanLevels must be a list of scan levels/],
+      [{ policy: { requireSignature: [{ models: 'ibm-granite/*' }] } }, /^policy\.requireSignature\[0\] needs models/],
+      [{ signing: { trustedRoot: path.join(dir, 'missing.json') } }, /^signing\.trustedRoot: cannot read/],
+      [{ signing: { keys: [{ name: 'k', publicKey: 'not a key -----BEGIN nothing' }] } }, /^signing\.keys\[0\] \(k\): not a public key/],
+      [{ signing: { root: 'x' } }, /^signing\.root is not a signing key/],
+    ];
+    for (const [config, message] of cases) {
+      const file = path.join(dir, 'config.json');
+      writeFileSync(file, JSON.stringify(config));
+      expect(() => resolveConfig({ config: file }, {})).toThrow(ConfigError);
+      expect(() => resolveConfig({ config: file }, {})).toThrow(message);
+    }
+    writeFileSync(path.join(dir, 'ok.json'), JSON.stringify({ policy: POLICY, signing: {} }));
+    expect(resolveConfig({ config: path.join(dir, 'ok.json') }, {}).policy).toEqual(POLICY);
   });
 });
