@@ -120,6 +120,23 @@ describe('the index run checks each model.sig from the index, without the files'
     expect(sig?.signed_at).toMatch(/^2025-/);
   });
 
+  it('the model page and MCP hub_repo_details show it', async () => {
+    const page = await (await fetch(`${hub.url}/${SIGNED}`, { headers: { accept: 'text/html' } })).text();
+    expect(page).toContain(`<dt>Signature</dt><dd>verified by ${IDENTITY} (${ISSUER})`);
+    const res = await fetch(`${hub.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'hub_repo_details', arguments: { repo_ids: [SIGNED] } },
+      }),
+    });
+    const text = ((await res.json()) as { result: { content: Array<{ text: string }> } }).result.content[0]?.text;
+    expect(text).toContain(`model.sig: verified by ${IDENTITY} (${ISSUER})`);
+  });
+
   it('one mismatched SHA-256 is failed with its path; an unlisted indexed file is incomplete with it', async () => {
     expect((await info(TAMPERED)).svc.signature).toMatchObject({ status: 'failed', identity: IDENTITY, mismatched: ['signme-2'] });
     expect((await info(EXTRA)).svc.signature).toMatchObject({ status: 'incomplete', unsigned: ['extra.bin'], covered: 2 });
