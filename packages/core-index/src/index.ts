@@ -47,7 +47,6 @@ export {
   type HubResponse,
   iterateBody,
   json,
-  type PolicySubject,
   type PreparedBody,
   parseBool,
   parseRange,
@@ -70,13 +69,10 @@ export {
 } from './http/deps.js';
 export { type HostPolicy, isLoopbackName, originHostname } from './http/host-policy.js';
 export {
-  globMatches,
   PolicyConfigError,
   parsePolicy,
-  policyIsEmpty,
   policyRefusal,
   type Refusal,
-  refusedAnswer,
   type ServePolicy,
 } from './http/policy.js';
 export { Router } from './http/router.js';
@@ -131,11 +127,8 @@ export {
   type Refs,
   RefsSchema,
   SCAN_LEVELS,
-  type ScanLevel,
   type ScanVerdict,
-  ScanVerdictSchema,
   type SignatureVerdict,
-  SignatureVerdictSchema,
   type SourceObject,
   SourceObjectSchema,
   type TreeEntry,

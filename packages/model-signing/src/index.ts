@@ -1,2 +1,2 @@
-export { loadTrust, type SigningConfig, type Trust } from './trust.js';
-export { SIGNATURE_FILE, verifyModelSignature } from './verify.js';
+export { loadTrust, type SigningConfig } from './trust.js';
+export { verifyModelSignature } from './verify.js';
