@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PolicyConfigError, parsePolicy, type ServePolicy, type SourceConfig } from '@hub/core-index';
-import { loadTrust, type SigningConfig } from '@hub/model-signing';
+import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
 import { DEFAULT_HOST } from './listen.js';
 
 /** The config file (JSON via `--config` or `HUB_CONFIG`); design section 8. */

@@ -12,7 +12,8 @@ import {
   type SourceConfig,
   StartPack,
 } from '@hub/core-index';
-import { loadTrust, type SigningConfig, verifyModelSignature } from '@hub/model-signing';
+import { verifyModelSignature } from '@hub/model-signing';
+import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
 import { FsObjectStore } from '@hub/objects/node';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
 import { FileMissingLog } from './missing-log.js';

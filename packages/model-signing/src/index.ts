@@ -1,2 +1,1 @@
-export { loadTrust, type SigningConfig } from './trust.js';
 export { verifyModelSignature } from './verify.js';

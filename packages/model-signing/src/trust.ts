@@ -31,13 +31,15 @@ const PINNED = 'trusted-root/sigstore-public-good.json';
  * `hub` binary inlines it into apps/node-server/dist).
  */
 export function pinnedTrustedRoot(): string {
-  const near = fileURLToPath(new URL(`../${PINNED}`, import.meta.url));
-  if (existsSync(near)) return near;
+  const from = [path.dirname(fileURLToPath(import.meta.url))];
   try {
-    return path.join(path.dirname(fileURLToPath(import.meta.resolve('@hub/model-signing'))), '..', PINNED);
+    from.push(path.dirname(fileURLToPath(import.meta.resolve('@hub/model-signing'))));
   } catch {
-    return near;
+    // not resolvable from here (bundled where the package is not installed)
   }
+  // the module sits in src/, dist/ or dist/node/: the package root is one or two folders up
+  for (const dir of from) for (const up of ['..', '../..']) if (existsSync(path.join(dir, up, PINNED))) return path.join(dir, up, PINNED);
+  return path.join(from[0] as string, '..', PINNED);
 }
 
 const pem = (value: string) => (value.includes('-----BEGIN') ? value : readFileSync(value, 'utf8'));
