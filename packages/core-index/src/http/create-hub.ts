@@ -221,8 +221,8 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
           return parsedQuery;
         },
       };
-      const refused = await policyGate(deps.settings.policy, deps.index(), route, m.params); // design 11.2, never a redirect
-      const res = finish(refused ?? (await route.handler(ctx)), raw, route, siteOrigin);
+      const gate = policyGate(deps.settings.policy, deps.index(), route, m.params); // design 11.2, never a redirect
+      const res = finish((gate instanceof Promise ? await gate : gate) ?? (await route.handler(ctx)), raw, route, siteOrigin);
       if (reuse && recorded && under) answers.put(raw, res, { route, tally: undefined }, reuse, recorded.read, under.index, under.health);
       return res;
     } catch (e) {

@@ -132,18 +132,22 @@ export function refusedAnswer(shape: ErrorShape, r: Refusal): HubResponse {
 
 /**
  * The rule before any dialect answers: the route's subject, looked up in today's index, refused or not. A subject
- * the index does not hold passes (the handler answers its 404).
+ * the index does not hold passes (the handler answers its 404). Synchronous when nothing can be refused or the
+ * index answers synchronously, so an unrefused request pays no extra turn of the event loop.
  */
-export async function policyGate(
+export function policyGate(
   policy: ServePolicy | undefined,
   index: { model(id: string): IndexedModel | undefined | Promise<IndexedModel | undefined> },
   route: { errors: ErrorShape; subject?: (params: Record<string, string>) => PolicySubject | undefined },
   params: Record<string, string>,
-): Promise<HubResponse | undefined> {
+): HubResponse | undefined | Promise<HubResponse | undefined> {
   if (!route.subject || policyIsEmpty(policy)) return undefined;
   const subject = route.subject(params);
   if (!subject) return undefined;
-  const model = await index.model(subject.id);
-  const refused = model ? policyRefusal(policy, model, subject) : undefined;
-  return refused ? refusedAnswer(route.errors, refused) : undefined;
+  const decide = (model: IndexedModel | undefined) => {
+    const refused = model ? policyRefusal(policy, model, subject) : undefined;
+    return refused ? refusedAnswer(route.errors, refused) : undefined;
+  };
+  const found = index.model(subject.id);
+  return found instanceof Promise ? found.then(decide) : decide(found);
 }
