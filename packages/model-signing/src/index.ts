@@ -1,1 +1,2 @@
+export { type ReadBytes, verifyFromBytes } from './bytes.js';
 export { verifyModelSignature } from './verify.js';

@@ -1,8 +1,8 @@
-import { createHash, generateKeyPairSync, sign } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { keyHint } from './envelope.js';
+import { syntheticSigner } from './testing/synthetic-bundle.js';
 import { loadTrust, type SigningConfig } from './trust.js';
 import { verifyModelSignature } from './verify.js';
 
@@ -157,39 +157,10 @@ describe('OMS model.sig checked from the index without the files', () => {
   });
 
   it('a shards manifest or a non-SHA-256 hash is needs-bytes, with the identity still shown', () => {
-    // SYNTHETIC: a key-signed statement made here (no public shards bundle was found), signed with a fresh key.
-    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    const k = loadTrust({ keys: [{ name: 'synthetic', publicKey: publicKey.export({ type: 'spki', format: 'pem' }) as string }] });
-    const make = (serialization: object, resources: Array<{ name: string; algorithm: string; digest: string }>, wrongRoot?: string) => {
-      const root =
-        wrongRoot ??
-        createHash('sha256')
-          .update(Buffer.concat(resources.map((r) => Buffer.from(r.digest, 'hex'))))
-          .digest('hex');
-      const payload = Buffer.from(
-        JSON.stringify({
-          _type: 'https://in-toto.io/Statement/v1',
-          subject: [{ name: 'm', digest: { sha256: root } }],
-          predicateType: 'https://model_signing/signature/v1.0',
-          predicate: { serialization, resources },
-        }),
-      );
-      const type = 'application/vnd.in-toto+json';
-      const pae = Buffer.concat([Buffer.from(`DSSEv1 ${type.length} ${type} ${payload.length} `), payload]);
-      return Buffer.from(
-        JSON.stringify({
-          mediaType: 'application/vnd.dev.sigstore.bundle.v0.3+json',
-          verificationMaterial: { publicKey: { hint: keyHint(publicKey) }, tlogEntries: [] },
-          dsseEnvelope: {
-            payload: payload.toString('base64'),
-            payloadType: type,
-            signatures: [{ sig: sign('sha256', pae, privateKey).toString('base64') }],
-          },
-        }),
-      );
-    };
+    const signer = syntheticSigner();
+    const k = loadTrust({ keys: [{ name: 'synthetic', publicKey: signer.pem }] });
     const d = 'aa'.repeat(32);
-    const shards = make({ method: 'shards', hash_type: 'sha256', shard_size: 1000, allow_symlinks: false }, [
+    const shards = signer.bundle({ method: 'shards', hash_type: 'sha256', shard_size: 1000, allow_symlinks: false }, [
       { name: 'w.bin:0:1000', algorithm: 'sha256', digest: d },
     ]);
     expect(verifyModelSignature(shards, [{ path: 'w.bin', sha256: d }], k)).toMatchObject({
@@ -197,16 +168,16 @@ describe('OMS model.sig checked from the index without the files', () => {
       method: 'key',
       identity: 'synthetic',
     });
-    const blake = make({ method: 'files', hash_type: 'blake3', allow_symlinks: false }, [
+    const blake = signer.bundle({ method: 'files', hash_type: 'blake3', allow_symlinks: false }, [
       { name: 'w.bin', algorithm: 'blake3', digest: d },
     ]);
     expect(verifyModelSignature(blake, [{ path: 'w.bin', sha256: d }], k)).toMatchObject({ status: 'needs-bytes' });
-    const files = make({ method: 'files', hash_type: 'sha256', allow_symlinks: false }, [
+    const files = signer.bundle({ method: 'files', hash_type: 'sha256', allow_symlinks: false }, [
       { name: 'w.bin', algorithm: 'sha256', digest: d },
     ]);
     expect(verifyModelSignature(files, [{ path: 'w.bin', sha256: d }], k)).toMatchObject({ status: 'verified', covered: 1 });
     // a validly signed statement whose subject is not the SHA-256 of its own resources is refused
-    const badRoot = make(
+    const badRoot = signer.bundle(
       { method: 'files', hash_type: 'sha256', allow_symlinks: false },
       [{ name: 'w.bin', algorithm: 'sha256', digest: d }],
       'bb'.repeat(32),
