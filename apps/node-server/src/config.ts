@@ -33,7 +33,19 @@ export interface HubConfigFile {
   probeRetryMaxSeconds?: number;
   /** Sources probed at the same time (default 4). */
   probeConcurrency?: number;
-  account?: { publicKey: string | Record<string, unknown>; issuer?: string; audience?: string; siteOrigin?: string };
+  account?: {
+    publicKey: string | Record<string, unknown>;
+    issuer?: string;
+    audience?: string;
+    siteOrigin?: string;
+    /** Write limit per account (a token bucket): `burst` writes at once (default 20), refilled `perSecond` (default 1). */
+    writes?: { burst?: number; perSecond?: number };
+  };
+  /**
+   * Accounts in PostgreSQL (`postgres://USER:PASSWORD@HOST:PORT/DB`; or the environment's `DATABASE_URL`) instead of
+   * `accounts.sqlite` in the data folder: what several `hub serve` processes share (design 11.3). Never logged whole.
+   */
+  database?: string;
   publisherTokens?: string[];
   registryTokens?: string[];
   /** The most bytes one bucket may hold in all (default 1 GiB). */
@@ -108,8 +120,11 @@ export function resolveConfig(
   if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
     throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
   checkHostSettings(fromFile);
+  const database = nonEmpty(env.DATABASE_URL) ?? fromFile.database;
+  checkDatabase(database, fromFile.database === database ? 'database' : 'DATABASE_URL');
   return {
     ...fromFile,
+    ...(database !== undefined ? { database } : {}),
     port: portNumber,
     host: nonEmpty(flags.host) ?? nonEmpty(env.HOST) ?? nonEmpty(fromFile.host) ?? DEFAULT_HOST,
     dataDir: path.resolve(flags.data ?? env.HUB_DATA ?? fromFile.dataDir ?? '.hub-data'),
@@ -137,4 +152,17 @@ function checkHostSettings(c: HubConfigFile): void {
   if (c.allowedHosts !== undefined && (!Array.isArray(c.allowedHosts) || c.allowedHosts.some((h) => typeof h !== 'string')))
     throw new ConfigError('allowedHosts must be a list of host names (["hub.lan", ".example.org"]).');
   if (c.trustProxy !== undefined && typeof c.trustProxy !== 'boolean') throw new ConfigError('trustProxy must be true or false.');
+}
+
+/** `database` (or `DATABASE_URL`) must name a PostgreSQL database; the message never repeats the value (a password). */
+function checkDatabase(url: unknown, from: string): void {
+  if (url === undefined) return;
+  let protocol = '';
+  try {
+    protocol = new URL(String(url)).protocol;
+  } catch {
+    protocol = '';
+  }
+  if (typeof url !== 'string' || (protocol !== 'postgres:' && protocol !== 'postgresql:'))
+    throw new ConfigError(`${from} must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:5432/DATABASE).`);
 }

@@ -2,7 +2,6 @@ import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { createAccountServices } from '@hub/account';
 import {
   type Address,
   type HostPolicy,
@@ -38,7 +37,7 @@ import { createLogger } from './logger.js';
 import { type MetricsServer, observabilityFrom } from './metrics-http.js';
 import { FileMissingLog } from './missing-log.js';
 import { checkProbeConfig, fileProbeStorage, probeSettingsFrom } from './prober.js';
-import { SqliteAccountStore } from './stores/sqlite-account-store.js';
+import { openAccounts } from './stores/open-accounts.js';
 import { fileLoadPack, loadVerifiedOnce } from './verify.js';
 
 export const MAX_MESSAGE_BYTES = 33_554_432;
@@ -123,12 +122,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const load = (store: FsObjectStore, address: Address) => loadVerifiedOnce(store, address, pack);
   const indexes = indexHolder(objects, await load(objects, current), load, log, observability.metrics);
 
-  // Accounts: one SQLite file under the data folder; without account.publicKey the routes answer 503.
-  const accountStore = SqliteAccountStore.open(options.dataDir);
-  const accounts = await createAccountServices(config.account, accountStore).catch((e: unknown) => {
-    accountStore.close();
-    throw e;
-  });
+  // Accounts: PostgreSQL when `database` names one, else one SQLite file under the data folder; without
+  // account.publicKey the routes answer 503.
+  const accountStore = await openAccounts(config, options.dataDir, log);
+  const accounts = accountStore.services;
 
   // A data folder filled by `hub bundle import` is air-gapped unless the config says otherwise.
   const airGapped = config.airGapped ?? !!(await stat(path.join(options.dataDir, IMPORTED_FILE)).catch(() => undefined));
@@ -249,7 +246,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   });
   const bound = await listenOn(server, options.port ?? 8080, host).catch(async (e: NodeJS.ErrnoException) => {
     await mirror?.close();
-    accountStore.close();
+    await accountStore.close();
     throw new ConfigError(
       `Cannot listen on ${host}:${options.port ?? 8080} (${e.code ?? e.message}). Choose another address or port: HOST/--host, PORT/--port.`,
     );
@@ -297,7 +294,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       await Promise.allSettled([...background]);
       await mirror?.close();
       await localMirror?.close();
-      accountStore.close();
+      await accountStore.close();
     },
   };
 }
