@@ -50,6 +50,11 @@ export interface HubConfigFile {
   registryTokens?: string[];
   /** The most bytes one bucket may hold in all (default 1 GiB). */
   bucketMaxBytes?: number;
+  /**
+   * Several processes on one data folder (design 11.3): a lease (`DIR/locks/*.lock`: the probe rounds, the refresh
+   * build) whose holder is killed is taken over within this many seconds (default 30).
+   */
+  leaseSeconds?: number;
   /** Seed the bundled demo index into an empty data folder (default true). */
   demo?: boolean;
   /** Port of the demo mirror (default: the hub's port + 1; 0 picks a free one). */
@@ -120,6 +125,11 @@ export function resolveConfig(
   if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
     throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
   checkHostSettings(fromFile);
+  if (
+    fromFile.leaseSeconds !== undefined &&
+    !(typeof fromFile.leaseSeconds === 'number' && fromFile.leaseSeconds >= 0.1 && fromFile.leaseSeconds <= 3600)
+  )
+    throw new ConfigError('leaseSeconds must be a number of seconds from 0.1 to 3600 (default 30).');
   const database = nonEmpty(env.DATABASE_URL) ?? fromFile.database;
   checkDatabase(database, fromFile.database === database ? 'database' : 'DATABASE_URL');
   return {

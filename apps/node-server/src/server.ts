@@ -37,6 +37,7 @@ import { createLogger } from './logger.js';
 import { type MetricsServer, observabilityFrom } from './metrics-http.js';
 import { FileMissingLog } from './missing-log.js';
 import { checkProbeConfig, fileProbeStorage, probeSettingsFrom } from './prober.js';
+import { shareProbes } from './replicas.js';
 import { openAccounts } from './stores/open-accounts.js';
 import { fileLoadPack, loadVerifiedOnce } from './verify.js';
 
@@ -176,8 +177,14 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     metrics: observability.metrics,
   });
   await health.load();
-  // What each mirror holds is known before the first request (its manifest read, one held file hashed).
-  if (mirrors.length > 0) await health.round({ force: true, only: mirrors });
+  // Several processes on this data folder: one runs the probe rounds, the others follow its probes.json (replicas.ts).
+  const probes = await shareProbes(health, options.dataDir, {
+    ...(config.leaseSeconds !== undefined ? { leaseSeconds: config.leaseSeconds } : {}),
+    log,
+  });
+  // What each mirror holds is known before the first request (its manifest read, one held file hashed); a process that
+  // follows another's rounds reads it from there.
+  if (mirrors.length > 0 && probes.held) await health.round({ force: true, only: mirrors });
 
   const baseUrl = config.baseUrl ? config.baseUrl.replace(/\/+$/, '') : undefined;
   const { hub, deps } = assembleHub({
@@ -246,6 +253,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   });
   const bound = await listenOn(server, options.port ?? 8080, host).catch(async (e: NodeJS.ErrnoException) => {
     await mirror?.close();
+    await probes.stop();
     await accountStore.close();
     throw new ConfigError(
       `Cannot listen on ${host}:${options.port ?? 8080} (${e.code ?? e.message}). Choose another address or port: HOST/--host, PORT/--port.`,
@@ -269,7 +277,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     },
     'hub listening',
   );
-  health.start();
+  probes.begin();
 
   return {
     url,
@@ -283,6 +291,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     prober: health,
     reload: () => indexes.reload(),
     async close() {
+      await probes.stop();
       await health.stop();
       // The metrics port first: it hands its connections to `server`.
       await metricsServer?.close();

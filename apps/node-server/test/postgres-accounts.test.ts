@@ -102,7 +102,9 @@ suite(installed ? 'PostgreSQL accounts' : 'PostgreSQL accounts (skipped: /usr/li
 describe('the database setting', () => {
   it('takes DATABASE_URL over the config file, and refuses a URL that is not PostgreSQL without repeating it', async () => {
     const { resolveConfig } = await import('../src/config.js');
-    expect(resolveConfig({}, { DATABASE_URL: 'postgres://hub:pw@db.internal:5432/hub' }).database).toBe('postgres://hub:pw@db.internal:5432/hub');
+    expect(resolveConfig({}, { DATABASE_URL: 'postgres://hub:pw@db.internal:5432/hub' }).database).toBe(
+      'postgres://hub:pw@db.internal:5432/hub',
+    );
     expect(resolveConfig({}, {}).database).toBeUndefined();
     expect(() => resolveConfig({}, { DATABASE_URL: 'mysql://hub:secret-pw@db/hub' })).toThrow(
       'DATABASE_URL must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:5432/DATABASE).',

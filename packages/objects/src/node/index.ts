@@ -1,1 +1,11 @@
+export {
+  HeldLease,
+  type HeldLeaseOptions,
+  type LeaseBody,
+  leaseHolder,
+  releaseLease,
+  renewLease,
+  tryTakeLease,
+  withFileLock,
+} from './file-lease.js';
 export { FsObjectStore, writeFileAtomic } from './fs-object-store.js';
