@@ -1,4 +1,5 @@
 /** The server-side `hub` commands (serve, index build, index verify, probe), loaded only when one of them runs. */
+import cluster from 'node:cluster';
 import path from 'node:path';
 import { StartPack } from '@hub/core-index';
 import { buildFromDir } from '@hub/node-toolkit';
@@ -13,6 +14,7 @@ import { probeOnce, probeSettingsFrom } from './prober.js';
 import { sourcesFromConfig, startServer } from './server.js';
 import { loadSigners } from './signing.js';
 import { startPrepared, verifyStore } from './verify.js';
+import { parseWorkers, reportReady, runPrimary } from './workers.js';
 
 function progressLine(text: string) {
   if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}`);
@@ -41,8 +43,16 @@ async function signers(cfg: ResolvedConfig) {
 /** `hub serve`: keeps running (returns `undefined`) until SIGINT or SIGTERM. */
 export async function serveCommand(values: Values<typeof SERVE_OPTIONS>): Promise<undefined> {
   const cfg = config(values);
-  const log = createLogger({ level: cfg.logLevel });
+  const workers = parseWorkers(values.workers);
+  if (workers > 1 && cluster.isPrimary) {
+    // The primary only forks, restarts and stops the workers, and sums their metrics (workers.ts).
+    const code = await runPrimary(workers, createLogger({ level: cfg.logLevel }).child({ role: 'primary' }));
+    process.exit(code);
+  }
+  const base = createLogger({ level: cfg.logLevel });
+  const log = cluster.isWorker ? base.child({ worker: cluster.worker?.id, pid: process.pid }) : base;
   const running = await startServer({ dataDir: cfg.dataDir, port: cfg.port, host: cfg.host, config: cfg, logger: log });
+  reportReady();
   let refresher: ReturnType<typeof serveRefresh>;
   try {
     refresher = serveRefresh(values, cfg, running, log);
