@@ -1,9 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { createTestIdentityProvider, type TestIdentityProvider } from '@hub/account/testing';
 import { freePort, tempDirs } from '@hub/node-toolkit';
 import { leaseHolder } from '@hub/objects/node';
@@ -24,6 +26,8 @@ const why = [!existsSync(NGINX) && 'nginx', !existsSync(CLI) && 'the built CLI',
 const tmp = tempDirs(afterAll);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LEASE_SECONDS = 2;
+const TOKEN = 'synthetic-replicas-publisher-token';
+const run = promisify(execFile);
 
 interface Hub {
   child: ChildProcess;
@@ -86,6 +90,8 @@ describe.skipIf(!ready)(`PostgreSQL + two hub serve on one data folder behind ng
         database: pg.url,
         leaseSeconds: LEASE_SECONDS,
         demoMirrorPort: 0,
+        publisherTokens: [TOKEN],
+        registryTokens: [TOKEN],
         // Above 50 for the race; 80 writes of one account across both hubs then find the limit counted once.
         account: {
           publicKey: idp.publicKeyPem,
@@ -216,6 +222,37 @@ http {
     expect(statuses.filter((s) => s === 201)).toHaveLength(60);
     expect(statuses.filter((s) => s === 429)).toHaveLength(20);
   });
+
+  it('a concurrent publish and push storm against both processes loses nothing, and hub index verify passes', async () => {
+    const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+    const storm = Array.from({ length: 60 }, async (_, i) => {
+      const hub = hubs[i % 2] as Hub;
+      const bytes = new TextEncoder().encode(`SYNTHETIC replicas storm item ${i}`);
+      if (i % 3 === 0) {
+        const r = await fetch(`${hub.url}/api/v1/objects`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${TOKEN}`, 'x-object-kind': 'synthetic.test', 'content-type': 'application/octet-stream' },
+          body: bytes,
+        });
+        expect(r.status).toBe(201);
+        return { i, check: `/api/v1/objects/${((await r.json()) as { id: string }).id}` };
+      }
+      const digest = `sha256:${sha256(bytes)}`;
+      const r = await fetch(`${hub.url}/v2/hub/buckets/storm-${i}/blobs/uploads/?digest=${digest}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/octet-stream' },
+        body: bytes,
+      });
+      expect(r.status).toBe(201);
+      return { i, check: `/v2/hub/buckets/storm-${i}/blobs/${digest}` };
+    });
+    const written = await Promise.all(storm);
+    for (const hub of hubs)
+      for (const { check } of written)
+        expect((await fetch(`${hub.url}${check}`, { method: 'HEAD' })).status, `${check} via ${hub.url}`).toBe(200);
+    const verify = await run(process.execPath, [CLI, 'index', 'verify', '--data', data]);
+    expect(verify.stdout + verify.stderr).toMatch(/\b0 faults/);
+  }, 60_000);
 
   it('kill -9 of one hub under a steady read load through nginx: no failed read after the first second, and its refresh lease is taken over within one interval', async () => {
     const lease = leaseFile(data, REFRESH_LEASE);
