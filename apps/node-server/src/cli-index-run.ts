@@ -9,7 +9,7 @@ import { CliError, type Parsed, UsageError } from './cli-framework.js';
 import { ConfigError, type ResolvedConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { parseRefresh, type RefreshError, type Refresher, startSharedRefresh } from './refresh.js';
-import { DEFAULT_LEASE_SECONDS, leaseFile, REFRESH_LEASE } from './replicas.js';
+import { DEFAULT_LEASE_SECONDS, leaseFile, REFRESH_LEASE, withBuildLock } from './replicas.js';
 import type { RunningHub } from './server.js';
 import { sourcesFromConfig } from './server.js';
 import { loadSigners } from './signing.js';
@@ -188,14 +188,16 @@ export function serveRefresh(
     log,
     reload: () => running.reload(),
     build: async () => {
-      const s = await (await upstreamBuild()).buildFromUpstream({
-        dataDir: cfg.dataDir,
-        ...settings,
-        signers: await loadSigners(cfg),
-        configuredSources: sourcesFromConfig(cfg),
-        log,
-        metrics: running.deps.metrics,
-      });
+      const s = await withBuildLock(cfg.dataDir, async () =>
+        (await upstreamBuild()).buildFromUpstream({
+          dataDir: cfg.dataDir,
+          ...settings,
+          signers: await loadSigners(cfg),
+          configuredSources: sourcesFromConfig(cfg),
+          log,
+          metrics: running.deps.metrics,
+        }),
+      );
       return { catalog: s.catalog, models: s.models };
     },
   });

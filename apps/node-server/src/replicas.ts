@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { Logger, SourceProber } from '@hub/core-index';
-import { HeldLease } from '@hub/objects/node';
+import { HeldLease, type LeaseBody, leaseHolder, withFileLock } from '@hub/objects/node';
 
 /**
  * Several `hub serve` processes on one data folder (design 11.3): the leases they share, in `DIR/locks/`. A lease is
@@ -9,6 +9,8 @@ import { HeldLease } from '@hub/objects/node';
 export const LOCKS_DIR = 'locks';
 export const PROBE_LEASE = 'probe.lock';
 export const REFRESH_LEASE = 'refresh.lock';
+/** Held while an index build writes to the data folder (`hub index build`, or the refresh lease holder's build). */
+export const BUILD_LOCK = 'build.lock';
 export const DEFAULT_LEASE_SECONDS = 30;
 
 export function leaseFile(dataDir: string, name: string): string {
@@ -71,4 +73,15 @@ export async function shareProbes(
       await lease.stop();
     },
   };
+}
+
+/**
+ * Run an index build holding `locks/build.lock`, waiting (however long) for a build another process runs: two
+ * builders would each read the archive and `current` and write them back, and one day would be lost.
+ */
+export async function withBuildLock<T>(dataDir: string, fn: () => Promise<T>, waiting?: (holder: LeaseBody) => void): Promise<T> {
+  const file = leaseFile(dataDir, BUILD_LOCK);
+  const holder = await leaseHolder(file);
+  if (holder) waiting?.(holder);
+  return withFileLock(file, fn, { waitMs: Number.POSITIVE_INFINITY });
 }

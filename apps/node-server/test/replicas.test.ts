@@ -8,7 +8,7 @@ import { tempDirs } from '@hub/node-toolkit';
 import { FsObjectStore, leaseHolder } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HubConfigFile } from '../src/config.js';
-import { leaseFile, PROBE_LEASE } from '../src/replicas.js';
+import { leaseFile, PROBE_LEASE, withBuildLock } from '../src/replicas.js';
 import { verifyStore } from '../src/verify.js';
 import { startTestHub, type TestHub } from './helpers.js';
 
@@ -145,4 +145,26 @@ describe('two hubs on one data folder', () => {
       await b.close().catch(() => {});
     }
   }, 30_000);
+
+  it('run one index build at a time: a second builder waits for the first', async () => {
+    const dataDir = await tmp('hub-replicas-build-');
+    const events: string[] = [];
+    await Promise.all([
+      withBuildLock(dataDir, async () => {
+        events.push('first starts');
+        await sleep(300);
+        events.push('first ends');
+      }),
+      sleep(50).then(() =>
+        withBuildLock(
+          dataDir,
+          async () => {
+            events.push('second starts');
+          },
+          (holder) => events.push(`second waits for pid ${holder.pid}`),
+        ),
+      ),
+    ]);
+    expect(events).toEqual(['first starts', `second waits for pid ${process.pid}`, 'first ends', 'second starts']);
+  });
 });
