@@ -39,7 +39,8 @@ export class FileMissingLog implements MissingLog {
     const ids = new Map<string, string>();
     for (const line of text.split('\n')) {
       const id = line.trim();
-      if (id && !ids.has(id.toLowerCase())) ids.set(id.toLowerCase(), id);
+      // A line that is not an id (interleaved writes on a network file system) is dropped.
+      if (isModelId(id) && !ids.has(id.toLowerCase())) ids.set(id.toLowerCase(), id);
     }
     this.ids = ids;
     this.seen = Buffer.byteLength(text);

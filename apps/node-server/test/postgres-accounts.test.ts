@@ -111,3 +111,22 @@ describe('the database setting', () => {
     );
   });
 });
+
+describe('a database that cannot be opened', () => {
+  it('stops the start with one line naming it without its password', async () => {
+    const { openAccounts } = await import('../src/stores/open-accounts.js');
+    const { ConfigError } = await import('../src/config.js');
+    const { createLogger } = await import('../src/logger.js');
+    const e = await openAccounts(
+      { database: 'postgres://hub:do-not-show-this@127.0.0.1:1/hub' },
+      '/nonexistent',
+      createLogger({ level: 'silent' }),
+    ).then(
+      () => undefined,
+      (err: Error) => err,
+    );
+    expect(e).toBeInstanceOf(ConfigError);
+    expect(e?.message).toMatch(/^Cannot open the accounts database postgres:\/\/hub:\*\*\*@127\.0\.0\.1:1\/hub: .*ECONNREFUSED/);
+    expect(e?.message).not.toContain('do-not-show-this');
+  });
+});

@@ -71,6 +71,7 @@ describe('two hubs on one data folder', () => {
       const start = source.probes();
       await sleep(3000);
       const rounds = source.probes() - start;
+      console.log(`replicas: ${rounds} probes at the source in 3 s at a 0.5 s interval from two hubs on one folder`);
       // One prober: about one probe each 0.5 s (6 in 3 s; two probers would make about 12).
       expect(rounds).toBeGreaterThanOrEqual(4);
       expect(rounds).toBeLessThanOrEqual(8);
