@@ -43,7 +43,7 @@ export interface HubConfigFile {
   };
   /**
    * Accounts in PostgreSQL (`postgres://USER:PASSWORD@HOST:PORT/DB`; or the environment's `DATABASE_URL`) instead of
-   * `accounts.sqlite` in the data folder: what several `hub serve` processes share (design 11.3). Never logged whole.
+   * `accounts.sqlite` in the data folder: what several `hub serve` processes share (issue 41). Never logged whole.
    */
   database?: string;
   publisherTokens?: string[];
@@ -51,7 +51,7 @@ export interface HubConfigFile {
   /** The most bytes one bucket may hold in all (default 1 GiB). */
   bucketMaxBytes?: number;
   /**
-   * Several processes on one data folder (design 11.3): a lease (`DIR/locks/*.lock`: the probe rounds, the refresh
+   * Several processes on one data folder (issue 41): a lease (`DIR/locks/*.lock`: the probe rounds, the refresh
    * build) whose holder is killed is taken over within this many seconds (default 30).
    */
   leaseSeconds?: number;

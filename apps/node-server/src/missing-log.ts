@@ -6,7 +6,7 @@ import { isModelId, type MissingLog } from '@hub/core-index';
  * Models asked for that the index lacks, kept for the next index run: one id per line in
  * `missing.txt`, deduplicated (case-insensitive) and bounded.
  *
- * Several processes may share the data folder (design 11.3): each line is one `write` to a file opened with
+ * Several processes may share the data folder (issue 41): each line is one `write` to a file opened with
  * O_APPEND (an id is at most a few hundred bytes), so lines from different processes never interleave or overwrite
  * each other on a local file system; before appending, a process reads what the others added since it last looked
  * (the file grew), so an id another process recorded is not added again. Two processes recording the same new id

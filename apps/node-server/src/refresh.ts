@@ -117,7 +117,7 @@ function period(s: RefreshSchedule): number {
 }
 
 /**
- * `hub serve --refresh` in several processes on one data folder (design 11.3): only the holder of the refresh lease
+ * `hub serve --refresh` in several processes on one data folder (issue 41): only the holder of the refresh lease
  * runs the schedule, so exactly one build runs at a time. A process that takes the lease over (its holder was killed,
  * perhaps mid-build) first builds at once when the served index is older than one period, then keeps the schedule.
  */

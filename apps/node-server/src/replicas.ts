@@ -3,7 +3,7 @@ import type { Logger, SourceProber } from '@hub/core-index';
 import { HeldLease, type LeaseBody, leaseHolder, withFileLock } from '@hub/objects/node';
 
 /**
- * Several `hub serve` processes on one data folder (design 11.3): the leases they share, in `DIR/locks/`. A lease is
+ * Several `hub serve` processes on one data folder (issue 41): the leases they share, in `DIR/locks/`. A lease is
  * a file whose mtime its holder renews; a killed holder's lease is taken over within `leaseSeconds` (default 30).
  */
 export const LOCKS_DIR = 'locks';

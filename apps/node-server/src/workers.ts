@@ -5,7 +5,7 @@ import type { Registry } from 'prom-client';
 import { UsageError } from './cli-framework.js';
 
 /**
- * `hub serve --workers N|auto` (design 11.3): N processes on one port with node:cluster. The primary only forks,
+ * `hub serve --workers N|auto` (issue 41): N processes on one port with node:cluster. The primary only forks,
  * restarts and stops the workers and sums their metrics; each worker is a whole `hub serve` on the same data folder,
  * sharing with the others what replicas share (the leases in `DIR/locks`, the probe state, PostgreSQL). The first
  * worker starts alone (it seeds an empty data folder and migrates the database); the others follow once it listens.

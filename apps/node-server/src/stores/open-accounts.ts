@@ -9,7 +9,7 @@ export interface OpenAccounts {
 }
 
 /**
- * The account store the config names (design 11.3): PostgreSQL when `database` is set (the write limit then counted
+ * The account store the config names (issue 41): PostgreSQL when `database` is set (the write limit then counted
  * in the database, across every process that shares it), else `accounts.sqlite` in the data folder (the write limit
  * counted in this process). The PostgreSQL driver is loaded only when it is used.
  */

@@ -14,7 +14,7 @@ import type { Logger } from '@hub/core-index';
 import pg from 'pg';
 
 /**
- * Accounts in PostgreSQL (design 11.3): what several `hub serve` processes behind one balancer share. The tables are
+ * Accounts in PostgreSQL (issue 41): what several `hub serve` processes behind one balancer share. The tables are
  * those of the SQLite and D1 stores (`@hub/account` ACCOUNT_SCHEMA) in PostgreSQL's dialect, plus the write buckets
  * of {@link PostgresWriteLimiter}. Each write that checks a bound first locks the account's row (`SELECT … FOR
  * UPDATE`), so writes to one account are serial across every process, and the UNIQUE constraints pick the winner
@@ -79,11 +79,6 @@ export function redactDatabaseUrl(url: string): string {
   } catch {
     return 'postgres://(unparsable URL)';
   }
-}
-
-/** Whether a string names a PostgreSQL database (`postgres://` or `postgresql://`). */
-export function isPostgresUrl(url: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(url);
 }
 
 /** Run the migrations not yet applied (see {@link POSTGRES_MIGRATIONS}). Safe from several processes at once. */

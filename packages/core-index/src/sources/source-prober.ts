@@ -218,7 +218,7 @@ export class SourceProber extends MemorySourceHealth {
 
   /**
    * Stop running rounds on the timer, leaving probes in flight to finish (another process sharing the state runs the
-   * rounds now; design 11.3). `start()` resumes.
+   * rounds now; issue 41). `start()` resumes.
    */
   pause(): void {
     this.started = false;

@@ -64,7 +64,7 @@ function serialized<T>(objects: ObjectStore, fn: () => Promise<T>): Promise<T> {
  * Publishing the current root again changes nothing.
  */
 export function recordSpace(objects: ObjectStore, root: Address, space: SpaceObject): Promise<RecordResult> {
-  // Queued in this process, and held against the other processes sharing the data folder (design 11.3).
+  // Queued in this process, and held against the other processes sharing the data folder (issue 41).
   return serialized(objects, () => withRef(objects, SPACES_REF, () => record(objects, root, space)));
 }
 

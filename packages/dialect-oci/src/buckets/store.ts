@@ -105,7 +105,7 @@ export class BucketStore {
   }
 
   #update<T>(change: (catalog: BucketsCatalog) => Promise<T>): Promise<T> {
-    // Queued in this process, and held against the other processes sharing the data folder (design 11.3): the
+    // Queued in this process, and held against the other processes sharing the data folder (issue 41): the
     // catalog is read again under the lock, so a change another process made is kept.
     const run = this.#chain.then(() =>
       withRef(this.objects, BUCKETS_REF, async () => {

@@ -16,7 +16,7 @@ function fresh(): string {
 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('file leases (design 11.3)', () => {
+describe('file leases (issue 41)', () => {
   it('gives a lease to exactly one of twenty takers at once', async () => {
     const file = path.join(fresh(), 'locks', 'one.lock');
     const won = await Promise.all(Array.from({ length: 20 }, (_, i) => tryTakeLease(file, `owner-${i}`, 10_000)));

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * Leases in a folder that several processes share (one machine, or several on a shared volume; design 11.3): a
+ * Leases in a folder that several processes share (one machine, or several on a shared volume; issue 41): a
  * file created with O_EXCL holds who took it, and its mtime is the holder's heartbeat. A holder renews it every
  * quarter of the lease; a file not renewed for three quarters of the lease is stale, and the next taker replaces it.
  * So a killed holder keeps a lease at most one lease interval after its last heartbeat, and nothing needs the

@@ -275,7 +275,7 @@ export class FsObjectStore implements ObjectStore {
 
   /**
    * Run a read-modify-write of the ref `name` holding `locks/ref-NAME.lock` against every process sharing this data
-   * folder (design 11.3); within one process the callers already queue their changes.
+   * folder (issue 41); within one process the callers already queue their changes.
    */
   withRefLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
     if (!REF_NAME.test(name)) throw new Error(`invalid ref name ${JSON.stringify(name)}`);
