@@ -36,12 +36,10 @@ const SERVE = command({
     '[--port N] [--data DIR] [--config FILE] [--host ADDR] [--workers N|auto]',
     '[--refresh daily|hourly|<N>h [--refresh-at HH:MM] [--upstream URL] [--top N]]',
   ],
-  description: `Start the hub (default 127.0.0.1:8080, loopback only; HOST=0.0.0.0 or --host 0.0.0.0 for every
-interface; data in ./.hub-data). An empty data folder is seeded with the bundled demo index, and a demo
-mirror serves its bytes on the next port. --refresh runs the upstream index build on a timer (daily at
-03:00 UTC by default) and switches to the new index without a restart. Any number of hub serve
-processes (or --workers) may share one data folder: one builds, one probes, all serve.
-Environment: HOST, PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL, DATABASE_URL (override the config file).`,
+  description: `Start the hub (default 127.0.0.1:8080, loopback only; HOST=0.0.0.0 or --host 0.0.0.0 for every interface; data
+in ./.hub-data). An empty data folder is seeded with the bundled demo index, and a demo mirror serves its bytes on the next
+port. --refresh runs the upstream index build on a timer (daily at 03:00 UTC by default) and switches to the new index without
+a restart. Several hub serve (or --workers) may share one data folder: one builds, one probes, all serve. Environment: HOST, PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL, DATABASE_URL (override the config file).`,
   options: SERVE_OPTIONS,
   run: async (args) => (await import('./cli-main.js')).serveCommand(args.values),
 });

@@ -134,6 +134,30 @@ describe.skipIf(!existsSync(CLI))('hub serve --workers 2 (needs the built CLI)',
   }, 90_000);
 });
 
+describe.skipIf(!existsSync(CLI))('hub serve --workers 2 that cannot listen (needs the built CLI)', () => {
+  it("stops with the workers' one line and a non-zero exit, instead of restarting them forever", async () => {
+    const busy = http.createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', () => r()));
+    const port = (busy.address() as AddressInfo).port;
+    const data = await tmp('hub-workers-busy-');
+    try {
+      const child = spawn(process.execPath, [CLI, 'serve', '--workers', '2', '--port', String(port), '--data', data], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let err = '';
+      child.stderr?.on('data', (c: Buffer) => {
+        err += String(c);
+      });
+      child.stdout?.resume();
+      const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+      expect(code).not.toBe(0);
+      expect(err).toContain(`Cannot listen on 127.0.0.1:${port}`);
+    } finally {
+      await new Promise<void>((r) => busy.close(() => r()));
+    }
+  }, 60_000);
+});
+
 describe('--workers', () => {
   it('takes 1 to 64 or auto, and anything else is a usage error', async () => {
     const { parseWorkers } = await import('../src/workers.js');
