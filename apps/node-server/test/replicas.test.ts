@@ -8,7 +8,9 @@ import { tempDirs } from '@hub/node-toolkit';
 import { FsObjectStore, leaseHolder } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HubConfigFile } from '../src/config.js';
-import { leaseFile, PROBE_LEASE, withBuildLock } from '../src/replicas.js';
+import { createLogger } from '../src/logger.js';
+import { parseRefresh, startSharedRefresh } from '../src/refresh.js';
+import { leaseFile, PROBE_LEASE, REFRESH_LEASE, withBuildLock } from '../src/replicas.js';
 import { verifyStore } from '../src/verify.js';
 import { startTestHub, type TestHub } from './helpers.js';
 
@@ -167,5 +169,37 @@ describe('two hubs on one data folder', () => {
       ),
     ]);
     expect(events).toEqual(['first starts', `second waits for pid ${process.pid}`, 'first ends', 'second starts']);
+  });
+
+  it("run the refresh schedule in the lease holder only; a taker of a dead holder's lease builds at once when the index is a day old", async () => {
+    const dataDir = await tmp('hub-replicas-refresh-');
+    const log = createLogger({ level: 'silent' });
+    const builds = { a: 0, b: 0 };
+    const common = {
+      leaseFile: leaseFile(dataDir, REFRESH_LEASE),
+      leaseMs: 400,
+      schedule: parseRefresh('daily'),
+      log,
+      reload: async () => {},
+    };
+    const a = startSharedRefresh({ ...common, indexAge: async () => 0, build: async () => ({ catalog: 'a', models: (builds.a += 1) }) });
+    await sleep(200);
+    const b = startSharedRefresh({
+      ...common,
+      indexAge: async () => 25 * 3600_000,
+      build: async () => ({ catalog: 'b', models: (builds.b += 1) }),
+    });
+    await sleep(600);
+    // The holder has a fresh index: no build; the other waits.
+    expect([a.lease.held, b.lease.held, builds.a, builds.b]).toEqual([true, false, 0, 0]);
+    // The holder is killed: it renews nothing and releases nothing.
+    (a.lease as unknown as { stopped: boolean }).stopped = true;
+    const killedAt = Date.now();
+    while (!b.lease.held && Date.now() - killedAt < 3000) await sleep(10);
+    await sleep(50);
+    expect(b.lease.held).toBe(true);
+    expect(builds).toEqual({ a: 0, b: 1 });
+    a.stop();
+    b.stop();
   });
 });
