@@ -130,6 +130,12 @@ export function resolveConfig(
     !(typeof fromFile.leaseSeconds === 'number' && fromFile.leaseSeconds >= 0.1 && fromFile.leaseSeconds <= 3600)
   )
     throw new ConfigError('leaseSeconds must be a number of seconds from 0.1 to 3600 (default 30).');
+  const writes = fromFile.account?.writes;
+  if (writes !== undefined) {
+    const positive = (v: unknown) => v === undefined || (typeof v === 'number' && Number.isFinite(v) && v > 0);
+    if (typeof writes !== 'object' || writes === null || !positive(writes.burst) || !positive(writes.perSecond))
+      throw new ConfigError('account.writes must be {"burst": N, "perSecond": N} with numbers above 0 (default 20 and 1).');
+  }
   const database = nonEmpty(env.DATABASE_URL) ?? fromFile.database;
   checkDatabase(database, fromFile.database === database ? 'database' : 'DATABASE_URL');
   return {

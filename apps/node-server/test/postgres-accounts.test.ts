@@ -106,6 +106,7 @@ describe('the database setting', () => {
       'postgres://hub:pw@db.internal:5432/hub',
     );
     expect(resolveConfig({}, {}).database).toBeUndefined();
+    expect(() => resolveConfig({}, { DATABASE_URL: 'mysql://hub:secret-pw@db/hub' })).not.toThrow(/secret-pw/);
     expect(() => resolveConfig({}, { DATABASE_URL: 'mysql://hub:secret-pw@db/hub' })).toThrow(
       'DATABASE_URL must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:5432/DATABASE).',
     );
@@ -128,5 +129,23 @@ describe('a database that cannot be opened', () => {
     expect(e).toBeInstanceOf(ConfigError);
     expect(e?.message).toMatch(/^Cannot open the accounts database postgres:\/\/hub:\*\*\*@127\.0\.0\.1:1\/hub: .*ECONNREFUSED/);
     expect(e?.message).not.toContain('do-not-show-this');
+  });
+});
+
+describe('the write limit setting', () => {
+  it('refuses a write limit that could not work, naming the key', async () => {
+    const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { resolveConfig } = await import('../src/config.js');
+    const dir = mkdtempSync(`${tmpdir()}/hub-writes-`);
+    try {
+      const file = `${dir}/hub.json`;
+      writeFileSync(file, JSON.stringify({ account: { publicKey: 'x', writes: { burst: 60, perSecond: 0 } } }));
+      expect(() => resolveConfig({ config: file }, {})).toThrow(/^account\.writes must be/);
+      writeFileSync(file, JSON.stringify({ account: { publicKey: 'x', writes: { burst: 60, perSecond: 0.01 } } }));
+      expect(resolveConfig({ config: file }, {}).account?.writes).toEqual({ burst: 60, perSecond: 0.01 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
