@@ -213,6 +213,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     },
   });
 
+  // The 5xx series HubErrors5xx sums and each source's probe series, shown at 0 from the first scrape.
+  observability.prom?.declare({ routes: hub.routes, sources: sources.map((s) => s.name) });
+
   // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
   const policy: HostPolicy = {
     listenHost: host,
