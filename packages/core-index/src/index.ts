@@ -49,7 +49,7 @@ export {
   utf8,
 } from './http/contract.js';
 export { createHub, type Hub, type RequestScope } from './http/create-hub.js';
-export { type HostPolicy, isLoopbackName, originHostname } from './http/host-policy.js';
+export { type HostPolicy, isLoopbackName } from './http/host-policy.js';
 export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
@@ -152,6 +152,7 @@ export {
 } from './sources/mirror-manifest.js';
 export { type ProbeRound, type ProbeSettings, type ProbeState, probeConfigProblem, probeSettings } from './sources/prober.js';
 export { isOllama, MemorySourceHealth, ollamaRedirectRules, type SourceHealth, sourceHolds } from './sources/source-health.js';
+export { besideNotes } from './sources/unavailable.js';
 export {
   DEFAULT_IPFS_GATEWAY,
   DEFAULT_SOURCES,

@@ -6,7 +6,6 @@ import {
   isOllama,
   json,
   ollamaRedirectRules,
-  originHostname,
   parseRange,
   type Route,
   type RouteContext,
@@ -187,6 +186,22 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
   const file = repo.files.get(digest);
   if (file) {
     const common = { 'docker-content-digest': digest, etag: `"${file.sha256}"` };
+    const model = repo.model;
+    const ollama = isOllama(ctx.req.headers.get('user-agent'));
+    const chosen = ctx.deps.health.choose({
+      id: model.id,
+      revision: model.revision,
+      path: file.path,
+      sha256: file.sha256,
+      sources: model.sources,
+      via: undefined,
+      rules: ollama ? ollamaRedirectRules(ctx.origin) : undefined,
+      hubOrigin: ctx.origin,
+      otherHostName: ollama,
+    });
+    // HEAD answers as GET does: a blob no live source serves is 503 to both (an air-gapped hub without its bytes).
+    if (!chosen.ok)
+      return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds(), chosen.lacking, chosen.plainHttp);
     // HEAD is answered here with the exact size, never redirected (Ollama reads Content-Length).
     if (head) {
       return {
@@ -195,18 +210,6 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
         body: null,
       };
     }
-    const model = repo.model;
-    const chosen = ctx.deps.health.choose({
-      id: model.id,
-      revision: model.revision,
-      path: file.path,
-      sha256: file.sha256,
-      sources: model.sources,
-      via: undefined,
-      rules: isOllama(ctx.req.headers.get('user-agent')) ? ollamaRedirectRules(ctx.origin) : undefined,
-      hubHost: originHostname(ctx.origin),
-    });
-    if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds(), chosen.lacking);
     // 307 (not 302): Ollama accepts only 307 or 200 here (protocols.md 4.2).
     return {
       status: 307,
