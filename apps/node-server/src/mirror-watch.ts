@@ -17,7 +17,9 @@ export function watchMirrorManifest(dir: string, changed: () => void, log: Logge
       clearTimeout(timer);
       timer = setTimeout(changed, 50);
     });
-    watcher.on('error', (e) => log.warn({ err: e.message, folder: dir }, 'the mirror folder is no longer watched; probe rounds re-read it'));
+    watcher.on('error', (e) =>
+      log.warn({ err: e.message, folder: dir }, 'the mirror folder is no longer watched; probe rounds re-read it'),
+    );
   } catch (e) {
     log.warn({ err: (e as Error).message, folder: dir }, 'the mirror folder cannot be watched; probe rounds re-read it');
   }

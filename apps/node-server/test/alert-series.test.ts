@@ -38,7 +38,13 @@ async function hubWithDeadSource(): Promise<{ hub: TestHub; dir: string }> {
   const dataDir = path.join(dir, 'hub');
   await buildIndex(new FsObjectStore(dataDir), {
     date: '2026-11-22',
-    models: [{ id: MODEL, files: [{ path: 'weights.bin', size: WEIGHTS.length, sha256: sha256(WEIGHTS) }], sources: [{ source: 'a', type: 'http' }] }],
+    models: [
+      {
+        id: MODEL,
+        files: [{ path: 'weights.bin', size: WEIGHTS.length, sha256: sha256(WEIGHTS) }],
+        sources: [{ source: 'a', type: 'http' }],
+      },
+    ],
     display: (s) => s,
   });
   const dead = `http://127.0.0.1:${await freePort()}/{id}/resolve/{revision}/{path}`;

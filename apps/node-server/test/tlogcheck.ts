@@ -17,7 +17,14 @@ export async function buildTlogCheck(dir: string, vkey: string) {
   const bin = path.join(dir, 'tlogcheck');
   await run('go', ['build', '-o', bin, '.'], {
     cwd: dir,
-    env: { PATH: process.env.PATH, HOME: dir, GO111MODULE: 'off', GOPATH: '/usr/share/gocode', GOCACHE: path.join(dir, 'cache'), GOFLAGS: '' },
+    env: {
+      PATH: process.env.PATH,
+      HOME: dir,
+      GO111MODULE: 'off',
+      GOPATH: '/usr/share/gocode',
+      GOCACHE: path.join(dir, 'cache'),
+      GOFLAGS: '',
+    },
   });
   return async (prefix: string, old?: string): Promise<{ code: number; out: string }> => {
     try {

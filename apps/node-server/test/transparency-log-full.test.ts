@@ -85,7 +85,12 @@ describe('a log of 301 leaves', () => {
     let out = '';
     const io = { out: (t: string) => (out += t), err: (t: string) => (out += t), tty: false, env: {} };
     const state = path.join(await tmp('hub-tlog-full-state-'), 'seen.json');
-    const code = await runCli(COMMANDS, ['index', 'verify', '--log', `${hub.url}/api/hub/log`, '--key', vkey, '--state', state], io, OVERVIEW);
+    const code = await runCli(
+      COMMANDS,
+      ['index', 'verify', '--log', `${hub.url}/api/hub/log`, '--key', vkey, '--state', state],
+      io,
+      OVERVIEW,
+    );
     expect(code, out).toBe(0);
     expect(out).toContain(`checkpoint ${ORIGIN}: 301 leaves`);
     expect(out).toContain('day 2026-11-21 (leaf 300) included');

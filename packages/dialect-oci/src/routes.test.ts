@@ -470,7 +470,11 @@ describe('blobs', () => {
     expect(res.json().errors[0].message).toContain('/api/hub/health');
     // HEAD answers as GET does (issue 37): the 503's head, not the length of bytes no live source can send.
     const head = await request(h, `${TINY}/blobs/${weight}`, { method: 'HEAD' });
-    expect([head.status, head.headers['retry-after'], head.headers['x-error-code']]).toEqual([503, res.headers['retry-after'], res.headers['x-error-code']]);
+    expect([head.status, head.headers['retry-after'], head.headers['x-error-code']]).toEqual([
+      503,
+      res.headers['retry-after'],
+      res.headers['x-error-code'],
+    ]);
     // With mirror-b back, the file it holds goes there.
     own.health.record('mirror-b', { ok: true, reason: 'verified', at: 2 });
     const back = await request(h, `${TINY}/blobs/${weight}`);

@@ -20,7 +20,6 @@ import {
   nameInvalid,
   nameUnknown,
   ociError,
-  paginationInvalid,
   rangeInvalid,
   unavailable,
   unsupported,
@@ -28,6 +27,7 @@ import {
 import { type Prepared, type Repository, repository, type Shape, type ShapeSet } from './manifests.js';
 import { API_VERSION, API_VERSION_HEADER, MODELPACK_ARTIFACT, OCI_MANIFEST } from './media-types.js';
 import { findModel, invalidName } from './names.js';
+import { paginate } from './pagination.js';
 import { registryRepositories } from './repositories.js';
 
 const DIGEST = /^sha256:[0-9a-fA-F]{64}$/;
@@ -76,31 +76,6 @@ export function negotiate(accept: string | null, userAgent: string | null, shape
   if (ua.includes('modctl') || ua.startsWith('kitops') || ua.startsWith('kit/')) return shapes.modelpack;
   if (accept?.toLowerCase().includes(MODELPACK_ARTIFACT)) return shapes.modelpack;
   return wantsOci(accept) ? shapes.oci : shapes.docker;
-}
-
-/** `n`/`last` pagination over a sorted list, with an absolute `Link: <…>; rel="next"` when more remain. */
-function paginate(
-  ctx: RouteContext<unknown>,
-  all: readonly string[],
-  path: string,
-): { page: string[]; headers: Record<string, string> } | HubResponse {
-  const nRaw = ctx.query.get('n');
-  const last = ctx.query.get('last');
-  let from = 0;
-  if (last !== null && last !== '') {
-    from = all.findIndex((x) => x > last);
-    if (from === -1) from = all.length;
-  }
-  if (nRaw === null || nRaw === '') return { page: all.slice(from), headers: {} };
-  if (!/^\d{1,9}$/.test(nRaw)) return paginationInvalid(nRaw);
-  const n = Number(nRaw);
-  const page = all.slice(from, from + n);
-  const headers: Record<string, string> = {};
-  const lastShown = page[page.length - 1];
-  if (n > 0 && from + n < all.length && lastShown !== undefined) {
-    headers.link = `<${ctx.origin}${path}?n=${n}&last=${encodeURIComponent(lastShown)}>; rel="next"`;
-  }
-  return { page, headers };
 }
 
 interface Found {

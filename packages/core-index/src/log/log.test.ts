@@ -246,7 +246,11 @@ const syntheticDays = (count: number, from = 0) =>
   Array.from({ length: count }, (_, i) => {
     const n = from + i;
     const hex = n.toString(16).padStart(4, '0').repeat(16);
-    return { date: new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10), index: `blake3:${hex}`, catalog: `blake3:${hex}` };
+    return {
+      date: new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10),
+      index: `blake3:${hex}`,
+      catalog: `blake3:${hex}`,
+    };
   });
 
 describe('a log past 256 days (full tiles)', () => {
