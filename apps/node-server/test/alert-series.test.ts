@@ -83,7 +83,7 @@ describe('the series the alerts read', () => {
       ['/:owner/:name/resolve/:rev/*path', 'HEAD'],
       ['/v2/:owner/:name/blobs/:digest', 'GET'],
       ['/api/hub/log/checkpoint', 'GET'],
-    ])
+    ] as const)
       expect(sample(text, 'hub_requests_total', { route, method, status_class: '5xx' }), `${method} ${route}`).toBe(0);
     expect(sample(text, 'hub_source_probe_duration_seconds_count', { source: 'a' })).toBeDefined();
     for (const outcome of ['ok', 'failed']) expect(sample(text, 'hub_upstream_runs_total', { outcome })).toBe(0);

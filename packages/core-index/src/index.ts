@@ -154,8 +154,8 @@ export {
 } from './sources/mirror-manifest.js';
 export { type ProbeRound, type ProbeSettings, type ProbeState, probeConfigProblem, probeSettings } from './sources/prober.js';
 export { isOllama, MemorySourceHealth, ollamaRedirectRules, type SourceHealth, sourceHolds } from './sources/source-health.js';
-export { besideNotes } from './sources/unavailable.js';
 export { type ProbeStorage, SourceProber } from './sources/source-prober.js';
+export { besideNotes } from './sources/unavailable.js';
 export { readSpace, readSpaces, recordSpace, SPACES_REF, spaceConflict } from './spaces/catalog.js';
 export {
   missingAddresses,
