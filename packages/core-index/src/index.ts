@@ -67,7 +67,7 @@ export {
   recordMissing,
   silentLogger,
 } from './http/deps.js';
-export { type HostPolicy, isLoopbackName } from './http/host-policy.js';
+export type { HostPolicy } from './http/host-policy.js';
 export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
