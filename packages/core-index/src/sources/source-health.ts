@@ -207,14 +207,16 @@ export function chooseSource(
   return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source), ...also, ...(plainHttp.length ? { plainHttp } : {}) };
 }
 
+/** What {@link onHubHost} answers for a plain-http URL when the client reached the hub over https. */
+const PLAIN_HTTP = 'plain-http';
+
 /**
  * A URL on the hub's machine, named by the host the client reached the hub by (that host is where the hub, and so the
  * server beside it, listens), keeping the URL's scheme, port and path. {@link PLAIN_HTTP} when the client reached the
- * hub over https and the URL is plain http: an https client is never sent to http. A client that follows a redirect only to
- * another host name (`otherName`) is sent from `127.0.0.1` to `localhost` and back: both reach a loopback-bound server.
+ * hub over https and the URL is plain http: an https client is never sent to http. A client that follows a redirect
+ * only to another host name (`otherName`) is sent from `127.0.0.1` to `localhost` and back: both reach a
+ * loopback-bound server.
  */
-const PLAIN_HTTP = 'plain-http';
-
 function onHubHost(url: string, hubOrigin: string, otherName: boolean): string | undefined {
   let u: URL;
   let hub: URL;
