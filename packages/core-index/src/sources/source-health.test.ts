@@ -84,7 +84,7 @@ describe('a source beside the hub (onHubHost)', () => {
       ['http://localhost:8080', 'localhost:9001'],
       ['http://[::1]:8080', '[::1]:9001'],
       ['http://hub.lan', 'hub.lan:9001'],
-    ])
+    ] as const)
       expect(at(origin), origin).toMatchObject({ ok: true, choice: { url: `http://${host}/o/n/f.bin` } });
   });
 
