@@ -182,12 +182,16 @@ describe('two hubs on one data folder', () => {
       log,
       reload: async () => {},
     };
-    const a = startSharedRefresh({ ...common, indexAge: async () => 0, build: async () => ({ catalog: 'a', models: (builds.a += 1) }) });
+    const build = (who: 'a' | 'b') => async () => {
+      builds[who] += 1;
+      return { catalog: who, models: 0 };
+    };
+    const a = startSharedRefresh({ ...common, indexAge: async () => 0, build: build('a') });
     await sleep(200);
     const b = startSharedRefresh({
       ...common,
       indexAge: async () => 25 * 3600_000,
-      build: async () => ({ catalog: 'b', models: (builds.b += 1) }),
+      build: build('b'),
     });
     await sleep(600);
     // The holder has a fresh index: no build; the other waits.
