@@ -67,7 +67,7 @@ export {
   recordMissing,
   silentLogger,
 } from './http/deps.js';
-export { type HostPolicy, isLoopbackName, originHostname } from './http/host-policy.js';
+export type { HostPolicy } from './http/host-policy.js';
 export {
   PolicyConfigError,
   parsePolicy,
@@ -95,7 +95,7 @@ export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
 export { ObjectCache } from './index/object-cache.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
-export { newObjectMetadata, REF_NAME } from './index/object-store.js';
+export { newObjectMetadata, REF_NAME, withRef } from './index/object-store.js';
 export { ollamaTemplateFor } from './index/ollama-template.js';
 export { emptyPins, PinsError, parsePins } from './index/pins.js';
 export { BoundedQueue, boundedAll } from './index/pool.js';
@@ -165,6 +165,7 @@ export {
 export { type ProbeRound, type ProbeSettings, type ProbeState, probeConfigProblem, probeSettings } from './sources/prober.js';
 export { isOllama, MemorySourceHealth, ollamaRedirectRules, type SourceHealth, sourceHolds } from './sources/source-health.js';
 export { type ProbeStorage, SourceProber } from './sources/source-prober.js';
+export { besideNotes } from './sources/unavailable.js';
 export { readSpace, readSpaces, recordSpace, SPACES_REF, spaceConflict } from './spaces/catalog.js';
 export {
   missingAddresses,
