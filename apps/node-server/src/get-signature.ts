@@ -82,7 +82,8 @@ export async function checkFromBytes(
   const bundle = new Uint8Array(await res.arrayBuffer());
   if (createHash('sha256').update(bundle).digest('hex') !== signature.sha256)
     return { status: 'failed', method: 'unknown', covered: 0, reason: "the model.sig downloaded is not the tree's" };
-  const [{ verifyFromBytes }, { loadTrust }] = await Promise.all([import('@hub/model-signing'), import('@hub/model-signing/node')]);
+  const { verifyFromBytes } = await import('@hub/model-signing');
+  const { loadTrust } = await import('@hub/model-signing/node');
   const file = env.HUB_SIGNING_CONFIG;
   const config = file ? (JSON.parse(await readFile(file, 'utf8')) as { signing?: Parameters<typeof loadTrust>[0] }).signing : undefined;
   return verifyFromBytes(bundle, loadTrust(config ?? {}), held, (p, range) => readLocal(localPath(p), range));

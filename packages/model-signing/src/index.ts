@@ -1,2 +1,2 @@
-export { type ReadBytes, verifyFromBytes } from './bytes.js';
+export { verifyFromBytes } from './bytes.js';
 export { verifyModelSignature } from './verify.js';
