@@ -25,7 +25,12 @@ afterAll(() => server.close());
 
 const clock = (): Clock => {
   let t = Date.parse('2026-11-26T09:00:00Z');
-  return { now: () => t, sleep: async (ms) => void (t += ms) };
+  return {
+    now: () => t,
+    sleep: async (ms) => {
+      t += ms;
+    },
+  };
 };
 
 const calls: Array<{ bytes: string; files: string[]; at: string }> = [];
