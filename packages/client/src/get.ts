@@ -8,10 +8,12 @@ export {
   type ClientOptions,
   downloadAll,
   type FileResult,
+  type Progress,
   listFiles,
   modelRevision,
   parseRef,
   type RemoteFile,
 } from './download.js';
+export { hfCacheRangeFile, rangeFile } from './node/range-file.js';
 export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher, readFileChunks } from './node/transfer.js';
 export { selectFiles } from './select.js';

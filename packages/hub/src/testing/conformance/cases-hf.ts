@@ -20,9 +20,15 @@ function redirect(path = FILE) {
       'x-linked-size': /^\d+$/,
       'repr-digest': /^sha-256=:[A-Za-z0-9+/=]+:$/,
       'cache-control': 'no-store',
+      // every live source holding the file (RFC 6249 duplicates; the demo has one), the redirect target first
+      link: /^<\{mirror\}\/[^>]+>; rel="duplicate"; pri=1; hub-source="demo-mirror"$/,
     },
     check: (r: { headers: Record<string, string> }) =>
-      r.headers.location?.startsWith('{mirror}/') && r.headers.location.endsWith(path) ? undefined : `location ${r.headers.location}`,
+      !r.headers.location?.startsWith('{mirror}/') || !r.headers.location.endsWith(path)
+        ? `location ${r.headers.location}`
+        : r.headers.link !== `<${r.headers.location}>; rel="duplicate"; pri=1; hub-source="demo-mirror"`
+          ? `link ${r.headers.link} does not list the location first`
+          : undefined,
   };
 }
 

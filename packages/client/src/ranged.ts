@@ -1,0 +1,403 @@
+/**
+ * A ranged download (issue 42): one file in pieces over several connections to each of several sources at once, the
+ * pieces written in place into a {@link RangeTarget} and hashed in order as the completed prefix grows. The hub names
+ * every live source of the file on its resolve redirect (`Link: rel="duplicate"`); the first piece is asked of the hub
+ * itself, so one request both starts the bytes and learns the sources. A source that fails, or answers a range with
+ * bytes that do not add up (a status other than 206, another Content-Range, too few bytes), is dropped for the rest of
+ * the file and its pieces go to the others. The SHA-256 of the whole file decides; on a mismatch the file is checked
+ * from one source at a time (the bytes others served are fetched again from it and compared) before giving up, so the
+ * source whose bytes differ is named. Runtime-neutral: the transport, the hashing and the file are injected.
+ */
+import { addInterval, type Duplicate, gaps, type Interval, parseDuplicates, pieceBytes } from './ranges.js';
+import type { Attempt, ByteResponse, ClientOptions, FileResult, GetBytes, Outcome, RangeTarget, RemoteFile } from './types.js';
+
+/** A file this large or larger is fetched in ranges when a {@link RangeTarget} is given. */
+export const RANGED_MIN_BYTES = 16 << 20;
+/** Connections per source unless `ClientOptions.connections` says otherwise. */
+export const DEFAULT_CONNECTIONS = 8;
+/** A cut connection is tried again on the same source this many times before the source is dropped. */
+const CUTS_PER_SOURCE = 3;
+/** An idle connection takes half of a busy piece with at least this much left (the slow tail of a file). */
+const SPLIT_MIN_BYTES = 4 << 20;
+/** The hash is told of the completed prefix when it grew by this much. */
+const HASH_STEP_BYTES = 1 << 20;
+/** Bytes written per call: a transport chunk is cut into slices of at most this (a piece's end may move meanwhile). */
+const SLICE_BYTES = 1 << 20;
+/** The record of completed ranges is written at most this often (and at the end). */
+const RECORD_EVERY_MS = 250;
+
+interface Piece {
+  start: number;
+  /** exclusive; moves down when an idle connection takes the rest */
+  end: number;
+  /** bytes `[start, pos)` are written */
+  pos: number;
+  busy: boolean;
+}
+
+interface Source extends Duplicate {
+  dropped: boolean;
+  cuts: number;
+  /** bytes written from this source (of this file) */
+  bytes: number;
+}
+
+/** Who wrote bytes `[start, end)` last. */
+interface Served {
+  start: number;
+  end: number;
+  source: string;
+}
+
+class RangeEnd extends Error {
+  constructor(
+    readonly outcome: Outcome,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+const RESUMED = 'earlier run';
+const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+|\*)$/;
+
+/** Download `file` into `target` in ranges; `resolveUrl` is the hub's `/resolve/` URL of the file. */
+export function downloadRanged(
+  opts: ClientOptions,
+  getBytes: GetBytes,
+  resolveUrl: string,
+  file: RemoteFile,
+  target: RangeTarget,
+): Promise<FileResult> {
+  return new Ranged(opts, getBytes, file, target).run(resolveUrl);
+}
+
+class Ranged {
+  private pieces: Piece[] = [];
+  private readonly served: Served[] = [];
+  private sources: Source[] = [];
+  private readonly attempts: Attempt[] = [];
+  private received = 0;
+  private hashed = 0;
+  private first = 0;
+  private waiting: Array<() => void> = [];
+  /** a check round: each slice is compared with what the file holds before it is written */
+  private compare: Map<string, Interval[]> | undefined;
+  private paused = false;
+  private recording: Promise<void> = Promise.resolve();
+  private lastRecord = 0;
+  private discarded = false;
+  private readonly conns: number;
+  private readonly stallMs: number;
+
+  constructor(
+    private readonly opts: ClientOptions,
+    private readonly getBytes: GetBytes,
+    private readonly file: RemoteFile,
+    private readonly target: RangeTarget,
+  ) {
+    this.conns = Math.max(1, opts.connections ?? DEFAULT_CONNECTIONS);
+    this.stallMs = (opts.stallSeconds ?? 30) * 1000;
+  }
+
+  async run(resolveUrl: string): Promise<FileResult> {
+    let held: Interval[] = [];
+    for (const [s, e] of this.target.held) held = addInterval(held, [s, e]);
+    if (held.length > 0) this.served.push(...held.map(([start, end]) => ({ start, end, source: RESUMED })));
+    this.plan(held, gaps(held, this.file.size));
+    if (gaps(held, this.file.size).length === 0) {
+      // every byte was kept by an earlier run: only the hash is left
+      if ((await this.digest()) === this.file.sha256) return this.result(true);
+      this.served.length = 0;
+      this.plan([], [[0, this.file.size]]);
+    }
+    const piece = this.take();
+    if (!piece || piece === 'wait') return this.result(false);
+    // The first piece is asked of the hub: its redirect names the source, its Link header every live source; the other
+    // connections start once it has answered, and the first goes on as one of its source's.
+    const hub: Source = { source: 'hub', url: resolveUrl, dropped: false, cuts: 0, bytes: 0 };
+    let others: Promise<void> = Promise.resolve();
+    const firstSource = await this.fetchPiece(hub, piece, (r) => {
+      const links = parseDuplicates(r.hubLinks ?? r.headers.get('link'), r.url);
+      const served = r.hubSource ?? links.find((l) => l.url === r.url)?.source ?? hostOf(r.url);
+      const list = links.some((l) => l.source === served) ? links : [{ source: served, url: r.url }, ...links];
+      this.sources = list.map((d) => ({ ...d, dropped: false, cuts: 0, bytes: 0 }));
+      const first = this.sources.find((x) => x.source === served) as Source;
+      others = this.workers(this.sources, first);
+      return first;
+    });
+    await Promise.all([others, firstSource === hub ? undefined : this.worker(firstSource)]);
+    if (!this.complete()) return this.result(false);
+    let actual = await this.digest();
+    if (actual === this.file.sha256) return this.result(true);
+    // Mismatch: check the file from one source at a time, in the hub's order.
+    const tried = new Set<string>();
+    for (;;) {
+      const v = this.sources.find((s) => !s.dropped && !tried.has(s.source));
+      if (!v) break;
+      tried.add(v.source);
+      const owners = paint(this.served, this.file.size);
+      const mine = owners.filter((o) => o.source === v.source).map((o): Interval => [o.start, o.end]);
+      let redo = gaps(mine, this.file.size);
+      if (redo.length === 0) redo = [[0, this.file.size]];
+      this.plan(gaps(redo, this.file.size), redo);
+      this.compare = new Map();
+      this.paused = true;
+      await this.workers([v]);
+      const differing = this.compare;
+      this.compare = undefined;
+      this.paused = false;
+      if (!this.complete()) continue;
+      this.target.rehash();
+      this.hashed = 0;
+      actual = await this.digest();
+      if (actual === this.file.sha256) {
+        for (const [name, ivs] of differing) {
+          const s = this.sources.find((x) => x.source === name);
+          if (s) s.dropped = true;
+          const where = ivs.map(([a, b]) => `${a}-${b - 1}`).join(', ');
+          this.report(s ?? { source: name, url: '', dropped: true, cuts: 0, bytes: 0 }, 0, ivs[0]?.[0] ?? 0, 'mismatch', `bytes ${where} differ from ${v.source}'s, with which the file verified`);
+        }
+        return this.result(true);
+      }
+      v.dropped = true;
+      this.report(v, v.bytes, 0, 'mismatch', `every byte from ${v.source}: sha256 ${actual}, expected ${this.file.sha256}`);
+    }
+    this.discarded = true;
+    await this.recording;
+    await this.target.discard();
+    return this.result(false);
+  }
+
+  /** Pieces: `done` intervals complete, `todo` cut into pieces; ordered by offset. */
+  private plan(done: Interval[], todo: Interval[]): void {
+    const size = pieceBytes(this.file.size, this.conns * Math.max(1, this.sources.length || 1));
+    const pieces: Piece[] = done.map(([start, end]) => ({ start, end, pos: end, busy: false }));
+    for (const [s, e] of todo) for (let a = s; a < e; a += size) pieces.push({ start: a, end: Math.min(e, a + size), pos: a, busy: false });
+    this.pieces = pieces.sort((a, b) => a.start - b.start);
+    this.first = 0;
+    this.received = done.reduce((n, [s, e]) => n + e - s, 0);
+  }
+
+  private complete(): boolean {
+    return this.pieces.every((p) => p.pos >= p.end);
+  }
+
+  private async digest(): Promise<string> {
+    this.advance(true);
+    return this.target.digest();
+  }
+
+  /** A piece to fetch: the first free one; else half of the busy piece with the most left; `wait` while others work. */
+  private take(): Piece | 'wait' | undefined {
+    const free = this.pieces.find((p) => !p.busy && p.pos < p.end);
+    if (free) {
+      free.busy = true;
+      return free;
+    }
+    let best: Piece | undefined;
+    for (const p of this.pieces) if (p.busy && p.end - p.pos >= SPLIT_MIN_BYTES && (!best || p.end - p.pos > best.end - best.pos)) best = p;
+    if (best) {
+      const mid = best.pos + Math.floor((best.end - best.pos) / 2 / 65536) * 65536;
+      const rest: Piece = { start: mid, end: best.end, pos: mid, busy: true };
+      best.end = mid;
+      this.pieces.splice(this.pieces.indexOf(best) + 1, 0, rest);
+      return rest;
+    }
+    return this.pieces.some((p) => p.busy) ? 'wait' : undefined;
+  }
+
+  private rangeOf(p: Piece): string {
+    return `bytes=${p.pos}-${p.end - 1}`;
+  }
+
+  private changed(): void {
+    const w = this.waiting;
+    this.waiting = [];
+    for (const f of w) f();
+  }
+
+  /** `conns` connections to each source (one fewer to `running`, whose first connection is already at work). */
+  private async workers(sources: Source[], running?: Source): Promise<void> {
+    const all: Array<Promise<void>> = [];
+    for (const s of sources) for (let i = s === running ? 1 : 0; i < this.conns; i++) all.push(this.worker(s));
+    await Promise.all(all);
+  }
+
+  private async worker(s: Source): Promise<void> {
+    for (;;) {
+      if (s.dropped) return;
+      const piece = this.take();
+      if (piece === 'wait') {
+        await new Promise<void>((r) => this.waiting.push(r));
+        continue;
+      }
+      if (!piece) return;
+      await this.fetchPiece(s, piece);
+    }
+  }
+
+  /**
+   * One request for the rest of `piece` from `s`; returns the source the bytes came from (`opened` may name another:
+   * the hub's redirect). A failure is reported and the piece freed for any connection; the source is dropped unless
+   * the connection was only cut (a few times).
+   */
+  private async fetchPiece(from0: Source, piece: Piece, opened?: (r: ByteResponse) => Source): Promise<Source> {
+    let s = from0;
+    const from = piece.pos;
+    const last = piece.end - 1;
+    const ctrl = new AbortController();
+    let lastByte = Date.now();
+    const timer = setInterval(
+      () => {
+        if (Date.now() - lastByte >= this.stallMs) ctrl.abort(new RangeEnd('stall', `no byte for ${this.stallMs / 1000} s`));
+      },
+      Math.max(10, Math.min(1000, this.stallMs / 5)),
+    );
+    let r: ByteResponse | undefined;
+    try {
+      r = await this.getBytes(s.url, { headers: { range: `bytes=${from}-${last}` }, signal: ctrl.signal });
+      // the hub's redirect was followed (or a range answered): the sources are known
+      if (opened && (r.redirected || r.status === 206)) s = opened(r);
+      if (r.status !== 206) {
+        throw new RangeEnd('status', r.status === 200 ? 'HTTP 200 to a Range request (the whole file instead of the range)' : `HTTP ${r.status}`);
+      }
+      const cr = CONTENT_RANGE.exec(r.headers.get('content-range') ?? '');
+      if (!cr || Number(cr[1]) !== from || Number(cr[2]) !== last || (cr[3] !== '*' && Number(cr[3]) !== this.file.size)) {
+        throw new RangeEnd('size', `Content-Range ${r.headers.get('content-range') ?? '(none)'} for bytes=${from}-${last} of ${this.file.size}`);
+      }
+      for await (const chunk of r.body) {
+        lastByte = Date.now();
+        for (let at = 0; at < chunk.byteLength && piece.pos < piece.end; ) {
+          const n = Math.min(chunk.byteLength - at, piece.end - piece.pos, SLICE_BYTES);
+          await this.put(s, piece, chunk.subarray(at, at + n));
+          at += n;
+        }
+        if (piece.pos >= piece.end) break;
+      }
+      if (piece.pos < piece.end) throw new RangeEnd('cut', `the answer to bytes=${from}-${last} ended at byte ${piece.pos}`);
+    } catch (e) {
+      const end =
+        e instanceof RangeEnd
+          ? e
+          : ctrl.signal.reason instanceof RangeEnd
+            ? ctrl.signal.reason
+            : new RangeEnd(piece.pos > from ? 'cut' : 'error', e instanceof Error ? e.message : String(e));
+      this.report(s, piece.pos - from, from, end.outcome, end.message);
+      if (!(end.outcome === 'cut' && ++s.cuts <= CUTS_PER_SOURCE)) s.dropped = true;
+    } finally {
+      clearInterval(timer);
+      r?.cancel();
+      if (piece.pos > from) this.served.push({ start: from, end: piece.pos, source: s.source });
+      piece.busy = false;
+      this.changed();
+      this.saveRecord(piece.pos >= piece.end && this.complete());
+    }
+    return s;
+  }
+
+  /** One slice of a piece: compared first in a check round, written in place, counted, the hash moved on. */
+  private async put(s: Source, piece: Piece, slice: Uint8Array): Promise<void> {
+    const at = piece.pos;
+    if (this.compare) {
+      const had = await this.target.read(at, slice.byteLength);
+      if (!sameBytes(had, slice)) {
+        const owner = paint(this.served, this.file.size).find((o) => o.start <= at && at < o.end)?.source ?? RESUMED;
+        this.compare.set(owner, addInterval(this.compare.get(owner) ?? [], [at, at + slice.byteLength]));
+      }
+    }
+    await this.target.write(at, slice);
+    piece.pos = at + slice.byteLength;
+    s.bytes += slice.byteLength;
+    this.received += slice.byteLength;
+    this.advance(false);
+    this.opts.onProgress?.({
+      file: this.file.path,
+      source: s.source,
+      received: this.received,
+      size: this.file.size,
+      sources: this.bySource(),
+    });
+  }
+
+  /** Tell the hash how far the completed prefix reaches (every step, or now). */
+  private advance(now: boolean): void {
+    if (this.paused) return;
+    while (this.first < this.pieces.length && (this.pieces[this.first] as Piece).pos >= (this.pieces[this.first] as Piece).end) this.first++;
+    const frontier = this.first < this.pieces.length ? (this.pieces[this.first] as Piece).pos : this.file.size;
+    if (frontier > this.hashed && (now || frontier - this.hashed >= HASH_STEP_BYTES || frontier === this.file.size)) {
+      this.target.hashTo(frontier);
+      this.hashed = frontier;
+    }
+  }
+
+  /** The completed intervals, beside the temp file: at most every 250 ms, and always at the end. */
+  private saveRecord(force: boolean): void {
+    const t = Date.now();
+    if (this.discarded) return;
+    if (!force && t - this.lastRecord < RECORD_EVERY_MS) return;
+    this.lastRecord = t;
+    let done: Interval[] = [];
+    for (const p of this.pieces) if (p.pos > p.start) done = addInterval(done, [p.start, p.pos]);
+    this.recording = this.recording.then(() => this.target.record(done)).catch(() => {});
+  }
+
+  private bySource(): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const s of this.sources) if (s.bytes > 0) out[s.source] = s.bytes;
+    return out;
+  }
+
+  private report(s: Source, bytes: number, offset: number, outcome: Outcome, reason: string): void {
+    const a: Attempt = { file: this.file.path, source: s.source, url: s.url, bytes, offset, outcome, reason };
+    this.attempts.push(a);
+    this.opts.onAttempt?.(a);
+  }
+
+  private async result(ok: boolean): Promise<FileResult> {
+    this.saveRecord(true);
+    await this.recording;
+    const sources = this.bySource();
+    let source: string | undefined;
+    for (const [name, n] of Object.entries(sources)) if (!source || n > (sources[source] ?? 0)) source = name;
+    if (ok) {
+      source ??= RESUMED;
+      for (const s of this.sources.filter((x) => x.bytes > 0 && !x.dropped)) {
+        this.report(s, s.bytes, 0, 'verified', `sha256 ${this.file.sha256} (ranges over ${this.conns} connections)`);
+      }
+    }
+    return { file: this.file, ok, ...(ok && source ? { source, sources } : {}), attempts: this.attempts };
+  }
+}
+
+/** Who wrote each byte last: `served` painted in order, as non-overlapping intervals. */
+function paint(served: readonly Served[], size: number): Served[] {
+  let out: Served[] = [];
+  for (const s of served) {
+    const next: Served[] = [];
+    for (const o of out) {
+      if (o.end <= s.start || o.start >= s.end) next.push(o);
+      else {
+        if (o.start < s.start) next.push({ ...o, end: s.start });
+        if (o.end > s.end) next.push({ ...o, start: s.end });
+      }
+    }
+    next.push({ start: s.start, end: Math.min(s.end, size), source: s.source });
+    out = next.sort((a, b) => a.start - b.start);
+  }
+  return out;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'source';
+  }
+}
