@@ -3,7 +3,7 @@
 // (Debian nginx-light, `sendfile on`, each with its own conf and prefix in a temp folder on 127.0.0.1, stopped by its
 // pid) through real hubs (`hub index build --from-dir` of the file, then `hub serve`). Not a test: run by
 // `pnpm bench --client` after bench/client.mjs (or `node bench/client-ranges.mjs`). Needs the build, nginx and aria2.
-// Usage: node bench/client-ranges.mjs [--mib 200] [--rounds 5] [--rate 25m] [--connections 8]
+// Usage: node bench/client-ranges.mjs [--mib 200] [--rounds 5] [--rate 25m] [--connections 8] [--only a,b] [--prof DIR]
 // Three nginx: `limited-a` and `limited-b` with `limit_rate RATE` (per connection), `open` without a limit; three
 // hubs: one over limited-a, one over limited-a and limited-b (so its resolve lists both), one over open. Each round
 // runs, in alternating order:
@@ -30,6 +30,7 @@ const { values } = parseArgs({
     rate: { type: 'string', default: '25m' },
     connections: { type: 'string', default: '8' },
     only: { type: 'string' },
+    prof: { type: 'string' },
   },
   strict: false,
 });
@@ -135,15 +136,23 @@ async function hub(name, sources) {
   writeFileSync(path.join(data, 'bench.json'), JSON.stringify(config));
   const port = await freePort();
   children.push(
-    spawn(process.execPath, [cli, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', data, '--config', path.join(data, 'bench.json')], {
-      env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    }),
+    spawn(
+      process.execPath,
+      [cli, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', data, '--config', path.join(data, 'bench.json')],
+      {
+        env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    ),
   );
   const url = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
-      if ((await fetch(`${url}/-/ready`)).ok && (await Promise.all(sources.map((s) => fetch(s.probe, { method: 'HEAD' })))).every((r) => r.ok)) break;
+      if (
+        (await fetch(`${url}/-/ready`)).ok &&
+        (await Promise.all(sources.map((s) => fetch(s.probe, { method: 'HEAD' })))).every((r) => r.ok)
+      )
+        break;
     } catch {}
     if (i > 300) throw new Error(`hub ${name} or its nginx did not start`);
     await new Promise((r) => setTimeout(r, 50));
@@ -169,10 +178,15 @@ const timed = (cmd, args, opts = {}) =>
         : resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, stdout, stderr }),
     );
   });
-const hubGet = async (h, extra = []) => {
-  const res = await timed(process.execPath, [cli, 'get', 'bench/model', '--hub', h.url, '--to', path.join(out, 'get'), ...extra], {
+/** CPU seconds (user + system) of each `hub get` run, by case: on a busy machine steadier than the wall clock. */
+const cpu = {};
+const hubGet = async (h, extra = [], name = '') => {
+  // GNU time's `%U %S` on the last line of stderr
+  const res = await timed('/usr/bin/time', ['-f', '%U %S', process.execPath, ...(values.prof ? ['--cpu-prof', '--cpu-prof-dir', path.join(values.prof, name)] : []), cli, 'get', 'bench/model', '--hub', h.url, '--to', path.join(out, 'get'), ...extra], {
     env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
   });
+  const [user, sys] = res.stderr.trim().split('\n').at(-1).split(' ').map(Number);
+  (cpu[name] ??= []).push(user + sys);
   const summary = res.stdout
     .split('\n')
     .filter((l) => l.includes('"event":"file"'))
@@ -183,7 +197,7 @@ const hubGet = async (h, extra = []) => {
 };
 const lastSources = {};
 const CASES = {
-  get: () => hubGet(one, ['--connections', N]),
+  get: () => hubGet(one, ['--connections', N], 'get'),
   curlSha: async () => {
     const target = path.join(out, 'curl.bin');
     const res = await timed('sh', ['-c', `curl -sfL -o '${target}' '${one.resolve}' && sha256sum '${target}'`]);
@@ -208,9 +222,9 @@ const CASES = {
         one.resolve,
       ])
     ).seconds,
-  getTwo: () => hubGet(two, ['--connections', N]),
-  open: () => hubGet(free, ['--connections', N]),
-  openOne: () => hubGet(free, ['--connections', '1']),
+  getTwo: () => hubGet(two, ['--connections', N], 'getTwo'),
+  open: () => hubGet(free, ['--connections', N], 'open'),
+  openOne: () => hubGet(free, ['--connections', '1'], 'openOne'),
 };
 const names = Object.keys(CASES).filter((k) => !values.only || values.only.split(',').includes(k));
 const runs = Object.fromEntries(names.map((k) => [k, []]));
@@ -245,9 +259,12 @@ console.log(
 console.log(`hub get, 1 limited source:        ${fmt(runs.get)}`);
 console.log(`curl -o FILE && sha256sum FILE:   ${fmt(runs.curlSha)}`);
 console.log(`aria2c -x ${N} -s ${N} --checksum:      ${fmt(runs.aria2)}`);
-console.log(`hub get, 2 limited sources:       ${fmt(runs.getTwo)}; bytes per source (last run): ${JSON.stringify(lastSources[two.url] ?? {})}`);
+console.log(
+  `hub get, 2 limited sources:       ${fmt(runs.getTwo)}; bytes per source (last run): ${JSON.stringify(lastSources[two.url] ?? {})}`,
+);
 console.log(`hub get, unlimited, ranges:       ${fmt(runs.open)}`);
 console.log(`hub get, unlimited, --connections 1 (one request, as before): ${fmt(runs.openOne)}`);
+console.log(`hub get CPU seconds (user + system), medians: ${Object.entries(cpu).map(([k, v]) => `${k} ${median(v).toFixed(2)}`).join(', ')}`);
 console.log(`hub get speed / (curl && sha256sum):    ${ratio('curlSha', 'get')}   target >= 4`);
 console.log(`hub get speed / aria2c:                 ${ratio('aria2', 'get')}   target >= 1.0`);
 console.log(`2 sources / 1 source (same connections): ${ratio('get', 'getTwo')}   target >= 1.6`);

@@ -172,9 +172,13 @@ for (let r = 0; r < ROUNDS; r++) {
       const prof = values.prof ? ['--cpu-prof', '--cpu-prof-dir', values.prof] : [];
       // getThread: the same command hashing in a worker thread (HUB_HASH_THREAD=1), to show what the thread brings
       const one = which === 'getThread' ? ['--connections', '1'] : [];
-      const res = await timed(process.execPath, [...prof, cli, 'get', 'bench/model', '--hub', hubUrl, '--to', path.join(out, 'get'), ...one], {
-        env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...(which === 'getThread' ? { HUB_HASH_THREAD: '1' } : {}) },
-      });
+      const res = await timed(
+        process.execPath,
+        [...prof, cli, 'get', 'bench/model', '--hub', hubUrl, '--to', path.join(out, 'get'), ...one],
+        {
+          env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...(which === 'getThread' ? { HUB_HASH_THREAD: '1' } : {}) },
+        },
+      );
       runs[which].push(res.seconds);
       // the file event on stdout (not a terminal) names the source that served the verified bytes
       for (const line of res.stdout.split('\n')) if (line.includes('"event":"file"')) reported = JSON.parse(line).source ?? reported;

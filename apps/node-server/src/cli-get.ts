@@ -64,7 +64,14 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   const parallel = Number(values.parallel ?? 4);
   const connections = Number(values.connections ?? 8);
   const stall = Number(values['stall-seconds'] ?? 30);
-  if (!Number.isInteger(parallel) || parallel < 1 || !Number.isInteger(connections) || connections < 1 || connections > 64 || !(stall > 0)) {
+  if (
+    !Number.isInteger(parallel) ||
+    parallel < 1 ||
+    !Number.isInteger(connections) ||
+    connections < 1 ||
+    connections > 64 ||
+    !(stall > 0)
+  ) {
     throw new UsageError('--parallel takes a whole number ≥ 1, --connections one from 1 to 64, --stall-seconds a positive number');
   }
   let id: string;

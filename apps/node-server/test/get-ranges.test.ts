@@ -157,7 +157,9 @@ describe('hub get in ranges over several sources', () => {
     expect(state.good?.log.every((l) => l.startsWith('bytes='))).toBe(true);
     expect(state.liar?.log.length).toBeGreaterThan(0);
     expect(r.file).toMatchObject({ file: FILE, ok: true, source: 'good', sha256: SHA });
-    expect(r.file?.failed).toEqual([{ source: 'liar', outcome: 'mismatch', reason: expect.stringMatching(/^bytes \d+-\d+ differ from good's/) }]);
+    expect(r.file?.failed).toEqual([
+      { source: 'liar', outcome: 'mismatch', reason: expect.stringMatching(/^bytes \d+-\d+ differ from good's/) },
+    ]);
     expect(readFileSync(path.join(dir, FILE)).equals(DATA)).toBe(true);
     // no temp file, no range record beside it
     expect(readdirSync(dir)).toEqual([FILE]);
@@ -176,7 +178,9 @@ describe('hub get in ranges over several sources', () => {
     const r = await get(hub, dir, [FILE, '--connections', '2']);
     expect(r.code).toBe(1);
     expect(r.file).toMatchObject({ ok: false, source: null });
-    const named = (r.file?.failed as Array<{ source: string; outcome: string }>).filter((f) => f.outcome === 'mismatch').map((f) => f.source);
+    const named = ((r.file?.failed ?? []) as Array<{ source: string; outcome: string }>)
+      .filter((f) => f.outcome === 'mismatch')
+      .map((f) => f.source);
     expect(new Set(named)).toEqual(new Set(['liar-a', 'liar-b']));
     expect(existsSync(path.join(dir, FILE))).toBe(false);
     expect(readdirSync(dir)).toEqual([]);

@@ -7,7 +7,18 @@
  */
 import { boundedAll } from '@hub/core-index/light';
 import { DEFAULT_CONNECTIONS, downloadRanged, RANGED_MIN_BYTES } from './ranged.js';
-import type { Attempt, ByteResponse, ClientOptions, FileResult, GetBytes, Hasher, Outcome, RangeTarget, RemoteFile, Sink } from './types.js';
+import type {
+  Attempt,
+  ByteResponse,
+  ClientOptions,
+  FileResult,
+  GetBytes,
+  Hasher,
+  Outcome,
+  RangeTarget,
+  RemoteFile,
+  Sink,
+} from './types.js';
 
 export type {
   Attempt,
@@ -23,7 +34,6 @@ export type {
   RemoteFile,
   Sink,
 } from './types.js';
-
 
 /** {@link GetBytes} over `fetch` (browsers, Workers, Node). */
 export function fetchGetBytes(f: typeof fetch = fetch): GetBytes {
@@ -56,7 +66,6 @@ export function fetchGetBytes(f: typeof fetch = fetch): GetBytes {
     };
   };
 }
-
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
 const enc = (path: string) => path.split('/').map(encodeURIComponent).join('/');
@@ -128,7 +137,6 @@ export async function liveSources(opts: ClientOptions): Promise<string[]> {
   const h = await json<{ order: string[]; sources: Record<string, { ok: boolean }> }>(opts, `${trimSlash(opts.hub)}/api/hub/health`);
   return h.order.filter((s) => h.sources[s]?.ok);
 }
-
 
 class AttemptEnd extends Error {
   constructor(

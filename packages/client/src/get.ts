@@ -8,9 +8,9 @@ export {
   type ClientOptions,
   downloadAll,
   type FileResult,
-  type Progress,
   listFiles,
   modelRevision,
+  type Progress,
   parseRef,
   type RemoteFile,
 } from './download.js';

@@ -8,7 +8,22 @@
  * from one source at a time (the bytes others served are fetched again from it and compared) before giving up, so the
  * source whose bytes differ is named. Runtime-neutral: the transport, the hashing and the file are injected.
  */
-import { addInterval, type Duplicate, gaps, type Interval, parseDuplicates, pieceBytes } from './ranges.js';
+
+import { PieceWriter } from './piece-writer.js';
+import {
+  addInterval,
+  type Duplicate,
+  gaps,
+  hostOf,
+  type Interval,
+  type Piece,
+  paint,
+  parseDuplicates,
+  pieceBytes,
+  type Served,
+  sameBytes,
+  takePiece,
+} from './ranges.js';
 import type { Attempt, ByteResponse, ClientOptions, FileResult, GetBytes, Outcome, RangeTarget, RemoteFile } from './types.js';
 
 /** A file this large or larger is fetched in ranges when a {@link RangeTarget} is given. */
@@ -21,19 +36,8 @@ const CUTS_PER_SOURCE = 3;
 const SPLIT_MIN_BYTES = 4 << 20;
 /** The hash is told of the completed prefix when it grew by this much. */
 const HASH_STEP_BYTES = 1 << 20;
-/** Bytes written per call: a transport chunk is cut into slices of at most this (a piece's end may move meanwhile). */
-const SLICE_BYTES = 1 << 20;
 /** The record of completed ranges is written at most this often (and at the end). */
 const RECORD_EVERY_MS = 250;
-
-interface Piece {
-  start: number;
-  /** exclusive; moves down when an idle connection takes the rest */
-  end: number;
-  /** bytes `[start, pos)` are written */
-  pos: number;
-  busy: boolean;
-}
 
 interface Source extends Duplicate {
   dropped: boolean;
@@ -42,11 +46,11 @@ interface Source extends Duplicate {
   bytes: number;
 }
 
-/** Who wrote bytes `[start, end)` last. */
-interface Served {
-  start: number;
-  end: number;
-  source: string;
+/** A write to the file failed: not the source's fault, so the whole download stops with it. */
+class LocalFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
 }
 
 class RangeEnd extends Error {
@@ -85,6 +89,8 @@ class Ranged {
   private compare: Map<string, Interval[]> | undefined;
   private paused = false;
   private recording: Promise<void> = Promise.resolve();
+  /** free write batches, shared by the connections */
+  private readonly pool: Uint8Array[] = [];
   private lastRecord = 0;
   private discarded = false;
   private readonly conns: number;
@@ -156,7 +162,13 @@ class Ranged {
           const s = this.sources.find((x) => x.source === name);
           if (s) s.dropped = true;
           const where = ivs.map(([a, b]) => `${a}-${b - 1}`).join(', ');
-          this.report(s ?? { source: name, url: '', dropped: true, cuts: 0, bytes: 0 }, 0, ivs[0]?.[0] ?? 0, 'mismatch', `bytes ${where} differ from ${v.source}'s, with which the file verified`);
+          this.report(
+            s ?? { source: name, url: '', dropped: true, cuts: 0, bytes: 0 },
+            0,
+            ivs[0]?.[0] ?? 0,
+            'mismatch',
+            `bytes ${where} differ from ${v.source}'s, with which the file verified`,
+          );
         }
         return this.result(true);
       }
@@ -172,8 +184,9 @@ class Ranged {
   /** Pieces: `done` intervals complete, `todo` cut into pieces; ordered by offset. */
   private plan(done: Interval[], todo: Interval[]): void {
     const size = pieceBytes(this.file.size, this.conns * Math.max(1, this.sources.length || 1));
-    const pieces: Piece[] = done.map(([start, end]) => ({ start, end, pos: end, busy: false }));
-    for (const [s, e] of todo) for (let a = s; a < e; a += size) pieces.push({ start: a, end: Math.min(e, a + size), pos: a, busy: false });
+    const pieces: Piece[] = done.map(([start, end]) => ({ start, end, pos: end, got: end, busy: false }));
+    for (const [s, e] of todo)
+      for (let a = s; a < e; a += size) pieces.push({ start: a, end: Math.min(e, a + size), pos: a, got: a, busy: false });
     this.pieces = pieces.sort((a, b) => a.start - b.start);
     this.first = 0;
     this.received = done.reduce((n, [s, e]) => n + e - s, 0);
@@ -188,27 +201,9 @@ class Ranged {
     return this.target.digest();
   }
 
-  /** A piece to fetch: the first free one; else half of the busy piece with the most left; `wait` while others work. */
+  /** A piece to fetch (see {@link takePiece}). */
   private take(): Piece | 'wait' | undefined {
-    const free = this.pieces.find((p) => !p.busy && p.pos < p.end);
-    if (free) {
-      free.busy = true;
-      return free;
-    }
-    let best: Piece | undefined;
-    for (const p of this.pieces) if (p.busy && p.end - p.pos >= SPLIT_MIN_BYTES && (!best || p.end - p.pos > best.end - best.pos)) best = p;
-    if (best) {
-      const mid = best.pos + Math.floor((best.end - best.pos) / 2 / 65536) * 65536;
-      const rest: Piece = { start: mid, end: best.end, pos: mid, busy: true };
-      best.end = mid;
-      this.pieces.splice(this.pieces.indexOf(best) + 1, 0, rest);
-      return rest;
-    }
-    return this.pieces.some((p) => p.busy) ? 'wait' : undefined;
-  }
-
-  private rangeOf(p: Piece): string {
-    return `bytes=${p.pos}-${p.end - 1}`;
+    return takePiece(this.pieces, SPLIT_MIN_BYTES);
   }
 
   private changed(): void {
@@ -255,28 +250,47 @@ class Ranged {
       Math.max(10, Math.min(1000, this.stallMs / 5)),
     );
     let r: ByteResponse | undefined;
+    let writer: PieceWriter | undefined;
     try {
       r = await this.getBytes(s.url, { headers: { range: `bytes=${from}-${last}` }, signal: ctrl.signal });
       // the hub's redirect was followed (or a range answered): the sources are known
       if (opened && (r.redirected || r.status === 206)) s = opened(r);
       if (r.status !== 206) {
-        throw new RangeEnd('status', r.status === 200 ? 'HTTP 200 to a Range request (the whole file instead of the range)' : `HTTP ${r.status}`);
+        throw new RangeEnd(
+          'status',
+          r.status === 200 ? 'HTTP 200 to a Range request (the whole file instead of the range)' : `HTTP ${r.status}`,
+        );
       }
       const cr = CONTENT_RANGE.exec(r.headers.get('content-range') ?? '');
       if (!cr || Number(cr[1]) !== from || Number(cr[2]) !== last || (cr[3] !== '*' && Number(cr[3]) !== this.file.size)) {
-        throw new RangeEnd('size', `Content-Range ${r.headers.get('content-range') ?? '(none)'} for bytes=${from}-${last} of ${this.file.size}`);
+        throw new RangeEnd(
+          'size',
+          `Content-Range ${r.headers.get('content-range') ?? '(none)'} for bytes=${from}-${last} of ${this.file.size}`,
+        );
       }
+      writer = new PieceWriter(this.pool, from, (at, bytes) => this.wrote(s, piece, at, bytes));
       for await (const chunk of r.body) {
         lastByte = Date.now();
-        for (let at = 0; at < chunk.byteLength && piece.pos < piece.end; ) {
-          const n = Math.min(chunk.byteLength - at, piece.end - piece.pos, SLICE_BYTES);
-          await this.put(s, piece, chunk.subarray(at, at + n));
-          at += n;
-        }
-        if (piece.pos >= piece.end) break;
+        // the piece's end may have moved down (an idle connection took the rest): the bytes after it are not kept
+        const n = Math.min(chunk.byteLength, piece.end - piece.got);
+        piece.got += n;
+        await writer.put(n === chunk.byteLength ? chunk : chunk.subarray(0, n));
+        if (piece.got >= piece.end) break;
       }
+      const w = writer;
+      writer = undefined;
+      await w.close();
       if (piece.pos < piece.end) throw new RangeEnd('cut', `the answer to bytes=${from}-${last} ended at byte ${piece.pos}`);
     } catch (e) {
+      // what arrived before the failure is still written (it is checked with the rest)
+      const closed = writer
+        ? await writer.close().then(
+            () => undefined,
+            (x: unknown) => x,
+          )
+        : undefined;
+      if (e instanceof LocalFailure) throw e.cause;
+      if (closed instanceof LocalFailure) throw closed.cause;
       const end =
         e instanceof RangeEnd
           ? e
@@ -288,6 +302,7 @@ class Ranged {
     } finally {
       clearInterval(timer);
       r?.cancel();
+      piece.got = piece.pos;
       if (piece.pos > from) this.served.push({ start: from, end: piece.pos, source: s.source });
       piece.busy = false;
       this.changed();
@@ -296,20 +311,24 @@ class Ranged {
     return s;
   }
 
-  /** One slice of a piece: compared first in a check round, written in place, counted, the hash moved on. */
-  private async put(s: Source, piece: Piece, slice: Uint8Array): Promise<void> {
-    const at = piece.pos;
-    if (this.compare) {
-      const had = await this.target.read(at, slice.byteLength);
-      if (!sameBytes(had, slice)) {
-        const owner = paint(this.served, this.file.size).find((o) => o.start <= at && at < o.end)?.source ?? RESUMED;
-        this.compare.set(owner, addInterval(this.compare.get(owner) ?? [], [at, at + slice.byteLength]));
+  /** One batch written: compared first in a check round, written in place, counted, the hash moved on. */
+  private async wrote(s: Source, piece: Piece, at: number, bytes: Uint8Array): Promise<void> {
+    try {
+      if (this.compare) {
+        const had = await this.target.read(at, bytes.byteLength);
+        if (!sameBytes(had, bytes)) {
+          const owner = paint(this.served, this.file.size).find((o) => o.start <= at && at < o.end)?.source ?? RESUMED;
+          this.compare.set(owner, addInterval(this.compare.get(owner) ?? [], [at, at + bytes.byteLength]));
+        }
       }
+      await this.target.write(at, bytes);
+    } catch (e) {
+      // the file, not the source, failed: the download stops
+      throw new LocalFailure(e);
     }
-    await this.target.write(at, slice);
-    piece.pos = at + slice.byteLength;
-    s.bytes += slice.byteLength;
-    this.received += slice.byteLength;
+    piece.pos = at + bytes.byteLength;
+    s.bytes += bytes.byteLength;
+    this.received += bytes.byteLength;
     this.advance(false);
     this.opts.onProgress?.({
       file: this.file.path,
@@ -323,7 +342,8 @@ class Ranged {
   /** Tell the hash how far the completed prefix reaches (every step, or now). */
   private advance(now: boolean): void {
     if (this.paused) return;
-    while (this.first < this.pieces.length && (this.pieces[this.first] as Piece).pos >= (this.pieces[this.first] as Piece).end) this.first++;
+    while (this.first < this.pieces.length && (this.pieces[this.first] as Piece).pos >= (this.pieces[this.first] as Piece).end)
+      this.first++;
     const frontier = this.first < this.pieces.length ? (this.pieces[this.first] as Piece).pos : this.file.size;
     if (frontier > this.hashed && (now || frontier - this.hashed >= HASH_STEP_BYTES || frontier === this.file.size)) {
       this.target.hashTo(frontier);
@@ -367,37 +387,5 @@ class Ranged {
       }
     }
     return { file: this.file, ok, ...(ok && source ? { source, sources } : {}), attempts: this.attempts };
-  }
-}
-
-/** Who wrote each byte last: `served` painted in order, as non-overlapping intervals. */
-function paint(served: readonly Served[], size: number): Served[] {
-  let out: Served[] = [];
-  for (const s of served) {
-    const next: Served[] = [];
-    for (const o of out) {
-      if (o.end <= s.start || o.start >= s.end) next.push(o);
-      else {
-        if (o.start < s.start) next.push({ ...o, end: s.start });
-        if (o.end > s.end) next.push({ ...o, start: s.end });
-      }
-    }
-    next.push({ start: s.start, end: Math.min(s.end, size), source: s.source });
-    out = next.sort((a, b) => a.start - b.start);
-  }
-  return out;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.byteLength !== b.byteLength) return false;
-  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'source';
   }
 }

@@ -105,7 +105,7 @@ export function gaps(held: readonly Interval[], size: number): Interval[] {
 }
 
 /** Pieces are never smaller than this (a request's cost is not worth less), except a file's last piece. */
-export const MIN_PIECE_BYTES = 1 << 20;
+const MIN_PIECE_BYTES = 1 << 20;
 /** nor larger than this (the resume record and the in-order hashing follow pieces) */
 const MAX_PIECE_BYTES = 32 << 20;
 
@@ -157,4 +157,77 @@ export function parseRangeRecord(text: string, file: { sha256: string; size: num
 /** A record for `file` holding `done`. */
 export function rangeRecord(file: { sha256: string; size: number }, done: readonly Interval[]): RangeRecord {
   return { format: 'hub-ranges/1', sha256: file.sha256, size: file.size, done: done.map(([s, e]) => [s, e]) };
+}
+
+/** Who wrote bytes `[start, end)` last. */
+export interface Served {
+  start: number;
+  end: number;
+  source: string;
+}
+
+/** Who wrote each byte last: `served` painted in order, as non-overlapping intervals. */
+export function paint(served: readonly Served[], size: number): Served[] {
+  let out: Served[] = [];
+  for (const s of served) {
+    const next: Served[] = [];
+    for (const o of out) {
+      if (o.end <= s.start || o.start >= s.end) next.push(o);
+      else {
+        if (o.start < s.start) next.push({ ...o, end: s.start });
+        if (o.end > s.end) next.push({ ...o, start: s.end });
+      }
+    }
+    next.push({ start: s.start, end: Math.min(s.end, size), source: s.source });
+    out = next.sort((a, b) => a.start - b.start);
+  }
+  return out;
+}
+
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.byteLength !== b.byteLength) return false;
+  for (let i = 0; i < a.byteLength; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return 'source';
+  }
+}
+
+/** A part of a file one request fetches. */
+export interface Piece {
+  start: number;
+  /** exclusive; moves down when an idle connection takes the rest */
+  end: number;
+  /** bytes `[start, pos)` are written */
+  pos: number;
+  /** bytes `[start, got)` arrived (written or on their way to the file) */
+  got: number;
+  busy: boolean;
+}
+
+/**
+ * The piece a free connection fetches next: the first free one in file order; else the second half of the busy piece
+ * with the most left (at least `splitMin`), split off at a 64 KiB boundary; `wait` while others still work.
+ */
+export function takePiece(pieces: Piece[], splitMin: number): Piece | 'wait' | undefined {
+  const free = pieces.find((p) => !p.busy && p.pos < p.end);
+  if (free) {
+    free.busy = true;
+    return free;
+  }
+  let best: Piece | undefined;
+  for (const p of pieces) if (p.busy && p.end - p.got >= splitMin && (!best || p.end - p.got > best.end - best.got)) best = p;
+  if (best) {
+    const mid = best.got + Math.floor((best.end - best.got) / 2 / 65536) * 65536;
+    const rest: Piece = { start: mid, end: best.end, pos: mid, got: mid, busy: true };
+    best.end = mid;
+    pieces.splice(pieces.indexOf(best) + 1, 0, rest);
+    return rest;
+  }
+  return pieces.some((p) => p.busy) ? 'wait' : undefined;
 }

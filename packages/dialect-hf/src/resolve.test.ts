@@ -95,9 +95,7 @@ describe('GET and HEAD /{owner}/{name}/resolve/{rev}/{path}', () => {
     const link = async (p: string) => (await request(hub, p, { method: 'HEAD' })).headers.link;
     expect(await link(`/${LLAMA}/resolve/main/tiny-llama-Q4_K_M.gguf`)).toBe(`${a}, ${b(2)}`);
     // /via/ puts its source first in the list too
-    expect(await link(`/via/b/${LLAMA}/resolve/main/tiny-llama-Q4_K_M.gguf`)).toBe(
-      `${b(1)}, ${a.replace('pri=1', 'pri=2')}`,
-    );
+    expect(await link(`/via/b/${LLAMA}/resolve/main/tiny-llama-Q4_K_M.gguf`)).toBe(`${b(1)}, ${a.replace('pri=1', 'pri=2')}`);
     // mirror-b does not hold the Q8_0 file: only mirror-a is listed
     expect(await link(`/${LLAMA}/resolve/main/tiny-llama-Q8_0.gguf`)).toBe(
       `<http://127.0.0.1:1/a/${LLAMA}/${LLAMA_COMMIT}/tiny-llama-Q8_0.gguf>; rel="duplicate"; pri=1; hub-source="mirror-a"`,

@@ -37,7 +37,7 @@ parentPort.on('message', (m) => {
 `;
 
 /** The temp file and range record of `file` beside `finalPath` (the same names on every run, so a run resumes). */
-export function rangeFilePaths(finalPath: string, file: Pick<RemoteFile, 'sha256'>): { temp: string; record: string } {
+function rangeFilePaths(finalPath: string, file: Pick<RemoteFile, 'sha256'>): { temp: string; record: string } {
   const temp = join(dirname(finalPath), `.${basename(finalPath)}.${file.sha256.slice(0, 16)}.part`);
   return { temp, record: `${temp}.ranges` };
 }
