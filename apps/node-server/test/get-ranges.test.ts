@@ -29,9 +29,9 @@ const CLI = path.join(import.meta.dirname, '..', 'dist', 'cli.js');
 
 /**
  * `ok`: the right bytes; `lie-once`: its first range answer has one byte flipped; `corrupt`: its copy has byte
- * {@link BAD} flipped (every answer holding it); `slow`: 64 KiB every 60 ms per answer.
+ * {@link BAD} flipped (every answer holding it); `slow`: 64 KiB every 60 ms per answer; `no-range`: ignores Range.
  */
-type Mode = 'ok' | 'lie-once' | 'corrupt' | 'slow';
+type Mode = 'ok' | 'lie-once' | 'corrupt' | 'slow' | 'no-range';
 const BAD = 10 * MiB + 7;
 
 /** A byte source on loopback serving both files with Range (206 and Content-Range); logs each request's Range. */
@@ -40,7 +40,7 @@ async function source(initial: Mode) {
   const server = http.createServer((req, res) => {
     const body = req.url?.endsWith('small.txt') ? SMALL : DATA;
     state.log.push(req.headers.range ?? 'full');
-    const m = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+    const m = state.mode === 'no-range' ? null : /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
     const start = m ? Number(m[1]) : 0;
     const end = m ? Math.min(Number(m[2]), body.length - 1) : body.length - 1;
     let part = body.subarray(start, end + 1);
@@ -205,6 +205,17 @@ describe('hub get in ranges over several sources', () => {
     const r = await get(hub, dir, [FILE, '--connections', '1']);
     expect(r.code).toBe(0);
     expect(state.a?.log).toEqual(['full']);
+  });
+
+  it('a source that ignores Range (200 with the whole file): the file is fetched in one request instead', async () => {
+    const { hub, state } = await hubWith([['plain', 'no-range']]);
+    const dir = await outDir();
+    const r = await get(hub, dir, [FILE]);
+    expect(r.code).toBe(0);
+    expect(state.plain?.log).toEqual([expect.stringMatching(/^bytes=0-\d+$/), 'full']);
+    expect(r.file).toMatchObject({ ok: true, source: 'plain' });
+    expect(readFileSync(path.join(dir, FILE)).equals(DATA)).toBe(true);
+    expect(readdirSync(dir)).toEqual([FILE]);
   });
 
   it('an interrupted parallel download (the process killed) continues from the ranges it recorded', async () => {

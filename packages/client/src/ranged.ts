@@ -1,14 +1,12 @@
 /**
- * A ranged download (issue 42): one file in pieces over several connections to each of several sources at once, the
- * pieces written in place into a {@link RangeTarget} and hashed in order as the completed prefix grows. The hub names
- * every live source of the file on its resolve redirect (`Link: rel="duplicate"`); the first piece is asked of the hub
- * itself, so one request both starts the bytes and learns the sources. A source that fails, or answers a range with
- * bytes that do not add up (a status other than 206, another Content-Range, too few bytes), is dropped for the rest of
- * the file and its pieces go to the others. The SHA-256 of the whole file decides; on a mismatch the file is checked
- * from one source at a time (the bytes others served are fetched again from it and compared) before giving up, so the
- * source whose bytes differ is named. Runtime-neutral: the transport, the hashing and the file are injected.
+ * A ranged download (issue 42): one file in pieces over several connections to each of several sources at once, written
+ * in place into a {@link RangeTarget} and hashed in order as the completed prefix grows. The hub lists every live source
+ * on its resolve redirect (`Link: rel="duplicate"`); the first piece is asked of the hub, so one request starts the
+ * bytes and learns the sources. A source that fails, or whose range does not add up (not 206, another Content-Range,
+ * too few bytes), is dropped for the rest of the file and its pieces go to the others. The whole file's SHA-256
+ * decides; on a mismatch it is checked from one source at a time (the bytes others served fetched again from it and
+ * compared), so the source whose bytes differ is named. Runtime-neutral: transport, hashing and file are injected.
  */
-
 import { PieceWriter } from './piece-writer.js';
 import {
   addInterval,
@@ -119,20 +117,25 @@ class Ranged {
     }
     const piece = this.take();
     if (!piece || piece === 'wait') return this.result(false);
-    // The first piece is asked of the hub: its redirect names the source, its Link header every live source; the other
-    // connections start once it has answered, and the first goes on as one of its source's.
+    // The first piece is asked of the hub: its redirect names the source, its Link header every live source. The other
+    // sources' connections start then; the first source's once its answer is a good range, and the first goes on as
+    // one of them.
     const hub: Source = { source: 'hub', url: resolveUrl, dropped: false, cuts: 0, bytes: 0 };
-    let others: Promise<void> = Promise.resolve();
-    const firstSource = await this.fetchPiece(hub, piece, (r) => {
-      const links = parseDuplicates(r.hubLinks ?? r.headers.get('link'), r.url);
-      const served = r.hubSource ?? links.find((l) => l.url === r.url)?.source ?? hostOf(r.url);
-      const list = links.some((l) => l.source === served) ? links : [{ source: served, url: r.url }, ...links];
-      this.sources = list.map((d) => ({ ...d, dropped: false, cuts: 0, bytes: 0 }));
-      const first = this.sources.find((x) => x.source === served) as Source;
-      others = this.workers(this.sources, first);
-      return first;
+    const started: Array<Promise<void>> = [];
+    const firstSource = await this.fetchPiece(hub, piece, {
+      opened: (r) => {
+        // only the hub's list is taken (a source's own Link header is not: the hub vets its sources)
+        const links = parseDuplicates(r.hubLinks, r.url);
+        const served = r.hubSource ?? links.find((l) => l.url === r.url)?.source ?? hostOf(r.url);
+        const list = links.some((l) => l.source === served) ? links : [{ source: served, url: r.url }, ...links];
+        this.sources = list.map((d) => ({ ...d, dropped: false, cuts: 0, bytes: 0 }));
+        const first = this.sources.find((x) => x.source === served) as Source;
+        started.push(this.workers(this.sources.filter((x) => x !== first)));
+        return first;
+      },
+      ranged: (first) => started.push(this.workers([first], first)),
     });
-    await Promise.all([others, firstSource === hub ? undefined : this.worker(firstSource)]);
+    await Promise.all([...started, firstSource === hub ? undefined : this.worker(firstSource)]);
     if (!this.complete()) return this.result(false);
     let actual = await this.digest();
     if (actual === this.file.sha256) return this.result(true);
@@ -233,11 +236,15 @@ class Ranged {
   }
 
   /**
-   * One request for the rest of `piece` from `s`; returns the source the bytes came from (`opened` may name another:
-   * the hub's redirect). A failure is reported and the piece freed for any connection; the source is dropped unless
+   * One request for the rest of `piece` from `s`; returns the source the bytes came from (`first.opened` may name
+   * another: the hub's redirect; `first.ranged` is told when that source answered with the range asked for). A failure is reported and the piece freed for any connection; the source is dropped unless
    * the connection was only cut (a few times).
    */
-  private async fetchPiece(from0: Source, piece: Piece, opened?: (r: ByteResponse) => Source): Promise<Source> {
+  private async fetchPiece(
+    from0: Source,
+    piece: Piece,
+    first?: { opened(r: ByteResponse): Source; ranged(s: Source): void },
+  ): Promise<Source> {
     let s = from0;
     const from = piece.pos;
     const last = piece.end - 1;
@@ -254,7 +261,7 @@ class Ranged {
     try {
       r = await this.getBytes(s.url, { headers: { range: `bytes=${from}-${last}` }, signal: ctrl.signal });
       // the hub's redirect was followed (or a range answered): the sources are known
-      if (opened && (r.redirected || r.status === 206)) s = opened(r);
+      if (first && (r.redirected || r.status === 206)) s = first.opened(r);
       if (r.status !== 206) {
         throw new RangeEnd(
           'status',
@@ -268,6 +275,7 @@ class Ranged {
           `Content-Range ${r.headers.get('content-range') ?? '(none)'} for bytes=${from}-${last} of ${this.file.size}`,
         );
       }
+      if (first && s !== from0) first.ranged(s);
       writer = new PieceWriter(this.pool, from, (at, bytes) => this.wrote(s, piece, at, bytes));
       for await (const chunk of r.body) {
         lastByte = Date.now();
