@@ -157,8 +157,6 @@ class Ranged {
       this.compare = undefined;
       this.paused = false;
       if (!this.complete()) continue;
-      this.target.rehash();
-      this.hashed = 0;
       actual = await this.digest();
       if (actual === this.file.sha256) {
         for (const [name, ivs] of differing) {
@@ -184,8 +182,10 @@ class Ranged {
     return this.result(false);
   }
 
-  /** Pieces: `done` intervals complete, `todo` cut into pieces; ordered by offset. */
+  /** Pieces: `done` intervals complete, `todo` cut into pieces; ordered by offset. The hash starts over. */
   private plan(done: Interval[], todo: Interval[]): void {
+    this.target.rehash();
+    this.hashed = 0;
     const size = pieceBytes(this.file.size, this.conns * Math.max(1, this.sources.length || 1));
     const pieces: Piece[] = done.map(([start, end]) => ({ start, end, pos: end, got: end, busy: false }));
     for (const [s, e] of todo)
