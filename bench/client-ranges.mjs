@@ -3,7 +3,7 @@
 // (Debian nginx-light, `sendfile on`, each with its own conf and prefix in a temp folder on 127.0.0.1, stopped by its
 // pid) through real hubs (`hub index build --from-dir` of the file, then `hub serve`). Not a test: run by
 // `pnpm bench --client` after bench/client.mjs (or `node bench/client-ranges.mjs`). Needs the build, nginx and aria2.
-// Usage: node bench/client-ranges.mjs [--mib 200] [--rounds 5] [--rate 25m] [--connections 8] [--only a,b] [--prof DIR]
+// Usage: node bench/client-ranges.mjs [--mib 200] [--rounds 5] [--rate 25m] [--connections 8] [--only a,b] [--prof DIR] [--hold]
 // Three nginx: `limited-a` and `limited-b` with `limit_rate RATE` (per connection), `open` without a limit; three
 // hubs: one over limited-a, one over limited-a and limited-b (so its resolve lists both), one over open. Each round
 // runs, in alternating order:
@@ -31,6 +31,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '8' },
     only: { type: 'string' },
     prof: { type: 'string' },
+    hold: { type: 'boolean' },
   },
   strict: false,
 });
@@ -167,6 +168,14 @@ const free = await hub('open', [open]);
 const twoLinks = (await fetch(two.resolve, { redirect: 'manual' })).headers.get('link') ?? '';
 if (!twoLinks.includes('limited-a') || !twoLinks.includes('limited-b')) throw new Error(`the two-source hub lists: ${twoLinks}`);
 
+if (values.hold) {
+  // the three hubs stay up for experiments by hand until this process is stopped
+  console.log(JSON.stringify({ one: one.url, two: two.url, open: free.url, sha }));
+  await new Promise((r) => process.once('SIGTERM', r));
+  stopAll();
+  rmSync(work, { recursive: true, force: true });
+  process.exit(0);
+}
 const out = path.join(work, 'out');
 mkdirSync(out, { recursive: true });
 const timed = (cmd, args, opts = {}) =>

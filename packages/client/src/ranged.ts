@@ -8,20 +8,8 @@
  * compared), so the source whose bytes differ is named. Runtime-neutral: transport, hashing and file are injected.
  */
 import { PieceWriter } from './piece-writer.js';
-import {
-  addInterval,
-  type Duplicate,
-  gaps,
-  hostOf,
-  type Interval,
-  type Piece,
-  paint,
-  parseDuplicates,
-  pieceBytes,
-  type Served,
-  sameBytes,
-  takePiece,
-} from './ranges.js';
+import { CONTENT_RANGE, cutPieces, endOf, joinPieces, LocalFailure, RangeEnd, type Source, sourcesOf } from './ranged-parts.js';
+import { addInterval, gaps, type Interval, type Piece, paint, pieceBytes, type Served, sameBytes, takePiece } from './ranges.js';
 import type { Attempt, ByteResponse, ClientOptions, FileResult, GetBytes, Outcome, RangeTarget, RemoteFile } from './types.js';
 
 /** A file this large or larger is fetched in ranges when a {@link RangeTarget} is given. */
@@ -34,34 +22,14 @@ const CUTS_PER_SOURCE = 3;
 const SPLIT_MIN_BYTES = 4 << 20;
 /** The hash is told of the completed prefix when it grew by this much. */
 const HASH_STEP_BYTES = 1 << 20;
+/** One connection per source works this long before all do, and all this long before they are judged. */
+const PROBE_MS = 200;
+/** All connections stay when they brought this many times the bytes of one. */
+const PROBE_GAIN = 1.3;
 /** The record of completed ranges is written at most this often (and at the end). */
 const RECORD_EVERY_MS = 250;
-
-interface Source extends Duplicate {
-  dropped: boolean;
-  cuts: number;
-  /** bytes written from this source (of this file) */
-  bytes: number;
-}
-
-/** A write to the file failed: not the source's fault, so the whole download stops with it. */
-class LocalFailure extends Error {
-  constructor(override readonly cause: unknown) {
-    super(cause instanceof Error ? cause.message : String(cause));
-  }
-}
-
-class RangeEnd extends Error {
-  constructor(
-    readonly outcome: Outcome,
-    reason: string,
-  ) {
-    super(reason);
-  }
-}
-
+/** The source of bytes kept from an interrupted run. */
 const RESUMED = 'earlier run';
-const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+|\*)$/;
 
 /** Download `file` into `target` in ranges; `resolveUrl` is the hub's `/resolve/` URL of the file. */
 export function downloadRanged(
@@ -92,7 +60,9 @@ class Ranged {
   private lastRecord = 0;
   private discarded = false;
   private readonly conns: number;
-  private readonly stallMs: number;
+  private readonly stallMs: number; /** connections per source at work now (see {@link probe}) */
+  private allowed = 1;
+  private probing: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly opts: ClientOptions,
@@ -124,18 +94,18 @@ class Ranged {
     const started: Array<Promise<void>> = [];
     const firstSource = await this.fetchPiece(hub, piece, {
       opened: (r) => {
-        // only the hub's list is taken (a source's own Link header is not: the hub vets its sources)
-        const links = parseDuplicates(r.hubLinks, r.url);
-        const served = r.hubSource ?? links.find((l) => l.url === r.url)?.source ?? hostOf(r.url);
-        const list = links.some((l) => l.source === served) ? links : [{ source: served, url: r.url }, ...links];
-        this.sources = list.map((d) => ({ ...d, dropped: false, cuts: 0, bytes: 0 }));
-        const first = this.sources.find((x) => x.source === served) as Source;
+        let first: Source;
+        [this.sources, first] = sourcesOf(r);
+        if (this.sources.length > 1) this.cut();
         started.push(this.workers(this.sources.filter((x) => x !== first)));
         return first;
       },
-      ranged: (first) => started.push(this.workers([first], first)),
+      ranged: (first) => {
+        started.push(this.workers([first], first));
+        this.probe();
+      },
     });
-    await Promise.all([...started, firstSource === hub ? undefined : this.worker(firstSource)]);
+    await Promise.all([...started, firstSource === hub ? undefined : this.worker(firstSource, 0)]);
     if (!this.complete()) return this.result(false);
     let actual = await this.digest();
     if (actual === this.file.sha256) return this.result(true);
@@ -149,6 +119,8 @@ class Ranged {
       const mine = owners.filter((o) => o.source === v.source).map((o): Interval => [o.start, o.end]);
       let redo = gaps(mine, this.file.size);
       if (redo.length === 0) redo = [[0, this.file.size]];
+      clearTimeout(this.probing);
+      this.allowed = this.conns;
       this.plan(gaps(redo, this.file.size), redo);
       this.compare = new Map();
       this.paused = true;
@@ -186,13 +158,44 @@ class Ranged {
   private plan(done: Interval[], todo: Interval[]): void {
     this.target.rehash();
     this.hashed = 0;
-    const size = pieceBytes(this.file.size, this.conns * Math.max(1, this.sources.length || 1));
     const pieces: Piece[] = done.map(([start, end]) => ({ start, end, pos: end, got: end, busy: false }));
-    for (const [s, e] of todo)
-      for (let a = s; a < e; a += size) pieces.push({ start: a, end: Math.min(e, a + size), pos: a, got: a, busy: false });
+    for (const [start, end] of todo) pieces.push({ start, end, pos: start, got: start, busy: false });
     this.pieces = pieces.sort((a, b) => a.start - b.start);
     this.first = 0;
     this.received = done.reduce((n, [s, e]) => n + e - s, 0);
+    if (this.allowed > 1 || this.sources.length > 1) this.cut();
+  }
+
+  /** Pieces for several connections: about four per connection in all. */
+  private cut(): void {
+    this.pieces = cutPieces(this.pieces, pieceBytes(this.file.size, this.conns * Math.max(1, this.sources.length)));
+    this.first = 0;
+  }
+
+  /**
+   * One connection per source first: after {@link PROBE_MS} all of them; if they did not bring {@link PROBE_GAIN}
+   * times the bytes in the next window (the source is not limited per connection: loopback, a fast LAN), one again,
+   * and one source's rest is joined into one request.
+   */
+  private probe(): void {
+    let t = Date.now();
+    let bytes = this.received;
+    this.probing = setTimeout(() => {
+      const one = (this.received - bytes) / Math.max(1, Date.now() - t);
+      this.allowed = this.conns;
+      this.cut();
+      this.changed();
+      t = Date.now();
+      bytes = this.received;
+      this.probing = setTimeout(() => {
+        if ((this.received - bytes) / Math.max(1, Date.now() - t) >= one * PROBE_GAIN) return;
+        this.allowed = 1;
+        if (this.sources.length === 1) this.pieces = joinPieces(this.pieces);
+        this.first = 0;
+      }, PROBE_MS);
+      this.probing.unref?.();
+    }, PROBE_MS);
+    this.probing.unref?.();
   }
 
   private complete(): boolean {
@@ -218,14 +221,15 @@ class Ranged {
   /** `conns` connections to each source (one fewer to `running`, whose first connection is already at work). */
   private async workers(sources: Source[], running?: Source): Promise<void> {
     const all: Array<Promise<void>> = [];
-    for (const s of sources) for (let i = s === running ? 1 : 0; i < this.conns; i++) all.push(this.worker(s));
+    for (const s of sources) for (let i = s === running ? 1 : 0; i < this.conns; i++) all.push(this.worker(s, i));
     await Promise.all(all);
   }
 
-  private async worker(s: Source): Promise<void> {
+  /** Connection `i` of source `s`: it works while `i` is below the connections now allowed per source. */
+  private async worker(s: Source, i: number): Promise<void> {
     for (;;) {
-      if (s.dropped) return;
-      const piece = this.take();
+      if (s.dropped || (i >= this.allowed && this.complete())) return;
+      const piece = i < this.allowed ? this.take() : 'wait';
       if (piece === 'wait') {
         await new Promise<void>((r) => this.waiting.push(r));
         continue;
@@ -299,12 +303,7 @@ class Ranged {
         : undefined;
       if (e instanceof LocalFailure) throw e.cause;
       if (closed instanceof LocalFailure) throw closed.cause;
-      const end =
-        e instanceof RangeEnd
-          ? e
-          : ctrl.signal.reason instanceof RangeEnd
-            ? ctrl.signal.reason
-            : new RangeEnd(piece.pos > from ? 'cut' : 'error', e instanceof Error ? e.message : String(e));
+      const end = endOf(e, ctrl.signal, piece.pos > from);
       this.report(s, piece.pos - from, from, end.outcome, end.message);
       if (!(end.outcome === 'cut' && ++s.cuts <= CUTS_PER_SOURCE)) s.dropped = true;
     } finally {
@@ -383,6 +382,7 @@ class Ranged {
   }
 
   private async result(ok: boolean): Promise<FileResult> {
+    clearTimeout(this.probing);
     this.saveRecord(true);
     await this.recording;
     const sources = this.bySource();

@@ -1,0 +1,78 @@
+/**
+ * Parts of the ranged download (`ranged.ts`): a source as the download sees it, how an attempt ends, and how pieces
+ * are cut for several connections or joined again for one. Pure: no I/O.
+ */
+import { type Duplicate, hostOf, type Piece, parseDuplicates } from './ranges.js';
+import type { ByteResponse, Outcome } from './types.js';
+
+export interface Source extends Duplicate {
+  dropped: boolean;
+  cuts: number;
+  /** bytes written from this source (of this file) */
+  bytes: number;
+}
+
+/** A write to the file failed: not the source's fault, so the whole download stops with it. */
+export class LocalFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+/** How one request ended, when it did not end well. */
+export class RangeEnd extends Error {
+  constructor(
+    readonly outcome: Outcome,
+    reason: string,
+  ) {
+    super(reason);
+  }
+}
+
+export const CONTENT_RANGE = /^bytes (\d+)-(\d+)\/(\d+|\*)$/;
+
+/**
+ * Every piece with more than 1.5 × `size` left cut into pieces of `size` (64 KiB multiples) from where its bytes have
+ * got to; a busy piece keeps the first of them (its end moves down: its connection stops there), the rest are free.
+ */
+export function cutPieces(pieces: readonly Piece[], size: number): Piece[] {
+  const out: Piece[] = [];
+  for (const p of pieces) {
+    out.push(p);
+    if (p.end - p.got <= size * 1.5) continue;
+    const end = p.end;
+    p.end = Math.min(end, Math.ceil((p.got + size) / 65536) * 65536);
+    for (let a = p.end; a < end; a += size) out.push({ start: a, end: Math.min(end, a + size), pos: a, got: a, busy: false });
+  }
+  return out;
+}
+
+/** Free pieces joined to the free piece before them when nothing of them is written yet (one connection: one request). */
+export function joinPieces(pieces: readonly Piece[]): Piece[] {
+  const out: Piece[] = [];
+  for (const p of pieces) {
+    const last = out[out.length - 1];
+    if (last && !last.busy && !p.busy && last.end === p.start && p.pos === p.start) last.end = p.end;
+    else out.push(p);
+  }
+  return out;
+}
+
+/**
+ * The sources of a file from the answer to the hub's resolve (its `Link` list, in its order) and the one that answered.
+ * Only the hub's list is taken (a source's own `Link` header is not: the hub vets its sources).
+ */
+export function sourcesOf(r: Pick<ByteResponse, 'hubLinks' | 'hubSource' | 'url'>): [Source[], Source] {
+  const links = parseDuplicates(r.hubLinks, r.url);
+  const served = r.hubSource ?? links.find((l) => l.url === r.url)?.source ?? hostOf(r.url);
+  const list = links.some((l) => l.source === served) ? links : [{ source: served, url: r.url }, ...links];
+  const sources = list.map((d) => ({ ...d, dropped: false, cuts: 0, bytes: 0 }));
+  return [sources, sources.find((x) => x.source === served) as Source];
+}
+
+/** How a request ended that threw `e`: its own {@link RangeEnd}, the stall that aborted it, else a cut or an error. */
+export function endOf(e: unknown, signal: AbortSignal, progressed: boolean): RangeEnd {
+  if (e instanceof RangeEnd) return e;
+  if (signal.reason instanceof RangeEnd) return signal.reason;
+  return new RangeEnd(progressed ? 'cut' : 'error', e instanceof Error ? e.message : String(e));
+}
