@@ -63,6 +63,7 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
   if (held.length === 0) await fh.truncate(file.size);
   const hash = process.env.HUB_HASH_THREAD === '1' && availableParallelism() > 1 ? threadPrefixHash(temp) : inlinePrefixHash(fh);
   let closed = false;
+  let syncing: Promise<unknown> | undefined;
   const close = async () => {
     if (closed) return;
     closed = true;
@@ -87,9 +88,16 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
       }
       return buf;
     },
-    hashTo: (upTo) => hash.hashTo(upTo),
+    hashTo: (upTo) => {
+      hash.hashTo(upTo);
+      // every byte is written: the flush to the disk runs while the hash catches up (the rename waits for both)
+      if (upTo === file.size) syncing ??= fh.datasync().catch((e: unknown) => e);
+    },
     digest: () => hash.digest(),
-    rehash: () => hash.reset(),
+    rehash: () => {
+      hash.reset();
+      syncing = undefined;
+    },
     record: async (done) => {
       if (closed) return;
       const t = `${record}.${process.pid}.tmp`;
@@ -107,7 +115,8 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
         await close();
         return;
       }
-      await fh.sync();
+      const synced = await (syncing ?? fh.datasync());
+      if (synced instanceof Error) throw synced;
       await close();
       await rename(temp, finalPath);
       await rm(record, { force: true });
