@@ -191,11 +191,28 @@ const timed = (cmd, args, opts = {}) =>
 const cpu = {};
 const hubGet = async (h, extra = [], name = '') => {
   // GNU time's `%U %S` on the last line of stderr
-  const res = await timed('/usr/bin/time', ['-f', '%U %S', process.execPath, ...(values.prof ? ['--cpu-prof', '--cpu-prof-dir', path.join(values.prof, name)] : []), cli, 'get', 'bench/model', '--hub', h.url, '--to', path.join(out, 'get'), ...extra], {
-    env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
-  });
+  const res = await timed(
+    '/usr/bin/time',
+    [
+      '-f',
+      '%U %S',
+      process.execPath,
+      ...(values.prof ? ['--cpu-prof', '--cpu-prof-dir', path.join(values.prof, name)] : []),
+      cli,
+      'get',
+      'bench/model',
+      '--hub',
+      h.url,
+      '--to',
+      path.join(out, 'get'),
+      ...extra,
+    ],
+    {
+      env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
+    },
+  );
   const [user, sys] = res.stderr.trim().split('\n').at(-1).split(' ').map(Number);
-  (cpu[name] ??= []).push(user + sys);
+  cpu[name] = [...(cpu[name] ?? []), user + sys];
   const summary = res.stdout
     .split('\n')
     .filter((l) => l.includes('"event":"file"'))
@@ -273,7 +290,11 @@ console.log(
 );
 console.log(`hub get, unlimited, ranges:       ${fmt(runs.open)}`);
 console.log(`hub get, unlimited, --connections 1 (one request, as before): ${fmt(runs.openOne)}`);
-console.log(`hub get CPU seconds (user + system), medians: ${Object.entries(cpu).map(([k, v]) => `${k} ${median(v).toFixed(2)}`).join(', ')}`);
+console.log(
+  `hub get CPU seconds (user + system), medians: ${Object.entries(cpu)
+    .map(([k, v]) => `${k} ${median(v).toFixed(2)}`)
+    .join(', ')}`,
+);
 console.log(`hub get speed / (curl && sha256sum):    ${ratio('curlSha', 'get')}   target >= 4`);
 console.log(`hub get speed / aria2c:                 ${ratio('aria2', 'get')}   target >= 1.0`);
 console.log(`2 sources / 1 source (same connections): ${ratio('get', 'getTwo')}   target >= 1.6`);

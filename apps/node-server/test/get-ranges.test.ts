@@ -47,11 +47,12 @@ async function source(initial: Mode) {
     if (state.mode === 'lie-once' && m && !state.lied) {
       state.lied = true;
       part = Buffer.from(part);
-      part[Math.floor(part.length / 2)] ^= 0xff;
+      const at = Math.floor(part.length / 2);
+      part[at] = (part[at] as number) ^ 0xff;
     }
     if (state.mode === 'corrupt' && start <= BAD && BAD <= end) {
       part = Buffer.from(part);
-      part[BAD - start] ^= 0xff;
+      part[BAD - start] = (part[BAD - start] as number) ^ 0xff;
     }
     res.writeHead(m ? 206 : 200, {
       'content-length': String(part.length),
