@@ -221,7 +221,7 @@ export const GET_OPTIONS = {
   connections: {
     type: 'string',
     arg: 'N',
-    help: 'Connections to each source for a file of 16 MiB or more, fetched in ranges from every live source (default 8; 1: one request).',
+    help: 'At most N connections to each source for a file of 16 MiB or more, fetched in ranges from every live source (default 8; 1: one request).',
   },
   'stall-seconds': { type: 'string', arg: 'N', help: 'Leave a source that sends nothing for this long (default 30).' },
   'verify-log': {

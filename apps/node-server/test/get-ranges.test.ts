@@ -29,9 +29,10 @@ const CLI = path.join(import.meta.dirname, '..', 'dist', 'cli.js');
 
 /**
  * `ok`: the right bytes; `lie-once`: its first range answer has one byte flipped; `corrupt`: its copy has byte
- * {@link BAD} flipped (every answer holding it); `slow`: 64 KiB every 60 ms per answer; `no-range`: ignores Range.
+ * {@link BAD} flipped (every answer holding it); `slow`: 64 KiB every 60 ms per answer; `no-range`: ignores Range;
+ * `fail-later`: answers its first range, then 503 to every request.
  */
-type Mode = 'ok' | 'lie-once' | 'corrupt' | 'slow' | 'no-range';
+type Mode = 'ok' | 'lie-once' | 'corrupt' | 'slow' | 'no-range' | 'fail-later';
 const BAD = 10 * MiB + 7;
 
 /** A byte source on loopback serving both files with Range (206 and Content-Range); logs each request's Range. */
@@ -40,6 +41,7 @@ async function source(initial: Mode) {
   const server = http.createServer((req, res) => {
     const body = req.url?.endsWith('small.txt') ? SMALL : DATA;
     state.log.push(req.headers.range ?? 'full');
+    if (state.mode === 'fail-later' && state.log.length > 1) return void res.writeHead(503).end();
     const m = state.mode === 'no-range' ? null : /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
     const start = m ? Number(m[1]) : 0;
     const end = m ? Math.min(Number(m[2]), body.length - 1) : body.length - 1;
@@ -168,6 +170,23 @@ describe('hub get in ranges over several sources', () => {
     const progress = r.events.filter((e) => e.event === 'progress');
     expect(progress.at(-1)).toMatchObject({ file: FILE, received: SIZE, size: SIZE });
     expect(Object.keys(progress.at(-1)?.sources as object).sort()).toEqual(['good', 'liar']);
+  });
+
+  it('a source that starts failing is dropped for the rest of the file; its ranges go to the other', async () => {
+    const { hub, state } = await hubWith([
+      ['good', 'ok'],
+      ['flaky', 'fail-later'],
+    ]);
+    const dir = await outDir();
+    const r = await get(hub, dir, [FILE, '--connections', '2']);
+    expect(r.code).toBe(0);
+    expect(readFileSync(path.join(dir, FILE)).equals(DATA)).toBe(true);
+    // a 503 (one per connection that was asking at the time), then no further request to it
+    const failed = (r.file?.failed ?? []) as unknown[];
+    expect(failed.length).toBeGreaterThanOrEqual(1);
+    for (const f of failed) expect(f).toEqual({ source: 'flaky', outcome: 'status', reason: 'HTTP 503' });
+    expect(state.flaky?.log).toHaveLength(1 + failed.length);
+    expect(Object.keys(r.file?.sources as object).sort()).toEqual(['flaky', 'good']);
   });
 
   it('every source wrong: exit 1, each named, nothing at the final path and no temp file kept', async () => {

@@ -103,8 +103,9 @@ export interface ClientOptions {
   onAttempt?: (a: Attempt) => void;
   onProgress?: (p: Progress) => void;
   /**
-   * A ranged download (a file of at least 16 MiB written through a {@link RangeTarget}) opens this many connections
-   * to each source at once, like aria2's `-x` (default 8); 1 fetches such a file in one request, as a small one is.
+   * A ranged download (a file of at least 16 MiB written through a {@link RangeTarget}) opens up to this many
+   * connections to each source at once, like aria2's `-x` (default 8); 1 fetches such a file in one request, as a
+   * small one is.
    */
   connections?: number;
 }
