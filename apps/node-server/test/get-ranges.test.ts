@@ -206,6 +206,27 @@ describe('hub get in ranges over several sources', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it("into the host's cache layout: the blob by SHA-256 from ranges, the snapshot link, nothing else in blobs/", async () => {
+    const { hub } = await hubWith([
+      ['a', 'ok'],
+      ['b', 'ok'],
+    ]);
+    const cache = await outDir();
+    const out: string[] = [];
+    const code = await getCommand([MODEL, FILE, '--hf-cache', cache, '--hub', hub.url], {
+      out: (l) => out.push(l),
+      err: () => {},
+      tty: false,
+      env: {},
+    });
+    expect(code).toBe(0);
+    const repo = path.join(cache, 'models--synthetic--get-ranges');
+    expect(readdirSync(path.join(repo, 'blobs'))).toEqual([SHA]);
+    expect(readFileSync(path.join(repo, 'blobs', SHA)).equals(DATA)).toBe(true);
+    const commit = readFileSync(path.join(repo, 'refs', 'main'), 'utf8');
+    expect(readFileSync(path.join(repo, 'snapshots', commit, FILE)).equals(DATA)).toBe(true);
+  });
+
   it('a small file is still one request without Range, from one source', async () => {
     const { hub, state } = await hubWith([
       ['a', 'ok'],

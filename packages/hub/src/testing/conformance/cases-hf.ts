@@ -225,6 +225,25 @@ export function hfCases(): ConformanceCase[] {
       expect: r302(),
     },
     {
+      name: 'resolve lists every live source as Link rel="duplicate" (RFC 6249), pri from 1, the redirect target first',
+      area: 'hf',
+      request: { method: 'HEAD', path: `/via/demo/${BERT}/resolve/main/config.json` },
+      expect: {
+        ...redirect('config.json'),
+        check: (r) => {
+          const entries = (r.headers.link ?? '').split(/,\s*(?=<)/);
+          const parsed = entries.map((e) =>
+            /^<(https?:\/\/[^>]+|\{mirror\}\/[^>]+)>; rel="duplicate"; pri=(\d+); hub-source="([^"]+)"$/.exec(e),
+          );
+          if (parsed.some((m) => !m)) return `link ${r.headers.link}: not every entry is <URL>; rel="duplicate"; pri=N; hub-source="…"`;
+          if (parsed.some((m, i) => Number(m?.[2]) !== i + 1)) return `link ${r.headers.link}: pri is not 1, 2, …`;
+          if (parsed[0]?.[1] !== r.headers.location || parsed[0]?.[3] !== r.headers['x-hub-source'])
+            return `link ${r.headers.link}: the first is not the Location and X-Hub-Source`;
+          return undefined;
+        },
+      },
+    },
+    {
       name: 'an unknown /via/ token falls back to the default order',
       area: 'hf',
       request: { path: `/via/nowhere/${GGUF}/raw/main/${FILE}` },
