@@ -76,3 +76,63 @@ export function endOf(e: unknown, signal: AbortSignal, progressed: boolean): Ran
   if (signal.reason instanceof RangeEnd) return signal.reason;
   return new RangeEnd(progressed ? 'cut' : 'error', e instanceof Error ? e.message : String(e));
 }
+
+/** One connection per source works this long before all do; all are then judged over as long. */
+const PROBE_MS = 200;
+/** All connections stay when they brought this many times the bytes of one. */
+const PROBE_GAIN = 1.3;
+/** The judging window starts once the new connections stream, or after this long (slow handshakes, few pieces). */
+const SETTLE_MS = 3000;
+
+/**
+ * Whether more connections help: one per source for {@link PROBE_MS}, then all (`all`); once they stream (or after
+ * {@link SETTLE_MS}), their bytes over {@link PROBE_MS} against the first window's; below {@link PROBE_GAIN} times as
+ * many, one per source again (`back`). A source limited per connection (a CDN edge, a far server, `limit_rate`) gains
+ * about N times; loopback or a fast LAN, where one connection is not the limit, does not.
+ */
+export class Probe {
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private streaming = 0;
+
+  constructor(
+    private readonly bytes: () => number,
+    /** how many connections stream when all do */
+    private readonly wanted: () => number,
+    private readonly all: () => void,
+    private readonly back: () => void,
+  ) {}
+
+  /** The first connection streams: the first window starts. */
+  start(): void {
+    const b0 = this.bytes();
+    const t0 = Date.now();
+    this.later(PROBE_MS, () => {
+      const one = (this.bytes() - b0) / Math.max(1, Date.now() - t0);
+      this.all();
+      const settle = Date.now();
+      const judge = () => {
+        if (this.streaming < this.wanted() && Date.now() - settle < SETTLE_MS) return this.later(PROBE_MS / 4, judge);
+        const b1 = this.bytes();
+        const t1 = Date.now();
+        this.later(PROBE_MS, () => {
+          if ((this.bytes() - b1) / Math.max(1, Date.now() - t1) < one * PROBE_GAIN) this.back();
+        });
+      };
+      judge();
+    });
+  }
+
+  /** A connection got its first bytes (`+1`) or ended (`-1`). */
+  count(n: 1 | -1): void {
+    this.streaming += n;
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  private later(ms: number, f: () => void): void {
+    this.timer = setTimeout(f, ms);
+    this.timer.unref?.();
+  }
+}

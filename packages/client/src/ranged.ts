@@ -8,7 +8,7 @@
  * compared), so the source whose bytes differ is named. Runtime-neutral: transport, hashing and file are injected.
  */
 import { PieceWriter } from './piece-writer.js';
-import { CONTENT_RANGE, cutPieces, endOf, joinPieces, LocalFailure, RangeEnd, type Source, sourcesOf } from './ranged-parts.js';
+import { CONTENT_RANGE, cutPieces, endOf, joinPieces, LocalFailure, Probe, RangeEnd, type Source, sourcesOf } from './ranged-parts.js';
 import { addInterval, gaps, type Interval, type Piece, paint, pieceBytes, type Served, sameBytes, takePiece } from './ranges.js';
 import type { Attempt, ByteResponse, ClientOptions, FileResult, GetBytes, Outcome, RangeTarget, RemoteFile } from './types.js';
 
@@ -22,10 +22,6 @@ const CUTS_PER_SOURCE = 3;
 const SPLIT_MIN_BYTES = 4 << 20;
 /** The hash is told of the completed prefix when it grew by this much. */
 const HASH_STEP_BYTES = 1 << 20;
-/** One connection per source works this long before all do, and all this long before they are judged. */
-const PROBE_MS = 200;
-/** All connections stay when they brought this many times the bytes of one. */
-const PROBE_GAIN = 1.3;
 /** The record of completed ranges is written at most this often (and at the end). */
 const RECORD_EVERY_MS = 250;
 /** The source of bytes kept from an interrupted run. */
@@ -60,9 +56,24 @@ class Ranged {
   private lastRecord = 0;
   private discarded = false;
   private readonly conns: number;
-  private readonly stallMs: number; /** connections per source at work now (see {@link probe}) */
+  private readonly stallMs: number;
+  /** connections per source at work now (see {@link Probe}) */
   private allowed = 1;
-  private probing: ReturnType<typeof setTimeout> | undefined;
+  private readonly probe = new Probe(
+    () => this.received,
+    () => this.conns * this.sources.filter((s) => !s.dropped).length,
+    () => {
+      this.allowed = this.conns;
+      this.cut();
+      this.changed();
+    },
+    () => {
+      // one connection per source again; one source's rest of the file in one request
+      this.allowed = 1;
+      if (this.sources.length === 1) this.pieces = joinPieces(this.pieces);
+      this.first = 0;
+    },
+  );
 
   constructor(
     private readonly opts: ClientOptions,
@@ -102,7 +113,7 @@ class Ranged {
       },
       ranged: (first) => {
         started.push(this.workers([first], first));
-        this.probe();
+        this.probe.start();
       },
     });
     await Promise.all([...started, firstSource === hub ? undefined : this.worker(firstSource, 0)]);
@@ -119,7 +130,7 @@ class Ranged {
       const mine = owners.filter((o) => o.source === v.source).map((o): Interval => [o.start, o.end]);
       let redo = gaps(mine, this.file.size);
       if (redo.length === 0) redo = [[0, this.file.size]];
-      clearTimeout(this.probing);
+      this.probe.stop();
       this.allowed = this.conns;
       this.plan(gaps(redo, this.file.size), redo);
       this.compare = new Map();
@@ -170,32 +181,6 @@ class Ranged {
   private cut(): void {
     this.pieces = cutPieces(this.pieces, pieceBytes(this.file.size, this.conns * Math.max(1, this.sources.length)));
     this.first = 0;
-  }
-
-  /**
-   * One connection per source first: after {@link PROBE_MS} all of them; if they did not bring {@link PROBE_GAIN}
-   * times the bytes in the next window (the source is not limited per connection: loopback, a fast LAN), one again,
-   * and one source's rest is joined into one request.
-   */
-  private probe(): void {
-    let t = Date.now();
-    let bytes = this.received;
-    this.probing = setTimeout(() => {
-      const one = (this.received - bytes) / Math.max(1, Date.now() - t);
-      this.allowed = this.conns;
-      this.cut();
-      this.changed();
-      t = Date.now();
-      bytes = this.received;
-      this.probing = setTimeout(() => {
-        if ((this.received - bytes) / Math.max(1, Date.now() - t) >= one * PROBE_GAIN) return;
-        this.allowed = 1;
-        if (this.sources.length === 1) this.pieces = joinPieces(this.pieces);
-        this.first = 0;
-      }, PROBE_MS);
-      this.probing.unref?.();
-    }, PROBE_MS);
-    this.probing.unref?.();
   }
 
   private complete(): boolean {
@@ -262,6 +247,7 @@ class Ranged {
     );
     let r: ByteResponse | undefined;
     let writer: PieceWriter | undefined;
+    let streaming: 0 | 1 = 0;
     try {
       r = await this.getBytes(s.url, { headers: { range: `bytes=${from}-${last}` }, signal: ctrl.signal });
       // the hub's redirect was followed (or a range answered): the sources are known
@@ -283,6 +269,7 @@ class Ranged {
       writer = new PieceWriter(this.pool, from, (at, bytes) => this.wrote(s, piece, at, bytes));
       for await (const chunk of r.body) {
         lastByte = Date.now();
+        if (!streaming) this.probe.count((streaming = 1));
         // the piece's end may have moved down (an idle connection took the rest): the bytes after it are not kept
         const n = Math.min(chunk.byteLength, piece.end - piece.got);
         piece.got += n;
@@ -307,6 +294,7 @@ class Ranged {
       this.report(s, piece.pos - from, from, end.outcome, end.message);
       if (!(end.outcome === 'cut' && ++s.cuts <= CUTS_PER_SOURCE)) s.dropped = true;
     } finally {
+      if (streaming) this.probe.count(-1);
       clearInterval(timer);
       r?.cancel();
       piece.got = piece.pos;
@@ -382,7 +370,7 @@ class Ranged {
   }
 
   private async result(ok: boolean): Promise<FileResult> {
-    clearTimeout(this.probing);
+    this.probe.stop();
     this.saveRecord(true);
     await this.recording;
     const sources = this.bySource();
