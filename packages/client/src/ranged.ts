@@ -269,7 +269,10 @@ class Ranged {
       writer = new PieceWriter(this.pool, from, (at, bytes) => this.wrote(s, piece, at, bytes));
       for await (const chunk of r.body) {
         lastByte = Date.now();
-        if (!streaming) this.probe.count((streaming = 1));
+        if (!streaming) {
+          streaming = 1;
+          this.probe.count(1);
+        }
         // the piece's end may have moved down (an idle connection took the rest): the bytes after it are not kept
         const n = Math.min(chunk.byteLength, piece.end - piece.got);
         piece.got += n;
