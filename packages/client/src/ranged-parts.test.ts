@@ -17,6 +17,7 @@ describe('Probe: more connections only when they bring more bytes (fake clock)',
     const calls: string[] = [];
     const probe = new Probe(
       () => received,
+      () => 1e12,
       () => 8,
       () => {
         calls.push('all');
@@ -44,6 +45,26 @@ describe('Probe: more connections only when they bring more bytes (fake clock)',
     expect(run(100, 110, 8)).toEqual(['all', 'back']);
   });
 
+  it('no probe when the rest of the file comes sooner than more connections could be judged', () => {
+    vi.useFakeTimers();
+    let received = 0;
+    const calls: string[] = [];
+    const probe = new Probe(
+      () => received,
+      () => 30_000,
+      () => 8,
+      () => calls.push('all'),
+      () => calls.push('back'),
+    );
+    const tick = setInterval(() => {
+      received += 1000;
+    }, 10);
+    probe.start();
+    vi.advanceTimersByTime(2000);
+    clearInterval(tick);
+    expect(calls).toEqual([]);
+  });
+
   it('judges only once the new connections stream, or after the settle time', () => {
     vi.useFakeTimers();
     let received = 0;
@@ -51,6 +72,7 @@ describe('Probe: more connections only when they bring more bytes (fake clock)',
     const calls: string[] = [];
     const probe = new Probe(
       () => received,
+      () => 1e12,
       () => 4,
       () => {
         calls.push('all');

@@ -96,6 +96,8 @@ export class Probe {
 
   constructor(
     private readonly bytes: () => number,
+    /** bytes still to come */
+    private readonly left: () => number,
     /** how many connections stream when all do */
     private readonly wanted: () => number,
     private readonly all: () => void,
@@ -108,6 +110,8 @@ export class Probe {
     const t0 = Date.now();
     this.later(PROBE_MS, () => {
       const one = (this.bytes() - b0) / Math.max(1, Date.now() - t0);
+      // at this rate the rest comes before more connections could be judged: no probe
+      if (this.left() < one * PROBE_MS * 2) return;
       this.all();
       const settle = Date.now();
       const judge = () => {

@@ -61,6 +61,7 @@ class Ranged {
   private allowed = 1;
   private readonly probe = new Probe(
     () => this.received,
+    () => this.file.size - this.received,
     () => this.conns * this.sources.filter((s) => !s.dropped).length,
     () => {
       this.allowed = this.conns;
