@@ -73,8 +73,18 @@ export {
 } from './index/discovery-schemas.js';
 export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
-export { type IndexedModel, IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index/index-store.js';
+export {
+  type IndexedModel,
+  IndexLoadError,
+  type IndexStore,
+  type IndexTotals,
+  type LoadPackStorage,
+  loadIndex,
+  type SearchPage,
+  type WholeIndexStore,
+} from './index/index-store.js';
 export { namedJsonSchemas } from './index/json-schema.js';
+export { dashAliasesOf, MemoryIndex } from './index/memory-index.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
 export { ObjectCache } from './index/object-cache.js';
@@ -115,9 +125,10 @@ export {
   type TreeEntry,
   TreeEntrySchema,
 } from './index/schemas.js';
-export { isSortKey, type ModelQuery, type SortKey, searchModels, searchModelsPage } from './index/search.js';
+export { isSortKey, type ModelQuery, modelTags, SORT_KEYS, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
 export { StartPack } from './index/start-pack.js';
+export { type Later, lookUp, whenReady } from './index/store-types.js';
 export {
   appendDays,
   CHECKPOINT_MEDIA_TYPE,

@@ -29,7 +29,7 @@ import {
 import { type Prepared, type Repository, repository, type Shape, type ShapeSet } from './manifests.js';
 import { API_VERSION, API_VERSION_HEADER, MODELPACK_ARTIFACT, OCI_MANIFEST } from './media-types.js';
 import { findModel, invalidName } from './names.js';
-import { registryRepositories } from './repositories.js';
+import { type RegistryRepositories, registryRepositories } from './repositories.js';
 
 const DIGEST = /^sha256:[0-9a-fA-F]{64}$/;
 const ANY_DIGEST = /^[a-z0-9]+(?:[+._-][a-z0-9]+)*:/;
@@ -79,6 +79,30 @@ export function negotiate(accept: string | null, userAgent: string | null, shape
   return wantsOci(accept) ? shapes.oci : shapes.docker;
 }
 
+/** `/v2/_catalog` answers at most this many names without `n` (then `Link: rel="next"` says where the rest is). */
+export const CATALOG_PAGE_MAX = 10_000;
+
+/** `n`/`last` pagination over the sorted repository names, with an absolute `Link: <…>; rel="next"` when more remain. */
+async function paginateCatalog(
+  ctx: RouteContext<unknown>,
+  repos: RegistryRepositories,
+  path: string,
+): Promise<{ page: string[]; headers: Record<string, string> } | HubResponse> {
+  const nRaw = ctx.query.get('n');
+  const lastRaw = ctx.query.get('last');
+  const last = lastRaw !== null && lastRaw !== '' ? lastRaw : undefined;
+  if (nRaw !== null && nRaw !== '' && !/^\d{1,9}$/.test(nRaw)) return paginationInvalid(nRaw);
+  const asked = nRaw === null || nRaw === '' ? undefined : Number(nRaw);
+  const n = Math.min(asked ?? CATALOG_PAGE_MAX, CATALOG_PAGE_MAX);
+  const { names: page, more } = n > 0 ? await repos.page(last, n) : { names: [], more: false };
+  const headers: Record<string, string> = {};
+  const lastShown = page[page.length - 1];
+  if (more && lastShown !== undefined) {
+    headers.link = `<${ctx.origin}${path}?n=${n}&last=${encodeURIComponent(lastShown)}>; rel="next"`;
+  }
+  return { page, headers };
+}
+
 /** `n`/`last` pagination over a sorted list, with an absolute `Link: <…>; rel="next"` when more remain. */
 function paginate(
   ctx: RouteContext<unknown>,
@@ -116,7 +140,7 @@ async function findRepository<D extends CoreDeps>(ctx: RouteContext<D>): Promise
   const why = invalidName(owner, name);
   if (why) return nameInvalid(`${owner}/${name}`, why);
   const index = ctx.deps.index();
-  const model = findModel(index, owner, name);
+  const model = await findModel(index, owner, name);
   if (!model) {
     recordMissing(ctx.deps, `${owner}/${name}`);
     return nameUnknown(`${owner}/${name}`.toLowerCase());
@@ -293,7 +317,7 @@ function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
       cache: 60,
       summary: 'Every repository (OciCatalog), with n/last pagination',
       handler: v2(async (ctx) => {
-        const p = paginate(ctx, (await registryRepositories(ctx.deps)).all, ctx.path);
+        const p = await paginateCatalog(ctx, await registryRepositories(ctx.deps), ctx.path);
         if (!('page' in p)) return p;
         return json(200, { repositories: p.page }, p.headers);
       }),

@@ -1,7 +1,7 @@
 import { type CoreDeps, MemoryMissingLog, silentLogger } from '../deps.js';
 import type { Address } from '../index/blake3.js';
 import { type BuildModelInput, buildIndex } from '../index/builder.js';
-import { type IndexStore, loadIndex } from '../index/index-store.js';
+import { loadIndex, type WholeIndexStore } from '../index/index-store.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
 import { noMetrics } from '../metrics.js';
 import { MemorySourceHealth } from '../sources/source-health.js';
@@ -75,7 +75,7 @@ export const SYNTHETIC_MODELS: BuildModelInput[] = [
 
 export interface TestHub {
   objects: MemoryObjectStore;
-  index: IndexStore;
+  index: WholeIndexStore;
   catalog: Address;
   health: MemorySourceHealth;
   deps: CoreDeps;
