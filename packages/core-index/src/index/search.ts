@@ -147,7 +147,7 @@ export class SearchIndex {
       const m = models[i] as IndexedModel;
       const id = m.id.toLowerCase();
       this.lowerIds[i] = id;
-      this.unlisted[i] = m.row.svc.listed === false;
+      this.unlisted[i] = m.row.svc?.listed === false;
       const owner = m.owner.toLowerCase();
       this.lowerOwners[i] = owner;
       post(byAuthor, owner, i);

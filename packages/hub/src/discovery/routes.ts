@@ -295,11 +295,13 @@ function discoveryRouteTable<D extends CoreDeps>(options: DiscoveryOptions = {})
         h(async ({ req, deps, origin }) => {
           const index = deps.index();
           const kind = negotiate(req.headers.get('accept'));
+          const view =
+            kind === 'html' ? await index.memo('site:home-view', () => browseModels(index, 'trending')) : { models: [], snapshot: '' };
           const res =
             kind === 'json'
               ? sendPrepared(await descriptorOf(deps))
               : kind === 'html'
-                ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin)))
+                ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin, view)))
                 : brief(deps, origin);
           res.headers.vary = 'Accept';
           return res;

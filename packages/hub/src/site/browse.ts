@@ -105,7 +105,7 @@ export function browsePage(view: BrowseView, sort: BrowseSort, filter: BrowseFil
 }
 
 /** The home page: what the hub is, how to point a tool at it, and the browse table. */
-export function homePage(index: IndexStore, origin: string): string {
+export function homePage(index: IndexStore, origin: string, view: BrowseView): string {
   const host = origin.replace(/^https?:\/\//, '');
   const ex = examples(index);
   const id = ex.model?.id ?? 'OWNER/NAME';
@@ -119,6 +119,6 @@ hf download ${escapeHtml(id)}
 export MODEL_ENDPOINT=${escapeHtml(origin)}/  # llama.cpp -hf
 ollama pull --insecure ${escapeHtml(host)}/${escapeHtml(oci)}:latest
 # MCP (Streamable HTTP): ${escapeHtml(origin)}/mcp</code></pre>
-${browseSection({ models: index.head().filter((m) => m.row.svc.listed !== false), snapshot: index.snapshot }, 'trending', {}, 2)}`;
+${browseSection(view, 'trending', {}, 2)}`;
   return page({ title: 'Model hub', current: 'home', script: FILTER_SCRIPT }, body);
 }
