@@ -73,6 +73,7 @@ export {
 } from './index/discovery-schemas.js';
 export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
+export { type PageObjects, writeIndexPages } from './index/index-pages.js';
 export {
   type IndexedModel,
   IndexLoadError,
@@ -91,6 +92,9 @@ export { ObjectCache } from './index/object-cache.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
 export { newObjectMetadata, REF_NAME } from './index/object-store.js';
 export { ollamaTemplateFor } from './index/ollama-template.js';
+export { PAGE_KIND, PAGES_KIND, type PagesRoot } from './index/page-layout.js';
+export { openPagedIndex, PAGED_CACHE_BYTES, PagedIndex, type PagedIndexOptions } from './index/paged-index.js';
+export { SEARCH_WALK_MAX } from './index/paged-search.js';
 export { emptyPins, PinsError, parsePins } from './index/pins.js';
 export { BoundedQueue, boundedAll } from './index/pool.js';
 export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';

@@ -174,7 +174,7 @@ export async function loadIndex(objects: ObjectStore, catalogAddress: Address, o
   return new MemoryIndex(catalogAddress, catalog.date, models, objects);
 }
 
-function makeModel(
+export function makeModel(
   id: string,
   address: Address,
   object: ModelObject,

@@ -20,17 +20,22 @@ export const POSTINGS_SEGMENT = 4096;
 /** The bytes a hashed bucket aims at (ids and digests: one read of a few KB per look-up). */
 export const BUCKET_TARGET_BYTES = 8 * 1024;
 
-/** A list of items split into pages of `per`, the pages listed by directory objects of {@link DIR_FANOUT}. */
+/**
+ * A list of items split into pages of `per`: the page addresses inline (`pages`, up to {@link DIR_FANOUT}), else
+ * listed by directory objects of {@link DIR_FANOUT} each (`dirs`), so the root stays small at any size.
+ */
 export interface PagedArray {
   per: number;
   count: number;
-  dirs: string[];
+  pages?: string[];
+  dirs?: string[];
 }
 
-/** Keys hashed into `buckets` (a power of two) buckets, each bucket one page of a {@link PagedArray} of `per` 1. */
+/** Keys hashed into `buckets` (a power of two) buckets, each bucket one page (listed as a {@link PagedArray} does). */
 export interface HashedMap {
   buckets: number;
-  dirs: string[];
+  pages?: string[];
+  dirs?: string[];
 }
 
 /** The root of a day's pages: everything a store needs up front, and where every other page is. */
@@ -40,6 +45,8 @@ export interface PagesRoot {
   /** the catalog these pages are derived from */
   catalog: string;
   date: string;
+  /** the first models of the browse list, so a start reads nothing more for its examples */
+  head: PagedEntry[];
   totals: { models: number; files: number; bytes: number; listed: number; holders: Record<string, number> };
   kinds: Array<[string, SourceObject['type']]>;
   /** models in browse order, {@link MODELS_PER_PAGE} a page */
