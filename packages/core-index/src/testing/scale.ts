@@ -1,7 +1,7 @@
+import { type BuildModelInput, buildIndex } from '../build/builder.js';
 import type { Address } from '../index/blake3.js';
-import { type BuildModelInput, buildIndex } from '../index/builder.js';
+import { StartPack } from '../index/load-pack-format.js';
 import type { ListQuery, ObjectStore, PutOptions } from '../index/object-store.js';
-import { StartPack } from '../index/start-pack.js';
 
 const TASKS = ['text-generation', 'fill-mask', 'image-classification', 'automatic-speech-recognition', undefined];
 const LIBRARIES = ['transformers', 'gguf', 'diffusers', undefined];
