@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { SourceConfig } from '@hub/core-index';
+import { indexStoreKind } from '@hub/hub';
 import { DEFAULT_HOST } from './listen.js';
 
 /** The config file (JSON via `--config` or `HUB_CONFIG`); design section 8. */
@@ -38,6 +39,8 @@ export interface HubConfigFile {
   registryTokens?: string[];
   /** The most bytes one bucket may hold in all (default 1 GiB). */
   bucketMaxBytes?: number;
+  /** Which store serves the day: `auto` (default: the pages from 20,000 models), `memory` or `paged` (design 11.1). */
+  indexStore?: string;
   /** Seed the bundled demo index into an empty data folder (default true). */
   demo?: boolean;
   /** Port of the demo mirror (default: the hub's port + 1; 0 picks a free one). */
@@ -108,12 +111,18 @@ export function resolveConfig(
   if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
     throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
   checkHostSettings(fromFile);
+  try {
+    indexStoreKind(nonEmpty(env.HUB_INDEX_STORE) ?? fromFile.indexStore, 'indexStore (or HUB_INDEX_STORE)');
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
   return {
     ...fromFile,
     port: portNumber,
     host: nonEmpty(flags.host) ?? nonEmpty(env.HOST) ?? nonEmpty(fromFile.host) ?? DEFAULT_HOST,
     dataDir: path.resolve(flags.data ?? env.HUB_DATA ?? fromFile.dataDir ?? '.hub-data'),
     logLevel: env.HUB_LOG_LEVEL ?? fromFile.logLevel ?? 'info',
+    ...((nonEmpty(env.HUB_INDEX_STORE) ?? fromFile.indexStore) ? { indexStore: nonEmpty(env.HUB_INDEX_STORE) ?? fromFile.indexStore } : {}),
   };
 }
 

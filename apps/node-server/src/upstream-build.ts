@@ -106,6 +106,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     onObject: pack.add,
+    pages: pack,
   });
   await startPrepared(store, options.dataDir, summary.catalog as Address, pack, options.log);
   return summary;

@@ -13,7 +13,7 @@ import {
   type Postings,
 } from './page-layout.js';
 import { type PagedReads, pagedSearch } from './paged-search.js';
-import type { FileRecord, SourceObject } from './schemas.js';
+import { type FileRecord, ModelObjectSchema, ModelRowSchema, type SourceObject, SourceObjectSchema } from './schemas.js';
 import type { IndexedModel, IndexStore, IndexTotals, ModelQuery, SearchPage } from './store-types.js';
 
 const decoder = new TextDecoder();
@@ -156,12 +156,14 @@ export class PagedIndex implements IndexStore, PagedReads {
   }
 
   private fromEntry(e: PagedEntry, rank: number, size: number): IndexedModel {
+    // Through the schemas, as the whole store's first load reads them: the same fields in the same order (a page is
+    // canonical JSON, keys sorted), so every answer is byte for byte the whole store's.
     const m = makeModel(
       e.id,
       e.address as Address,
-      e.object,
-      e.row,
-      e.sources.map((s) => s.object),
+      ModelObjectSchema.parse(e.object),
+      ModelRowSchema.parse(e.row),
+      e.sources.map((s) => SourceObjectSchema.parse(s.object)),
       e.sources.map((s) => s.address as Address),
     );
     m.rank = rank;
