@@ -4,7 +4,6 @@ import {
   type HubResponse,
   type IndexedModel,
   type Later,
-  originHostname,
   prepare,
   type RouteContext,
   reprDigestFromHex,
@@ -61,9 +60,9 @@ export function resolve(ctx: RouteContext<CoreDeps>): Later<HubResponse> {
       sha256: file.sha256,
       sources: model.sources,
       ...(token ? { via: token } : {}),
-      hubHost: originHostname(ctx.origin),
+      hubOrigin: ctx.origin,
     });
-    if (!chosen.ok) return sourcesUnavailable(ctx.deps, model, file.path, chosen.holders, chosen.lacking);
+    if (!chosen.ok) return sourcesUnavailable(ctx.deps, model, file.path, chosen.holders, chosen.lacking, chosen.plainHttp);
     const etag = `"${file.sha256}"`;
     return {
       status: 302,
