@@ -75,7 +75,8 @@ describe('a cold isolate reads a bounded number of storage objects before its fi
     const demo = await coldEnv(small, { INDEX_STORE: 'paged' });
     const r = await worker.fetch(new Request('http://edge.test/api/models/demo/tiny-bert-synthetic'), demo.env, ctx);
     expect(r.status).toBe(200);
-    expect(total(cold.counts)).toBeLessThanOrEqual(total(demo.counts) + 1);
+    // the demo's models are in the root's head (no read); a model of the larger day costs its id bucket and its page
+    expect(total(cold.counts)).toBeLessThanOrEqual(total(demo.counts) + 2);
 
     // warm: the same isolate answers another look-up of the same page's models with no storage read beyond the probes
     const before = cold.counts.r2;
@@ -83,16 +84,10 @@ describe('a cold isolate reads a bounded number of storage objects before its fi
     expect(cold.counts.r2).toBe(before);
   });
 
-  it('the whole store reads every model object before its first answer (the cost the pages remove)', async () => {
-    const cold = await coldEnv(big, { INDEX_STORE: 'memory' });
+  it('auto loads a day under 20,000 models whole: every model object read before the first answer (what the pages remove)', async () => {
+    const cold = await coldEnv(big, {});
     const res = await worker.fetch(new Request(`http://edge.test/api/models/${models[7]?.id}`), cold.env, ctx);
     expect(res.status).toBe(200);
     expect(cold.counts.r2).toBeGreaterThan(1000);
-  });
-
-  it('auto pages a day of 20,000 models or more and loads a smaller day whole', async () => {
-    const cold = await coldEnv(big, {});
-    await worker.fetch(new Request(`http://edge.test/api/models/${models[7]?.id}`), cold.env, ctx);
-    expect(cold.counts.r2).toBeGreaterThan(1000);
-  });
+  }, 300_000);
 });
