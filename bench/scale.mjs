@@ -57,7 +57,13 @@ async function build(n, dir) {
   const built = await core.buildWithPages(store, core.syntheticModels(n));
   clearInterval(timer);
   const ms = performance.now() - t0;
-  return { n, buildMs: Math.round(ms), msPerModel: +(ms / n).toFixed(3), peakRssMB: Math.round(Math.max(peak, process.memoryUsage().rss) / 2 ** 20), ...built };
+  return {
+    n,
+    buildMs: Math.round(ms),
+    msPerModel: +(ms / n).toFixed(3),
+    peakRssMB: Math.round(Math.max(peak, process.memoryUsage().rss) / 2 ** 20),
+    ...built,
+  };
 }
 
 async function serve(n, dir, kind) {

@@ -7,7 +7,6 @@ import type { ObjectStore } from './object-store.js';
 import { boundedAll } from './pool.js';
 import {
   type CatalogObject,
-  type FileRecord,
   type ModelObject,
   ModelObjectSchema,
   type ModelRow,

@@ -63,10 +63,6 @@ export function errorResult(message: string): ToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-export function isListed(m: IndexedModel): boolean {
-  return m.row.svc.listed !== false;
-}
-
 /** Look a model up; an unknown id is recorded for the next index run and answered with a fix. */
 export async function findModel(ctx: ToolContext, id: string): Promise<IndexedModel> {
   const index = ctx.deps.index();
