@@ -13,7 +13,7 @@ import {
   SourceProber,
   SPACES_REF,
 } from '@hub/core-index';
-import { assembleHub, type HubDeps, indexHolder, mergeSources } from '@hub/hub';
+import { assembleHub, type HubDeps, indexHolder, indexStoreKind, mergeSources, openDay } from '@hub/hub';
 import {
   DEMO_SOURCE,
   demoSource,
@@ -135,7 +135,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // The one index holder (@hub/hub). Objects are verified once, on the first start on (or switch to) a catalog; later
   // starts read them as stored, from the load pack in the data folder.
   const pack = fileLoadPack(options.dataDir);
-  const load = (store: FsObjectStore, address: Address) => loadVerifiedOnce(store, address, pack);
+  // The day whole for a small index, its pages for a large one (`indexStore` / HUB_INDEX_STORE; design 11.1).
+  const kind = indexStoreKind(config.indexStore, 'indexStore (or HUB_INDEX_STORE)');
+  const load = (store: FsObjectStore, address: Address) => openDay(store, address, kind, () => loadVerifiedOnce(store, address, pack));
   const indexes = indexHolder(objects, await load(objects, current), load, log, observability.metrics);
 
   // Accounts: PostgreSQL when `database` names one, else one SQLite file under the data folder; without
