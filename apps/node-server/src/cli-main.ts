@@ -1,6 +1,6 @@
 /** The server-side `hub` commands (serve, index build, index verify, probe), loaded only when one of them runs. */
 import path from 'node:path';
-import { StartPack } from '@hub/core-index';
+import { LoadPackWriter } from '@hub/core-index';
 import { buildFromDir } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
@@ -83,7 +83,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   const log = createLogger({ level: cfg.logLevel, destination: process.stderr as never });
   const store = new FsObjectStore(cfg.dataDir);
   const started = Date.now();
-  const pack = new StartPack();
+  const pack = new LoadPackWriter();
   const result = await buildFromDir(store, {
     dir: path.resolve(dir),
     onObject: pack.add,

@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   type Address,
   formatBytes,
+  LoadPackWriter,
   type Logger,
   type Metrics,
   type NoteSigner,
@@ -10,7 +11,6 @@ import {
   PinsError,
   parsePins,
   type SourceConfig,
-  StartPack,
 } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
@@ -80,7 +80,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
   const display = new Map((options.configuredSources ?? []).map((s) => [s.name, s.display] as const));
   const defaults: Record<string, string> = { 'huggingface.co': 'Hugging Face', 'modelscope.cn': 'ModelScope', ipfs: 'IPFS' };
   // The day's objects as the run made them: the load pack the next start (or `--refresh`'s switch) reads.
-  const pack = new StartPack();
+  const pack = new LoadPackWriter();
   const summary = await runUpstreamBuild({
     objects: store,
     upstream: options.upstream,

@@ -16,6 +16,7 @@ export {
   readArchive,
 } from './build/builder.js';
 export { namedJsonSchemas } from './build/json-schema.js';
+export { LoadPackWriter } from './build/load-pack-writer.js';
 export { admitRequest, errorShapes } from './http/admit.js';
 export {
   type ApiContent,
@@ -37,7 +38,6 @@ export {
 export {
   BodyTooLargeError,
   type ErrorShape,
-  encodePath,
   errorResponse,
   fnv1a,
   fnv1aText,
@@ -61,11 +61,9 @@ export { createHub, type Hub, type RequestScope } from './http/create-hub.js';
 export {
   type CoreDeps,
   type HubSettings,
-  type Logger,
   MemoryMissingLog,
   type MissingLog,
   recordMissing,
-  silentLogger,
 } from './http/deps.js';
 export { type HostPolicy, isLoopbackName, originHostname } from './http/host-policy.js';
 export { Router } from './http/router.js';
@@ -80,10 +78,10 @@ export {
   type SectionDescriptor,
   SectionDescriptorSchema,
 } from './index/discovery-schemas.js';
+export { encodePath } from './index/encode-path.js';
 export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export { type IndexedModel, IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index/index-store.js';
-export { StartPack } from './index/load-pack-format.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
 export { ObjectCache } from './index/object-cache.js';
@@ -134,6 +132,7 @@ export {
   type SourceConfig,
   sourceKindProblem,
 } from './index/source-kinds.js';
+export { type Logger, silentLogger } from './observe/logger.js';
 export {
   type AnswerLabels,
   accessLog,

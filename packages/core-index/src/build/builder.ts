@@ -2,7 +2,6 @@ import { BUCKETS_REF } from '../buckets/schema.js';
 import { type Address, addressOf, blake3Hex } from '../index/blake3.js';
 import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
 import { readCatalog, writeCatalog } from '../index/catalog-shards.js';
-import type { BuiltObjectKind } from '../index/load-pack-format.js';
 import type { ObjectStore } from '../index/object-store.js';
 import {
   type Archive,
@@ -20,6 +19,7 @@ import { isWeightFile } from '../index/weights.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import { appendDays } from '../tlog/log-store.js';
 import type { NoteSigner } from '../tlog/note.js';
+import type { BuiltObjectKind } from './load-pack-writer.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 
@@ -66,7 +66,7 @@ export interface BuildInput {
   signers?: readonly NoteSigner[];
   /**
    * Called with every model and source object the new catalog names (written now or kept from before), with its
-   * value and canonical bytes, before `current` switches: a host collects them into the load pack (`StartPack`) so
+   * value and canonical bytes, before `current` switches: a host collects them into the load pack (`LoadPackWriter`) so
    * the first start after the build reads what the builder already hashed instead of re-hashing every object.
    */
   onObject?: (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array) => void;

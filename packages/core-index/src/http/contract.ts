@@ -241,14 +241,6 @@ export function parseBool(value: string | null | undefined, fallback = false): b
   return fallback;
 }
 
-const SAFE_PATH = /^[A-Za-z0-9._~\-/]*$/;
-
-/** Percent-encode each path segment, keeping `/`. */
-export function encodePath(path: string): string {
-  if (SAFE_PATH.test(path)) return path;
-  return path.split('/').map(encodeURIComponent).join('/');
-}
-
 /** Parse `bytes=a-b` for a body of `size` bytes. Returns null when absent or unsatisfiable as a single range. */
 export function parseRange(header: string | null, size: number): { start: number; end: number } | 'unsatisfiable' | null {
   if (!header) return null;

@@ -1,5 +1,4 @@
-import type { Logger } from '../http/deps.js';
-import type { ProbeReason } from '../sources/prober.js';
+import type { Logger } from './logger.js';
 
 /**
  * Metric events (design 10.2): the core says what happened, a host's sink turns it into numbers (prom-client on
@@ -9,6 +8,9 @@ import type { ProbeReason } from '../sources/prober.js';
  * Every label value an event carries is bounded: route patterns (never paths), source names from the configuration,
  * outcome words, tool names from the tool table. Never a model id, a path, a query or anything a client sent.
  */
+
+/** The one-word reasons of a probe's outcome (`HubHealth.sources[*].reason`, the `probe` event). */
+export type ProbeReason = 'verified' | 'mismatch' | 'status' | 'timeout' | 'unreachable';
 
 /** The route groups requests are counted under, decided by the route's pattern (see {@link routeGroup}). */
 export type RouteGroup = 'hf' | 'oci' | 'buckets' | 'objects' | 'account' | 'mcp' | 'spaces' | 'discovery' | 'none';
