@@ -9,7 +9,6 @@ import {
   prepare,
   type Route,
   type RouteContext,
-  type SectionDescriptor,
   sendPrepared,
 } from '@hub/core-index';
 import { liveBuckets } from '../buckets/live.js';
@@ -27,7 +26,7 @@ import { liveRegistry } from './live-registry.js';
 import { perOrigin } from './memo.js';
 import { negotiate } from './negotiate.js';
 import { buildOpenApi } from './openapi.js';
-import { SECTIONS, type SectionName, sectionBrief, sectionDescriptor } from './sections.js';
+import { type LiveSection, SECTIONS, type SectionName, sectionBrief, sectionDescriptor } from './sections.js';
 
 /** Sections described from live state rather than from the index. */
 const LIVE_SECTIONS: Partial<Record<SectionName, (deps: CoreDeps) => Promise<LiveSection>>> = {
@@ -69,17 +68,6 @@ function sectionLink(section: SectionName): string {
     `</${section}?format=md>; rel="describedby"; type="text/markdown"`,
     '</openapi.json>; rel="service-desc"; type="application/openapi+json"',
   ].join(', ');
-}
-
-/**
- * A section whose content is not part of the index (spaces) is described live: its state is loaded
- * before answering, `key` (its catalog address) keeps memoised answers apart, and `describe` builds
- * its descriptor when it holds anything.
- */
-export interface LiveSection {
-  key: string;
-  describe?: (self: string, origin: string) => SectionDescriptor;
-  html?: string;
 }
 
 function descriptorFor(index: IndexStore, section: SectionName, self: string, origin: string, live?: LiveSection) {
