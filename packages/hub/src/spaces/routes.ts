@@ -12,7 +12,7 @@ import {
 } from '@hub/core-index';
 import { negotiate } from '../discovery/negotiate.js';
 import { notFoundPage } from '../site/pages.js';
-import { SPACE_API } from './openapi.js';
+import { SPACE_API } from './api.js';
 import { loadSpacesState, spacePage } from './section.js';
 
 /**
