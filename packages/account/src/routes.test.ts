@@ -411,6 +411,7 @@ describe('account token on other routes', () => {
     path: '/api/hub/spy',
     rules: 'read',
     errors: 'hub',
+    group: 'account',
     handler: ({ req }) => {
       seen.push(req.headers.get('authorization'));
       return json(200, { ok: true });

@@ -68,6 +68,7 @@ export {
 export { type HostPolicy, isLoopbackName, originHostname } from './http/host-policy.js';
 export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
+export { type HostRequest, type HubStart, serve } from './http/serve.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
 export { readCatalog } from './index/catalog-shards.js';
@@ -139,7 +140,8 @@ export {
   type MetricEvent,
   type Metrics,
   noMetrics,
-  routeGroup,
+  ROUTE_GROUPS,
+  type RouteGroup,
   type Tally,
   teeMetrics,
 } from './observe/metrics.js';

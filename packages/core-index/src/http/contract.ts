@@ -1,3 +1,4 @@
+import type { RouteGroup } from '../observe/metrics.js';
 import type { RouteApi } from './api.js';
 /**
  * The request/response contract every handler speaks.
@@ -60,6 +61,8 @@ export interface Route<D> {
   path: string;
   rules: RuleSet;
   errors: ErrorShape;
+  /** Its group: the metric label of its requests and its tag in /openapi.json, set in its package's table. */
+  group: RouteGroup;
   /**
    * Cache policy on successful answers: seconds, `immutable`, or `no-store`.
    * Error answers are always `no-store`.

@@ -9,6 +9,7 @@ import {
   prepare,
   type Route,
   type RouteContext,
+  type RouteGroup,
   sendPrepared,
 } from '@hub/core-index';
 import { liveBuckets } from '../buckets/live.js';
@@ -34,6 +35,9 @@ const LIVE_SECTIONS: Partial<Record<SectionName, (deps: CoreDeps) => Promise<Liv
   spaces: liveSpaces,
   buckets: liveBuckets,
 };
+
+/** The sections whose pages belong to another route group than discovery. */
+const SECTION_GROUPS: Partial<Record<SectionName, RouteGroup>> = { spaces: 'spaces', buckets: 'buckets' };
 
 const HTML = 'text/html; charset=utf-8';
 const MARKDOWN = 'text/markdown; charset=utf-8';
@@ -237,6 +241,7 @@ function discoveryRouteTable<D extends CoreDeps>(options: DiscoveryOptions = {})
     method: 'GET',
     path,
     rules: 'read',
+    group: 'discovery',
     errors,
     cache,
     summary,
@@ -252,16 +257,21 @@ function discoveryRouteTable<D extends CoreDeps>(options: DiscoveryOptions = {})
         : h((ctx) => answerSection(ctx, section, slash, () => openapi().doc));
     // A live section changes without an index build: a short cache.
     const cache = liveFor ? 60 : 300;
+    // The spaces and buckets pages count (and are described) with their own routes, the rest with discovery.
+    const group = SECTION_GROUPS[section] ?? 'discovery';
     return [
-      get(`/${section}`, summary, cache, answer(false)),
-      get(
-        `/${section}/`,
-        section === 'models'
-          ? 'The browse page to browsers; the section brief (same bytes as /models) or descriptor to others'
-          : `${summary}; same as /${section}`,
-        cache,
-        answer(true),
-      ),
+      { ...get(`/${section}`, summary, cache, answer(false)), group },
+      {
+        ...get(
+          `/${section}/`,
+          section === 'models'
+            ? 'The browse page to browsers; the section brief (same bytes as /models) or descriptor to others'
+            : `${summary}; same as /${section}`,
+          cache,
+          answer(true),
+        ),
+        group,
+      },
     ];
   });
 

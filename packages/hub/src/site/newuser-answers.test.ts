@@ -28,6 +28,7 @@ describe('answers a new user understands', () => {
       path,
       rules,
       errors: 'hub',
+      group: 'discovery',
       handler: () => {
         throw big;
       },
