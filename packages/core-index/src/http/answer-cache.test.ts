@@ -206,8 +206,8 @@ describe('the answer cache: whole answers of reuse routes', () => {
 
   it('a kept answer fires the request event like any other, with the route that made it (hub.cached and handle)', async () => {
     const t = await createTestHub();
-    const events: Array<{ type: string; route?: string; status?: number; source?: string }> = [];
-    const hub = createHub({ ...t.deps, metrics: { emit: (e) => void events.push(e as never) } }, [
+    const events: MetricEvent[] = [];
+    const hub = createHub({ ...t.deps, metrics: { emit: (e) => void events.push(e) } }, [
       {
         method: 'GET',
         path: '/r/:name',
