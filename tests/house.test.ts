@@ -10,6 +10,7 @@ import {
   longFiles,
   MAX_LINES,
   type SourceFile,
+  silentSkips,
   sourceFiles,
   specifiersOf,
   upwardImports,
@@ -42,6 +43,10 @@ describe('the house: file sizes and import circles', () => {
 
   it('no folder of core-index imports a folder above it (CORE_INDEX_ORDER)', () => {
     expect(upwardImports(graph)).toEqual([]);
+  });
+
+  it('every test that may be skipped says in its name what it waits for: (needs …)', () => {
+    expect(silentSkips(files)).toEqual([]);
   });
 
   it('every folder and root file of core-index has its place in the order', () => {
@@ -106,6 +111,27 @@ describe('the house rules catch what they are for', () => {
     expect(upwardImports(importGraph(tree))).toEqual([
       'packages/core-index/src/index/schemas.ts -> packages/core-index/src/build/builder.ts (index imports build)',
       'packages/core-index/src/tlog/a.ts -> packages/core-index/src/spaces/c.ts (tlog imports spaces)',
+    ]);
+  });
+
+  it('a skip without "(needs …)" in its name is found, in every form a test is skipped', () => {
+    const tree: SourceFile[] = [
+      {
+        file: 'apps/a/test/x.test.ts',
+        text: [
+          "describe.skipIf(!tool)('silent suite', () => {});",
+          "describe.skipIf(!cli).concurrent('silent concurrent', () => {});",
+          "it.runIf(ok)('said (needs the tool)', () => {});",
+          "it.skip('silent skip', () => {});",
+          "it('not skipped', () => {});",
+          "describe.skipIf(!cli).concurrent('said concurrent (needs the built CLI)', () => {});",
+        ].join('\n'),
+      },
+    ];
+    expect(silentSkips(tree)).toEqual([
+      "apps/a/test/x.test.ts:1: 'silent suite'",
+      "apps/a/test/x.test.ts:2: 'silent concurrent'",
+      "apps/a/test/x.test.ts:4: 'silent skip'",
     ]);
   });
 });

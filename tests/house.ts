@@ -205,3 +205,48 @@ export function upwardImports(graph: ReadonlyMap<string, ReadonlySet<string>>, o
   }
   return out.sort();
 }
+
+const SKIPS = new Set(['skip', 'skipIf', 'runIf', 'todo']);
+
+/** The skip marker (`skip`, `skipIf(…)`, `runIf(…)`, `todo`) in a test call's callee chain, if any. */
+function skipIn(callee: ts.Expression): string | undefined {
+  let e: ts.Expression = callee;
+  for (;;) {
+    if (ts.isCallExpression(e)) e = e.expression;
+    else if (ts.isPropertyAccessExpression(e)) {
+      if (SKIPS.has(e.name.text)) return e.name.text;
+      e = e.expression;
+    } else return undefined;
+  }
+}
+
+/** A call that is a link of a longer test call (`describe.skipIf(c)` in `describe.skipIf(c).concurrent('…')`). */
+function inCalleeChain(node: ts.CallExpression): boolean {
+  const p = node.parent;
+  return (ts.isCallExpression(p) || ts.isPropertyAccessExpression(p)) && p.expression === node;
+}
+
+/**
+ * Each test or suite that may be skipped (`it.skip`, `describe.skipIf(…)`, `it.runIf(…)`, `todo`) whose name does not
+ * say what it waits for: a skipped test reads `↓ name` in the report, so its name carries `(needs …)`.
+ */
+export function silentSkips(files: readonly SourceFile[]): string[] {
+  const out: string[] = [];
+  for (const f of files) {
+    if (!/\.test\.[cm]?tsx?$/.test(f.file)) continue;
+    const source = ts.createSourceFile(f.file, f.text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+    const visit = (node: ts.Node): void => {
+      if (ts.isCallExpression(node) && !inCalleeChain(node) && skipIn(node.expression)) {
+        const name = node.arguments[0];
+        const text = name && (ts.isStringLiteralLike(name) || ts.isTemplateExpression(name)) ? name.getText(source) : '';
+        if (!/\(needs [^)]+\)/.test(text)) {
+          const line = source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1;
+          out.push(`${f.file}:${line}: ${text || '(a name that is not written out)'}`);
+        }
+      }
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+  }
+  return out;
+}

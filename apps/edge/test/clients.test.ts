@@ -62,7 +62,7 @@ describe('clients through the edge', () => {
     expect(await fileExists({ repo: 'demo/tiny-bert-synthetic', path: 'config.json', hubUrl: edge.url })).toBe(true);
   });
 
-  it.skipIf(!skopeo)('skopeo copy fetches every layer of the GGUF through the 307, each hashing to its digest', async () => {
+  it.skipIf(!skopeo)('skopeo copy fetches every layer of the GGUF through the 307, each hashing to its digest (needs skopeo)', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'edge-skopeo-'));
     tmp.push(dir);
     const host = new URL(edge.url).host;

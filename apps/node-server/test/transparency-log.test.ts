@@ -334,7 +334,7 @@ describe('hub index verify --log and @hub/client check the same cases', () => {
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
 
-describe.skipIf(!existsSync(CLI))('the built hub binary (pnpm test builds first)', () => {
+describe.skipIf(!existsSync(CLI))('the built hub binary (needs the built CLI: pnpm test builds first)', () => {
   it('hub index verify --log exits 0 on the real log and 1 naming the rewritten day, with the state kept between', async () => {
     const state = path.join(await tmp('hub-tlog-bin-'), 'seen.json');
     const bin = async (hubUrl: string) => {
