@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type StaticMirror, startStaticMirror, tempDirs } from '@hub/node-toolkit';
+import { type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
+import { tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '../src/cli-get.js';
 import { indexBuildCommand } from '../src/cli-main.js';

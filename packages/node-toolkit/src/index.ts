@@ -4,6 +4,3 @@ export { type StaticMirror, startStaticMirror } from './demo-mirror.js';
 export { buildFromDir } from './from-dir.js';
 export { type MirrorFolderServer, serveMirrorFolder } from './mirror-folder.js';
 export { bundledSpacesDir, readSpaceDir, seedSpaces } from './spaces.js';
-export { freePort } from './testing/free-port.js';
-export { rawHttp } from './testing/raw-http.js';
-export { tempDirs } from './testing/temp-dirs.js';
