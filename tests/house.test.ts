@@ -13,6 +13,7 @@ import {
   silentSkips,
   sourceFiles,
   specifiersOf,
+  srcReachedByPath,
   upwardImports,
 } from './house.js';
 
@@ -47,6 +48,10 @@ describe('the house: file sizes and import circles', () => {
 
   it('every test that may be skipped says in its name what it waits for: (needs …)', () => {
     expect(silentSkips(files)).toEqual([]);
+  });
+
+  it("no file reaches another package's or app's src/ by a relative path", () => {
+    expect(srcReachedByPath(files)).toEqual([]);
   });
 
   it('every folder and root file of core-index has its place in the order', () => {
@@ -133,5 +138,16 @@ describe('the house rules catch what they are for', () => {
       "apps/a/test/x.test.ts:2: 'silent concurrent'",
       "apps/a/test/x.test.ts:4: 'silent skip'",
     ]);
+  });
+
+  it("a relative import of another unit's src/ is found; its own src/ and another app's test harness are not", () => {
+    const tree: SourceFile[] = [
+      { file: 'tests/a.test.ts', text: "import { x } from '../packages/p/src/x.js';\nimport { h } from '../apps/q/test/h.js';" },
+      { file: 'packages/p/src/x.ts', text: 'export const x = 1;' },
+      { file: 'packages/p/src/x.test.ts', text: "import { x } from './x.js';" },
+      { file: 'apps/q/test/h.ts', text: "import { y } from '../src/y.js';" },
+      { file: 'apps/q/src/y.ts', text: 'export const y = 1;' },
+    ];
+    expect(srcReachedByPath(tree)).toEqual(['tests/a.test.ts: ../packages/p/src/x.js']);
   });
 });

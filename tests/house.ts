@@ -250,3 +250,27 @@ export function silentSkips(files: readonly SourceFile[]): string[] {
   }
   return out;
 }
+
+/** The unit of a file: `packages/x`, `apps/x`, or its top folder (`tests`, `fixtures`, `bench`, …). */
+function unitOf(file: string): string {
+  const [top, name] = file.split('/');
+  return top === 'packages' || top === 'apps' ? `${top}/${name}` : (top as string);
+}
+
+/**
+ * Each relative import of another unit's `src/` (`../packages/x/src/…`, `../apps/x/src/…`): a test reaches another
+ * package through its entries (`@hub/x`, `@hub/x/testing`), an app through its own test harness.
+ */
+export function srcReachedByPath(files: readonly SourceFile[]): string[] {
+  const known = new Set(files.map((f) => f.file));
+  const out: string[] = [];
+  for (const f of files) {
+    for (const spec of specifiersOf(f.text)) {
+      if (!spec.startsWith('.')) continue;
+      const target = resolveImport(f.file, spec, known);
+      if (!target || !/^(packages|apps)\/[^/]+\/src\//.test(target) || unitOf(target) === unitOf(f.file)) continue;
+      out.push(`${f.file}: ${spec}`);
+    }
+  }
+  return out;
+}

@@ -9,6 +9,9 @@ import type { HubConfigFile } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type RunningHub, startServer } from '../src/server.js';
 
+/** Where node-server keeps its probe results (read by the test across both hosts, tests/one-prober.test.ts). */
+export { PROBES_FILE } from '../src/prober.js';
+
 export interface TestHubOptions {
   /** Model trees to index instead of the bundled demo: `{ 'owner/name': { 'path/in/repo': bytes } }`. */
   trees?: Record<string, Record<string, Uint8Array | string>>;
