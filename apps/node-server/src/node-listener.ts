@@ -67,8 +67,8 @@ function failed(res: ServerResponse): void {
 
 /**
  * The node:http listener: hub paths go to the one request path (`serve`: the gate, the kept answer, the routes), and
- * a refusal or a kept answer is written in this same turn; only the host's own routes under `/-/` (liveness and
- * readiness, host-routes.ts) go to `hostRoutes`. No Koa context per request: Koa cost about a fifth of the throughput
+ * a refusal or a kept answer is written in this same turn; the host's own routes under `/-/` (liveness and
+ * readiness, host-routes.ts) go to `hostRoutes` first. No Koa context per request: Koa cost about a fifth of the throughput
  * on the hot routes when it wrapped every request (docs/benchmarks.md).
  */
 export function hubListener(
@@ -78,10 +78,8 @@ export function hubListener(
   protocol = 'http',
 ) {
   return (req: IncomingMessage, res: ServerResponse): void => {
-    if (req.url?.startsWith('/-/')) {
-      void hostRoutes(req, res);
-      return;
-    }
+    // the host's own `/-/` routes; a path under `/-/` they do not answer is the hub's, as any unknown path
+    if (req.url?.startsWith('/-/') && hostRoutes(req, res) !== false) return;
     const out = serve(new NodeRequest(req, protocol, policy), hub);
     if (out instanceof Promise)
       out.then(
