@@ -103,7 +103,7 @@ describe('the series the alerts read', () => {
   });
 });
 
-describe.skipIf(!existsSync(PROMETHEUS))('a real Prometheus with the alert rules, from a hub start', () => {
+describe.skipIf(!existsSync(PROMETHEUS))('a real Prometheus with the alert rules, from a hub start (needs prometheus)', () => {
   it('fires HubNoLiveSource on the first 503s, keeps HubErrors5xx quiet on them, shows no upstream run', { timeout: 120_000 }, async () => {
     const { hub, dir } = await hubWithDeadSource();
     const prom = await startPrometheus(dir, new URL(hub.running.metrics?.url ?? '').host, [path.join(OPS, 'prometheus', 'hub-alerts.yml')]);
