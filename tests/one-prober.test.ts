@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SourceProber } from '@hub/core-index';
-import { DEMO_SOURCE, demoSource, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
+import { DEMO_SOURCE, type DemoMirror, demoSource, demoTreeDir, startDemoMirror } from '@hub/node-toolkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
   demoStore,
@@ -26,12 +26,12 @@ import { PROBES_FILE, startTestHub } from '../apps/node-server/test/helpers.js';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PROBE_PATH = 'demo/tiny-bert-synthetic/config.json';
-let mirror: StaticMirror;
+let mirror: DemoMirror;
 let sha256: string;
 let mf: MiniflareLike | undefined;
 
 beforeAll(async () => {
-  mirror = await startStaticMirror({ root: demoTreeDir() });
+  mirror = await startDemoMirror({ root: demoTreeDir() });
   sha256 = createHash('sha256')
     .update(await readFile(path.join(demoTreeDir(), PROBE_PATH)))
     .digest('hex');
