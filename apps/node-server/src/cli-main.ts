@@ -12,7 +12,7 @@ import { createLogger } from './logger.js';
 import { probeOnce, probeSettingsFrom } from './prober.js';
 import { sourcesFromConfig, startServer } from './server.js';
 import { loadSigners } from './signing.js';
-import { startPrepared, verifyStore } from './verify.js';
+import { verifyStore, writeLoadPackAfterBuild } from './verify.js';
 
 function progressLine(text: string) {
   if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}`);
@@ -97,7 +97,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   });
   progressLine('');
   // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
-  await startPrepared(store, cfg.dataDir, result.catalog, pack, log);
+  await writeLoadPackAfterBuild(store, cfg.dataDir, result.catalog, pack, log);
   process.stdout.write(
     `${JSON.stringify({ catalog: result.catalog, models: result.models, files: result.files, bytes: result.bytes, date: result.day.date, seconds: (Date.now() - started) / 1000 })}\n`,
   );

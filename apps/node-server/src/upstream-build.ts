@@ -15,7 +15,7 @@ import {
 import { FsObjectStore } from '@hub/objects/node';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
 import { FileMissingLog } from './missing-log.js';
-import { startPrepared } from './verify.js';
+import { writeLoadPackAfterBuild } from './verify.js';
 
 export interface NodeUpstreamBuildOptions {
   dataDir: string;
@@ -107,7 +107,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     onObject: pack.add,
   });
-  await startPrepared(store, options.dataDir, summary.catalog as Address, pack, options.log);
+  await writeLoadPackAfterBuild(store, options.dataDir, summary.catalog as Address, pack, options.log);
   return summary;
 }
 

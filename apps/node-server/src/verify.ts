@@ -94,7 +94,7 @@ export async function loadVerifiedOnce(store: FsObjectStore, address: Address, p
  *   `IndexLoadError` and records nothing.
  * A damaged or foreign pack still means a full check at the next start (`loadIndex`).
  */
-export async function prepareStart(
+export async function writeLoadPack(
   store: FsObjectStore,
   dataDir: string,
   catalog: Address,
@@ -113,10 +113,10 @@ export async function prepareStart(
   return { pack: 'built' };
 }
 
-/** {@link prepareStart} after a build, logged (a pack that could not be made only costs the next start a full check). */
-export async function startPrepared(store: FsObjectStore, dataDir: string, catalog: Address, pack: LoadPackWriter, log?: Logger) {
+/** {@link writeLoadPack} after a build, logged and never thrown (a pack that could not be made only costs the next start a full check). */
+export async function writeLoadPackAfterBuild(store: FsObjectStore, dataDir: string, catalog: Address, pack: LoadPackWriter, log?: Logger) {
   try {
-    const r = await prepareStart(store, dataDir, catalog, pack);
+    const r = await writeLoadPack(store, dataDir, catalog, pack);
     if (r.fault) log?.warn({ event: 'load-pack', catalog, fault: r.fault }, 'no load pack: the next start verifies every object');
     else log?.info({ event: 'load-pack', catalog, models: pack.models.size }, 'load pack written for the next start');
   } catch (e) {
