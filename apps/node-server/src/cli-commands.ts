@@ -26,20 +26,20 @@ export const SERVE_OPTIONS = {
   upstream: { type: 'string', arg: 'URL', help: 'The model host a refresh reads (default https://huggingface.co).' },
   top: { type: 'string', arg: 'N', help: 'How many trending models a refresh indexes (default 500).' },
   modelscope: { type: 'string', arg: 'URL|off', help: 'Where a refresh looks models up by SHA-256 (default https://modelscope.cn).' },
+  workers: { type: 'string', arg: 'N|auto', help: 'Run N processes on the one port (auto: one per core); /metrics sums them.' },
 } as const satisfies OptionSpecs;
 
 const SERVE = command({
   name: 'serve',
   summary: 'Start the hub (an empty data folder is seeded with the demo index).',
   usage: [
-    '[--port N] [--data DIR] [--config FILE] [--host ADDR]',
+    '[--port N] [--data DIR] [--config FILE] [--host ADDR] [--workers N|auto]',
     '[--refresh daily|hourly|<N>h [--refresh-at HH:MM] [--upstream URL] [--top N]]',
   ],
-  description: `Start the hub (default 127.0.0.1:8080, loopback only; HOST=0.0.0.0 or --host 0.0.0.0 for every
-interface; data in ./.hub-data). An empty data folder is seeded with the bundled demo index, and a demo
-mirror serves its bytes on the next port. --refresh runs the upstream index build on a timer (daily at
-03:00 UTC by default) and switches to the new index without a restart.
-Environment: HOST, PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL (override the config file).`,
+  description: `Start the hub (default 127.0.0.1:8080, loopback only; HOST=0.0.0.0 or --host 0.0.0.0 for every interface; data
+in ./.hub-data). An empty data folder is seeded with the bundled demo index, and a demo mirror serves its bytes on the next
+port. --refresh runs the upstream index build on a timer (daily at 03:00 UTC by default) and switches to the new index without
+a restart. Several hub serve (or --workers) may share one data folder: one builds, one probes, all serve. Environment: HOST, PORT, HUB_DATA, HUB_CONFIG, HUB_LOG_LEVEL, DATABASE_URL (override the config file).`,
   options: SERVE_OPTIONS,
   run: async (args) => (await import('./cli-main.js')).serveCommand(args.values),
 });

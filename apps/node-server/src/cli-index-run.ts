@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Logger, PinsError } from '@hub/core-index';
 import { PublishError, publishObject } from '@hub/objects';
@@ -8,7 +8,8 @@ import type { OBJECTS_PUT_OPTIONS } from './cli-commands.js';
 import { CliError, type Parsed, UsageError } from './cli-framework.js';
 import { ConfigError, type ResolvedConfig } from './config.js';
 import { createLogger } from './logger.js';
-import { parseRefresh, type RefreshError, type Refresher, startRefresh } from './refresh.js';
+import { parseRefresh, type RefreshError, type Refresher, startSharedRefresh } from './refresh.js';
+import { DEFAULT_LEASE_SECONDS, leaseFile, REFRESH_LEASE, withBuildLock } from './replicas.js';
 import type { RunningHub } from './server.js';
 import { sourcesFromConfig } from './server.js';
 import { loadSigners } from './signing.js';
@@ -164,30 +165,48 @@ export function serveRefresh(
   running: RunningHub,
   log: Logger,
 ): Pick<Refresher, 'stop'> {
-  if (!values.refresh) return watchCurrent(running, log);
+  // Every process picks up a new day (built by the process holding the refresh lease, or by a cron job).
+  const leaseMs = (cfg.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000;
+  const watching = watchCurrent(running, log, leaseMs);
+  if (!values.refresh) return watching;
   let schedule: ReturnType<typeof parseRefresh>;
   try {
     schedule = parseRefresh(values.refresh, values['refresh-at']);
   } catch (e) {
+    watching.stop();
     throw new UsageError((e as RefreshError).message);
   }
   const settings = buildSettings({ ...values, upstream: values.upstream ?? 'https://huggingface.co' });
-  return startRefresh({
+  const shared = startSharedRefresh({
+    leaseFile: leaseFile(cfg.dataDir, REFRESH_LEASE),
+    leaseMs,
+    indexAge: async () => {
+      const at = (await stat(path.join(cfg.dataDir, 'refs', 'current')).catch(() => undefined))?.mtimeMs;
+      return at === undefined ? undefined : Date.now() - at;
+    },
     schedule,
     log,
     reload: () => running.reload(),
     build: async () => {
-      const s = await (await upstreamBuild()).buildFromUpstream({
-        dataDir: cfg.dataDir,
-        ...settings,
-        signers: await loadSigners(cfg),
-        configuredSources: sourcesFromConfig(cfg),
-        log,
-        metrics: running.deps.metrics,
-      });
+      const s = await withBuildLock(cfg.dataDir, async () =>
+        (await upstreamBuild()).buildFromUpstream({
+          dataDir: cfg.dataDir,
+          ...settings,
+          signers: await loadSigners(cfg),
+          configuredSources: sourcesFromConfig(cfg),
+          log,
+          metrics: running.deps.metrics,
+        }),
+      );
       return { catalog: s.catalog, models: s.models };
     },
   });
+  return {
+    stop() {
+      shared.stop();
+      watching.stop();
+    },
+  };
 }
 
 /**

@@ -1,4 +1,5 @@
 /** The server-side `hub` commands (serve, index build, index verify, probe), loaded only when one of them runs. */
+import cluster from 'node:cluster';
 import path from 'node:path';
 import { LoadPackWriter } from '@hub/core-index';
 import { buildFromDir } from '@hub/node-toolkit';
@@ -10,9 +11,11 @@ import { serveRefresh, upstreamBuildCommand } from './cli-index-run.js';
 import { ConfigError, type ResolvedConfig, resolveConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { probeOnce, probeSettingsFrom } from './prober.js';
+import { withBuildLock } from './replicas.js';
 import { sourcesFromConfig, startServer } from './server.js';
 import { loadSigners } from './signing.js';
 import { verifyStore, writeLoadPackAfterBuild } from './verify.js';
+import { parseWorkers, reportReady, runPrimary } from './workers.js';
 
 function progressLine(text: string) {
   if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}`);
@@ -41,8 +44,16 @@ async function signers(cfg: ResolvedConfig) {
 /** `hub serve`: keeps running (returns `undefined`) until SIGINT or SIGTERM. */
 export async function serveCommand(values: Values<typeof SERVE_OPTIONS>): Promise<undefined> {
   const cfg = config(values);
-  const log = createLogger({ level: cfg.logLevel });
+  const workers = parseWorkers(values.workers);
+  if (workers > 1 && cluster.isPrimary) {
+    // The primary only forks, restarts and stops the workers, and sums their metrics (workers.ts).
+    const code = await runPrimary(workers, createLogger({ level: cfg.logLevel }).child({ role: 'primary' }));
+    process.exit(code);
+  }
+  const base = createLogger({ level: cfg.logLevel });
+  const log = cluster.isWorker ? base.child({ worker: cluster.worker?.id, pid: process.pid }) : base;
   const running = await startServer({ dataDir: cfg.dataDir, port: cfg.port, host: cfg.host, config: cfg, logger: log });
+  reportReady();
   let refresher: ReturnType<typeof serveRefresh>;
   try {
     refresher = serveRefresh(values, cfg, running, log);
@@ -70,7 +81,10 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   installFastBlake3();
   const cfg = config({ ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) });
   if (values.upstream && values['from-dir']) throw new UsageError('takes --from-dir or --upstream, not both');
-  if (values.upstream) return upstreamBuildCommand(values, cfg);
+  // One build at a time on a data folder, whoever runs it (this command, a cron job, a hub serve --refresh).
+  const oneBuild = <T>(fn: () => Promise<T>) =>
+    withBuildLock(cfg.dataDir, fn, (h) => process.stderr.write(`hub: waiting for the build running in pid ${h.pid} on ${h.host}\n`));
+  if (values.upstream) return oneBuild(() => upstreamBuildCommand(values, cfg));
   const dir = values['from-dir'];
   if (!dir) throw new UsageError('needs --from-dir DIR or --upstream URL');
   const sources = (values.source ?? []).map((s) => {
@@ -84,20 +98,25 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   const store = new FsObjectStore(cfg.dataDir);
   const started = Date.now();
   const pack = new LoadPackWriter();
-  const result = await buildFromDir(store, {
-    dir: path.resolve(dir),
-    onObject: pack.add,
-    sources,
-    // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
-    cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
-    ...(values.date ? { date: values.date } : {}),
-    signers: await signers(cfg),
-    log,
-    progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
-  });
-  progressLine('');
-  // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
-  await writeLoadPackAfterBuild(store, cfg.dataDir, result.catalog, pack, log);
+  const keys = await signers(cfg);
+  const result = await oneBuild(() =>
+    buildFromDir(store, {
+      dir: path.resolve(dir),
+      onObject: pack.add,
+      sources,
+      // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
+      cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
+      ...(values.date ? { date: values.date } : {}),
+      signers: keys,
+      log,
+      progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
+    }).then(async (r) => {
+      progressLine('');
+      // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
+      await writeLoadPackAfterBuild(store, cfg.dataDir, r.catalog, pack, log);
+      return r;
+    }),
+  );
   process.stdout.write(
     `${JSON.stringify({ catalog: result.catalog, models: result.models, files: result.files, bytes: result.bytes, date: result.day.date, seconds: (Date.now() - started) / 1000 })}\n`,
   );
