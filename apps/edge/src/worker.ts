@@ -100,7 +100,10 @@ function buildPolicy(env: Env & EdgeRequestVars): HostPolicy {
  */
 function startOn(env: Env, ctx: ExecutionContextLike): HubStart {
   return {
-    admit: (req) => admitRequest(req, (shapes ??= errorShapes(hubRoutes()))),
+    admit: (req) => {
+      shapes ??= errorShapes(hubRoutes());
+      return admitRequest(req, shapes);
+    },
     async start() {
       let edge: EdgeHub;
       try {
