@@ -218,6 +218,11 @@ export const GET_OPTIONS = {
   },
   hub: HUB_URL,
   parallel: { type: 'string', arg: 'N', help: 'Files downloaded at once (default 4).' },
+  connections: {
+    type: 'string',
+    arg: 'N',
+    help: 'At most N connections to each source for a file of 16 MiB or more, fetched in ranges from every live source (default 8; 1: one request).',
+  },
   'stall-seconds': { type: 'string', arg: 'N', help: 'Leave a source that sends nothing for this long (default 30).' },
   'verify-log': {
     type: 'boolean',
@@ -231,7 +236,8 @@ export const GET = command({
   name: 'get',
   summary: "Download a model's files through the hub, each checked against its SHA-256.",
   usage: [
-    'owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N] [--stall-seconds N]',
+    'owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N] [--connections N]',
+    '  [--stall-seconds N]',
     '  [--verify-log --key VKEY [--state FILE]]',
   ],
   description: `Download files through the hub, each hashed while it arrives and checked against the hub's SHA-256;

@@ -10,13 +10,16 @@ import {
   downloadAll,
   type FileResult,
   fileSink,
+  hfCacheRangeFile,
   hfCacheSink,
   listFiles,
   modelRevision,
   nodeGetBytes,
   nodeHasher,
+  type Progress,
   parseRef,
   type RemoteFile,
+  rangeFile,
   readFileChunks,
   selectFiles,
 } from '@hub/client/get';
@@ -59,9 +62,17 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   if (!ref) throw new UsageError('name a model (owner/name[:QUANT])');
   if (values.to && values['hf-cache']) throw new UsageError('--to and --hf-cache exclude each other');
   const parallel = Number(values.parallel ?? 4);
+  const connections = Number(values.connections ?? 8);
   const stall = Number(values['stall-seconds'] ?? 30);
-  if (!Number.isInteger(parallel) || parallel < 1 || !(stall > 0)) {
-    throw new UsageError('--parallel takes a whole number ≥ 1, --stall-seconds a positive number');
+  if (
+    !Number.isInteger(parallel) ||
+    parallel < 1 ||
+    !Number.isInteger(connections) ||
+    connections < 1 ||
+    connections > 64 ||
+    !(stall > 0)
+  ) {
+    throw new UsageError('--parallel takes a whole number ≥ 1, --connections one from 1 to 64, --stall-seconds a positive number');
   }
   let id: string;
   let quant: string | undefined;
@@ -75,10 +86,19 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   if (values['verify-log'] && keys.length === 0)
     throw new UsageError('--verify-log needs --key VKEY (or HUB_LOG_KEY): the verifier key the hub operator published');
   const bars = new ProgressBars((line) => io.err(line));
+  // off a terminal, a ranged download's progress is a JSON line per file at most every second (bytes per source)
+  const said = new Map<string, number>();
+  const ranged = (p: Progress) => {
+    const t = Date.now();
+    if (p.received < p.size && t - (said.get(p.file) ?? 0) < 1000) return;
+    said.set(p.file, t);
+    io.out(JSON.stringify({ event: 'progress', file: p.file, received: p.received, size: p.size, sources: p.sources }));
+  };
   const opts: ClientOptions = {
     hub,
     hasher: nodeHasher,
     stallSeconds: stall,
+    connections,
     // bytes over node:http (an injected fetch, in tests, carries them too)
     ...(io.fetch ? { fetch: io.fetch } : { getBytes: nodeGetBytes }),
     onAttempt: (a: Attempt) => {
@@ -86,6 +106,7 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
     },
     onProgress: (p) => {
       if (io.tty) bars.update(p);
+      else if (p.sources) ranged(p);
     },
   };
   let results: FileResult[];
@@ -106,6 +127,8 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
       files,
       (f) => (hfCache ? hfCacheSink(hfCache, id, commit, f) : fileSink(join(dir, ...f.path.split('/')))),
       parallel,
+      // a large file: in ranges, written in place into a temp file kept (with its record) to resume
+      (f) => (hfCache ? hfCacheRangeFile(hfCache, id, commit, f) : rangeFile(join(dir, ...f.path.split('/')), f)),
     );
   } catch (e) {
     io.err(`hub get: ${(e as Error).message}`);
@@ -122,11 +145,13 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
       sha256: r.file.sha256,
       size: r.file.size,
       source: r.source ?? null,
+      ...(r.sources ? { sources: r.sources } : {}),
       failed: r.attempts.filter((a) => a.outcome !== 'verified').map((a) => ({ source: a.source, outcome: a.outcome, reason: a.reason })),
     };
     if (!io.tty) io.out(JSON.stringify(summary));
     else {
-      io.err(`${r.ok ? 'verified' : 'FAILED  '} ${r.file.path}${r.source ? ` from ${r.source}` : ''}\n`);
+      const from = r.sources ? Object.keys(r.sources).join(', ') : r.source;
+      io.err(`${r.ok ? 'verified' : 'FAILED  '} ${r.file.path}${from ? ` from ${from}` : ''}\n`);
       for (const f of summary.failed) io.err(`  ${f.source}: ${f.outcome} (${f.reason})\n`);
     }
   }

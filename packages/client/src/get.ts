@@ -10,8 +10,10 @@ export {
   type FileResult,
   listFiles,
   modelRevision,
+  type Progress,
   parseRef,
   type RemoteFile,
 } from './download.js';
+export { hfCacheRangeFile, rangeFile } from './node/range-file.js';
 export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher, readFileChunks } from './node/transfer.js';
 export { selectFiles } from './select.js';
