@@ -230,6 +230,7 @@ export const GET_OPTIONS = {
   },
   key: { type: 'string', multiple: true, arg: 'VKEY', help: "The log's verifier key, from its operator (or HUB_LOG_KEY)." },
   state: { type: 'string', arg: 'FILE', help: 'The log state seen before (default DATA/log-seen.json).' },
+  'require-signature': { type: 'boolean', help: 'Refuse a model whose own model.sig the hub has not verified.' },
 } as const satisfies OptionSpecs;
 
 export const GET = command({
@@ -238,7 +239,7 @@ export const GET = command({
   usage: [
     'owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N] [--connections N]',
     '  [--stall-seconds N]',
-    '  [--verify-log --key VKEY [--state FILE]]',
+    '  [--verify-log --key VKEY [--state FILE]] [--require-signature]',
   ],
   description: `Download files through the hub, each hashed while it arrives and checked against the hub's SHA-256;
 a source that lies, stalls or fails is left for the next live one. Files land in DIR (default .) or in

@@ -8,6 +8,7 @@ import {
   type Hub,
   type IndexStore,
   type Logger,
+  parsePolicy,
   type SourceConfig,
   SourceProber,
   SPACES_REF,
@@ -249,6 +250,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       maxRequestBytes: MAX_MESSAGE_BYTES,
       ...(config.bucketMaxBytes !== undefined ? { bucketMaxBytes: config.bucketMaxBytes } : {}),
       ...(config.account?.siteOrigin ? { siteOrigin: config.account.siteOrigin } : {}),
+      // checked when the config was read (config.ts): refused files answer 403 PolicyRefused on every dialect
+      policy: parsePolicy(config.policy),
       role: 'server',
       serverId: `node-server@${os.hostname()}`,
     },

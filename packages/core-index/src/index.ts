@@ -66,6 +66,13 @@ export {
   recordMissing,
 } from './http/deps.js';
 export type { HostPolicy } from './http/host-policy.js';
+export {
+  PolicyConfigError,
+  parsePolicy,
+  policyRefusal,
+  type Refusal,
+  type ServePolicy,
+} from './http/policy.js';
 export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
 export { type HostRequest, type HubStart, serve } from './http/serve.js';
@@ -118,6 +125,9 @@ export {
   type Pins,
   type Refs,
   RefsSchema,
+  SCAN_LEVELS,
+  type ScanVerdict,
+  type SignatureVerdict,
   type SourceObject,
   SourceObjectSchema,
   type TreeEntry,

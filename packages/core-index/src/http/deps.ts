@@ -4,6 +4,7 @@ import type { ObjectStore } from '../index/object-store.js';
 import type { Logger } from '../observe/logger.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { SourceHealth } from '../sources/source-health.js';
+import type { ServePolicy } from './policy.js';
 
 /** Models asked for that are not in the index, for the next index run. Deduplicated and bounded. */
 export interface MissingLog {
@@ -66,6 +67,8 @@ export interface HubSettings {
   siteOrigin?: string;
   commit?: string;
   serverId: string;
+  /** What the operator refuses to serve (design 11.2; http/policy.ts). */
+  policy?: ServePolicy;
 }
 
 /** What every pure handler may use. Dialects extend it with their own needs. */
