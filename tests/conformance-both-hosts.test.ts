@@ -11,7 +11,7 @@ import {
   runConformance,
   withRetries,
 } from '@hub/hub/testing';
-import { DEMO_SOURCE, demoSource, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
+import { DEMO_SOURCE, type DemoMirror, demoSource, demoTreeDir, startDemoMirror } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEdge, startEdge } from '../apps/edge/test/harness.js';
 import { startTestHub, type TestHub } from '../apps/node-server/test/helpers.js';
@@ -28,7 +28,7 @@ const PUBLISHER_TOKEN = 'conformance-publisher-token';
 
 let edge: RunningEdge;
 let node: TestHub;
-let mirror: StaticMirror;
+let mirror: DemoMirror;
 let edgeReport: ConformanceReport;
 let nodeReport: ConformanceReport;
 let edgeOptions: ConformanceOptions;
@@ -40,7 +40,7 @@ let pagedNodeReport: ConformanceReport;
 
 beforeAll(async () => {
   const idp = await createTestIdentityProvider();
-  mirror = await startStaticMirror({ root: demoTreeDir() });
+  mirror = await startDemoMirror({ root: demoTreeDir() });
   const source = demoSource(mirror.template);
   edge = await startEdge({
     bindings: {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort } from '@hub/node-toolkit';
+import { freePort } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 /**
@@ -59,7 +59,7 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-describe.skipIf(!supported)('the MCP conformance suite against pnpm start (issue 26)', () => {
+describe.skipIf(!supported)('the MCP conformance suite against pnpm start (issue 26) (needs Linux on x64, where the suite runs)', () => {
   it('the hub listens on loopback by default, as its start-up line says', () => {
     const line = log.split('\n').find((l) => l.includes('"hub listening"')) as string;
     expect(JSON.parse(line).listening).toBe(`127.0.0.1:${port}`);

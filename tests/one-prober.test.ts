@@ -4,13 +4,19 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SourceProber } from '@hub/core-index';
-import { DEMO_SOURCE, demoSource, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
+import { DEMO_SOURCE, type DemoMirror, demoSource, demoTreeDir, startDemoMirror } from '@hub/node-toolkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { Env, KVNamespaceLike, R2BucketLike } from '../apps/edge/src/bindings.js';
-import worker from '../apps/edge/src/worker.js';
-import { demoStore, loadMiniflare, type MiniflareLike, uploadStore } from '../apps/edge/test/harness.js';
-import { PROBES_FILE } from '../apps/node-server/src/prober.js';
-import { startTestHub } from '../apps/node-server/test/helpers.js';
+import {
+  demoStore,
+  type Env,
+  type KVNamespaceLike,
+  loadMiniflare,
+  type MiniflareLike,
+  type R2BucketLike,
+  uploadStore,
+  worker,
+} from '../apps/edge/test/harness.js';
+import { PROBES_FILE, startTestHub } from '../apps/node-server/test/helpers.js';
 
 /**
  * One prober (issue 13): both hosts only trigger rounds of core-index's `SourceProber` — node-server on its timer,
@@ -20,12 +26,12 @@ import { startTestHub } from '../apps/node-server/test/helpers.js';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PROBE_PATH = 'demo/tiny-bert-synthetic/config.json';
-let mirror: StaticMirror;
+let mirror: DemoMirror;
 let sha256: string;
 let mf: MiniflareLike | undefined;
 
 beforeAll(async () => {
-  mirror = await startStaticMirror({ root: demoTreeDir() });
+  mirror = await startDemoMirror({ root: demoTreeDir() });
   sha256 = createHash('sha256')
     .update(await readFile(path.join(demoTreeDir(), PROBE_PATH)))
     .digest('hex');

@@ -25,7 +25,7 @@ execFileSync(
   },
 );
 
-const { DEMO_SOURCE, demoSource, demoTreeDir, seedBuckets, seedDemo, seedSpaces, startStaticMirror } = await import(
+const { DEMO_SOURCE, demoSource, demoTreeDir, seedBuckets, seedDemo, seedSpaces, startDemoMirror } = await import(
   path.join(ROOT, 'packages', 'node-toolkit', 'dist', 'index.js')
 );
 const { MemoryObjectStore, silentLogger } = await import('@hub/core-index');
@@ -39,8 +39,8 @@ await withBucket(async (bucket) => {
   );
 });
 
-const mirror = await startStaticMirror({ root: demoTreeDir(), port: MIRROR_PORT }).catch(() =>
-  startStaticMirror({ root: demoTreeDir(), port: 0 }),
+const mirror = await startDemoMirror({ root: demoTreeDir(), port: MIRROR_PORT }).catch(() =>
+  startDemoMirror({ root: demoTreeDir(), port: 0 }),
 );
 console.log(`demo mirror: ${mirror.url}`);
 const source = demoSource(mirror.template);

@@ -45,7 +45,7 @@ export default { fetch() { return new Response(null, { status: 302, headers: H }
 }
 
 async function serveHub() {
-  const mirror = await node.startStaticMirror({ root: node.demoTreeDir() });
+  const mirror = await node.startDemoMirror({ root: node.demoTreeDir() });
   const source = node.demoSource(mirror.template);
   const mf = new Miniflare({
     modules: true,

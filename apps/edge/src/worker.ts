@@ -1,8 +1,9 @@
-import { admitRequest, type ErrorShape, errorShapes, type HostPolicy } from '@hub/core-index';
+import { admitRequest, type ErrorShape, errorShapes, type HostPolicy, type HubResponse, type HubStart, serve } from '@hub/core-index';
 import { hubRoutes } from '@hub/hub';
 import type { Env } from './bindings.js';
 import { createEdgeHub, type EdgeHub, NoIndexError } from './edge-hub.js';
 import { toResponse } from './to-response.js';
+import { WebRequest } from './web-request.js';
 
 /** What the runtime passes as the third argument (`ctx.waitUntil`). */
 export interface ExecutionContextLike {
@@ -26,13 +27,13 @@ export function edgeHub(env: Env): Promise<EdgeHub> {
   return p;
 }
 
-function unavailable(e: unknown): Response {
+function unavailable(e: unknown): HubResponse {
   const message =
     e instanceof NoIndexError
       ? e.message
       : `The hub could not start: ${e instanceof Error ? e.message : String(e)}. Check the bindings and vars in wrangler.jsonc.`;
   console.log(JSON.stringify({ level: 'error', msg: 'hub start failed', err: String(e) }));
-  return new Response(`${message}\n`, {
+  return {
     status: 503,
     headers: {
       'content-type': 'text/plain; charset=utf-8',
@@ -40,7 +41,8 @@ function unavailable(e: unknown): Response {
       'retry-after': '60',
       'access-control-allow-origin': '*',
     },
-  });
+    body: `${message}\n`,
+  };
 }
 
 /**
@@ -90,37 +92,35 @@ function buildPolicy(env: Env & EdgeRequestVars): HostPolicy {
   return { listenHost: env.LISTEN_HOST, ...common, allowedHosts: allowed.map((h) => h.trim()).filter(Boolean) };
 }
 
+/**
+ * The hub as the one request path sees it at the edge (`HubStart`): the gate over the route table alone, so a bad
+ * `Host` is refused (400 or 403 in the error shape of the route it would reach) before the hub starts and never
+ * sees a 503 for a missing index; then the hub of this isolate with its due refreshes, its background work going to
+ * this request's own `ctx.waitUntil`.
+ */
+function startOn(env: Env, ctx: ExecutionContextLike): HubStart {
+  return {
+    admit: (req) => {
+      shapes ??= errorShapes(hubRoutes());
+      return admitRequest(req, shapes);
+    },
+    async start() {
+      let edge: EdgeHub;
+      try {
+        edge = await edgeHub(env);
+      } catch (e) {
+        return unavailable(e);
+      }
+      for (const p of edge.refresh(Date.now())) ctx.waitUntil(p);
+      return { hub: edge.hub, scope: edge.scope((p) => ctx.waitUntil(p)) };
+    },
+  };
+}
+
 export default {
-  /** Every request: the web `Request` goes straight in as the hub's request; the answer is wrapped in a `Response`. */
+  /** Every request goes through the same path as node-server's (`serve`), translated to and from the web's types. */
   async fetch(req: Request, env: Env, ctx: ExecutionContextLike): Promise<Response> {
-    // The same gate as node-server (admitRequest, as hub.admit): the route from the request target alone, the host
-    // policy; a refusal is 400 or 403 in the error shape of the route the request would reach. It runs before the hub
-    // starts, so a bad Host never sees a 503 for a missing index. workerd answers some invalid Hosts itself.
-    const url = req.url;
-    const slash = url.indexOf('/', url.indexOf('://') + 3);
-    shapes ??= errorShapes(hubRoutes());
-    const admitted = admitRequest(
-      {
-        method: req.method,
-        target: slash === -1 ? '/' : url.slice(slash),
-        header: (name) => (name === 'host' ? (req.headers.get('host') ?? new URL(url).host) : req.headers.get(name)),
-        protocol: url.slice(0, url.indexOf(':')),
-        policy: hostPolicy(env),
-      },
-      shapes,
-    );
-    if (!admitted.ok) return toResponse(admitted.response);
-    let edge: EdgeHub;
-    try {
-      edge = await edgeHub(env);
-    } catch (e) {
-      return unavailable(e);
-    }
-    for (const p of edge.refresh(Date.now())) ctx.waitUntil(p);
-    // The hub reads the admitted URL (behind a trusted proxy, the proxy's scheme and host), which also keys the answer cache.
-    const hubReq = admitted.url === url ? req : new Request(admitted.url, req);
-    const res = await edge.hub.handle(hubReq, { ...edge.scope((p) => ctx.waitUntil(p)), origin: admitted.origin });
-    return toResponse(res);
+    return toResponse(await serve(new WebRequest(req, hostPolicy(env)), startOn(env, ctx)));
   },
 
   /**

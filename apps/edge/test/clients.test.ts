@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DEMO_SOURCE, demoSource, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
+import { DEMO_SOURCE, type DemoMirror, demoSource, demoTreeDir, startDemoMirror } from '@hub/node-toolkit';
 import { downloadFile, fileExists } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEdge, startEdge } from './harness.js';
@@ -22,11 +22,11 @@ const skopeo = await run('skopeo', ['--version']).then(
 if (!skopeo) console.warn('skopeo is not installed (apt-get install -y skopeo): the skopeo test is skipped');
 
 let edge: RunningEdge;
-let mirror: StaticMirror;
+let mirror: DemoMirror;
 const tmp: string[] = [];
 
 beforeAll(async () => {
-  mirror = await startStaticMirror({ root: demoTreeDir() });
+  mirror = await startDemoMirror({ root: demoTreeDir() });
   edge = await startEdge({
     bindings: {
       SOURCES: [demoSource(mirror.template)],
@@ -62,7 +62,7 @@ describe('clients through the edge', () => {
     expect(await fileExists({ repo: 'demo/tiny-bert-synthetic', path: 'config.json', hubUrl: edge.url })).toBe(true);
   });
 
-  it.skipIf(!skopeo)('skopeo copy fetches every layer of the GGUF through the 307, each hashing to its digest', async () => {
+  it.skipIf(!skopeo)('skopeo copy fetches every layer of the GGUF through the 307, each hashing to its digest (needs skopeo)', async () => {
     const dir = await mkdtemp(path.join(os.tmpdir(), 'edge-skopeo-'));
     tmp.push(dir);
     const host = new URL(edge.url).host;

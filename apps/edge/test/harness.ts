@@ -14,6 +14,10 @@ import type { MemoryObjectStore, ObjectStore } from '@hub/core-index';
 import { WORKER_CONDITIONS, WORKER_MAIN_FIELDS } from '../scripts/worker-build.mjs';
 import type { R2BucketLike } from '../src/bindings.js';
 
+/** What the test across both hosts (tests/one-prober.test.ts) reads of the Worker: its handler and its bindings. */
+export type { Env, KVNamespaceLike, R2BucketLike } from '../src/bindings.js';
+export { default as worker } from '../src/worker.js';
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const EDGE_DIR = path.join(here, '..');
 const ROOT = path.join(EDGE_DIR, '..', '..');

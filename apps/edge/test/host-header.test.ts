@@ -2,7 +2,7 @@
  * Issue 19 on the edge: the same request-target/Host rule as node-server (core-index's `requestTarget`), under
  * workerd. Over a raw socket, since fetch cannot send these Host values.
  */
-import { rawHttp as raw } from '@hub/node-toolkit';
+import { rawHttp as raw } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningEdge, startEdge } from './harness.js';
 

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createTestIdentityProvider, type TestIdentityProvider } from '@hub/account/testing';
 import { MemoryObjectStore } from '@hub/core-index';
 import { BAD_HOSTS } from '@hub/hub/testing';
-import { buildFromDir, DEMO_SOURCE, demoSource, demoTreeDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
+import { buildFromDir, DEMO_SOURCE, type DemoMirror, demoSource, demoTreeDir, startDemoMirror } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Env } from '../src/bindings.js';
 import worker from '../src/worker.js';
@@ -16,7 +16,7 @@ import { type RunningEdge, startEdge, uploadStore } from './harness.js';
 
 const GGUF_PATH = '/demo/tiny-llama-2-GGUF/resolve/main/llama-2-tiny-random-F16.gguf';
 let edge: RunningEdge;
-let mirror: StaticMirror;
+let mirror: DemoMirror;
 let idp: TestIdentityProvider;
 
 async function until<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
@@ -34,7 +34,7 @@ async function scheduled(): Promise<void> {
 }
 
 beforeAll(async () => {
-  mirror = await startStaticMirror({ root: demoTreeDir() });
+  mirror = await startDemoMirror({ root: demoTreeDir() });
   idp = await createTestIdentityProvider();
   const probeFile = 'demo/tiny-bert-synthetic/config.json';
   const sha256 = createHash('sha256')

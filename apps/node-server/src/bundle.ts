@@ -34,7 +34,7 @@ import {
 } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { DATA_MIRROR, IMPORTED_FILE } from './data-folder.js';
-import { prepareStart } from './verify.js';
+import { writeLoadPack } from './verify.js';
 
 export const BUNDLE_FORMAT = 'model-hub.bundle/v1';
 export const BUNDLE_FILE = 'bundle.json';
@@ -221,7 +221,7 @@ export async function bundleImport(
   }
   // The whole index is loaded, re-hashed and schema-checked once, and the load pack written, before the folder
   // switches to it (the first start is then as fast as a later one); a fault throws and nothing is switched.
-  await prepareStart(store, dataDir, bundle.catalog);
+  await writeLoadPack(store, dataDir, bundle.catalog);
   const mirrorOut = path.join(dataDir, DATA_MIRROR);
   await mkdir(path.join(mirrorOut, 'sha256'), { recursive: true });
   await mkdir(path.join(mirrorOut, '.partial'), { recursive: true });

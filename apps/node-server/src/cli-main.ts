@@ -1,7 +1,7 @@
 /** The server-side `hub` commands (serve, index build, index verify, probe), loaded only when one of them runs. */
 import cluster from 'node:cluster';
 import path from 'node:path';
-import { StartPack } from '@hub/core-index';
+import { LoadPackWriter } from '@hub/core-index';
 import { buildFromDir } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
@@ -14,7 +14,7 @@ import { probeOnce, probeSettingsFrom } from './prober.js';
 import { withBuildLock } from './replicas.js';
 import { sourcesFromConfig, startServer } from './server.js';
 import { loadSigners } from './signing.js';
-import { startPrepared, verifyStore } from './verify.js';
+import { verifyStore, writeLoadPackAfterBuild } from './verify.js';
 import { parseWorkers, reportReady, runPrimary } from './workers.js';
 
 function progressLine(text: string) {
@@ -97,7 +97,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   const log = createLogger({ level: cfg.logLevel, destination: process.stderr as never });
   const store = new FsObjectStore(cfg.dataDir);
   const started = Date.now();
-  const pack = new StartPack();
+  const pack = new LoadPackWriter();
   const keys = await signers(cfg);
   const result = await oneBuild(() =>
     buildFromDir(store, {
@@ -114,7 +114,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
     }).then(async (r) => {
       progressLine('');
       // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
-      await startPrepared(store, cfg.dataDir, r.catalog, pack, log);
+      await writeLoadPackAfterBuild(store, cfg.dataDir, r.catalog, pack, log);
       return r;
     }),
   );

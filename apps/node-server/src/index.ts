@@ -1,3 +1,4 @@
+export { hubMiddleware } from './koa-middleware.js';
 export { promMetrics } from './metrics.js';
-export { hubListener, hubMiddleware } from './node-listener.js';
+export { hubListener } from './node-listener.js';
 export { type RunningHub, type StartOptions, startServer } from './server.js';

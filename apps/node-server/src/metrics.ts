@@ -1,4 +1,4 @@
-import { type AnswerLabels, type MetricEvent, type Metrics, routeGroup, type Tally } from '@hub/core-index';
+import type { AnswerLabels, MetricEvent, Metrics, RouteGroup, Tally } from '@hub/core-index';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { GroupHistogram, type Series, syncedCounter } from './metrics-series.js';
 
@@ -20,7 +20,7 @@ const PROBE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 export interface PromMetrics extends Metrics {
   prepare(answer: AnswerLabels, also: readonly MetricEvent[]): Tally;
   /** Show the series of these routes (their 5xx) and sources (their probes) at 0 from the first scrape. */
-  declare(known: { routes?: ReadonlyArray<{ method: string; path: string }>; sources?: readonly string[] }): void;
+  declare(known: { routes?: ReadonlyArray<{ method: string; path: string; group: RouteGroup }>; sources?: readonly string[] }): void;
   readonly registry: Registry;
   /** The exposition text (Prometheus text format 0.0.4). */
   scrape(): Promise<string>;
@@ -286,9 +286,12 @@ export function promMetrics(
    * The label sets known once the hub is assembled: a 5xx series for each route and method (what HubErrors5xx sums)
    * and the probe-duration series of each source (what HubSlowProbes reads), all at 0 until counted.
    */
-  function declare(known: { routes?: ReadonlyArray<{ method: string; path: string }>; sources?: readonly string[] }): void {
+  function declare(known: {
+    routes?: ReadonlyArray<{ method: string; path: string; group: RouteGroup }>;
+    sources?: readonly string[];
+  }): void {
     for (const r of known.routes ?? []) {
-      const group = routeGroup(r.path);
+      const group = r.group;
       for (const method of r.method === 'GET' ? ['GET', 'HEAD'] : [r.method])
         requestSeriesOf({ route: r.path, group, method, status: 500, source: undefined, bytes: undefined });
     }

@@ -1,7 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import type { HeaderBag, HostPolicy, Hub, HubRequest, HubResponse, RequestScope } from '@hub/core-index';
-import type { Middleware } from 'koa';
+import { type HeaderBag, type HostPolicy, type HostRequest, type Hub, type HubRequest, type HubResponse, serve } from '@hub/core-index';
 
 /** A `HeaderBag` over Node's already-parsed, lower-cased header object: no copy per request. */
 class NodeHeaders implements HeaderBag {
@@ -14,35 +13,32 @@ class NodeHeaders implements HeaderBag {
 }
 
 /**
- * Build the cheap request object the hub reads (a web `Request` would cost about a third of throughput), after the
- * hub's gate (`hub.admit`: the route from the request target alone, the host policy of design 10.1). A refused
- * request comes back as the answer to send.
+ * A node:http request as the hub's one request path reads it (`serve` in core-index): the gate's view (method,
+ * target, headers, scheme, host policy), and the cheap request object the routes read once it is admitted (a web
+ * `Request` would cost about a third of throughput): Node's parsed headers and the socket as the body, no copy.
  */
-export function toHubRequest(
-  hub: Hub,
-  req: IncomingMessage,
-  protocol: string,
-  policy?: HostPolicy,
-): { req: HubRequest; scope: RequestScope } | HubResponse {
-  const headers = new NodeHeaders(req.headers);
-  const admitted = hub.admit({
-    method: req.method ?? 'GET',
-    target: req.url ?? '/',
-    header: (name) => headers.get(name),
-    protocol,
-    ...(policy ? { policy } : {}),
-  });
-  if (!admitted.ok) return admitted.response;
-  const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
-  return {
-    req: {
-      method: req.method ?? 'GET',
-      url: admitted.url,
-      headers,
-      body: hasBody ? (req as AsyncIterable<Uint8Array>) : null,
-    },
-    scope: { origin: admitted.origin },
-  };
+export class NodeRequest implements HostRequest {
+  readonly method: string;
+  readonly target: string;
+  readonly policy?: HostPolicy;
+  private readonly headers: NodeHeaders;
+  constructor(
+    private readonly req: IncomingMessage,
+    readonly protocol: string,
+    policy?: HostPolicy,
+  ) {
+    this.method = req.method ?? 'GET';
+    this.target = req.url ?? '/';
+    this.headers = new NodeHeaders(req.headers);
+    if (policy) this.policy = policy;
+  }
+  /** A property, not a method: the gate passes it on alone. */
+  readonly header = (name: string): string | null => this.headers.get(name);
+  request(url: string): HubRequest {
+    const h = this.req.headers;
+    const hasBody = h['content-length'] !== undefined || h['transfer-encoding'] !== undefined;
+    return { method: this.method, url, headers: this.headers, body: hasBody ? (this.req as AsyncIterable<Uint8Array>) : null };
+  }
 }
 
 /** Write a hub response straight to the socket. */
@@ -63,10 +59,17 @@ export function writeHubResponse(res: ServerResponse, out: HubResponse): void {
   }
 }
 
+/** The last guard of a promised answer (`serve` answers its own errors): a socket is never left open. */
+function failed(res: ServerResponse): void {
+  if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+  res.end(res.headersSent ? undefined : '{"error":"Internal error"}');
+}
+
 /**
- * The node:http listener: hub paths go straight to `hub.handle` (no Koa context per request); only the host's own
- * routes under `/-/` (liveness and readiness, host-routes.ts) go to `hostRoutes`. Koa cost about a fifth of the
- * throughput on the hot routes when it wrapped every request (docs/benchmarks.md).
+ * The node:http listener: hub paths go to the one request path (`serve`: the gate, the kept answer, the routes), and
+ * a refusal or a kept answer is written in this same turn; the host's own routes under `/-/` (liveness and
+ * readiness, host-routes.ts) go to `hostRoutes` first. No Koa context per request: Koa cost about a fifth of the throughput
+ * on the hot routes when it wrapped every request (docs/benchmarks.md).
  */
 export function hubListener(
   hub: Hub,
@@ -75,44 +78,14 @@ export function hubListener(
   protocol = 'http',
 ) {
   return (req: IncomingMessage, res: ServerResponse): void => {
-    const url = req.url ?? '/';
     // the host's own `/-/` routes; a path under `/-/` they do not answer is the hub's, as any unknown path
-    if (url.startsWith('/-/') && hostRoutes(req, res) !== false) return;
-    const admitted = toHubRequest(hub, req, protocol, policy);
-    // an invalid Host or request target, or a rebinding refusal, is answered without reaching the routes
-    if ('status' in admitted) {
-      writeHubResponse(res, admitted);
-      return;
-    }
-    // A kept whole answer (the index and health unchanged since it was made) is written in this same turn. Its key is
-    // the admitted URL, whose origin is the one absolute URLs were built from (or baseUrl's, the same for all).
-    const kept = hub.cached(admitted.req);
-    if (kept) {
-      writeHubResponse(res, kept);
-      return;
-    }
-    hub.handle(admitted.req, admitted.scope).then(
-      (out) => writeHubResponse(res, out),
-      () => {
-        // hub.handle answers its own errors; this is the last guard so a socket is never left open.
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(res.headersSent ? undefined : '{"error":"Internal error"}');
-      },
-    );
-  };
-}
-
-/**
- * The whole hub as one Koa middleware (for operators who mount the hub inside their own Koa app). Paths under `/-/` (the host's own liveness, readiness and
- * metrics routes) fall through to the next middleware.
- */
-export function hubMiddleware(hub: Hub, policy?: HostPolicy): Middleware {
-  return async (ctx, next) => {
-    const url = ctx.req.url ?? '/';
-    if (url.startsWith('/-/')) return next();
-    const admitted = toHubRequest(hub, ctx.req, ctx.protocol, policy);
-    const out = 'status' in admitted ? admitted : await hub.handle(admitted.req, admitted.scope);
-    ctx.respond = false;
-    writeHubResponse(ctx.res, out);
+    if (req.url?.startsWith('/-/') && hostRoutes(req, res) !== false) return;
+    const out = serve(new NodeRequest(req, protocol, policy), hub);
+    if (out instanceof Promise)
+      out.then(
+        (answer) => writeHubResponse(res, answer),
+        () => failed(res),
+      );
+    else writeHubResponse(res, out);
   };
 }

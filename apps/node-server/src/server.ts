@@ -16,15 +16,15 @@ import {
 import { assembleHub, type HubDeps, indexHolder, indexStoreKind, mergeSources, openDay } from '@hub/hub';
 import {
   DEMO_SOURCE,
+  type DemoMirror,
   demoSource,
   demoTreeDir,
   type MirrorFolderServer,
-  type StaticMirror,
   seedBuckets,
   seedDemo,
   seedSpaces,
   serveMirrorFolder,
-  startStaticMirror,
+  startDemoMirror,
 } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
@@ -61,7 +61,7 @@ export interface RunningHub {
   port: number;
   /** The address actually bound, `address:port` (`127.0.0.1:8080`, `0.0.0.0:8080`, `[::1]:8080`). */
   listening: string;
-  mirror?: StaticMirror;
+  mirror?: DemoMirror;
   /** the data folder's local mirror (`DIR/mirror`, filled by `hub bundle import`), served on the next port */
   localMirror?: MirrorFolderServer;
   /** The separate metrics listener (`metricsPort`), when configured. */
@@ -80,7 +80,7 @@ export const LOCAL_MIRROR = 'local-mirror';
 
 export function sourcesFromConfig(
   config: HubConfigFile,
-  demo?: StaticMirror,
+  demo?: DemoMirror,
   localMirror?: { url: string; beside: boolean },
   airGapped = false,
 ): SourceConfig[] {
@@ -157,11 +157,11 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // The servers beside the hub (the demo mirror, the data folder's mirror) listen on the hub's address, so they are
   // reached wherever the hub is: on every interface with `--host 0.0.0.0`, on 127.0.0.2 with `--host 127.0.0.2`.
   const besideHost = host === 'localhost' ? '127.0.0.1' : host;
-  let mirror: StaticMirror | undefined;
+  let mirror: DemoMirror | undefined;
   if (usesDemo && options.demoMirror !== false) {
     const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);
-    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted, host: besideHost }).catch(() =>
-      startStaticMirror({ root: demoTreeDir(), port: 0, host: besideHost }),
+    mirror = await startDemoMirror({ root: demoTreeDir(), port: wanted, host: besideHost }).catch(() =>
+      startDemoMirror({ root: demoTreeDir(), port: 0, host: besideHost }),
     );
     log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
   }

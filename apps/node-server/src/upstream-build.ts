@@ -3,6 +3,7 @@ import path from 'node:path';
 import {
   type Address,
   formatBytes,
+  LoadPackWriter,
   type Logger,
   type Metrics,
   type NoteSigner,
@@ -10,14 +11,13 @@ import {
   PinsError,
   parsePins,
   type SourceConfig,
-  StartPack,
 } from '@hub/core-index';
 import { verifyModelSignature } from '@hub/model-signing';
 import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
 import { FsObjectStore } from '@hub/objects/node';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
 import { FileMissingLog } from './missing-log.js';
-import { startPrepared } from './verify.js';
+import { writeLoadPackAfterBuild } from './verify.js';
 
 export interface NodeUpstreamBuildOptions {
   dataDir: string;
@@ -84,7 +84,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
   const display = new Map((options.configuredSources ?? []).map((s) => [s.name, s.display] as const));
   const defaults: Record<string, string> = { 'huggingface.co': 'Hugging Face', 'modelscope.cn': 'ModelScope', ipfs: 'IPFS' };
   // The day's objects as the run made them: the load pack the next start (or `--refresh`'s switch) reads.
-  const pack = new StartPack();
+  const pack = new LoadPackWriter();
   // Every revision's model.sig is checked offline against this trust (docs/verification.md).
   const trust = loadTrust(options.signing);
   const summary = await runUpstreamBuild({
@@ -115,7 +115,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     verdicts: { verifySignature: (bundle, files, at) => verifyModelSignature(bundle, files, trust, at) },
     pages: pack,
   });
-  await startPrepared(store, options.dataDir, summary.catalog as Address, pack, options.log);
+  await writeLoadPackAfterBuild(store, options.dataDir, summary.catalog as Address, pack, options.log);
   return summary;
 }
 

@@ -11,6 +11,7 @@ import {
   type IndexStore,
   isAddress,
   type LoadPackStorage,
+  type LoadPackWriter,
   type Logger,
   loadIndex,
   ModelObjectSchema,
@@ -18,7 +19,6 @@ import {
   type PagesRoot,
   readArchive,
   SourceObjectSchema,
-  type StartPack,
 } from '@hub/core-index';
 import { type FsObjectStore, writeFileAtomic } from '@hub/objects/node';
 
@@ -88,7 +88,7 @@ export async function loadVerifiedOnce(store: FsObjectStore, address: Address, p
  * Write what a start needs for `catalog` in this data folder (the load pack and the {@link VERIFIED_REF}), so the
  * first start after a build or an import is as fast as a later one. Call it after the catalog and every object it
  * names are in the store.
- * - `built`: the builder's own objects (a {@link StartPack} filled through `buildIndex`'s `onObject`), hashed and
+ * - `built`: the builder's own objects (a {@link LoadPackWriter} filled through `buildIndex`'s `onObject`), hashed and
  *   schema-checked as they were made: written as the pack with no read of the store ('built'). One that failed its
  *   schema check writes nothing ('fault'): the next start then verifies in full and refuses the index, as before.
  * - no `built` (objects that came from elsewhere, such as an imported bundle): every object is re-hashed and
@@ -96,11 +96,11 @@ export async function loadVerifiedOnce(store: FsObjectStore, address: Address, p
  *   `IndexLoadError` and records nothing.
  * A damaged or foreign pack still means a full check at the next start (`loadIndex`).
  */
-export async function prepareStart(
+export async function writeLoadPack(
   store: FsObjectStore,
   dataDir: string,
   catalog: Address,
-  built?: StartPack,
+  built?: LoadPackWriter,
 ): Promise<{ pack: 'built' | 'verified' | 'fault'; fault?: string }> {
   if (!built) {
     if ((await store.readRef(VERIFIED_REF)) === catalog) await store.writeRef(VERIFIED_REF, 'none');
@@ -115,10 +115,10 @@ export async function prepareStart(
   return { pack: 'built' };
 }
 
-/** {@link prepareStart} after a build, logged (a pack that could not be made only costs the next start a full check). */
-export async function startPrepared(store: FsObjectStore, dataDir: string, catalog: Address, pack: StartPack, log?: Logger) {
+/** {@link writeLoadPack} after a build, logged and never thrown (a pack that could not be made only costs the next start a full check). */
+export async function writeLoadPackAfterBuild(store: FsObjectStore, dataDir: string, catalog: Address, pack: LoadPackWriter, log?: Logger) {
   try {
-    const r = await prepareStart(store, dataDir, catalog, pack);
+    const r = await writeLoadPack(store, dataDir, catalog, pack);
     if (r.fault) log?.warn({ event: 'load-pack', catalog, fault: r.fault }, 'no load pack: the next start verifies every object');
     else log?.info({ event: 'load-pack', catalog, models: pack.models.size }, 'load pack written for the next start');
   } catch (e) {

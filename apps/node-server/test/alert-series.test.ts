@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildIndex } from '@hub/core-index';
-import { freePort } from '@hub/node-toolkit';
+import { freePort } from '@hub/node-toolkit/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
@@ -103,7 +103,7 @@ describe('the series the alerts read', () => {
   });
 });
 
-describe.skipIf(!existsSync(PROMETHEUS))('a real Prometheus with the alert rules, from a hub start', () => {
+describe.skipIf(!existsSync(PROMETHEUS))('a real Prometheus with the alert rules, from a hub start (needs prometheus)', () => {
   it('fires HubNoLiveSource on the first 503s, keeps HubErrors5xx quiet on them, shows no upstream run', { timeout: 120_000 }, async () => {
     const { hub, dir } = await hubWithDeadSource();
     const prom = await startPrometheus(dir, new URL(hub.running.metrics?.url ?? '').host, [path.join(OPS, 'prometheus', 'hub-alerts.yml')]);

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { tempDirs } from '@hub/node-toolkit';
+import { tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleCreateCommand, bundleImportCommand, type MirrorIo, mirrorVerify } from '../src/cli-mirror.js';
 import { createLogger } from '../src/logger.js';

@@ -10,7 +10,7 @@ import type net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { freePort, tempDirs } from '@hub/node-toolkit';
+import { freePort, tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
 
@@ -115,7 +115,7 @@ describe('the buckets section on node-server', () => {
   });
 });
 
-describe.skipIf(!hasSkopeo)('buckets through skopeo', () => {
+describe.skipIf(!hasSkopeo)('buckets through skopeo (needs skopeo)', () => {
   it('pushes a layout with several blobs (one over 16 MiB), pulls it back, and every blob hashes to its digest', async () => {
     const src = await ociLayout([1000, 17 * 1024 * 1024 + 5, 250_000]);
     // --preserve-digests: a bucket keeps the bytes as they are (skopeo would otherwise gzip uncompressed layers)
@@ -176,7 +176,7 @@ describe.skipIf(!hasSkopeo)('buckets through skopeo', () => {
 });
 
 /** A free port on loopback, and the next one (the demo mirror's). */
-describe.skipIf(!hasSkopeo || !existsSync(CLI))('kill -9 during a bucket push (needs the built CLI)', () => {
+describe.skipIf(!hasSkopeo || !existsSync(CLI))('kill -9 during a bucket push (needs skopeo and the built CLI)', () => {
   let server: ChildProcess | undefined;
   afterAll(() => {
     server?.kill('SIGKILL');

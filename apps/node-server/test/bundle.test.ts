@@ -8,7 +8,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { listFiles as hubListFiles } from '@hub/client';
-import { buildFromDir, demoTreeDir, freePort, type StaticMirror, startStaticMirror, tempDirs } from '@hub/node-toolkit';
+import { buildFromDir, type DemoMirror, demoTreeDir, startDemoMirror } from '@hub/node-toolkit';
+import { freePort, tempDirs } from '@hub/node-toolkit/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { downloadFile } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,8 +37,8 @@ function io(): MirrorIo & { lines: string[] } {
 
 let tree: string;
 let dataA: string;
-let sourceA: StaticMirror;
-let sourceB: StaticMirror;
+let sourceA: DemoMirror;
+let sourceB: DemoMirror;
 let hubA: RunningHub;
 let bundle: string;
 const started: Array<{ close(): Promise<void> }> = [];
@@ -56,8 +57,8 @@ beforeAll(async () => {
     path.join(tree, LEFT_OUT, 'weights.bin'),
     new Uint8Array(5000).map((_, i) => (i * 31) & 0xff),
   );
-  sourceA = await startStaticMirror({ root: tree });
-  sourceB = await startStaticMirror({ root: tree });
+  sourceA = await startDemoMirror({ root: tree });
+  sourceB = await startDemoMirror({ root: tree });
   started.push(sourceA, sourceB);
   await buildFromDir(new FsObjectStore(data), { dir: tree, sources: [{ name: 'source-a' }, { name: 'source-b' }], date: '2026-11-22' });
   hubA = await startServer({

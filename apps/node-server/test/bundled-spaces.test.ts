@@ -45,7 +45,7 @@ async function open(url: string): Promise<{ page: Page; errors: string[]; close:
   return { page, errors, close: () => context.close() };
 }
 
-describe.skipIf(!ready)('the bundled spaces in Chromium (needs the built spaces: pnpm test builds first)', () => {
+describe.skipIf(!ready)('the bundled spaces in Chromium (needs Chromium and the built spaces: pnpm test builds first)', () => {
   it('are seeded on first start and described by /spaces', async () => {
     const d = await (await fetch(`${hub.url}/spaces?format=json`)).json();
     expect(d.inventory.described).toBe(2);

@@ -24,7 +24,7 @@ function hub(args: string[]): Promise<{ code: number; stdout: string; stderr: st
 /** What a Node stack trace or an uncaught error report looks like. */
 const STACK = /\n\s+at |node:internal|ERR_PARSE_ARGS|TypeError|^Error:/m;
 
-describe.skipIf(!existsSync(CLI)).concurrent('help and usage of every command (the built CLI)', () => {
+describe.skipIf(!existsSync(CLI)).concurrent('help and usage of every command (needs the built CLI: pnpm test builds first)', () => {
   it('hub --version prints the package version; hub and hub --help list every command', async () => {
     const v = await hub(['--version']);
     expect(v).toMatchObject({ code: 0, stdout: `hub ${PKG.version}\n` });

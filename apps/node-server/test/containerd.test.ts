@@ -95,7 +95,7 @@ async function fetched(ref: string) {
   return bytes;
 }
 
-describe.runIf(usable)('containerd ctr pulls from the hub', () => {
+describe.runIf(usable)('containerd ctr pulls from the hub (needs containerd and ctr, run as root)', () => {
   for (const [name, tag] of [
     ['demo/tiny-llama-2-gguf', 'F16'],
     ['demo/tiny-bert-synthetic', 'latest'],

@@ -2,7 +2,7 @@
 // read back by @huggingface/hub's own cache functions with a fetch that throws (no network).
 import { readFile, readlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { tempDirs } from '@hub/node-toolkit';
+import { tempDirs } from '@hub/node-toolkit/testing';
 import { downloadFileToCacheDir, scanCacheDir } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand, verifyCacheCommand } from '../src/cli-get.js';

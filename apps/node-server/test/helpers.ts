@@ -3,11 +3,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import type { BuildInput } from '@hub/core-index';
-import { buildFromDir, type StaticMirror, startStaticMirror } from '@hub/node-toolkit';
+import { buildFromDir, type DemoMirror, startDemoMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import type { HubConfigFile } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type RunningHub, startServer } from '../src/server.js';
+
+/** Where node-server keeps its probe results (read by the test across both hosts, tests/one-prober.test.ts). */
+export { PROBES_FILE } from '../src/prober.js';
 
 export interface TestHubOptions {
   /** Model trees to index instead of the bundled demo: `{ 'owner/name': { 'path/in/repo': bytes } }`. */
@@ -57,7 +60,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     },
   });
   const logger = createLogger({ level: 'debug', destination: destination as never });
-  let mirror: StaticMirror | undefined;
+  let mirror: DemoMirror | undefined;
   let treeDir: string | undefined;
   let config: HubConfigFile = { ...options.config };
   if (options.trees) {
@@ -69,7 +72,7 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
         await writeFile(file, content);
       }
     }
-    mirror = await startStaticMirror({ root: treeDir });
+    mirror = await startDemoMirror({ root: treeDir });
     const store = new FsObjectStore(dataDir);
     if (!(await store.readRef('current'))) {
       await buildFromDir(store, {

@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { BAD_HOSTS } from '@hub/hub/testing';
-import { rawHttp as raw } from '@hub/node-toolkit';
+import { rawHttp as raw } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
 

@@ -1,4 +1,4 @@
-import { rawHttp as raw } from '@hub/node-toolkit';
+import { rawHttp as raw } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../src/config.js';
 import { startTestHub, type TestHub } from './helpers.js';

@@ -17,7 +17,7 @@ import {
   readLogState,
   treeHash,
 } from '@hub/core-index';
-import { tempDirs } from '@hub/node-toolkit';
+import { tempDirs } from '@hub/node-toolkit/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { FakeUpstream, type FakeUpstreamData } from '@hub/upstream/testing';
 import { http as mswHttp } from 'msw';

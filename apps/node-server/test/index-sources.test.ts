@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type StaticMirror, startStaticMirror, tempDirs } from '@hub/node-toolkit';
+import { type DemoMirror, startDemoMirror } from '@hub/node-toolkit';
+import { tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '../src/cli-get.js';
 import { indexBuildCommand } from '../src/cli-main.js';
@@ -15,14 +16,14 @@ import { type RunningHub, startServer } from '../src/server.js';
 const tempDir = tempDirs(afterAll);
 const ID = 'acme/lan-only';
 const BYTES = 'SYNTHETIC bytes held only by the lan-box source\n';
-let mirror: StaticMirror;
+let mirror: DemoMirror;
 let hub: RunningHub;
 
 beforeAll(async () => {
   const tree = await tempDir('hub-index-sources-tree-');
   await mkdir(path.join(tree, ID), { recursive: true });
   await writeFile(path.join(tree, ID, 'weights.bin'), BYTES);
-  mirror = await startStaticMirror({ root: tree });
+  mirror = await startDemoMirror({ root: tree });
   const data = await tempDir('hub-index-sources-data-');
   // `hub index build --from-dir TREE --source lan-box=TEMPLATE --data DATA`, as the CLI runs it
   const built = await indexBuildCommand({ 'from-dir': tree, source: [`lan-box=${mirror.template}`], data, date: '2026-11-25' });

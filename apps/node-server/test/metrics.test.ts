@@ -196,20 +196,23 @@ describe('/metrics', () => {
     await expect(startTestHub({ trees: TREES, config: { metricsPort: 70000 } })).rejects.toThrow(/metricsPort/);
   });
 
-  it.skipIf(!existsSync(PROMTOOL))('a real scrape passes promtool check metrics with no output', async () => {
-    const h = await hub({ config: { metricsPort: 0 } });
-    await fetch(`${h.url}/synthetic/metrics/resolve/main/weights.bin`, { redirect: 'manual' });
-    await fetch(`${h.url}/v2/synthetic/metrics/tags/list`);
-    await fetch(`${h.url}/mcp`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hub_health', arguments: {} } }),
-    });
-    const text = await (await fetch(h.running.metrics?.url ?? '')).text();
-    expect(sample(text, 'hub_mcp_tool_calls_total', { tool: 'hub_health', is_error: 'false' })).toBe(1);
-    const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: text, encoding: 'utf8', timeout: 30_000 });
-    expect({ status: check.status, stdout: check.stdout, stderr: check.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
-  });
+  it.skipIf(!existsSync(PROMTOOL))(
+    'a real scrape passes promtool check metrics with no output (needs promtool: the prometheus package)',
+    async () => {
+      const h = await hub({ config: { metricsPort: 0 } });
+      await fetch(`${h.url}/synthetic/metrics/resolve/main/weights.bin`, { redirect: 'manual' });
+      await fetch(`${h.url}/v2/synthetic/metrics/tags/list`);
+      await fetch(`${h.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hub_health', arguments: {} } }),
+      });
+      const text = await (await fetch(h.running.metrics?.url ?? '')).text();
+      expect(sample(text, 'hub_mcp_tool_calls_total', { tool: 'hub_health', is_error: 'false' })).toBe(1);
+      const check = spawnSync(PROMTOOL, ['check', 'metrics'], { input: text, encoding: 'utf8', timeout: 30_000 });
+      expect({ status: check.status, stdout: check.stdout, stderr: check.stderr }).toEqual({ status: 0, stdout: '', stderr: '' });
+    },
+  );
 });
 
 describe('the access log (logRequests)', () => {

@@ -4,7 +4,8 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type MirrorFolderServer, serveMirrorFolder, tempDirs } from '@hub/node-toolkit';
+import { type MirrorFolderServer, serveMirrorFolder } from '@hub/node-toolkit';
+import { tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MirrorIo, mirrorPull, mirrorVerify } from '../src/cli-mirror.js';
 import { startTestHub, TEST_SOURCE, type TestHub } from './helpers.js';

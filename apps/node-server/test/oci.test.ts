@@ -311,7 +311,7 @@ describe('the demo index (a real tiny GGUF and a small transformers-style model)
     expect(new URL(res.headers.get('location') as string).host).toBe(`127.0.0.1:${port}`);
   });
 
-  it.skipIf(!skopeo)('skopeo inspect succeeds on the GGUF quant tag and on the non-GGUF model', async () => {
+  it.skipIf(!skopeo)('skopeo inspect succeeds on the GGUF quant tag and on the non-GGUF model (needs skopeo)', async () => {
     const info = await skopeoInspect(hub.url, `${GGUF}:F16`);
     expect(info.Architecture).toBe('amd64');
     expect(info.Os).toBe('linux');
@@ -324,16 +324,19 @@ describe('the demo index (a real tiny GGUF and a small transformers-style model)
     expect(bert.Layers.length).toBeGreaterThan(0);
   });
 
-  it.skipIf(!skopeo)('skopeo copy … dir: fetches every layer of the GGUF through the 307, each hashing to its digest', async () => {
-    const { dir, manifest } = await skopeoCopy(hub.url, `${GGUF}:F16`);
-    expect(manifest.mediaType).toBe('application/vnd.oci.image.manifest.v1+json');
-    const model = manifest.layers.find((l) => l.mediaType === 'application/vnd.ollama.image.model');
-    expect(model?.digest).toBe(`sha256:${sha256(ggufBytesOnDisk)}`);
-    const copied = await readFile(path.join(dir, sha256(ggufBytesOnDisk)));
-    expect(Buffer.compare(copied, ggufBytesOnDisk)).toBe(0);
-  });
+  it.skipIf(!skopeo)(
+    'skopeo copy … dir: fetches every layer of the GGUF through the 307, each hashing to its digest (needs skopeo)',
+    async () => {
+      const { dir, manifest } = await skopeoCopy(hub.url, `${GGUF}:F16`);
+      expect(manifest.mediaType).toBe('application/vnd.oci.image.manifest.v1+json');
+      const model = manifest.layers.find((l) => l.mediaType === 'application/vnd.ollama.image.model');
+      expect(model?.digest).toBe(`sha256:${sha256(ggufBytesOnDisk)}`);
+      const copied = await readFile(path.join(dir, sha256(ggufBytesOnDisk)));
+      expect(Buffer.compare(copied, ggufBytesOnDisk)).toBe(0);
+    },
+  );
 
-  it.skipIf(!skopeo)('skopeo copy … dir: fetches every file of the non-GGUF model, titled by path', async () => {
+  it.skipIf(!skopeo)('skopeo copy … dir: fetches every file of the non-GGUF model, titled by path (needs skopeo)', async () => {
     const { dir, manifest } = await skopeoCopy(hub.url, `${BERT}:latest`);
     const onDisk = (await readdir(path.join(DEMO_DIR, BERT))).filter((f) => !f.startsWith('.'));
     const titles = manifest.layers.map((l) => l.annotations?.['org.opencontainers.image.title']);
@@ -370,7 +373,7 @@ describe('the demo index (a real tiny GGUF and a small transformers-style model)
     expect(`sha256:${sha256(bytes)}`).toBe(m.ggufFile?.blobId);
   });
 
-  it.runIf(skopeo)('skopeo copies the ModelPack tags (artifactType, raw layers, every blob hashed)', async () => {
+  it.runIf(skopeo)('skopeo copies the ModelPack tags (artifactType, raw layers, every blob hashed) (needs skopeo)', async () => {
     for (const ref of [`${GGUF}:F16-modelpack`, `${BERT}:latest-modelpack`]) {
       const { manifest } = await skopeoCopy(hub.url, ref);
       expect((manifest as Manifest & { artifactType?: string }).artifactType).toBe('application/vnd.cncf.model.manifest.v1+json');
@@ -428,7 +431,7 @@ describe('a GGUF with a chat template, a projector and a dotted owner (SYNTHETIC
     expect(await direct.text()).toBe(await alias.text());
   });
 
-  it.skipIf(!golang)("the template layer parses with Go's text/template as Ollama parses it", async () => {
+  it.skipIf(!golang)("the template layer parses with Go's text/template as Ollama parses it (needs go: golang-go)", async () => {
     const m = (await (await fetch(`${hub.url}/v2/${CHAT_ALIAS}/manifests/latest`, { headers: OLLAMA_HEADERS })).json()) as Manifest;
     const layer = m.layers.find((l) => l.mediaType === 'application/vnd.ollama.image.template');
     const template = await (await fetch(`${hub.url}/v2/${CHAT_ALIAS}/blobs/${layer?.digest}`)).text();
@@ -459,7 +462,7 @@ describe('a GGUF with a chat template, a projector and a dotted owner (SYNTHETIC
     }
   });
 
-  it.skipIf(!skopeo)('skopeo inspect and copy the GGUF with its hub-made layers', async () => {
+  it.skipIf(!skopeo)('skopeo inspect and copy the GGUF with its hub-made layers (needs skopeo)', async () => {
     const info = await skopeoInspect(hub.url, `${CHAT_ALIAS}:q8_0`);
     expect(info.Labels).toMatchObject({ file_type: 'Q8_0', model_family: 'llama', 'org.opencontainers.image.licenses': 'mit' });
     const { manifest } = await skopeoCopy(hub.url, `${CHAT_MODEL.toLowerCase()}:Q8_0`);

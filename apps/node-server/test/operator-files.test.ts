@@ -86,16 +86,19 @@ describe('the alert rules', () => {
     expect(unknown).toEqual([]);
   });
 
-  it.skipIf(!existsSync(PROMTOOL))('pass promtool check rules and every promtool unit test', () => {
-    const check = spawnSync(PROMTOOL, ['check', 'rules', RULES], { encoding: 'utf8', timeout: 60_000 });
-    expect(check.status, check.stdout + check.stderr).toBe(0);
-    expect(check.stdout).toContain('SUCCESS: 6 rules found');
-    const test = spawnSync(PROMTOOL, ['test', 'rules', RULE_TESTS], { encoding: 'utf8', timeout: 60_000 });
-    expect(test.status, test.stdout + test.stderr).toBe(0);
-    expect(test.stdout).toContain('SUCCESS');
-    // Each alert has a case where it fires.
-    const tests = readFileSync(RULE_TESTS, 'utf8');
-    for (const alert of ['HubDown', 'HubSourceDown', 'HubNoLiveSource', 'HubIndexStale', 'HubErrors5xx', 'HubSlowProbes'])
-      expect(tests).toMatch(new RegExp(`alertname: ${alert}\\n\\s+exp_alerts:\\n\\s+- exp_labels`));
-  });
+  it.skipIf(!existsSync(PROMTOOL))(
+    'pass promtool check rules and every promtool unit test (needs promtool: the prometheus package)',
+    () => {
+      const check = spawnSync(PROMTOOL, ['check', 'rules', RULES], { encoding: 'utf8', timeout: 60_000 });
+      expect(check.status, check.stdout + check.stderr).toBe(0);
+      expect(check.stdout).toContain('SUCCESS: 6 rules found');
+      const test = spawnSync(PROMTOOL, ['test', 'rules', RULE_TESTS], { encoding: 'utf8', timeout: 60_000 });
+      expect(test.status, test.stdout + test.stderr).toBe(0);
+      expect(test.stdout).toContain('SUCCESS');
+      // Each alert has a case where it fires.
+      const tests = readFileSync(RULE_TESTS, 'utf8');
+      for (const alert of ['HubDown', 'HubSourceDown', 'HubNoLiveSource', 'HubIndexStale', 'HubErrors5xx', 'HubSlowProbes'])
+        expect(tests).toMatch(new RegExp(`alertname: ${alert}\\n\\s+exp_alerts:\\n\\s+- exp_labels`));
+    },
+  );
 });

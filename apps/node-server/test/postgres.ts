@@ -3,7 +3,7 @@ import { chownSync, existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '@hub/node-toolkit';
+import { freePort } from '@hub/node-toolkit/testing';
 import pg from 'pg';
 
 /**

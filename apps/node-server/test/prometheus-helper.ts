@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { freePort } from '@hub/node-toolkit';
+import { freePort } from '@hub/node-toolkit/testing';
 
 export const PROMETHEUS = '/usr/bin/prometheus';
 

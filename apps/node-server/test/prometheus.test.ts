@@ -71,7 +71,7 @@ afterAll(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
 
-describe.skipIf(!existsSync(PROMETHEUS))('a real Prometheus scraping node-server', () => {
+describe.skipIf(!existsSync(PROMETHEUS))('a real Prometheus scraping node-server (needs prometheus)', () => {
   it('sees the hub up, redirects by serving source, and a killed source go to 0 and back to 1', { timeout: 120_000 }, async () => {
     const a = new LoopbackSource();
     const b = new LoopbackSource();

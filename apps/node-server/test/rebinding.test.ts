@@ -1,5 +1,5 @@
 import net from 'node:net';
-import { rawHttp } from '@hub/node-toolkit';
+import { rawHttp } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
 

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { isModelId } from '@hub/core-index';
-import { tempDirs } from '@hub/node-toolkit';
+import { tempDirs } from '@hub/node-toolkit/testing';
 import { FsObjectStore, leaseHolder } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { HubConfigFile } from '../src/config.js';

@@ -6,7 +6,7 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '@hub/node-toolkit';
+import { freePort } from '@hub/node-toolkit/testing';
 import { downloadFile } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';

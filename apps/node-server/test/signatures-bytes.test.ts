@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { syntheticSigner } from '@hub/model-signing/testing';
-import { tempDirs } from '@hub/node-toolkit';
+import { tempDirs } from '@hub/node-toolkit/testing';
 import { FakeUpstream } from '@hub/upstream/testing';
 import { http as mswHttp } from 'msw';
 import { setupServer } from 'msw/node';

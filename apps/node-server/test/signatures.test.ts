@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ModelObject, readArchive } from '@hub/core-index';
-import { tempDirs } from '@hub/node-toolkit';
+import { tempDirs } from '@hub/node-toolkit/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { FakeUpstream, type FakeUpstreamData } from '@hub/upstream/testing';
 import { listFiles, pathsInfo } from '@huggingface/hub';

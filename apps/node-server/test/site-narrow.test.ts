@@ -36,7 +36,7 @@ const PAGES: Array<[string, string]> = [
   ['health', '/health'],
 ];
 
-describe.skipIf(!existsSync(CHROMIUM))('the site at 390 and 1280 px', () => {
+describe.skipIf(!existsSync(CHROMIUM))('the site at 390 and 1280 px (needs Chromium at /usr/bin/chromium)', () => {
   for (const width of [390, 1280]) {
     it(`nothing is cut off at ${width} px: / , /models/, the model pages and /health`, async () => {
       const context = await browser.newContext({ viewport: { width, height: 844 } });

@@ -117,7 +117,7 @@ const PAGES = [
   { name: 'health', path: '/health' },
 ];
 
-describe.skipIf(!hasChromium)('the site in headless Chromium', () => {
+describe.skipIf(!hasChromium)('the site in headless Chromium (needs Chromium at /usr/bin/chromium)', () => {
   for (const p of PAGES) {
     it(`${p.name} (${p.path}): no console errors, no serious axe violations, every link resolves, screenshot`, async () => {
       const { page, errors } = await visit(`${hub.url}${p.path}`);

@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freePort } from '@hub/node-toolkit';
+import { freePort } from '@hub/node-toolkit/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -103,7 +103,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-describe.skipIf(!existsSync(CLI))('the modules a hub serve start loads (the built CLI)', () => {
+describe.skipIf(!existsSync(CLI))('the modules a hub serve start loads (needs the built CLI: pnpm test builds first)', () => {
   it('answers /-/live and /-/ready without having loaded the MCP SDK, Ajv, Koa, jose or all of zod', async () => {
     const ready = (await (await fetch(`${base}/-/ready`)).json()) as { ok: boolean; models: number };
     expect(ready.ok).toBe(true);

@@ -9,7 +9,7 @@ import { type Address, buildIndex, type CatalogObject, IndexLoadError, openPaged
 import { buildWithPages, syntheticModels } from '@hub/core-index/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { LOAD_PACK_FILE, loadVerifiedOnce, packDigest, prepareStart, VERIFIED_REF, verifyStore } from '../src/verify.js';
+import { LOAD_PACK_FILE, loadVerifiedOnce, packDigest, VERIFIED_REF, verifyStore, writeLoadPack } from '../src/verify.js';
 import { startTestHub } from './helpers.js';
 
 const dirs: string[] = [];
@@ -197,7 +197,7 @@ describe.skipIf(!existsSync(CLI))('the builder writes what the first start needs
   });
 });
 
-describe('prepareStart without the builder objects (an imported store): every object is checked once, then the start is fast', () => {
+describe('writeLoadPack without the builder objects (an imported store): every object is checked once, then the start is fast', () => {
   it('writes the pack and the verified ref after a full check; refuses a corrupted object and records nothing', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-prepare-'));
     dirs.push(dataDir);
@@ -213,7 +213,7 @@ describe('prepareStart without the builder objects (an imported store): every ob
       };
     });
     const built = await buildIndex(store, { date: '2026-11-24', models });
-    expect(await prepareStart(store, dataDir, built.catalog)).toEqual({ pack: 'verified' });
+    expect(await writeLoadPack(store, dataDir, built.catalog)).toEqual({ pack: 'verified' });
     expect(await store.readRef(VERIFIED_REF)).toBe(built.catalog);
     const pack = await readFile(path.join(dataDir, LOAD_PACK_FILE), 'utf8');
     expect(JSON.parse(pack.split('\n')[1] as string)).toMatchObject({ kind: 'model-hub.load-pack', version: 2, catalog: built.catalog });
@@ -222,7 +222,7 @@ describe('prepareStart without the builder objects (an imported store): every ob
     await corruptKeepingJson(dataDir, Object.values(objects)[4]?.model as string);
     await rm(path.join(dataDir, LOAD_PACK_FILE));
     const reopened = new FsObjectStore(dataDir); // a fresh store: no bytes cached from before the change
-    await expect(prepareStart(reopened, dataDir, built.catalog)).rejects.toBeInstanceOf(IndexLoadError);
+    await expect(writeLoadPack(reopened, dataDir, built.catalog)).rejects.toBeInstanceOf(IndexLoadError);
     expect(await reopened.readRef(VERIFIED_REF)).toBe('none');
     expect(existsSync(path.join(dataDir, LOAD_PACK_FILE))).toBe(false);
   });

@@ -13,7 +13,8 @@ import { promisify } from 'node:util';
 import { modelFilesFromLog, verifyHubLog } from '@hub/client';
 import { generateSignerKey, LogVerifyError, parseSignerKey } from '@hub/core-index';
 import { ARCHIVE_LAYER, CHECKPOINT_LAYER } from '@hub/dialect-oci';
-import { buildFromDir, tempDirs } from '@hub/node-toolkit';
+import { buildFromDir } from '@hub/node-toolkit';
+import { tempDirs } from '@hub/node-toolkit/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -311,7 +312,7 @@ describe('hub index verify --log and @hub/client check the same cases', () => {
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
 
-describe.skipIf(!existsSync(CLI))('the built hub binary (pnpm test builds first)', () => {
+describe.skipIf(!existsSync(CLI))('the built hub binary (needs the built CLI: pnpm test builds first)', () => {
   it('hub index verify --log exits 0 on the real log and 1 naming the rewritten day, with the state kept between', async () => {
     const state = path.join(await tmp('hub-tlog-bin-'), 'seen.json');
     const bin = async (hubUrl: string) => {

@@ -6,7 +6,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, tempDirs } from '@hub/node-toolkit';
+import { freePort, tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 
 /**

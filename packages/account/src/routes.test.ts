@@ -398,7 +398,7 @@ describe('account routes: not configured', () => {
 
   it('answers 503 when the deps have no accounts at all', async () => {
     const t = await createTestHub();
-    const hub = createHub(t.deps as AccountDeps, accountRoutes<AccountDeps>());
+    const hub = createHub<AccountDeps>(t.deps, accountRoutes<AccountDeps>());
     expect((await request(hub, '/api/account/health')).json()).toEqual({ ok: true, configured: false });
     expect((await request(hub, '/api/account/me')).status).toBe(503);
   });
@@ -411,6 +411,7 @@ describe('account token on other routes', () => {
     path: '/api/hub/spy',
     rules: 'read',
     errors: 'hub',
+    group: 'account',
     handler: ({ req }) => {
       seen.push(req.headers.get('authorization'));
       return json(200, { ok: true });

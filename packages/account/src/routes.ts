@@ -168,6 +168,7 @@ function accountRouteTable<D extends AccountDeps>(): Route<D>[] {
     method,
     path,
     rules: 'account',
+    group: 'account',
     errors: 'hub',
     cache: 'no-store',
     summary,

@@ -1,7 +1,8 @@
 /** The default hasher of the runtime-neutral client: SHA-256 of @noble/hashes (imported only when it is used). */
 import { sha256 } from '@noble/hashes/sha2';
 import { bytesToHex } from '@noble/hashes/utils';
-import type { HasherFactory } from './download.js';
+// the type from types.ts, not download.ts: download.ts imports this module on first use (no import circle)
+import type { HasherFactory } from './types.js';
 
 export const nobleHasher: HasherFactory = () => {
   const h = sha256.create();

@@ -16,6 +16,7 @@ export {
   readArchive,
 } from './build/builder.js';
 export { namedJsonSchemas } from './build/json-schema.js';
+export { LoadPackWriter } from './build/load-pack-writer.js';
 export { admitRequest, errorShapes } from './http/admit.js';
 export {
   type ApiContent,
@@ -37,7 +38,6 @@ export {
 export {
   BodyTooLargeError,
   type ErrorShape,
-  encodePath,
   errorResponse,
   fnv1a,
   fnv1aText,
@@ -61,11 +61,9 @@ export { createHub, type Hub, type RequestScope } from './http/create-hub.js';
 export {
   type CoreDeps,
   type HubSettings,
-  type Logger,
   MemoryMissingLog,
   type MissingLog,
   recordMissing,
-  silentLogger,
 } from './http/deps.js';
 export type { HostPolicy } from './http/host-policy.js';
 export {
@@ -77,6 +75,7 @@ export {
 } from './http/policy.js';
 export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
+export { type HostRequest, type HubStart, serve } from './http/serve.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
 export { readCatalog } from './index/catalog-shards.js';
@@ -87,6 +86,7 @@ export {
   type SectionDescriptor,
   SectionDescriptorSchema,
 } from './index/discovery-schemas.js';
+export { encodePath } from './index/encode-path.js';
 export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export { type PageObjects, writeIndexPages } from './index/index-pages.js';
@@ -100,7 +100,6 @@ export {
   type SearchPage,
   type WholeIndexStore,
 } from './index/index-store.js';
-export { StartPack } from './index/load-pack-format.js';
 export { dashAliasesOf, MemoryIndex } from './index/memory-index.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
@@ -159,13 +158,15 @@ export {
   sourceKindProblem,
 } from './index/source-kinds.js';
 export { type Later, lookUp, whenReady } from './index/store-types.js';
+export { type Logger, silentLogger } from './observe/logger.js';
 export {
   type AnswerLabels,
   accessLog,
   type MetricEvent,
   type Metrics,
   noMetrics,
-  routeGroup,
+  ROUTE_GROUPS,
+  type RouteGroup,
   type Tally,
   teeMetrics,
 } from './observe/metrics.js';

@@ -19,6 +19,7 @@ function hfRouteTable<D extends CoreDeps>(): Route<D>[] {
     method: 'GET',
     path,
     rules: 'read',
+    group: 'hf',
     errors: 'hub',
     cache: API_CACHE,
     // The index alone decides these answers (with the URL and the headers read): kept whole until the next index.
@@ -30,6 +31,7 @@ function hfRouteTable<D extends CoreDeps>(): Route<D>[] {
     method: 'GET',
     path,
     rules: 'read',
+    group: 'hf',
     errors: 'hub',
     cache: 'no-store',
     // The index and the source health decide the redirect: kept whole until either changes.
@@ -58,6 +60,7 @@ function hfRouteTable<D extends CoreDeps>(): Route<D>[] {
       method: 'POST',
       path: '/api/models/:owner/:name/paths-info/*rev',
       rules: 'read',
+      group: 'hf',
       errors: 'hub',
       summary: 'TreeEntry for each named path (JSON or form body)',
       handler: h(pathsInfo),

@@ -256,7 +256,7 @@ const PATHS = [
 
 /** The OCI distribution dialect (pull only) over today's index. */
 function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
-  const base = { rules: 'read' as const, errors: 'oci' as const };
+  const base = { rules: 'read' as const, errors: 'oci' as const, group: 'oci' as const };
   const as = (h: Handler<CoreDeps>) => v2(h as Handler<D>);
   // 200 with a Basic challenge: pulls stay anonymous, and skopeo (containers/image) sends --dest-creds on a bucket
   // push only when the API check named a challenge (design 9.2).
@@ -317,6 +317,7 @@ function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
         method,
         path,
         rules: 'registry-write',
+        group: 'oci',
         errors: 'oci',
         summary: 'Writes are not supported: only the hub publishes',
         handler: v2((ctx) => unsupported(method, ctx.path)),

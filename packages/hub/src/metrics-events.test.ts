@@ -1,8 +1,9 @@
 import { createTokenVerifier, MemoryAccountStore, TokenBucketLimiter } from '@hub/account';
 import { createTestIdentityProvider } from '@hub/account/testing';
-import { accessLog, createHub, type Logger, type MetricEvent, type Metrics, routeGroup } from '@hub/core-index';
+import { accessLog, createHub, type Logger, type MetricEvent, type Metrics, ROUTE_GROUPS } from '@hub/core-index';
 import { createTestHub, request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
+import { buildOpenApi } from './discovery/openapi.js';
 import { type HubDeps, hubRoutes } from './routes.js';
 import { composedHub } from './testing/test-hub.js';
 
@@ -132,13 +133,22 @@ describe('route and tool events', () => {
   });
 });
 
-describe('routeGroup and the access log', () => {
-  it('puts every route of the table in a named group', () => {
-    for (const r of hubRoutes()) expect(routeGroup(r.path), `${r.method} ${r.path}`).not.toBe('none');
-    expect(routeGroup('/v2/hub/buckets/:bucket/tags/list')).toBe('buckets');
-    expect(routeGroup('/via/:token/:owner/:name/raw/:rev/*path')).toBe('hf');
-    expect(routeGroup('/spaces/:name/*path')).toBe('spaces');
-    expect(routeGroup('/api/hub/archive')).toBe('discovery');
+describe('route groups and the access log', () => {
+  it('every route of the table names its group (set in its package), the metric label and the OpenAPI tag', () => {
+    const routes = hubRoutes();
+    const groupOf = (method: string, path: string) => routes.find((r) => r.method === method && r.path === path)?.group;
+    for (const r of routes) expect(ROUTE_GROUPS, `${r.method} ${r.path}`).toContain(r.group);
+    expect(groupOf('GET', '/v2/hub/buckets/:bucket/tags/list')).toBe('buckets');
+    expect(groupOf('GET', '/via/:token/:owner/:name/raw/:rev/*path')).toBe('hf');
+    expect(groupOf('GET', '/spaces/:name/*path')).toBe('spaces');
+    expect(groupOf('GET', '/api/hub/archive')).toBe('discovery');
+    expect(groupOf('GET', '/buckets')).toBe('buckets');
+    const doc = buildOpenApi(routes) as { paths: Record<string, Record<string, { tags: string[] }>>; tags: { name: string }[] };
+    expect(doc.paths['/v2/hub/buckets/{bucket}/tags/list']?.get?.tags).toEqual(['buckets']);
+    expect(doc.paths['/api/models']?.get?.tags).toEqual(['hf']);
+    expect(doc.tags.map((t) => t.name)).toEqual([...ROUTE_GROUPS]);
+    const tagged = new Set(Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.tags)));
+    expect([...tagged].sort()).toEqual([...ROUTE_GROUPS].sort());
   });
 
   it('the access log writes one line per request from the event alone', async () => {

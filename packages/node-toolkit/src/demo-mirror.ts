@@ -13,7 +13,7 @@ export const CORS: Readonly<Record<string, string>> = Object.freeze({
   'access-control-allow-headers': 'range',
 });
 
-export interface StaticMirror {
+export interface DemoMirror {
   /** `http://localhost:PORT` (a different hostname from the hub's 127.0.0.1, as Ollama needs) */
   url: string;
   port: number;
@@ -28,7 +28,7 @@ export interface StaticMirror {
  * `Content-Range`), a strong `ETag` (the SHA-256), `Accept-Ranges`, and CORS. It serves the demo
  * index offline, and tests use it as a loopback source.
  */
-export async function startStaticMirror(options: { root: string; port?: number; host?: string }): Promise<StaticMirror> {
+export async function startDemoMirror(options: { root: string; port?: number; host?: string }): Promise<DemoMirror> {
   const root = path.resolve(options.root);
   const etags = new Map<string, string>();
   const server = http.createServer((req, res) => {

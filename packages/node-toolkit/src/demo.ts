@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { type BuildResult, type Logger, type ObjectStore, type SourceConfig, StartPack } from '@hub/core-index';
+import { type BuildResult, type Logger, type ObjectStore, type SourceConfig, LoadPackWriter } from '@hub/core-index';
 import { buildFromDir } from './from-dir.js';
 import { packageDirs } from './package-dirs.js';
 
@@ -35,7 +35,7 @@ export function demoTreeDir(): string {
 export async function seedDemo(objects: ObjectStore, log?: Logger): Promise<BuildResult> {
   const dir = demoTreeDir();
   // The demo day has its index pages too, so either store (whole or paged) serves it on either host.
-  const pack = new StartPack();
+  const pack = new LoadPackWriter();
   const result = await buildFromDir(objects, {
     onObject: pack.add,
     pages: pack,

@@ -8,7 +8,7 @@ import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTreeDir } from './demo.js';
 import { buildFromDir } from './from-dir.js';
-import { tempDirs } from './temp-dirs.js';
+import { tempDirs } from './testing/temp-dirs.js';
 
 const tmp = tempDirs(afterAll);
 

@@ -45,7 +45,7 @@ export interface FromDirOptions {
   progress?: (done: number, total: number, file: string) => void;
   /** Every model and source object of the new catalog, for the host's load pack (`BuildInput.onObject`). */
   onObject?: BuildInput['onObject'];
-  /** The objects to derive the day's index pages from (`BuildInput.pages`: a StartPack filled through `onObject`). */
+  /** The objects to derive the day's index pages from (`BuildInput.pages`: a LoadPackWriter filled through `onObject`). */
   pages?: BuildInput['pages'];
 }
 

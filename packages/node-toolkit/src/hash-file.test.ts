@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { hashFileStamped, SMALL_FILE, sha256File } from './hash-file.js';
-import { tempDirs } from './temp-dirs.js';
+import { tempDirs } from './testing/temp-dirs.js';
 
 const tmp = tempDirs(afterAll);
 

@@ -65,7 +65,7 @@ async function drain(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
   return Buffer.concat(out);
 }
 
-describe.skipIf(!hasOpenssl)('nodeGetBytes over https:', () => {
+describe.skipIf(!hasOpenssl)('nodeGetBytes over https: (needs openssl, to make the test certificate)', () => {
   it('reads a trusted source after the hub redirect, keeping the X-Hub-Source the hub named', async () => {
     https.globalAgent.options.ca = [cert];
     try {

@@ -3,7 +3,6 @@ import { type Address, addressOf, blake3Hex } from '../index/blake3.js';
 import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
 import { readCatalog, writeCatalog } from '../index/catalog-shards.js';
 import { type PageObjects, writeIndexPages } from '../index/index-pages.js';
-import type { BuiltObjectKind } from '../index/load-pack-format.js';
 import type { ObjectStore } from '../index/object-store.js';
 import {
   type Archive,
@@ -23,6 +22,7 @@ import { isWeightFile } from '../index/weights.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import { appendDays } from '../tlog/log-store.js';
 import type { NoteSigner } from '../tlog/note.js';
+import type { BuiltObjectKind } from './load-pack-writer.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 
@@ -72,12 +72,12 @@ export interface BuildInput {
   signers?: readonly NoteSigner[];
   /**
    * Called with every model and source object the new catalog names (written now or kept from before), with its
-   * value and canonical bytes, before `current` switches: a host collects them into the load pack (`StartPack`) so
+   * value and canonical bytes, before `current` switches: a host collects them into the load pack (`LoadPackWriter`) so
    * the first start after the build reads what the builder already hashed instead of re-hashing every object.
    */
   onObject?: (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array) => void;
   /**
-   * Derive the day's index pages (design 11.1, index-pages.ts) from the new catalog and these objects (a `StartPack`
+   * Derive the day's index pages (design 11.1, index-pages.ts) from the new catalog and these objects (a `LoadPackWriter`
    * filled through `onObject` holds them), and list their root in the archive day (`pages`), so a paged store reads
    * only what a request needs. Without it the day has no pages (hosts load it whole).
    */

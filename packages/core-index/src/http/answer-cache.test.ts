@@ -29,6 +29,7 @@ async function setup() {
       path: '/kept',
       rules: 'read',
       errors: 'hub',
+      group: 'discovery',
       cache: 60,
       reuse: 'index',
       handler: ({ req, deps }) => {
@@ -43,6 +44,7 @@ async function setup() {
       path: '/health-bound',
       rules: 'read',
       errors: 'hub',
+      group: 'discovery',
       reuse: 'index+health',
       handler: ({ deps }) => {
         count('health-bound');
@@ -54,6 +56,7 @@ async function setup() {
       path: '/plain',
       rules: 'read',
       errors: 'hub',
+      group: 'discovery',
       handler: () => {
         count('plain');
         return json(200, {});
@@ -64,6 +67,7 @@ async function setup() {
       path: '/missing',
       rules: 'read',
       errors: 'hub',
+      group: 'discovery',
       reuse: 'index',
       handler: () => {
         count('missing');
@@ -75,6 +79,7 @@ async function setup() {
       path: '/big',
       rules: 'read',
       errors: 'hub',
+      group: 'discovery',
       reuse: 'index',
       handler: () => {
         count('big');
@@ -186,6 +191,7 @@ describe('the answer cache: whole answers of reuse routes', () => {
         path: '/health-bound',
         rules: 'read',
         errors: 'hub',
+        group: 'discovery',
         reuse: 'index+health',
         handler: () => {
           n++;
@@ -200,13 +206,14 @@ describe('the answer cache: whole answers of reuse routes', () => {
 
   it('a kept answer fires the request event like any other, with the route that made it (hub.cached and handle)', async () => {
     const t = await createTestHub();
-    const events: Array<{ type: string; route?: string; status?: number; source?: string }> = [];
-    const hub = createHub({ ...t.deps, metrics: { emit: (e) => void events.push(e as never) } }, [
+    const events: MetricEvent[] = [];
+    const hub = createHub({ ...t.deps, metrics: { emit: (e) => void events.push(e) } }, [
       {
         method: 'GET',
         path: '/r/:name',
         rules: 'read',
         errors: 'hub',
+        group: 'discovery',
         reuse: 'index+health',
         handler: ({ params }) => ({
           status: 302,
@@ -246,6 +253,7 @@ describe('the answer cache: whole answers of reuse routes', () => {
         path: '/r/:name',
         rules: 'read',
         errors: 'hub',
+        group: 'discovery',
         reuse: 'index+health',
         handler: ({ params }) => ({
           status: 302,
@@ -291,6 +299,7 @@ describe('the answer cache: whole answers of reuse routes', () => {
       path: '/k',
       rules: 'read',
       errors: 'hub',
+      group: 'discovery',
       reuse: 'index',
       handler: () => json(200, {}),
     };

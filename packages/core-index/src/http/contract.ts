@@ -1,3 +1,4 @@
+import type { RouteGroup } from '../observe/metrics.js';
 import type { RouteApi } from './api.js';
 /**
  * The request/response contract every handler speaks.
@@ -67,6 +68,8 @@ export interface Route<D> {
   path: string;
   rules: RuleSet;
   errors: ErrorShape;
+  /** Its group: the metric label of its requests and its tag in /openapi.json, set in its package's table. */
+  group: RouteGroup;
   /**
    * Cache policy on successful answers: seconds, `immutable`, or `no-store`.
    * Error answers are always `no-store`.
@@ -251,14 +254,6 @@ export function parseBool(value: string | null | undefined, fallback = false): b
   if (v === 'true' || v === '1' || v === 'yes') return true;
   if (v === 'false' || v === '0' || v === 'no') return false;
   return fallback;
-}
-
-const SAFE_PATH = /^[A-Za-z0-9._~\-/]*$/;
-
-/** Percent-encode each path segment, keeping `/`. */
-export function encodePath(path: string): string {
-  if (SAFE_PATH.test(path)) return path;
-  return path.split('/').map(encodeURIComponent).join('/');
 }
 
 /** Parse `bytes=a-b` for a body of `size` bytes. Returns null when absent or unsatisfiable as a single range. */

@@ -1,37 +1,24 @@
-import {
-  type AnswerLabels,
-  type MetricEvent,
-  type Metrics,
-  methodLabel,
-  noMetrics,
-  type RequestEvent,
-  type RouteGroup,
-  routeGroup,
-  type Tally,
-  tallyOf,
-} from '../observe/metrics.js';
+import { noMetrics } from '../observe/metrics.js';
 import { type Admission, type AdmitInput, admitRequest, shapesOf } from './admit.js';
-import { AnswerCache, type Kept } from './answer-cache.js';
+import { AnswerCache } from './answer-cache.js';
 import { BodyTooLargeError, errorResponse, type HubRequest, type HubResponse, type Route, type RouteContext } from './contract.js';
 import type { CoreDeps } from './deps.js';
 import { finish } from './finish.js';
+import { countedKeptAnswers, type KeptMeta, observer, type Seen } from './metrics-observer.js';
 import { policyGate } from './policy.js';
 import { Router } from './router.js';
 import {
   badEncoding,
-  bearerToken,
+  credentialRefusal,
   internalError,
   methodNotAllowed,
   notFound,
-  registryCredential,
   shapeForPath,
-  tokenMatches,
   tooLarge,
   withoutCookies,
   withoutCredentials,
 } from './rules.js';
 
-/** What belongs to one request rather than to the hub (the edge passes its `ctx.waitUntil` here). */
 export interface RequestScope {
   /** Background work started by this request; replaces `deps.defer` for this request only. */
   defer?(p: Promise<unknown>): void;
@@ -42,6 +29,11 @@ export interface RequestScope {
 export interface Hub {
   /** Answer one request. Never throws; never answers 500 for bad input. */
   handle(req: HubRequest, scope?: RequestScope): Promise<HubResponse>;
+  /**
+   * `handle`, with a kept whole answer returned as is, in this same turn (no promise): what `serve` (serve.ts) calls
+   * after the gate, so a host writes a kept answer without waiting a turn of the event loop.
+   */
+  respond(req: HubRequest, scope?: RequestScope): HubResponse | Promise<HubResponse>;
   /**
    * The gate before `handle` (design 10.1): the request target, the host policy, and a refusal in the error shape
    * of the route the request would reach. Pass the admitted `origin` to `handle` in the scope.
@@ -65,57 +57,15 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
   const siteOrigin = deps.settings.siteOrigin;
   const metrics = deps.metrics ?? noMetrics;
   const observe = metrics === noMetrics ? undefined : observer(metrics);
-  const answers = new AnswerCache<KeptMeta<D>>(deps);
+  const answers = new AnswerCache<KeptMeta>(deps);
+  const keptAnswer = observe ? countedKeptAnswers(metrics, observe, answers) : (raw: HubRequest) => answers.get(raw)?.response;
 
-  /**
-   * A kept whole answer (`Route.reuse`), counted like any other answer: through the tally prepared the first time it
-   * is served again (its series resolved once), so a kept answer costs a few additions, and two clock reads when it
-   * is timed. With a sink's `keptTimingSample` N, about one kept answer in N is timed (random gaps, so no pattern of
-   * requests can line up with them), its time weighing N in the latency histogram: the clock reads were the whole
-   * measured cost of metrics on a kept answer (docs/benchmarks.md, 2026-11-28 afternoon).
-   */
-  const sample =
-    observe && metrics.prepare && metrics.keptTimingSample !== undefined ? Math.max(1, Math.floor(metrics.keptTimingSample)) : 1;
-  /** Kept answers to count untimed before the next timed one: uniform over 0 .. 2N-2, so one in N on average. */
-  let untimed = 0;
-
-  /** The kept answer to `raw`, counted (and timed from `start`, or from now, when its turn comes), or undefined. */
-  function keptAnswer(obs: Observer, raw: HubRequest, start?: number): HubResponse | undefined {
-    if (untimed > 0) {
-      const kept = answers.get(raw);
-      if (!kept) return undefined;
-      untimed--;
-      keptTally(obs, raw, kept)(0, 0);
-      return kept.response;
-    }
-    const from = start ?? performance.now();
-    const kept = answers.get(raw);
-    if (!kept) return undefined;
-    if (sample > 1) untimed = Math.floor(Math.random() * (2 * sample - 1));
-    keptTally(obs, raw, kept)((performance.now() - from) / 1000, sample);
-    return kept.response;
-  }
-
-  function keptTally(obs: Observer, raw: HubRequest, kept: Kept<KeptMeta<D>>): Tally {
-    const meta = kept.meta;
-    if (!meta.tally) meta.tally = obs.prepare(raw.method, kept.response, meta.route);
-    return meta.tally;
-  }
-
-  function cached(raw: HubRequest): HubResponse | undefined {
-    return observe ? keptAnswer(observe, raw) : answers.get(raw)?.response;
-  }
-
-  function handle(raw: HubRequest, scope?: RequestScope): Promise<HubResponse> {
+  function respond(raw: HubRequest, scope?: RequestScope): HubResponse | Promise<HubResponse> {
+    const kept = keptAnswer(raw);
+    if (kept) return kept;
     // Metrics off: nothing measured, nothing allocated.
-    if (!observe) {
-      const kept = answers.get(raw);
-      return kept ? Promise.resolve(kept.response) : answer(raw, scope, undefined);
-    }
-    // One clock read for both: the kept answer's time when its turn comes, else the computed answer's.
+    if (!observe) return answer(raw, scope, undefined);
     const start = performance.now();
-    const kept = keptAnswer(observe, raw, start);
-    if (kept) return Promise.resolve(kept);
     const seen: Seen = { route: undefined };
     // One reaction on the answer's own promise (no second async frame to await it).
     return answer(raw, scope, seen).then((res) => {
@@ -158,54 +108,13 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       const reuse = route.reuse && route.rules === 'read' ? route.reuse : undefined;
       const recorded = reuse ? answers.recorder(raw.headers) : undefined;
       const under = reuse ? { index: deps.index(), health: answers.healthVersion() } : undefined;
-      let req: HubRequest;
-      switch (route.rules) {
-        case 'read':
-          req = withoutCredentials(recorded ? { method: raw.method, url: raw.url, headers: recorded.headers, body: raw.body } : raw);
-          break;
-        case 'publish':
-          if (!tokenMatches(bearerToken(raw), deps.settings.publisherTokens)) {
-            // No token and a wrong one are told apart (issue 27); neither says anything about the tokens there are.
-            const sent = raw.headers.get('authorization') !== null;
-            return finish(
-              errorResponse(
-                'objects',
-                401,
-                'UNAUTHORIZED',
-                sent
-                  ? 'The publisher token sent was not accepted by this hub: check it (Authorization: Bearer <token>), or ask its operator for one.'
-                  : 'A publisher token is needed: send Authorization: Bearer <token>.',
-                { 'www-authenticate': sent ? 'Bearer realm="hub", error="invalid_token"' : 'Bearer realm="hub"' },
-              ),
-              raw,
-              route,
-              siteOrigin,
-            );
-          }
-          req = withoutCookies(raw);
-          break;
-        case 'registry-write':
-          if (!tokenMatches(registryCredential(raw), deps.settings.registryTokens)) {
-            return finish(
-              errorResponse(
-                'oci',
-                401,
-                'UNAUTHORIZED',
-                'Writes under /v2/ (bucket pushes to hub/buckets/{name}) need the registry token that a registry login sends (docker login, skopeo --dest-creds USER:TOKEN) or Authorization: Bearer TOKEN.',
-                {
-                  'www-authenticate': 'Basic realm="hub"',
-                },
-              ),
-              raw,
-              route,
-              siteOrigin,
-            );
-          }
-          req = withoutCookies(raw);
-          break;
-        default:
-          req = withoutCookies(raw);
-      }
+      // A write whose credential is not the hub's is refused here (publish and registry writes), before its handler.
+      const refused = credentialRefusal(route.rules, raw, deps.settings);
+      if (refused) return finish(refused, raw, route, siteOrigin);
+      const req =
+        route.rules === 'read'
+          ? withoutCredentials(recorded ? { method: raw.method, url: raw.url, headers: recorded.headers, body: raw.body } : raw)
+          : withoutCookies(raw);
 
       const origin = scope?.origin ?? deps.settings.baseUrl ?? originOf(raw.url);
       let parsedQuery: URLSearchParams | undefined;
@@ -238,90 +147,15 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
   }
 
   const shapeOf = shapesOf(router);
-  return { handle, cached, admit: (req) => admitRequest(req, shapeOf), routes };
-}
-
-interface Seen {
-  route: Route<any> | undefined;
-}
-
-/** What createHub keeps with a whole answer: the route that made it, and its tally once it has been served again. */
-interface KeptMeta<D extends CoreDeps> {
-  readonly route: Route<D>;
-  tally: Tally | undefined;
-}
-
-type Observer = ReturnType<typeof observer>;
-
-interface RouteLabels {
-  route: string;
-  group: RouteGroup;
-}
-
-const UNMATCHED: RouteLabels = { route: 'none', group: 'none' };
-
-/**
- * The metric events of one answered request (design 10.2): the request itself, a redirect to the source that serves
- * (a 3xx with `X-Hub-Source`), and a file no live source holds (a 503 with `Retry-After` on a download route). Labels
- * are the route's pattern and group, computed once per route. `observe` emits them for one answer; `prepare` makes
- * the tally of a kept answer, which is the same answer each time it is served.
- */
-function observer(metrics: Metrics) {
-  const labels = new Map<Route<any>, RouteLabels>();
-  const labelsOf = (route: Route<any> | undefined): RouteLabels => {
-    if (!route) return UNMATCHED;
-    let l = labels.get(route);
-    if (!l) {
-      l = { route: route.path, group: routeGroup(route.path) };
-      labels.set(route, l);
-    }
-    return l;
-  };
-  const answerLabels = (method: string, res: HubResponse, route: Route<any> | undefined): AnswerLabels => {
-    const { route: pattern, group } = labelsOf(route);
-    const h = res.headers;
-    const length = h['content-length'];
-    return {
-      route: pattern,
-      group,
-      method: methodLabel(method),
-      status: res.status,
-      source: res.status >= 300 && res.status < 400 ? h['x-hub-source'] : undefined,
-      bytes: length === undefined ? undefined : Number(length),
-    };
-  };
-  /** The events an answer emits besides the request itself. */
-  const derived = (a: AnswerLabels, res: HubResponse): MetricEvent | undefined => {
-    if (a.source !== undefined) return { type: 'redirect', source: a.source, group: a.group };
-    if (res.status === 503 && res.headers['retry-after'] !== undefined && (a.group === 'hf' || a.group === 'oci'))
-      return { type: 'no-live-source', group: a.group };
-    return undefined;
-  };
   return {
-    observe(req: HubRequest, res: HubResponse, route: Route<any> | undefined, seconds: number): void {
-      const { route: pattern, group } = labelsOf(route);
-      const h = res.headers;
-      const source = res.status >= 300 && res.status < 400 ? h['x-hub-source'] : undefined;
-      const length = h['content-length'];
-      const e: RequestEvent = {
-        type: 'request',
-        route: pattern,
-        group,
-        method: methodLabel(req.method),
-        status: res.status,
-        seconds,
-        source,
-        bytes: length === undefined ? undefined : Number(length),
-      };
-      metrics.emit(e);
-      const also = derived(e, res);
-      if (also) metrics.emit(also);
+    handle: (raw, scope) => {
+      const out = respond(raw, scope);
+      return out instanceof Promise ? out : Promise.resolve(out);
     },
-    prepare(method: string, res: HubResponse, route: Route<any> | undefined): Tally {
-      const a = answerLabels(method, res, route);
-      const also = derived(a, res);
-      return tallyOf(metrics, a, also ? [also] : []);
-    },
+    respond,
+    cached: (raw) => keptAnswer(raw),
+    admit: (req) => admitRequest(req, shapeOf),
+    routes,
   };
 }
 

@@ -1,19 +1,10 @@
 import type { IndexStore } from '../index/index-store.js';
 import { isModelId } from '../index/model-id.js';
 import type { ObjectStore } from '../index/object-store.js';
+import type { Logger } from '../observe/logger.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { SourceHealth } from '../sources/source-health.js';
 import type { ServePolicy } from './policy.js';
-
-/** pino-compatible structured logger. */
-export interface Logger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
-
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** Models asked for that are not in the index, for the next index run. Deduplicated and bounded. */
 export interface MissingLog {

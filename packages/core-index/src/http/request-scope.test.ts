@@ -25,6 +25,7 @@ describe('createHub request scope', () => {
       path: '/work/:name',
       rules: 'read',
       errors: 'hub',
+      group: 'discovery',
       handler: (ctx) => {
         ctx.deps.defer(Promise.resolve(ctx.params.name));
         return json(200, { ok: true });

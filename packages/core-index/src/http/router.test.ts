@@ -7,6 +7,7 @@ const route = (method: Route<unknown>['method'], path: string): Route<unknown> =
   path,
   rules: 'read',
   errors: 'hub',
+  group: 'discovery',
   handler: () => ({ status: 200, headers: {}, body: null }),
 });
 

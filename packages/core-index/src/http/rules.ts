@@ -6,6 +6,7 @@ import {
   type HubRequest,
   type HubResponse,
   type Route,
+  type RuleSet,
 } from './contract.js';
 
 /**
@@ -95,6 +96,43 @@ export function registryCredential(req: HubRequest): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The 401 of a write route whose credential is not one of the hub's, or undefined when it is (or the route takes
+ * none here): a publish route wants a publisher token (`Authorization: Bearer`), a registry write the registry token a
+ * `docker login` sends (Basic or Bearer). No token and a wrong one are told apart (issue 27); neither says anything
+ * about the tokens there are. Every configured token is compared, in constant time each.
+ */
+export function credentialRefusal(
+  rules: RuleSet,
+  req: HubRequest,
+  tokens: { publisherTokens: readonly string[]; registryTokens: readonly string[] },
+): HubResponse | undefined {
+  if (rules === 'publish') {
+    if (tokenMatches(bearerToken(req), tokens.publisherTokens)) return undefined;
+    const sent = req.headers.get('authorization') !== null;
+    return errorResponse(
+      'objects',
+      401,
+      'UNAUTHORIZED',
+      sent
+        ? 'The publisher token sent was not accepted by this hub: check it (Authorization: Bearer <token>), or ask its operator for one.'
+        : 'A publisher token is needed: send Authorization: Bearer <token>.',
+      { 'www-authenticate': sent ? 'Bearer realm="hub", error="invalid_token"' : 'Bearer realm="hub"' },
+    );
+  }
+  if (rules === 'registry-write') {
+    if (tokenMatches(registryCredential(req), tokens.registryTokens)) return undefined;
+    return errorResponse(
+      'oci',
+      401,
+      'UNAUTHORIZED',
+      'Writes under /v2/ (bucket pushes to hub/buckets/{name}) need the registry token that a registry login sends (docker login, skopeo --dest-creds USER:TOKEN) or Authorization: Bearer TOKEN.',
+      { 'www-authenticate': 'Basic realm="hub"' },
+    );
+  }
+  return undefined;
 }
 
 export function cacheControl(route: Route<unknown>): string | undefined {

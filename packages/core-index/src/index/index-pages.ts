@@ -29,7 +29,7 @@ import type { CatalogObject, ModelObject, SourceObject } from './schemas.js';
 const JSON_MEDIA_TYPE = 'application/json';
 const decoder = new TextDecoder();
 
-/** The model and source objects of the catalog, by address, as JSON bytes (a `StartPack` holds exactly these). */
+/** The model and source objects of the catalog, by address, as JSON bytes (a `LoadPackWriter` holds exactly these). */
 export interface PageObjects {
   models: ReadonlyMap<string, { json: Uint8Array }>;
   sources: ReadonlyMap<string, { bytes: Uint8Array }>;

@@ -1,7 +1,5 @@
-import { type Address, addressOf } from './blake3.js';
-import { readCatalog } from './catalog-shards.js';
-import type { ObjectStore } from './object-store.js';
-import { type ModelObject, ModelObjectSchema, type SourceObject, SourceObjectSchema } from './schemas.js';
+import { addressOf } from './blake3.js';
+import type { ModelObject, SourceObject } from './schemas.js';
 import { weightBytesOf } from './weights.js';
 
 /** The kind named inside a load pack (see `LoadPackStorage` in index-store.ts). */
@@ -151,55 +149,4 @@ export function packFacts(object: Pick<ModelObject, 'files'>): PackFacts {
   };
 }
 
-type PackFacts = Pick<PackModel, 'shas' | 'files' | 'bytes' | 'weightBytes'>;
-
-/**
- * The model and source objects of a catalog as a builder made them, for the load pack the first start reads (so a
- * start after a build redoes nothing: the builder hashed every object when it wrote it). Give {@link add} to
- * `buildIndex` as `onObject`; each object is schema-checked as it is added (what a first start would check), and one
- * that does not match is recorded in `fault`: the caller then writes no pack and the start verifies in full.
- */
-export class StartPack {
-  /** each model object's JSON bytes and what the pack needs of it, by address */
-  readonly models = new Map<string, { json: Uint8Array; facts: PackFacts }>();
-  readonly sources = new Map<string, PackSource>();
-  fault: string | undefined;
-
-  readonly add = (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array): void => {
-    if (kind === 'model-hub.model') {
-      const checked = ModelObjectSchema.safeParse(value);
-      if (checked.success) this.models.set(address, { json: bytes, facts: packFacts(checked.data) });
-      else this.fault ??= `${kind} ${address} does not match its schema: ${checked.error.message.slice(0, 300)}`;
-      return;
-    }
-    const checked = SourceObjectSchema.safeParse(value);
-    if (checked.success) this.sources.set(address, { bytes, source: checked.data.source, type: checked.data.type });
-    else this.fault ??= `${kind} ${address} does not match its schema: ${checked.error.message.slice(0, 300)}`;
-  };
-
-  /**
-   * The pack blob for `catalogAddress` (see {@link loadPackBytes}): the catalog's rows and entries are read back from
-   * `objects` as the builder just wrote them (not re-hashed); the objects are the ones the builder reported.
-   */
-  async bytes(objects: ObjectStore, catalogAddress: Address, digest: PackDigest = addressOf): Promise<Uint8Array> {
-    const catalog = await readCatalog(objects, catalogAddress, { verified: true });
-    const models: PackModel[] = [];
-    for (const row of catalog.rows) {
-      const entry = catalog.objects[row.id];
-      const m = entry && this.models.get(entry.model);
-      if (!entry || !m) throw new Error(`load pack: the builder reported no model object for ${row.id}`);
-      models.push({
-        id: row.id,
-        address: entry.model,
-        sources: entry.sources,
-        row: JSON.stringify(row),
-        object: m.json,
-        ...m.facts,
-      });
-    }
-    return loadPackBytes({ address: catalogAddress, date: catalog.date }, models, this.sources, digest);
-  }
-}
-
-/** The kinds of object a builder reports to `onObject` (and {@link StartPack.add}). */
-export type BuiltObjectKind = 'model-hub.model' | 'model-hub.source';
+export type PackFacts = Pick<PackModel, 'shas' | 'files' | 'bytes' | 'weightBytes'>;

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildIndex } from '../build/builder.js';
+import { LoadPackWriter } from '../build/load-pack-writer.js';
 import { type Address, addressOf } from './blake3.js';
 import { IndexLoadError, type LoadPackStorage, loadIndex, type WholeIndexStore } from './index-store.js';
-import { LOAD_PACK_KIND, LOAD_PACK_VERSION, type PackDigest, StartPack } from './load-pack-format.js';
+import { LOAD_PACK_KIND, LOAD_PACK_VERSION, type PackDigest } from './load-pack-format.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
 import { searchModels } from './search.js';
@@ -207,7 +208,7 @@ describe('the load pack: a start on a verified catalog reads one prepared blob',
     for (const [what, damage] of damages)
       it(`a pack ${what} (${digest === addressOf ? 'BLAKE3' : 'host SHA-256'} digest) means a full check`, async () => {
         const store = new MemoryObjectStore();
-        const start = new StartPack();
+        const start = new LoadPackWriter();
         const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
         const pack = packStorage(digest);
         await pack.storage.write(damage(await start.bytes(store, built.catalog, digest), digest));
@@ -222,7 +223,7 @@ describe('the load pack: a start on a verified catalog reads one prepared blob',
 
   it('a pack whose digest is not the one the host checks with is not trusted (full check)', async () => {
     const store = new MemoryObjectStore();
-    const start = new StartPack();
+    const start = new LoadPackWriter();
     const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
     const pack = packStorage(sha256Digest);
     await pack.storage.write(await start.bytes(store, built.catalog)); // a BLAKE3 line, read with SHA-256
@@ -238,7 +239,7 @@ describe('the load pack: a start on a verified catalog reads one prepared blob',
 
   it('a catalog missing from the store is refused even with a sound pack', async () => {
     const store = new MemoryObjectStore();
-    const start = new StartPack();
+    const start = new LoadPackWriter();
     const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
     const pack = packStorage();
     await pack.storage.write(await start.bytes(store, built.catalog));
@@ -274,7 +275,7 @@ describe('the load pack: a start on a verified catalog reads one prepared blob',
   });
 });
 
-describe('the builder writes what the first start needs (StartPack through onObject)', () => {
+describe('the builder writes what the first start needs (LoadPackWriter through onObject)', () => {
   it('the first verified load after a build reads no object beyond the catalog, and equals a full load', async () => {
     const store = new MemoryObjectStore();
     for (const [date, list] of [
@@ -282,7 +283,7 @@ describe('the builder writes what the first start needs (StartPack through onObj
       // The next day: 5 models changed, the others' objects kept from yesterday (not put again) and still packed.
       ['2026-11-24', models.map((m, i) => (i % 12 === 0 ? { ...m, license: 'apache-2.0' } : m))],
     ] as const) {
-      const start = new StartPack();
+      const start = new LoadPackWriter();
       const built = await buildIndex(store, { date, models: [...list], onObject: start.add });
       expect(start.fault).toBeUndefined();
       const pack = packStorage();
@@ -304,7 +305,7 @@ describe('the builder writes what the first start needs (StartPack through onObj
   });
 
   it('an object that fails its schema check is recorded as a fault (the host then writes no pack)', async () => {
-    const start = new StartPack();
+    const start = new LoadPackWriter();
     const bad = [{ ...models[0], files: [{ path: 'config.json', size: -1, sha256: 'not-a-sha' }] }] as typeof models;
     await buildIndex(new MemoryObjectStore(), { date: '2026-11-24', models: bad, onObject: start.add });
     expect(start.fault).toMatch(/^model-hub\.model blake3:[0-9a-f]{64} does not match its schema/);
@@ -312,7 +313,7 @@ describe('the builder writes what the first start needs (StartPack through onObj
 
   it('a damaged builder pack means a full check: a corrupted object is then refused', async () => {
     const store = new MemoryObjectStore();
-    const start = new StartPack();
+    const start = new LoadPackWriter();
     const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
     const bytes = await start.bytes(store, built.catalog);
     bytes[bytes.length - 3] = (bytes[bytes.length - 3] as number) ^ 1;
@@ -327,7 +328,7 @@ describe('the builder writes what the first start needs (StartPack through onObj
 
   it('a load from the pack gives the event loop turns while it reads (a hub that switches keeps answering)', async () => {
     const store = new MemoryObjectStore();
-    const start = new StartPack();
+    const start = new LoadPackWriter();
     const built = await buildIndex(store, { date: '2026-11-24', models, onObject: start.add });
     const pack = packStorage();
     await pack.storage.write(await start.bytes(store, built.catalog));

@@ -1,4 +1,4 @@
-import { encodePath } from '../http/contract.js';
+import { encodePath } from './encode-path.js';
 
 /**
  * The kinds of byte source, as one table: what a kind's `url` means, how a file's URL is built at it, and what its

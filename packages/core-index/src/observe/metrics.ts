@@ -1,5 +1,4 @@
-import type { Logger } from '../http/deps.js';
-import type { ProbeReason } from '../sources/prober.js';
+import type { Logger } from './logger.js';
 
 /**
  * Metric events (design 10.2): the core says what happened, a host's sink turns it into numbers (prom-client on
@@ -10,15 +9,26 @@ import type { ProbeReason } from '../sources/prober.js';
  * outcome words, tool names from the tool table. Never a model id, a path, a query or anything a client sent.
  */
 
-/** The route groups requests are counted under, decided by the route's pattern (see {@link routeGroup}). */
-export type RouteGroup = 'hf' | 'oci' | 'buckets' | 'objects' | 'account' | 'mcp' | 'spaces' | 'discovery' | 'none';
+/** The one-word reasons of a probe's outcome (`HubHealth.sources[*].reason`, the `probe` event). */
+export type ProbeReason = 'verified' | 'mismatch' | 'status' | 'timeout' | 'unreachable';
+
+/**
+ * The groups of routes, each route's `group` in its package's table: the metric label of its requests and its tag in
+ * /openapi.json. The model-host dialect (`hf`), the registry (`oci`), buckets, objects, accounts, MCP, spaces, and
+ * everything else a person or an agent reads to find things (`discovery`: the site, the descriptors, health, the
+ * archive, the log).
+ */
+export const ROUTE_GROUPS = ['hf', 'oci', 'buckets', 'objects', 'account', 'mcp', 'spaces', 'discovery'] as const;
+export type RouteGroup = (typeof ROUTE_GROUPS)[number];
+/** A request's group label: its route's group, or `none` when no route matched. */
+export type GroupLabel = RouteGroup | 'none';
 
 /** One answered request: the route's pattern, never its path. */
 export interface RequestEvent {
   type: 'request';
   /** The matched route's pattern (`/:owner/:name/resolve/:rev/*path`), or `none` when no route matched. */
   route: string;
-  group: RouteGroup;
+  group: GroupLabel;
   /** GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS, else OTHER. */
   method: string;
   status: number;
@@ -44,7 +54,7 @@ export type UpstreamEvent =
 export type MetricEvent =
   | RequestEvent
   /** A download was redirected to a source (3xx with `X-Hub-Source`). */
-  | { type: 'redirect'; source: string; group: RouteGroup }
+  | { type: 'redirect'; source: string; group: GroupLabel }
   /** A file was asked for and no live source holds it (503 with `Retry-After`). */
   | { type: 'no-live-source'; group: RouteGroup }
   /** One probe of a source finished. */
@@ -149,23 +159,6 @@ export function accessLog(log: Logger): Metrics {
       );
     },
   };
-}
-
-/**
- * The group of a route pattern: the model-host dialect (`hf`), the registry (`oci`), buckets, objects, accounts, MCP,
- * spaces, and everything else a person or an agent reads to find things (`discovery`: the site, the descriptors,
- * health, the archive).
- */
-export function routeGroup(pattern: string | undefined): RouteGroup {
-  if (pattern === undefined) return 'none';
-  if (pattern.startsWith('/v2/hub/buckets/') || pattern === '/buckets' || pattern === '/buckets/') return 'buckets';
-  if (pattern === '/v2' || pattern.startsWith('/v2/')) return 'oci';
-  if (pattern.startsWith('/api/v1/')) return 'objects';
-  if (pattern.startsWith('/api/account/')) return 'account';
-  if (pattern === '/mcp') return 'mcp';
-  if (pattern.startsWith('/spaces')) return 'spaces';
-  if (pattern.startsWith('/api/models') || pattern.startsWith('/via/') || /^\/:owner\/:name\/(resolve|raw)\//.test(pattern)) return 'hf';
-  return 'discovery';
 }
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);

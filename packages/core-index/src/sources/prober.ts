@@ -1,6 +1,7 @@
 import type { SourceState } from '../index/schemas.js';
 import { createSha256 } from '../index/sha256.js';
 import { probeBase, type SourceConfig, sourceKindProblem } from '../index/source-kinds.js';
+import type { ProbeReason } from '../observe/metrics.js';
 import { type MirrorHolding, mirrorManifestUrl, mirrorTemplate } from './mirror-manifest.js';
 
 /**
@@ -13,8 +14,8 @@ import { type MirrorHolding, mirrorManifestUrl, mirrorTemplate } from './mirror-
  * offered again as soon as one probe passes.
  */
 
-/** The one-word reasons of `HubHealth.sources[*].reason`. */
-export type ProbeReason = 'verified' | 'mismatch' | 'status' | 'timeout' | 'unreachable';
+/** The one-word reasons of `HubHealth.sources[*].reason` (named in observe/metrics.ts, below the sources). */
+export type { ProbeReason };
 
 export interface ProbeSettings {
   /** Seconds between probes of a source whose last probe passed. */

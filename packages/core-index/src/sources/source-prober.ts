@@ -1,6 +1,6 @@
-import type { Logger } from '../http/deps.js';
 import { boundedAll } from '../index/pool.js';
 import type { SourceConfig } from '../index/source-kinds.js';
+import type { Logger } from '../observe/logger.js';
 import { type Metrics, noMetrics } from '../observe/metrics.js';
 import { probeMirror } from './probe-mirror.js';
 import {

@@ -1,9 +1,10 @@
 import { type BuildModelInput, buildIndex } from '../build/builder.js';
-import { type CoreDeps, MemoryMissingLog, silentLogger } from '../http/deps.js';
+import { type CoreDeps, MemoryMissingLog } from '../http/deps.js';
 import type { Address } from '../index/blake3.js';
 import { loadIndex, type WholeIndexStore } from '../index/index-store.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
 import type { SourceConfig } from '../index/source-kinds.js';
+import { silentLogger } from '../observe/logger.js';
 import { noMetrics } from '../observe/metrics.js';
 import { MemorySourceHealth } from '../sources/source-health.js';
 

@@ -1,6 +1,6 @@
 import { type BuildModelInput, buildIndex } from '../build/builder.js';
 import type { Address } from '../index/blake3.js';
-import { StartPack } from '../index/load-pack-format.js';
+import { LoadPackWriter } from '../build/load-pack-writer.js';
 import type { ListQuery, ObjectStore, PutOptions } from '../index/object-store.js';
 
 const TASKS = ['text-generation', 'fill-mask', 'image-classification', 'automatic-speech-recognition', undefined];
@@ -51,13 +51,13 @@ export function syntheticModels(n: number): BuildModelInput[] {
   });
 }
 
-/** Build a day with its index pages (a StartPack feeds them); returns the catalog and the pages root. */
+/** Build a day with its index pages (a LoadPackWriter feeds them); returns the catalog and the pages root. */
 export async function buildWithPages(
   store: ObjectStore,
   models: BuildModelInput[],
   date = '2026-11-28',
 ): Promise<{ catalog: Address; pages: Address }> {
-  const pack = new StartPack();
+  const pack = new LoadPackWriter();
   const built = await buildIndex(store, { date, models, onObject: pack.add, pages: pack });
   if (!built.day.pages) throw new Error('the build wrote no index pages');
   return { catalog: built.catalog, pages: built.day.pages as Address };

@@ -334,8 +334,8 @@ const putManifest: Handler<CoreDeps> = async (ctx) => {
 function bucketRouteTable<D extends CoreDeps>(): Route<D>[] {
   const p = '/v2/hub/buckets/:bucket';
   const v = (h: Handler<CoreDeps>) => (async (ctx: RouteContext<D>) => withVersion(await h(ctx as RouteContext<CoreDeps>))) as Handler<D>;
-  const read = { rules: 'read' as const, errors: 'oci' as const };
-  const write = { rules: 'registry-write' as const, errors: 'oci' as const };
+  const read = { rules: 'read' as const, errors: 'oci' as const, group: 'buckets' as const };
+  const write = { rules: 'registry-write' as const, errors: 'oci' as const, group: 'buckets' as const };
   return [
     { ...read, method: 'GET', path: `${p}/tags/list`, cache: 60, summary: 'Tags of a bucket (OciTagList)', handler: v(readTags) },
     {

@@ -1,6 +1,6 @@
 import type { CoreDeps } from '@hub/core-index';
 import { bucketState } from '@hub/dialect-oci';
-import type { LiveSection } from '../discovery/routes.js';
+import type { LiveSection } from '../discovery/sections.js';
 import { sectionCommon } from '../discovery/sections.js';
 import { bucketExample, bucketsDescriptor, bucketsSectionHtml } from './section.js';
 

@@ -1,7 +1,6 @@
 import type { CoreDeps, IndexStore } from '@hub/core-index';
 import { registryRepositories } from '@hub/dialect-oci';
-import type { LiveSection } from './routes.js';
-import { sectionDescriptor } from './sections.js';
+import { type LiveSection, sectionDescriptor } from './sections.js';
 
 /**
  * The registry section counts what `/v2/_catalog` lists right now (models, the archive repository and the buckets),

@@ -1,7 +1,6 @@
-import { createHub } from '@hub/core-index';
 import { createTestHub, request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
-import { type HubDeps, hubRoutes } from '../routes.js';
+import { composedHub } from '../testing/test-hub.js';
 import { negotiate } from './negotiate.js';
 
 describe('Accept negotiation with q-values (RFC 9110 §12.5.1)', () => {
@@ -38,7 +37,7 @@ describe('Accept negotiation with q-values (RFC 9110 §12.5.1)', () => {
 describe('/ and the sections answer by q-value', () => {
   it('text/html;q=0, application/json on / and /models gets JSON, not the page', async () => {
     const t = await createTestHub();
-    const hub = createHub(t.deps as HubDeps, hubRoutes());
+    const hub = composedHub(t.deps);
     for (const path of ['/', '/models', '/models/']) {
       const r = await request(hub, path, { headers: { accept: 'text/html;q=0, application/json' } });
       expect(r.status).toBe(200);

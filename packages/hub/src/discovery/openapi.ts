@@ -1,4 +1,13 @@
-import { type ApiContent, type ErrorShape, jsonContent, namedJsonSchemas, type Route, ref } from '@hub/core-index';
+import {
+  type ApiContent,
+  type ErrorShape,
+  jsonContent,
+  namedJsonSchemas,
+  ROUTE_GROUPS,
+  type Route,
+  type RouteGroup,
+  ref,
+} from '@hub/core-index';
 
 /**
  * The machine description: one OpenAPI 3.1 document generated from the route table (method, path,
@@ -29,19 +38,17 @@ export function openapiPath(path: string): { path: string; params: string[]; res
   return { path: out, params, ...(rest ? { rest } : {}) };
 }
 
-const TAGS: [RegExp, string][] = [
-  [/^\/v2(\/|$)/, 'OCI registry'],
-  [/^\/api\/v1\//, 'Objects'],
-  [/^\/api\/account\//, 'Account'],
-  [/^\/mcp$/, 'MCP'],
-  [/^\/(api\/models|:owner|via)/, 'Model-host dialect'],
-  [/^\/(models|registry|spaces|buckets|docs)(\/|$)/, 'Sections and site'],
-];
-
-export function tagOf(path: string): string {
-  for (const [re, tag] of TAGS) if (re.test(path)) return tag;
-  return 'Discovery';
-}
+/** What each route group holds: the tags of /openapi.json (a route's tag is its `group`, set in its package's table). */
+const GROUP_TAGS: Record<RouteGroup, string> = {
+  discovery: 'The site, the descriptors, the agent brief, health, the archive and the transparency log',
+  hf: 'The model-host dialect (HF_ENDPOINT): model info, listings, trees and resolve redirects',
+  oci: 'The OCI registry (/v2/): models as OCI artifacts',
+  buckets: 'Buckets: OCI repositories under /v2/hub/buckets/ and their section pages',
+  objects: 'Objects by BLAKE3 address, and publishing them',
+  spaces: 'Spaces: static browser apps served from objects',
+  mcp: 'MCP over Streamable HTTP',
+  account: 'Accounts: sign-in and tokens',
+};
 
 function security(route: Route<unknown>): Record<string, string[]>[] | undefined {
   if (route.rules === 'publish') return [{ publisherToken: [] }];
@@ -89,7 +96,7 @@ export function buildOpenApi(routes: readonly Route<any>[], version = '1.0.0'): 
     const operation: Record<string, unknown> = {
       operationId: opId,
       summary: route.summary ?? `${route.method} ${path}`,
-      tags: [tagOf(route.path)],
+      tags: [route.group],
       'x-rules': route.rules,
       'x-error-shape': route.errors,
       ...(cache ? { 'x-cache': cache } : {}),
@@ -123,7 +130,7 @@ export function buildOpenApi(routes: readonly Route<any>[], version = '1.0.0'): 
         'A read-only hub for open model files. It holds names, addresses and directions, never weight bytes: downloads redirect to a live source and carry the SHA-256 from the index. Error bodies follow the route group: HubError {error} with X-Error-Code, ApiError {code, message} on object routes, OciError {errors} under /v2/, text/plain on unknown paths.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
-    tags: ['Discovery', 'Sections and site', 'Model-host dialect', 'OCI registry', 'Objects', 'MCP', 'Account'].map((name) => ({ name })),
+    tags: ROUTE_GROUPS.map((name) => ({ name, description: GROUP_TAGS[name] })),
     paths,
     components: {
       schemas: namedJsonSchemas(),

@@ -9,7 +9,7 @@ import {
   prepare,
   type Route,
   type RouteContext,
-  type SectionDescriptor,
+  type RouteGroup,
   sendPrepared,
 } from '@hub/core-index';
 import { liveBuckets } from '../buckets/live.js';
@@ -27,7 +27,7 @@ import { liveRegistry } from './live-registry.js';
 import { perOrigin } from './memo.js';
 import { negotiate } from './negotiate.js';
 import { buildOpenApi } from './openapi.js';
-import { SECTIONS, type SectionName, sectionBrief, sectionDescriptor } from './sections.js';
+import { type LiveSection, SECTIONS, type SectionName, sectionBrief, sectionDescriptor } from './sections.js';
 
 /** Sections described from live state rather than from the index. */
 const LIVE_SECTIONS: Partial<Record<SectionName, (deps: CoreDeps) => Promise<LiveSection>>> = {
@@ -35,6 +35,9 @@ const LIVE_SECTIONS: Partial<Record<SectionName, (deps: CoreDeps) => Promise<Liv
   spaces: liveSpaces,
   buckets: liveBuckets,
 };
+
+/** The sections whose pages belong to another route group than discovery. */
+const SECTION_GROUPS: Partial<Record<SectionName, RouteGroup>> = { spaces: 'spaces', buckets: 'buckets' };
 
 const HTML = 'text/html; charset=utf-8';
 const MARKDOWN = 'text/markdown; charset=utf-8';
@@ -69,17 +72,6 @@ function sectionLink(section: SectionName): string {
     `</${section}?format=md>; rel="describedby"; type="text/markdown"`,
     '</openapi.json>; rel="service-desc"; type="application/openapi+json"',
   ].join(', ');
-}
-
-/**
- * A section whose content is not part of the index (spaces) is described live: its state is loaded
- * before answering, `key` (its catalog address) keeps memoised answers apart, and `describe` builds
- * its descriptor when it holds anything.
- */
-export interface LiveSection {
-  key: string;
-  describe?: (self: string, origin: string) => SectionDescriptor;
-  html?: string;
 }
 
 function descriptorFor(index: IndexStore, section: SectionName, self: string, origin: string, live?: LiveSection) {
@@ -258,6 +250,7 @@ function discoveryRouteTable<D extends CoreDeps>(options: DiscoveryOptions = {})
     method: 'GET',
     path,
     rules: 'read',
+    group: 'discovery',
     errors,
     cache,
     summary,
@@ -273,16 +266,21 @@ function discoveryRouteTable<D extends CoreDeps>(options: DiscoveryOptions = {})
         : h((ctx) => answerSection(ctx, section, slash, () => openapi().doc));
     // A live section changes without an index build: a short cache.
     const cache = liveFor ? 60 : 300;
+    // The spaces and buckets pages count (and are described) with their own routes, the rest with discovery.
+    const group = SECTION_GROUPS[section] ?? 'discovery';
     return [
-      get(`/${section}`, summary, cache, answer(false)),
-      get(
-        `/${section}/`,
-        section === 'models'
-          ? 'The browse page to browsers; the section brief (same bytes as /models) or descriptor to others'
-          : `${summary}; same as /${section}`,
-        cache,
-        answer(true),
-      ),
+      { ...get(`/${section}`, summary, cache, answer(false)), group },
+      {
+        ...get(
+          `/${section}/`,
+          section === 'models'
+            ? 'The browse page to browsers; the section brief (same bytes as /models) or descriptor to others'
+            : `${summary}; same as /${section}`,
+          cache,
+          answer(true),
+        ),
+        group,
+      },
     ];
   });
 

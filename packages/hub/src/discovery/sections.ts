@@ -336,3 +336,14 @@ export function sectionBrief(d: SectionDescriptor, origin: string): string {
   );
   return lines.join('\n');
 }
+
+/**
+ * A section whose content is not part of the index (spaces) is described live: its state is loaded
+ * before answering, `key` (its catalog address) keeps memoised answers apart, and `describe` builds
+ * its descriptor when it holds anything.
+ */
+export interface LiveSection {
+  key: string;
+  describe?: (self: string, origin: string) => SectionDescriptor;
+  html?: string;
+}

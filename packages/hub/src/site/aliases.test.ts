@@ -1,7 +1,7 @@
-import { createHub, type Hub } from '@hub/core-index';
+import type { Hub } from '@hub/core-index';
 import { createTestHub, request } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type HubDeps, hubRoutes } from '../routes.js';
+import { composedHub } from '../testing/test-hub.js';
 
 /** The addresses a new user tries first (issue 27), over the whole route table. */
 let hub: Hub;
@@ -11,7 +11,7 @@ const BERT = 'synthetic-org/bert-ish';
 
 beforeAll(async () => {
   const t = await createTestHub();
-  hub = createHub(t.deps as HubDeps, hubRoutes());
+  hub = composedHub(t.deps);
   missing = () => t.deps.missing.list();
 });
 

@@ -1,14 +1,15 @@
 import { BodyTooLargeError, createHub, type Route } from '@hub/core-index';
 import { createTestHub, request } from '@hub/core-index/testing';
 import { describe, expect, it } from 'vitest';
-import { type HubDeps, hubRoutes } from '../routes.js';
+import type { HubDeps } from '../routes.js';
+import { composedHub } from '../testing/test-hub.js';
 import { markdownToHtml } from './html.js';
 
 /** Answers a person or a client did not expect (issue 27). */
 describe('answers a new user understands', () => {
   it('a wrong publisher token is "not accepted", no token is "needed"', async () => {
     const t = await createTestHub();
-    const hub = createHub(t.deps as HubDeps, hubRoutes());
+    const hub = composedHub(t.deps);
     const put = (headers: Record<string, string>) =>
       request(hub, '/api/v1/objects', { method: 'POST', headers: { 'content-type': 'application/octet-stream', ...headers }, body: 'x' });
     const none = await put({});
@@ -28,12 +29,13 @@ describe('answers a new user understands', () => {
       path,
       rules,
       errors: 'hub',
+      group: 'discovery',
       handler: () => {
         throw big;
       },
     });
     const t = await createTestHub();
-    const hub = createHub(t.deps as HubDeps, [throwing('/mcp', 'POST', 'read'), throwing('/api/v1/objects', 'POST', 'publish')]);
+    const hub = createHub<HubDeps>(t.deps, [throwing('/mcp', 'POST', 'read'), throwing('/api/v1/objects', 'POST', 'publish')]);
     const mcp = await request(hub, '/mcp', { method: 'POST', body: '{}' });
     expect(mcp.status).toBe(413);
     expect(mcp.json().error).not.toMatch(/chunk|source record/);
@@ -54,7 +56,7 @@ describe('answers a new user understands', () => {
 
   it('/docs/sources shows no raw _source_', async () => {
     const t = await createTestHub();
-    const hub = createHub(t.deps as HubDeps, hubRoutes());
+    const hub = composedHub(t.deps);
     const page = await request(hub, '/docs/sources', { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     expect(page.text).not.toMatch(/[\s>]_source_[\s<.,]/);

@@ -1,5 +1,5 @@
 import type { CoreDeps } from '@hub/core-index';
-import type { LiveSection } from '../discovery/routes.js';
+import type { LiveSection } from '../discovery/sections.js';
 import { sectionCommon } from '../discovery/sections.js';
 import { loadSpacesState, spacesDescriptor, spacesSectionHtml } from './section.js';
 

@@ -12,7 +12,7 @@ import {
 } from '@hub/core-index';
 import { negotiate } from '../discovery/negotiate.js';
 import { notFoundPage } from '../site/pages.js';
-import { SPACE_API } from './openapi.js';
+import { SPACE_API } from './api.js';
 import { loadSpacesState, spacePage } from './section.js';
 
 /**
@@ -101,6 +101,7 @@ function spaceRouteTable<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/spaces/-/:name',
       rules: 'read',
+      group: 'spaces',
       errors: 'text',
       cache: 60,
       summary: 'The site page of one space (HTML): its title, root, previous version and every file with its address',
@@ -122,6 +123,7 @@ function spaceRouteTable<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/spaces/:name',
       rules: 'read',
+      group: 'spaces',
       errors: 'hub',
       cache: 300,
       summary: "Redirect (301) to /spaces/{name}/, so the space's relative links resolve inside it",
@@ -131,6 +133,7 @@ function spaceRouteTable<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/spaces/:name/',
       rules: 'read',
+      group: 'spaces',
       errors: 'hub',
       summary:
         "A space's entry file: {name} follows its current root (cached 60 s); blake3:{root} is one sealed version (cached forever). Sandboxed by Content-Security-Policy",
@@ -140,6 +143,7 @@ function spaceRouteTable<D extends CoreDeps>(): Route<D>[] {
       method: 'GET',
       path: '/spaces/:name/*path',
       rules: 'read',
+      group: 'spaces',
       errors: 'hub',
       summary: 'One file of a space, with its media type and ETag "blake3:…"; the same sandbox and caching as the entry file',
       handler: h((ctx) => answerFile(ctx, ctx.params.path)),

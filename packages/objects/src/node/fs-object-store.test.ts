@@ -1,15 +1,23 @@
 import { spawn } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MemoryObjectStore } from '@hub/core-index';
-import { tempDirs } from '@hub/node-toolkit';
-import { FsObjectStore } from '@hub/objects/node';
-import { objectStoreContract } from '@hub/objects/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { objectStoreContract } from '../testing/object-store.contract.js';
+import { FsObjectStore } from './fs-object-store.js';
 
-const tmp = tempDirs(afterAll);
-const tempDir = () => tmp('hub-fs-store-');
+/** The ObjectStore contract on the filesystem store (and the memory store beside it), then what only a disk has. */
+const made: string[] = [];
+afterAll(async () => {
+  for (const d of made.splice(0)) await rm(d, { recursive: true, force: true });
+});
+const tempDir = async () => {
+  const d = await mkdtemp(path.join(os.tmpdir(), 'hub-fs-store-'));
+  made.push(d);
+  return d;
+};
 
 objectStoreContract('FsObjectStore', async () => new FsObjectStore(await tempDir()));
 objectStoreContract('MemoryObjectStore', () => new MemoryObjectStore());
@@ -30,7 +38,7 @@ async function listFiles(dir: string): Promise<string[]> {
 describe('FsObjectStore atomicity', () => {
   it('leaves nothing readable when a write is killed midway', async () => {
     const root = await tempDir();
-    const child = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'test', 'fixtures', 'slow-put.mjs');
+    const child = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', 'test', 'fixtures', 'slow-put.mjs');
     // The child writes a large object through a slowed-down writeFile and is SIGKILLed once the temp file exists.
     const proc = spawn(process.execPath, [child, root], { stdio: ['ignore', 'pipe', 'inherit'] });
     const address: string = await new Promise((resolve, reject) => {

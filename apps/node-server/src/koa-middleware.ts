@@ -1,0 +1,18 @@
+import type { HostPolicy, Hub } from '@hub/core-index';
+import { serve } from '@hub/core-index';
+import type { Middleware } from 'koa';
+import { NodeRequest, writeHubResponse } from './node-listener.js';
+
+/**
+ * The whole hub as one Koa middleware, for operators who mount the hub inside their own Koa app: the same request
+ * path as node-server's own listener (`serve`). Paths under `/-/` (the host's own liveness, readiness and metrics
+ * routes) fall through to the next middleware.
+ */
+export function hubMiddleware(hub: Hub, policy?: HostPolicy): Middleware {
+  return async (ctx, next) => {
+    if (ctx.req.url?.startsWith('/-/')) return next();
+    const out = await serve(new NodeRequest(ctx.req, ctx.protocol, policy), hub);
+    ctx.respond = false;
+    writeHubResponse(ctx.res, out);
+  };
+}
