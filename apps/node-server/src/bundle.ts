@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type ClientOptions, collectIndexObjects, hubCatalog } from '@hub/client';
+import { type ClientOptions, collectIndexObjects, hubCatalog, namingFetch } from '@hub/client';
 import {
   heldFiles,
   type MirrorFileEvent,
@@ -84,7 +84,7 @@ export async function bundleCreate(
   models: MirrorModel[],
   options: { parallel?: number; onFile?: (e: MirrorFileEvent) => void; fromMirror?: string } = {},
 ): Promise<{ catalog: string; date: string; objects: number; files: number; failed: number; copied: number }> {
-  const f = opts.fetch ?? fetch;
+  const f = namingFetch(opts.fetch ?? fetch);
   const { address, catalog } = await hubCatalog(opts.hub, f);
   const r = await f(`${opts.hub.replace(/\/+$/, '')}/api/hub/archive`);
   if (!r.ok) throw new Error(`the hub's archive answered HTTP ${r.status}`);

@@ -61,6 +61,7 @@ export const INDEX_BUILD_OPTIONS = {
 
 const INDEX_BUILD = command({
   name: 'index build',
+  interrupted: 'The index served is unchanged. Run the same command again: an upstream build reuses the models it finished.',
   summary: "Build today's index from a local tree (--from-dir) or a model host (--upstream).",
   usage: [
     '--from-dir DIR --source NAME=URL_TEMPLATE [--source …] [--data DIR] [--date YYYY-MM-DD]',
@@ -266,11 +267,9 @@ Exit 1 on a mismatch. --fix re-fetches mismatched files through the hub, verifie
   },
 });
 
-// ---- mirrors and bundles (design 10.3) ---------------------------------------------------------------------------
-
 const PULL_CHOICE = {
   top: { type: 'string', arg: 'N', help: "Take the hub's first N models (its browse order)." },
-  'max-bytes': { type: 'string', arg: 'SIZE', help: 'Stop adding models past this total (e.g. 500M, 20G).' },
+  'max-bytes': { type: 'string', arg: 'SIZE', help: 'Skip a model past this total (500M, 20G); smaller ones after it are taken.' },
   hub: HUB_URL,
   parallel: { type: 'string', arg: 'N', help: 'Files downloaded at once (default 4).' },
 } as const satisfies OptionSpecs;
@@ -282,6 +281,7 @@ export const MIRROR_PULL_OPTIONS = {
 
 export const MIRROR_PULL = command({
   name: 'mirror pull',
+  interrupted: 'Verified files and cut files are kept: run the same command again to resume (with Range).',
   summary: "Fill a local mirror with models' files through the hub, each checked and stored once by SHA-256.",
   usage: ['DIR [MODEL[:QUANT] | GLOB …] [--top N] [--max-bytes SIZE] [--hub URL] [--parallel N]'],
   description: `Fill DIR with models' files through the hub, each checked against the index's SHA-256 and stored
@@ -338,6 +338,7 @@ export const BUNDLE_CREATE_OPTIONS = {
 
 export const BUNDLE_CREATE = command({
   name: 'bundle create',
+  interrupted: 'What is written is kept (bundle.json comes last): run the same command again to resume.',
   summary: "Write the hub's index (as published) and a mirror of chosen models, to carry across an air gap.",
   usage: ['OUT (MODEL[:QUANT]… | --top N) --hub URL [--from-mirror DIR] [--max-bytes SIZE] [--parallel N]'],
   description: `Write OUT: the hub's index objects exactly as published (same addresses, earlier days included),

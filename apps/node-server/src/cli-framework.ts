@@ -64,6 +64,8 @@ export interface Command<O extends OptionSpecs = OptionSpecs> {
   /** How many positionals it takes (default none). */
   positionals?: { min?: number; max?: number; name?: string };
   run: (args: Parsed<O>, io: CliIo) => Promise<number | undefined>;
+  /** Long work that can be resumed: what Ctrl-C prints after "interrupted" (how to resume, what was kept). */
+  interrupted?: string;
 }
 
 /** Declares a command with its option types inferred. */
@@ -184,6 +186,12 @@ export async function runCommand<O extends OptionSpecs>(c: Command<O>, argv: str
     io.out(helpText(c as unknown as Command));
     return 0;
   }
+  // Ctrl-C during long work says what was kept and how to go on (exit 130, as a shell reports SIGINT).
+  const onInterrupt = () => {
+    io.err(`\nhub ${c.name}: interrupted. ${c.interrupted}\n`);
+    process.exit(130);
+  };
+  if (c.interrupted) process.once('SIGINT', onInterrupt);
   try {
     return await c.run(parseCommand(c, argv), io);
   } catch (e) {
@@ -200,6 +208,8 @@ export async function runCommand<O extends OptionSpecs>(c: Command<O>, argv: str
     if (io.env.HUB_DEBUG && e instanceof Error && e.stack) io.err(`${e.stack}\n`);
     else io.err('(set HUB_DEBUG=1 to see where it failed)\n');
     return 1;
+  } finally {
+    process.off('SIGINT', onInterrupt);
   }
 }
 

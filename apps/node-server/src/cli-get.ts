@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ArchiveSeen } from '@hub/client';
 // `@hub/client/get`: the download alone, without the schema library the log and catalog checks load (a faster start)
 import {
   type Attempt,
@@ -10,6 +11,7 @@ import {
   downloadAll,
   type FileResult,
   fileSink,
+  HubAnswerError,
   hfCacheSink,
   listFiles,
   modelRevision,
@@ -204,8 +206,16 @@ export async function verifyCacheRun(parsed: Parsed<typeof VERIFY_CACHE_OPTIONS>
     io.err(`hub verify-cache: cannot read ${cache}: ${(e as Error).message}`);
     return 2;
   }
+  // A dead or wrong hub is a failure, never a clean pass that lists every model as unknown.
+  const unreachable = await notAHub(hub, io.fetch);
+  if (unreachable) {
+    io.err(`hub verify-cache: ${unreachable}; nothing was checked`);
+    return 1;
+  }
   let mismatches = 0;
   let fixFailed = 0;
+  let failed = 0;
+  const seen: ArchiveSeen = new Map();
   for (const folder of repos) {
     const parts = folder.slice('models--'.length).split('--');
     const id = parts.length >= 2 ? `${parts[0]}/${parts.slice(1).join('--')}` : (parts[0] ?? '');
@@ -216,13 +226,19 @@ export async function verifyCacheRun(parsed: Parsed<typeof VERIFY_CACHE_OPTIONS>
       continue;
     }
     for (const commit of commits) {
-      let tree: Map<string, RemoteFile>;
+      let files: RemoteFile[] | undefined;
       try {
-        tree = new Map((await listFiles(opts, id, commit)).map((f) => [f.path, f]));
-      } catch {
+        files = await filesAt(opts, id, commit, seen, io.fetch);
+      } catch (e) {
+        failed++;
+        say({ event: 'error', model: id, revision: commit, error: (e as Error).message }, `!  ${id}@${commit}: ${(e as Error).message}`);
+        continue;
+      }
+      if (!files) {
         say({ event: 'unknown-revision', model: id, revision: commit }, `?  ${id}@${commit}: not indexed by the hub`);
         continue;
       }
+      const tree = new Map(files.map((f) => [f.path, f]));
       const bad: RemoteFile[] = [];
       for (const rel of await walk(join(cache, folder, 'snapshots', commit))) {
         const expected = tree.get(rel);
@@ -254,8 +270,45 @@ export async function verifyCacheRun(parsed: Parsed<typeof VERIFY_CACHE_OPTIONS>
       }
     }
   }
-  if (fixFailed > 0) return 1;
+  if (fixFailed > 0 || failed > 0) return 1;
   return mismatches > 0 && !parsed.values.fix ? 1 : 0;
+}
+
+/** Why `hub` is no model hub this command can check against (no answer, or no hub descriptor), or undefined. */
+async function notAHub(hub: string, f: typeof fetch = fetch): Promise<string | undefined> {
+  const url = `${hub.replace(/\/+$/, '')}/.well-known/model-hub.json`;
+  let r: Response;
+  try {
+    r = await f(url, { headers: { accept: 'application/json' }, signal: AbortSignal.timeout(30_000) });
+  } catch (e) {
+    const err = e as { cause?: { code?: string }; code?: string; message?: string };
+    return `${hub} does not answer (${err.cause?.code ?? err.code ?? err.message})`;
+  }
+  const body = (await r.json().catch(() => undefined)) as { catalog?: unknown } | undefined;
+  if (!r.ok || typeof body?.catalog !== 'string') return `${hub} is not a model hub (${url} answered HTTP ${r.status} without a catalog)`;
+  return undefined;
+}
+
+/**
+ * The hub's files of `id` at `revision`: its tree when the hub serves that revision today, else the revision's files
+ * as its archive still holds them (earlier days' model objects, each checked against its address); undefined when
+ * the hub never indexed it. A failure to ask (no answer, a 5xx) throws.
+ */
+async function filesAt(
+  opts: ClientOptions,
+  id: string,
+  revision: string,
+  seen: ArchiveSeen,
+  f?: typeof fetch,
+): Promise<RemoteFile[] | undefined> {
+  try {
+    return await listFiles(opts, id, revision);
+  } catch (e) {
+    if (!(e instanceof HubAnswerError && e.status === 404)) throw e;
+  }
+  // Loaded only here: the archive walk checks objects with the schema library `hub get` does without.
+  const { archivedModelFiles } = await import('@hub/client');
+  return archivedModelFiles(opts.hub, id, revision, { seen, ...(f ? { fetch: f } : {}) });
 }
 
 /** The process's terminal for `hub get` and `hub verify-cache` (they write lines). */

@@ -6,22 +6,17 @@ import type { BuildProgress } from '@hub/upstream';
 import { installFastBlake3 } from './blake3-node.js';
 import type { OBJECTS_PUT_OPTIONS } from './cli-commands.js';
 import { CliError, type Parsed, UsageError } from './cli-framework.js';
-import { ConfigError, type ResolvedConfig } from './config.js';
+import type { ResolvedConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { parseRefresh, type RefreshError, type Refresher, startRefresh } from './refresh.js';
 import type { RunningHub } from './server.js';
 import { sourcesFromConfig } from './server.js';
+import { checkDay, sourceOptions, wholeOption } from './settings-check.js';
 import { loadSigners } from './signing.js';
 import type { progressBar as ProgressBar } from './upstream-build.js';
 
 /** The upstream run (@hub/upstream), imported when a build runs: `hub serve` without `--refresh` never loads it. */
 const upstreamBuild = () => import('./upstream-build.js');
-
-function positiveInt(name: string, v: string | undefined, max: number): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > max) throw new UsageError(`${name} must be a whole number from 1 to ${max}`);
-  return Number(v);
-}
 
 /** stderr on a TTY: log lines above a progress bar that redraws in place. Not a TTY: log lines only. */
 function terminal(progressBar: typeof ProgressBar) {
@@ -68,21 +63,18 @@ export function upstreamToken(env: NodeJS.ProcessEnv = process.env): string | un
   return t || undefined;
 }
 
-function buildSettings(values: UpstreamValues) {
+/** The upstream build's options, checked (settings-check.ts) before anything runs. */
+export function buildSettings(values: UpstreamValues) {
   const upstream = values.upstream as string;
   if (!/^https?:\/\/[^\s/]+/.test(upstream)) throw new UsageError(`--upstream ${upstream}: expected a URL such as https://huggingface.co`);
-  if (values.date && !/^\d{4}-\d{2}-\d{2}$/.test(values.date)) throw new UsageError('--date must be YYYY-MM-DD');
+  if (values.date) checkDay(values.date);
   const ms = values.modelscope;
   if (ms !== undefined && ms !== 'off' && !/^https?:\/\//.test(ms)) throw new UsageError(`--modelscope ${ms}: expected a URL or off`);
-  const sources = (values.source ?? []).map((s) => {
-    const i = s.indexOf('=');
-    if (i <= 0) throw new UsageError(`--source ${s}: expected NAME=URL_TEMPLATE`);
-    return { name: s.slice(0, i), url: s.slice(i + 1) };
-  });
-  const top = positiveInt('--top', values.top, 10_000);
-  const modelConcurrency = positiveInt('--model-concurrency', values['model-concurrency'], 64);
-  const requestConcurrency = positiveInt('--request-concurrency', values['request-concurrency'], 64);
-  const cap = positiveInt('--small-file-cap', values['small-file-cap'], 1024 * 1024 * 1024);
+  const sources = sourceOptions(values.source);
+  const top = wholeOption('--top', values.top, 10_000);
+  const modelConcurrency = wholeOption('--model-concurrency', values['model-concurrency'], 64);
+  const requestConcurrency = wholeOption('--request-concurrency', values['request-concurrency'], 64);
+  const cap = wholeOption('--small-file-cap', values['small-file-cap'], 1024 * 1024 * 1024);
   return {
     upstream,
     ...(top ? { top } : {}),
@@ -101,8 +93,7 @@ function buildSettings(values: UpstreamValues) {
 }
 
 /** `hub index build --upstream URL …`: prints the summary (text on stderr, JSON on stdout). Returns the exit code. */
-export async function upstreamBuildCommand(values: UpstreamValues, cfg: ResolvedConfig): Promise<number> {
-  const settings = buildSettings(values);
+export async function upstreamBuildCommand(settings: ReturnType<typeof buildSettings>, cfg: ResolvedConfig): Promise<number> {
   const { buildFromUpstream, progressBar, summaryText } = await upstreamBuild();
   const term = terminal(progressBar);
   const log = createLogger({ level: cfg.logLevel, destination: term.destination as never });
@@ -122,7 +113,7 @@ export async function upstreamBuildCommand(values: UpstreamValues, cfg: Resolved
     return 0;
   } catch (e) {
     term.end();
-    if (e instanceof PinsError || e instanceof ConfigError) throw new CliError(e.message);
+    if (e instanceof PinsError) throw new CliError(e.message);
     throw e;
   }
 }
@@ -157,21 +148,27 @@ export async function objectsPutCommand({ values, positionals }: Parsed<typeof O
   }
 }
 
-/** `hub serve --refresh daily [--refresh-at HH:MM] [--upstream URL] [--top N]`: the build on a timer, switched in without a restart. */
-export function serveRefresh(
-  values: { refresh?: string; 'refresh-at'?: string; upstream?: string; top?: string; modelscope?: string },
-  cfg: ResolvedConfig,
-  running: RunningHub,
-  log: Logger,
-): Pick<Refresher, 'stop'> {
-  if (!values.refresh) return watchCurrent(running, log);
+/** `hub serve --refresh …`'s options, checked before the hub starts: the schedule and the build's settings. */
+export function refreshPlan(values: { refresh?: string; 'refresh-at'?: string; upstream?: string; top?: string; modelscope?: string }) {
+  if (!values.refresh) return undefined;
   let schedule: ReturnType<typeof parseRefresh>;
   try {
     schedule = parseRefresh(values.refresh, values['refresh-at']);
   } catch (e) {
     throw new UsageError((e as RefreshError).message);
   }
-  const settings = buildSettings({ ...values, upstream: values.upstream ?? 'https://huggingface.co' });
+  return { schedule, settings: buildSettings({ ...values, upstream: values.upstream ?? 'https://huggingface.co' }) };
+}
+
+/** `hub serve --refresh daily [--refresh-at HH:MM] [--upstream URL] [--top N]`: the build on a timer, switched in without a restart. */
+export function serveRefresh(
+  plan: ReturnType<typeof refreshPlan>,
+  cfg: ResolvedConfig,
+  running: RunningHub,
+  log: Logger,
+): Pick<Refresher, 'stop'> {
+  if (!plan) return watchCurrent(running, log);
+  const { schedule, settings } = plan;
   return startRefresh({
     schedule,
     log,

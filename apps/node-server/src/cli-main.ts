@@ -1,16 +1,18 @@
 /** The server-side `hub` commands (serve, index build, index verify, probe), loaded only when one of them runs. */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { StartPack } from '@hub/core-index';
-import { buildFromDir } from '@hub/node-toolkit';
+import { buildFromDir, treeLayoutProblem } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
 import type { INDEX_BUILD_OPTIONS, INDEX_VERIFY_OPTIONS, PROBE_OPTIONS, SERVE_OPTIONS } from './cli-commands.js';
 import { CliError, UsageError, type Values } from './cli-framework.js';
-import { serveRefresh, upstreamBuildCommand } from './cli-index-run.js';
-import { ConfigError, type ResolvedConfig, resolveConfig } from './config.js';
+import { buildSettings, refreshPlan, serveRefresh, upstreamBuildCommand } from './cli-index-run.js';
+import type { ResolvedConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { probeOnce, probeSettingsFrom } from './prober.js';
 import { sourcesFromConfig, startServer } from './server.js';
+import { checkDay, checkedSettings, sourceOptions } from './settings-check.js';
 import { loadSigners } from './signing.js';
 import { startPrepared, verifyStore } from './verify.js';
 
@@ -18,38 +20,20 @@ function progressLine(text: string) {
   if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}`);
 }
 
-/** The configuration, a wrong one being the user's mistake (one line, exit 2). */
-function config(values: { data?: string; config?: string; port?: string; host?: string }) {
-  try {
-    return resolveConfig(values);
-  } catch (e) {
-    if (e instanceof ConfigError) throw new CliError(e.message);
-    throw e;
-  }
-}
-
-/** The log's signing keys; a key file that cannot be used is the user's mistake (one line naming the file, exit 2). */
-async function signers(cfg: ResolvedConfig) {
-  try {
-    return await loadSigners(cfg);
-  } catch (e) {
-    if (e instanceof ConfigError) throw new CliError(e.message);
-    throw e;
-  }
+/** A read-only command's data folder must exist: a mistyped `--data` is not created, it is refused. */
+function existingDataDir(cfg: ResolvedConfig): ResolvedConfig {
+  if (!existsSync(cfg.dataDir)) throw new CliError(`no data folder at ${cfg.dataDir}: name one with --data DIR (or HUB_DATA)`);
+  return cfg;
 }
 
 /** `hub serve`: keeps running (returns `undefined`) until SIGINT or SIGTERM. */
 export async function serveCommand(values: Values<typeof SERVE_OPTIONS>): Promise<undefined> {
-  const cfg = config(values);
+  // Every setting and option checked before anything listens or writes (settings-check.ts).
+  const cfg = checkedSettings(values);
+  const plan = refreshPlan(values);
   const log = createLogger({ level: cfg.logLevel });
   const running = await startServer({ dataDir: cfg.dataDir, port: cfg.port, host: cfg.host, config: cfg, logger: log });
-  let refresher: ReturnType<typeof serveRefresh>;
-  try {
-    refresher = serveRefresh(values, cfg, running, log);
-  } catch (e) {
-    await running.close();
-    throw e;
-  }
+  const refresher = serveRefresh(plan, cfg, running, log);
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;
@@ -68,18 +52,16 @@ export async function serveCommand(values: Values<typeof SERVE_OPTIONS>): Promis
 /** `hub index build --from-dir … | --upstream …`. */
 export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTIONS>): Promise<number> {
   installFastBlake3();
-  const cfg = config({ ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) });
+  const cfg = checkedSettings({ ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) });
   if (values.upstream && values['from-dir']) throw new UsageError('takes --from-dir or --upstream, not both');
-  if (values.upstream) return upstreamBuildCommand(values, cfg);
+  if (values.upstream) return upstreamBuildCommand(buildSettings(values), cfg);
   const dir = values['from-dir'];
   if (!dir) throw new UsageError('needs --from-dir DIR or --upstream URL');
-  const sources = (values.source ?? []).map((s) => {
-    const i = s.indexOf('=');
-    if (i <= 0) throw new UsageError(`--source ${s}: expected NAME=URL_TEMPLATE`);
-    return { name: s.slice(0, i), url: s.slice(i + 1) };
-  });
+  if (values.date) checkDay(values.date);
+  const sources = sourceOptions(values.source);
   if (sources.length === 0) throw new UsageError('needs at least one --source NAME=URL_TEMPLATE: the place the bytes can be fetched from');
-  if (values.date && !/^\d{4}-\d{2}-\d{2}$/.test(values.date)) throw new UsageError('--date must be YYYY-MM-DD');
+  const layout = treeLayoutProblem(path.resolve(dir));
+  if (layout) throw new CliError(`--from-dir: ${layout}`);
   const log = createLogger({ level: cfg.logLevel, destination: process.stderr as never });
   const store = new FsObjectStore(cfg.dataDir);
   const started = Date.now();
@@ -91,7 +73,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
     // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
     cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
     ...(values.date ? { date: values.date } : {}),
-    signers: await signers(cfg),
+    signers: await loadSigners(cfg),
     log,
     progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
   });
@@ -106,7 +88,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
 
 /** `hub probe`. */
 export async function probeCommand(values: Values<typeof PROBE_OPTIONS>): Promise<number> {
-  const cfg = config(values);
+  const cfg = existingDataDir(checkedSettings(values));
   const sources = sourcesFromConfig(cfg);
   const { table, ok } = await probeOnce({
     sources,
@@ -121,7 +103,7 @@ export async function probeCommand(values: Values<typeof PROBE_OPTIONS>): Promis
 /** `hub index verify`. */
 export async function indexVerifyCommand(values: Values<typeof INDEX_VERIFY_OPTIONS>): Promise<number> {
   installFastBlake3();
-  const cfg = config(values);
+  const cfg = existingDataDir(checkedSettings(values));
   const report = await verifyStore(new FsObjectStore(cfg.dataDir), (n) => progressLine(`verified ${n} objects`));
   progressLine('');
   for (const f of report.faults) process.stdout.write(`FAULT ${f}\n`);

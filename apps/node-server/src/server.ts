@@ -37,7 +37,8 @@ import { DEFAULT_HOST, listenOn } from './listen.js';
 import { createLogger } from './logger.js';
 import { type MetricsServer, observabilityFrom } from './metrics-http.js';
 import { FileMissingLog } from './missing-log.js';
-import { checkProbeConfig, fileProbeStorage, probeSettingsFrom } from './prober.js';
+import { fileProbeStorage, probeSettingsFrom } from './prober.js';
+import { checkConfig, checkOrder } from './settings-check.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
 import { fileLoadPack, loadVerifiedOnce } from './verify.js';
 
@@ -89,6 +90,17 @@ export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror, lo
   return merged.map((s) => (s.kind === 'mirror' || named.has(s.name) ? s : { ...s, redirect: false }));
 }
 
+/** A busy port or an address this machine lacks: the user's mistake, one line (exit 2), naming what to change. */
+function cannotListen(host: string, port: number, e: NodeJS.ErrnoException): ConfigError {
+  const why =
+    e.code === 'EADDRINUSE'
+      ? 'the port is in use'
+      : e.code === 'EADDRNOTAVAIL'
+        ? 'this machine has no such address'
+        : (e.code ?? e.message);
+  return new ConfigError(`Cannot listen on ${host}:${port} (${why}). Choose another address or port: HOST/--host, PORT/--port.`);
+}
+
 /** Whether `dir` holds a mirror folder (`manifest.json`). */
 async function hasMirror(dir: string): Promise<boolean> {
   return (await stat(path.join(dir, 'manifest.json')).catch(() => undefined))?.isFile() ?? false;
@@ -100,8 +112,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const host = options.host ?? DEFAULT_HOST;
   const config = options.config ?? {};
   const log = options.logger ?? createLogger({ level: config.logLevel ?? 'info' });
-  // A probe entry or probe setting that cannot work fails the start (ConfigError), before anything is opened.
-  checkProbeConfig(sourcesFromConfig(config));
+  // A key, value, source entry or probe setting that cannot work fails the start (ConfigError), before anything is opened.
+  checkConfig(config);
   const probeSettings = probeSettingsFrom(config);
   // Metrics and the access log (issue 28): the sink every part emits to; nothing is measured when both are off.
   const observability = await observabilityFrom(config, log, probeSettings.intervalSeconds);
@@ -109,6 +121,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
 
   let current = (await objects.readRef('current')) as Address | undefined;
   let seeded = false;
+  // `order` names sources of the config, the hub's own mirrors or the index: checked before anything is written.
+  const ownSources = [DEMO_SOURCE, LOCAL_MIRROR];
+  if (!current) checkOrder(config, ownSources);
   if (!current && config.demo !== false) {
     // The bundled spaces first, so the demo day's archive entry records their catalog.
     if (!(await objects.readRef(SPACES_REF))) await seedSpaces(objects, log);
@@ -122,6 +137,13 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const pack = fileLoadPack(options.dataDir);
   const load = (store: FsObjectStore, address: Address) => loadVerifiedOnce(store, address, pack);
   const indexes = indexHolder(objects, await load(objects, current), load, log, observability.metrics);
+  checkOrder(config, [
+    ...ownSources,
+    ...indexes
+      .current()
+      .sourceKinds()
+      .map(([name]) => name),
+  ]);
 
   // Accounts: one SQLite file under the data folder; without account.publicKey the routes answer 503.
   const accountStore = SqliteAccountStore.open(options.dataDir);
@@ -144,9 +166,11 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);
     // It listens where the hub does (loopback, or the network), so a demo download works from wherever the hub is reached.
     const mirrorHost = isLoopbackName(host) ? '127.0.0.1' : host;
-    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted, host: mirrorHost }).catch(() =>
-      startStaticMirror({ root: demoTreeDir(), port: 0, host: mirrorHost }),
-    );
+    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted, host: mirrorHost })
+      .catch(() => startStaticMirror({ root: demoTreeDir(), port: 0, host: mirrorHost }))
+      .catch((e: NodeJS.ErrnoException) => {
+        throw cannotListen(mirrorHost, wanted, e);
+      });
     log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
   }
 
@@ -249,10 +273,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   });
   const bound = await listenOn(server, options.port ?? 8080, host).catch(async (e: NodeJS.ErrnoException) => {
     await mirror?.close();
+    await localMirror?.close();
     accountStore.close();
-    throw new ConfigError(
-      `Cannot listen on ${host}:${options.port ?? 8080} (${e.code ?? e.message}). Choose another address or port: HOST/--host, PORT/--port.`,
-    );
+    throw cannotListen(host, options.port ?? 8080, e);
   });
   const { port, url } = bound;
   const metricsServer = await observability.listen(server).catch(async (e: unknown) => {

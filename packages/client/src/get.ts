@@ -14,4 +14,5 @@ export {
   type RemoteFile,
 } from './download.js';
 export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher, readFileChunks } from './node/transfer.js';
+export { HubAnswerError } from './reach.js';
 export { selectFiles } from './select.js';

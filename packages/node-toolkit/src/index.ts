@@ -1,7 +1,7 @@
 export { seedBuckets } from './buckets.js';
 export { DEMO_SOURCE, demoSource, demoTreeDir, seedDemo } from './demo.js';
 export { freePort } from './free-port.js';
-export { buildFromDir } from './from-dir.js';
+export { buildFromDir, treeLayoutProblem } from './from-dir.js';
 export { type StaticMirror, startStaticMirror } from './mirror.js';
 export { type MirrorFolderServer, serveMirrorFolder } from './mirror-folder.js';
 export { rawHttp } from './raw-http.js';
