@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorResponse, type HubResponse, type IndexStore, json } from '@hub/core-index';
-import { writeHubResponse } from './koa-adapter.js';
+import { writeHubResponse } from './node-listener.js';
 
 const NO_STORE = { 'cache-control': 'no-store' };
 

@@ -1,3 +1,3 @@
-export { hubListener, hubMiddleware } from './koa-adapter.js';
 export { promMetrics } from './metrics.js';
+export { hubListener, hubMiddleware } from './node-listener.js';
 export { type RunningHub, type StartOptions, startServer } from './server.js';

@@ -6,7 +6,16 @@ export {
   type BucketsCatalog,
   BucketsCatalogSchema,
 } from './buckets/schema.js';
-export { type CoreDeps, type HubSettings, type Logger, MemoryMissingLog, type MissingLog, recordMissing, silentLogger } from './deps.js';
+export {
+  ARCHIVE_REGISTRY,
+  type BuildInput,
+  type BuildModelInput,
+  type BuildResult,
+  buildIndex,
+  putJson,
+  readArchive,
+} from './build/builder.js';
+export { namedJsonSchemas } from './build/json-schema.js';
 export { admitRequest, errorShapes } from './http/admit.js';
 export {
   type ApiContent,
@@ -49,19 +58,19 @@ export {
   utf8,
 } from './http/contract.js';
 export { createHub, type Hub, type RequestScope } from './http/create-hub.js';
+export {
+  type CoreDeps,
+  type HubSettings,
+  type Logger,
+  MemoryMissingLog,
+  type MissingLog,
+  recordMissing,
+  silentLogger,
+} from './http/deps.js';
 export { type HostPolicy, isLoopbackName, originHostname } from './http/host-policy.js';
 export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
-export {
-  ARCHIVE_REGISTRY,
-  type BuildInput,
-  type BuildModelInput,
-  type BuildResult,
-  buildIndex,
-  putJson,
-  readArchive,
-} from './index/builder.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
 export { readCatalog } from './index/catalog-shards.js';
 export {
@@ -74,7 +83,7 @@ export {
 export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export { type IndexedModel, IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index/index-store.js';
-export { namedJsonSchemas } from './index/json-schema.js';
+export { StartPack } from './index/load-pack-format.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
 export { ObjectCache } from './index/object-cache.js';
@@ -117,31 +126,24 @@ export {
 } from './index/schemas.js';
 export { isSortKey, type ModelQuery, type SortKey, searchModels, searchModelsPage } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
-export { StartPack } from './index/start-pack.js';
 export {
-  appendDays,
-  CHECKPOINT_MEDIA_TYPE,
-  checkLogStore,
-  LOG_TILE_KIND,
-  LogEntrySchema,
-  LogStateError,
-  readLogEntries,
-  readLogState,
-  readTile,
-} from './log/log-store.js';
-export { generateSignerKey, NoteError, type NoteSigner, openNote, parseCheckpoint, parseSignerKey, parseVerifierKey } from './log/note.js';
-export { leafHash, parseTilePath, treeHash } from './log/tlog.js';
+  DEFAULT_IPFS_GATEWAY,
+  DEFAULT_SOURCES,
+  isSourceKind,
+  SOURCE_KIND_INFO,
+  type SourceConfig,
+  sourceKindProblem,
+} from './index/source-kinds.js';
 export {
-  type DayWalk,
-  type LogSeen,
-  LogSeenSchema,
-  LogVerifyError,
-  logPrefix,
-  type VerifiedLog,
-  verifyLog,
-  walkDay,
-} from './log/verify-log.js';
-export { type AnswerLabels, accessLog, type MetricEvent, type Metrics, noMetrics, routeGroup, type Tally, teeMetrics } from './metrics.js';
+  type AnswerLabels,
+  accessLog,
+  type MetricEvent,
+  type Metrics,
+  noMetrics,
+  routeGroup,
+  type Tally,
+  teeMetrics,
+} from './observe/metrics.js';
 export {
   MIRROR_FORMAT,
   MIRROR_MANIFEST,
@@ -152,14 +154,6 @@ export {
 } from './sources/mirror-manifest.js';
 export { type ProbeRound, type ProbeSettings, type ProbeState, probeConfigProblem, probeSettings } from './sources/prober.js';
 export { isOllama, MemorySourceHealth, ollamaRedirectRules, type SourceHealth, sourceHolds } from './sources/source-health.js';
-export {
-  DEFAULT_IPFS_GATEWAY,
-  DEFAULT_SOURCES,
-  isSourceKind,
-  SOURCE_KIND_INFO,
-  type SourceConfig,
-  sourceKindProblem,
-} from './sources/source-kinds.js';
 export { type ProbeStorage, SourceProber } from './sources/source-prober.js';
 export { readSpace, readSpaces, recordSpace, SPACES_REF, spaceConflict } from './spaces/catalog.js';
 export {
@@ -173,3 +167,26 @@ export {
   SpacesCatalogSchema,
   spaceMediaType,
 } from './spaces/schema.js';
+export {
+  appendDays,
+  CHECKPOINT_MEDIA_TYPE,
+  checkLogStore,
+  LOG_TILE_KIND,
+  LogEntrySchema,
+  LogStateError,
+  readLogEntries,
+  readLogState,
+  readTile,
+} from './tlog/log-store.js';
+export { generateSignerKey, NoteError, type NoteSigner, openNote, parseCheckpoint, parseSignerKey, parseVerifierKey } from './tlog/note.js';
+export { leafHash, parseTilePath, treeHash } from './tlog/tlog.js';
+export {
+  type DayWalk,
+  type LogSeen,
+  LogSeenSchema,
+  LogVerifyError,
+  logPrefix,
+  type VerifiedLog,
+  verifyLog,
+  walkDay,
+} from './tlog/verify-log.js';

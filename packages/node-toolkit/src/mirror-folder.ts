@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { MIRROR_MANIFEST } from '@hub/core-index';
-import { CORS, listenLoopback, sendFileBytes } from './mirror.js';
+import { CORS, listenLoopback, sendFileBytes } from './demo-mirror.js';
 
 export interface MirrorFolderServer {
   /** `http://localhost:PORT/` */

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { CoreDeps } from '../deps.js';
 import { loadIndex } from '../index/index-store.js';
-import { type AnswerLabels, type MetricEvent, type Metrics, teeMetrics } from '../metrics.js';
+import { type AnswerLabels, type MetricEvent, type Metrics, teeMetrics } from '../observe/metrics.js';
 import { createTestHub } from '../testing/fixture.js';
 import { AnswerCache } from './answer-cache.js';
 import { type HubRequest, json, type Route, text } from './contract.js';
 import { createHub } from './create-hub.js';
+import type { CoreDeps } from './deps.js';
 
 // Whole answers kept for reuse (issue 31): served again without the handler until the index or the health changes,
 // varied by the headers the handler read, never for errors, large bodies or routes that did not ask for it.

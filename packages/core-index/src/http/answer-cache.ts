@@ -1,6 +1,6 @@
-import type { CoreDeps } from '../deps.js';
 import type { IndexStore } from '../index/index-store.js';
 import type { HeaderBag, HubRequest, HubResponse } from './contract.js';
+import type { CoreDeps } from './deps.js';
 
 /**
  * Whole answers kept for reuse (issue 31, "hot path"): a route marked `reuse` answers as a function of its URL, the

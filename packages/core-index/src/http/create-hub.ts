@@ -1,4 +1,3 @@
-import type { CoreDeps } from '../deps.js';
 import {
   type AnswerLabels,
   type MetricEvent,
@@ -10,10 +9,11 @@ import {
   routeGroup,
   type Tally,
   tallyOf,
-} from '../metrics.js';
+} from '../observe/metrics.js';
 import { type Admission, type AdmitInput, admitRequest, shapesOf } from './admit.js';
 import { AnswerCache, type Kept } from './answer-cache.js';
 import { BodyTooLargeError, errorResponse, type HubRequest, type HubResponse, type Route, type RouteContext } from './contract.js';
+import type { CoreDeps } from './deps.js';
 import { finish } from './finish.js';
 import { Router } from './router.js';
 import {

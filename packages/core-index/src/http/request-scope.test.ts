@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { CoreDeps } from '../deps.js';
 import { createTestHub } from '../testing/fixture.js';
 import { type HubRequest, json, type Route } from './contract.js';
 import { createHub } from './create-hub.js';
+import type { CoreDeps } from './deps.js';
 
 /** Background work belongs to the request that started it (the edge hands each request's `ctx.waitUntil` in). */
 

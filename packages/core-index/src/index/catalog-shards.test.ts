@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { LOG_TILE_KIND } from '../log/log-store.js';
+import { type BuildModelInput, buildIndex, readArchive } from '../build/builder.js';
+import { LOG_TILE_KIND } from '../tlog/log-store.js';
 import { type Address, addressOf } from './blake3.js';
-import { type BuildModelInput, buildIndex, readArchive } from './builder.js';
 import { CATALOG_SHARD_KIND, CatalogReadError, readCatalog, splitCatalog } from './catalog-shards.js';
 import { IndexLoadError, type IndexStore, loadIndex } from './index-store.js';
 import { MemoryObjectStore } from './memory-object-store.js';

@@ -1,6 +1,7 @@
 import { type Address, addressOf } from './blake3.js';
 import { CatalogReadError, readCatalog } from './catalog-shards.js';
 import { type PackedIndex, readLoadPack } from './load-pack.js';
+import { loadPackBytes, type PackDigest, type PackModel, type PackSource, packFacts } from './load-pack-format.js';
 import type { ObjectStore } from './object-store.js';
 import { boundedAll } from './pool.js';
 import {
@@ -12,7 +13,6 @@ import {
   type SourceObject,
   SourceObjectSchema,
 } from './schemas.js';
-import { loadPackBytes, type PackDigest, type PackModel, type PackSource, packFacts } from './start-pack.js';
 
 import { weightBytesOf } from './weights.js';
 
@@ -92,7 +92,7 @@ export interface LoadIndexOptions {
  * Where a host keeps the load pack: one replaceable blob, local start state beside the store (node-server: a file in
  * the data folder), never an object of the store, so it is never listed, served or published, and each new pack
  * replaces the last instead of piling up. The blob is `<digest of the body>\n<body>` (see `loadPackBytes` in
- * start-pack.ts for the body): the catalog's rows and every model and source object it names, by address. A blob
+ * load-pack-format.ts for the body): the catalog's rows and every model and source object it names, by address. A blob
  * that does not match its digest, is of another layout version, or does not add up is damaged.
  */
 export interface LoadPackStorage {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { buildIndex } from '../build/builder.js';
 import { type Address, addressOf } from './blake3.js';
-import { buildIndex } from './builder.js';
 import { IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index-store.js';
+import { LOAD_PACK_KIND, LOAD_PACK_VERSION, type PackDigest, StartPack } from './load-pack-format.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
 import { searchModels } from './search.js';
 import { sha256Hex } from './sha256.js';
-import { LOAD_PACK_KIND, LOAD_PACK_VERSION, type PackDigest, StartPack } from './start-pack.js';
 
 // SYNTHETIC models (made-up ids and hashes).
 const models = Array.from({ length: 60 }, (_, i) => {

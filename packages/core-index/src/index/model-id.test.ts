@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { modelHostFixtures } from '../../../../fixtures/model-host/load.js';
-import { MemoryMissingLog } from '../deps.js';
+import { MemoryMissingLog } from '../http/deps.js';
 import { isModelId } from './model-id.js';
 
 describe('the model id grammar (one definition)', () => {

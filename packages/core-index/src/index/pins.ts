@@ -1,5 +1,5 @@
-import { DEFAULT_IPFS_GATEWAY } from '../sources/source-kinds.js';
 import { type Pins, PinsSchema } from './schemas.js';
+import { DEFAULT_IPFS_GATEWAY } from './source-kinds.js';
 
 export const PINS_FORMAT = 'svc.model-hub.pins/v1';
 

@@ -1,5 +1,5 @@
-import { SOURCE_KINDS } from '../sources/source-kinds.js';
 import * as z from '../zod.js';
+import { SOURCE_KINDS } from './source-kinds.js';
 
 /** Zod schemas for every resource of the specification. OpenAPI is generated from these too. */
 

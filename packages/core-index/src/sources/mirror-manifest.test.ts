@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceObject } from '../index/schemas.js';
 import { sha256Hex } from '../index/sha256.js';
+import { expandTemplate, type SourceConfig } from '../index/source-kinds.js';
 import { holdingOf, MIRROR_FORMAT, type MirrorManifest, mirrorHolds, parseMirrorManifest } from './mirror-manifest.js';
 import { probeMirror } from './probe-mirror.js';
 import { chooseSource } from './source-health.js';
-import { expandTemplate, type SourceConfig } from './source-kinds.js';
 
 // SYNTHETIC hashes and files
 const A = 'a'.repeat(64);

@@ -1,8 +1,8 @@
 import { Sha256Schema } from '../index/schemas.js';
+import { mirrorFileTemplate, type SourceConfig } from '../index/source-kinds.js';
 import * as z from '../zod.js';
-import { mirrorFileTemplate, type SourceConfig } from './source-kinds.js';
 
-export { mirrorFilePath } from './source-kinds.js';
+export { mirrorFilePath } from '../index/source-kinds.js';
 
 /**
  * A local mirror (design 10.3): a folder of verified files named by their SHA-256 (`sha256/<hex>`) and a manifest of

@@ -1,3 +1,4 @@
+import type { SourceConfig } from '../index/source-kinds.js';
 import {
   holdingOf,
   type MirrorHolding,
@@ -7,7 +8,6 @@ import {
   parseMirrorManifest,
 } from './mirror-manifest.js';
 import { errorText, type ProbeOptions, type ProbeOutcome, type ProbeReason, probeSource } from './prober.js';
-import type { SourceConfig } from './source-kinds.js';
 
 /**
  * Probe a mirror source (design 10.3): read its manifest (what it holds from now on; a mirror whose manifest cannot be

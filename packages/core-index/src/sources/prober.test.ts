@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { SourceObject } from '../index/schemas.js';
 import { sha256Hex } from '../index/sha256.js';
-import type { MetricEvent } from '../metrics.js';
+import type { SourceConfig } from '../index/source-kinds.js';
+import type { MetricEvent } from '../observe/metrics.js';
 import {
   currentProbeState,
   DEFAULT_PROBE_SETTINGS,
@@ -15,7 +16,6 @@ import {
   pullForward,
 } from './prober.js';
 import { MemorySourceHealth } from './source-health.js';
-import type { SourceConfig } from './source-kinds.js';
 import { memoryProbeStorage, SourceProber, type SourceProberOptions } from './source-prober.js';
 
 /** A prober over `sources` (in that order) with an injected fetch and clock, its state in memory. */

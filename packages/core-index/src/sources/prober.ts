@@ -1,7 +1,7 @@
 import type { SourceState } from '../index/schemas.js';
 import { createSha256 } from '../index/sha256.js';
+import { probeBase, type SourceConfig, sourceKindProblem } from '../index/source-kinds.js';
 import { type MirrorHolding, mirrorManifestUrl, mirrorTemplate } from './mirror-manifest.js';
-import { probeBase, type SourceConfig, sourceKindProblem } from './source-kinds.js';
 
 /**
  * Source health probes (design section 4): fetch each source's probe file, hash it with SHA-256 while it

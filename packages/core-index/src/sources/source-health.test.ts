@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SourceObject } from '../index/schemas.js';
+import { expandTemplate, type SourceConfig } from '../index/source-kinds.js';
 import { chooseSource, MemorySourceHealth } from './source-health.js';
-import { expandTemplate, type SourceConfig } from './source-kinds.js';
 
 const rev = 'a'.repeat(40);
 const src = (source: string, extra: Partial<SourceObject> = {}): SourceObject => ({

@@ -1,4 +1,5 @@
 import type { HubHealth, SourceObject, SourceState } from '../index/schemas.js';
+import { fileUrlAt, type SourceConfig } from '../index/source-kinds.js';
 import { type MirrorHolding, mirrorHolds } from './mirror-manifest.js';
 import {
   emptyProbeState,
@@ -9,7 +10,6 @@ import {
   probeSettings,
   recordOutcome,
 } from './prober.js';
-import { fileUrlAt, type SourceConfig } from './source-kinds.js';
 
 export interface SourceChoice {
   /** health key */

@@ -1,6 +1,7 @@
-import type { Logger } from '../deps.js';
+import type { Logger } from '../http/deps.js';
 import { boundedAll } from '../index/pool.js';
-import { type Metrics, noMetrics } from '../metrics.js';
+import type { SourceConfig } from '../index/source-kinds.js';
+import { type Metrics, noMetrics } from '../observe/metrics.js';
 import { probeMirror } from './probe-mirror.js';
 import {
   currentProbeState,
@@ -15,7 +16,6 @@ import {
   recordOutcome,
 } from './prober.js';
 import { MemorySourceHealth } from './source-health.js';
-import type { SourceConfig } from './source-kinds.js';
 
 /**
  * Where a host keeps the probe state between rounds and across restarts: a JSON file in the data folder on Node, a

@@ -1,11 +1,11 @@
-import { type CoreDeps, MemoryMissingLog, silentLogger } from '../deps.js';
+import { type BuildModelInput, buildIndex } from '../build/builder.js';
+import { type CoreDeps, MemoryMissingLog, silentLogger } from '../http/deps.js';
 import type { Address } from '../index/blake3.js';
-import { type BuildModelInput, buildIndex } from '../index/builder.js';
 import { type IndexStore, loadIndex } from '../index/index-store.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
-import { noMetrics } from '../metrics.js';
+import type { SourceConfig } from '../index/source-kinds.js';
+import { noMetrics } from '../observe/metrics.js';
 import { MemorySourceHealth } from '../sources/source-health.js';
-import type { SourceConfig } from '../sources/source-kinds.js';
 
 /**
  * SYNTHETIC fixture models for unit tests. Ids, paths and hashes are made up for tests and

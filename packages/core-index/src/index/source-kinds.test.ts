@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { SourceObjectSchema } from '../index/schemas.js';
-import { holdingOf, MIRROR_FORMAT } from './mirror-manifest.js';
-import { probeConfigProblem, probeUrl } from './prober.js';
-import { chooseSource } from './source-health.js';
+import { holdingOf, MIRROR_FORMAT } from '../sources/mirror-manifest.js';
+import { probeConfigProblem, probeUrl } from '../sources/prober.js';
+import { chooseSource } from '../sources/source-health.js';
+import { SourceObjectSchema } from './schemas.js';
 import {
   DEFAULT_SOURCES,
   fileUrlAt,

@@ -1,8 +1,8 @@
-import type { IndexStore } from './index/index-store.js';
-import { isModelId } from './index/model-id.js';
-import type { ObjectStore } from './index/object-store.js';
-import type { Metrics } from './metrics.js';
-import type { SourceHealth } from './sources/source-health.js';
+import type { IndexStore } from '../index/index-store.js';
+import { isModelId } from '../index/model-id.js';
+import type { ObjectStore } from '../index/object-store.js';
+import type { Metrics } from '../observe/metrics.js';
+import type { SourceHealth } from '../sources/source-health.js';
 
 /** pino-compatible structured logger. */
 export interface Logger {

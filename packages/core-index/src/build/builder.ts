@@ -1,11 +1,9 @@
 import { BUCKETS_REF } from '../buckets/schema.js';
-import { appendDays } from '../log/log-store.js';
-import type { NoteSigner } from '../log/note.js';
-import { SPACES_REF } from '../spaces/catalog.js';
-import { type Address, addressOf, blake3Hex } from './blake3.js';
-import { canonicalBytes, canonicalJson } from './canonical-json.js';
-import { readCatalog, writeCatalog } from './catalog-shards.js';
-import type { ObjectStore } from './object-store.js';
+import { type Address, addressOf, blake3Hex } from '../index/blake3.js';
+import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
+import { readCatalog, writeCatalog } from '../index/catalog-shards.js';
+import type { BuiltObjectKind } from '../index/load-pack-format.js';
+import type { ObjectStore } from '../index/object-store.js';
 import {
   type Archive,
   type ArchiveDay,
@@ -16,10 +14,12 @@ import {
   type ModelObject,
   type ModelRow,
   type SourceObject,
-} from './schemas.js';
-import { sha256Hex } from './sha256.js';
-import type { BuiltObjectKind } from './start-pack.js';
-import { isWeightFile } from './weights.js';
+} from '../index/schemas.js';
+import { sha256Hex } from '../index/sha256.js';
+import { isWeightFile } from '../index/weights.js';
+import { SPACES_REF } from '../spaces/catalog.js';
+import { appendDays } from '../tlog/log-store.js';
+import type { NoteSigner } from '../tlog/note.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 

@@ -1,5 +1,5 @@
-import type { Logger } from './deps.js';
-import type { ProbeReason } from './sources/prober.js';
+import type { Logger } from '../http/deps.js';
+import type { ProbeReason } from '../sources/prober.js';
 
 /**
  * Metric events (design 10.2): the core says what happened, a host's sink turns it into numbers (prom-client on

@@ -1,7 +1,7 @@
 import { BucketsCatalogSchema } from '../buckets/schema.js';
+import * as S from '../index/schemas.js';
 import { SpaceObjectSchema, SpacesCatalogSchema } from '../spaces/schema.js';
 import * as z from '../zod.js';
-import * as S from './schemas.js';
 
 /**
  * Spec resources that no handler in core-index builds, declared here so the machine description

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createComposedTestHub } from '@hub/hub/testing';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hubMiddleware } from './koa-adapter.js';
+import { hubMiddleware } from './node-listener.js';
 
 /** `hubMiddleware`: the hub mounted inside an operator's own Koa app (design: the hub skips Koa in node-server). */
 describe('hubMiddleware in an operator Koa app', () => {

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { BUCKETS_REF } from '../buckets/schema.js';
+import { MemoryObjectStore } from '../index/memory-object-store.js';
+import { ArchiveSchema } from '../index/schemas.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import { buildIndex, readArchive } from './builder.js';
-import { MemoryObjectStore } from './memory-object-store.js';
-import { ArchiveSchema } from './schemas.js';
 
 // SYNTHETIC model and catalogs (made-up ids, hashes and catalog bytes).
 const model = {

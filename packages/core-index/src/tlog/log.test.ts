@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { buildIndex, readArchive } from '../build/builder.js';
 import type { Address } from '../index/blake3.js';
-import { buildIndex, readArchive } from '../index/builder.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
 import type { ObjectStore } from '../index/object-store.js';
 import { appendDays, checkLogStore, readLogEntries, readLogState, readTile } from './log-store.js';
