@@ -5,7 +5,6 @@ import path from 'node:path';
 import { createAccountServices } from '@hub/account';
 import {
   type Address,
-  type HostPolicy,
   type Hub,
   type IndexStore,
   isLoopbackName,
@@ -38,7 +37,7 @@ import { type MetricsServer, observabilityFrom } from './metrics-http.js';
 import { FileMissingLog } from './missing-log.js';
 import { hubListener } from './node-listener.js';
 import { fileProbeStorage, probeSettingsFrom } from './prober.js';
-import { checkConfig, checkOrder } from './settings-check.js';
+import { checkConfig, checkOrder, hostPolicyOf } from './settings-check.js';
 import { SqliteAccountStore } from './stores/sqlite-account-store.js';
 import { fileLoadPack, loadVerifiedOnce } from './verify.js';
 
@@ -206,7 +205,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // What each mirror holds is known before the first request (its manifest read, one held file hashed).
   if (mirrors.length > 0) await health.round({ force: true, only: mirrors });
 
-  const baseUrl = config.baseUrl ? config.baseUrl.replace(/\/+$/, '') : undefined;
+  // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
+  const policy = hostPolicyOf(config, host);
+  const { baseUrl } = policy;
   const { hub, deps } = assembleHub({
     index: indexes,
     health,
@@ -237,13 +238,6 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     },
   });
 
-  // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
-  const policy: HostPolicy = {
-    listenHost: host,
-    ...(baseUrl ? { baseUrl } : {}),
-    ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
-    ...(config.trustProxy ? { trustProxy: true } : {}),
-  };
   // Hub paths go to the hub; the host's own `/-/` routes (liveness, readiness) are answered beside it, without Koa
   // (host-routes.ts). Node checks the header and request timeouts on `connectionsCheckingInterval` (its default, 30 s,
   // would stretch them).

@@ -6,7 +6,7 @@
  * Unknown config keys are refused, not warned about (docs/decisions/operations.md): a typo in `trustProxy`,
  * `airGapped`, `signingKey` or `metricsToken` would otherwise change what the hub does without a word.
  */
-import { DEFAULT_SOURCES } from '@hub/core-index';
+import { DEFAULT_SOURCES, type HostPolicy, HostSettingsError, hostPolicyFrom } from '@hub/core-index';
 import { mergeSources } from '@hub/hub';
 import { UsageError } from './cli-framework.js';
 import { ConfigError, configFileOf, type HubConfigFile, type ResolvedConfig, resolveConfig } from './config.js';
@@ -22,6 +22,7 @@ const port: Check = (v) =>
   Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535 ? undefined : 'must be a port number (0-65535)';
 const positive: Check = (v) => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? undefined : 'must be a positive number');
 const whole: Check = (v) => (Number.isInteger(v) && (v as number) > 0 ? undefined : 'must be a whole number ≥ 1');
+const hostSetting: Check = () => undefined;
 const object: Check = (v) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? undefined : 'must be an object');
 const either =
   (...checks: Check[]): Check =>
@@ -51,9 +52,10 @@ const CONFIG_KEYS: { [K in keyof Required<HubConfigFile>]: Check } = {
   port,
   host: text,
   dataDir: text,
-  baseUrl: text,
-  allowedHosts: texts,
-  trustProxy: bool,
+  // read (and refused) by core-index's hostPolicyFrom, as on the edge
+  baseUrl: hostSetting,
+  allowedHosts: hostSetting,
+  trustProxy: hostSetting,
   headersTimeoutSeconds: positive,
   requestTimeoutSeconds: positive,
   maxConnectionsPerAddress: whole,
@@ -118,23 +120,18 @@ export function checkConfig(config: HubConfigFile, where = 'config'): void {
     const problem = check(value);
     if (problem) throw new ConfigError(`${where}: ${key} ${problem}`);
   }
-  checkHostSettings(config, where);
+  hostPolicyOf(config, config.host ?? '127.0.0.1', where);
   checkProbeConfig(mergeSources(config.sources ?? [], []));
 }
 
-/** The settings of the host policy (design 10.1) must be usable as given, or the start fails with one line. */
-function checkHostSettings(c: HubConfigFile, where: string): void {
-  if (c.baseUrl === undefined) return;
-  let u: URL | undefined;
+/** The host settings as the host policy reads them: core-index's `hostPolicyFrom`, the one reader both hosts call. */
+export function hostPolicyOf(config: HubConfigFile, listenHost: string, where = 'config'): HostPolicy {
   try {
-    u = new URL(String(c.baseUrl));
-  } catch {
-    u = undefined;
+    return hostPolicyFrom({ listenHost, baseUrl: config.baseUrl, allowedHosts: config.allowedHosts, trustProxy: config.trustProxy });
+  } catch (e) {
+    if (e instanceof HostSettingsError) throw new ConfigError(`${where}: ${e.message}`);
+    throw e;
   }
-  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash || u.username || u.password)
-    throw new ConfigError(
-      `${where}: baseUrl must be an absolute http(s) URL without query, fragment or credentials (https://models.example.org).`,
-    );
 }
 
 /**

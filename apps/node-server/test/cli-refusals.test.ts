@@ -10,6 +10,7 @@ import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hostPolicyFrom } from '@hub/core-index';
 import { freePort, tempDirs } from '@hub/node-toolkit';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../src/server.js';
@@ -116,6 +117,24 @@ describe.skipIf(!existsSync(CLI)).concurrent('the CLI refuses mistakes in one li
       true,
     );
     expect(existsSync(data)).toBe(false);
+  });
+
+  it('a bad baseUrl is refused with the host-settings rule of both hosts (core-index hostPolicyFrom; the edge: apps/edge/test)', async () => {
+    const bad = 'ftp://models.example.org';
+    let expected = '';
+    try {
+      hostPolicyFrom({ listenHost: '127.0.0.1', baseUrl: bad });
+    } catch (e) {
+      expected = (e as Error).message;
+    }
+    expect(expected).not.toBe('');
+    const dir = await tmp('hub-refuse-');
+    const file = path.join(dir, 'hub.json');
+    await writeFile(file, JSON.stringify({ baseUrl: bad }));
+    const r = await hub(['serve', '--data', path.join(dir, 'data'), '--port', String(await freePort()), '--config', file]);
+    refused(r, /^hub serve: /);
+    expect(r.stderr).toContain(expected);
+    expect(existsSync(path.join(dir, 'data'))).toBe(false);
   });
 
   it('a busy port and an address this machine lacks: one line, exit 2 (a demo folder too)', async () => {

@@ -68,6 +68,7 @@ export {
   silentLogger,
 } from './http/deps.js';
 export { type HostPolicy, isLoopbackName, originHostname } from './http/host-policy.js';
+export { HostSettingsError, hostPolicyFrom } from './http/host-settings.js';
 export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
