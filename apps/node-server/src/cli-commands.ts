@@ -3,12 +3,14 @@
  * answers `--help`, usage mistakes and exit codes from these). A new command is one more entry in COMMANDS; its
  * code is imported inside `run`, so the table stays cheap to load (`hub get` never loads the server).
  */
-import { type Command, command, type OptionSpecs } from './cli-framework.js';
+import { MODELSCOPE_URL } from '@hub/core-index/light';
+import { type Command, command, DEFAULT_HUB_URL, type OptionSpecs } from './cli-framework.js';
 
 const DATA = { type: 'string', arg: 'DIR', help: 'The data folder (default ./.hub-data, or HUB_DATA).' } as const;
 const CONFIG = { type: 'string', arg: 'FILE', help: 'A configuration file (or HUB_CONFIG).' } as const;
-const HUB_URL = { type: 'string', arg: 'URL', help: 'The hub (default HUB_URL, else http://localhost:8080).' } as const;
-const PUBLISH_URL = { type: 'string', arg: 'BASE', help: 'The hub to publish to (default HUB_URL, else http://127.0.0.1:8080).' } as const;
+const HUB_URL = { type: 'string', arg: 'URL', help: `The hub (default HUB_URL, else ${DEFAULT_HUB_URL}).` } as const;
+const PUBLISH_URL = { type: 'string', arg: 'BASE', help: `The hub to publish to (default HUB_URL, else ${DEFAULT_HUB_URL}).` } as const;
+const MODELSCOPE = { type: 'string', arg: 'URL|off', help: `Where models are looked up by SHA-256 (default ${MODELSCOPE_URL}).` } as const;
 const SOURCE = {
   type: 'string',
   multiple: true,
@@ -25,7 +27,7 @@ export const SERVE_OPTIONS = {
   'refresh-at': { type: 'string', arg: 'HH:MM', help: 'The time of day (UTC) of a daily refresh (default 03:00).' },
   upstream: { type: 'string', arg: 'URL', help: 'The model host a refresh reads (default https://huggingface.co).' },
   top: { type: 'string', arg: 'N', help: 'How many trending models a refresh indexes (default 500).' },
-  modelscope: { type: 'string', arg: 'URL|off', help: 'Where a refresh looks models up by SHA-256 (default https://modelscope.cn).' },
+  modelscope: MODELSCOPE,
 } as const satisfies OptionSpecs;
 
 const SERVE = command({
@@ -52,7 +54,7 @@ export const INDEX_BUILD_OPTIONS = {
   config: CONFIG,
   date: { type: 'string', arg: 'YYYY-MM-DD', help: "The index's day (default today, UTC)." },
   top: { type: 'string', arg: 'N', help: 'How many trending models (default 500, at most 10000).' },
-  modelscope: { type: 'string', arg: 'URL|off', help: 'Where to look models up by SHA-256 (default https://modelscope.cn).' },
+  modelscope: MODELSCOPE,
   'model-concurrency': { type: 'string', arg: 'N', help: 'Models indexed at once (1-64).' },
   'request-concurrency': { type: 'string', arg: 'N', help: 'Requests to the upstream at once (1-64).' },
   'small-file-cap': { type: 'string', arg: 'BYTES', help: 'Files up to this size are downloaded and hashed.' },
@@ -177,7 +179,7 @@ then the tag. Blobs the bucket already holds are not sent again. Any OCI client 
 });
 
 export const BUCKETS_GET_OPTIONS = {
-  url: { type: 'string', arg: 'BASE', help: 'The hub (default HUB_URL, else http://127.0.0.1:8080).' },
+  url: { ...HUB_URL, arg: 'BASE' },
 } as const satisfies OptionSpecs;
 
 const BUCKETS_GET = command({

@@ -1,5 +1,4 @@
 /** `hub get`: download a model's files through the hub, every byte checked against the hub's SHA-256. */
-import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArchiveSeen } from '@hub/client';
@@ -19,11 +18,11 @@ import {
   nodeHasher,
   parseRef,
   type RemoteFile,
-  readFileChunks,
   selectFiles,
+  sha256File,
 } from '@hub/client/get';
 import { GET, type GET_OPTIONS, VERIFY_CACHE, type VERIFY_CACHE_OPTIONS } from './cli-commands.js';
-import { type Command, type Parsed, parseCommand, UsageError, usageText } from './cli-framework.js';
+import { hubUrlOf, type Parsed, runWith, UsageError } from './cli-framework.js';
 import { ProgressBars } from './progress.js';
 
 export interface GetIo {
@@ -34,25 +33,9 @@ export interface GetIo {
   fetch?: typeof fetch;
 }
 
-/** Runs a client command on its arguments: a usage mistake is written as one line and the usage (exit 2). */
-async function withUsage<O extends typeof GET | typeof VERIFY_CACHE>(
-  c: O,
-  argv: string[],
-  io: GetIo,
-  run: (p: Parsed<O['options']>, io: GetIo) => Promise<number>,
-): Promise<number> {
-  try {
-    return await run(parseCommand(c as Command<O['options']>, argv), io);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.err(`hub ${c.name}: ${e.message}\n${usageText(c as unknown as Command)}`);
-    return 2;
-  }
-}
-
 /** Runs `hub get` on its arguments; returns the exit code (0 all verified, 1 a file failed, 2 bad usage). */
 export function getCommand(argv: string[], io: GetIo): Promise<number> {
-  return withUsage(GET, argv, io, getRun);
+  return runWith(GET, argv, io, getRun);
 }
 
 /** `hub get` on parsed arguments. */
@@ -72,7 +55,7 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  const hub = values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const hub = hubUrlOf(values.hub, io.env);
   const keys = values.key ?? (io.env.HUB_LOG_KEY ? [io.env.HUB_LOG_KEY] : []);
   if (values['verify-log'] && keys.length === 0)
     throw new UsageError('--verify-log needs --key VKEY (or HUB_LOG_KEY): the verifier key the hub operator published');
@@ -170,14 +153,6 @@ async function refuseUnlogged(
   return false;
 }
 
-async function hashFile(file: string): Promise<string> {
-  const h = createHash('sha256');
-  await readFileChunks(file, (c) => {
-    h.update(c);
-  });
-  return h.digest('hex');
-}
-
 async function walk(dir: string, prefix = ''): Promise<string[]> {
   const out: string[] = [];
   for (const e of await readdir(dir, { withFileTypes: true })) {
@@ -190,13 +165,13 @@ async function walk(dir: string, prefix = ''): Promise<string[]> {
 
 /** Runs `hub verify-cache` on its arguments; returns the exit code (0 no mismatch, 1 a mismatch or a failed fix, 2 bad usage). */
 export function verifyCacheCommand(argv: string[], io: GetIo): Promise<number> {
-  return withUsage(VERIFY_CACHE, argv, io, verifyCacheRun);
+  return runWith(VERIFY_CACHE, argv, io, verifyCacheRun);
 }
 
 /** `hub verify-cache` on parsed arguments. */
 export async function verifyCacheRun(parsed: Parsed<typeof VERIFY_CACHE_OPTIONS>, io: GetIo): Promise<number> {
   const cache = parsed.positionals[0] ?? defaultHfCache(io.env);
-  const hub = parsed.values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const hub = hubUrlOf(parsed.values.hub, io.env);
   const opts: ClientOptions = { hub, hasher: nodeHasher, ...(io.fetch ? { fetch: io.fetch } : { getBytes: nodeGetBytes }) };
   const say = (v: Record<string, unknown>, text: string) => (io.tty ? io.err(`${text}\n`) : io.out(JSON.stringify(v)));
   let repos: string[];
@@ -246,7 +221,7 @@ export async function verifyCacheRun(parsed: Parsed<typeof VERIFY_CACHE_OPTIONS>
           say({ event: 'unknown', model: id, revision: commit, file: rel }, `?  ${id}@${commit} ${rel}: not in the hub's index`);
           continue;
         }
-        const actual = await hashFile(join(cache, folder, 'snapshots', commit, ...rel.split('/')));
+        const actual = await sha256File(join(cache, folder, 'snapshots', commit, ...rel.split('/')));
         if (actual === expected.sha256) {
           say({ event: 'match', model: id, revision: commit, file: rel, sha256: actual }, `ok ${id}@${commit} ${rel}`);
         } else {

@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { namingFetch } from '@hub/client/get';
 import { type Logger, PinsError } from '@hub/core-index';
 import { PublishError, publishObject } from '@hub/objects';
 import type { BuildProgress } from '@hub/upstream';
 import { installFastBlake3 } from './blake3-node.js';
 import type { OBJECTS_PUT_OPTIONS } from './cli-commands.js';
-import { CliError, type Parsed, UsageError } from './cli-framework.js';
+import { CliError, hubUrlOf, type Parsed, UsageError } from './cli-framework.js';
 import type { ResolvedConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { parseRefresh, type RefreshError, type Refresher, startRefresh } from './refresh.js';
@@ -79,7 +80,7 @@ export function buildSettings(values: UpstreamValues) {
     upstream,
     ...(top ? { top } : {}),
     ...(values.date ? { date: values.date } : {}),
-    modelscope: ms === 'off' ? (false as const) : (ms ?? 'https://modelscope.cn'),
+    ...(ms !== undefined ? { modelscope: ms === 'off' ? (false as const) : ms } : {}),
     sources,
     ...(modelConcurrency ? { modelConcurrency } : {}),
     ...(requestConcurrency ? { requestConcurrency } : {}),
@@ -125,7 +126,7 @@ export async function objectsPutCommand({ values, positionals }: Parsed<typeof O
   if (!values.kind) throw new UsageError('needs --kind KIND (for example model-hub.model)');
   const token = values.token ?? process.env.HUB_PUBLISHER_TOKEN;
   if (!token) throw new UsageError('needs --token TOKEN (or HUB_PUBLISHER_TOKEN): a publisher token of the hub');
-  const url = values.url ?? process.env.HUB_URL ?? 'http://127.0.0.1:8080';
+  const url = hubUrlOf(values.url, process.env);
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(await readFile(file));
@@ -134,7 +135,7 @@ export async function objectsPutCommand({ values, positionals }: Parsed<typeof O
   }
   const mediaType = values['media-type'] ?? (/\.json$/i.test(file) ? 'application/json' : 'application/octet-stream');
   try {
-    const r = await publishObject(url, token, bytes, { kind: values.kind, mediaType, filename: path.basename(file) });
+    const r = await publishObject(url, token, bytes, { kind: values.kind, mediaType, filename: path.basename(file) }, namingFetch(fetch));
     process.stdout.write(
       `${JSON.stringify({ address: r.address, created: r.created, size: bytes.byteLength, ...(r.chunks ? { chunks: r.chunks } : {}) })}\n`,
     );

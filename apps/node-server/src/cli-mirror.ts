@@ -18,7 +18,7 @@ import {
   MIRROR_VERIFY,
   type MIRROR_VERIFY_OPTIONS,
 } from './cli-commands.js';
-import { CliError, type Command, type OptionSpecs, type Parsed, parseCommand, UsageError, usageText } from './cli-framework.js';
+import { CliError, hubUrlOf, type Parsed, runWith, UsageError } from './cli-framework.js';
 import { ProgressBars } from './progress.js';
 
 export interface MirrorIo {
@@ -136,7 +136,7 @@ export async function mirrorPullRun({ values, positionals }: Parsed<typeof MIRRO
   const maxBytes = values['max-bytes'] !== undefined ? parseSize(values['max-bytes']) : undefined;
   const parallel = wholeNumber('--parallel', values.parallel, 4);
   const stall = wholeNumber('--stall-seconds', values['stall-seconds'], 30);
-  const hub = values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const hub = hubUrlOf(values.hub, io.env);
   const bars = new ProgressBars((l) => io.err(l));
   const opts = clientOptions(hub, io, bars, stall);
   const models = await chooseModels(opts, refs, top, maxBytes, (id, why) =>
@@ -251,23 +251,7 @@ export function processMirrorIo(): MirrorIo {
   };
 }
 
-/** A command on its arguments, a usage mistake as one line and the usage (exit 2), as the CLI layer answers it. */
-async function withUsage<O extends OptionSpecs>(
-  c: Command<O>,
-  argv: string[],
-  io: MirrorIo,
-  run: (args: Parsed<O>, io: MirrorIo) => Promise<number>,
-): Promise<number> {
-  try {
-    return await run(parseCommand(c, argv), io);
-  } catch (e) {
-    if (!(e instanceof UsageError || e instanceof CliError)) throw e;
-    io.err(`hub ${c.name}: ${e.message}\n${e instanceof UsageError ? usageText(c as unknown as Command) : ''}`);
-    return 2;
-  }
-}
-
-export const mirrorPull = (argv: string[], io: MirrorIo) => withUsage(MIRROR_PULL, argv, io, mirrorPullRun);
-export const mirrorVerify = (argv: string[], io: MirrorIo) => withUsage(MIRROR_VERIFY, argv, io, mirrorVerifyRun);
-export const bundleCreateCommand = (argv: string[], io: MirrorIo) => withUsage(BUNDLE_CREATE, argv, io, bundleCreateRun);
-export const bundleImportCommand = (argv: string[], io: MirrorIo) => withUsage(BUNDLE_IMPORT, argv, io, bundleImportRun);
+export const mirrorPull = (argv: string[], io: MirrorIo) => runWith(MIRROR_PULL, argv, io, mirrorPullRun);
+export const mirrorVerify = (argv: string[], io: MirrorIo) => runWith(MIRROR_VERIFY, argv, io, mirrorVerifyRun);
+export const bundleCreateCommand = (argv: string[], io: MirrorIo) => runWith(BUNDLE_CREATE, argv, io, bundleCreateRun);
+export const bundleImportCommand = (argv: string[], io: MirrorIo) => runWith(BUNDLE_IMPORT, argv, io, bundleImportRun);

@@ -13,6 +13,6 @@ export {
   parseRef,
   type RemoteFile,
 } from './download.js';
-export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher, readFileChunks } from './node/transfer.js';
-export { HubAnswerError } from './reach.js';
+export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher, sha256File } from './node/transfer.js';
+export { HubAnswerError, namingFetch } from './reach.js';
 export { selectFiles } from './select.js';

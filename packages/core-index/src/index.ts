@@ -15,6 +15,7 @@ export {
   putJson,
   readArchive,
 } from './build/builder.js';
+export { commitDays } from './build/commit-days.js';
 export { namedJsonSchemas } from './build/json-schema.js';
 export { admitRequest, errorShapes } from './http/admit.js';
 export {
@@ -72,6 +73,7 @@ export { HostSettingsError, hostPolicyFrom } from './http/host-settings.js';
 export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
+export { BUNDLE_FILE, BUNDLE_FORMAT, type Bundle, BundleSchema } from './index/bundle-schema.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
 export { readCatalog } from './index/catalog-shards.js';
 export {
@@ -131,6 +133,7 @@ export {
   DEFAULT_IPFS_GATEWAY,
   DEFAULT_SOURCES,
   isSourceKind,
+  MODELSCOPE_URL,
   SOURCE_KIND_INFO,
   type SourceConfig,
   sourceKindProblem,
@@ -169,11 +172,9 @@ export {
   spaceMediaType,
 } from './spaces/schema.js';
 export {
-  appendDays,
   CHECKPOINT_MEDIA_TYPE,
   checkLogStore,
   LOG_TILE_KIND,
-  LogEntrySchema,
   LogStateError,
   readLogEntries,
   readLogState,
