@@ -20,15 +20,17 @@ export function syncedCounter(registry: Registry, name: string, help: string, la
     collect() {
       for (const s of all) {
         const delta = s.count - s.reported;
-        if (delta > 0) {
+        // A series opened and not yet counted is shown at 0 from the first scrape, so increase() sees its first rise.
+        if (delta > 0 || !s.shown) {
           this.inc(s.labels, delta);
           s.reported = s.count;
+          s.shown = true;
         }
       }
     },
   });
   const open = (labels: Labels): Series => {
-    const s = { labels, count: 0, reported: 0 };
+    const s: Series = { labels, count: 0, reported: 0, shown: false };
     all.push(s);
     return s;
   };
@@ -56,6 +58,8 @@ export interface Series {
   labels: Labels;
   count: number;
   reported: number;
+  /** Whether a scrape has shown the series (at 0 or more). */
+  shown: boolean;
 }
 
 interface GroupCounts {

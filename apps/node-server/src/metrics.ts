@@ -1,4 +1,4 @@
-import type { AnswerLabels, MetricEvent, Metrics, Tally } from '@hub/core-index';
+import { type AnswerLabels, type MetricEvent, type Metrics, routeGroup, type Tally } from '@hub/core-index';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { GroupHistogram, type Series, syncedCounter } from './metrics-series.js';
 
@@ -19,6 +19,8 @@ const PROBE_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 export interface PromMetrics extends Metrics {
   prepare(answer: AnswerLabels, also: readonly MetricEvent[]): Tally;
+  /** Show the series of these routes (their 5xx) and sources (their probes) at 0 from the first scrape. */
+  declare(known: { routes?: ReadonlyArray<{ method: string; path: string }>; sources?: readonly string[] }): void;
   readonly registry: Registry;
   /** The exposition text (Prometheus text format 0.0.4). */
   scrape(): Promise<string>;
@@ -168,12 +170,13 @@ export function promMetrics(
     registers,
   });
 
-  // Zero series for the unlabelled outcomes, so rate() and absent() work from the first scrape.
-  for (const outcome of ['created', 'existing', 'refused']) published.labels({ outcome });
-  for (const outcome of ['ok', 'refused', 'limited', 'unauthorized']) accountWrites.labels({ outcome });
-  for (const group of ['hf', 'oci']) noLive.labels({ group });
-  for (const outcome of ['done', 'failed', 'kept']) upstreamModels.labels({ outcome });
-  for (const outcome of ['ok', 'failed']) upstreamRuns.labels({ outcome });
+  // Zero series for every known label set, so increase() and rate() see the first event after a start (a series
+  // that appears at 1 has no earlier sample to rise from). prom-client's labels() alone creates nothing; inc(0) does.
+  for (const outcome of ['created', 'existing', 'refused']) published.inc({ outcome }, 0);
+  for (const outcome of ['ok', 'refused', 'limited', 'unauthorized']) accountWrites.inc({ outcome }, 0);
+  for (const group of ['hf', 'oci']) noLive.inc({ group }, 0);
+  for (const outcome of ['done', 'failed', 'kept']) upstreamModels.inc({ outcome }, 0);
+  for (const outcome of ['ok', 'failed']) upstreamRuns.inc({ outcome }, 0);
 
   const STATUS_CLASSES = ['1xx', '2xx', '3xx', '4xx', '5xx'];
   const statusClass = (status: number) => STATUS_CLASSES[Math.floor(status / 100) - 1] ?? 'other';
@@ -279,9 +282,23 @@ export function promMetrics(
     }
   }
 
+  /**
+   * The label sets known once the hub is assembled: a 5xx series for each route and method (what HubErrors5xx sums)
+   * and the probe-duration series of each source (what HubSlowProbes reads), all at 0 until counted.
+   */
+  function declare(known: { routes?: ReadonlyArray<{ method: string; path: string }>; sources?: readonly string[] }): void {
+    for (const r of known.routes ?? []) {
+      const group = routeGroup(r.path);
+      for (const method of r.method === 'GET' ? ['GET', 'HEAD'] : [r.method])
+        requestSeriesOf({ route: r.path, group, method, status: 500, source: undefined, bytes: undefined });
+    }
+    for (const source of known.sources ?? []) probeDuration.zero({ source });
+  }
+
   return {
     registry,
     contentType: registry.contentType,
+    declare,
     emit,
     prepare,
     keptTimingSample: options.keptTimingSample ?? KEPT_TIMING_SAMPLE,

@@ -76,10 +76,8 @@ export function hubListener(
 ) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const url = req.url ?? '/';
-    if (url.startsWith('/-/')) {
-      void hostRoutes(req, res);
-      return;
-    }
+    // the host's own `/-/` routes; a path under `/-/` they do not answer is the hub's, as any unknown path
+    if (url.startsWith('/-/') && hostRoutes(req, res) !== false) return;
     const admitted = toHubRequest(hub, req, protocol, policy);
     // an invalid Host or request target, or a rebinding refusal, is answered without reaching the routes
     if ('status' in admitted) {

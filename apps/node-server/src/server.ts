@@ -7,7 +7,6 @@ import {
   type Address,
   type Hub,
   type IndexStore,
-  isLoopbackName,
   type Logger,
   type SourceConfig,
   SourceProber,
@@ -34,6 +33,7 @@ import { hostRoutes } from './host-routes.js';
 import { DEFAULT_HOST, listenOn } from './listen.js';
 import { createLogger } from './logger.js';
 import { type MetricsServer, observabilityFrom } from './metrics-http.js';
+import { watchMirrorManifest } from './mirror-watch.js';
 import { FileMissingLog } from './missing-log.js';
 import { hubListener } from './node-listener.js';
 import { fileProbeStorage, probeSettingsFrom } from './prober.js';
@@ -77,10 +77,24 @@ export interface RunningHub {
 /** The health key of the data folder's own mirror (`DIR/mirror`; design 10.3). */
 export const LOCAL_MIRROR = 'local-mirror';
 
-export function sourcesFromConfig(config: HubConfigFile, demo?: StaticMirror, localMirror?: string, airGapped = false): SourceConfig[] {
-  // The demo mirror runs beside the hub: its redirects name the host the client reached the hub by (onHubHost).
+export function sourcesFromConfig(
+  config: HubConfigFile,
+  demo?: StaticMirror,
+  localMirror?: { url: string; beside: boolean },
+  airGapped = false,
+): SourceConfig[] {
+  // The demo mirror and the data folder's mirror run beside the hub, where it listens: their redirects name the host
+  // the client reached the hub by (onHubHost). A mirror URL the config names is used as written.
   const own: SourceConfig[] = demo ? [demoSource(demo.template, { onHubHost: true })] : [];
-  if (localMirror) own.push({ name: LOCAL_MIRROR, display: 'Local mirror', token: 'mirror', kind: 'mirror', url: localMirror });
+  if (localMirror)
+    own.push({
+      name: LOCAL_MIRROR,
+      display: 'Local mirror',
+      token: 'mirror',
+      kind: 'mirror',
+      url: localMirror.url,
+      ...(localMirror.beside ? { onHubHost: true } : {}),
+    });
   const merged = mergeSources(config.sources ?? [], own);
   // Air-gapped (a data folder filled by `hub bundle import`): only mirrors and the sources the config names are
   // redirected to; the index's public hosts are unreachable from here, so a file no mirror holds answers 503.
@@ -160,15 +174,16 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       .current()
       .sourceKinds()
       .some(([name]) => name === DEMO_SOURCE);
+  // The servers beside the hub (the demo mirror, the data folder's mirror) listen on the hub's address, so they are
+  // reached wherever the hub is: on every interface with `--host 0.0.0.0`, on 127.0.0.2 with `--host 127.0.0.2`.
+  const besideHost = host === 'localhost' ? '127.0.0.1' : host;
   let mirror: StaticMirror | undefined;
   if (usesDemo && options.demoMirror !== false) {
     const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);
-    // It listens where the hub does (loopback, or the network), so a demo download works from wherever the hub is reached.
-    const mirrorHost = isLoopbackName(host) ? '127.0.0.1' : host;
-    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted, host: mirrorHost })
-      .catch(() => startStaticMirror({ root: demoTreeDir(), port: 0, host: mirrorHost }))
+    mirror = await startStaticMirror({ root: demoTreeDir(), port: wanted, host: besideHost })
+      .catch(() => startStaticMirror({ root: demoTreeDir(), port: 0, host: besideHost }))
       .catch((e: NodeJS.ErrnoException) => {
-        throw cannotListen(mirrorHost, wanted, e);
+        throw cannotListen(besideHost, wanted, e);
       });
     log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
   }
@@ -180,10 +195,20 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const configuredMirror = config.sources?.find((s) => s.name === LOCAL_MIRROR && s.url);
   if (!configuredMirror && (await hasMirror(mirrorDir))) {
     const wanted = config.localMirrorPort ?? (options.port ? options.port + (mirror ? 2 : 1) : 0);
-    localMirror = await serveMirrorFolder({ root: mirrorDir, port: wanted }).catch(() => serveMirrorFolder({ root: mirrorDir, port: 0 }));
+    localMirror = await serveMirrorFolder({ root: mirrorDir, port: wanted, host: besideHost })
+      .catch(() => serveMirrorFolder({ root: mirrorDir, port: 0, host: besideHost }))
+      .catch(async (e: NodeJS.ErrnoException) => {
+        await mirror?.close();
+        throw cannotListen(besideHost, wanted, e);
+      });
     log.info({ mirror: localMirror.url, folder: mirrorDir }, 'serving the local mirror');
   }
-  const sources = sourcesFromConfig(config, mirror, localMirror?.url ?? configuredMirror?.url, airGapped);
+  const ownMirror = localMirror
+    ? { url: localMirror.url, beside: true }
+    : configuredMirror?.url
+      ? { url: configuredMirror.url, beside: false }
+      : undefined;
+  const sources = sourcesFromConfig(config, mirror, ownMirror, airGapped);
   const mirrors = sources.filter((s) => s.kind === 'mirror').map((s) => s.name);
   const order = config.order ?? [
     // mirrors first (an operator's local copy), then the demo mirror, then the rest as configured
@@ -204,6 +229,18 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   await health.load();
   // What each mirror holds is known before the first request (its manifest read, one held file hashed).
   if (mirrors.length > 0) await health.round({ force: true, only: mirrors });
+  // The data folder's mirror is re-read as soon as its manifest changes (a `hub mirror verify` moving a file aside).
+  const mirrorWatch =
+    ownMirror && (await hasMirror(mirrorDir))
+      ? watchMirrorManifest(
+          mirrorDir,
+          () =>
+            void health
+              .round({ force: true, only: [LOCAL_MIRROR] })
+              .catch((e: unknown) => log.warn({ err: String(e) }, 'mirror re-read failed')),
+          log,
+        )
+      : undefined;
 
   // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
   const policy = hostPolicyOf(config, host);
@@ -238,6 +275,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     },
   });
 
+  // The 5xx series HubErrors5xx sums and each source's probe series, shown at 0 from the first scrape.
+  observability.prom?.declare({ routes: hub.routes, sources: sources.map((s) => s.name) });
   // Hub paths go to the hub; the host's own `/-/` routes (liveness, readiness) are answered beside it, without Koa
   // (host-routes.ts). Node checks the header and request timeouts on `connectionsCheckingInterval` (its default, 30 s,
   // would stretch them).
@@ -303,6 +342,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     prober: health,
     reload: () => indexes.reload(),
     async close() {
+      mirrorWatch?.close();
       await health.stop();
       // The metrics port first: it hands its connections to `server`.
       await metricsServer?.close();

@@ -131,7 +131,8 @@ describe('a bundle carried to a hub with no other source', () => {
     expect(health.sources['local-mirror']).toMatchObject({ ok: true, reason: 'verified', mirror: { files: 6 } });
     // the index's own sources are unreachable from a closed network: never redirected to
     expect(health.sources['source-a']).toBeUndefined();
-    await downloadsThrough(hub, hub.localMirror?.url as string);
+    // the mirror beside the hub, named by the host the client used (127.0.0.1 here)
+    await downloadsThrough(hub, `http://127.0.0.1:${hub.localMirror?.port}/`);
     await leftOutIs503(hub);
     // the model page says which files the local mirror holds
     const page = await (await fetch(`${hub.url}/models/${GGUF}`, { headers: { accept: 'text/html' } })).text();

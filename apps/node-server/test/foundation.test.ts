@@ -169,7 +169,7 @@ describe('the hub on its embedded default', () => {
     expect(garbage).toMatch(/^HTTP\/1\.1 4\d\d/);
   });
 
-  it('answers the host routes /-/live and /-/ready (GET and HEAD), 405 for other methods and 404 {error} for other /-/ paths', async () => {
+  it('answers the host routes /-/live and /-/ready (GET and HEAD), 405 for other methods, and other /-/ paths as every unknown path', async () => {
     const live = await fetch(`${hub.url}/-/live`);
     expect(live.status).toBe(200);
     expect(live.headers.get('content-type')).toMatch(/^application\/json/);
@@ -183,10 +183,18 @@ describe('the hub on its embedded default', () => {
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
     expect((await post.json()).error).toMatch(/GET and HEAD/);
-    const other = await fetch(`${hub.url}/-/metrics-or-anything`);
-    expect(other.status).toBe(404);
-    expect(other.headers.get('x-error-code')).toBe('NotFound');
-    expect((await other.json()).error).toMatch(/\/-\/live/);
+    expect([post.headers.get('access-control-allow-origin'), post.headers.get('x-content-type-options')]).toEqual(['*', 'nosniff']);
+    expect([live.headers.get('access-control-allow-origin'), live.headers.get('x-content-type-options')]).toEqual(['*', 'nosniff']);
+    // Any other path under /-/ is an unknown path like any other (issue 37): the hub's own 404, CORS and nosniff.
+    const unknown = await fetch(`${hub.url}/no/such/route`);
+    const unknownHead = [...unknown.headers].filter(([k]) => !['date', 'content-length', 'connection', 'keep-alive'].includes(k));
+    for (const target of ['/-/metrics-or-anything', '/-/../api/models', '/-/%2e%2e/api/models', '/-/a/b/c']) {
+      const raw = await rawRequest(hub.running.port, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      const [head = '', body = ''] = raw.split('\r\n\r\n');
+      expect(head.split('\r\n')[0], target).toBe('HTTP/1.1 404 Not Found');
+      for (const [k, v] of unknownHead) expect(head.toLowerCase(), `${target} ${k}`).toContain(`\r\n${k}: ${v.toLowerCase()}`);
+      expect(body, target).toMatch(/^(Not found: |-\/\S+ is not in today's index)/);
+    }
     // kept alive: the body is framed by content-length, so a second request on the same connection is answered
     const raw = await rawRequest(
       hub.running.port,

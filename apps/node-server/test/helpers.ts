@@ -27,7 +27,10 @@ export interface TestHubOptions {
 export interface TestHub {
   /** the hub, `http://127.0.0.1:PORT` */
   url: string;
-  /** the byte source holding the trees' (or the demo's) bytes, `http://localhost:PORT2` */
+  /**
+   * the byte source holding the trees' bytes (`http://localhost:PORT2`), or the demo mirror beside the hub as a client
+   * of `url` is sent to it: the hub's host name with the mirror's port (`http://127.0.0.1:PORT2`)
+   */
   mirrorUrl: string;
   dataDir: string;
   treeDir?: string;
@@ -87,7 +90,8 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
     };
   }
   const running = await startServer({ dataDir, port: 0, host: options.host ?? '127.0.0.1', config, logger });
-  const mirrorUrl = mirror?.url ?? running.mirror?.url ?? '';
+  const demo = running.mirror ? `http://${new URL(running.url).host.replace(/:\d+$/, '')}:${running.mirror.port}` : '';
+  const mirrorUrl = mirror?.url ?? demo;
   return {
     url: running.url,
     mirrorUrl,

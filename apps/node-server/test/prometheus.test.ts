@@ -1,16 +1,15 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { buildIndex } from '@hub/core-index';
-import { freePort } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
+import { PROMETHEUS, startPrometheus, waitFor } from './prometheus-helper.js';
 
 /**
  * A real Prometheus (Debian's 2.42, `/usr/bin/prometheus`) scrapes a real node-server (issue 28). Its own config and
@@ -19,7 +18,6 @@ import { startTestHub, type TestHub } from './helpers.js';
  * Prometheus stored is read back through its HTTP API.
  */
 
-const PROMETHEUS = '/usr/bin/prometheus';
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -65,22 +63,6 @@ class LoopbackSource {
       server.close(() => resolve());
       server.closeAllConnections();
     });
-  }
-}
-
-/** A free loopback port (bound, read, released). */
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const start = Date.now();
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`);
-    await new Promise((r) => setTimeout(r, 250));
   }
 }
 
@@ -140,53 +122,10 @@ describe.skipIf(!existsSync(PROMETHEUS))('a real Prometheus scraping node-server
     const target = new URL(hub.running.metrics?.url ?? '').host;
 
     // Prometheus with its own config, data folder and loopback port.
-    const promPort = await freePort();
-    const config = path.join(dir, 'prometheus.yml');
-    await writeFile(
-      config,
-      [
-        'global:',
-        '  scrape_interval: 500ms',
-        '  scrape_timeout: 400ms',
-        'scrape_configs:',
-        '  - job_name: hub',
-        '    static_configs:',
-        `      - targets: ['${target}']`,
-        '',
-      ].join('\n'),
-    );
-    const logs: string[] = [];
-    const prom: ChildProcess = spawn(
-      PROMETHEUS,
-      [
-        `--config.file=${config}`,
-        `--storage.tsdb.path=${path.join(dir, 'tsdb')}`,
-        `--web.listen-address=127.0.0.1:${promPort}`,
-        '--web.console.templates=/nonexistent',
-        '--web.console.libraries=/nonexistent',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    prom.stdout?.on('data', (d) => logs.push(String(d)));
-    prom.stderr?.on('data', (d) => logs.push(String(d)));
-    cleanups.push(async () => {
-      if (prom.exitCode !== null || prom.pid === undefined) return;
-      const exited = new Promise((resolve) => prom.once('exit', resolve));
-      process.kill(prom.pid, 'SIGTERM');
-      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
-      if (prom.exitCode === null) process.kill(prom.pid, 'SIGKILL');
-    });
-
-    /** One instant query: the value of each series, by the label `by` (or `value` for a single series). */
-    const query = async (q: string, by = 'source'): Promise<Record<string, number>> => {
-      const res = await fetch(`http://127.0.0.1:${promPort}/api/v1/query?query=${encodeURIComponent(q)}`);
-      const body = (await res.json()) as {
-        status: string;
-        data: { result: Array<{ metric: Record<string, string>; value: [number, string] }> };
-      };
-      if (body.status !== 'success') throw new Error(`query ${q}: ${JSON.stringify(body)}`);
-      return Object.fromEntries(body.data.result.map((r) => [r.metric[by] ?? 'value', Number(r.value[1])]));
-    };
+    const prom = await startPrometheus(dir, target);
+    cleanups.push(() => prom.stop());
+    const query = prom.query;
+    const logs = prom.logs;
     const download = async () => {
       const res = await fetch(`${hub.url}/${MODEL}/resolve/main/weights.bin`);
       expect(res.status).toBe(200);

@@ -4,7 +4,7 @@
 // a log whose day 2 was rebuilt differently fail. Every hub, proxy and program runs on 127.0.0.1 in a temp folder.
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -24,10 +24,10 @@ import { getCommand } from '../src/cli-get.js';
 import { ConfigError } from '../src/config.js';
 import { loadSigners } from '../src/signing.js';
 import { startTestHub, TEST_SOURCE, type TestHub } from './helpers.js';
+import { buildTlogCheck } from './tlogcheck.js';
 
 const run = promisify(execFile);
 const tmp = tempDirs(afterAll);
-const GO_SOURCE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'tlogcheck', 'main.go');
 const ORIGIN = 'hub.test/api/hub/log';
 
 // SYNTHETIC model trees, one per day: day 2 adds a file, day 3 a model.
@@ -83,7 +83,7 @@ async function tamperingProxy(target: () => string, tamper: () => { path: string
 
 let keyFile: string;
 let vkey: string;
-let goCheck: string;
+let go: Awaited<ReturnType<typeof buildTlogCheck>>;
 let real: TestHub;
 let rebuilt: TestHub;
 let proxy: Awaited<ReturnType<typeof tamperingProxy>>;
@@ -97,20 +97,7 @@ beforeAll(async () => {
   await writeFile(keyFile, `${key.signerKey}\n`, { mode: 0o600 });
   vkey = key.verifierKey;
   // Go's tools, built offline from Debian's golang-go and golang-golang-x-mod-dev (GOPATH mode, no module download).
-  const goDir = await tmp('hub-tlog-go-');
-  await copyFile(GO_SOURCE, path.join(goDir, 'main.go'));
-  goCheck = path.join(goDir, 'tlogcheck');
-  await run('go', ['build', '-o', goCheck, '.'], {
-    cwd: goDir,
-    env: {
-      PATH: process.env.PATH,
-      HOME: goDir,
-      GO111MODULE: 'off',
-      GOPATH: '/usr/share/gocode',
-      GOCACHE: path.join(goDir, 'cache'),
-      GOFLAGS: '',
-    },
-  });
+  go = await buildTlogCheck(await tmp('hub-tlog-go-'), vkey);
   real = await hubWithDays(
     [
       ['2026-11-21', DAY1],
@@ -140,16 +127,6 @@ afterAll(async () => {
   await real?.close();
   await rebuilt?.close();
 });
-
-async function go(prefix: string, old?: string) {
-  try {
-    const { stdout } = await run(goCheck, ['-prefix', prefix, '-vkey', vkey, ...(old ? ['-old', old] : [])]);
-    return { code: 0, out: stdout };
-  } catch (e) {
-    const err = e as { code: number; stdout: string; stderr: string };
-    return { code: err.code, out: err.stdout + err.stderr };
-  }
-}
 
 /** `hub …` in-process through the CLI's command table (what the binary runs), its output as text. */
 async function hub(argv: string[]) {

@@ -68,7 +68,7 @@ export {
   recordMissing,
   silentLogger,
 } from './http/deps.js';
-export { type HostPolicy, isLoopbackName, originHostname } from './http/host-policy.js';
+export type { HostPolicy } from './http/host-policy.js';
 export { HostSettingsError, hostPolicyFrom } from './http/host-settings.js';
 export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
@@ -159,6 +159,7 @@ export {
 export { type ProbeRound, type ProbeSettings, type ProbeState, probeConfigProblem, probeSettings } from './sources/prober.js';
 export { isOllama, MemorySourceHealth, ollamaRedirectRules, type SourceHealth, sourceHolds } from './sources/source-health.js';
 export { type ProbeStorage, SourceProber } from './sources/source-prober.js';
+export { besideNotes } from './sources/unavailable.js';
 export { readSpace, readSpaces, recordSpace, SPACES_REF, spaceConflict } from './spaces/catalog.js';
 export {
   missingAddresses,

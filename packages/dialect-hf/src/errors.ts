@@ -1,4 +1,4 @@
-import { type CoreDeps, errorResponse, type HubResponse, type IndexedModel, recordMissing } from '@hub/core-index';
+import { besideNotes, type CoreDeps, errorResponse, type HubResponse, type IndexedModel, recordMissing } from '@hub/core-index';
 
 /**
  * Every error of the model-host dialect, in one place. The shape is the hub's `{error}` with a machine
@@ -58,15 +58,12 @@ export function sourcesUnavailable(
   path: string,
   holders: string[],
   lacking: string[] = [],
+  plainHttp: string[] = [],
 ): HubResponse {
   const names = holders.length ? holders.join(', ') : 'none';
-  // a local mirror that lacks the file says so (an air-gapped hub has no other source: the bytes were not brought in)
-  const mirrors = lacking.length
-    ? ` The local mirror${lacking.length > 1 ? 's' : ''} ${lacking.join(', ')} ${lacking.length > 1 ? 'do' : 'does'} not hold its bytes: they were not in the imported bundle or mirror pull.`
-    : '';
   const message = holders.length
-    ? `No live source holds ${shown(path)} of ${model.id} right now (sources holding it: ${names}); retry after the next probe, or see /api/hub/health.${mirrors}`
-    : `No source reachable from this hub holds ${shown(path)} of ${model.id} (sources: ${names}); see /api/hub/health, and retry after the next index run.${mirrors}`;
+    ? `No live source holds ${shown(path)} of ${model.id} right now (sources holding it: ${names}); retry after the next probe, or see /api/hub/health.${besideNotes(lacking, plainHttp)}`
+    : `No source reachable from this hub holds ${shown(path)} of ${model.id} (sources: ${names}); see /api/hub/health, and retry after the next index run.${besideNotes(lacking, plainHttp)}`;
   return errorResponse('hub', 503, 'SourceUnavailable', message, {
     'retry-after': String(Math.max(1, Math.round(deps.health.retryAfterSeconds()))),
     'x-repo-commit': model.revision,

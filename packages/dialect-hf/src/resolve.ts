@@ -3,7 +3,6 @@ import {
   type FileRecord,
   type HubResponse,
   type IndexedModel,
-  originHostname,
   prepare,
   type RouteContext,
   reprDigestFromHex,
@@ -57,9 +56,9 @@ export function resolve(ctx: RouteContext<CoreDeps>): HubResponse {
     sha256: file.sha256,
     sources: model.sources,
     ...(token ? { via: token } : {}),
-    hubHost: originHostname(ctx.origin),
+    hubOrigin: ctx.origin,
   });
-  if (!chosen.ok) return sourcesUnavailable(ctx.deps, model, file.path, chosen.holders, chosen.lacking);
+  if (!chosen.ok) return sourcesUnavailable(ctx.deps, model, file.path, chosen.holders, chosen.lacking, chosen.plainHttp);
   const etag = `"${file.sha256}"`;
   return {
     status: 302,

@@ -12,6 +12,7 @@ import {
 } from '@hub/core-index';
 import { blobUnknown, digestInvalid, manifestUnknown, rangeInvalid } from './errors.js';
 import { OCI_MANIFEST, TITLE } from './media-types.js';
+import { paginate } from './pagination.js';
 
 /**
  * The daily index as OCI artifacts (spec: "The daily archive index is also available as OCI artifacts
@@ -159,7 +160,12 @@ export async function archiveAnswer(ctx: RouteContext<CoreDeps>, op: 'tags' | 'm
   if (asked !== ARCHIVE_REGISTRY && !asked.startsWith('hub/')) return undefined;
   const repo = await archiveRepository(ctx.deps);
   if (!repo || repo.name !== asked) return undefined;
-  if (op === 'tags') return json(200, { name: repo.name, tags: repo.tags });
+  if (op === 'tags') {
+    // One tag a day: the list grows without end, so it pages as every tag list does (n, last, Link).
+    const p = paginate(ctx, repo.tags, ctx.path);
+    if (!('page' in p)) return p;
+    return json(200, { name: repo.name, tags: p.page }, p.headers);
+  }
   if (op === 'manifest') {
     const ref = ctx.params.reference ?? '';
     if (ref.startsWith('sha256:') && !DIGEST.test(ref)) return digestInvalid(ref);

@@ -1,4 +1,4 @@
-import { errorResponse, type HubResponse } from '@hub/core-index';
+import { besideNotes, errorResponse, type HubResponse } from '@hub/core-index';
 
 /**
  * Every error of the OCI dialect leaves through here: `{errors:[{code, message}]}` (spec: Error bodies, OciError).
@@ -62,17 +62,21 @@ export function unsupported(method: string, path: string): HubResponse {
   );
 }
 
-export function unavailable(path: string, holders: readonly string[], retryAfter: number, lacking: readonly string[] = []): HubResponse {
-  const mirrors = lacking.length
-    ? `; the local mirror ${lacking.join(', ')} does not hold its bytes (not in the imported bundle or mirror pull)`
-    : '';
+export function unavailable(
+  path: string,
+  holders: readonly string[],
+  retryAfter: number,
+  lacking: readonly string[] = [],
+  plainHttp: readonly string[] = [],
+): HubResponse {
   const which = holders.length
-    ? `the sources holding it (${holders.join(', ')}) are all failing their probes${mirrors}`
-    : `no source reachable from this hub holds it${mirrors}`;
+    ? `the sources holding it (${holders.join(', ')}) are all failing their probes or cannot be offered`
+    : 'no source reachable from this hub holds it';
+  const notes = besideNotes(lacking, plainHttp);
   return ociError(
     503,
     'UNAVAILABLE',
-    `The bytes of ${path} cannot be fetched now: ${which}. Retry after ${retryAfter} s; see /api/hub/health.`,
+    `The bytes of ${path} cannot be fetched now: ${which}. Retry after ${retryAfter} s; see /api/hub/health.${notes}`,
     {
       'retry-after': String(retryAfter),
     },

@@ -468,13 +468,19 @@ describe('blobs', () => {
     expect(Number(res.headers['retry-after'])).toBeGreaterThanOrEqual(39);
     expect(Number(res.headers['retry-after'])).toBeLessThanOrEqual(40);
     expect(res.json().errors[0].message).toContain('/api/hub/health');
-    // HEAD still answers from the index.
-    expect((await request(h, `${TINY}/blobs/${weight}`, { method: 'HEAD' })).status).toBe(200);
+    // HEAD answers as GET does (issue 37): the 503's head, not the length of bytes no live source can send.
+    const head = await request(h, `${TINY}/blobs/${weight}`, { method: 'HEAD' });
+    expect([head.status, head.headers['retry-after'], head.headers['x-error-code']]).toEqual([
+      503,
+      res.headers['retry-after'],
+      res.headers['x-error-code'],
+    ]);
     // With mirror-b back, the file it holds goes there.
     own.health.record('mirror-b', { ok: true, reason: 'verified', at: 2 });
     const back = await request(h, `${TINY}/blobs/${weight}`);
     expect(back.status).toBe(307);
     expect(back.headers.location).toMatch(/^http:\/\/localhost:2\/b\//);
+    expect((await request(h, `${TINY}/blobs/${weight}`, { method: 'HEAD' })).status).toBe(200);
   });
 
   it('hub-made blobs: 200 with the bytes, a Location to the same URL, Range honoured', async () => {

@@ -6,7 +6,6 @@ import {
   isOllama,
   json,
   ollamaRedirectRules,
-  originHostname,
   parseRange,
   type Route,
   type RouteContext,
@@ -21,7 +20,6 @@ import {
   nameInvalid,
   nameUnknown,
   ociError,
-  paginationInvalid,
   rangeInvalid,
   unavailable,
   unsupported,
@@ -29,6 +27,7 @@ import {
 import { type Prepared, type Repository, repository, type Shape, type ShapeSet } from './manifests.js';
 import { API_VERSION, API_VERSION_HEADER, MODELPACK_ARTIFACT, OCI_MANIFEST } from './media-types.js';
 import { findModel, invalidName } from './names.js';
+import { paginate } from './pagination.js';
 import { registryRepositories } from './repositories.js';
 
 const DIGEST = /^sha256:[0-9a-fA-F]{64}$/;
@@ -77,31 +76,6 @@ export function negotiate(accept: string | null, userAgent: string | null, shape
   if (ua.includes('modctl') || ua.startsWith('kitops') || ua.startsWith('kit/')) return shapes.modelpack;
   if (accept?.toLowerCase().includes(MODELPACK_ARTIFACT)) return shapes.modelpack;
   return wantsOci(accept) ? shapes.oci : shapes.docker;
-}
-
-/** `n`/`last` pagination over a sorted list, with an absolute `Link: <…>; rel="next"` when more remain. */
-function paginate(
-  ctx: RouteContext<unknown>,
-  all: readonly string[],
-  path: string,
-): { page: string[]; headers: Record<string, string> } | HubResponse {
-  const nRaw = ctx.query.get('n');
-  const last = ctx.query.get('last');
-  let from = 0;
-  if (last !== null && last !== '') {
-    from = all.findIndex((x) => x > last);
-    if (from === -1) from = all.length;
-  }
-  if (nRaw === null || nRaw === '') return { page: all.slice(from), headers: {} };
-  if (!/^\d{1,9}$/.test(nRaw)) return paginationInvalid(nRaw);
-  const n = Number(nRaw);
-  const page = all.slice(from, from + n);
-  const headers: Record<string, string> = {};
-  const lastShown = page[page.length - 1];
-  if (n > 0 && from + n < all.length && lastShown !== undefined) {
-    headers.link = `<${ctx.origin}${path}?n=${n}&last=${encodeURIComponent(lastShown)}>; rel="next"`;
-  }
-  return { page, headers };
 }
 
 interface Found {
@@ -187,6 +161,22 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
   const file = repo.files.get(digest);
   if (file) {
     const common = { 'docker-content-digest': digest, etag: `"${file.sha256}"` };
+    const model = repo.model;
+    const ollama = isOllama(ctx.req.headers.get('user-agent'));
+    const chosen = ctx.deps.health.choose({
+      id: model.id,
+      revision: model.revision,
+      path: file.path,
+      sha256: file.sha256,
+      sources: model.sources,
+      via: undefined,
+      rules: ollama ? ollamaRedirectRules(ctx.origin) : undefined,
+      hubOrigin: ctx.origin,
+      otherHostName: ollama,
+    });
+    // HEAD answers as GET does: a blob no live source serves is 503 to both (an air-gapped hub without its bytes).
+    if (!chosen.ok)
+      return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds(), chosen.lacking, chosen.plainHttp);
     // HEAD is answered here with the exact size, never redirected (Ollama reads Content-Length).
     if (head) {
       return {
@@ -195,18 +185,6 @@ const blobHandler: Handler<CoreDeps> = async (ctx) => {
         body: null,
       };
     }
-    const model = repo.model;
-    const chosen = ctx.deps.health.choose({
-      id: model.id,
-      revision: model.revision,
-      path: file.path,
-      sha256: file.sha256,
-      sources: model.sources,
-      via: undefined,
-      rules: isOllama(ctx.req.headers.get('user-agent')) ? ollamaRedirectRules(ctx.origin) : undefined,
-      hubHost: originHostname(ctx.origin),
-    });
-    if (!chosen.ok) return unavailable(`${model.id}/${file.path}`, chosen.holders, ctx.deps.health.retryAfterSeconds(), chosen.lacking);
     // 307 (not 302): Ollama accepts only 307 or 200 here (protocols.md 4.2).
     return {
       status: 307,

@@ -78,10 +78,7 @@ export async function startStaticMirror(options: { root: string; port?: number; 
   }
   const host = options.host ?? '127.0.0.1';
   const { port, close } = await listenLoopback(server, options.port ?? 0, host);
-  // On loopback or every interface the mirror is named `localhost`; on one other address, by that address.
-  const wildcard = host === '0.0.0.0' || host === '::';
-  const loopback = host === 'localhost' || host === '::1' || host.startsWith('127.');
-  const url = wildcard || loopback ? `http://localhost:${port}` : `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = listenerUrl(host, port);
   return {
     url,
     port,
@@ -118,6 +115,17 @@ export function sendFileBytes(
   res.writeHead(200, { ...base, 'content-length': String(size) });
   if (req.method === 'HEAD') return void res.end();
   createReadStream(file).pipe(res);
+}
+
+/**
+ * The URL this machine reaches a server by that {@link listenLoopback} bound on `host`: `localhost` for the default
+ * loopback address and for every interface (127.0.0.1 and ::1 both answer it), else the address itself (another
+ * loopback address such as 127.0.0.2, or one network address).
+ */
+export function listenerUrl(host: string, port: number): string {
+  const h = host.replace(/^\[|\]$/g, '');
+  if (h === '0.0.0.0' || h === '::' || h === 'localhost' || h === '127.0.0.1' || h === '::1') return `http://localhost:${port}`;
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}`;
 }
 
 /**

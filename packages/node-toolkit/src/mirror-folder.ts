@@ -2,10 +2,10 @@ import { stat } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
 import { MIRROR_MANIFEST } from '@hub/core-index';
-import { CORS, listenLoopback, sendFileBytes } from './demo-mirror.js';
+import { CORS, listenerUrl, listenLoopback, sendFileBytes } from './demo-mirror.js';
 
 export interface MirrorFolderServer {
-  /** `http://localhost:PORT/` */
+  /** `http://localhost:PORT/` on loopback or every interface, else `http://ADDRESS:PORT/` */
   url: string;
   port: number;
   close(): Promise<void>;
@@ -49,6 +49,7 @@ export async function serveMirrorFolder(options: { root: string; port?: number; 
       : { ...CORS, 'content-type': 'application/json', 'cache-control': 'no-cache' };
     sendFileBytes(req, res, file, st.size, headers);
   }
-  const { port, close } = await listenLoopback(server, options.port ?? 0, options.host ?? '127.0.0.1');
-  return { url: `http://localhost:${port}/`, port, close };
+  const host = options.host ?? '127.0.0.1';
+  const { port, close } = await listenLoopback(server, options.port ?? 0, host);
+  return { url: `${listenerUrl(host, port)}/`, port, close };
 }

@@ -281,12 +281,3 @@ export function decideHost(
   }
   return { ok: true, effective, origin: policy?.baseUrl ?? effective.origin };
 }
-
-/** The host name (without port) of an origin, for a mirror that runs beside the hub; undefined when none. */
-export function originHostname(origin: string): string | undefined {
-  try {
-    return new URL(origin).hostname || undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -68,3 +68,33 @@ describe('chooseSource', () => {
     expect(r.ok).toBe(false);
   });
 });
+
+describe('a source beside the hub (onHubHost)', () => {
+  const beside: SourceConfig[] = [
+    { name: 'local', display: 'Local', token: 'l', kind: 'http', url: 'http://localhost:9001/{id}/{path}', onHubHost: true },
+  ];
+  const health = new MemorySourceHealth(beside, ['local']);
+  const input = { id: 'o/n', revision: rev, path: 'f.bin', sources: [src('local')] };
+  const at = (hubOrigin: string, otherHostName = false) => health.choose({ ...input, hubOrigin, otherHostName });
+
+  it("is named by the host of the origin the client reached the hub by, with the source's own port and scheme", () => {
+    for (const [origin, host] of [
+      ['http://127.0.0.1:8080', '127.0.0.1:9001'],
+      ['http://127.0.0.2:8080', '127.0.0.2:9001'],
+      ['http://localhost:8080', 'localhost:9001'],
+      ['http://[::1]:8080', '[::1]:9001'],
+      ['http://hub.lan', 'hub.lan:9001'],
+    ] as const)
+      expect(at(origin), origin).toMatchObject({ ok: true, choice: { url: `http://${host}/o/n/f.bin` } });
+  });
+
+  it('gives a client that follows only another host name (Ollama) the other loopback spelling, and no other change', () => {
+    expect(at('http://127.0.0.1:8080', true)).toMatchObject({ choice: { url: 'http://localhost:9001/o/n/f.bin' } });
+    expect(at('http://localhost:8080', true)).toMatchObject({ choice: { url: 'http://127.0.0.1:9001/o/n/f.bin' } });
+    expect(at('http://hub.lan', true)).toMatchObject({ choice: { url: 'http://hub.lan:9001/o/n/f.bin' } });
+  });
+
+  it('is never offered to a client that reached the hub over https: the failure names it', () => {
+    expect(at('https://models.example.org')).toEqual({ ok: false, reason: 'none-ok', holders: ['local'], plainHttp: ['local'] });
+  });
+});

@@ -20,10 +20,13 @@ export interface SourceChoice {
 
 export type ChooseResult =
   | { ok: true; choice: SourceChoice }
-  /** Sources hold the file but none is healthy. `lacking`: the configured mirrors that do not hold it. */
-  | { ok: false; reason: 'none-ok'; holders: string[]; lacking?: string[] }
+  /**
+   * Sources hold the file but none is healthy. `lacking`: the configured mirrors that do not hold it. `plainHttp`: the
+   * holders beside the hub that speak plain http while the client reached the hub over https (never sent there).
+   */
+  | { ok: false; reason: 'none-ok'; holders: string[]; lacking?: string[]; plainHttp?: string[] }
   /** No source in the index holds the file. */
-  | { ok: false; reason: 'no-source'; holders: []; lacking?: string[] };
+  | { ok: false; reason: 'no-source'; holders: []; lacking?: string[]; plainHttp?: undefined };
 
 /** A configured mirror source and what its last manifest said it holds. */
 export interface MirrorSource {
@@ -42,8 +45,16 @@ export interface ChooseInput {
   via?: string;
   /** rules a client puts on redirect targets (for example today's Ollama: see `ollamaRedirectRules`) */
   rules?: RedirectRules;
-  /** the host name the client reached the hub by, for sources that run beside it (`SourceConfig.onHubHost`) */
-  hubHost?: string | undefined;
+  /**
+   * The origin the client reached the hub by (`baseUrl`, a trusted proxy's, or the validated `Host`), for sources that
+   * run beside it (`SourceConfig.onHubHost`): their redirects name its host, and an https origin never gets one.
+   */
+  hubOrigin?: string | undefined;
+  /**
+   * The client follows a redirect only to another host name (Ollama's blob GET, protocols.md 0): on loopback, a
+   * source beside the hub is named by the other loopback spelling (`127.0.0.1` ↔ `localhost`).
+   */
+  otherHostName?: boolean;
 }
 
 /** What a client accepts as a redirect target. */
@@ -168,12 +179,14 @@ export function chooseSource(
   }
   const rules = input.rules;
   let fallback: SourceChoice | undefined;
+  const plainHttp: string[] = [];
   for (const h of holders) {
     if (!state(h.source).ok) continue;
     const c = config(h.source);
     const expanded = sourceUrl(h, c, input);
-    const url = expanded && c?.onHubHost && input.hubHost ? onHubHost(expanded, input.hubHost) : expanded;
-    if (!url) continue;
+    const url = expanded && c?.onHubHost && input.hubOrigin ? onHubHost(expanded, input.hubOrigin, !!input.otherHostName) : expanded;
+    if (url === PLAIN_HTTP) plainHttp.push(h.source);
+    if (!url || url === PLAIN_HTTP) continue;
     const choice = { source: h.source, display: config(h.source)?.display ?? h.source, url };
     if (rules) {
       let parsed: URL;
@@ -191,23 +204,31 @@ export function chooseSource(
     return { ok: true, choice };
   }
   if (fallback) return { ok: true, choice: fallback };
-  return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source), ...also };
+  return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source), ...also, ...(plainHttp.length ? { plainHttp } : {}) };
 }
 
+/** What {@link onHubHost} answers for a plain-http URL when the client reached the hub over https. */
+const PLAIN_HTTP = 'plain-http';
+
 /**
- * A URL on the hub's machine, named by the host the client reached the hub by. A client on this machine (a loopback
- * name) is sent to the other loopback spelling (`localhost` for `127.0.0.1` and back): Ollama follows a blob redirect
- * only to another host name (protocols.md 0).
+ * A URL on the hub's machine, named by the host the client reached the hub by (that host is where the hub, and so the
+ * server beside it, listens), keeping the URL's scheme, port and path. {@link PLAIN_HTTP} when the client reached the
+ * hub over https and the URL is plain http: an https client is never sent to http. A client that follows a redirect
+ * only to another host name (`otherName`) is sent from `127.0.0.1` to `localhost` and back: both reach a
+ * loopback-bound server.
  */
-function onHubHost(url: string, hubHost: string): string {
+function onHubHost(url: string, hubOrigin: string, otherName: boolean): string | undefined {
   let u: URL;
+  let hub: URL;
   try {
     u = new URL(url);
+    hub = new URL(hubOrigin);
   } catch {
-    return url;
+    return undefined;
   }
-  const loopback = hubHost === 'localhost' || hubHost === '[::1]' || /^127\./.test(hubHost) || hubHost.endsWith('.localhost');
-  u.hostname = loopback ? (hubHost === 'localhost' ? '127.0.0.1' : 'localhost') : hubHost;
+  if (hub.protocol === 'https:' && u.protocol !== 'https:') return PLAIN_HTTP;
+  const h = hub.hostname;
+  u.hostname = otherName && (h === 'localhost' || h === '127.0.0.1') ? (h === 'localhost' ? '127.0.0.1' : 'localhost') : h;
   return u.href;
 }
 

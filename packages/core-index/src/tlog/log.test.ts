@@ -240,3 +240,54 @@ describe("a store's log checked against itself", () => {
     ]);
   });
 });
+
+/** `count` SYNTHETIC archived days from 2026-01-01 on, each with made-up addresses. */
+const syntheticDays = (count: number, from = 0) =>
+  Array.from({ length: count }, (_, i) => {
+    const n = from + i;
+    const hex = n.toString(16).padStart(4, '0').repeat(16);
+    return {
+      date: new Date(Date.UTC(2026, 0, 1) + n * 86_400_000).toISOString().slice(0, 10),
+      index: `blake3:${hex}`,
+      catalog: `blake3:${hex}`,
+    };
+  });
+
+describe('a log past 256 days (full tiles)', () => {
+  it('parses every tile path the log writes, full ones included, and reads each tile it names', async () => {
+    const key = await generateSignerKey('hub.example/log');
+    const signers = [await parseSignerKey(key.signerKey)];
+    const store = new MemoryObjectStore();
+    // Sizes around the first full tile and past it: 255, 256, 257, then 300 leaves (SYNTHETIC days).
+    let size = 0;
+    for (const next of [255, 256, 257, 300]) {
+      await appendDays(store, syntheticDays(next - size, size), signers);
+      size = next;
+      const state = await checkLog(store, key.verifierKey);
+      expect(state.size).toBe(size);
+      const tiles = tilesForSize(size);
+      for (const t of tiles) expect(parseTilePath(tilePath(t)), tilePath(t)).toEqual(t);
+      const full = tiles.filter((t) => t.width === 256).map(tilePath);
+      expect(full).toEqual(size >= 256 ? ['tile/0/000', 'tile/entries/000'] : []);
+    }
+    const state = await readLogState(store);
+    const entries = await readLogEntries(store, state);
+    const all = entries.map(leafHash);
+    // The full level-0 tile is the first 256 leaf hashes; the level-1 tile above it is their Merkle root.
+    const full = parseTilePath('tile/0/000');
+    expect(full).toEqual({ level: 0, n: 0, width: 256 });
+    expect(await readTile(store, state, full!)).toEqual(hashTileBytes(all, { level: 0, n: 0, width: 256 }));
+    expect(await readTile(store, state, parseTilePath('tile/1/000.p/1')!)).toEqual(treeHash(all, 0, 256));
+    expect(parseBundleCount(await readTile(store, state, parseTilePath('tile/entries/000')!))).toBe(256);
+    expect(parseBundleCount(await readTile(store, state, parseTilePath('tile/entries/001.p/44')!))).toBe(44);
+    // Still refused: a `.p/256` suffix (a full tile has none) and a full tile beyond the tree.
+    expect(parseTilePath('tile/entries/000.p/256')).toBeUndefined();
+    expect(await readTile(store, state, parseTilePath('tile/0/001')!)).toBeUndefined();
+  });
+});
+
+function parseBundleCount(bytes: Uint8Array | undefined): number {
+  let n = 0;
+  for (let at = 0; bytes && at < bytes.byteLength; n++) at += 2 + (((bytes[at] as number) << 8) | (bytes[at + 1] as number));
+  return n;
+}

@@ -162,8 +162,9 @@ export function parseTilePath(path: string): Tile | undefined {
   const level = m[1] === 'entries' ? 'entries' : Number(m[1]);
   if (typeof level === 'number' && level > 63) return undefined;
   const n = (m[2] as string).split('/').reduce((acc, part) => acc * 1000 + Number(part.replace('x', '')), 0);
+  // A full tile has no `.p/W` suffix; a partial one names a width from 1 to 255.
   const width = m[3] ? Number(m[3]) : TILE_WIDTH;
-  if (width >= TILE_WIDTH || !Number.isSafeInteger(n)) return undefined;
+  if ((m[3] && width >= TILE_WIDTH) || !Number.isSafeInteger(n)) return undefined;
   const t: Tile = { level, n, width };
   return tilePath(t) === path ? t : undefined;
 }

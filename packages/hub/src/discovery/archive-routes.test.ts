@@ -79,6 +79,24 @@ describe('the archive as OCI artifacts', () => {
     expect([...cat.repositories].sort()).toEqual(cat.repositories);
     const tags = (await request(hub, '/v2/hub/index/tags/list')).json();
     expect(tags).toEqual({ name: 'hub/index', tags: ['2026-11-21', '2026-11-22', 'latest'] });
+    // `n` and `last` as the OCI distribution spec says (end-8b): n tags after `last`, a Link to the next page while
+    // more remain, none on the last page, and an empty list without a Link for n=0.
+    const page = async (query: string) => {
+      const res = await request(hub, `/v2/hub/index/tags/list${query}`);
+      return { status: res.status, tags: res.json().tags, link: res.headers.link };
+    };
+    expect(await page('?n=1')).toEqual({
+      status: 200,
+      tags: ['2026-11-21'],
+      link: '<http://hub.test/v2/hub/index/tags/list?n=1&last=2026-11-21>; rel="next"',
+    });
+    expect(await page('?n=1&last=2026-11-21')).toMatchObject({ tags: ['2026-11-22'], link: expect.stringContaining('last=2026-11-22') });
+    expect(await page('?n=1&last=2026-11-22')).toEqual({ status: 200, tags: ['latest'], link: undefined });
+    expect(await page('?n=5')).toEqual({ status: 200, tags: ['2026-11-21', '2026-11-22', 'latest'], link: undefined });
+    expect(await page('?last=2026-11-21')).toEqual({ status: 200, tags: ['2026-11-22', 'latest'], link: undefined });
+    expect(await page('?n=0')).toEqual({ status: 200, tags: [], link: undefined });
+    const bad = await request(hub, '/v2/hub/index/tags/list?n=-1');
+    expect([bad.status, bad.json().errors[0].code]).toEqual([400, 'PAGINATION_NUMBER_INVALID']);
     for (const [tag, address] of [
       ['2026-11-21', first],
       ['2026-11-22', second],

@@ -47,7 +47,7 @@ async function tile(deps: CoreDeps, path: string): Promise<HubResponse> {
       'hub',
       400,
       'BadTilePath',
-      'A tile path is tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N in 3-digit elements (x001/234), W from 1 to 255 (C2SP tlog-tiles).',
+      'A tile path is tile/<L>/<N>[.p/<W>] or tile/entries/<N>[.p/<W>], N in 3-digit elements (x001/234); a full tile (256) has no .p/<W>, a partial one W from 1 to 255 (C2SP tlog-tiles).',
     );
   let bytes: Uint8Array | undefined;
   try {

@@ -313,7 +313,7 @@ Go's checksum database and Sigstore's Rekor v2 (C2SP \`tlog-tiles\`, \`tlog-chec
 - after each build the operator's Ed25519 key signs a checkpoint (origin, tree size, base64 root hash) as a signed
   note; a rebuilt day is a new leaf, never a changed one;
 - everything is served under \`/api/hub/log\`: \`checkpoint\`, the hash tiles \`tile/<L>/<N>[.p/<W>]\` and the entry
-  bundles \`tile/entries/<N>[.p/<W>]\`. The descriptor's \`log\` field and \`/api/hub/archive\` say where, and name the
+  bundles \`tile/entries/<N>[.p/<W>]\` (a full tile of 256, from day 257 on, has no \`.p/<W>\`: \`tile/0/000\`). The descriptor's \`log\` field and \`/api/hub/archive\` say where, and name the
   verifier key. Each day of the OCI archive (\`hub/index\`) carries that day's checkpoint as a second layer.
 
 A client that remembers one checkpoint can later prove that every newer checkpoint extends it: a rewritten past day

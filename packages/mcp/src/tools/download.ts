@@ -1,5 +1,5 @@
 /** get_download: the URL, SHA-256 and commands for a file or a GGUF quantisation. */
-import { formatBytes, type IndexedModel, originHostname, quantOf, shellQuote } from '@hub/core-index';
+import { formatBytes, type IndexedModel, quantOf, shellQuote } from '@hub/core-index';
 import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
 import * as z from '../zod.js';
 import {
@@ -85,7 +85,7 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
       sha256: f.sha256,
       sources: m.sources,
       via: args.via,
-      hubHost: originHostname(ctx.origin),
+      hubOrigin: ctx.origin,
     });
     const url = resolveUrl(ctx.origin, m, f.path);
     const source = choice.ok ? { name: choice.choice.source, display: choice.choice.display, url: choice.choice.url } : null;

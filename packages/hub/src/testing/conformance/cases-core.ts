@@ -93,6 +93,16 @@ export function coreCases(): ConformanceCase[] {
       },
     },
     {
+      name: 'an unknown path under /-/ (beside the host routes) is the same 404 text/plain',
+      area: 'rules',
+      request: { path: '/-/no/such/route' },
+      expect: {
+        status: 404,
+        headers: { ...CORS, 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' },
+        text: /^Not found: \/-\/no\/such\/route\./,
+      },
+    },
+    {
       name: 'bad percent-encoding is 400 in the route group shape',
       area: 'rules',
       request: { path: '/api/models/demo/%E0%A4%A' },

@@ -42,6 +42,18 @@ export function logCases(): ConformanceCase[] {
       },
     },
     {
+      name: 'GET /api/hub/log/tile/0/000 names a full tile (no .p/W): 404 TileNotFound in a one-leaf log, not a bad path',
+      area: 'discovery',
+      request: { path: '/api/hub/log/tile/0/000' },
+      expect: { status: 404, headers: { ...CORS, 'x-error-code': 'TileNotFound', 'cache-control': 'no-store' } },
+    },
+    {
+      name: 'GET /api/hub/log/tile/entries/000.p/256 (a full tile with a width suffix) is 400 BadTilePath',
+      area: 'rules',
+      request: { path: '/api/hub/log/tile/entries/000.p/256' },
+      expect: { status: 400, headers: { ...CORS, 'x-error-code': 'BadTilePath', 'cache-control': 'no-store' } },
+    },
+    {
       name: 'GET /api/hub/log/tile/0/1 (N not in 3-digit elements) is 400 BadTilePath',
       area: 'rules',
       request: { path: '/api/hub/log/tile/0/1' },

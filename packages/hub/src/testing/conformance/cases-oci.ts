@@ -47,6 +47,22 @@ export function ociCases(): ConformanceCase[] {
       expect: { status: 200, headers: { link: /rel="next"/ } },
     },
     {
+      name: "GET /v2/hub/index/tags/list?n=1 pages the archive's tags with Link (OCI end-8b)",
+      area: 'oci',
+      request: { path: '/v2/hub/index/tags/list?n=1' },
+      expect: {
+        status: 200,
+        headers: { ...V2, link: /^<[^>]+\/v2\/hub\/index\/tags\/list\?n=1&last=\d{4}-\d{2}-\d{2}>; rel="next"$/ },
+        check: (r) => (r.json?.tags?.length === 1 && /^\d{4}-\d{2}-\d{2}$/.test(r.json.tags[0]) ? undefined : 'not the first day alone'),
+      },
+    },
+    {
+      name: "GET /v2/hub/index/tags/list?n=0 is the archive's empty list without Link",
+      area: 'oci',
+      request: { path: '/v2/hub/index/tags/list?n=0' },
+      expect: { status: 200, headers: { ...V2, link: null }, json: { name: 'hub/index', tags: [] } },
+    },
+    {
       name: 'GET tags/list',
       area: 'oci',
       request: { path: `/v2/${REPO}/tags/list` },

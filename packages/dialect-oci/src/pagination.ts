@@ -1,0 +1,32 @@
+import type { HubResponse, RouteContext } from '@hub/core-index';
+import { paginationInvalid } from './errors.js';
+
+/**
+ * `n`/`last` pagination over a list in lexical order, as the OCI distribution spec's tag list (end-8b) and catalog
+ * page: up to `n` entries after `last` (not inclusive), an absolute `Link: <…>; rel="next"` while more remain, and for
+ * `n=0` an empty list without a `Link`. Every list under `/v2/` pages through here: a model's tags, the archive's
+ * one tag per day, `_catalog`.
+ */
+export function paginate(
+  ctx: RouteContext<unknown>,
+  all: readonly string[],
+  path: string,
+): { page: string[]; headers: Record<string, string> } | HubResponse {
+  const nRaw = ctx.query.get('n');
+  const last = ctx.query.get('last');
+  let from = 0;
+  if (last !== null && last !== '') {
+    from = all.findIndex((x) => x > last);
+    if (from === -1) from = all.length;
+  }
+  if (nRaw === null || nRaw === '') return { page: all.slice(from), headers: {} };
+  if (!/^\d{1,9}$/.test(nRaw)) return paginationInvalid(nRaw);
+  const n = Number(nRaw);
+  const page = all.slice(from, from + n);
+  const headers: Record<string, string> = {};
+  const lastShown = page[page.length - 1];
+  if (n > 0 && from + n < all.length && lastShown !== undefined) {
+    headers.link = `<${ctx.origin}${path}?n=${n}&last=${encodeURIComponent(lastShown)}>; rel="next"`;
+  }
+  return { page, headers };
+}
