@@ -173,6 +173,7 @@ export {
   spaceMediaType,
 } from './spaces/schema.js';
 export {
+  appendDays,
   CHECKPOINT_MEDIA_TYPE,
   checkLogStore,
   LOG_TILE_KIND,
