@@ -22,7 +22,7 @@ import { DEMO_SOURCE, demoSource, demoTreeDir } from '@hub/node-toolkit';
 import { type BuildSummary, UpstreamClient } from '@hub/upstream';
 import { describe, expect, it } from 'vitest';
 import { ProgressBars } from '../apps/node-server/src/progress.js';
-import { sourcesFromConfig } from '../apps/node-server/src/server.js';
+import { sourcesFromConfig } from '../apps/node-server/src/sources-config.js';
 import { summaryText } from '../apps/node-server/src/upstream-build.js';
 import { ggufFacts as localGgufFacts } from '../packages/node-toolkit/src/from-dir.js';
 import { SourceLookups } from '../packages/upstream/src/lookups.js';

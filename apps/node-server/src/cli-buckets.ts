@@ -8,8 +8,7 @@ import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/prom
 import path from 'node:path';
 import { namingFetch, sha256File } from '@hub/client/get';
 import { MANIFEST_TYPES, referencedDigests } from '@hub/dialect-oci';
-import type { BUCKETS_GET_OPTIONS, BUCKETS_PUT_OPTIONS } from './cli-commands.js';
-import { CliError, hubUrlOf, type Parsed, UsageError } from './cli-framework.js';
+import { CliError, hubUrlOf, UsageError } from './cli-framework.js';
 
 /** Every request of the bucket commands: one that gets no answer names its URL. */
 const fetch = namingFetch(globalThis.fetch);
@@ -116,7 +115,13 @@ async function pushManifest(
 }
 
 /** `hub buckets put DIR --name NAME[:TAG] --token TOKEN [--url BASE]`; returns the exit code. */
-export async function bucketsPutCommand({ values, positionals }: Parsed<typeof BUCKETS_PUT_OPTIONS>): Promise<number> {
+export async function bucketsPutCommand({
+  values,
+  positionals,
+}: {
+  values: { name?: string; token?: string; url?: string };
+  positionals: string[];
+}): Promise<number> {
   const dir = positionals[0] as string;
   const [name, tag = 'latest'] = (values.name ?? '').split(':');
   if (!name) throw new UsageError('needs --name NAME[:TAG]');
@@ -243,7 +248,7 @@ async function pullManifest(
 }
 
 /** `hub buckets get NAME[:TAG] DIR [--url BASE]`; returns the exit code. */
-export async function bucketsGetCommand({ values, positionals }: Parsed<typeof BUCKETS_GET_OPTIONS>): Promise<number> {
+export async function bucketsGetCommand({ values, positionals }: { values: { url?: string }; positionals: string[] }): Promise<number> {
   const [ref, dir] = positionals as [string, string];
   const [name, tag = 'latest'] = ref.split(':');
   if (!name) throw new UsageError('needs NAME[:TAG]');

@@ -21,9 +21,64 @@ import {
   selectFiles,
   sha256File,
 } from '@hub/client/get';
-import { GET, type GET_OPTIONS, VERIFY_CACHE, type VERIFY_CACHE_OPTIONS } from './cli-commands.js';
-import { hubUrlOf, type Parsed, runWith, UsageError } from './cli-framework.js';
+import { command, hubUrlOf, type OptionSpecs, type Parsed, runWith, UsageError } from './cli-framework.js';
+import { HUB_URL } from './cli-options.js';
 import { ProgressBars } from './progress.js';
+
+/** `hub get`'s DIR after --hf-cache: a following argument that is not a model reference (owner/name). */
+const cacheDir = (next: string) => !next.includes('/') || next.startsWith('.') || next.startsWith('/');
+
+export const GET_OPTIONS = {
+  to: { type: 'string', arg: 'DIR', help: 'Write the files here (default .).' },
+  'hf-cache': {
+    type: 'boolean',
+    arg: 'DIR',
+    optionalValue: cacheDir,
+    help: "Write into the model host's cache layout (default HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub).",
+  },
+  hub: HUB_URL,
+  parallel: { type: 'string', arg: 'N', help: 'Files downloaded at once (default 4).' },
+  'stall-seconds': { type: 'string', arg: 'N', help: 'Leave a source that sends nothing for this long (default 30).' },
+  'verify-log': {
+    type: 'boolean',
+    help: "Check the hub's transparency log first; refuse a model whose day is not in a verified checkpoint.",
+  },
+  key: { type: 'string', multiple: true, arg: 'VKEY', help: "The log's verifier key, from its operator (or HUB_LOG_KEY)." },
+  state: { type: 'string', arg: 'FILE', help: 'The log state seen before (default DATA/log-seen.json).' },
+} as const satisfies OptionSpecs;
+
+export const GET = command({
+  name: 'get',
+  summary: "Download a model's files through the hub, each checked against its SHA-256.",
+  usage: [
+    'owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N] [--stall-seconds N]',
+    '  [--verify-log --key VKEY [--state FILE]]',
+  ],
+  description: `Download files through the hub, each hashed while it arrives and checked against the hub's SHA-256;
+a source that lies, stalls or fails is left for the next live one. Files land in DIR (default .) or in
+the model host's cache layout. Exit 0 only when every file verified.`,
+  options: GET_OPTIONS,
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY, name: 'a model (owner/name[:QUANT])' },
+  run: (args) => getRun(args, processGetIo()),
+});
+
+export const VERIFY_CACHE_OPTIONS = {
+  hub: HUB_URL,
+  fix: { type: 'boolean', help: 'Re-fetch mismatched files through the hub, verified.' },
+} as const satisfies OptionSpecs;
+
+export const VERIFY_CACHE = command({
+  name: 'verify-cache',
+  summary: "Re-hash the model host's cache against the hub's SHA-256; --fix re-fetches what differs.",
+  usage: ['[DIR] [--hub URL] [--fix]'],
+  description: `Re-hash every file cached in the model host's cache layout (default: HF_HUB_CACHE, HF_HOME/hub,
+XDG_CACHE_HOME/huggingface/hub or ~/.cache/huggingface/hub) for every model the hub indexes at that
+revision; list matches, mismatches (expected and actual SHA-256) and files the hub does not know.
+Exit 1 on a mismatch. --fix re-fetches mismatched files through the hub, verified.`,
+  options: VERIFY_CACHE_OPTIONS,
+  positionals: { max: 1, name: 'DIR' },
+  run: (args) => verifyCacheRun(args, processGetIo()),
+});
 
 export interface GetIo {
   out: (line: string) => void;

@@ -2,11 +2,16 @@ import { namingFetch } from '@hub/client/get';
 import { readSpaceDir } from '@hub/node-toolkit';
 import { httpSpaceSink, PublishError, publishSpace, type SpaceFileInput } from '@hub/objects';
 import { installFastBlake3 } from './blake3-node.js';
-import type { SPACES_PUT_OPTIONS } from './cli-commands.js';
-import { CliError, hubUrlOf, type Parsed, UsageError } from './cli-framework.js';
+import { CliError, hubUrlOf, UsageError } from './cli-framework.js';
 
 /** `hub spaces put DIR --name NAME --token TOKEN [--url BASE] [--title T] [--about A] [--entry FILE]` */
-export async function spacesPutCommand({ values, positionals }: Parsed<typeof SPACES_PUT_OPTIONS>): Promise<number> {
+export async function spacesPutCommand({
+  values,
+  positionals,
+}: {
+  values: { name?: string; token?: string; url?: string; title?: string; about?: string; entry?: string };
+  positionals: string[];
+}): Promise<number> {
   installFastBlake3();
   const dir = positionals[0] as string;
   if (!values.name) throw new UsageError('needs --name NAME (1-63 of a-z 0-9 -)');

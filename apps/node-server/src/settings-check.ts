@@ -6,9 +6,11 @@
  * Unknown config keys are refused, not warned about (docs/decisions/operations.md): a typo in `trustProxy`,
  * `airGapped`, `signingKey` or `metricsToken` would otherwise change what the hub does without a word.
  */
+
+import { existsSync } from 'node:fs';
 import { DEFAULT_SOURCES, type HostPolicy, HostSettingsError, hostPolicyFrom } from '@hub/core-index';
 import { mergeSources } from '@hub/hub';
-import { UsageError } from './cli-framework.js';
+import { CliError, UsageError } from './cli-framework.js';
 import { ConfigError, configFileOf, type HubConfigFile, type ResolvedConfig, resolveConfig } from './config.js';
 import { checkProbeConfig } from './prober.js';
 
@@ -209,4 +211,57 @@ export function sourceOptions(values: string[] | undefined): Array<{ name: strin
       throw new UsageError(`--source ${s}: the template names no file; put {path} or {sha256} in it (https://mirror.example/{id}/{path})`);
     return { name, url };
   });
+}
+
+export interface UpstreamValues {
+  upstream?: string;
+  top?: string;
+  date?: string;
+  source?: string[];
+  modelscope?: string;
+  'model-concurrency'?: string;
+  'request-concurrency'?: string;
+  'small-file-cap'?: string;
+  fresh?: boolean;
+}
+
+/** The upstream read token: `HF_TOKEN` first (as huggingface_hub and huggingface.js read it), then `HUB_UPSTREAM_TOKEN`. */
+export function upstreamToken(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const t = env.HF_TOKEN?.trim() || env.HUB_UPSTREAM_TOKEN?.trim();
+  return t || undefined;
+}
+
+/** The upstream build's options (`hub index build --upstream`, `hub serve --refresh`), checked before anything runs. */
+export function upstreamSettings(values: UpstreamValues) {
+  const upstream = values.upstream as string;
+  if (!/^https?:\/\/[^\s/]+/.test(upstream)) throw new UsageError(`--upstream ${upstream}: expected a URL such as https://huggingface.co`);
+  if (values.date) checkDay(values.date);
+  const ms = values.modelscope;
+  if (ms !== undefined && ms !== 'off' && !/^https?:\/\//.test(ms)) throw new UsageError(`--modelscope ${ms}: expected a URL or off`);
+  const sources = sourceOptions(values.source);
+  const top = wholeOption('--top', values.top, 10_000);
+  const modelConcurrency = wholeOption('--model-concurrency', values['model-concurrency'], 64);
+  const requestConcurrency = wholeOption('--request-concurrency', values['request-concurrency'], 64);
+  const cap = wholeOption('--small-file-cap', values['small-file-cap'], 1024 * 1024 * 1024);
+  return {
+    upstream,
+    ...(top ? { top } : {}),
+    ...(values.date ? { date: values.date } : {}),
+    ...(ms !== undefined ? { modelscope: ms === 'off' ? (false as const) : ms } : {}),
+    sources,
+    ...(modelConcurrency ? { modelConcurrency } : {}),
+    ...(requestConcurrency ? { requestConcurrency } : {}),
+    ...(cap ? { smallFileCap: cap } : {}),
+    ...(values.fresh ? { fresh: true } : {}),
+    ...(process.env.HUB_CODE_COMMIT ? { codeCommit: process.env.HUB_CODE_COMMIT } : {}),
+    // A read token for the upstream (higher rate limits): HF_TOKEN as the host's own clients read it, or
+    // HUB_UPSTREAM_TOKEN. Sent to the upstream's origin only, never logged.
+    ...(upstreamToken() ? { token: upstreamToken() as string } : {}),
+  };
+}
+
+/** A read-only command's data folder must exist: a mistyped `--data` is not created, it is refused. */
+export function existingDataDir(cfg: ResolvedConfig): ResolvedConfig {
+  if (!existsSync(cfg.dataDir)) throw new CliError(`no data folder at ${cfg.dataDir}: name one with --data DIR (or HUB_DATA)`);
+  return cfg;
 }

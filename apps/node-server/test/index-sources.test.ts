@@ -4,7 +4,7 @@ import path from 'node:path';
 import { type StaticMirror, startStaticMirror, tempDirs } from '@hub/node-toolkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '../src/cli-get.js';
-import { indexBuildCommand } from '../src/cli-main.js';
+import { indexBuildCommand } from '../src/cli-index.js';
 import { createLogger } from '../src/logger.js';
 import { type RunningHub, startServer } from '../src/server.js';
 
