@@ -51,8 +51,10 @@ if (values.all) {
   process.exit(process.exitCode ?? 0);
 }
 if (values.client) {
-  // the verifying client's benchmark is its own script (hub get vs curl)
+  // the verifying client's benchmarks are their own scripts: hub get vs curl and @huggingface/hub on an unlimited
+  // nginx, then hub get in ranges vs curl and aria2c on nginx limited per connection, with one and two sources
   await import('./client.mjs');
+  await import('./client-ranges.mjs');
   process.exit(0);
 }
 if (values.soak) {

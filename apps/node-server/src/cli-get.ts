@@ -11,13 +11,16 @@ import {
   type FileResult,
   fileSink,
   HubAnswerError,
+  hfCacheRangeFile,
   hfCacheSink,
   listFiles,
   modelRevision,
   nodeGetBytes,
   nodeHasher,
+  type Progress,
   parseRef,
   type RemoteFile,
+  rangeFile,
   selectFiles,
   sha256File,
 } from '@hub/client/get';
@@ -38,6 +41,11 @@ export const GET_OPTIONS = {
   },
   hub: HUB_URL,
   parallel: { type: 'string', arg: 'N', help: 'Files downloaded at once (default 4).' },
+  connections: {
+    type: 'string',
+    arg: 'N',
+    help: 'At most N connections to each source for a file of 16 MiB or more, fetched in ranges from every live source (default 8; 1: one request).',
+  },
   'stall-seconds': { type: 'string', arg: 'N', help: 'Leave a source that sends nothing for this long (default 30).' },
   'verify-log': {
     type: 'boolean',
@@ -51,7 +59,8 @@ export const GET = command({
   name: 'get',
   summary: "Download a model's files through the hub, each checked against its SHA-256.",
   usage: [
-    'owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N] [--stall-seconds N]',
+    'owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N] [--connections N]',
+    '  [--stall-seconds N]',
     '  [--verify-log --key VKEY [--state FILE]]',
   ],
   description: `Download files through the hub, each hashed while it arrives and checked against the hub's SHA-256;
@@ -99,9 +108,17 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   if (!ref) throw new UsageError('name a model (owner/name[:QUANT])');
   if (values.to && values['hf-cache']) throw new UsageError('--to and --hf-cache exclude each other');
   const parallel = Number(values.parallel ?? 4);
+  const connections = Number(values.connections ?? 8);
   const stall = Number(values['stall-seconds'] ?? 30);
-  if (!Number.isInteger(parallel) || parallel < 1 || !(stall > 0)) {
-    throw new UsageError('--parallel takes a whole number ≥ 1, --stall-seconds a positive number');
+  if (
+    !Number.isInteger(parallel) ||
+    parallel < 1 ||
+    !Number.isInteger(connections) ||
+    connections < 1 ||
+    connections > 64 ||
+    !(stall > 0)
+  ) {
+    throw new UsageError('--parallel takes a whole number ≥ 1, --connections one from 1 to 64, --stall-seconds a positive number');
   }
   let id: string;
   let quant: string | undefined;
@@ -115,10 +132,19 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   if (values['verify-log'] && keys.length === 0)
     throw new UsageError('--verify-log needs --key VKEY (or HUB_LOG_KEY): the verifier key the hub operator published');
   const bars = new ProgressBars((line) => io.err(line));
+  // off a terminal, a ranged download's progress is a JSON line per file at most every second (bytes per source)
+  const said = new Map<string, number>();
+  const ranged = (p: Progress) => {
+    const t = Date.now();
+    if (p.received < p.size && t - (said.get(p.file) ?? 0) < 1000) return;
+    said.set(p.file, t);
+    io.out(JSON.stringify({ event: 'progress', file: p.file, received: p.received, size: p.size, sources: p.sources }));
+  };
   const opts: ClientOptions = {
     hub,
     hasher: nodeHasher,
     stallSeconds: stall,
+    connections,
     // bytes over node:http (an injected fetch, in tests, carries them too)
     ...(io.fetch ? { fetch: io.fetch } : { getBytes: nodeGetBytes }),
     onAttempt: (a: Attempt) => {
@@ -126,6 +152,7 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
     },
     onProgress: (p) => {
       if (io.tty) bars.update(p);
+      else if (p.sources) ranged(p);
     },
   };
   let results: FileResult[];
@@ -146,6 +173,8 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
       files,
       (f) => (hfCache ? hfCacheSink(hfCache, id, commit, f) : fileSink(join(dir, ...f.path.split('/')))),
       parallel,
+      // a large file: in ranges, written in place into a temp file kept (with its record) to resume
+      (f) => (hfCache ? hfCacheRangeFile(hfCache, id, commit, f) : rangeFile(join(dir, ...f.path.split('/')), f)),
     );
   } catch (e) {
     io.err(`hub get: ${(e as Error).message}`);
@@ -162,11 +191,13 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
       sha256: r.file.sha256,
       size: r.file.size,
       source: r.source ?? null,
+      ...(r.sources ? { sources: r.sources } : {}),
       failed: r.attempts.filter((a) => a.outcome !== 'verified').map((a) => ({ source: a.source, outcome: a.outcome, reason: a.reason })),
     };
     if (!io.tty) io.out(JSON.stringify(summary));
     else {
-      io.err(`${r.ok ? 'verified' : 'FAILED  '} ${r.file.path}${r.source ? ` from ${r.source}` : ''}\n`);
+      const from = r.sources ? Object.keys(r.sources).join(', ') : r.source;
+      io.err(`${r.ok ? 'verified' : 'FAILED  '} ${r.file.path}${from ? ` from ${from}` : ''}\n`);
       for (const f of summary.failed) io.err(`  ${f.source}: ${f.outcome} (${f.reason})\n`);
     }
   }

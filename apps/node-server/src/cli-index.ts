@@ -76,7 +76,14 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   const { checkDay, checkedSettings, sourceOptions, upstreamSettings } = await import('./settings-check.js');
   const cfg = checkedSettings({ ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) });
   if (values.upstream && values['from-dir']) throw new UsageError('takes --from-dir or --upstream, not both');
-  if (values.upstream) return upstreamBuildCommand(upstreamSettings(values), cfg);
+  // One build at a time on a data folder, whoever runs it (this command, a cron job, a hub serve --refresh).
+  const { withBuildLock } = await import('./replicas.js');
+  const oneBuild = <T>(fn: () => Promise<T>) =>
+    withBuildLock(cfg.dataDir, fn, (h) => process.stderr.write(`hub: waiting for the build running in pid ${h.pid} on ${h.host}\n`));
+  if (values.upstream) {
+    const settings = upstreamSettings(values);
+    return oneBuild(() => upstreamBuildCommand(settings, cfg));
+  }
   const dir = values['from-dir'];
   if (!dir) throw new UsageError('needs --from-dir DIR or --upstream URL');
   if (values.date) checkDay(values.date);
@@ -95,20 +102,25 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   const store = new FsObjectStore(cfg.dataDir);
   const started = Date.now();
   const pack = new StartPack();
-  const result = await buildFromDir(store, {
-    dir: path.resolve(dir),
-    onObject: pack.add,
-    sources,
-    // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
-    cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
-    ...(values.date ? { date: values.date } : {}),
-    signers: await loadSigners(cfg),
-    log,
-    progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
-  });
-  progressLine('');
-  // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
-  await startPrepared(store, cfg.dataDir, result.catalog, pack, log);
+  const keys = await loadSigners(cfg);
+  const result = await oneBuild(() =>
+    buildFromDir(store, {
+      dir: path.resolve(dir),
+      onObject: pack.add,
+      sources,
+      // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
+      cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
+      ...(values.date ? { date: values.date } : {}),
+      signers: keys,
+      log,
+      progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
+    }).then(async (r) => {
+      progressLine('');
+      // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
+      await startPrepared(store, cfg.dataDir, r.catalog, pack, log);
+      return r;
+    }),
+  );
   process.stdout.write(
     `${JSON.stringify({ catalog: result.catalog, models: result.models, files: result.files, bytes: result.bytes, date: result.day.date, seconds: (Date.now() - started) / 1000 })}\n`,
   );

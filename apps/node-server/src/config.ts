@@ -34,11 +34,28 @@ export interface HubConfigFile {
   probeRetryMaxSeconds?: number;
   /** Sources probed at the same time (default 4). */
   probeConcurrency?: number;
-  account?: { publicKey: string | Record<string, unknown>; issuer?: string; audience?: string; siteOrigin?: string };
+  account?: {
+    publicKey: string | Record<string, unknown>;
+    issuer?: string;
+    audience?: string;
+    siteOrigin?: string;
+    /** Write limit per account (a token bucket): `burst` writes at once (default 20), refilled `perSecond` (default 1). */
+    writes?: { burst?: number; perSecond?: number };
+  };
+  /**
+   * Accounts in PostgreSQL (`postgres://USER:PASSWORD@HOST:PORT/DB`; or the environment's `DATABASE_URL`) instead of
+   * `accounts.sqlite` in the data folder: what several `hub serve` processes share (issue 41). Never logged whole.
+   */
+  database?: string;
   publisherTokens?: string[];
   registryTokens?: string[];
   /** The most bytes one bucket may hold in all (default 1 GiB). */
   bucketMaxBytes?: number;
+  /**
+   * Several processes on one data folder (issue 41): a lease (`DIR/locks/*.lock`: the probe rounds, the refresh
+   * build) whose holder is killed is taken over within this many seconds (default 30).
+   */
+  leaseSeconds?: number;
   /** Seed the bundled demo index into an empty data folder (default true). */
   demo?: boolean;
   /** Port of the demo mirror (default: the hub's port + 1; 0 picks a free one). */
@@ -108,8 +125,22 @@ export function resolveConfig(
   const portNumber = Number(port);
   if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
     throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
+  if (
+    fromFile.leaseSeconds !== undefined &&
+    !(typeof fromFile.leaseSeconds === 'number' && fromFile.leaseSeconds >= 0.1 && fromFile.leaseSeconds <= 3600)
+  )
+    throw new ConfigError('leaseSeconds must be a number of seconds from 0.1 to 3600 (default 30).');
+  const writes = fromFile.account?.writes;
+  if (writes !== undefined) {
+    const positive = (v: unknown) => v === undefined || (typeof v === 'number' && Number.isFinite(v) && v > 0);
+    if (typeof writes !== 'object' || writes === null || !positive(writes.burst) || !positive(writes.perSecond))
+      throw new ConfigError('account.writes must be {"burst": N, "perSecond": N} with numbers above 0 (default 20 and 1).');
+  }
+  const database = nonEmpty(env.DATABASE_URL) ?? fromFile.database;
+  checkDatabase(database, fromFile.database === database ? 'database' : 'DATABASE_URL');
   return {
     ...fromFile,
+    ...(database !== undefined ? { database } : {}),
     port: portNumber,
     host: nonEmpty(flags.host) ?? nonEmpty(env.HOST) ?? nonEmpty(fromFile.host) ?? DEFAULT_HOST,
     dataDir: path.resolve(flags.data ?? env.HUB_DATA ?? fromFile.dataDir ?? '.hub-data'),
@@ -126,4 +157,17 @@ export function configFileOf(flags: { config?: string }, env: NodeJS.ProcessEnv 
 /** An unset or blank value (`HOST=` in a shell) counts as not given. */
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+/** `database` (or `DATABASE_URL`) must name a PostgreSQL database; the message never repeats the value (a password). */
+function checkDatabase(url: unknown, from: string): void {
+  if (url === undefined) return;
+  let protocol = '';
+  try {
+    protocol = new URL(String(url)).protocol;
+  } catch {
+    protocol = '';
+  }
+  if (typeof url !== 'string' || (protocol !== 'postgres:' && protocol !== 'postgresql:'))
+    throw new ConfigError(`${from} must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:5432/DATABASE).`);
 }

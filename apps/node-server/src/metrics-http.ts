@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
 import { accessLog, bearerToken, type Logger, type Metrics, noMetrics, teeMetrics, timingSafeEqualString } from '@hub/core-index';
@@ -157,10 +158,12 @@ export async function observabilityFrom(
 ): Promise<Observability> {
   const { metricsPort, metricsHost, metricsToken, logRequests } = config;
 
-  const prom =
+  let prom =
     metricsPort !== undefined || metricsToken !== undefined
       ? (await import('./metrics.js')).promMetrics({ probeIntervalSeconds })
       : undefined;
+  // A worker of `hub serve --workers N` serves the sum over every worker, which the primary collects (workers.ts).
+  if (prom && cluster.isWorker) prom = { ...prom, scrape: (await import('./workers.js')).clusterScrape(prom.registry) };
   const metrics = teeMetrics(prom ?? noMetrics, logRequests ? accessLog(log) : noMetrics);
   // The open sockets accepted on the metrics port: a request on one of them is answered by the metrics listener only.
   const metricsSockets = new Set<Socket>();

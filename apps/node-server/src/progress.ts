@@ -7,6 +7,8 @@ export interface FileProgress {
   source: string;
   received: number;
   size: number;
+  /** a ranged download: bytes from each source */
+  sources?: Record<string, number>;
 }
 
 const WIDTH = 20;
@@ -43,7 +45,10 @@ export class ProgressBars {
     const frac = p.size > 0 ? Math.min(1, p.received / p.size) : 1;
     const full = Math.round(frac * WIDTH);
     const bar = `[${'#'.repeat(full)}${'.'.repeat(WIDTH - full)}]`;
-    return `${bar} ${String(Math.floor(frac * 100)).padStart(3)}%  ${formatBytes(p.received)}/${formatBytes(p.size)}  ${formatBytes(p.received / s)}/s  from ${p.source}  ${p.file}`;
+    // a ranged download names every source with the bytes it sent
+    const by = Object.entries(p.sources ?? {});
+    const from = by.length > 0 ? by.map(([name, n]) => `${name} ${formatBytes(n)}`).join(', ') : p.source;
+    return `${bar} ${String(Math.floor(frac * 100)).padStart(3)}%  ${formatBytes(p.received)}/${formatBytes(p.size)}  ${formatBytes(p.received / s)}/s  from ${from}  ${p.file}`;
   }
 
   /** Redraw every line in place (the cursor goes back up over the lines drawn before). */

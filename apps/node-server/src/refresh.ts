@@ -1,4 +1,5 @@
 import type { Logger } from '@hub/core-index';
+import { HeldLease } from '@hub/objects/node';
 
 export interface RefreshSchedule {
   /** `daily` runs at a fixed UTC time; otherwise every `intervalMs`. */
@@ -98,6 +99,53 @@ export function startRefresh(o: RefreshOptions): Refresher {
     stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+    },
+  };
+}
+
+export interface SharedRefreshOptions extends RefreshOptions {
+  /** The lease file (`DIR/locks/refresh.lock`) that names the one process running the builds. */
+  leaseFile: string;
+  leaseMs: number;
+  /** How long ago the served index was switched (ms), or undefined when unknown. */
+  indexAge: () => Promise<number | undefined>;
+}
+
+/** The period of a schedule: a build older than this is overdue. */
+function period(s: RefreshSchedule): number {
+  return s.kind === 'daily' ? 24 * 3600_000 : s.intervalMs;
+}
+
+/**
+ * `hub serve --refresh` in several processes on one data folder (issue 41): only the holder of the refresh lease
+ * runs the schedule, so exactly one build runs at a time. A process that takes the lease over (its holder was killed,
+ * perhaps mid-build) first builds at once when the served index is older than one period, then keeps the schedule.
+ */
+export function startSharedRefresh(o: SharedRefreshOptions): Pick<Refresher, 'stop'> & { lease: HeldLease } {
+  let refresher: Refresher | undefined;
+  const lease = new HeldLease(o.leaseFile, {
+    leaseMs: o.leaseMs,
+    ...(o.now ? { now: o.now } : {}),
+    onChange: (held) => {
+      if (held) {
+        o.log.info({ event: 'refresh-lease', held: true, pid: process.pid }, 'this process runs the index builds');
+        refresher = startRefresh(o);
+        void o.indexAge().then((age) => {
+          if (lease.held && refresher && (age === undefined || age >= period(o.schedule))) void refresher.runNow();
+        });
+      } else {
+        o.log.warn({ event: 'refresh-lease', held: false }, 'another process runs the index builds now');
+        refresher?.stop();
+        refresher = undefined;
+      }
+    },
+  });
+  void lease.start();
+  return {
+    lease,
+    stop() {
+      refresher?.stop();
+      void lease.stop();
     },
   };
 }

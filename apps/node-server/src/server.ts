@@ -1,7 +1,6 @@
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { createAccountServices } from '@hub/account';
 import { type Address, type Hub, type IndexStore, type Logger, SourceProber, SPACES_REF } from '@hub/core-index';
 import { assembleHub, type HubDeps, indexHolder, type SourceEntry } from '@hub/hub';
 import {
@@ -28,9 +27,10 @@ import { watchMirrorManifest } from './mirror-watch.js';
 import { FileMissingLog } from './missing-log.js';
 import { hubListener } from './node-listener.js';
 import { fileProbeStorage, probeSettingsFrom } from './prober.js';
+import { shareProbes } from './replicas.js';
 import { checkConfig, checkOrder, hostPolicyOf } from './settings-check.js';
 import { LOCAL_MIRROR, sourcesFromConfig } from './sources-config.js';
-import { SqliteAccountStore } from './stores/sqlite-account-store.js';
+import { openAccounts } from './stores/open-accounts.js';
 import { fileLoadPack, loadVerifiedOnce } from './verify.js';
 
 export const MAX_MESSAGE_BYTES = 33_554_432;
@@ -97,12 +97,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
 
   const { indexes, seeded } = await openIndex(objects, options.dataDir, config, log, observability.metrics);
 
-  // Accounts: one SQLite file under the data folder; without account.publicKey the routes answer 503.
-  const accountStore = SqliteAccountStore.open(options.dataDir);
-  const accounts = await createAccountServices(config.account, accountStore).catch((e: unknown) => {
-    accountStore.close();
-    throw e;
-  });
+  // Accounts: PostgreSQL when `database` names one, else one SQLite file under the data folder; without
+  // account.publicKey the routes answer 503.
+  const accountStore = await openAccounts(config, options.dataDir, log);
+  const accounts = accountStore.services;
 
   // A data folder filled by `hub bundle import` is air-gapped unless the config says otherwise.
   const airGapped = config.airGapped ?? !!(await stat(path.join(options.dataDir, IMPORTED_FILE)).catch(() => undefined));
@@ -138,17 +136,26 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     metrics: observability.metrics,
   });
   await health.load();
-  // What each mirror holds is known before the first request (its manifest read, one held file hashed).
-  if (mirrors.length > 0) await health.round({ force: true, only: mirrors });
-  // The data folder's mirror is re-read as soon as its manifest changes (a `hub mirror verify` moving a file aside).
+  // Several processes on this data folder: one runs the probe rounds, the others follow its probes.json (replicas.ts).
+  const probes = await shareProbes(health, options.dataDir, {
+    ...(config.leaseSeconds !== undefined ? { leaseSeconds: config.leaseSeconds } : {}),
+    log,
+  });
+  // What each mirror holds is known before the first request (its manifest read, one held file hashed); a process that
+  // follows another's rounds reads it from there.
+  if (mirrors.length > 0 && probes.held) await health.round({ force: true, only: mirrors });
+  // The data folder's mirror is re-read as soon as its manifest changes (a `hub mirror verify` moving a file aside), by
+  // the process that runs the probe rounds; the others read the result from probes.json.
   const mirrorWatch =
     ownMirror && (await hasMirror(mirrorDir))
       ? watchMirrorManifest(
           mirrorDir,
-          () =>
+          () => {
+            if (!probes.held) return;
             void health
               .round({ force: true, only: [LOCAL_MIRROR] })
-              .catch((e: unknown) => log.warn({ err: String(e) }, 'mirror re-read failed')),
+              .catch((e: unknown) => log.warn({ err: String(e) }, 'mirror re-read failed'));
+          },
           log,
         )
       : undefined;
@@ -196,7 +203,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const bound = await listenOn(server, options.port ?? 8080, host).catch(async (e: NodeJS.ErrnoException) => {
     await mirror?.close();
     await localMirror?.close();
-    accountStore.close();
+    mirrorWatch?.close();
+    await probes.stop();
+    await accountStore.close();
     throw cannotListen(host, options.port ?? 8080, e);
   });
   const { port, url } = bound;
@@ -217,7 +226,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     },
     'hub listening',
   );
-  health.start();
+  probes.begin();
 
   return {
     url,
@@ -232,6 +241,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     reload: () => indexes.reload(),
     async close() {
       mirrorWatch?.close();
+      await probes.stop();
       await health.stop();
       // The metrics port first: it hands its connections to `server`.
       await metricsServer?.close();
@@ -243,7 +253,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       await Promise.allSettled([...background]);
       await mirror?.close();
       await localMirror?.close();
-      accountStore.close();
+      await accountStore.close();
     },
   };
 }

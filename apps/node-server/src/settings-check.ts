@@ -68,6 +68,8 @@ const CONFIG_KEYS: { [K in keyof Required<HubConfigFile>]: Check } = {
   probeRetrySeconds: positive,
   probeRetryMaxSeconds: positive,
   probeConcurrency: whole,
+  database: text,
+  leaseSeconds: positive,
   account: (v) => object(v) ?? (typeof (v as { publicKey?: unknown }).publicKey === 'undefined' ? 'needs "publicKey"' : undefined),
   publisherTokens: texts,
   registryTokens: texts,

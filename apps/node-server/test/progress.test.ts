@@ -31,6 +31,18 @@ describe('hub get progress bars (a fake terminal)', () => {
     expect(lines[1]).toContain('from mirror-b  b.json');
   });
 
+  it('a file fetched from several sources names each with its bytes', () => {
+    const out: string[] = [];
+    const bars = new ProgressBars(
+      (s) => out.push(s),
+      () => 0,
+      100,
+    );
+    bars.update({ file: 'big.gguf', source: 'a', received: 3 * MiB, size: 10 * MiB, sources: { a: MiB, b: 2 * MiB } });
+    expect(bars.line('big.gguf')).toContain('30%  3.00 MiB/10.0 MiB');
+    expect(bars.line('big.gguf')).toContain('from a 1.00 MiB, b 2.00 MiB  big.gguf');
+  });
+
   it('redraws at most once per interval however many chunks arrive, and always on completion', () => {
     let t = 0;
     const out: string[] = [];

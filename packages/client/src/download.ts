@@ -6,84 +6,35 @@
  * a stall or an error status moves the download to the next live source through `/via/{source}/…`.
  */
 import { boundedAll } from '@hub/core-index/light';
+import { DEFAULT_CONNECTIONS, downloadRanged, RANGED_MIN_BYTES } from './ranged.js';
 import { HubAnswerError, namedFailure } from './reach.js';
+import type {
+  Attempt,
+  ByteResponse,
+  ClientOptions,
+  FileResult,
+  GetBytes,
+  Hasher,
+  Outcome,
+  RangeTarget,
+  RemoteFile,
+  Sink,
+} from './types.js';
 
-export interface RemoteFile {
-  path: string;
-  size: number;
-  sha256: string;
-}
-
-/**
- * An incremental SHA-256; the Node entry injects node:crypto (in a worker thread for large files), the default is
- * @noble/hashes. A hasher that works elsewhere (another thread) may return a promise from `update` (wait before
- * giving it more: it holds too much) and from `digest`; `dispose` releases it when a download abandons it.
- */
-export interface Hasher {
-  /** The chunk is lent as to {@link Sink.write}: hash or copy it before returning (or before the promise resolves). */
-  update(chunk: Uint8Array): void | Promise<void>;
-  /** lowercase hex */
-  digest(): string | Promise<string>;
-  dispose?(): void;
-}
-/** A new hasher; `size` is the file's size when known (a factory may pick another thread for large files). */
-export type HasherFactory = (size?: number) => Hasher;
-
-/** Where verified-so-far bytes go. `truncate` drops everything (a restart on another source). */
-export interface Sink {
-  /**
-   * The chunk is lent: a transport may reuse its memory once `write` has returned (or its promise resolved) and
-   * the next chunk is asked for. A sink that keeps the bytes longer copies them.
-   */
-  write(chunk: Uint8Array): Promise<void> | void;
-  truncate(): Promise<void> | void;
-}
-
-export type Outcome = 'verified' | 'mismatch' | 'size' | 'stall' | 'status' | 'error' | 'cut';
-
-export interface Attempt {
-  file: string;
-  /** health key of the source (the hub's `X-Hub-Source`), or `hub` before one was known */
-  source: string;
-  url: string;
-  /** bytes received in this attempt */
-  bytes: number;
-  /** where this attempt started (a `Range` offset, 0 for a full download) */
-  offset: number;
-  outcome: Outcome;
-  reason: string;
-}
-
-export interface Progress {
-  file: string;
-  source: string;
-  received: number;
-  size: number;
-}
-
-/** One byte download's answer, as the client reads it (after redirects). */
-export interface ByteResponse {
-  status: number;
-  headers: { get(name: string): string | null };
-  /** the URL the bytes came from, after redirects */
-  url: string;
-  redirected: boolean;
-  /**
-   * The hub's `X-Hub-Source` on the redirect that led to the bytes (the source that served them), when the
-   * transport saw it (`nodeGetBytes` does; `fetch` follows redirects without showing their headers).
-   */
-  hubSource?: string;
-  /** Each chunk is valid until the next one is asked for (`nodeGetBytes` reads into one reused buffer). */
-  body: AsyncIterable<Uint8Array>;
-  /** stop reading and release the connection */
-  cancel(): void;
-}
-
-/**
- * How file bytes are fetched: GET `url` with `headers`, following redirects (keeping `Range`), honouring
- * `signal`. The default wraps `fetch`; the Node entry has a faster one on node:http (`nodeGetBytes`).
- */
-export type GetBytes = (url: string, init: { headers: Record<string, string>; signal: AbortSignal }) => Promise<ByteResponse>;
+export type {
+  Attempt,
+  ByteResponse,
+  ClientOptions,
+  FileResult,
+  GetBytes,
+  Hasher,
+  HasherFactory,
+  Outcome,
+  Progress,
+  RangeTarget,
+  RemoteFile,
+  Sink,
+} from './types.js';
 
 /** {@link GetBytes} over `fetch` (browsers, Workers, Node). */
 export function fetchGetBytes(f: typeof fetch = fetch): GetBytes {
@@ -117,25 +68,9 @@ export function fetchGetBytes(f: typeof fetch = fetch): GetBytes {
   };
 }
 
-export interface ClientOptions {
-  /** Hub base URL, e.g. `http://localhost:8080`. */
-  hub: string;
-  /** for the hub's JSON routes, and for the bytes when `getBytes` is not given */
-  fetch?: typeof fetch;
-  /**
-   * how file bytes are fetched (default: over `fetch`); given without `fetch`, the JSON routes go over it too (so a
-   * Node client never loads the runtime's fetch, about 0.1 s of CPU at its start)
-   */
-  getBytes?: GetBytes;
-  hasher?: HasherFactory;
-  /** No byte for this long ends an attempt with `stall` (default 30). */
-  stallSeconds?: number;
-  onAttempt?: (a: Attempt) => void;
-  onProgress?: (p: Progress) => void;
-}
-
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
 const enc = (path: string) => path.split('/').map(encodeURIComponent).join('/');
+const resolveTail = (id: string, revision: string, file: RemoteFile) => `${id}/resolve/${encodeURIComponent(revision)}/${enc(file.path)}`;
 
 /** Split `owner/name[:QUANT]`. */
 export function parseRef(ref: string): { id: string; quant?: string } {
@@ -212,14 +147,6 @@ export async function liveSources(opts: ClientOptions): Promise<string[]> {
   return h.order.filter((s) => h.sources[s]?.ok);
 }
 
-export interface FileResult {
-  file: RemoteFile;
-  ok: boolean;
-  /** source that delivered the verified bytes */
-  source?: string;
-  attempts: Attempt[];
-}
-
 class AttemptEnd extends Error {
   constructor(
     readonly outcome: Outcome,
@@ -263,7 +190,7 @@ export async function downloadFile(
     hasher = newHasher(file.size);
     received = 0;
   };
-  const tail = `${id}/resolve/${encodeURIComponent(revision)}/${enc(file.path)}`;
+  const tail = resolveTail(id, revision, file);
   // each attempt names a live source in the hub's order (the order the hub itself chooses by); with no
   // live source listed, the hub's own choice is asked once
   const plan: Array<string | undefined> = order.length > 0 ? [...order] : [undefined];
@@ -356,7 +283,12 @@ function sourceFromRedirect(r: ByteResponse): string | undefined {
   return r.redirected ? new URL(r.url).host : undefined;
 }
 
-/** Download many files, `parallel` at a time. */
+/**
+ * Download many files, `parallel` at a time. With `targetFor`, a file of at least {@link RANGED_MIN_BYTES} is fetched
+ * in ranges over several connections and every live source the hub lists (`downloadRanged`), unless
+ * `opts.connections` is 1; a file no source sent a byte of in ranges (a source without `Range`, a hub without the
+ * `Link` list still gives one) is then fetched in one request as a smaller one is.
+ */
 export async function downloadAll(
   opts: ClientOptions,
   id: string,
@@ -364,10 +296,30 @@ export async function downloadAll(
   files: RemoteFile[],
   sinkFor: (f: RemoteFile) => Promise<Sink & { commit(ok: boolean): Promise<void> | void }>,
   parallel = 4,
+  targetFor?: (f: RemoteFile) => Promise<RangeTarget>,
 ): Promise<FileResult[]> {
   const sources = await liveSources(opts);
+  const ranged = targetFor && (opts.connections ?? DEFAULT_CONNECTIONS) > 1 ? targetFor : undefined;
   // the one bounded pool of core-index: a thrown error (not a failed download) stops new files
   return boundedAll(files, parallel, async (file) => {
+    let before: Attempt[] = [];
+    if (ranged && file.size >= RANGED_MIN_BYTES) {
+      const target = await ranged(file);
+      let res: FileResult;
+      try {
+        const getBytes = opts.getBytes ?? fetchGetBytes(opts.fetch ?? fetch);
+        res = await downloadRanged(opts, getBytes, `${trimSlash(opts.hub)}/${resolveTail(id, revision, file)}`, file, target);
+      } catch (e) {
+        await target.commit(false);
+        throw e;
+      }
+      if (res.ok || target.held.length > 0 || res.attempts.some((a) => a.bytes > 0)) {
+        await target.commit(res.ok);
+        return res;
+      }
+      await target.discard();
+      before = res.attempts;
+    }
     const sink = await sinkFor(file);
     let res: FileResult;
     try {
@@ -377,7 +329,7 @@ export async function downloadAll(
       throw e;
     }
     await sink.commit(res.ok);
-    return res;
+    return before.length > 0 ? { ...res, attempts: [...before, ...res.attempts] } : res;
   });
 }
 

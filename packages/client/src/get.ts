@@ -10,9 +10,11 @@ export {
   type FileResult,
   listFiles,
   modelRevision,
+  type Progress,
   parseRef,
   type RemoteFile,
 } from './download.js';
+export { hfCacheRangeFile, rangeFile } from './node/range-file.js';
 export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher, sha256File } from './node/transfer.js';
 export { HubAnswerError, namingFetch } from './reach.js';
 export { selectFiles } from './select.js';

@@ -91,7 +91,7 @@ export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
 export { ObjectCache } from './index/object-cache.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
-export { newObjectMetadata, REF_NAME } from './index/object-store.js';
+export { newObjectMetadata, REF_NAME, withRef } from './index/object-store.js';
 export { ollamaTemplateFor } from './index/ollama-template.js';
 export { emptyPins, PinsError, parsePins } from './index/pins.js';
 export { BoundedQueue, boundedAll } from './index/pool.js';

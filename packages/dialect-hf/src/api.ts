@@ -7,6 +7,9 @@ const REDIRECT_HEADERS = {
   'X-Linked-Etag': header('"<sha256>": the SHA-256 the bytes must have, from the index'),
   'X-Linked-Size': header('size in bytes'),
   'Repr-Digest': header('sha-256=:<base64>:'),
+  Link: header(
+    'every live source holding the file, the chosen one first, as RFC 6249 duplicates: <URL>; rel="duplicate"; pri=N; hub-source="health key"',
+  ),
 };
 
 const resolveResponses: ApiResponses = {

@@ -87,6 +87,24 @@ describe('GET and HEAD /{owner}/{name}/resolve/{rev}/{path}', () => {
     expect(raw.headers.location).toMatch(/^http:\/\/localhost:2\/b\//);
   });
 
+  it('lists every live holder as Link rel="duplicate" in the hub\'s order (RFC 6249), the redirect target first', async () => {
+    const { hub, health } = await hfHub();
+    const path = `${LLAMA_COMMIT}/tiny-llama-Q4_K_M.gguf`;
+    const a = `<http://127.0.0.1:1/a/${LLAMA}/${path}>; rel="duplicate"; pri=1; hub-source="mirror-a"`;
+    const b = (pri: number) => `<http://localhost:2/b/${LLAMA}/${path}>; rel="duplicate"; pri=${pri}; hub-source="mirror-b"`;
+    const link = async (p: string) => (await request(hub, p, { method: 'HEAD' })).headers.link;
+    expect(await link(`/${LLAMA}/resolve/main/tiny-llama-Q4_K_M.gguf`)).toBe(`${a}, ${b(2)}`);
+    // /via/ puts its source first in the list too
+    expect(await link(`/via/b/${LLAMA}/resolve/main/tiny-llama-Q4_K_M.gguf`)).toBe(`${b(1)}, ${a.replace('pri=1', 'pri=2')}`);
+    // mirror-b does not hold the Q8_0 file: only mirror-a is listed
+    expect(await link(`/${LLAMA}/resolve/main/tiny-llama-Q8_0.gguf`)).toBe(
+      `<http://127.0.0.1:1/a/${LLAMA}/${LLAMA_COMMIT}/tiny-llama-Q8_0.gguf>; rel="duplicate"; pri=1; hub-source="mirror-a"`,
+    );
+    // a source that is down is not listed
+    health.record('mirror-a', { ok: false, reason: 'timeout', at: Date.now() });
+    expect(await link(`/${LLAMA}/resolve/main/tiny-llama-Q4_K_M.gguf`)).toBe(b(1));
+  });
+
   it('goes to the next live source when one is down, and answers 503 with Retry-After when none is', async () => {
     const { hub, health } = await hfHub();
     // Failed just now: the first re-check is 40 s away on the default schedule, and Retry-After says so.

@@ -6,6 +6,7 @@ import {
   prepare,
   type RouteContext,
   reprDigestFromHex,
+  type SourceHealth,
   sendPrepared,
 } from '@hub/core-index';
 import { entryNotFound, sourcesUnavailable } from './errors.js';
@@ -65,6 +66,7 @@ export function resolve(ctx: RouteContext<CoreDeps>): HubResponse {
     headers: {
       location: absolute(chosen.choice.url, ctx.origin),
       'x-hub-source': chosen.choice.source,
+      link: duplicates(chosen.live, ctx.origin),
       'x-repo-commit': model.revision,
       'x-linked-etag': etag,
       etag,
@@ -74,6 +76,26 @@ export function resolve(ctx: RouteContext<CoreDeps>): HubResponse {
     },
     body: EMPTY,
   };
+}
+
+/**
+ * Every live source holding the file, in the hub's preference order (the redirect's own target first), as RFC 6249
+ * (Metalink/HTTP) duplicates: `<url>; rel="duplicate"; pri=N; hub-source="health key"`. A client may fetch ranges
+ * of the file from all of them at once; the bytes are checked against the SHA-256 of `Repr-Digest` and the ETag.
+ * A URL that does not parse is left out (it could not be fetched either).
+ */
+function duplicates(live: Extract<ReturnType<SourceHealth['choose']>, { ok: true }>['live'], origin: string): string {
+  const out: string[] = [];
+  for (const c of live) {
+    let href: string;
+    try {
+      href = new URL(absolute(c.url, origin)).href;
+    } catch {
+      continue;
+    }
+    out.push(`<${href}>; rel="duplicate"; pri=${out.length + 1}; hub-source="${c.source.replace(/["\\]/g, '')}"`);
+  }
+  return out.join(', ');
 }
 
 const EMPTY = new Uint8Array(0);

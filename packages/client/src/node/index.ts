@@ -8,4 +8,5 @@ export {
   verifyMirror,
   writeMirrorManifest,
 } from './mirror.js';
+export { rangeFile } from './range-file.js';
 export { fileSink, nodeGetBytes, nodeHasher, sha256File } from './transfer.js';

@@ -20,7 +20,7 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * between. Redirects are followed (at most 10), keeping `Range`; `Authorization` is never sent on (the client
  * sends none).
  */
-export const nodeGetBytes: GetBytes = (url, init) => get(url, init.headers, init.signal, 0, false, undefined);
+export const nodeGetBytes: GetBytes = (url, init) => get(url, init.headers, init.signal, 0, false, undefined, undefined);
 
 async function get(
   url: string,
@@ -29,6 +29,7 @@ async function get(
   hops: number,
   redirected: boolean,
   hubSource: string | undefined,
+  hubLinks: string | undefined,
 ): Promise<ByteResponse> {
   const u = new URL(url);
   const answer = u.protocol === 'http:' ? await http1Get(u, headers, signal) : await httpsGet(u, headers, signal);
@@ -39,7 +40,9 @@ async function get(
     // The hub names the source it sent the client to: the first redirect that says so wins.
     const named = answer.headers.get('x-hub-source');
     const source = hubSource ?? (named ? named : undefined);
-    return get(new URL(location, u).href, headers, signal, hops + 1, true, source);
+    // and lists every live source of the file on that redirect (Link rel="duplicate")
+    const links = hubSource ? hubLinks : named ? answer.headers.get('link') : undefined;
+    return get(new URL(location, u).href, headers, signal, hops + 1, true, source, links);
   }
   return {
     status: answer.status,
@@ -47,6 +50,7 @@ async function get(
     url,
     redirected,
     ...(hubSource ? { hubSource } : {}),
+    ...(hubLinks ? { hubLinks } : {}),
     body: answer.body,
     cancel: answer.cancel,
   };
@@ -371,22 +375,28 @@ export async function hfCacheSink(
   commit: string,
   file: { path: string; sha256: string },
 ): Promise<Sink & { commit(ok: boolean): Promise<void> }> {
-  const repo = join(cache, hfRepoFolder(id));
-  const blob = join(repo, 'blobs', file.sha256);
-  const inner = await fileSink(blob);
+  const inner = await fileSink(hfCacheBlob(cache, id, file));
   return {
     ...inner,
     commit: async (ok) => {
       await inner.commit(ok);
-      if (!ok) return;
-      const link = join(repo, 'snapshots', commit, ...file.path.split('/'));
-      await mkdir(dirname(link), { recursive: true });
-      await rm(link, { force: true });
-      await symlink(relative(dirname(link), blob), link);
-      await mkdir(join(repo, 'refs'), { recursive: true });
-      const refTemp = join(repo, 'refs', `.main.${randomBytes(4).toString('hex')}`);
-      await writeFile(refTemp, commit);
-      await rename(refTemp, join(repo, 'refs', 'main'));
+      if (ok) await linkHfSnapshot(cache, id, commit, file);
     },
   };
+}
+
+/** Where the host's cache keeps a file's bytes: `<cache>/models--owner--name/blobs/<sha256>`. */
+export const hfCacheBlob = (cache: string, id: string, file: { sha256: string }) => join(cache, hfRepoFolder(id), 'blobs', file.sha256);
+
+/** After the blob is in place: `snapshots/<commit>/<path>` a relative symlink to it, `refs/main` the commit. */
+export async function linkHfSnapshot(cache: string, id: string, commit: string, file: { path: string; sha256: string }): Promise<void> {
+  const repo = join(cache, hfRepoFolder(id));
+  const link = join(repo, 'snapshots', commit, ...file.path.split('/'));
+  await mkdir(dirname(link), { recursive: true });
+  await rm(link, { force: true });
+  await symlink(relative(dirname(link), hfCacheBlob(cache, id, file)), link);
+  await mkdir(join(repo, 'refs'), { recursive: true });
+  const refTemp = join(repo, 'refs', `.main.${randomBytes(4).toString('hex')}`);
+  await writeFile(refTemp, commit);
+  await rename(refTemp, join(repo, 'refs', 'main'));
 }

@@ -39,6 +39,16 @@ export interface ObjectStore {
   list(query: ListQuery): Promise<ListPage>;
   readRef(name: string): Promise<string | undefined>;
   writeRef(name: string, value: string): Promise<void>;
+  /**
+   * Run a read-modify-write of the ref `name` with it held against the other processes sharing this store (design
+   * 11.3). Stores that only one process writes leave it out; {@link withRef} then just runs the change.
+   */
+  withRefLock?<T>(name: string, fn: () => Promise<T>): Promise<T>;
+}
+
+/** Run `fn` (which reads the ref `name` and writes it) holding the store's cross-process lock on it, when it has one. */
+export function withRef<T>(objects: ObjectStore, name: string, fn: () => Promise<T>): Promise<T> {
+  return objects.withRefLock ? objects.withRefLock(name, fn) : fn();
 }
 
 /** Ref names are short identifiers; anything else is refused so refs never escape their folder. */

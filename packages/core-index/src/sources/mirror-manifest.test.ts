@@ -42,7 +42,7 @@ describe('a mirror source in the choice', () => {
 
   it('holds exactly the SHA-256s its manifest lists, in the configured order', () => {
     const first = chooseSource({ ...input, sha256: A }, ['local', 'origin'], ok, configs, [{ config: mirror, holding: held }]);
-    expect(first).toEqual({ ok: true, choice: { source: 'local', display: 'Local', url: `http://mirror.lan:8090/sha256/${A}` } });
+    expect(first).toMatchObject({ ok: true, choice: { source: 'local', display: 'Local', url: `http://mirror.lan:8090/sha256/${A}` } });
     const notHeld = chooseSource({ ...input, sha256: B }, ['local', 'origin'], ok, configs, [{ config: mirror, holding: held }]);
     expect(notHeld.ok && notHeld.choice.source).toBe('origin');
     const later = chooseSource({ ...input, sha256: A }, ['origin', 'local'], ok, configs, [{ config: mirror, holding: held }]);

@@ -36,7 +36,22 @@ describe('chooseSource', () => {
 
   it('takes the first ok source in order that holds the file', () => {
     const r = health.choose(input);
-    expect(r).toEqual({ ok: true, choice: { source: 'a', display: 'A', url: `http://a.test/o/n/resolve/${rev}/f.bin` } });
+    expect(r).toMatchObject({ ok: true, choice: { source: 'a', display: 'A', url: `http://a.test/o/n/resolve/${rev}/f.bin` } });
+  });
+
+  it('lists every live holder in the same order, the choice first (the Link rel="duplicate" list)', () => {
+    const r = health.choose(input);
+    expect(r.ok && r.live.map((c) => [c.source, c.url])).toEqual([
+      ['a', `http://a.test/o/n/resolve/${rev}/f.bin`],
+      ['b', 'http://b.test/o--n/f.bin'],
+      ['ipfs', 'https://gw.test/ipfs/bafyroot/f.bin'],
+    ]);
+    const via = health.choose({ ...input, via: 'tb' });
+    expect(via.ok && via.live.map((c) => c.source)).toEqual(['b', 'a', 'ipfs']);
+    const h = new MemorySourceHealth(configs, ['a', 'b', 'ipfs']);
+    h.record('b', { ok: false, reason: 'unreachable', at: 1 });
+    const down = h.choose(input);
+    expect(down.ok && down.live.map((c) => c.source)).toEqual(['a', 'ipfs']);
   });
 
   it('puts a known /via/ token first, and ignores an unknown one', () => {

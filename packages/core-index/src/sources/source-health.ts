@@ -19,7 +19,12 @@ export interface SourceChoice {
 }
 
 export type ChooseResult =
-  | { ok: true; choice: SourceChoice }
+  /**
+   * `choice` is where the hub sends the client; `live` is every live source holding the file in the same preference
+   * order (`choice` first): what `Link: rel="duplicate"` lists on a resolve redirect (RFC 6249), so a client can fetch
+   * ranges from several at once.
+   */
+  | { ok: true; choice: SourceChoice; live: SourceChoice[] }
   /**
    * Sources hold the file but none is healthy. `lacking`: the configured mirrors that do not hold it. `plainHttp`: the
    * holders beside the hub that speak plain http while the client reached the hub over https (never sent there).
@@ -178,7 +183,8 @@ export function chooseSource(
     if (i > 0) holders.unshift(...holders.splice(i, 1));
   }
   const rules = input.rules;
-  let fallback: SourceChoice | undefined;
+  const live: SourceChoice[] = [];
+  const fallbacks: SourceChoice[] = [];
   const plainHttp: string[] = [];
   for (const h of holders) {
     if (!state(h.source).ok) continue;
@@ -197,13 +203,15 @@ export function chooseSource(
       }
       if (rules.must && !rules.must(parsed)) continue;
       if (rules.prefer && !rules.prefer(parsed)) {
-        fallback ??= choice;
+        fallbacks.push(choice);
         continue;
       }
     }
-    return { ok: true, choice };
+    live.push(choice);
   }
-  if (fallback) return { ok: true, choice: fallback };
+  live.push(...fallbacks);
+  const [first] = live;
+  if (first) return { ok: true, choice: first, live };
   return { ok: false, reason: 'none-ok', holders: holders.map((h) => h.source), ...also, ...(plainHttp.length ? { plainHttp } : {}) };
 }
 

@@ -216,6 +216,16 @@ export class SourceProber extends MemorySourceHealth {
     this.arm();
   }
 
+  /**
+   * Stop running rounds on the timer, leaving probes in flight to finish (another process sharing the state runs the
+   * rounds now; issue 41). `start()` resumes.
+   */
+  pause(): void {
+    this.started = false;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
   /** Stop the timer, abort probes in flight (their outcomes are dropped), finish pending writes, write nothing more. */
   async stop(): Promise<void> {
     this.stopped = true;

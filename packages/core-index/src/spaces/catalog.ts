@@ -1,6 +1,6 @@
 import type { Address } from '../index/blake3.js';
 import { canonicalBytes } from '../index/canonical-json.js';
-import type { ObjectStore } from '../index/object-store.js';
+import { type ObjectStore, withRef } from '../index/object-store.js';
 import { SPACES_KIND, type SpaceObject, SpaceObjectSchema, type SpacesCatalog, SpacesCatalogSchema } from './schema.js';
 
 /**
@@ -64,21 +64,24 @@ function serialized<T>(objects: ObjectStore, fn: () => Promise<T>): Promise<T> {
  * Publishing the current root again changes nothing.
  */
 export function recordSpace(objects: ObjectStore, root: Address, space: SpaceObject): Promise<RecordResult> {
-  return serialized(objects, async () => {
-    const now = await readSpaces(objects);
-    const current = (now.catalog.spaces[space.name] as Address | undefined) ?? null;
-    if (current === root && now.address) return { outcome: 'unchanged', catalog: now.address };
-    if (space.prev !== current) return { outcome: 'conflict', current };
-    const spaces = { ...now.catalog.spaces, [space.name]: root };
-    const next: SpacesCatalog = {
-      kind: SPACES_KIND,
-      spaces: Object.fromEntries(Object.entries(spaces).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-      prev: now.address,
-    };
-    const { meta } = await objects.put(canonicalBytes(next), { kind: SPACES_KIND, mediaType: 'application/json' });
-    await objects.writeRef(SPACES_REF, meta.id);
-    return { outcome: 'recorded', catalog: meta.id as Address };
-  });
+  // Queued in this process, and held against the other processes sharing the data folder (issue 41).
+  return serialized(objects, () => withRef(objects, SPACES_REF, () => record(objects, root, space)));
+}
+
+async function record(objects: ObjectStore, root: Address, space: SpaceObject): Promise<RecordResult> {
+  const now = await readSpaces(objects);
+  const current = (now.catalog.spaces[space.name] as Address | undefined) ?? null;
+  if (current === root && now.address) return { outcome: 'unchanged', catalog: now.address };
+  if (space.prev !== current) return { outcome: 'conflict', current };
+  const spaces = { ...now.catalog.spaces, [space.name]: root };
+  const next: SpacesCatalog = {
+    kind: SPACES_KIND,
+    spaces: Object.fromEntries(Object.entries(spaces).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    prev: now.address,
+  };
+  const { meta } = await objects.put(canonicalBytes(next), { kind: SPACES_KIND, mediaType: 'application/json' });
+  await objects.writeRef(SPACES_REF, meta.id);
+  return { outcome: 'recorded', catalog: meta.id as Address };
 }
 
 /** Would `space` be accepted now? (the same comparison `recordSpace` makes, without writing) */

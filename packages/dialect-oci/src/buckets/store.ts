@@ -8,6 +8,7 @@ import {
   BucketsCatalogSchema,
   canonicalBytes,
   type ObjectStore,
+  withRef,
 } from '@hub/core-index';
 
 /**
@@ -104,15 +105,19 @@ export class BucketStore {
   }
 
   #update<T>(change: (catalog: BucketsCatalog) => Promise<T>): Promise<T> {
-    const run = this.#chain.then(async () => {
-      const catalog = structuredClone((await this.catalog()).catalog);
-      const out = await change(catalog);
-      const { meta } = await this.objects.put(canonicalBytes(catalog), { kind: BUCKETS_KIND, mediaType: 'application/json' });
-      await this.objects.writeRef(BUCKETS_REF, meta.id);
-      this.#last = { address: meta.id as Address, catalog };
-      for (const l of this.#listeners) l(catalog);
-      return out;
-    });
+    // Queued in this process, and held against the other processes sharing the data folder (issue 41): the
+    // catalog is read again under the lock, so a change another process made is kept.
+    const run = this.#chain.then(() =>
+      withRef(this.objects, BUCKETS_REF, async () => {
+        const catalog = structuredClone((await this.catalog()).catalog);
+        const out = await change(catalog);
+        const { meta } = await this.objects.put(canonicalBytes(catalog), { kind: BUCKETS_KIND, mediaType: 'application/json' });
+        await this.objects.writeRef(BUCKETS_REF, meta.id);
+        this.#last = { address: meta.id as Address, catalog };
+        for (const l of this.#listeners) l(catalog);
+        return out;
+      }),
+    );
     this.#chain = run.catch(() => undefined);
     return run;
   }

@@ -50,6 +50,15 @@ The redirect carries these headers:
 - \`X-Repo-Commit\`.
 - \`X-Linked-Etag\` and \`ETag\`: the quoted SHA-256.
 - \`X-Linked-Size\` and \`Repr-Digest\`.
+- \`Link\`: every live source that holds the file, in the same order (the chosen one first), as
+  Metalink/HTTP duplicates (RFC 6249): \`<URL>; rel="duplicate"; pri=N; hub-source="health key"\`,
+  joined by commas. A client that fetches ranges (\`hub get\`, \`@hub/client\`) takes them from all of
+  these at once and checks the whole file against the SHA-256 above; \`/via/\` reorders this list too.
+
+\`\`\`sh
+curl -sI https://HUB/OWNER/NAME/resolve/main/FILE | grep -i '^link'
+# link: <https://mirror-a.example/OWNER/NAME/FILE>; rel="duplicate"; pri=1; hub-source="mirror-a", <https://huggingface.co/OWNER/NAME/resolve/COMMIT/FILE>; rel="duplicate"; pri=2; hub-source="huggingface.co"
+\`\`\`
 
 The redirect is never cached (\`Cache-Control: no-store\`), because the choice depends on health.
 

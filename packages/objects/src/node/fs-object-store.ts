@@ -15,6 +15,7 @@ import {
   REF_NAME,
   type StoredObject,
 } from '@hub/core-index';
+import { withFileLock } from './file-lease.js';
 
 let tmpCounter = 0;
 
@@ -78,6 +79,7 @@ export async function writeFileAtomic(target: string, bytes: Uint8Array | string
 export class FsObjectStore implements ObjectStore {
   private readonly objectsDir: string;
   private readonly refsDir: string;
+  private readonly locksDir: string;
   /** Objects never change, so whole objects are cached in memory (least recently used out first). */
   private readonly cache: ObjectCache;
   constructor(
@@ -88,6 +90,7 @@ export class FsObjectStore implements ObjectStore {
     this.cache = new ObjectCache(cacheLimitBytes);
     this.objectsDir = path.join(root, 'objects');
     this.refsDir = path.join(root, 'refs');
+    this.locksDir = path.join(root, 'locks');
   }
 
   private paths(address: Address) {
@@ -268,6 +271,15 @@ export class FsObjectStore implements ObjectStore {
   async writeRef(name: string, value: string) {
     if (!REF_NAME.test(name)) throw new Error(`invalid ref name ${JSON.stringify(name)}`);
     await writeFileAtomic(path.join(this.refsDir, name), value);
+  }
+
+  /**
+   * Run a read-modify-write of the ref `name` holding `locks/ref-NAME.lock` against every process sharing this data
+   * folder (issue 41); within one process the callers already queue their changes.
+   */
+  withRefLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    if (!REF_NAME.test(name)) throw new Error(`invalid ref name ${JSON.stringify(name)}`);
+    return withFileLock(path.join(this.locksDir, `ref-${name}.lock`), fn);
   }
 
   /** Every stored address (for `hub index verify`). */

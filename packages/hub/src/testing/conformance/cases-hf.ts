@@ -20,9 +20,15 @@ function redirect(path = FILE) {
       'x-linked-size': /^\d+$/,
       'repr-digest': /^sha-256=:[A-Za-z0-9+/=]+:$/,
       'cache-control': 'no-store',
+      // every live source holding the file (RFC 6249 duplicates; the demo has one), the redirect target first
+      link: /^<\{mirror\}\/[^>]+>; rel="duplicate"; pri=1; hub-source="demo-mirror"$/,
     },
     check: (r: { headers: Record<string, string> }) =>
-      r.headers.location?.startsWith('{mirror}/') && r.headers.location.endsWith(path) ? undefined : `location ${r.headers.location}`,
+      !r.headers.location?.startsWith('{mirror}/') || !r.headers.location.endsWith(path)
+        ? `location ${r.headers.location}`
+        : r.headers.link !== `<${r.headers.location}>; rel="duplicate"; pri=1; hub-source="demo-mirror"`
+          ? `link ${r.headers.link} does not list the location first`
+          : undefined,
   };
 }
 
@@ -217,6 +223,25 @@ export function hfCases(): ConformanceCase[] {
       area: 'hf',
       request: { path: `/via/demo/${GGUF}/resolve/main/${FILE}` },
       expect: r302(),
+    },
+    {
+      name: 'resolve lists every live source as Link rel="duplicate" (RFC 6249), pri from 1, the redirect target first',
+      area: 'hf',
+      request: { method: 'HEAD', path: `/via/demo/${BERT}/resolve/main/config.json` },
+      expect: {
+        ...redirect('config.json'),
+        check: (r) => {
+          const entries = (r.headers.link ?? '').split(/,\s*(?=<)/);
+          const parsed = entries.map((e) =>
+            /^<(https?:\/\/[^>]+|\{mirror\}\/[^>]+)>; rel="duplicate"; pri=(\d+); hub-source="([^"]+)"$/.exec(e),
+          );
+          if (parsed.some((m) => !m)) return `link ${r.headers.link}: not every entry is <URL>; rel="duplicate"; pri=N; hub-source="…"`;
+          if (parsed.some((m, i) => Number(m?.[2]) !== i + 1)) return `link ${r.headers.link}: pri is not 1, 2, …`;
+          if (parsed[0]?.[1] !== r.headers.location || parsed[0]?.[3] !== r.headers['x-hub-source'])
+            return `link ${r.headers.link}: the first is not the Location and X-Hub-Source`;
+          return undefined;
+        },
+      },
     },
     {
       name: 'an unknown /via/ token falls back to the default order',
