@@ -2,7 +2,19 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const pkg = (name: string, sub = 'index') => fileURLToPath(new URL(`./packages/${name}/src/${sub}.ts`, import.meta.url));
-const names = ['core-index', 'objects', 'client', 'dialect-hf', 'dialect-oci', 'mcp', 'account', 'hub', 'node-toolkit', 'upstream'];
+const names = [
+  'core-index',
+  'objects',
+  'client',
+  'dialect-hf',
+  'dialect-oci',
+  'mcp',
+  'account',
+  'hub',
+  'node-toolkit',
+  'upstream',
+  'model-signing',
+];
 
 export default defineConfig({
   resolve: {

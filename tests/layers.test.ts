@@ -22,6 +22,7 @@ const PACKAGES = [
   'spaces',
   'hub',
   'upstream',
+  'model-signing',
 ];
 
 export const ALLOWED: Record<string, readonly string[]> = {
@@ -35,6 +36,8 @@ export const ALLOWED: Record<string, readonly string[]> = {
   'packages/node-toolkit': ['core-index', 'objects', 'dialect-oci'],
   // the daily crawler: only node-server runs it
   'packages/upstream': ['core-index'],
+  // OMS model.sig verification (node:crypto through @sigstore/verify): node-server's index run uses it
+  'packages/model-signing': ['core-index'],
   // the bundled spaces are browser apps: they talk to the hub over HTTP only
   'packages/spaces': [],
   'packages/hub': ['core-index', 'objects', 'dialect-hf', 'dialect-oci', 'mcp', 'account'],

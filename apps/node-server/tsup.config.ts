@@ -25,7 +25,9 @@ export default defineConfig([
     platform: 'node',
     target: 'node20',
     sourcemap: true,
-    noExternal: [/^@hub\//],
+    // @hub/model-signing stays an import: its Sigstore libraries are CommonJS (they cannot be inlined into ESM), and
+    // only the index run loads them.
+    noExternal: [/^@hub\/(?!model-signing)/],
     minifyWhitespace: true,
     minifySyntax: true,
   },

@@ -85,6 +85,8 @@ export interface Env {
   /** Minutes between checks of `refs/current` for a new index (default 5). */
   INDEX_RECHECK_MINUTES?: string | number;
   BASE_URL?: string;
+  /** JSON object: the serving policy, as the node config's `policy` (refuseScanLevels, refuseFailedSignatures, requireSignature). */
+  POLICY?: unknown;
   /** Secret: JSON array or comma list of publisher tokens. */
   PUBLISHER_TOKENS?: unknown;
   /** Secret: JSON array or comma list of registry tokens. */

@@ -26,6 +26,7 @@ import {
 } from '@hub/client/get';
 import { command, hubUrlOf, type OptionSpecs, type Parsed, runWith, UsageError } from './cli-framework.js';
 import { HUB_URL } from './cli-options.js';
+import { checkFromBytes, modelSignature, signatureLine, signatureRefusal } from './get-signature.js';
 import { ProgressBars } from './progress.js';
 
 /** `hub get`'s DIR after --hf-cache: a following argument that is not a model reference (owner/name). */
@@ -53,6 +54,7 @@ export const GET_OPTIONS = {
   },
   key: { type: 'string', multiple: true, arg: 'VKEY', help: "The log's verifier key, from its operator (or HUB_LOG_KEY)." },
   state: { type: 'string', arg: 'FILE', help: 'The log state seen before (default DATA/log-seen.json).' },
+  'require-signature': { type: 'boolean', help: 'Refuse a model whose own model.sig the hub has not verified.' },
 } as const satisfies OptionSpecs;
 
 export const GET = command({
@@ -61,7 +63,7 @@ export const GET = command({
   usage: [
     'owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N] [--connections N]',
     '  [--stall-seconds N]',
-    '  [--verify-log --key VKEY [--state FILE]]',
+    '  [--verify-log --key VKEY [--state FILE]] [--require-signature]',
   ],
   description: `Download files through the hub, each hashed while it arrives and checked against the hub's SHA-256;
 a source that lies, stalls or fails is left for the next live one. Files land in DIR (default .) or in
@@ -158,7 +160,22 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   let results: FileResult[];
   try {
     const commit = await modelRevision(opts, id);
-    const files = selectFiles(await listFiles(opts, id, commit), patterns, quant);
+    const all = await listFiles(opts, id, commit);
+    const files = selectFiles(all, patterns, quant);
+    // The model's own signature, as the hub verified it from its index (docs/verification.md)
+    const verdict = await modelSignature(hub, id, io.fetch);
+    if (io.tty) io.err(`${signatureLine(verdict)}\n`);
+    else io.out(JSON.stringify({ event: 'signature', ...(verdict ?? { status: 'none' }) }));
+    const refusal = values['require-signature']
+      ? signatureRefusal(
+          verdict,
+          files.map((f) => f.path),
+        )
+      : undefined;
+    if (refusal) {
+      io.err(`hub get: refused by --require-signature: ${id} ${refusal}`);
+      return 1;
+    }
     if (values['verify-log']) {
       const state = values.state ?? join(io.env.HUB_DATA ?? '.hub-data', 'log-seen.json');
       if (await refuseUnlogged(hub, id, files, keys, state, io)) return 1;
@@ -176,6 +193,34 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
       // a large file: in ranges, written in place into a temp file kept (with its record) to resume
       (f) => (hfCache ? hfCacheRangeFile(hfCache, id, commit, f) : rangeFile(join(dir, ...f.path.split('/')), f)),
     );
+    // A signature only the bytes can check (shards, another hash than SHA-256): checked now that they are here.
+    if (verdict?.status === 'needs-bytes' && results.every((r) => r.ok)) {
+      const local = (p: string) =>
+        hfCache ? join(hfCache, `models--${id.replace('/', '--')}`, 'snapshots', commit, ...p.split('/')) : join(dir, ...p.split('/'));
+      const held = new Map(results.map((r) => [r.file.path, r.file.size] as const));
+      const checked = await checkFromBytes(
+        { hub, id, commit },
+        all.find((f) => f.path === 'model.sig'),
+        held,
+        local,
+        io.env,
+        io.fetch,
+      );
+      if (io.tty) io.err(`${signatureLine(checked).replace('signature:', 'signature (from the bytes):')}\n`);
+      else io.out(JSON.stringify({ event: 'signature', from: 'bytes', ...checked }));
+      const paths = files.map((f) => f.path);
+      const late = !values['require-signature']
+        ? undefined
+        : checked.status === 'needs-bytes'
+          ? `has a model.sig hub get cannot check either (${checked.reason ?? ''})`
+          : signatureRefusal(checked, paths);
+      if (late || checked.status === 'failed') {
+        io.err(
+          `hub get: ${late ? `refused by --require-signature: ${id} ${late}` : `${id}: its model.sig fails on the downloaded bytes (${checked.reason ?? ''})`}`,
+        );
+        return 1;
+      }
+    }
   } catch (e) {
     io.err(`hub get: ${(e as Error).message}`);
     return 1;

@@ -168,6 +168,7 @@ async function upstreamBuildCommand(settings: ReturnType<typeof upstreamSettings
       dataDir: cfg.dataDir,
       ...settings,
       signers: await loadSigners(cfg),
+      ...(cfg.signing ? { signing: cfg.signing } : {}),
       configuredSources: sourcesFromConfig(cfg),
       log,
       onProgress: (p) => term.progress(p),

@@ -133,6 +133,7 @@ async function serveRefresh(
           dataDir: cfg.dataDir,
           ...plan.settings,
           signers: await loadSigners(cfg),
+          ...(cfg.signing ? { signing: cfg.signing } : {}),
           configuredSources: sourcesFromConfig(cfg),
           log,
           metrics: running.deps.metrics,

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { SourceConfig } from '@hub/core-index';
+import { PolicyConfigError, parsePolicy, type ServePolicy, type SourceConfig } from '@hub/core-index';
+import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
 import { CliError } from './cli-framework.js';
 import { DEFAULT_HOST } from './listen.js';
 
@@ -81,6 +82,16 @@ export interface HubConfigFile {
   metricsToken?: string;
   /** One structured access-log line per request: method, route pattern, status, ms, source, bytes (default false). */
   logRequests?: boolean;
+  /**
+   * What the hub refuses to serve (docs/verification.md): `refuseScanLevels`, `refuseFailedSignatures`,
+   * `requireSignature` [{models, identity, issuer}]. A refused file answers 403 PolicyRefused on every dialect.
+   */
+  policy?: ServePolicy;
+  /**
+   * What the index run checks a repo's model.sig against: `trustedRoot` (a Sigstore trusted_root.json replacing the
+   * pinned public-good one), `keys` [{name, publicKey}] and `certificateAuthorities` [{name, certificate}] (PEM or path).
+   */
+  signing?: SigningConfig;
 }
 
 export interface ResolvedConfig extends HubConfigFile {
@@ -125,6 +136,7 @@ export function resolveConfig(
   const portNumber = Number(port);
   if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
     throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
+  checkVerdictSettings(fromFile);
   if (
     fromFile.leaseSeconds !== undefined &&
     !(typeof fromFile.leaseSeconds === 'number' && fromFile.leaseSeconds >= 0.1 && fromFile.leaseSeconds <= 3600)
@@ -157,6 +169,35 @@ export function configFileOf(flags: { config?: string }, env: NodeJS.ProcessEnv 
 /** An unset or blank value (`HOST=` in a shell) counts as not given. */
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
+}
+
+/** The serving policy and the signing trust must be usable as given (every key checked), or the start fails with one line. */
+function checkVerdictSettings(c: HubConfigFile): void {
+  try {
+    parsePolicy(c.policy);
+  } catch (e) {
+    if (e instanceof PolicyConfigError) throw new ConfigError(e.message);
+    throw e;
+  }
+  if (c.signing === undefined) return;
+  const s = c.signing as unknown;
+  if (typeof s !== 'object' || s === null || Array.isArray(s))
+    throw new ConfigError('signing must be an object ({trustedRoot?, keys?, certificateAuthorities?}).');
+  const known = new Set(['trustedRoot', 'keys', 'certificateAuthorities']);
+  for (const k of Object.keys(s)) if (!known.has(k)) throw new ConfigError(`signing.${k} is not a signing key (${[...known].join(', ')}).`);
+  const named = (v: unknown, field: string) =>
+    v === undefined || (Array.isArray(v) && v.every((e) => typeof e?.name === 'string' && e.name !== '' && typeof e?.[field] === 'string'));
+  if (!named(c.signing.keys, 'publicKey'))
+    throw new ConfigError('signing.keys must be a list of {name, publicKey} (PEM text or a path to a PEM file).');
+  if (!named(c.signing.certificateAuthorities, 'certificate'))
+    throw new ConfigError('signing.certificateAuthorities must be a list of {name, certificate} (PEM text or a path to a PEM file).');
+  if (c.signing.trustedRoot !== undefined && typeof c.signing.trustedRoot !== 'string')
+    throw new ConfigError('signing.trustedRoot must be the path of a Sigstore trusted_root.json.');
+  try {
+    loadTrust(c.signing);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
 }
 
 /** `database` (or `DATABASE_URL`) must name a PostgreSQL database; the message never repeats the value (a password). */

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type Address, type Hub, type IndexStore, type Logger, SourceProber, SPACES_REF } from '@hub/core-index';
+import { type Address, type Hub, type IndexStore, type Logger, parsePolicy, SourceProber, SPACES_REF } from '@hub/core-index';
 import { assembleHub, type HubDeps, indexHolder, type SourceEntry } from '@hub/hub';
 import {
   DEMO_SOURCE,
@@ -188,6 +188,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       maxRequestBytes: MAX_MESSAGE_BYTES,
       ...(config.bucketMaxBytes !== undefined ? { bucketMaxBytes: config.bucketMaxBytes } : {}),
       ...(config.account?.siteOrigin ? { siteOrigin: config.account.siteOrigin } : {}),
+      // checked when the config was read (config.ts): refused files answer 403 PolicyRefused on every dialect
+      policy: parsePolicy(config.policy),
       role: 'server',
       serverId: `node-server@${os.hostname()}`,
     },

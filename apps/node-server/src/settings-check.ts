@@ -69,6 +69,9 @@ const CONFIG_KEYS: { [K in keyof Required<HubConfigFile>]: Check } = {
   probeRetryMaxSeconds: positive,
   probeConcurrency: whole,
   database: text,
+  // checked by config.ts (checkVerdictSettings: parsePolicy and the signing trust)
+  policy: object,
+  signing: object,
   leaseSeconds: positive,
   account: (v) => object(v) ?? (typeof (v as { publicKey?: unknown }).publicKey === 'undefined' ? 'needs "publicKey"' : undefined),
   publisherTokens: texts,

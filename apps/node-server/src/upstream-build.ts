@@ -12,6 +12,8 @@ import {
   type SourceConfig,
   StartPack,
 } from '@hub/core-index';
+import { verifyModelSignature } from '@hub/model-signing';
+import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
 import { FsObjectStore } from '@hub/objects/node';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
 import { FileMissingLog } from './missing-log.js';
@@ -44,6 +46,8 @@ export interface NodeUpstreamBuildOptions {
   token?: string;
   /** Keys that sign the transparency log's checkpoint (from `signingKey` / HUB_SIGNING_KEY_FILE). */
   signers?: readonly NoteSigner[];
+  /** What a repo's model.sig is checked against (config `signing`; default: the pinned Sigstore public-good root). */
+  signing?: SigningConfig;
 }
 
 /**
@@ -81,6 +85,8 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
   const defaults: Record<string, string> = { 'huggingface.co': 'Hugging Face', 'modelscope.cn': 'ModelScope', ipfs: 'IPFS' };
   // The day's objects as the run made them: the load pack the next start (or `--refresh`'s switch) reads.
   const pack = new StartPack();
+  // Every revision's model.sig is checked offline against this trust (docs/verification.md).
+  const trust = loadTrust(options.signing);
   const summary = await runUpstreamBuild({
     objects: store,
     upstream: options.upstream,
@@ -106,6 +112,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     onObject: pack.add,
+    verdicts: { verifySignature: (bundle, files, at) => verifyModelSignature(bundle, files, trust, at) },
   });
   await startPrepared(store, options.dataDir, summary.catalog as Address, pack, options.log);
   return summary;

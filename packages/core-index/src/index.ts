@@ -70,6 +70,13 @@ export {
 } from './http/deps.js';
 export type { HostPolicy } from './http/host-policy.js';
 export { HostSettingsError, hostPolicyFrom } from './http/host-settings.js';
+export {
+  PolicyConfigError,
+  parsePolicy,
+  policyRefusal,
+  type Refusal,
+  type ServePolicy,
+} from './http/policy.js';
 export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
@@ -122,6 +129,9 @@ export {
   type Pins,
   type Refs,
   RefsSchema,
+  SCAN_LEVELS,
+  type ScanVerdict,
+  type SignatureVerdict,
   type SourceObject,
   SourceObjectSchema,
   type TreeEntry,

@@ -19,9 +19,21 @@ const resolveResponses: ApiResponses = {
     content: { 'text/plain': { schema: str } },
   },
   '200': { description: 'SHA256SUMS: one `<sha256>  <path>` line per file, for sha256sum -c', content: { 'text/plain': { schema: str } } },
+  '403': {
+    description: "PolicyRefused (X-Error-Code): the operator's serving policy refuses this file; the message names the rule",
+    content: jsonContent(ref('HubError')),
+  },
   '404': { description: 'RepoNotFound, RevisionNotFound or EntryNotFound (X-Error-Code)', content: jsonContent(ref('HubError')) },
   '503': { description: 'Sources hold the file but none is live; Retry-After is set', content: jsonContent(ref('HubError')) },
 };
+
+const INFO_QUERY = [
+  {
+    name: 'securityStatus',
+    description: "true: add securityRepoStatus {scansDone, filesWithIssues[{path, level}]}, the public host's scan verdicts",
+    schema: { type: 'boolean' },
+  },
+];
 
 const PATHS_INFO = { type: 'object', properties: { paths: { anyOf: [str, { type: 'array', items: str }] }, expand: { type: 'boolean' } } };
 
@@ -39,7 +51,16 @@ export const HF_API: Record<string, RouteApi> = {
       { name: 'limit', description: '1 to 500, default 50', schema: { type: 'integer', minimum: 1, maximum: 500 } },
       { name: 'search', description: 'words that must all appear in the id', schema: str },
       { name: 'author', description: 'owner', schema: str },
-      { name: 'filter', description: 'tags (repeat or comma-separate)', schema: str },
+      {
+        name: 'filter',
+        description: 'tags (repeat or comma-separate); signature:verified and the other verdicts count as tags',
+        schema: str,
+      },
+      {
+        name: 'signature',
+        description: 'models whose own model.sig has this verdict (svc.signature.status)',
+        schema: { type: 'string', enum: ['verified', 'failed', 'incomplete', 'needs-bytes'] },
+      },
       { name: 'pipeline_tag', description: 'task', schema: str },
       { name: 'library', description: 'library', schema: str },
       { name: 'sort', description: 'trendingScore (default), downloads, likes, createdAt, lastModified, id', schema: str },
@@ -47,8 +68,8 @@ export const HF_API: Record<string, RouteApi> = {
       { name: 'cursor', description: 'from a Link rel="next"', schema: str },
     ],
   },
-  'GET /api/models/:owner/:name': { responses: ok('ModelInfo', jsonContent(ref('ModelInfo'))) },
-  'GET /api/models/:owner/:name/revision/*rev': { responses: ok('ModelInfo', jsonContent(ref('ModelInfo'))) },
+  'GET /api/models/:owner/:name': { responses: ok('ModelInfo', jsonContent(ref('ModelInfo'))), query: INFO_QUERY },
+  'GET /api/models/:owner/:name/revision/*rev': { responses: ok('ModelInfo', jsonContent(ref('ModelInfo'))), query: INFO_QUERY },
   'GET /api/models/:owner/:name/tree/:rev': { responses: ok('TreeEntry array', jsonContent(arrayOf('TreeEntry'))) },
   'GET /api/models/:owner/:name/tree/:rev/*path': { responses: ok('TreeEntry array', jsonContent(arrayOf('TreeEntry'))) },
   'GET /api/models/:owner/:name/refs': { responses: ok('Refs', jsonContent(ref('Refs'))) },

@@ -61,6 +61,28 @@ export function lastCommit(model: IndexedModel, snapshot: string): { id: string;
 export function treeEntry(model: IndexedModel, file: FileRecord, expand: boolean, snapshot: string): TreeEntry {
   const entry: TreeEntry = { type: 'file', oid: file.sha256, size: file.size, path: file.path };
   if (isLfs(file)) entry.lfs = { oid: file.sha256, size: file.size, pointerSize: pointerSize(file.size) };
-  if (expand) entry.lastCommit = lastCommit(model, snapshot);
+  if (expand) {
+    entry.lastCommit = lastCommit(model, snapshot);
+    entry.securityFileStatus = securityFileStatus(model, file.path);
+  }
   return entry;
+}
+
+/**
+ * The host's `securityFileStatus` for one file, from the scan verdicts in the model object: the detail the host gave
+ * for a flagged file, its level for a file with an issue, `safe` for the others once the scans are done, else
+ * `unscanned`. `avScan` and `pickleImportScan` are always present (huggingface_hub reads both keys).
+ */
+export function securityFileStatus(model: IndexedModel, path: string): NonNullable<TreeEntry['securityFileStatus']> {
+  const scan = model.object.scan;
+  const kept = scan?.files?.[path];
+  if (kept) return { status: kept.status, avScan: kept.avScan ?? null, pickleImportScan: kept.pickleImportScan ?? null };
+  const issue = scan?.filesWithIssues.find((f) => f.path === path);
+  return { status: issue?.level ?? (scan?.scansDone ? 'safe' : 'unscanned'), avScan: null, pickleImportScan: null };
+}
+
+/** The host's `securityRepoStatus` (`?securityStatus=true`): scans done, and each file with an issue and its level. */
+export function securityRepoStatus(model: IndexedModel): { scansDone: boolean; filesWithIssues: Array<{ path: string; level: string }> } {
+  const scan = model.object.scan;
+  return { scansDone: scan?.scansDone ?? false, filesWithIssues: scan?.filesWithIssues ?? [] };
 }

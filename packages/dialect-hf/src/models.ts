@@ -16,7 +16,7 @@ import {
   sendPrepared,
 } from '@hub/core-index';
 import { badRequest } from './errors.js';
-import { findModel, findRevision, isLfs, pointerSize } from './model.js';
+import { findModel, findRevision, isLfs, pointerSize, securityRepoStatus } from './model.js';
 
 /** `/api/models` and `/api/models/{owner}/{name}[/revision/{rev}]`. */
 
@@ -72,6 +72,8 @@ function expandSet(query: URLSearchParams): string[] | undefined {
 
 // ---- /api/models --------------------------------------------------------------------------------
 
+const SIGNATURE_STATUSES = new Set(['verified', 'failed', 'incomplete', 'needs-bytes']);
+
 interface ListRequest {
   query: ModelQuery;
   limit: number;
@@ -122,6 +124,13 @@ function parseList(query: URLSearchParams): ListRequest | HubResponse {
   const author = query.get('author');
   if (author) q.author = author;
   const filter = listParam(query, 'filter', 'filter[]');
+  // `signature=verified` (or failed, incomplete, needs-bytes): models whose own model.sig has that verdict
+  const signature = query.get('signature');
+  if (signature !== null) {
+    if (!SIGNATURE_STATUSES.has(signature))
+      return badRequest(`signature must be one of ${[...SIGNATURE_STATUSES].join(', ')} (got ${JSON.stringify(signature.slice(0, 40))}).`);
+    filter.push(`signature:${signature}`);
+  }
   if (filter.length) q.filter = filter;
   const pipeline = query.get('pipeline_tag');
   if (pipeline) q.pipeline_tag = pipeline;
@@ -355,6 +364,12 @@ export function modelInfo(ctx: RouteContext<CoreDeps>, rev: string | undefined):
   const model = found.value;
   const blobs = parseBool(ctx.query.get('blobs'));
   const expand = expandSet(ctx.query);
-  if (expand) return sendPrepared(prepare(infoBody(model, blobs, expand)));
-  return sendPrepared(ctx.deps.index().memo(`hf:info:${blobs}:${model.id}`, () => prepare(infoBody(model, blobs, undefined))));
+  // huggingface_hub's model_info(securityStatus=True): the host's scan verdicts as `securityRepoStatus`
+  const security = parseBool(ctx.query.get('securityStatus'));
+  const body = (e: string[] | undefined) => {
+    const info = infoBody(model, blobs, e) as Record<string, unknown>;
+    return security ? { ...info, securityRepoStatus: securityRepoStatus(model) } : info;
+  };
+  if (expand) return sendPrepared(prepare(body(expand)));
+  return sendPrepared(ctx.deps.index().memo(`hf:info:${blobs}:${security}:${model.id}`, () => prepare(body(undefined))));
 }

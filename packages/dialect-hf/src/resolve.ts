@@ -3,7 +3,9 @@ import {
   type FileRecord,
   type HubResponse,
   type IndexedModel,
+  policyRefusal,
   prepare,
+  type Refusal,
   type RouteContext,
   reprDigestFromHex,
   type SourceHealth,
@@ -19,11 +21,18 @@ export const SHA256SUMS = 'SHA256SUMS';
 /**
  * One line per file in the exact format `sha256sum -c` reads: `<hex>  <path>\n`, files in path order.
  * A name holding a backslash, newline or carriage return is escaped the way GNU coreutils writes it
- * (a leading `\` on the line, then `\\`, `\n`, `\r`).
+ * (a leading `\` on the line, then `\\`, `\n`, `\r`). A file the serving policy refuses is left out, and named
+ * in a closing `#` comment line (which `sha256sum -c` skips), so a check never expects bytes the hub will not serve.
  */
-export function sha256sums(model: IndexedModel): string {
+export function sha256sums(model: IndexedModel, refused: (path: string) => Refusal | undefined = () => undefined): string {
   let out = '';
+  const left: string[] = [];
   for (const f of model.files) {
+    const r = refused(f.path);
+    if (r) {
+      left.push(`# ${r.rule} refuses ${JSON.stringify(f.path)}: not listed\n`);
+      continue;
+    }
     if (/[\\\n\r]/.test(f.path)) {
       const escaped = f.path.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r');
       out += `\\${f.sha256}  ${escaped}\n`;
@@ -31,7 +40,7 @@ export function sha256sums(model: IndexedModel): string {
       out += `${f.sha256}  ${f.path}\n`;
     }
   }
-  return out;
+  return out + left.join('');
 }
 
 function absolute(url: string, origin: string): string {
@@ -46,7 +55,10 @@ export function resolve(ctx: RouteContext<CoreDeps>): HubResponse {
   // The hub's checksum list (spec: `SHA256SUMS` under `/resolve/main/`, also at the commit). It wins over a
   // repository file of that name, which would otherwise make the list unreachable.
   if (path === SHA256SUMS) {
-    return sendPrepared(ctx.deps.index().memo(`hf:sha256sums:${model.id}`, () => prepare(sha256sums(model), 'text/plain; charset=utf-8')));
+    const refused = (p: string) => policyRefusal(ctx.deps.settings.policy, model, { path: p });
+    return sendPrepared(
+      ctx.deps.index().memo(`hf:sha256sums:${model.id}`, () => prepare(sha256sums(model, refused), 'text/plain; charset=utf-8')),
+    );
   }
   const file = model.file(path);
   if (!file) return entryNotFound(model, rev, path);

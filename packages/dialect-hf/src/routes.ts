@@ -35,6 +35,8 @@ function hfRouteTable<D extends CoreDeps>(): Route<D>[] {
     // The index and the source health decide the redirect: kept whole until either changes.
     reuse: 'index+health',
     summary,
+    // the serving policy sees the file (SHA256SUMS and other hub-made files pass by path; the list leaves refused files out)
+    subject: (p) => ({ id: `${p.owner}/${p.name}`, path: p.path ?? '' }),
     handler: h(resolve),
   });
   return [

@@ -30,6 +30,7 @@ export const OCI_API: Record<string, RouteApi> = {
         description: 'The manifest; Content-Type is its mediaType',
         content: Object.fromEntries(MANIFEST_TYPES.map((t) => [t, { schema: ref('OciManifest') }])),
       },
+      '403': { description: "PolicyRefused: the operator's serving policy refuses the whole model", content: jsonContent(ref('OciError')) },
     },
   },
   'GET /v2/:owner/:name/blobs/:digest': {
@@ -37,6 +38,10 @@ export const OCI_API: Record<string, RouteApi> = {
       '307': { description: 'A weight layer: redirect to a live source', headers: { Location: header('the source URL') } },
       '200': { description: 'A hub-made blob (config, template, params, licence)', content: { '*/*': { schema: bin } } },
       '206': { description: 'A range of a hub-made blob', content: { '*/*': { schema: bin } } },
+      '403': {
+        description: "PolicyRefused: the operator's serving policy refuses this layer's file",
+        content: jsonContent(ref('OciError')),
+      },
     },
   },
   'GET /v2/*rest': {

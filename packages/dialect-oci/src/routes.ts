@@ -293,6 +293,8 @@ function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
       // Manifests are prepared once per index (the archive repository's too): kept whole until the next index.
       reuse: 'index',
       summary: 'A manifest by tag or digest; Docker v2 (Ollama) or OCI image shape by Accept',
+      // the serving policy sees the model as a whole (a refused layer is refused at its blob)
+      subject: (p) => ({ id: `${p.owner}/${p.name}` }),
       handler: as(manifestHandler),
     },
     {
@@ -303,6 +305,7 @@ function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
       // HEAD answers from the index; a weight layer's redirect from the index and the source health.
       reuse: 'index+health',
       summary: 'A blob: weight layers redirect (307) to a live source; hub-made blobs are served',
+      subject: (p) => ({ id: `${p.owner}/${p.name}`, sha256: /^sha256:([0-9a-f]{64})$/i.exec(p.digest ?? '')?.[1] ?? '' }),
       handler: as(blobHandler),
     },
     { ...base, method: 'GET', path: '/v2/*rest', summary: 'Unknown registry paths', handler: as(fallbackHandler) },

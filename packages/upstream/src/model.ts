@@ -19,6 +19,7 @@ import {
 } from '@hub/core-index';
 import type { UpstreamClient } from './client.js';
 import { errorOf, isTransient, UpstreamError } from './errors.js';
+import { revisionVerdicts, type VerdictOptions } from './verdicts.js';
 
 /** A row of the upstream's `GET /api/models?expand[]=…` (or `GET /api/models/{id}`), the fields the run reads. */
 export interface UpstreamRow {
@@ -94,6 +95,8 @@ export interface IndexModelContext {
   /** Health key of the upstream as a byte source (`huggingface.co`). */
   hfSource: string;
   log: Logger;
+  /** the revision's model.sig check and the host's scan verdicts (verdicts.ts) */
+  verdicts?: VerdictOptions;
 }
 
 const SHA = /^[0-9a-f]{40}$/;
@@ -373,12 +376,13 @@ export async function indexModel(ctx: IndexModelContext, row: UpstreamRow, revis
     if (typeof row.createdAt === 'string') facts.createdAt = row.createdAt;
     if (typeof row.lastModified === 'string') facts.lastModified = row.lastModified;
     const sources: BuildModelInput['sources'] = [{ source: ctx.hfSource, type: 'http' }];
+    const verdicts = await revisionVerdicts(ctx, id, revision, files, prev);
     return {
       status: 'ok',
       reused,
       downloaded,
       ...(incomplete ? { incomplete } : {}),
-      model: { id, revision, license: licenseOf(row), files, facts, row: rowFacts(row, listed), sources },
+      model: { id, revision, license: licenseOf(row), files, facts, ...verdicts, row: rowFacts(row, listed), sources },
     };
   } catch (e) {
     if (e instanceof Skip) return { status: 'skipped', id, reason: e.reason, detail: e.detail, downloaded };

@@ -33,6 +33,7 @@ export async function modelsPhase(rc: RunContext, listing: Listing, lookups: Sou
     smallFileConcurrency: o.smallFileConcurrency ?? 4,
     hfSource: o.hfSource ?? 'huggingface.co',
     log: rc.log,
+    ...(o.verdicts ? { verdicts: o.verdicts } : {}),
   };
   const rows = listing.rows;
   const out: ModelsOutcome = {

@@ -3,6 +3,7 @@ import type { SourceCheck } from './breaker.js';
 import type { Clock, UpstreamClientOptions } from './client.js';
 import type { SkipReason } from './model.js';
 import type { HttpModelScopeOptions, ModelScopeAdapter } from './modelscope.js';
+import type { VerdictOptions } from './verdicts.js';
 
 /** The options, progress and summary of the daily run (`runUpstreamBuild`). */
 
@@ -52,6 +53,8 @@ export interface UpstreamBuildOptions {
   archive?: { registry?: string; gateway?: string; mirror?: string };
   /** Keys that sign the transparency log's checkpoint (design 10.4). */
   signers?: BuildInput['signers'];
+  /** The revision's model.sig check (the verifier the host injects) and the host's scan verdicts (default: scans asked). */
+  verdicts?: VerdictOptions;
   /** Ignore finished work of the same day and list again. */
   fresh?: boolean;
   log?: Logger;

@@ -56,6 +56,9 @@ export class Yesterday {
       license: m.license,
       files: m.files,
       facts: m.facts,
+      // its verdicts too: a kept model is yesterday's object, signature and scan included
+      ...(m.signature ? { signature: m.signature } : {}),
+      ...(m.scan ? { scan: m.scan } : {}),
       row: rowFacts(row, listed),
       sources: await this.sources(row.id),
     };

@@ -13,6 +13,8 @@ import {
   type ModelFacts,
   type ModelObject,
   type ModelRow,
+  type ScanVerdict,
+  type SignatureVerdict,
   type SourceObject,
 } from '../index/schemas.js';
 import { sha256Hex } from '../index/sha256.js';
@@ -40,6 +42,9 @@ export interface BuildModelInput {
   license?: string | null;
   files: FileRecord[];
   facts?: ModelFacts;
+  /** the verdict on the revision's own `model.sig`, and the public host's scan verdicts (index facts: chained, logged) */
+  signature?: SignatureVerdict;
+  scan?: ScanVerdict;
   /** browse facts from the upstream listing */
   row?: Pick<
     ModelRow,
@@ -133,6 +138,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       license: m.license ?? null,
       files: files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })),
       facts: m.facts ?? {},
+      ...(m.signature ? { signature: m.signature } : {}),
+      ...(m.scan ? { scan: m.scan } : {}),
       prev: null,
     };
     // Each object is encoded and hashed once: the unchanged check below and the put share its bytes and address.
@@ -186,6 +193,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
         ...(listed && m.facts?.context !== undefined ? { context: m.facts.context } : {}),
         ...(listed ? {} : { listed: false }),
         sources: [...new Set(m.sources.map((s) => display(s.source)))],
+        ...(m.signature ? { signature: m.signature } : {}),
       },
     };
     if (listed) {

@@ -54,6 +54,13 @@ export interface RouteContext<D> {
 
 export type Handler<D> = (ctx: RouteContext<D>) => HubResponse | Promise<HubResponse>;
 
+/** What a route serves, for the serving policy: one model, and one of its files by path or SHA-256 (or the whole model). */
+export interface PolicySubject {
+  id: string;
+  path?: string;
+  sha256?: string;
+}
+
 export interface Route<D> {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Pattern: static segments, `:param` segments, and an optional last `*rest` segment. */
@@ -72,6 +79,11 @@ export interface Route<D> {
    */
   reuse?: 'index' | 'index+health';
   handler: Handler<D>;
+  /**
+   * The model (and file) this route serves, from its path parameters: the serving policy (http/policy.ts) is applied
+   * to it before the handler runs. Routes that hand out bytes or their addresses declare it; listings do not.
+   */
+  subject?: (params: Record<string, string>) => PolicySubject | undefined;
   /** Short summary for the machine description. */
   summary?: string;
   /** Its answers, query and body for the machine description, written beside the route (see `describeRoutes`). */

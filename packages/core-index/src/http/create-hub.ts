@@ -15,6 +15,7 @@ import { AnswerCache, type Kept } from './answer-cache.js';
 import { BodyTooLargeError, errorResponse, type HubRequest, type HubResponse, type Route, type RouteContext } from './contract.js';
 import type { CoreDeps } from './deps.js';
 import { finish } from './finish.js';
+import { policyGate } from './policy.js';
 import { Router } from './router.js';
 import {
   badEncoding,
@@ -220,7 +221,8 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
           return parsedQuery;
         },
       };
-      const res = finish(await route.handler(ctx), raw, route, siteOrigin);
+      const gate = policyGate(deps.settings.policy, deps.index(), route, m.params); // design 11.2, never a redirect
+      const res = finish((gate instanceof Promise ? await gate : gate) ?? (await route.handler(ctx)), raw, route, siteOrigin);
       if (reuse && recorded && under) answers.put(raw, res, { route, tally: undefined }, reuse, recorded.read, under.index, under.health);
       return res;
     } catch (e) {

@@ -3,6 +3,7 @@ import { isModelId } from '../index/model-id.js';
 import type { ObjectStore } from '../index/object-store.js';
 import type { Metrics } from '../observe/metrics.js';
 import type { SourceHealth } from '../sources/source-health.js';
+import type { ServePolicy } from './policy.js';
 
 /** pino-compatible structured logger. */
 export interface Logger {
@@ -75,6 +76,8 @@ export interface HubSettings {
   siteOrigin?: string;
   commit?: string;
   serverId: string;
+  /** What the operator refuses to serve (design 11.2; http/policy.ts). */
+  policy?: ServePolicy;
 }
 
 /** What every pure handler may use. Dialects extend it with their own needs. */

@@ -12,6 +12,44 @@ export const ModelIdSchema = z.string().regex(/^[^/\s]+\/[^/\s]+$/);
 const DateTime = z.string();
 const Day = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
+/**
+ * The verdict on a revision's own OpenSSF model-signing bundle (`model.sig`), checked by the index run against the
+ * index's per-file SHA-256 (docs/verification.md). `incomplete`: the signature verifies but some indexed files are
+ * not covered; `needs-bytes`: the bundle signs shards or another hash than SHA-256, which only the bytes can check.
+ */
+export const SignatureVerdictSchema = z.object({
+  status: z.enum(['verified', 'failed', 'incomplete', 'needs-bytes']),
+  method: z.enum(['sigstore', 'key', 'certificate', 'unknown']),
+  /** the certificate's subject alternative name, or the configured key's name */
+  identity: z.string().optional(),
+  /** the OIDC issuer the certificate names (Sigstore keyless) */
+  issuer: z.string().optional(),
+  /** the transparency log's integrated time (ISO 8601) */
+  signed_at: z.string().optional(),
+  /** the path of the bundle in the revision (`model.sig`) */
+  bundle: z.string().optional(),
+  covered: z.number().int().nonnegative(),
+  unsigned: z.array(z.string()).optional(),
+  mismatched: z.array(z.string()).optional(),
+  missing: z.array(z.string()).optional(),
+  /** why a `failed` or `needs-bytes` verdict was given */
+  reason: z.string().optional(),
+});
+
+/** The scan levels the public host reports per file (its OpenAPI's `level` enum). */
+export const SCAN_LEVELS = ['unscanned', 'safe', 'queued', 'error', 'caution', 'suspicious', 'unsafe'] as const;
+export const ScanLevelSchema = z.enum(SCAN_LEVELS);
+
+/** The public host's scan verdicts for one revision, as its `securityRepoStatus` and per-file `securityFileStatus`. */
+export const ScanVerdictSchema = z.object({
+  scansDone: z.boolean(),
+  filesWithIssues: z.array(z.object({ path: z.string(), level: ScanLevelSchema })),
+  /** per-file detail the host gave for the files with issues (`securityFileStatus`), kept as it came */
+  files: z
+    .record(z.string(), z.object({ status: z.string(), avScan: z.unknown().optional(), pickleImportScan: z.unknown().optional() }))
+    .optional(),
+});
+
 export const SvcFactsSchema = z.object({
   manifest: AddressSchema,
   files: z.number().int().nonnegative(),
@@ -20,6 +58,8 @@ export const SvcFactsSchema = z.object({
   context: z.number().int().nonnegative().optional(),
   listed: z.boolean().optional(),
   sources: z.array(z.string()).optional(),
+  /** the revision's own model signature, when it carries one */
+  signature: SignatureVerdictSchema.optional(),
 });
 
 export const ModelRowSchema = z.object({
@@ -83,6 +123,8 @@ export const TreeEntrySchema = z.object({
   path: z.string(),
   lfs: LfsSchema.optional(),
   lastCommit: z.object({ id: CommitSchema, title: z.string(), date: DateTime }).optional(),
+  /** with `expand=true`: the public host's scan verdict for the file, in its shape (huggingface_hub's `security`) */
+  securityFileStatus: z.object({ status: z.string(), avScan: z.unknown(), pickleImportScan: z.unknown() }).optional(),
 });
 
 export const RefsSchema = z.object({
@@ -214,6 +256,10 @@ export const ModelObjectSchema = z.object({
   license: z.string().nullable(),
   files: z.array(FileRecordSchema),
   facts: ModelFactsSchema,
+  /** the verdict on the revision's `model.sig`, when it carries one */
+  signature: SignatureVerdictSchema.optional(),
+  /** the public host's scan verdicts for this revision, when it was asked */
+  scan: ScanVerdictSchema.optional(),
   prev: AddressSchema.nullable(),
 });
 
@@ -327,6 +373,9 @@ export type FileRecord = z.Infer<typeof FileRecordSchema>;
 export type GgufFacts = z.Infer<typeof GgufFactsSchema>;
 export type ModelFacts = z.Infer<typeof ModelFactsSchema>;
 export type ModelObject = z.Infer<typeof ModelObjectSchema>;
+export type SignatureVerdict = z.Infer<typeof SignatureVerdictSchema>;
+export type ScanVerdict = z.Infer<typeof ScanVerdictSchema>;
+export type ScanLevel = z.Infer<typeof ScanLevelSchema>;
 export type SourceObject = z.Infer<typeof SourceObjectSchema>;
 export type CatalogObject = z.Infer<typeof CatalogObjectSchema>;
 export type CatalogShard = z.Infer<typeof CatalogShardSchema>;

@@ -28,6 +28,9 @@ export function modelTags(m: IndexedModel): Set<string> {
   for (const t of m.row.tags ?? []) tags.add(t.toLowerCase());
   if (m.row.pipeline_tag) tags.add(m.row.pipeline_tag.toLowerCase());
   if (m.row.library_name) tags.add(m.row.library_name.toLowerCase());
+  // the revision's own signature verdict (design 11.2): `filter=signature:verified` lists signed models
+  const signature = m.row.svc?.signature;
+  if (signature) tags.add(`signature:${signature.status}`);
   return tags;
 }
 

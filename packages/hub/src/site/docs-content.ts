@@ -367,6 +367,124 @@ strings.TrimPrefix(t.Path(), "tile/8/")\` (Go writes the height into its tile pa
 GO111MODULE=off GOPATH=/usr/share/gocode go build -o tlogcheck .   # Debian: golang-go, golang-golang-x-mod-dev
 ./tlogcheck -prefix https://hub.example.org/api/hub/log -vkey 'hub.example.org/api/hub/log+…' [-old checkpoint.txt]
 \`\`\`
+
+## Who made the bytes: the repository's own model signature
+
+A SHA-256 says *which* bytes a file must have; it says nothing about *who* made them. Publishers such as IBM Granite
+sign their repositories with [OpenSSF model signing](https://github.com/ossf/model-signing-spec) (OMS): a \`model.sig\`
+at the repository's root, a Sigstore bundle whose DSSE envelope signs an in-toto statement listing every file with its
+SHA-256. The reference verifier needs every file's bytes; the hub already holds every file's SHA-256, so the index
+run checks the bundle without downloading a single weight byte:
+
+1. the bundle itself, offline: for keyless (\`sigstore\`) bundles the Fulcio certificate chain at the signing time, the
+   Rekor inclusion proof and signed entry timestamp, and any RFC 3161 timestamps, against a pinned Sigstore trusted
+   root (\`@sigstore/verify\`); for \`key\` bundles a public key the operator configured (matched by the bundle's \`hint\`,
+   or its \`rawBytes\` in bundles before v1.1); for \`certificate\` bundles a chain that ends at a certificate authority the
+   operator configured, every certificate valid at the leaf's \`notBefore\` (as the reference verifier checks it);
+2. the statement: \`_type\` in-toto v1, \`predicateType\` \`https://model_signing/signature/v1.0\` (or the v0.2 form
+   \`https://model_signing/Digests/v0.1\`, file digests in \`subject\`, and its PAE quirk), and the subject's root digest
+   recomputed as the SHA-256 of the resources' digests in their listed order;
+3. \`resources\` against the index's files, after the spec's default exclusions (\`.git\`, \`.gitignore\`,
+   \`.gitattributes\`, \`.github\` at the root), the statement's own \`ignore_paths\` and \`model.sig\` itself.
+
+The verdict is part of the index: stored in the model object (so it is chained through \`prev\`, signed in the
+transparency log and carried by bundles) and repeated as \`svc.signature\` in the row, in \`/api/models/{id}\`, on the
+model page and in MCP's model details. It is absent when the revision carries no \`model.sig\`.
+
+| field | meaning |
+| --- | --- |
+| \`status\` | \`verified\`: the signature verifies and every indexed file is covered with its SHA-256. \`incomplete\`: it verifies, but \`unsigned\` lists indexed files it does not cover. \`failed\`: the signature, the chain, the log proof or the statement does not verify (\`reason\`), or a listed file's SHA-256 differs from the index's (\`mismatched\`) or is not in the index (\`missing\`). \`needs-bytes\`: a \`shards\` serialization or a hash other than SHA-256, which only the bytes can check |
+| \`method\` | \`sigstore\`, \`key\` or \`certificate\` (\`unknown\` when the bundle does not parse) |
+| \`identity\` | the certificate's subject alternative name (an e-mail or a workflow URI), or the configured key's name |
+| \`issuer\` | the OIDC issuer the Fulcio certificate names (\`certificate\` method: the configured CA's name) |
+| \`signed_at\` | the transparency log's integrated time |
+| \`covered\`, \`unsigned\`, \`mismatched\`, \`missing\` | the count of files whose SHA-256 matched, and the paths (each present when not empty) |
+
+\`GET /api/models?signature=verified\` (or \`filter=signature:verified\`; also \`failed\`, \`incomplete\`, \`needs-bytes\`)
+lists the models with that verdict. \`hub get\` prints the verdict before it downloads, and with \`--require-signature\`
+refuses a model that carries no signature, a failed one or a \`needs-bytes\` one, and an \`incomplete\` one unless every
+file it would fetch is covered.
+
+### What \`verified\` means, and what it does not
+
+- It means: the holder of that identity (an IBM account at IBM's OIDC issuer, a GitHub workflow, a key the operator
+  trusts) signed exactly these files' SHA-256, and the signing was logged in Sigstore's public transparency log at
+  \`signed_at\`. The hub's index holds those same SHA-256, and every download is checked against them.
+- It does not mean the model is safe. A signature says who, not what: a signed model can still hold a malicious
+  pickle. The public host's scan verdicts (below) are a separate, weaker signal.
+- It does not mean the repository belongs to the signer. A signature is a file: anyone can copy a repository with its
+  \`model.sig\` into another namespace, and it verifies there too, naming the original identity (seven of the 64
+  signed repositories among the 45,000 most downloaded in September 2026 were such copies). Decide per namespace
+  whom you trust, with \`policy.requireSignature\`: \`{"models": "ibm-granite/*", "identity": "Granite-sign@ibm.com",
+  "issuer": "https://sigstore.verify.ibm.com/oauth2"}\` requires IBM's identity there, and a rule for another
+  namespace with its own identity refuses a copied IBM signature there.
+- A verdict is the hub's, computed at index time against the trust it had then. Check it yourself: download
+  \`model.sig\` with the files and run the reference verifier (\`model_signing verify sigstore --identity …
+  --identity_provider …\`).
+
+### The trusted root: pinned, and how to replace it
+
+The hub verifies keyless bundles against \`packages/model-signing/trusted-root/sigstore-public-good.json\`, the
+public-good instance's \`trusted_root.json\` as the npm package \`@sigstore/tuf@4.0.2\` ships it (its README says
+exactly where it came from). Nothing is fetched at verification time. To use another root (a private Sigstore
+deployment, or a newer public-good root after a key rotation), point the config at it:
+
+\`\`\`json
+{
+  "signing": {
+    "trustedRoot": "/etc/hub/trusted_root.json",
+    "keys": [{ "name": "release-key-2026", "publicKey": "/etc/hub/release.pub.pem" }],
+    "certificateAuthorities": [{ "name": "Example Corp CA", "certificate": "/etc/hub/ca.pem" }]
+  }
+}
+\`\`\`
+
+A newer public-good root is the \`trusted_root.json\` target of Sigstore's TUF repository (\`cosign trusted-root
+create\`, or \`sigstore-python\`'s cache after a \`sigstore verify\`). The hub checks the file at start (a file that is
+not JSON, a key or a certificate that does not parse is one error line naming the key). A verdict is computed when a
+revision is first indexed; a revision already in the index keeps its verdict (and the trust it was computed with)
+until it changes.
+
+## The public host's scan verdicts
+
+For each changed revision the index run asks the public host for its scan status
+(\`GET /api/models/{id}/revision/{sha}?securityStatus=true\` → \`securityRepoStatus {scansDone, filesWithIssues[{path,
+level}]}\`) and, for each file with an issue, its \`securityFileStatus\` (\`POST …/paths-info/{sha}\` with \`expand=true\`).
+They are kept in the model object (\`scan\`) and answered in the host's own shapes: \`/api/models/{id}?securityStatus=true\`
+adds \`securityRepoStatus\` (huggingface_hub's \`model_info(securityStatus=True)\`), and \`tree\`/\`paths-info\` with
+\`expand=true\` give each file's \`securityFileStatus\` (\`status\`, \`avScan\`, \`pickleImportScan\`; huggingface_hub's
+\`RepoFile.security\`). A revision whose scans were not done yet is asked again on the next run; a changed verdict is a
+new model object, chained to the old one.
+
+## Refusing what you do not want served
+
+Config \`policy\` (node-server's config file; the edge's \`POLICY\` variable, the same JSON):
+
+\`\`\`json
+{
+  "policy": {
+    "refuseScanLevels": ["unsafe", "suspicious"],
+    "refuseFailedSignatures": true,
+    "requireSignature": [
+      { "models": "ibm-granite/*", "identity": "Granite-sign@ibm.com", "issuer": "https://sigstore.verify.ibm.com/oauth2" }
+    ]
+  }
+}
+\`\`\`
+
+- \`refuseScanLevels\`: files the host's scanners rate at a listed level (\`unscanned\`, \`safe\`, \`queued\`, \`error\`,
+  \`caution\`, \`suspicious\`, \`unsafe\`).
+- \`refuseFailedSignatures\`: every file of a revision whose \`model.sig\` failed.
+- \`requireSignature\`: models matching the glob (\`*\` within the owner or the name, \`**\` across) must carry a
+  \`verified\` signature by exactly that identity and issuer.
+
+One rule, applied before any dialect answers: a refused file answers **403** in its route group's error shape with
+\`X-Error-Code: PolicyRefused\` and a message naming the rule, and is never redirected: \`/resolve/\` and \`/raw/\` (also
+under \`/via/\`), OCI blobs, OCI manifests (refused when the whole model is; a refused layer is refused at its blob),
+and MCP's \`get_download\` (a tool error starting \`PolicyRefused:\`). \`SHA256SUMS\` is refused when the whole model is;
+otherwise it leaves the refused files out and names them in closing \`#\` lines, which \`sha256sum -c\` skips, so a check
+never expects bytes the hub will not serve. Listings are not filtered: \`/api/models\`, model info and trees still show
+a refused model with its verdicts, so you can see why.
 `,
   },
 ];

@@ -132,6 +132,12 @@ export function modelPageTemplate(m: IndexedModel, origin: string): string {
   if (m.row.downloads !== undefined) facts.push(['Downloads', formatCount(m.row.downloads)]);
   if (m.row.likes !== undefined) facts.push(['Likes', formatCount(m.row.likes)]);
   facts.push(['Model object', `<a class="hash" href="/api/v1/objects/${m.address}">${m.address}</a>`]);
+  const sig = m.object.signature;
+  if (sig)
+    facts.push([
+      'Signature',
+      `${escapeHtml(sig.status)}${sig.identity ? ` by ${escapeHtml(sig.identity)}` : ''}${sig.issuer ? ` (${escapeHtml(sig.issuer)})` : ''} <a href="/docs/verification">what this means</a>`,
+    ]);
   if (m.row.svc.listed === false) facts.push(['Listed', 'no: the browse list forgot this model; its files are still served']);
   const files = m.files
     .map(

@@ -56,6 +56,11 @@ function detailBlocks(ctx: ToolContext, ids: string[], operations: Operation[]):
             `GGUF quantisations: ${[...quants.keys()].join(', ')} (default ${defaultQuant(quants)}) → get_download {"model": "${m.id}", "quant": "…"}`,
           );
         if (sourcesOf(m).length) lines.push(`sources: ${sourcesOf(m).join(', ')}`);
+        const sig = m.object.signature;
+        if (sig)
+          lines.push(
+            `model.sig: ${sig.status}${sig.identity ? ` by ${sig.identity}` : ''}${sig.issuer ? ` (${sig.issuer})` : ''} · identity, not safety`,
+          );
         lines.push(`api: ${ctx.origin}/api/models/${m.id} · object: ${m.address}`);
         blocks.push({
           text: lines.join('\n'),
@@ -80,6 +85,7 @@ function detailBlocks(ctx: ToolContext, ids: string[], operations: Operation[]):
               sources: sourcesOf(m),
               address: m.address,
               gguf: facts.gguf ?? [],
+              signature: m.object.signature ?? null,
             },
           },
         });

@@ -1,5 +1,5 @@
 /** get_download: the URL, SHA-256 and commands for a file or a GGUF quantisation. */
-import { formatBytes, type IndexedModel, quantOf, shellQuote } from '@hub/core-index';
+import { formatBytes, type IndexedModel, policyRefusal, quantOf, shellQuote } from '@hub/core-index';
 import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
 import * as z from '../zod.js';
 import {
@@ -75,6 +75,9 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
   } else {
     files = m.files;
   }
+  // The serving policy (design 11.2): a refused file gets no URL, as its resolve answers 403 PolicyRefused.
+  const refused = files.map((f) => policyRefusal(ctx.deps.settings.policy, m, { path: f.path })).find((r) => r !== undefined);
+  if (refused) throw new ToolError(`PolicyRefused: ${refused.message}`);
   const index = ctx.deps.index();
   const offset = decodeCursor(args.cursor, 'get_download', snapshotKey(index), args as unknown as Record<string, unknown>);
   const blocks: Block<Record<string, unknown>>[] = files.map((f) => {

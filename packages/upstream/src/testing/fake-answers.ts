@@ -99,3 +99,33 @@ export function modelscopeAnswer(url: URL, models: Map<string, FakeModel>, optio
     });
   return Response.json({ Code: 200, Success: true, Message: 'success', Data: { Files: files } });
 }
+
+/**
+ * `POST …/paths-info/{rev}`: the listed files, and with `expand` their `lastCommit` and `securityFileStatus` (the
+ * host's shape, as huggingface_hub's RepoFile reads it: `status`, `avScan`, `pickleImportScan`). A file without an
+ * issue answers `safe`; the model's `security.files` gives the flagged files' detail.
+ */
+export function pathsInfoAnswer(model: FakeModel, body: { paths?: string[]; expand?: boolean }): Response {
+  const wanted = new Set(body.paths ?? []);
+  const entries = model.files
+    .filter((f) => wanted.has(f.path))
+    .map((f) => {
+      const issue = model.security?.filesWithIssues.find((i) => i.path === f.path);
+      const status = model.security?.files?.[f.path] ?? {
+        status: issue?.level ?? 'safe',
+        avScan: { status: 'safe' },
+        pickleImportScan: null,
+      };
+      return {
+        type: 'file',
+        oid: syntheticSha(`${model.id}/${f.path}`, model.generation), // SYNTHETIC git oid
+        size: f.size,
+        path: f.path,
+        ...(f.lfs ? { lfs: { oid: f.lfs, size: f.size, pointerSize: 125 + String(f.size).length } } : {}),
+        ...(body.expand
+          ? { lastCommit: { id: model.sha, title: 'SYNTHETIC commit', date: '2026-05-04T08:00:00.000Z' }, securityFileStatus: status }
+          : {}),
+      };
+    });
+  return Response.json(entries);
+}

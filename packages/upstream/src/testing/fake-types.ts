@@ -42,6 +42,11 @@ export interface FakeModel {
   generation: number;
   row: Record<string, unknown>;
   files: FakeFile[];
+  /**
+   * The host's scan verdicts for this revision, as `?securityStatus=true` answers them (`securityRepoStatus`) and
+   * `paths-info` with `expand=true` (`securityFileStatus` per path). Absent: the host's answer for a clean repo.
+   */
+  security?: { scansDone: boolean; filesWithIssues: Array<{ path: string; level: string }>; files?: Record<string, unknown> };
 }
 
 export interface FakeUpstreamOptions {

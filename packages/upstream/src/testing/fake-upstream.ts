@@ -1,6 +1,6 @@
 import { encodePath, parseRange, sha256Hex } from '@hub/core-index';
-import { fakeBucketOf, listPage, modelscopeAnswer, notFoundAnswer, treePage } from './fake-answers.js';
-import { bertModel, makeModel, type ShaRecords } from './fake-models.js';
+import { fakeBucketOf, listPage, modelscopeAnswer, notFoundAnswer, pathsInfoAnswer, treePage } from './fake-answers.js';
+import { bertModel, makeModel, type ShaRecords, syntheticSha } from './fake-models.js';
 import type { FakeModel, FakeUpstreamData, FakeUpstreamOptions } from './fake-types.js';
 
 /**
@@ -70,6 +70,26 @@ export class FakeUpstream {
     if (!row) throw new Error(`${id} is not a trending row`);
     const m = makeModel(row, old.generation + 1, this.records, this.data, this.options);
     this.models.set(id, m);
+    return m;
+  }
+
+  /**
+   * Put a model of given small files first in the listing (a model.sig and the files it signs, say), at a SYNTHETIC
+   * commit of `generation`; again with the same id replaces it (a new revision when the generation changes).
+   */
+  place(id: string, files: Record<string, Uint8Array>, security?: FakeModel['security'], generation = 0): FakeModel {
+    const sha = syntheticSha(id, generation);
+    const row = { id, modelId: id, author: id.split('/')[0], sha, private: false, gated: false, disabled: false, tags: [] };
+    const m: FakeModel = {
+      id,
+      sha,
+      generation,
+      row,
+      files: Object.entries(files).map(([path, bytes]) => ({ path, size: bytes.byteLength, bytes })),
+      ...(security ? { security } : {}),
+    };
+    this.models.set(id, m);
+    if (!this.order.includes(id)) this.order.unshift(id);
     return m;
   }
 
@@ -162,7 +182,18 @@ export class FakeUpstream {
       this.count(m[3] ? 'revision' : 'info');
       const model = this.models.get(`${decodeURIComponent(m[1] as string)}/${decodeURIComponent(m[2] as string)}`);
       if (!model) return notFound('RepoNotFound');
-      return Response.json({ ...model.row, siblings: model.files.map((f) => ({ rfilename: f.path })) });
+      const security = /^true$/i.test(url.searchParams.get('securityStatus') ?? '')
+        ? { securityRepoStatus: { scansDone: model.security?.scansDone ?? true, filesWithIssues: model.security?.filesWithIssues ?? [] } }
+        : {};
+      return Response.json({ ...model.row, siblings: model.files.map((f) => ({ rfilename: f.path })), ...security });
+    }
+    m = /^\/api\/models\/([^/]+)\/([^/]+)\/paths-info\/([^/]+)$/.exec(p);
+    if (m && request.method === 'POST') {
+      this.count('paths-info');
+      const model = this.models.get(`${decodeURIComponent(m[1] as string)}/${decodeURIComponent(m[2] as string)}`);
+      if (!model) return notFound('RepoNotFound');
+      if (m[3] !== model.sha) return notFound('RevisionNotFound');
+      return pathsInfoAnswer(model, (await request.json()) as { paths?: string[]; expand?: boolean });
     }
     m = /^\/api\/models\/([^/]+)\/([^/]+)\/tree\/([^/]+)$/.exec(p);
     if (m) {

@@ -1,0 +1,2 @@
+export { verifyFromBytes } from './bytes.js';
+export { verifyModelSignature } from './verify.js';

@@ -1,0 +1,1 @@
+export { syntheticSigner } from './synthetic-bundle.js';
