@@ -92,8 +92,10 @@ describe('hub get progress bars (a fake terminal)', () => {
     };
     const plain = await run(false);
     expect(plain.code).toBe(0);
-    const events = plain.out.map((l) => JSON.parse(l) as { event: string });
-    expect(events.map((e) => e.event)).toEqual(['attempt', 'file']);
+    const events = plain.out.map((l) => JSON.parse(l) as { event: string; status?: string });
+    // the signature verdict comes first (the stand-in model carries none), then the file's own events
+    expect(events.map((e) => e.event)).toEqual(['signature', 'attempt', 'file']);
+    expect(events[0]?.status).toBe('none');
     expect(plain.err).not.toContain('\x1b[');
     const terminal = await run(true);
     expect(terminal.code).toBe(0);

@@ -16,13 +16,11 @@ export {
   type Outcome,
   type Progress,
   parseRef,
-  type RangeTarget,
   type RemoteFile,
   type Sink,
 } from './download.js';
 export { type ArchiveSeen, archivedModelFiles, collectIndexObjects, hubCatalog } from './hub-objects.js';
 export { type LogCheckOptions, modelFilesFromLog, verifyHubLog } from './log.js';
 export { nobleHasher } from './noble.js';
-export { type Duplicate, parseDuplicates } from './ranges.js';
 export { namingFetch } from './reach.js';
 export { globToRegExp, selectFiles, selectQuant } from './select.js';

@@ -8,5 +8,4 @@ export {
   verifyMirror,
   writeMirrorManifest,
 } from './mirror.js';
-export { rangeFile } from './range-file.js';
 export { fileSink, nodeGetBytes, nodeHasher, sha256File } from './transfer.js';
