@@ -6,13 +6,14 @@
  * in a file of its own (keys, spaces, buckets) are declared here, their code imported inside `run`.
  */
 import { type Command, command, type OptionSpecs } from './cli-framework.js';
-import { GET, VERIFY_CACHE } from './cli-get.js';
+import { GET } from './cli-get.js';
 import { INDEX_BUILD, INDEX_VERIFY } from './cli-index.js';
 import { BUNDLE_CREATE, BUNDLE_IMPORT, MIRROR_PULL, MIRROR_SERVE, MIRROR_VERIFY } from './cli-mirror.js';
 import { OBJECTS_PUT } from './cli-objects.js';
 import { HUB_URL, PUBLISH_URL } from './cli-options.js';
 import { PROBE } from './cli-probe.js';
 import { SERVE } from './cli-serve.js';
+import { VERIFY_CACHE } from './cli-verify-cache.js';
 
 const KEYS_GENERATE_OPTIONS = {
   out: { type: 'string', arg: 'FILE', help: 'Where the private key is written (mode 0600; never overwritten).' },

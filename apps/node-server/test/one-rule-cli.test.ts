@@ -35,8 +35,9 @@ import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
 import { bundleCreate, bundleImport } from '../src/bundle.js';
 import { COMMANDS } from '../src/cli-commands.js';
 import { type CliIo, DEFAULT_HUB_URL, hubUrlOf, runCommand } from '../src/cli-framework.js';
-import { getCommand, verifyCacheCommand } from '../src/cli-get.js';
+import { getCommand } from '../src/cli-get.js';
 import { bundleCreateCommand, bundleImportCommand, mirrorPull, mirrorVerify } from '../src/cli-mirror.js';
+import { verifyCacheCommand } from '../src/cli-verify-cache.js';
 import { buildFromUpstream } from '../src/upstream-build.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
