@@ -39,6 +39,11 @@ if (process.argv.includes('--metrics-pairs')) {
   await import('./metrics-pairs.mjs');
   process.exit(0);
 }
+if (process.argv.includes('--scale')) {
+  // the paged store at N SYNTHETIC models against the whole store at 2,000 (bench/scale.mjs; --sizes, --rounds, --keep)
+  await import('./scale.mjs');
+  process.exit(0);
+}
 if (process.argv.includes('--metrics')) {
   // the same hub with metrics off and on (prom-client, scraped once a second), side by side
   await import('./metrics.mjs');

@@ -1,4 +1,5 @@
 import { createTestIdentityProvider } from '@hub/account/testing';
+import { PagedIndex } from '@hub/core-index';
 import { hubRoutes } from '@hub/hub';
 import {
   type BadInputAnswer,
@@ -31,6 +32,11 @@ let mirror: StaticMirror;
 let edgeReport: ConformanceReport;
 let nodeReport: ConformanceReport;
 let edgeOptions: ConformanceOptions;
+/** The same hosts serving the day from its index pages (design 11.1): every answer must be the whole store's answer. */
+let pagedEdge: RunningEdge;
+let pagedNode: TestHub;
+let pagedEdgeReport: ConformanceReport;
+let pagedNodeReport: ConformanceReport;
 
 beforeAll(async () => {
   const idp = await createTestIdentityProvider();
@@ -69,11 +75,42 @@ beforeAll(async () => {
     registryToken: REGISTRY_TOKEN,
     publisherToken: PUBLISHER_TOKEN,
   });
-});
+  // The other store on both hosts: the demo day's index pages instead of the whole index.
+  pagedEdge = await startEdge({
+    bindings: {
+      SOURCES: [source],
+      ORDER: [DEMO_SOURCE, 'huggingface.co', 'modelscope.cn', 'ipfs'],
+      REGISTRY_TOKENS: REGISTRY_TOKEN,
+      PUBLISHER_TOKENS: JSON.stringify([PUBLISHER_TOKEN]),
+      ACCOUNT_PUBLIC_KEY: idp.publicKeyPem,
+      ACCOUNT_SITE_ORIGIN: 'https://site.example',
+      LOG_LEVEL: 'warn',
+      INDEX_STORE: 'paged',
+    },
+  });
+  pagedNode = await startTestHub({
+    config: {
+      account: { publicKey: idp.publicKeyPem, siteOrigin: 'https://site.example' },
+      registryTokens: [REGISTRY_TOKEN],
+      publisherTokens: [PUBLISHER_TOKEN],
+      indexStore: 'paged',
+    },
+  });
+  pagedEdgeReport = await runConformance(pagedEdge.url, edgeOptions);
+  pagedNodeReport = await runConformance(pagedNode.url, {
+    role: 'server',
+    accountsConfigured: true,
+    mirrorUrl: pagedNode.mirrorUrl,
+    registryToken: REGISTRY_TOKEN,
+    publisherToken: PUBLISHER_TOKEN,
+  });
+}, 300_000);
 
 afterAll(async () => {
   await edge?.close();
   await node?.close();
+  await pagedEdge?.close();
+  await pagedNode?.close();
   await mirror?.close();
 });
 
@@ -115,6 +152,20 @@ describe('conformance: the edge under workerd', () => {
     expect(diff).toHaveLength(2);
     expect(diff[0]).toMatch(/^GET \/v2\/ is the API check: body differs/);
     expect(diff[1]).toBe('GET /mcp is 405: status 405 vs 404');
+  });
+});
+
+describe('conformance: both stores (the whole index and its pages) on both hosts', () => {
+  it('passes every case from the pages, on node-server and at the edge', () => {
+    expect(pagedNode.running.deps.index()).toBeInstanceOf(PagedIndex);
+    expect(node.running.deps.index()).not.toBeInstanceOf(PagedIndex);
+    expect(pagedNodeReport.failures).toEqual([]);
+    expect(pagedEdgeReport.failures).toEqual([]);
+  });
+
+  it('answers every case from the pages exactly as from the whole index, on each host', () => {
+    expect(compareReports(nodeReport, pagedNodeReport)).toEqual([]);
+    expect(compareReports(edgeReport, pagedEdgeReport)).toEqual([]);
   });
 });
 

@@ -43,7 +43,7 @@ describe('the default GGUF file (one definition)', () => {
         sources: [{ source: 'mirror-a', type: 'http' }],
       };
       const t = await createTestHub({ models: [model] });
-      const indexed = t.index.model(model.id);
+      const indexed = t.index.warm(model.id);
       if (!indexed) throw new Error('model not indexed');
       // ollama pull …:latest
       const latest = repoTags(indexed).latest;

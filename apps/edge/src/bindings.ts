@@ -84,6 +84,8 @@ export interface Env {
   PROBE_INTERVAL_SECONDS?: string | number;
   /** Minutes between checks of `refs/current` for a new index (default 5). */
   INDEX_RECHECK_MINUTES?: string | number;
+  /** Which store serves the day: auto (default: pages from 20,000 models), memory or paged (design 11.1). */
+  INDEX_STORE?: string;
   BASE_URL?: string;
   /** JSON object: the serving policy, as the node config's `policy` (refuseScanLevels, refuseFailedSignatures, requireSignature). */
   POLICY?: unknown;

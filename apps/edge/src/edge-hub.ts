@@ -14,7 +14,7 @@ import {
   sourceKindProblem,
   teeMetrics,
 } from '@hub/core-index';
-import { assembleHub, type HubDeps, indexHolder, mergeSources, type SourceEntry } from '@hub/hub';
+import { assembleHub, type HubDeps, indexHolder, indexStoreKind, mergeSources, openDay, type SourceEntry } from '@hub/hub';
 import { analyticsEngineMetrics } from './analytics-metrics.js';
 import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';
@@ -24,6 +24,9 @@ import { R2ObjectStore } from './r2-object-store.js';
 
 /** The edge's request limit (spec: Limits, "Publish, one request at the edge"). */
 export const EDGE_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
+
+/** The most bytes of index pages and models an isolate keeps (Workers allow 128 MB an isolate). */
+export const EDGE_INDEX_CACHE_BYTES = 24 * 1024 * 1024;
 
 /** One hub per `env` (per isolate): the route table, the deps, and what needs refreshing. */
 export interface EdgeHub {
@@ -100,7 +103,12 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
     env.HUB_METRICS ? analyticsEngineMetrics(env.HUB_METRICS) : noMetrics,
     env.LOG_REQUESTS === true || env.LOG_REQUESTS === 'true' ? accessLog(log) : noMetrics,
   );
-  const indexes = indexHolder(objects, await loadIndex(objects, current), loadIndex, log, metrics);
+  // The day whole for a small index, its pages for a large one (INDEX_STORE: auto, memory or paged; design 11.1): a cold
+  // isolate then reads the refs and the pages root before its first look-up, whatever the size of the index.
+  const kind = indexStoreKind(env.INDEX_STORE, 'The var INDEX_STORE');
+  const load = (store: R2ObjectStore, catalog: Address) =>
+    openDay(store, catalog, kind, () => loadIndex(store, catalog), { cacheBytes: EDGE_INDEX_CACHE_BYTES });
+  const indexes = indexHolder(objects, await load(objects, current), load, log, metrics);
   let checkedAt = now();
   let checking: Promise<IndexStore> | undefined;
 

@@ -107,6 +107,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
     buildFromDir(store, {
       dir: path.resolve(dir),
       onObject: pack.add,
+      pages: pack,
       sources,
       // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
       cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PolicyConfigError, parsePolicy, type ServePolicy, type SourceConfig } from '@hub/core-index';
+import { indexStoreKind } from '@hub/hub';
 import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
 import { CliError } from './cli-framework.js';
 import { DEFAULT_HOST } from './listen.js';
@@ -52,6 +53,8 @@ export interface HubConfigFile {
   registryTokens?: string[];
   /** The most bytes one bucket may hold in all (default 1 GiB). */
   bucketMaxBytes?: number;
+  /** Which store serves the day: `auto` (default: the pages from 20,000 models), `memory` or `paged` (design 11.1). */
+  indexStore?: string;
   /**
    * Several processes on one data folder (issue 41): a lease (`DIR/locks/*.lock`: the probe rounds, the refresh
    * build) whose holder is killed is taken over within this many seconds (default 30).
@@ -137,6 +140,11 @@ export function resolveConfig(
   if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
     throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
   checkVerdictSettings(fromFile);
+  try {
+    indexStoreKind(nonEmpty(env.HUB_INDEX_STORE) ?? fromFile.indexStore, 'indexStore (or HUB_INDEX_STORE)');
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
+  }
   if (
     fromFile.leaseSeconds !== undefined &&
     !(typeof fromFile.leaseSeconds === 'number' && fromFile.leaseSeconds >= 0.1 && fromFile.leaseSeconds <= 3600)
@@ -157,6 +165,7 @@ export function resolveConfig(
     host: nonEmpty(flags.host) ?? nonEmpty(env.HOST) ?? nonEmpty(fromFile.host) ?? DEFAULT_HOST,
     dataDir: path.resolve(flags.data ?? env.HUB_DATA ?? fromFile.dataDir ?? '.hub-data'),
     logLevel: env.HUB_LOG_LEVEL ?? fromFile.logLevel ?? 'info',
+    ...((nonEmpty(env.HUB_INDEX_STORE) ?? fromFile.indexStore) ? { indexStore: nonEmpty(env.HUB_INDEX_STORE) ?? fromFile.indexStore } : {}),
   };
 }
 

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Address, type Hub, type IndexStore, type Logger, parsePolicy, SourceProber, SPACES_REF } from '@hub/core-index';
-import { assembleHub, type HubDeps, indexHolder, type SourceEntry } from '@hub/hub';
+import { assembleHub, type HubDeps, indexHolder, indexStoreKind, openDay, type SourceEntry } from '@hub/hub';
 import {
   DEMO_SOURCE,
   demoTreeDir,
@@ -288,7 +288,9 @@ async function openIndex(
   // The one index holder (@hub/hub). Objects are verified once, on the first start on (or switch to) a catalog; later
   // starts read them as stored, from the load pack in the data folder.
   const pack = fileLoadPack(dataDir);
-  const load = (store: FsObjectStore, address: Address) => loadVerifiedOnce(store, address, pack);
+  // The day whole for a small index, its pages for a large one (`indexStore` / HUB_INDEX_STORE; design 11.1).
+  const kind = indexStoreKind(config.indexStore, 'indexStore (or HUB_INDEX_STORE)');
+  const load = (store: FsObjectStore, address: Address) => openDay(store, address, kind, () => loadVerifiedOnce(store, address, pack));
   const indexes = indexHolder(objects, await load(objects, current), load, log, metrics);
   checkOrder(config, [
     ...ownSources,

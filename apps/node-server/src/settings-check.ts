@@ -69,6 +69,8 @@ const CONFIG_KEYS: { [K in keyof Required<HubConfigFile>]: Check } = {
   probeRetryMaxSeconds: positive,
   probeConcurrency: whole,
   database: text,
+  // checked by config.ts (indexStoreKind)
+  indexStore: text,
   // checked by config.ts (checkVerdictSettings: parsePolicy and the signing trust)
   policy: object,
   signing: object,

@@ -113,6 +113,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     onObject: pack.add,
     verdicts: { verifySignature: (bundle, files, at) => verifyModelSignature(bundle, files, trust, at) },
+    pages: pack,
   });
   await startPrepared(store, options.dataDir, summary.catalog as Address, pack, options.log);
   return summary;

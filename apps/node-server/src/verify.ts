@@ -14,6 +14,8 @@ import {
   type Logger,
   loadIndex,
   ModelObjectSchema,
+  openPagedIndex,
+  type PagesRoot,
   readArchive,
   SourceObjectSchema,
   type StartPack,
@@ -160,6 +162,7 @@ export async function verifyStore(store: FsObjectStore, progress?: (n: number) =
       faults.push(`archive day ${day.date}: catalog ${day.catalog} differs from index ${day.index}`);
     if (older && older.date >= day.date) faults.push(`archive day ${day.date}: listed before ${older.date}; days must be newest first`);
     expectedPrev.set(day.index, older?.index ?? null);
+    if (day.pages) await verifyPages(store, day.date, day.pages as Address, (day.catalog ?? day.index) as Address, faults);
   }
   const newest = archive.days[0];
   if (current && newest && current !== newest.index)
@@ -171,6 +174,24 @@ export async function verifyStore(store: FsObjectStore, progress?: (n: number) =
   // refuses to start on a fault there (see VERIFIED_REF).
   if (faults.length > 0) await store.writeRef(VERIFIED_REF, 'none');
   return { objects: count, faults, catalogs: catalogs.size };
+}
+
+/**
+ * A day's index pages (design 11.1): the root opens as this day's (its kind, version and catalog), and every page it
+ * names is in the store (each was re-hashed with every object above, so a damaged page is named there).
+ */
+async function verifyPages(store: FsObjectStore, date: string, pages: Address, catalog: Address, faults: string[]) {
+  let root: PagesRoot;
+  try {
+    root = (await openPagedIndex(store, pages, catalog)).root;
+  } catch (e) {
+    faults.push(`archive day ${date}: index pages ${pages}: ${(e as Error).message}`);
+    return;
+  }
+  const lists = [root.models, root.ids, root.shas, root.terms, root.names, ...Object.values(root.orders)];
+  for (const list of lists)
+    for (const a of [...(list.pages ?? []), ...(list.dirs ?? [])])
+      if (!(await store.has(a as Address))) faults.push(`archive day ${date}: index page ${a} of ${pages} is missing`);
 }
 
 async function parseObject<T>(store: FsObjectStore, address: string, parse: (v: unknown) => T, what: string, faults: string[]) {

@@ -5,7 +5,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Address, buildIndex, type CatalogObject, IndexLoadError } from '@hub/core-index';
+import { type Address, buildIndex, type CatalogObject, IndexLoadError, openPagedIndex } from '@hub/core-index';
+import { buildWithPages, syntheticModels } from '@hub/core-index/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOAD_PACK_FILE, loadVerifiedOnce, packDigest, prepareStart, VERIFIED_REF, verifyStore } from '../src/verify.js';
@@ -100,7 +101,7 @@ describe('a sharded catalog (root plus shards, here over a lowered limit) is ver
     const root = JSON.parse(new TextDecoder().decode((await store.get(built.catalog))?.bytes)) as { shards: { address: string }[] };
     expect(root.shards.length).toBeGreaterThan(2);
     expect((await verifyStore(store)).faults).toEqual([]);
-    expect((await loadVerifiedOnce(store, built.catalog)).models()).toHaveLength(120);
+    expect((await loadVerifiedOnce(store, built.catalog)).totals.models).toBe(120);
 
     const shard = root.shards[1]?.address as Address;
     await corruptKeepingJson(dataDir, shard);
@@ -243,5 +244,24 @@ describe('the load pack digest (node:crypto SHA-256 in steps)', () => {
       clearInterval(tick);
     }
     expect(turns).toBeGreaterThan(0);
+  });
+});
+
+describe('hub index verify checks the day’s index pages (design 11.1)', () => {
+  it('names a damaged page and a missing one; a sound day has no fault', async () => {
+    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-pages-'));
+    dirs.push(dataDir);
+    const store = new FsObjectStore(dataDir);
+    const { pages, catalog } = await buildWithPages(store, syntheticModels(200));
+    expect((await verifyStore(store)).faults).toEqual([]);
+    const root = (await openPagedIndex(store, pages, catalog)).root;
+    const page = root.models.pages?.[3] as string;
+    await corruptKeepingJson(dataDir, page);
+    const damaged = await verifyStore(new FsObjectStore(dataDir));
+    expect(damaged.faults.some((f) => f.startsWith(`${page}: bytes hash to`))).toBe(true);
+    const gone = root.ids.pages?.[0] as string;
+    await rm(path.join(dataDir, 'objects', gone.slice(7, 9), gone.slice(7)));
+    const missing = await verifyStore(new FsObjectStore(dataDir));
+    expect(missing.faults).toContain(`archive day 2026-11-28: index page ${gone} of ${pages} is missing`);
   });
 });

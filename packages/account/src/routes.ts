@@ -142,9 +142,9 @@ function isResponse(v: unknown): v is HubResponse {
 }
 
 /** The index spelling of a model id when the index has it. */
-function canonicalId<D extends AccountDeps>(deps: D, id: string): { id: string; known: boolean } {
+async function canonicalId<D extends AccountDeps>(deps: D, id: string): Promise<{ id: string; known: boolean }> {
   try {
-    const m = deps.index().model(id);
+    const m = await deps.index().model(id);
     if (m) return { id: m.id, known: true };
   } catch {
     // No index loaded: treat as unknown.
@@ -237,7 +237,7 @@ function accountRouteTable<D extends AccountDeps>(): Route<D>[] {
         for (let i = 0; i < list.length; i++) {
           const v = list[i];
           if (!isModelId(v)) return badId(`saved[${i}]`);
-          const { id } = canonicalId(ctx.deps, v);
+          const { id } = await canonicalId(ctx.deps, v);
           const key = modelKey(id);
           if (seen.has(key)) continue;
           seen.add(key);
@@ -254,7 +254,7 @@ function accountRouteTable<D extends AccountDeps>(): Route<D>[] {
       authed(true, async (ctx, a) => {
         const raw = `${ctx.params.owner}/${ctx.params.name}`;
         if (!isModelId(raw)) return badId('The path');
-        const { id } = canonicalId(ctx.deps, raw);
+        const { id } = await canonicalId(ctx.deps, raw);
         const saved = await a.services.store.addSaved(a.did, id, MAX_SAVED, ctx.deps.now());
         if (saved === 'full')
           return errorResponse('hub', 409, 'SavedListFull', `The saved list already holds ${MAX_SAVED} models; remove one first.`);
@@ -283,7 +283,7 @@ function accountRouteTable<D extends AccountDeps>(): Route<D>[] {
         const model = Array.isArray(body) ? undefined : body.model;
         if (model === undefined) return BAD('Send {"model": "owner/name"}: the model to index.');
         if (!isModelId(model)) return badId('model');
-        const { id, known } = canonicalId(ctx.deps, model);
+        const { id, known } = await canonicalId(ctx.deps, model);
         const outcome = await a.services.store.request(a.did, id, MAX_REQUESTS_PER_ACCOUNT, ctx.deps.now());
         if (outcome === 'exists') {
           return errorResponse(

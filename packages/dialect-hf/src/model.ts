@@ -1,4 +1,13 @@
-import type { CoreDeps, FileRecord, HubResponse, IndexedModel, TreeEntry } from '@hub/core-index';
+import {
+  type CoreDeps,
+  type FileRecord,
+  type HubResponse,
+  type IndexedModel,
+  type Later,
+  lookUp,
+  type TreeEntry,
+  whenReady,
+} from '@hub/core-index';
 import { repoNotFound, revisionNotFound } from './errors.js';
 
 /**
@@ -8,11 +17,12 @@ import { repoNotFound, revisionNotFound } from './errors.js';
 
 export type Found<T> = { ok: true; value: T } | { ok: false; response: HubResponse };
 
-/** The model `owner/name`, or 404 `RepoNotFound` (recorded for the next index run). */
-export function findModel(deps: CoreDeps, owner: string, name: string): Found<IndexedModel> {
+/** The model `owner/name`, or 404 `RepoNotFound` (recorded for the next index run); at once when the model is warm. */
+export function findModel(deps: CoreDeps, owner: string, name: string): Later<Found<IndexedModel>> {
   const id = `${owner}/${name}`;
-  const model = deps.index().model(id);
-  return model ? { ok: true, value: model } : { ok: false, response: repoNotFound(deps, id) };
+  return whenReady(lookUp(deps.index(), id), (model) =>
+    model ? { ok: true, value: model } : { ok: false, response: repoNotFound(deps, id) },
+  );
 }
 
 /** Names of the one branch (git names are case-sensitive, so exactly these spellings). */
@@ -25,11 +35,12 @@ export function isServedRevision(model: IndexedModel, rev: string): boolean {
 }
 
 /** The model at a revision, or the dialect's 404. */
-export function findRevision(deps: CoreDeps, owner: string, name: string, rev: string): Found<IndexedModel> {
-  const found = findModel(deps, owner, name);
-  if (!found.ok) return found;
-  if (!isServedRevision(found.value, rev)) return { ok: false, response: revisionNotFound(found.value, rev) };
-  return found;
+export function findRevision(deps: CoreDeps, owner: string, name: string, rev: string): Later<Found<IndexedModel>> {
+  return whenReady(findModel(deps, owner, name), (found): Found<IndexedModel> => {
+    if (!found.ok) return found;
+    if (!isServedRevision(found.value, rev)) return { ok: false, response: revisionNotFound(found.value, rev) };
+    return found;
+  });
 }
 
 /**

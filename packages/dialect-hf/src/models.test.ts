@@ -195,7 +195,7 @@ describe('GET /api/models/{owner}/{name}', () => {
       gated: false,
       disabled: false,
     });
-    expect(info._id).toBe(index.model('synthetic-org/bert-ish')?.row._id);
+    expect(info._id).toBe(index.warm('synthetic-org/bert-ish')?.row._id);
     expect(info.siblings).toEqual([
       { rfilename: 'config.json' },
       { rfilename: 'model.safetensors' },

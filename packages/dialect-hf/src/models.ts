@@ -4,6 +4,7 @@ import {
   type HubResponse,
   type IndexedModel,
   isSortKey,
+  type Later,
   type ModelInfo,
   type ModelQuery,
   type ModelRow,
@@ -12,8 +13,8 @@ import {
   prepare,
   type RouteContext,
   type SortKey,
-  searchModelsPage,
   sendPrepared,
+  whenReady,
 } from '@hub/core-index';
 import { badRequest } from './errors.js';
 import { findModel, findRevision, isLfs, pointerSize, securityRepoStatus } from './model.js';
@@ -184,24 +185,47 @@ const encoder = new TextEncoder();
 /** One row as JSON bytes: the catalog row (rows not `listed` carry no placeholders), plus siblings with `full`. */
 function rowBytes(rows: RowBytes, model: IndexedModel, full: boolean, expand: string[] | undefined): Uint8Array {
   if (expand) return encoder.encode(JSON.stringify(pick(fullRecord(model, false), ROW_REQUIRED, expand)));
-  const kept = full ? rows.full : rows.plain;
-  let bytes = kept[model.rank];
+  const key = full ? -1 - model.rank : model.rank;
+  let bytes = rows.get(key);
   if (bytes === undefined) {
     const row: ModelRow & { siblings?: unknown } = { ...model.row };
     if (full) row.siblings = model.files.map((f) => ({ rfilename: f.path }));
     bytes = encoder.encode(JSON.stringify(row));
-    kept[model.rank] = bytes;
+    rows.set(key, bytes);
   }
   return bytes;
 }
 
+/** The most bytes of row JSON kept per loaded index (the rows of the pages asked for most recently). */
+const MAX_ROW_BYTES = 16 * 1024 * 1024;
+
 /**
- * Row bytes of the loaded index, made on first use and kept by browse position (dropped with the index), so a page is
- * a copy of kept bytes, not 50 serialisations and an encoding of the page.
+ * Row bytes of the loaded index, made on first use and kept by browse position (`-1 - rank` with siblings), least
+ * recently used out first past {@link MAX_ROW_BYTES}, so a page is a copy of kept bytes, not 50 serialisations, and a
+ * crawl of a large index holds no more than the bound.
  */
-interface RowBytes {
-  plain: (Uint8Array | undefined)[];
-  full: (Uint8Array | undefined)[];
+class RowBytes {
+  private readonly kept = new Map<number, Uint8Array>();
+  private bytes = 0;
+
+  get(key: number): Uint8Array | undefined {
+    const hit = this.kept.get(key);
+    if (hit !== undefined) {
+      this.kept.delete(key);
+      this.kept.set(key, hit);
+    }
+    return hit;
+  }
+
+  set(key: number, value: Uint8Array): void {
+    this.kept.set(key, value);
+    this.bytes += value.byteLength;
+    for (const [k, v] of this.kept) {
+      if (this.bytes <= MAX_ROW_BYTES) break;
+      this.kept.delete(k);
+      this.bytes -= v.byteLength;
+    }
+  }
 }
 
 /** `[row,row,…]` as one buffer. */
@@ -281,7 +305,7 @@ const MAX_SEEN_QUERIES = 256;
 const MAX_CACHED_PAGES = 64;
 const MAX_CACHED_BYTES = 8 * 1024 * 1024;
 
-export function listModels(ctx: RouteContext<CoreDeps>): HubResponse {
+export async function listModels(ctx: RouteContext<CoreDeps>): Promise<HubResponse> {
   const index = ctx.deps.index();
   // A page answered before is answered again as it was (only valid search requests are kept).
   const pages = index.memo('hf:search-pages', () => new PageCache());
@@ -290,21 +314,18 @@ export function listModels(ctx: RouteContext<CoreDeps>): HubResponse {
     const parsed = parseList(ctx.query);
     if ('status' in parsed) return parsed;
     const r = parsed;
-    const build = (): ListPage => {
-      const found = searchModelsPage(index, r.query, r.offset, r.limit);
-      const rows = index.memo('hf:rows', (): RowBytes => {
-        const n = index.models().length;
-        return { plain: new Array(n).fill(undefined), full: new Array(n).fill(undefined) };
-      });
+    const build = async (): Promise<ListPage> => {
+      const found = await index.search(r.query, r.offset, r.limit);
+      const rows = index.memo('hf:rows', () => new RowBytes());
       const body = joinRows(found.models.map((m) => rowBytes(rows, m, r.full, r.expand)));
       // The page is a function of the catalog and the query alone, so its ETag is a fingerprint of those (a few dozen
       // bytes) rather than of the page (tens of KB hashed on every search).
       const seed = fnv1aText(`${index.catalogAddress}?${ctx.search}`);
       return { body: prepare(body, undefined, seed), more: found.more, next: r.offset + r.limit, links: new Map() };
     };
-    if (isPlainBrowse(r)) list = index.memo(`hf:models:${r.limit}:${r.full}`, build);
+    if (isPlainBrowse(r)) list = await index.memo(`hf:models:${r.limit}:${r.full}`, build);
     else {
-      list = build();
+      list = await build();
       pages.set(ctx.search, list);
     }
   }
@@ -357,19 +378,21 @@ function infoBody(model: IndexedModel, blobs: boolean, expand: string[] | undefi
   return info;
 }
 
-export function modelInfo(ctx: RouteContext<CoreDeps>, rev: string | undefined): HubResponse {
+export function modelInfo(ctx: RouteContext<CoreDeps>, rev: string | undefined): Later<HubResponse> {
   const { owner = '', name = '' } = ctx.params;
-  const found = rev === undefined ? findModel(ctx.deps, owner, name) : findRevision(ctx.deps, owner, name, rev);
-  if (!found.ok) return found.response;
-  const model = found.value;
-  const blobs = parseBool(ctx.query.get('blobs'));
-  const expand = expandSet(ctx.query);
-  // huggingface_hub's model_info(securityStatus=True): the host's scan verdicts as `securityRepoStatus`
-  const security = parseBool(ctx.query.get('securityStatus'));
-  const body = (e: string[] | undefined) => {
-    const info = infoBody(model, blobs, e) as Record<string, unknown>;
-    return security ? { ...info, securityRepoStatus: securityRepoStatus(model) } : info;
-  };
-  if (expand) return sendPrepared(prepare(body(expand)));
-  return sendPrepared(ctx.deps.index().memo(`hf:info:${blobs}:${security}:${model.id}`, () => prepare(body(undefined))));
+  const looked = rev === undefined ? findModel(ctx.deps, owner, name) : findRevision(ctx.deps, owner, name, rev);
+  return whenReady(looked, (found) => {
+    if (!found.ok) return found.response;
+    const model = found.value;
+    const blobs = parseBool(ctx.query.get('blobs'));
+    const expand = expandSet(ctx.query);
+    // huggingface_hub's model_info(securityStatus=True): the host's scan verdicts as `securityRepoStatus`
+    const security = parseBool(ctx.query.get('securityStatus'));
+    const body = (e: string[] | undefined) => {
+      const info = infoBody(model, blobs, e) as Record<string, unknown>;
+      return security ? { ...info, securityRepoStatus: securityRepoStatus(model) } : info;
+    };
+    if (expand) return sendPrepared(prepare(body(expand)));
+    return sendPrepared(ctx.deps.index().memo(`hf:info:${blobs}:${security}:${model.id}`, () => prepare(body(undefined))));
+  });
 }

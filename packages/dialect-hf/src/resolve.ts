@@ -3,6 +3,7 @@ import {
   type FileRecord,
   type HubResponse,
   type IndexedModel,
+  type Later,
   policyRefusal,
   prepare,
   type Refusal,
@@ -10,6 +11,7 @@ import {
   reprDigestFromHex,
   type SourceHealth,
   sendPrepared,
+  whenReady,
 } from '@hub/core-index';
 import { entryNotFound, sourcesUnavailable } from './errors.js';
 import { findRevision } from './model.js';
@@ -47,47 +49,48 @@ function absolute(url: string, origin: string): string {
   return /^[a-z][a-z0-9+.-]*:\/\//i.test(url) ? url : `${origin}${url.startsWith('/') ? '' : '/'}${url}`;
 }
 
-export function resolve(ctx: RouteContext<CoreDeps>): HubResponse {
+export function resolve(ctx: RouteContext<CoreDeps>): Later<HubResponse> {
   const { owner = '', name = '', rev = '', path = '', token } = ctx.params;
-  const found = findRevision(ctx.deps, owner, name, rev);
-  if (!found.ok) return found.response;
-  const model = found.value;
-  // The hub's checksum list (spec: `SHA256SUMS` under `/resolve/main/`, also at the commit). It wins over a
-  // repository file of that name, which would otherwise make the list unreachable.
-  if (path === SHA256SUMS) {
-    const refused = (p: string) => policyRefusal(ctx.deps.settings.policy, model, { path: p });
-    return sendPrepared(
-      ctx.deps.index().memo(`hf:sha256sums:${model.id}`, () => prepare(sha256sums(model, refused), 'text/plain; charset=utf-8')),
-    );
-  }
-  const file = model.file(path);
-  if (!file) return entryNotFound(model, rev, path);
-  const chosen = ctx.deps.health.choose({
-    id: model.id,
-    revision: model.revision,
-    path: file.path,
-    sha256: file.sha256,
-    sources: model.sources,
-    ...(token ? { via: token } : {}),
-    hubOrigin: ctx.origin,
+  return whenReady(findRevision(ctx.deps, owner, name, rev), (found) => {
+    if (!found.ok) return found.response;
+    const model = found.value;
+    // The hub's checksum list (spec: `SHA256SUMS` under `/resolve/main/`, also at the commit). It wins over a
+    // repository file of that name, which would otherwise make the list unreachable.
+    if (path === SHA256SUMS) {
+      const refused = (p: string) => policyRefusal(ctx.deps.settings.policy, model, { path: p });
+      return sendPrepared(
+        ctx.deps.index().memo(`hf:sha256sums:${model.id}`, () => prepare(sha256sums(model, refused), 'text/plain; charset=utf-8')),
+      );
+    }
+    const file = model.file(path);
+    if (!file) return entryNotFound(model, rev, path);
+    const chosen = ctx.deps.health.choose({
+      id: model.id,
+      revision: model.revision,
+      path: file.path,
+      sha256: file.sha256,
+      sources: model.sources,
+      ...(token ? { via: token } : {}),
+      hubOrigin: ctx.origin,
+    });
+    if (!chosen.ok) return sourcesUnavailable(ctx.deps, model, file.path, chosen.holders, chosen.lacking, chosen.plainHttp);
+    const etag = `"${file.sha256}"`;
+    return {
+      status: 302,
+      headers: {
+        location: absolute(chosen.choice.url, ctx.origin),
+        'x-hub-source': chosen.choice.source,
+        link: duplicates(chosen.live, ctx.origin),
+        'x-repo-commit': model.revision,
+        'x-linked-etag': etag,
+        etag,
+        'x-linked-size': String(file.size),
+        'repr-digest': reprDigest(file),
+        'content-type': 'text/plain; charset=utf-8',
+      },
+      body: EMPTY,
+    };
   });
-  if (!chosen.ok) return sourcesUnavailable(ctx.deps, model, file.path, chosen.holders, chosen.lacking, chosen.plainHttp);
-  const etag = `"${file.sha256}"`;
-  return {
-    status: 302,
-    headers: {
-      location: absolute(chosen.choice.url, ctx.origin),
-      'x-hub-source': chosen.choice.source,
-      link: duplicates(chosen.live, ctx.origin),
-      'x-repo-commit': model.revision,
-      'x-linked-etag': etag,
-      etag,
-      'x-linked-size': String(file.size),
-      'repr-digest': reprDigest(file),
-      'content-type': 'text/plain; charset=utf-8',
-    },
-    body: EMPTY,
-  };
 }
 
 /**

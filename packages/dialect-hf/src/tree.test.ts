@@ -37,7 +37,7 @@ describe('GET …/tree/{rev}', () => {
       expect(entries.map((e) => e.path)).toEqual(['config.json', 'model.safetensors', 'nested/dir/vocab.txt']);
       for (const e of entries) {
         expect(() => TreeEntrySchema.parse(e)).not.toThrow();
-        expect(e.oid).toBe(index.model('synthetic-org/bert-ish')?.file(e.path)?.sha256);
+        expect(e.oid).toBe(index.warm('synthetic-org/bert-ish')?.file(e.path)?.sha256);
         expect(e).not.toHaveProperty('xetHash');
       }
       expect(entries[2]).not.toHaveProperty('lfs');

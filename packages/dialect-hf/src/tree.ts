@@ -2,6 +2,7 @@ import {
   type CoreDeps,
   type HubResponse,
   json,
+  type Later,
   parseBool,
   prepare,
   type Refs,
@@ -9,6 +10,7 @@ import {
   readBody,
   sendPrepared,
   type TreeEntry,
+  whenReady,
 } from '@hub/core-index';
 import { badRequest, folderNotFound } from './errors.js';
 import { findModel, findRevision, treeEntry } from './model.js';
@@ -27,52 +29,54 @@ export function splitRefPath(rev: string, path: string): { rev: string; path: st
   return { rev, path };
 }
 
-export function tree(ctx: RouteContext<CoreDeps>): HubResponse {
+export function tree(ctx: RouteContext<CoreDeps>): Later<HubResponse> {
   const { owner = '', name = '' } = ctx.params;
   const { rev, path: rawPath } = splitRefPath(ctx.params.rev ?? '', ctx.params.path ?? '');
-  const found = findRevision(ctx.deps, owner, name, rev);
-  if (!found.ok) return found.response;
-  const model = found.value;
-  const folder = rawPath.replace(/^\/+|\/+$/g, '');
-  const recursive = parseBool(ctx.query.get('recursive'));
-  const expand = parseBool(ctx.query.get('expand'));
-  const index = ctx.deps.index();
-  const prefix = folder === '' ? '' : `${folder}/`;
-  if (folder !== '' && !model.files.some((f) => f.path.startsWith(prefix))) {
-    return folderNotFound(model, rev, folder, model.file(folder) !== undefined);
-  }
-  // Bounded memo: only folders that exist reach here, times two flags.
-  const body = index.memo(`hf:tree:${model.id}:${recursive}:${expand}:${folder}`, () => {
-    const entries: TreeEntry[] = [];
-    for (const f of model.files) {
-      if (!f.path.startsWith(prefix)) continue;
-      // Not recursive: only files directly in the folder. The index holds no directory entries, so
-      // subfolders are not listed (see docs/decisions/dialects.md, "Model-host dialect").
-      if (!recursive && f.path.slice(prefix.length).includes('/')) continue;
-      entries.push(treeEntry(model, f, expand, index.snapshot));
+  return whenReady(findRevision(ctx.deps, owner, name, rev), (found) => {
+    if (!found.ok) return found.response;
+    const model = found.value;
+    const folder = rawPath.replace(/^\/+|\/+$/g, '');
+    const recursive = parseBool(ctx.query.get('recursive'));
+    const expand = parseBool(ctx.query.get('expand'));
+    const index = ctx.deps.index();
+    const prefix = folder === '' ? '' : `${folder}/`;
+    if (folder !== '' && !model.files.some((f) => f.path.startsWith(prefix))) {
+      return folderNotFound(model, rev, folder, model.file(folder) !== undefined);
     }
-    return prepare(entries);
+    // Bounded memo: only folders that exist reach here, times two flags.
+    const body = index.memo(`hf:tree:${model.id}:${recursive}:${expand}:${folder}`, () => {
+      const entries: TreeEntry[] = [];
+      for (const f of model.files) {
+        if (!f.path.startsWith(prefix)) continue;
+        // Not recursive: only files directly in the folder. The index holds no directory entries, so
+        // subfolders are not listed (see docs/decisions/dialects.md, "Model-host dialect").
+        if (!recursive && f.path.slice(prefix.length).includes('/')) continue;
+        entries.push(treeEntry(model, f, expand, index.snapshot));
+      }
+      return prepare(entries);
+    });
+    return sendPrepared(body);
   });
-  return sendPrepared(body);
 }
 
-export function refs(ctx: RouteContext<CoreDeps>): HubResponse {
+export function refs(ctx: RouteContext<CoreDeps>): Later<HubResponse> {
   const { owner = '', name = '' } = ctx.params;
-  const found = findModel(ctx.deps, owner, name);
-  if (!found.ok) return found.response;
-  const model = found.value;
-  const prs = parseBool(ctx.query.get('include_prs'));
-  return sendPrepared(
-    ctx.deps.index().memo(`hf:refs:${prs}:${model.id}`, () => {
-      const body: Refs = {
-        branches: [{ name: 'main', ref: 'refs/heads/main', targetCommit: model.revision }],
-        converts: [],
-        tags: [],
-      };
-      if (prs) body.pullRequests = [];
-      return prepare(body);
-    }),
-  );
+  return whenReady(findModel(ctx.deps, owner, name), (found) => {
+    if (!found.ok) return found.response;
+    const model = found.value;
+    const prs = parseBool(ctx.query.get('include_prs'));
+    return sendPrepared(
+      ctx.deps.index().memo(`hf:refs:${prs}:${model.id}`, () => {
+        const body: Refs = {
+          branches: [{ name: 'main', ref: 'refs/heads/main', targetCommit: model.revision }],
+          converts: [],
+          tags: [],
+        };
+        if (prs) body.pullRequests = [];
+        return prepare(body);
+      }),
+    );
+  });
 }
 
 /** The most a paths-info body may hold (a long list of paths fits easily). */
@@ -113,7 +117,7 @@ export function parsePathsInfo(contentType: string | null, bytes: Uint8Array): {
 
 export async function pathsInfo(ctx: RouteContext<CoreDeps>): Promise<HubResponse> {
   const { owner = '', name = '', rev = '' } = ctx.params;
-  const found = findRevision(ctx.deps, owner, name, rev);
+  const found = await findRevision(ctx.deps, owner, name, rev);
   if (!found.ok) return found.response;
   const model = found.value;
   const limit = Math.min(PATHS_INFO_LIMIT, ctx.deps.settings.maxRequestBytes);

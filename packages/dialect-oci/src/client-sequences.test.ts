@@ -38,7 +38,7 @@ interface Layer {
 
 /** The file digests of the model: layers with these are redirected, everything else is hub-made. */
 function fileDigests(): Set<string> {
-  const m = t.index.model('synthetic-org/tiny-llama-GGUF');
+  const m = t.index.warm('synthetic-org/tiny-llama-GGUF');
   return new Set((m?.files ?? []).map((f) => `sha256:${f.sha256}`));
 }
 

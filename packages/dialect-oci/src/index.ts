@@ -2,7 +2,6 @@ export { ARCHIVE_LAYER, CHECKPOINT_LAYER } from './archive.js';
 export { bucketRoutes, bucketState, MANIFEST_TYPES, referencedDigests } from './buckets/routes.js';
 export { BucketStore } from './buckets/store.js';
 export { goTemplateProblem } from './go-template.js';
-export { catalogNames } from './names.js';
 export { type RegistryRepositories, registryRepositories } from './repositories.js';
 export { ociRoutes } from './routes.js';
 export { repoTags } from './tags.js';

@@ -1,4 +1,4 @@
-import { type IndexedModel, type IndexStore, isModelId } from '@hub/core-index';
+import { type IndexedModel, type IndexStore, isModelId, type Later, lookUp, whenReady } from '@hub/core-index';
 
 /** Why `owner/name` cannot be a repository name, or undefined when it can. */
 export function invalidName(owner: string, name: string): string | undefined {
@@ -9,30 +9,11 @@ export function invalidName(owner: string, name: string): string | undefined {
 }
 
 /**
- * Dash aliases: Ollama cannot pull a namespace that contains `.` (protocols.md 4.1), so
- * `my.org/model` is also reachable as `my-org/model`. A real repository of that name always wins,
- * and of two dotted owners that give the same alias the first in browse order keeps it.
+ * The model a repository name stands for: case-insensitive, then through a dash alias (Ollama cannot pull a namespace
+ * that contains `.` (protocols.md 4.1), so `my.org/model` is also reachable as `my-org/model`; the index keeps the
+ * aliases). At once when the model is warm.
  */
-export function dashAliases(index: IndexStore): ReadonlyMap<string, IndexedModel> {
-  return index.memo('oci:dash-aliases', () => {
-    const aliases = new Map<string, IndexedModel>();
-    for (const m of index.models()) {
-      if (!m.owner.includes('.')) continue;
-      const alias = `${m.owner.replace(/\./g, '-')}/${m.name}`.toLowerCase();
-      if (index.model(alias) || aliases.has(alias)) continue;
-      aliases.set(alias, m);
-    }
-    return aliases;
-  });
-}
-
-/** The model a repository name stands for: case-insensitive, then through a dash alias. */
-export function findModel(index: IndexStore, owner: string, name: string): IndexedModel | undefined {
+export function findModel(index: IndexStore, owner: string, name: string): Later<IndexedModel | undefined> {
   const id = `${owner}/${name}`;
-  return index.model(id) ?? dashAliases(index).get(id.toLowerCase());
-}
-
-/** Every repository name, lowercase (OCI names are lowercase) and in lexical order; aliases are not listed. */
-export function catalogNames(index: IndexStore): readonly string[] {
-  return index.memo('oci:catalog', () => [...new Set(index.models().map((m) => m.id.toLowerCase()))].sort());
+  return whenReady(lookUp(index, id), (m) => m ?? index.dashAlias(id));
 }

@@ -1,5 +1,6 @@
 import type { HubResponse, RouteContext } from '@hub/core-index';
 import { paginationInvalid } from './errors.js';
+import type { RegistryRepositories } from './repositories.js';
 
 /**
  * `n`/`last` pagination over a list in lexical order, as the OCI distribution spec's tag list (end-8b) and catalog
@@ -26,6 +27,30 @@ export function paginate(
   const headers: Record<string, string> = {};
   const lastShown = page[page.length - 1];
   if (n > 0 && from + n < all.length && lastShown !== undefined) {
+    headers.link = `<${ctx.origin}${path}?n=${n}&last=${encodeURIComponent(lastShown)}>; rel="next"`;
+  }
+  return { page, headers };
+}
+
+/** `/v2/_catalog` answers at most this many names without `n` (then `Link: rel="next"` says where the rest is). */
+export const CATALOG_PAGE_MAX = 10_000;
+
+/** `n`/`last` pagination over the sorted repository names, with an absolute `Link: <…>; rel="next"` when more remain. */
+export async function paginateCatalog(
+  ctx: RouteContext<unknown>,
+  repos: Pick<RegistryRepositories, 'page'>,
+  path: string,
+): Promise<{ page: string[]; headers: Record<string, string> } | HubResponse> {
+  const nRaw = ctx.query.get('n');
+  const lastRaw = ctx.query.get('last');
+  const last = lastRaw !== null && lastRaw !== '' ? lastRaw : undefined;
+  if (nRaw !== null && nRaw !== '' && !/^\d{1,9}$/.test(nRaw)) return paginationInvalid(nRaw);
+  const asked = nRaw === null || nRaw === '' ? undefined : Number(nRaw);
+  const n = Math.min(asked ?? CATALOG_PAGE_MAX, CATALOG_PAGE_MAX);
+  const { names: page, more } = n > 0 ? await repos.page(last, n) : { names: [], more: false };
+  const headers: Record<string, string> = {};
+  const lastShown = page[page.length - 1];
+  if (more && lastShown !== undefined) {
     headers.link = `<${ctx.origin}${path}?n=${n}&last=${encodeURIComponent(lastShown)}>; rel="next"`;
   }
   return { page, headers };

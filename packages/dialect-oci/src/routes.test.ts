@@ -407,7 +407,7 @@ describe('non-GGUF models', () => {
     for (const accept of [SKOPEO_ACCEPT, DOCKER_MANIFEST]) {
       const { res, m } = await manifest(`${BERT}/manifests/latest`, { accept });
       expect(res.headers['content-type']).toBe(m.mediaType);
-      const model = t.index.model('synthetic-org/bert-ish');
+      const model = t.index.warm('synthetic-org/bert-ish');
       expect(m.layers).toEqual(
         model?.files.map((f) => ({
           mediaType: 'application/octet-stream',
@@ -615,7 +615,7 @@ describe('names and errors', () => {
 
 describe('prepared once per index', () => {
   it('a repository (manifests and hub-made blobs) is built once and reused', async () => {
-    const model = t.index.model('synthetic-org/tiny-llama-GGUF');
+    const model = t.index.warm('synthetic-org/tiny-llama-GGUF');
     if (!model) throw new Error('fixture missing');
     const a = await repository(t.index, model);
     const b = await repository(t.index, model);

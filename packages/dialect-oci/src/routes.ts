@@ -27,7 +27,7 @@ import {
 import { type Prepared, type Repository, repository, type Shape, type ShapeSet } from './manifests.js';
 import { API_VERSION, API_VERSION_HEADER, MODELPACK_ARTIFACT, OCI_MANIFEST } from './media-types.js';
 import { findModel, invalidName } from './names.js';
-import { paginate } from './pagination.js';
+import { paginate, paginateCatalog } from './pagination.js';
 import { registryRepositories } from './repositories.js';
 
 const DIGEST = /^sha256:[0-9a-fA-F]{64}$/;
@@ -90,7 +90,7 @@ async function findRepository<D extends CoreDeps>(ctx: RouteContext<D>): Promise
   const why = invalidName(owner, name);
   if (why) return nameInvalid(`${owner}/${name}`, why);
   const index = ctx.deps.index();
-  const model = findModel(index, owner, name);
+  const model = await findModel(index, owner, name);
   if (!model) {
     recordMissing(ctx.deps, `${owner}/${name}`);
     return nameUnknown(`${owner}/${name}`.toLowerCase());
@@ -271,7 +271,7 @@ function ociRouteTable<D extends CoreDeps>(): Route<D>[] {
       cache: 60,
       summary: 'Every repository (OciCatalog), with n/last pagination',
       handler: v2(async (ctx) => {
-        const p = paginate(ctx, (await registryRepositories(ctx.deps)).all, ctx.path);
+        const p = await paginateCatalog(ctx, await registryRepositories(ctx.deps), ctx.path);
         if (!('page' in p)) return p;
         return json(200, { repositories: p.page }, p.headers);
       }),

@@ -78,7 +78,7 @@ describe('one tag, a shape per client', () => {
       expect(l.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
       expect(l.size).toBeGreaterThanOrEqual(0);
     }
-    const model = t.index.model('synthetic-org/tiny-llama-GGUF');
+    const model = t.index.warm('synthetic-org/tiny-llama-GGUF');
     for (const l of gguf) expect(model?.files.some((f) => `sha256:${f.sha256}` === l.digest && f.size === l.size)).toBe(true);
     // The config: ConfigFile{config{format, quantization, parameters, architecture, size}, descriptor, rootfs}.
     const cfg = (await hubBlob(TINY, m.config.digest)).json();

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { BuildResult, Logger, ObjectStore, SourceConfig } from '@hub/core-index';
+import { type BuildResult, type Logger, type ObjectStore, type SourceConfig, StartPack } from '@hub/core-index';
 import { buildFromDir } from './from-dir.js';
 import { packageDirs } from './package-dirs.js';
 
@@ -34,7 +34,11 @@ export function demoTreeDir(): string {
 /** Build the bundled demo index into an object store. */
 export async function seedDemo(objects: ObjectStore, log?: Logger): Promise<BuildResult> {
   const dir = demoTreeDir();
+  // The demo day has its index pages too, so either store (whole or paged) serves it on either host.
+  const pack = new StartPack();
   const result = await buildFromDir(objects, {
+    onObject: pack.add,
+    pages: pack,
     dir,
     sources: [{ name: DEMO_SOURCE }],
     date: DEMO_DATE,

@@ -45,6 +45,8 @@ export interface FromDirOptions {
   progress?: (done: number, total: number, file: string) => void;
   /** Every model and source object of the new catalog, for the host's load pack (`BuildInput.onObject`). */
   onObject?: BuildInput['onObject'];
+  /** The objects to derive the day's index pages from (`BuildInput.pages`: a StartPack filled through `onObject`). */
+  pages?: BuildInput['pages'];
 }
 
 interface Walked {
@@ -212,6 +214,7 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     ...(options.display ? { display: options.display } : {}),
     ...(options.signers ? { signers: options.signers } : {}),
     ...(options.onObject ? { onObject: options.onObject } : {}),
+    ...(options.pages ? { pages: options.pages } : {}),
   });
   // Only after the index is written: a build that failed leaves the previous cache (still true of the files).
   await cache.save(options.cacheFile);

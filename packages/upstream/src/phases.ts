@@ -162,6 +162,7 @@ export async function writePhase(
     ...(o.codeCommit ? { codeCommit: o.codeCommit } : {}),
     ...(o.signers ? { signers: o.signers } : {}),
     ...(o.onObject ? { onObject: o.onObject } : {}),
+    ...(o.pages ? { pages: o.pages } : {}),
     now: () => rc.clock.now(),
     archive: { registry: ARCHIVE_REGISTRY, ...(o.pins?.gateway ? { gateway: o.pins.gateway } : {}), ...o.archive },
   });

@@ -63,6 +63,8 @@ export interface UpstreamBuildOptions {
   onProgress?: (p: BuildProgress) => void;
   /** Every model and source object of the day's catalog, for the host's load pack (`BuildInput.onObject`). */
   onObject?: BuildInput['onObject'];
+  /** The objects to derive the day's index pages from (`BuildInput.pages`). */
+  pages?: BuildInput['pages'];
 }
 
 export interface BuildProgress {

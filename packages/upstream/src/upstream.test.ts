@@ -180,7 +180,7 @@ describe('the daily index run', () => {
 
     // Every file: small files hashed from their bytes, LFS files from lfs.oid.
     for (const id of expectedIds) {
-      const m = index.model(id)!;
+      const m = index.warm(id)!;
       const f = fake.models.get(id)!;
       expect(m.revision).toBe(f.sha);
       expect(m.files.map((x) => x.path)).toEqual(f.files.map((x) => x.path).sort());
@@ -192,7 +192,7 @@ describe('the daily index run', () => {
       expect(m.sources.map((s) => s.source)).toContain('huggingface.co');
     }
     // The real bert tree: LFS SHA-256 from the real listing, listed: false (asked for, not trending).
-    const bert = index.model('google-bert/bert-base-uncased')!;
+    const bert = index.warm('google-bert/bert-base-uncased')!;
     expect(bert.revision).toBe('dd4bc8b21efa05ec961e3efc4ee5e3832a3679c7');
     expect(bert.file('pytorch_model.bin')).toEqual({
       path: 'pytorch_model.bin',
@@ -203,12 +203,12 @@ describe('the daily index run', () => {
     expect(bert.object.license).toBe('apache-2.0');
 
     // Listing facts.
-    const top = index.model('deepseek-ai/DeepSeek-V4-Pro')!;
+    const top = index.warm('deepseek-ai/DeepSeek-V4-Pro')!;
     expect(top.row).toMatchObject({ trendingScore: 465, pipeline_tag: 'text-generation', library_name: 'transformers', downloads: 534942 });
     expect(top.object.license).toBe('mit');
 
     // GGUF header facts from range reads of the real tiny GGUF.
-    const ggufModel = index.model('SulphurAI/Sulphur-2-base')!;
+    const ggufModel = index.warm('SulphurAI/Sulphur-2-base')!;
     const g = ggufModel.object.facts.gguf?.[0];
     expect(g).toMatchObject({ path: 'Sulphur-2-base-Q4_K_M.gguf', architecture: 'llama', context_length: 4096, quantization: 'Q4_K_M' });
     expect(g?.parameters).toBeGreaterThan(0);
@@ -219,8 +219,8 @@ describe('the daily index run', () => {
     const ms = top.sources.find((s) => s.source === 'modelscope.cn') as SourceObject;
     expect(ms).toMatchObject({ type: 'http', remote_revision: 'master' });
     expect(ms.paths).toBeUndefined();
-    expect(index.model('Qwen/Qwen3.6-27B')!.sources.map((s) => s.source)).toEqual(['huggingface.co']);
-    expect(index.model('openai/privacy-filter')!.sources.find((s) => s.source === 'ipfs')).toMatchObject({
+    expect(index.warm('Qwen/Qwen3.6-27B')!.sources.map((s) => s.source)).toEqual(['huggingface.co']);
+    expect(index.warm('openai/privacy-filter')!.sources.find((s) => s.source === 'ipfs')).toMatchObject({
       type: 'ipfs',
       root: 'bafySYNTHETICroot1',
     });

@@ -2,6 +2,7 @@ import { BUCKETS_REF } from '../buckets/schema.js';
 import { type Address, addressOf, blake3Hex } from '../index/blake3.js';
 import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
 import { readCatalog, writeCatalog } from '../index/catalog-shards.js';
+import { type PageObjects, writeIndexPages } from '../index/index-pages.js';
 import type { BuiltObjectKind } from '../index/load-pack-format.js';
 import type { ObjectStore } from '../index/object-store.js';
 import {
@@ -75,6 +76,12 @@ export interface BuildInput {
    * the first start after the build reads what the builder already hashed instead of re-hashing every object.
    */
   onObject?: (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array) => void;
+  /**
+   * Derive the day's index pages (design 11.1, index-pages.ts) from the new catalog and these objects (a `StartPack`
+   * filled through `onObject` holds them), and list their root in the archive day (`pages`), so a paged store reads
+   * only what a request needs. Without it the day has no pages (hosts load it whole).
+   */
+  pages?: PageObjects;
 }
 
 export interface BuildResult {
@@ -236,6 +243,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   };
   // One object, or a root plus content-addressed shards when it would pass the message limit.
   const { address: catalogAddress } = await writeCatalog(objects, catalog, input.catalogLimit);
+  const pages = input.pages ? await writeIndexPages(objects, catalog, catalogAddress, input.pages) : undefined;
   const spacesCatalog = (await objects.readRef(SPACES_REF))?.trim();
   const bucketsCatalog = (await objects.readRef(BUCKETS_REF))?.trim();
   const day: ArchiveDay = {
@@ -252,6 +260,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     // The spaces and buckets catalogs current when the day was built: the archive keeps each day's sections.
     ...(spacesCatalog ? { spaces: spacesCatalog as Address } : {}),
     ...(bucketsCatalog ? { buckets: bucketsCatalog as Address } : {}),
+    ...(pages ? { pages } : {}),
   };
   // Newest first; a rebuild of the same day replaces that day. The day becomes a leaf of the transparency log (a log
   // started on a store that already has days takes those first, oldest first), then the archive and `current` switch.

@@ -35,7 +35,7 @@ const hub = await createTestHub({
     model('other/unsigned', {}),
   ],
 });
-const m = (id: string) => hub.index.model(id) ?? (undefined as never);
+const m = (id: string) => hub.index.warm(id) ?? (undefined as never);
 
 describe('the serving policy', () => {
   it('refuses every file of a failed signature, one file of a listed scan level, and nothing else', () => {

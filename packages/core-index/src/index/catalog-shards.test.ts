@@ -3,7 +3,7 @@ import { type BuildModelInput, buildIndex, readArchive } from '../build/builder.
 import { LOG_TILE_KIND } from '../tlog/log-store.js';
 import { type Address, addressOf } from './blake3.js';
 import { CATALOG_SHARD_KIND, CatalogReadError, readCatalog, splitCatalog } from './catalog-shards.js';
-import { IndexLoadError, type IndexStore, loadIndex } from './index-store.js';
+import { IndexLoadError, loadIndex, type WholeIndexStore } from './index-store.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
 import { type CatalogObject, CatalogObjectSchema, CatalogShardSchema } from './schemas.js';
@@ -37,7 +37,7 @@ async function objectJson(store: MemoryObjectStore, address: string): Promise<un
   return JSON.parse(text.decode(stored.bytes));
 }
 
-function view(index: IndexStore) {
+function view(index: WholeIndexStore) {
   return index.models().map((m) => ({ id: m.id, address: m.address, sources: m.sourceAddresses, row: m.row, rank: m.rank }));
 }
 
@@ -147,8 +147,8 @@ describe('catalog shards (a catalog over the message limit is a root plus conten
     expect(root2.shards?.length).toBeGreaterThan(3);
     expect(fresh.length).toBeLessThanOrEqual(2);
     const loaded = await loadIndex(store, day2.catalog);
-    expect(loaded.model('bench-org-3/model-150')?.object.revision).toBe((150 + 100_000).toString(16).padStart(8, '0').repeat(5));
-    expect((await loadIndex(store, day1.catalog)).model('bench-org-3/model-150')?.object.revision).toBe(
+    expect(loaded.warm('bench-org-3/model-150')?.object.revision).toBe((150 + 100_000).toString(16).padStart(8, '0').repeat(5));
+    expect((await loadIndex(store, day1.catalog)).warm('bench-org-3/model-150')?.object.revision).toBe(
       (150).toString(16).padStart(8, '0').repeat(5),
     );
   });

@@ -2,11 +2,11 @@ import { type Address, addressOf } from './blake3.js';
 import { CatalogReadError, readCatalog } from './catalog-shards.js';
 import { type PackedIndex, readLoadPack } from './load-pack.js';
 import { loadPackBytes, type PackDigest, type PackModel, type PackSource, packFacts } from './load-pack-format.js';
+import { MemoryIndex, type WholeIndexStore } from './memory-index.js';
 import type { ObjectStore } from './object-store.js';
 import { boundedAll } from './pool.js';
 import {
   type CatalogObject,
-  type FileRecord,
   type ModelObject,
   ModelObjectSchema,
   type ModelRow,
@@ -18,46 +18,10 @@ import { weightBytesOf } from './weights.js';
 
 export { isWeightFile } from './weights.js';
 
-/** One model of today's index, with lookup maps ready. */
-export interface IndexedModel {
-  id: string;
-  owner: string;
-  name: string;
-  revision: string;
-  /** address of the `model-hub.model` object */
-  address: Address;
-  object: ModelObject;
-  row: ModelRow;
-  /** files sorted by path */
-  files: FileRecord[];
-  file(path: string): FileRecord | undefined;
-  sources: SourceObject[];
-  sourceAddresses: Address[];
-  weightBytes: number;
-  /** position in browse (trending) order */
-  rank: number;
-}
+import type { IndexedModel } from './store-types.js';
 
-/** Today's index: immutable once loaded. */
-export interface IndexStore {
-  readonly catalogAddress: Address;
-  /** the day the catalog was built */
-  readonly snapshot: string;
-  /** every model in browse order */
-  models(): readonly IndexedModel[];
-  /** case-insensitive lookup by `owner/name` */
-  model(id: string): IndexedModel | undefined;
-  /** every (model, file) with this SHA-256, for OCI blob look-ups by digest */
-  filesBySha256(sha256: string): ReadonlyArray<{ model: IndexedModel; file: FileRecord }>;
-  /** every source the index's models name, with its kind (first seen first) */
-  sourceKinds(): ReadonlyArray<readonly [string, SourceObject['type']]>;
-  /** total files and bytes in the index */
-  readonly totals: { models: number; files: number; bytes: number };
-  /** The bytes of one hub object. */
-  object(address: Address): Promise<Uint8Array | undefined>;
-  /** A value computed once per index (prepared response bodies, manifests, pages). */
-  memo<T>(key: string, build: () => T): T;
-}
+export type { WholeIndexStore } from './memory-index.js';
+export type { IndexedModel, IndexStore, IndexTotals, SearchPage } from './store-types.js';
 
 export class IndexLoadError extends Error {}
 
@@ -156,14 +120,14 @@ async function readObject<T>(
  * re-hashed against its address and checked against its schema (unless `options.verified`); a fault
  * throws {@link IndexLoadError}.
  */
-export async function loadIndex(objects: ObjectStore, catalogAddress: Address, options: LoadIndexOptions = {}): Promise<IndexStore> {
+export async function loadIndex(objects: ObjectStore, catalogAddress: Address, options: LoadIndexOptions = {}): Promise<WholeIndexStore> {
   let verified = options.verified === true;
   if (options.pack && verified) {
     // The catalog's rows and every object it names are in the pack: the store is only asked whether it still holds
     // the catalog (the objects routes serve it from there).
     if (!(await objects.has(catalogAddress))) throw new IndexLoadError(`catalog ${catalogAddress} is missing from the object store`);
     const packed = await fromPack(options.pack, catalogAddress);
-    if (packed) return new LoadedIndex(catalogAddress, packed.head.date, packed.models, objects, packed);
+    if (packed) return new MemoryIndex(catalogAddress, packed.head.date, packed.models, objects, packed);
     // Something was changed behind the hub's back (a damaged pack), or the pack is missing or another catalog's (a
     // foreign pack: not what the host recorded with its trust): verify this catalog and every object in full.
     verified = false;
@@ -206,10 +170,10 @@ export async function loadIndex(objects: ObjectStore, catalogAddress: Address, o
   });
   // The next start on this catalog reads one pack instead of every object (a failed write only costs that).
   if (options.pack) await writePack(options.pack, { address: catalogAddress, date: catalog.date }, models).catch(() => undefined);
-  return new LoadedIndex(catalogAddress, catalog.date, models, objects);
+  return new MemoryIndex(catalogAddress, catalog.date, models, objects);
 }
 
-function makeModel(
+export function makeModel(
   id: string,
   address: Address,
   object: ModelObject,
@@ -235,93 +199,4 @@ function makeModel(
     weightBytes: weightBytesOf(files),
     rank: 0,
   };
-}
-
-class LoadedIndex implements IndexStore {
-  private readonly byId = new Map<string, IndexedModel>();
-  private shas: Map<string, number[]> | undefined;
-  private readonly bySha = new Map<string, { model: IndexedModel; file: FileRecord }[]>();
-  private kinds: Array<readonly [string, SourceObject['type']]> | undefined;
-  private readonly memos = new Map<string, unknown>();
-  readonly totals: { models: number; files: number; bytes: number };
-
-  /** `packed`: the load pack the models came from (its totals, source kinds and digest look-up); else from the models */
-  constructor(
-    readonly catalogAddress: Address,
-    readonly snapshot: string,
-    private readonly list: IndexedModel[],
-    private readonly objects: ObjectStore,
-    private readonly packed?: PackedIndex,
-  ) {
-    for (const m of list) this.byId.set(m.id.toLowerCase(), m);
-    if (packed) {
-      this.totals = { models: list.length, files: packed.head.files, bytes: packed.head.bytes };
-      this.kinds = packed.head.kinds;
-    } else {
-      let files = 0;
-      let bytes = 0;
-      for (const m of list)
-        for (const f of m.files) {
-          files++;
-          bytes += f.size;
-        }
-      this.totals = { models: list.length, files, bytes };
-    }
-  }
-
-  models(): readonly IndexedModel[] {
-    return this.list;
-  }
-
-  model(id: string): IndexedModel | undefined {
-    return this.byId.get(id.toLowerCase());
-  }
-
-  sourceKinds(): ReadonlyArray<readonly [string, SourceObject['type']]> {
-    if (!this.kinds) {
-      const kinds = new Map<string, SourceObject['type']>();
-      for (const m of this.list) for (const s of m.sources) if (!kinds.has(s.source)) kinds.set(s.source, s.type);
-      this.kinds = [...kinds];
-    }
-    return this.kinds;
-  }
-
-  /** Every (model, file) with this digest, in browse order and each model's path order (the look-up built on first use). */
-  filesBySha256(sha256: string): ReadonlyArray<{ model: IndexedModel; file: FileRecord }> {
-    const kept = this.bySha.get(sha256);
-    if (kept) return kept;
-    this.shas ??= this.packed ? this.packed.shaIndex() : shaIndexOfModels(this.list);
-    const found: { model: IndexedModel; file: FileRecord }[] = [];
-    for (const i of this.shas.get(sha256) ?? []) {
-      const model = this.list[i] as IndexedModel;
-      for (const file of model.files) if (file.sha256 === sha256) found.push({ model, file });
-    }
-    // Kept per digest asked for (a bounded number: only digests the index holds are kept).
-    if (found.length > 0) this.bySha.set(sha256, found);
-    return found;
-  }
-
-  async object(address: Address): Promise<Uint8Array | undefined> {
-    return (await this.objects.get(address))?.bytes;
-  }
-
-  memo<T>(key: string, build: () => T): T {
-    if (this.memos.has(key)) return this.memos.get(key) as T;
-    const v = build();
-    this.memos.set(key, v);
-    return v;
-  }
-}
-
-/** SHA-256 → positions of the models holding a file with it. */
-function shaIndexOfModels(models: readonly IndexedModel[]): Map<string, number[]> {
-  const index = new Map<string, number[]>();
-  models.forEach((m, i) => {
-    for (const f of m.files) {
-      const at = index.get(f.sha256);
-      if (!at) index.set(f.sha256, [i]);
-      else if (at[at.length - 1] !== i) at.push(i);
-    }
-  });
-  return index;
 }

@@ -1,7 +1,7 @@
 import type { Address } from './blake3.js';
-import type { IndexedModel } from './index-store.js';
 import { LOAD_PACK_KIND, LOAD_PACK_VERSION, type LoadPackHead, type PackDigest } from './load-pack-format.js';
 import type { FileRecord, ModelObject, ModelRow, SourceObject } from './schemas.js';
+import type { IndexedModel } from './store-types.js';
 
 const decoder = new TextDecoder();
 

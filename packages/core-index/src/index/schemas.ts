@@ -168,6 +168,8 @@ export const ArchiveDaySchema = z.object({
   leaf: z.number().int().nonnegative().optional(),
   /** The signed checkpoint (a model-hub.checkpoint object) written right after the day was appended to the log. */
   checkpoint: AddressSchema.optional(),
+  /** The root of the day's index pages (model-hub.index-pages, derived from the catalog by the builder; design 11.1). */
+  pages: AddressSchema.optional(),
 });
 
 /** Where the log is served (C2SP tlog-tiles under `prefix`), its checkpoint URL and the verifier key(s) that sign it. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { modelHostFixtures } from '../../../../fixtures/model-host/load.js';
-import type { IndexedModel, IndexStore } from './index-store.js';
+import type { IndexedModel, WholeIndexStore } from './index-store.js';
 import type { ModelRow } from './schemas.js';
 import { type ModelQuery, SORT_KEYS, searchModels, searchModelsPage, searchModelsScan } from './search.js';
 
@@ -23,7 +23,7 @@ const models: IndexedModel[] = rows.map((r, i) => {
   return { id: r.id, owner, name, row, rank: i } as unknown as IndexedModel;
 });
 
-function fakeIndex(list: IndexedModel[] = models): IndexStore {
+function fakeIndex(list: IndexedModel[] = models): WholeIndexStore {
   const memos = new Map<string, unknown>();
   return {
     models: () => list,
@@ -31,7 +31,7 @@ function fakeIndex(list: IndexedModel[] = models): IndexStore {
       if (!memos.has(key)) memos.set(key, build());
       return memos.get(key) as T;
     },
-  } as unknown as IndexStore;
+  } as unknown as WholeIndexStore;
 }
 
 const ids = (ms: readonly IndexedModel[]) => ms.map((m) => m.id);

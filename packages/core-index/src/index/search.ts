@@ -1,20 +1,7 @@
-import type { IndexedModel, IndexStore } from './index-store.js';
 import { type GramKey, gramKey, intersect, MAX_GRAM, pack, post } from './search-postings.js';
+import type { IndexedModel, ModelQuery, SearchPage, SortKey } from './store-types.js';
 
-export type SortKey = 'trendingScore' | 'downloads' | 'likes' | 'createdAt' | 'lastModified' | 'id';
-
-export interface ModelQuery {
-  /** substring of the id, case-insensitive; several words must all match */
-  search?: string;
-  author?: string;
-  /** tags that must all be present (a pipeline tag or library also counts as a tag) */
-  filter?: string[];
-  pipeline_tag?: string;
-  library?: string;
-  sort?: SortKey;
-  /** -1 descending (default for numbers and dates), 1 ascending */
-  direction?: 1 | -1;
-}
+export type { ModelQuery, SearchPage, SortKey } from './store-types.js';
 
 export const SORT_KEYS: readonly SortKey[] = ['trendingScore', 'downloads', 'likes', 'createdAt', 'lastModified', 'id'];
 
@@ -35,31 +22,29 @@ export function modelTags(m: IndexedModel): Set<string> {
 }
 
 /**
- * The one search over the index, used by the model-host dialect, MCP and the site. Returns models
- * in the requested order (trending by default, which is the catalog's own order).
+ * The one search over the whole-index store, every match in the requested order (tests and the reference). Requests
+ * go through `IndexStore.search`, one page at a time.
  *
  * It reads a {@link SearchIndex} prepared once per loaded index (see there), and answers exactly as
  * {@link searchModelsScan}, the plain scan it replaced (a test compares both on the real fixture rows).
  */
-export function searchModels(index: IndexStore, q: ModelQuery): IndexedModel[] {
+export function searchModels(index: WholeModels, q: ModelQuery): IndexedModel[] {
   return searchIndexOf(index).search(q);
 }
 
-/** One page of a search: the models `searchModels(q).slice(offset, offset + limit)`, and whether any follows. */
-export interface SearchPage {
-  models: IndexedModel[];
-  more: boolean;
-}
-
-/**
- * One page of {@link searchModels}, found without the whole answer where the order allows: in browse order (and in a
- * kept sort order while that is cheaper) the search stops at the first model after the page.
- */
-export function searchModelsPage(index: IndexStore, q: ModelQuery, offset: number, limit: number): SearchPage {
+/** One page of {@link searchModels} (`IndexStore.search` of the whole-index store). */
+export function searchModelsPage(index: WholeModels, q: ModelQuery, offset: number, limit: number): SearchPage {
   return searchIndexOf(index).page(q, offset, limit);
 }
 
-function searchIndexOf(index: IndexStore): SearchIndex {
+/** What the whole-index search reads: every model in browse order, and the index's memo to keep its state in. */
+interface WholeModels {
+  models(): readonly IndexedModel[];
+  memo<T>(key: string, build: () => T): T;
+}
+
+/** The search state of a whole-index store, prepared once per loaded index. */
+export function searchIndexOf(index: WholeModels): SearchIndex {
   return index.memo('search:index', () => new SearchIndex(index.models()));
 }
 
@@ -97,6 +82,7 @@ interface Parsed {
   filters: string[];
   pipeline: string | undefined;
   library: string | undefined;
+  listed: boolean;
   sort: SortKey;
   dir: 1 | -1;
   /** trending descending: the catalog's own order */
@@ -114,8 +100,9 @@ function parse(q: ModelQuery): Parsed {
   const sort = q.sort ?? 'trendingScore';
   const dir = q.direction ?? (sort === 'id' ? 1 : -1);
   const natural = sort === 'trendingScore' && dir === -1;
-  const all = !words.length && !author && !filters.length && !pipeline && !library;
-  return { words, author, filters, pipeline, library, sort, dir, natural, all };
+  const listed = q.listed === true;
+  const all = !words.length && !author && !filters.length && !pipeline && !library && !listed;
+  return { words, author, filters, pipeline, library, listed, sort, dir, natural, all };
 }
 
 /**
@@ -138,6 +125,7 @@ export class SearchIndex {
   private readonly tags: string[][];
   private readonly tasks: (string | undefined)[];
   private readonly libraries: (string | undefined)[];
+  private readonly unlisted: boolean[];
   /** `grams[n]`: positions of the ids holding each n-gram, n = 1…4, each made on the first word that needs it */
   private readonly grams: (Map<GramKey, Int32Array> | undefined)[] = [];
   private readonly byAuthor = new Map<string, Int32Array>();
@@ -153,6 +141,7 @@ export class SearchIndex {
     this.tags = new Array(n);
     this.tasks = new Array(n);
     this.libraries = new Array(n);
+    this.unlisted = new Array(n);
     const byAuthor = new Map<string, number[]>();
     const byTask = new Map<string, number[]>();
     const byLibrary = new Map<string, number[]>();
@@ -161,6 +150,7 @@ export class SearchIndex {
       const m = models[i] as IndexedModel;
       const id = m.id.toLowerCase();
       this.lowerIds[i] = id;
+      this.unlisted[i] = m.row.svc?.listed === false;
       const owner = m.owner.toLowerCase();
       this.lowerOwners[i] = owner;
       post(byAuthor, owner, i);
@@ -181,6 +171,12 @@ export class SearchIndex {
   }
 
   /** Every match, in the requested order. */
+  /** How many models match (no model is built, no order is made). */
+  count(q: ModelQuery): number {
+    const p = parse(q);
+    return p.all ? this.models.length : this.collect(p).length;
+  }
+
   search(q: ModelQuery): IndexedModel[] {
     const p = parse(q);
     if (p.all) return p.natural ? [...this.models] : this.modelsAt(this.order(p.sort, p.dir).list);
@@ -268,9 +264,10 @@ export class SearchIndex {
 
   /** Whether the model at position `i` meets every condition, checked as the scan does. */
   private tester(p: Parsed): (i: number) => boolean {
-    const { words, author, pipeline, library, filters } = p;
-    const { lowerIds, lowerOwners, tasks, libraries, tags } = this;
+    const { words, author, pipeline, library, filters, listed } = p;
+    const { lowerIds, lowerOwners, tasks, libraries, tags, unlisted } = this;
     return (i) => {
+      if (listed && unlisted[i]) return false;
       const id = lowerIds[i] as string;
       for (const w of words) if (!id.includes(w)) return false;
       if (author && lowerOwners[i] !== author) return false;
@@ -341,7 +338,7 @@ export class SearchIndex {
 }
 
 /** The plain scan over every model (the reference the prepared {@link SearchIndex} must equal). */
-export function searchModelsScan(index: IndexStore, q: ModelQuery): IndexedModel[] {
+export function searchModelsScan(index: { models(): readonly IndexedModel[] }, q: ModelQuery): IndexedModel[] {
   return searchModelsScanOf(index.models(), q);
 }
 
@@ -352,6 +349,7 @@ function searchModelsScanOf(models: readonly IndexedModel[], q: ModelQuery): Ind
   const pipeline = q.pipeline_tag?.toLowerCase();
   const library = q.library?.toLowerCase();
   const out = models.filter((m) => {
+    if (q.listed && m.row.svc.listed === false) return false;
     const id = m.id.toLowerCase();
     for (const w of words) if (!id.includes(w)) return false;
     if (author && m.owner.toLowerCase() !== author) return false;

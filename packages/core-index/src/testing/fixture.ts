@@ -1,7 +1,7 @@
 import { type BuildModelInput, buildIndex } from '../build/builder.js';
 import { type CoreDeps, MemoryMissingLog, silentLogger } from '../http/deps.js';
 import type { Address } from '../index/blake3.js';
-import { type IndexStore, loadIndex } from '../index/index-store.js';
+import { loadIndex, type WholeIndexStore } from '../index/index-store.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
 import type { SourceConfig } from '../index/source-kinds.js';
 import { noMetrics } from '../observe/metrics.js';
@@ -75,7 +75,7 @@ export const SYNTHETIC_MODELS: BuildModelInput[] = [
 
 export interface TestHub {
   objects: MemoryObjectStore;
-  index: IndexStore;
+  index: WholeIndexStore;
   catalog: Address;
   health: MemorySourceHealth;
   deps: CoreDeps;

@@ -14,7 +14,7 @@ import {
 } from '@hub/core-index';
 import { liveBuckets } from '../buckets/live.js';
 import { apiHtml, apiMarkdown } from '../site/api-docs.js';
-import { BROWSE_SORTS, type BrowseSort, browsePage, homePage } from '../site/browse.js';
+import { BROWSE_SORTS, type BrowseSort, browseModels, browsePage, homePage } from '../site/browse.js';
 import { DOC_PAGES } from '../site/docs-content.js';
 import { escapeHtml, faviconIco, formatBytes, modelHref, page } from '../site/html.js';
 import { docHtmlPage, fillModelHealth, healthPage, modelPageTemplate, notFoundPage, sectionPage } from '../site/pages.js';
@@ -89,13 +89,13 @@ function descriptorFor(index: IndexStore, section: SectionName, self: string, or
 }
 
 /** The answer of a section route (`/models`, `/models/`, …). */
-function answerSection(
+async function answerSection(
   ctx: RouteContext<CoreDeps>,
   section: SectionName,
   slash: boolean,
   openapi: () => Record<string, unknown>,
   live?: LiveSection,
-): HubResponse {
+): Promise<HubResponse> {
   const { deps, origin } = ctx;
   const liveKey = live ? `:${live.key}` : '';
   const index = deps.index();
@@ -118,13 +118,13 @@ function answerSection(
       ),
     );
   } else if (section === 'models' && slash) {
-    res = browse(ctx);
+    res = await browse(ctx);
   } else {
     res = sendPrepared(
       htmlPrepared(index, `section-html:${section}${liveKey}`, origin, () => {
         const d = descriptorFor(index, section, `/${section}`, origin, live);
         if (section === 'models') {
-          const listed = index.models().filter((m) => m.row.svc.listed !== false).length;
+          const listed = index.totals.listed;
           return sectionPage(
             d,
             `<p><a href="/models/"><strong>Browse all ${listed} listed models</strong></a> (filter by text, task and library; sort by trending, downloads or likes).</p>`,
@@ -141,7 +141,7 @@ function answerSection(
   return res;
 }
 
-function browse(ctx: RouteContext<CoreDeps>): HubResponse {
+async function browse(ctx: RouteContext<CoreDeps>): Promise<HubResponse> {
   const index = ctx.deps.index();
   const sortRaw = ctx.query.get('sort') || 'trending';
   if (!(BROWSE_SORTS as readonly string[]).includes(sortRaw)) {
@@ -154,9 +154,15 @@ function browse(ctx: RouteContext<CoreDeps>): HubResponse {
   const library = ctx.query.get('library') ?? '';
   if (q || task || library) {
     // A filter form submitted without JavaScript: rendered for this request only.
-    return { status: 200, headers: { 'content-type': HTML }, body: browsePage(index, sort, { q, task, library }) };
+    return {
+      status: 200,
+      headers: { 'content-type': HTML },
+      body: browsePage(await browseModels(index, sort), sort, { q, task, library }),
+    };
   }
-  return sendPrepared(index.memo(`site:browse:${sort}`, () => prepare(browsePage(index, sort), HTML)));
+  return sendPrepared(
+    await index.memo(`site:browse:${sort}`, async () => prepare(browsePage(await browseModels(index, sort), sort), HTML)),
+  );
 }
 
 function htmlError(status: number, message: string, title = 'Not found'): HubResponse {
@@ -166,10 +172,13 @@ function htmlError(status: number, message: string, title = 'Not found'): HubRes
   return { status, headers: { 'content-type': HTML, 'cache-control': 'no-store' }, body };
 }
 
-function ownerPage(ctx: RouteContext<CoreDeps>): HubResponse {
+/** The most models an owner page lists. */
+const OWNER_PAGE_MAX = 1000;
+
+async function ownerPage(ctx: RouteContext<CoreDeps>): Promise<HubResponse> {
   const index = ctx.deps.index();
   const owner = ctx.params.owner ?? '';
-  const models = index.models().filter((m) => m.owner.toLowerCase() === owner.toLowerCase());
+  const { models } = await index.search({ author: owner }, 0, OWNER_PAGE_MAX);
   if (models.length === 0) return htmlError(404, `No model by ${owner} is in today's index. Models are at /models/{owner}/{name}.`);
   const items = models
     .map(
@@ -187,11 +196,11 @@ function ownerPage(ctx: RouteContext<CoreDeps>): HubResponse {
   };
 }
 
-function modelPage(ctx: RouteContext<CoreDeps>): HubResponse {
+async function modelPage(ctx: RouteContext<CoreDeps>): Promise<HubResponse> {
   const { deps, origin } = ctx;
   const index = deps.index();
   const id = `${ctx.params.owner}/${ctx.params.name}`;
-  const m = index.model(id);
+  const m = await index.model(id);
   if (!m) return htmlError(404, `${id} is not in today's index. Browse the models that are, or ask for it to be indexed.`);
   const template = perOrigin(index, `site:model:${m.id}`, origin, () => modelPageTemplate(m, origin));
   // Source health changes between probes: the slot is filled on each request.
@@ -286,11 +295,13 @@ function discoveryRouteTable<D extends CoreDeps>(options: DiscoveryOptions = {})
         h(async ({ req, deps, origin }) => {
           const index = deps.index();
           const kind = negotiate(req.headers.get('accept'));
+          const view =
+            kind === 'html' ? await index.memo('site:home-view', () => browseModels(index, 'trending')) : { models: [], snapshot: '' };
           const res =
             kind === 'json'
               ? sendPrepared(await descriptorOf(deps))
               : kind === 'html'
-                ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin)))
+                ? sendPrepared(htmlPrepared(index, 'site:home', origin, () => homePage(index, origin, view)))
                 : brief(deps, origin);
           res.headers.vary = 'Accept';
           return res;

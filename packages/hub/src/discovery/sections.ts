@@ -1,5 +1,5 @@
 import { encodePath, type IndexedModel, type IndexStore, isMmproj, type RequestObject, type SectionDescriptor } from '@hub/core-index';
-import { catalogNames, type RegistryRepositories } from '@hub/dialect-oci';
+import type { RegistryRepositories } from '@hub/dialect-oci';
 import { DOC_PAGES } from '../site/docs-content.js';
 
 export const SECTIONS = ['models', 'registry', 'spaces', 'buckets', 'docs'] as const;
@@ -34,7 +34,7 @@ export interface Examples {
 
 export function examples(index: IndexStore): Examples {
   return index.memo('discovery:examples', () => {
-    const models = index.models();
+    const models = index.head();
     const usable = (m: IndexedModel) => m.files.length > 0 && m.sources.length > 0;
     const model = models.find((m) => m.row.svc.listed !== false && usable(m)) ?? models.find(usable) ?? models[0];
     const smallest = model ? [...model.files].sort((a, b) => a.size - b.size)[0] : undefined;
@@ -54,8 +54,8 @@ const idPath = (id: string) => encodePath(id);
 
 /** The registry without an archive or a bucket: one repository per model. */
 function modelRepositories(index: IndexStore): RegistryRepositories {
-  const all = catalogNames(index);
-  return { all, models: all.length, archive: undefined, buckets: [], key: '' };
+  const models = index.totals.models;
+  return { count: models, models, archive: undefined, buckets: [], key: '', page: (last, n) => index.names(last, n) };
 }
 
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
@@ -72,9 +72,9 @@ function registryInventory(r: RegistryRepositories): SectionDescriptor['inventor
     ...(r.buckets.length ? [`${plural(r.buckets.length, 'bucket')} (${r.buckets.join(', ')}, served here)`] : []),
   ];
   return {
-    described: r.all.length,
+    described: r.count,
     served_here: servedHere,
-    note: `${plural(r.all.length, 'repository', 'repositories')} in /v2/_catalog: ${parts.join('; ')}.`,
+    note: `${plural(r.count, 'repository', 'repositories')} in /v2/_catalog: ${parts.join('; ')}.`,
   };
 }
 
@@ -113,7 +113,7 @@ export function sectionDescriptor(
   const id = ex.model?.id;
   switch (section) {
     case 'models': {
-      const listed = index.models().filter((m) => m.row.svc.listed !== false).length;
+      const listed = index.totals.listed;
       const list: RequestObject[] = [
         {
           method: 'GET',

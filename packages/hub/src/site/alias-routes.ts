@@ -10,7 +10,7 @@ import { notFoundPage } from './pages.js';
  * one page and the one download route stay the only places that answer.
  */
 function siteAliasRouteTable<D extends CoreDeps>(): Route<D>[] {
-  const h = (fn: (ctx: RouteContext<CoreDeps>) => HubResponse) => fn as Route<D>['handler'];
+  const h = (fn: (ctx: RouteContext<CoreDeps>) => HubResponse | Promise<HubResponse>) => fn as Route<D>['handler'];
   return [
     {
       method: 'GET',
@@ -19,8 +19,8 @@ function siteAliasRouteTable<D extends CoreDeps>(): Route<D>[] {
       errors: 'text',
       cache: 60,
       summary: "The public host's model address: 302 to the model page /models/{owner}/{name}",
-      handler: h((ctx) => {
-        const m = ctx.deps.index().model(`${ctx.params.owner}/${ctx.params.name}`);
+      handler: h(async (ctx) => {
+        const m = await ctx.deps.index().model(`${ctx.params.owner}/${ctx.params.name}`);
         if (!m) return notIndexed(ctx);
         return { status: 302, headers: { location: modelHref(m.id) }, body: null };
       }),
@@ -32,8 +32,8 @@ function siteAliasRouteTable<D extends CoreDeps>(): Route<D>[] {
       errors: 'text',
       cache: 60,
       summary: "The public host's file page address: 302 to the file, /{owner}/{name}/resolve/{rev}/{path}",
-      handler: h((ctx) => {
-        const m = ctx.deps.index().model(`${ctx.params.owner}/${ctx.params.name}`);
+      handler: h(async (ctx) => {
+        const m = await ctx.deps.index().model(`${ctx.params.owner}/${ctx.params.name}`);
         if (!m) return notIndexed(ctx);
         const location = `/${encodePath(m.id)}/resolve/${encodeURIComponent(ctx.params.rev ?? '')}/${encodePath(ctx.params.path ?? '')}`;
         return { status: 302, headers: { location }, body: null };

@@ -1,4 +1,4 @@
-import { type IndexedModel, type IndexStore, searchModels } from '@hub/core-index';
+import type { IndexedModel, IndexStore } from '@hub/core-index';
 import { examples } from '../discovery/sections.js';
 import { escapeHtml, formatBytes, formatCount, modelHref, page } from './html.js';
 
@@ -17,9 +17,13 @@ const FILTER_SCRIPT = `(function(){var f=document.getElementById('filters');if(!
 function run(){var q=f.search.value.toLowerCase().split(/\\s+/).filter(Boolean),t=f.task.value,l=f.library.value,n=0;rows.forEach(function(r,i){var s=text[i],ok=(!t||r.getAttribute('data-t')===t)&&(!l||r.getAttribute('data-l')===l)&&q.every(function(w){return s.indexOf(w)!==-1});r.hidden=!ok;if(ok)n++});out.textContent=n+' of '+rows.length+' models shown';none.hidden=n>0;tbl.hidden=n===0}
 f.addEventListener('input',run);f.addEventListener('change',run);f.addEventListener('submit',function(e){e.preventDefault();run()});if(f.search.value||f.task.value||f.library.value)run()})();`;
 
-function sortModels(index: IndexStore, sort: BrowseSort): readonly IndexedModel[] {
-  if (sort === 'trending') return index.models();
-  return searchModels(index, { sort: sort === 'downloads' ? 'downloads' : 'likes' });
+/** The most models the browse table shows (a large index is browsed a page at a time through the API). */
+export const BROWSE_MAX = 1000;
+
+/** The listed models the browse table shows, in the order of `sort`: the first {@link BROWSE_MAX}. */
+export async function browseModels(index: IndexStore, sort: BrowseSort): Promise<BrowseView> {
+  const key = sort === 'trending' ? 'trendingScore' : sort === 'downloads' ? 'downloads' : 'likes';
+  return { models: (await index.search({ sort: key, listed: true }, 0, BROWSE_MAX)).models, snapshot: index.snapshot };
 }
 
 function options(values: string[], selected: string | undefined, any: string): string {
@@ -51,8 +55,14 @@ function describeFilter(f: BrowseFilter): string {
  * The browse table of every listed model, with filters and sort links. `filter` given (a form
  * submitted without JavaScript) narrows the rows on the server; otherwise the script filters.
  */
-export function browseSection(index: IndexStore, sort: BrowseSort, filter: BrowseFilter = {}, headingLevel = 1): string {
-  const all = sortModels(index, sort).filter((m) => m.row.svc.listed !== false);
+/** What the browse table shows: the models (listed, in order) and the index's day. */
+export interface BrowseView {
+  models: readonly IndexedModel[];
+  snapshot: string;
+}
+
+export function browseSection(view: BrowseView, sort: BrowseSort, filter: BrowseFilter = {}, headingLevel = 1): string {
+  const all = view.models;
   const rows = all.filter((m) => matches(m, filter));
   const filtered = Boolean(filter.q || filter.task || filter.library);
   const tasks = [...new Set(all.map((m) => m.row.pipeline_tag).filter((t): t is string => !!t))].sort();
@@ -74,7 +84,7 @@ export function browseSection(index: IndexStore, sort: BrowseSort, filter: Brows
 <nav class="sort" aria-label="Sort models"><ul style="list-style:none;display:flex;gap:1em;padding:0"><li>Sort by:</li>${sortLinks}</ul></nav>
 <p id="count" role="status" aria-live="polite">${rows.length} of ${all.length} models shown</p>
 <p id="none"${rows.length === 0 ? '' : ' hidden'}><strong>No model matches${filtered ? ` ${escapeHtml(describeFilter(filter))}` : ''}.</strong> <a href="/models/">Show every model</a>, or search fewer words.</p>
-<table id="models" class="cards"${rows.length === 0 ? ' hidden' : ''}><caption class="muted">${filtered ? `The listed models of the ${escapeHtml(index.snapshot)} index that match ${escapeHtml(describeFilter(filter))}` : `Every listed model of the ${escapeHtml(index.snapshot)} index`}, by ${sort}.</caption>
+<table id="models" class="cards"${rows.length === 0 ? ' hidden' : ''}><caption class="muted">${filtered ? `The listed models of the ${escapeHtml(view.snapshot)} index that match ${escapeHtml(describeFilter(filter))}` : `Every listed model of the ${escapeHtml(view.snapshot)} index`}, by ${sort}.</caption>
 <thead><tr><th scope="col">Model</th><th scope="col">Task</th><th scope="col">Library</th><th scope="col" class="n">Weights</th><th scope="col" class="n">Downloads</th><th scope="col" class="n">Likes</th></tr></thead>
 <tbody>
 ${rows.map(row).join('\n')}
@@ -82,7 +92,7 @@ ${rows.map(row).join('\n')}
 </section>`;
 }
 
-export function browsePage(index: IndexStore, sort: BrowseSort, filter: BrowseFilter = {}): string {
+export function browsePage(view: BrowseView, sort: BrowseSort, filter: BrowseFilter = {}): string {
   return page(
     {
       title: 'Models · Model hub',
@@ -90,12 +100,12 @@ export function browsePage(index: IndexStore, sort: BrowseSort, filter: BrowseFi
       script: FILTER_SCRIPT,
       alternates: [{ href: '/models?format=json', type: 'application/json' }],
     },
-    browseSection(index, sort, filter),
+    browseSection(view, sort, filter),
   );
 }
 
 /** The home page: what the hub is, how to point a tool at it, and the browse table. */
-export function homePage(index: IndexStore, origin: string): string {
+export function homePage(index: IndexStore, origin: string, view: BrowseView): string {
   const host = origin.replace(/^https?:\/\//, '');
   const ex = examples(index);
   const id = ex.model?.id ?? 'OWNER/NAME';
@@ -109,6 +119,6 @@ hf download ${escapeHtml(id)}
 export MODEL_ENDPOINT=${escapeHtml(origin)}/  # llama.cpp -hf
 ollama pull --insecure ${escapeHtml(host)}/${escapeHtml(oci)}:latest
 # MCP (Streamable HTTP): ${escapeHtml(origin)}/mcp</code></pre>
-${browseSection(index, 'trending', {}, 2)}`;
+${browseSection(view, 'trending', {}, 2)}`;
   return page({ title: 'Model hub', current: 'home', script: FILTER_SCRIPT }, body);
 }

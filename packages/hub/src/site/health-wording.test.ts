@@ -21,7 +21,7 @@ describe('source health in words', () => {
     t.health.record('mirror-a', { ok: true, reason: '', at: 1_700_000_000_000 });
     const probed = healthPage(t.index, t.health);
     expect(probed.split('<tr>').find((r) => r.includes('<code>mirror-a</code>'))).toContain('<span class="ok">live</span>');
-    const m = t.index.model('synthetic-org/bert-ish');
+    const m = t.index.warm('synthetic-org/bert-ish');
     if (!m) throw new Error('fixture missing');
     expect(modelSourcesHtml(m, t.health)).not.toContain('never probed');
   });

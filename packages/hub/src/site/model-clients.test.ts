@@ -9,7 +9,7 @@ const source = (url: string): SourceConfig[] => [{ name: 'mirror-a', display: 'M
 describe('model page: which sources each client can use, and the explicit OCI tags', () => {
   it('an http source behind an https hub is marked as not for Ollama', async () => {
     const t = await createTestHub({ sources: source('http://192.168.1.5/{id}/{path}') });
-    const m = t.index.model('synthetic-org/tiny-llama-GGUF');
+    const m = t.index.warm('synthetic-org/tiny-llama-GGUF');
     if (!m) throw new Error('fixture missing');
     expect(modelSourcesHtml(m, t.health, 'https://hub.example.org')).toContain('all clients except Ollama');
     // An http hub on the LAN may send Ollama there.
@@ -18,7 +18,7 @@ describe('model page: which sources each client can use, and the explicit OCI ta
 
   it('a local https source is for Ollama only as a last resort; a public https one is for all', async () => {
     const lan = await createTestHub({ sources: source('https://mirror.lan/{id}/{path}') });
-    const m = lan.index.model('synthetic-org/tiny-llama-GGUF');
+    const m = lan.index.warm('synthetic-org/tiny-llama-GGUF');
     if (!m) throw new Error('fixture missing');
     expect(modelSourcesHtml(m, lan.health, 'https://hub.example.org')).toContain('Ollama only when no other live source');
     const pub = await createTestHub({ sources: source('https://cdn.example.org/{id}/{path}') });
@@ -27,8 +27,8 @@ describe('model page: which sources each client can use, and the explicit OCI ta
 
   it('commands name docker model pull, modctl pull with -modelpack, and state the -modelpack/-dmr tags', async () => {
     const t = await createTestHub();
-    const gguf = t.index.model('synthetic-org/tiny-llama-GGUF');
-    const bert = t.index.model('synthetic-org/bert-ish');
+    const gguf = t.index.warm('synthetic-org/tiny-llama-GGUF');
+    const bert = t.index.warm('synthetic-org/bert-ish');
     if (!gguf || !bert) throw new Error('fixture missing');
     const g = commandsFor(gguf, 'http://localhost:8080');
     expect(g).toContain('docker model pull localhost:8080/synthetic-org/tiny-llama-gguf:Q4_K_M');

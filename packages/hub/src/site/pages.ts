@@ -250,11 +250,8 @@ function mirrorsHtml(snap: HubHealth): string {
 
 export function healthPage(index: IndexStore, health: SourceHealth): string {
   const snap = health.snapshot();
-  const holders = index.memo('site:holders', () => {
-    const n = new Map<string, number>();
-    for (const m of index.models()) for (const s of new Set(m.sources.map((x) => x.source))) n.set(s, (n.get(s) ?? 0) + 1);
-    return n;
-  });
+  const held = index.totals.holders;
+  const holders = { get: (name: string): number | undefined => held[name] };
   const names = [...new Set([...snap.order, ...Object.keys(snap.sources)])];
   const rows = names
     .map(

@@ -28,14 +28,18 @@ interface DetailItem {
   data: Record<string, unknown>;
 }
 
-function detailBlocks(ctx: ToolContext, ids: string[], operations: Operation[]): { blocks: Block<DetailItem>[]; missing: string[] } {
+async function detailBlocks(
+  ctx: ToolContext,
+  ids: string[],
+  operations: Operation[],
+): Promise<{ blocks: Block<DetailItem>[]; missing: string[] }> {
   const blocks: Block<DetailItem>[] = [];
   const missing: string[] = [];
   const health = ctx.deps.health;
   for (const id of ids) {
     let m: IndexedModel;
     try {
-      m = findModel(ctx, id);
+      m = await findModel(ctx, id);
     } catch (e) {
       missing.push(id);
       blocks.push({
@@ -183,7 +187,7 @@ async function runDetails(tool: string, args: DetailsArgs, ctx: ToolContext): Pr
   const index = ctx.deps.index();
   const offset = decodeCursor(args.cursor, tool, snapshotKey(index), args as unknown as Record<string, unknown>);
   const operations: Operation[] = [...new Set<Operation>(args.operations ?? ['overview'])];
-  const { blocks, missing } = detailBlocks(ctx, args.repo_ids, operations);
+  const { blocks, missing } = await detailBlocks(ctx, args.repo_ids, operations);
   if (missing.length === args.repo_ids.length) {
     throw new ToolError(blocks.map((b) => (b.item.data.error as string) ?? '').join('\n'));
   }

@@ -38,7 +38,7 @@ async function runDownload(args: DownloadArgs, ctx: ToolContext): Promise<ToolRe
     throw new ToolError(
       'Give either path or quant, not both. Fix: drop quant to fetch one exact file, or drop path to fetch a quantisation.',
     );
-  const m = findModel(ctx, modelId);
+  const m = await findModel(ctx, modelId);
   const quants = quantFiles(m);
   let files: IndexedModel['files'];
   let picked: string | undefined;

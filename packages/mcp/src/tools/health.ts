@@ -5,8 +5,8 @@ import { type ToolContext, type ToolDef, type ToolResult, textResult } from './s
 async function runHealth(_args: Record<string, never>, ctx: ToolContext): Promise<ToolResult> {
   const snap = ctx.deps.health.snapshot();
   const names = Object.keys(snap.sources);
-  const held = new Map<string, number>();
-  for (const m of ctx.deps.index().models()) for (const s of new Set(m.sources.map((x) => x.source))) held.set(s, (held.get(s) ?? 0) + 1);
+  const holders = ctx.deps.index().totals.holders;
+  const held = { get: (name: string): number | undefined => holders[name] };
   const lines = [
     `Sources in preference order: ${snap.order.join(' → ') || '(none configured)'}. A download goes to the first one that is ok and holds the file.`,
     ...names.map((n) => {

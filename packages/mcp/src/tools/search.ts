@@ -1,10 +1,9 @@
 /** hub_repo_search and its legacy alias model_search. */
-import { type SortKey, searchModels } from '@hub/core-index';
+import type { SortKey } from '@hub/core-index';
 import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
 import * as z from '../zod.js';
 import {
   cursorArg,
-  isListed,
   pageFooter,
   rowFacts,
   SEARCH_SORTS,
@@ -43,13 +42,11 @@ async function runSearch(tool: string, args: SearchArgs, ctx: ToolContext): Prom
     library: args.library,
     sort: args.sort as SortKey | undefined,
   };
-  const browse = !args.query?.trim() && !args.author && !args.filters?.length && !args.task && !args.library;
-  // Browsing without a condition lists every listed model: kept per sort for the loaded index, not rebuilt per page.
-  const found = browse
-    ? index.memo(`mcp:listed:${args.sort ?? 'trendingScore'}`, () => searchModels(index, query).filter(isListed))
-    : searchModels(index, query).filter(isListed);
+  // One page of listed models (and one more, to know whether a page follows); the total when the store knows it.
+  const got = await index.search({ ...query, listed: true }, offset, args.limit);
+  const total = got.total ?? offset + got.models.length + (got.more ? 1 : 0);
   // Blocks only for the rows this answer can show (at most `limit` from the offset), not for every match.
-  const blocks: Block<Record<string, unknown>>[] = found.slice(offset, offset + args.limit).map((m, k) => ({
+  const blocks: Block<Record<string, unknown>>[] = got.models.map((m, k) => ({
     text: `${offset + k + 1}. **${m.id}** — ${rowFacts(m).join(' · ')}${sourcesOf(m).length ? ` · sources: ${sourcesOf(m).join(', ')}` : ''}`,
     item: {
       id: m.id,
@@ -71,7 +68,7 @@ async function runSearch(tool: string, args: SearchArgs, ctx: ToolContext): Prom
   const p = page(blocks, 0, args.limit);
   // Offsets into the whole answer: where the page stopped, or the first row after the window when it showed it all.
   const stop = offset + (p.next ?? blocks.length);
-  const nextOffset = stop < found.length ? stop : null;
+  const nextOffset = stop < offset + got.models.length || got.more ? stop : null;
   const next = nextOffset === null ? null : encodeCursor(tool, nextOffset, snapshotKey(index), args as unknown as Record<string, unknown>);
   const criteria = [
     args.query && `query "${args.query}"`,
@@ -81,12 +78,12 @@ async function runSearch(tool: string, args: SearchArgs, ctx: ToolContext): Prom
     args.filters?.length && `tags ${args.filters.join(', ')}`,
   ].filter(Boolean);
   const head =
-    found.length === 0
+    total === 0
       ? `No models match ${criteria.join(', ') || 'that search'} in today's index (${index.snapshot}, ${index.totals.models} models). Try fewer words, or sort by downloads without a query.`
-      : `${found.length} model${found.length === 1 ? '' : 's'} match${criteria.length ? ` ${criteria.join(', ')}` : ''} (index ${index.snapshot}, sorted by ${args.sort ?? 'trendingScore'}). Next: hub_repo_details for files and quantisations, get_download for a URL and SHA-256.\n`;
-  const text = [head, ...p.shown.map((b) => b.text)].join('\n') + pageFooter(next, tool, p.shown.length, found.length, offset);
+      : `${got.total === undefined && got.more ? 'At least ' : ''}${total} model${total === 1 ? '' : 's'} match${criteria.length ? ` ${criteria.join(', ')}` : ''} (index ${index.snapshot}, sorted by ${args.sort ?? 'trendingScore'}). Next: hub_repo_details for files and quantisations, get_download for a URL and SHA-256.\n`;
+  const text = [head, ...p.shown.map((b) => b.text)].join('\n') + pageFooter(next, tool, p.shown.length, total, offset);
   return textResult(text, {
-    total: found.length,
+    total,
     offset,
     returned: p.shown.length,
     next_cursor: next,

@@ -63,18 +63,14 @@ export function errorResult(message: string): ToolResult {
   return { content: [{ type: 'text', text: message }], isError: true };
 }
 
-export function isListed(m: IndexedModel): boolean {
-  return m.row.svc.listed !== false;
-}
-
 /** Look a model up; an unknown id is recorded for the next index run and answered with a fix. */
-export function findModel(ctx: ToolContext, id: string): IndexedModel {
+export async function findModel(ctx: ToolContext, id: string): Promise<IndexedModel> {
   const index = ctx.deps.index();
   const trimmed = id
     .trim()
     .replace(/^https?:\/\/[^/]+\//, '')
     .replace(/\/+$/, '');
-  const m = index.model(trimmed);
+  const m = await index.model(trimmed);
   if (m) return m;
   // Recorded for the next index run only when it looks like an id the run could look up (as the model-host dialect does).
   const recordable = recordMissing(ctx.deps, trimmed);
@@ -82,11 +78,12 @@ export function findModel(ctx: ToolContext, id: string): IndexedModel {
     .toLowerCase()
     .split(/[/\s_-]+/)
     .filter((w) => w.length > 2);
-  const near = index
-    .models()
-    .filter((x) => isListed(x) && words.some((w) => x.id.toLowerCase().includes(w)))
-    .slice(0, 5)
-    .map((x) => x.id);
+  // Near ids: listed models whose id holds the longest word (one page of a search, not a walk over the index).
+  const near: string[] = [];
+  for (const word of words.slice(0, 4)) {
+    for (const x of (await index.search({ search: word, listed: true }, 0, 5)).models) if (!near.includes(x.id)) near.push(x.id);
+  }
+  near.splice(5);
   const why = recordable ? ' The request was recorded for the next index run.' : ' Model ids have the form owner/name.';
   throw new ToolError(
     `No model "${trimmed}" in today's index (${index.snapshot}).${why} Fix: ${near.length ? `use one of ${near.join(', ')}, or ` : ''}find the id with hub_repo_search {"query": "…"}.`,

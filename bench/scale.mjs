@@ -1,0 +1,186 @@
+// pnpm bench --scale: what a start, a process and a request cost at N SYNTHETIC models with the paged store (design
+// 11.1), against the whole-index store at 2,000 models as the yardstick, measured in the same run. Each size is built
+// once into a data folder (kept in --keep DIR, default the OS temp folder) by a child process (its build time and
+// peak RSS measured), then served by a fresh child process per round that opens the day's pages from the filesystem
+// object store and runs the look-ups in process (no HTTP: the hub's HTTP cost is pnpm bench's; this is the index's).
+// Usage: node bench/scale.mjs [--sizes 10000,100000] [--rounds 3] [--keep DIR]
+// Storage reads are counted by a counting ObjectStore around the filesystem store (every get, has, meta, list, ref).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
+const dist = (p) => path.join(root, p);
+const { values } = parseArgs({
+  options: {
+    scale: { type: 'boolean' },
+    sizes: { type: 'string', default: '10000,100000' },
+    rounds: { type: 'string', default: '3' },
+    keep: { type: 'string' },
+    phase: { type: 'string' },
+    n: { type: 'string' },
+    dir: { type: 'string' },
+    store: { type: 'string', default: 'paged' },
+  },
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  strict: false,
+});
+
+/** The id of SYNTHETIC model `i`, as `syntheticModels` makes it (no model list is held to pick ids). */
+function idOf(i) {
+  const owner = i % 97 === 5 ? `dotted.org-${i % 7}` : `synthetic-org-${i % 211}`;
+  return `${owner}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`;
+}
+
+/** A small deterministic random sequence (the same look-ups in every round). */
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s, 1_664_525) + 1_013_904_223) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function build(n, dir) {
+  const core = await import(dist('packages/core-index/dist/testing/index.js'));
+  const { FsObjectStore } = await import(dist('packages/objects/dist/node/index.js'));
+  const store = new FsObjectStore(dir);
+  const t0 = performance.now();
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss);
+  }, 200);
+  const built = await core.buildWithPages(store, core.syntheticModels(n));
+  clearInterval(timer);
+  const ms = performance.now() - t0;
+  return {
+    n,
+    buildMs: Math.round(ms),
+    msPerModel: +(ms / n).toFixed(3),
+    peakRssMB: Math.round(Math.max(peak, process.memoryUsage().rss) / 2 ** 20),
+    ...built,
+  };
+}
+
+async function serve(n, dir, kind) {
+  const t0 = performance.now();
+  const core = await import(dist('packages/core-index/dist/index.js'));
+  const testing = await import(dist('packages/core-index/dist/testing/index.js'));
+  const { openDay } = await import(dist('packages/hub/dist/index.js'));
+  const { FsObjectStore } = await import(dist('packages/objects/dist/node/index.js'));
+  const store = new testing.CountingObjectStore(new FsObjectStore(dir));
+  const imported = performance.now() - t0;
+  const t0open = performance.now();
+  const catalog = await store.readRef('current');
+  // node-server trusts a day it built (verified once when written): pages are not re-hashed on read
+  const index = await openDay(store, catalog, kind, () => core.loadIndex(store, catalog, { verified: true }), { verify: false });
+  const first = await index.model(idOf(Math.floor(n / 2)));
+  const firstAnswerMs = performance.now() - t0open;
+  if (!first) throw new Error('the first look-up found nothing');
+  const startReads = store.reads;
+  // Reads per request, each on a model not asked before (cold for its pages).
+  const cold = async (fn) => {
+    store.reset();
+    await fn();
+    return store.reads;
+  };
+  const r = rng(42);
+  const pick = () => Math.floor(r() * n);
+  const reads = {
+    lookup: await cold(() => index.model(idOf(pick()))),
+    resolve: await cold(async () => (await index.model(idOf(pick())))?.file('config.json')),
+    blobByDigest: await cold(async () => {
+      const m = await index.model(idOf(pick()));
+      store.reset();
+      await index.filesBySha256(m.files[2].sha256);
+    }),
+    searchOne: await cold(() => index.search({ search: idOf(pick()) }, 0, 20)),
+    lastPage: await cold(() => index.search({}, n - 50, 50)),
+  };
+  // 20,000 random look-ups.
+  const t1 = performance.now();
+  for (let k = 0; k < 20_000; k++) await index.model(idOf(pick()));
+  const lookupsPerSecond = Math.round(20_000 / ((performance.now() - t1) / 1000));
+  // A search that matches one model, p50 of 200.
+  const times = [];
+  for (let k = 0; k < 200; k++) {
+    const id = idOf(pick());
+    const s = performance.now();
+    const page = await index.search({ search: id }, 0, 20);
+    times.push(performance.now() - s);
+    // a whole id matches that model (and, rarely, a longer id holding it)
+    if (!page.models.some((m) => m.id === id)) throw new Error(`a search for ${id} did not find it`);
+  }
+  // The first and the last page of the browse list (50 a page), p50 of 30 each, cold pages.
+  const pageTimes = async (from) => {
+    const out = [];
+    for (let k = 0; k < 30; k++) {
+      const s = performance.now();
+      await index.search({}, from(k), 50);
+      out.push(performance.now() - s);
+    }
+    return p50(out);
+  };
+  const firstPageMs = await pageTimes((k) => k * 50);
+  const lastPageMs = await pageTimes((k) => n - 50 * (k + 1));
+  if (global.gc) global.gc();
+  return {
+    n,
+    store: kind,
+    importMs: Math.round(imported),
+    firstAnswerMs: +firstAnswerMs.toFixed(1),
+    startReads,
+    reads,
+    lookupsPerSecond,
+    searchOneP50Ms: +p50(times).toFixed(3),
+    firstPageMs: +firstPageMs.toFixed(3),
+    lastPageMs: +lastPageMs.toFixed(3),
+    rssMB: Math.round(process.memoryUsage().rss / 2 ** 20),
+  };
+}
+
+if (values.phase === 'build') {
+  console.log(JSON.stringify(await build(Number(values.n), values.dir)));
+  process.exit(0);
+}
+if (values.phase === 'serve') {
+  console.log(JSON.stringify(await serve(Number(values.n), values.dir, values.store)));
+  process.exit(0);
+}
+
+const keep = values.keep ?? path.join(os.tmpdir(), 'hub-bench-scale');
+mkdirSync(keep, { recursive: true });
+const child = (args) =>
+  JSON.parse(
+    execFileSync(process.execPath, ['--max-old-space-size=8192', path.join(root, 'bench/scale.mjs'), ...args], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 1 << 20,
+    }).trim(),
+  );
+const folder = (n) => {
+  const dir = path.join(keep, `n${n}`);
+  if (!existsSync(path.join(dir, 'refs', 'current')) && !existsSync(path.join(dir, 'current'))) {
+    const built = child(['--phase', 'build', '--n', String(n), '--dir', dir]);
+    console.log(`built ${n}: ${JSON.stringify(built)}`);
+  }
+  return dir;
+};
+const sizes = values.sizes.split(',').map(Number);
+const yard = folder(2000);
+console.log('Measured on a machine shared with other sessions: figures are medians of rounds, spread given.');
+for (let round = 1; round <= Number(values.rounds); round++) {
+  // The yardstick first in every round: the whole store at 2,000 models.
+  const y = child(['--phase', 'serve', '--n', '2000', '--dir', yard, '--store', 'memory']);
+  console.log(`round ${round} yardstick ${JSON.stringify(y)}`);
+  for (const n of sizes) {
+    const s = child(['--phase', 'serve', '--n', String(n), '--dir', folder(n), '--store', 'paged']);
+    console.log(
+      `round ${round} n=${n} ${JSON.stringify(s)} lookups ratio to 2,000 whole: ${(s.lookupsPerSecond / y.lookupsPerSecond).toFixed(2)}`,
+    );
+  }
+}

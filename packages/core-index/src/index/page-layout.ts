@@ -1,0 +1,151 @@
+/**
+ * The layout of the index pages (design 11.1): what the builder derives from a day's catalog so a request reads only
+ * what it needs. Shared by the writer (index-pages.ts) and the reader (paged-index.ts). Every page is a hub object:
+ * canonical JSON, addressed by its BLAKE3, immutable, so it caches forever (the isolate's memory, the Cache API).
+ */
+import type { ModelObject, ModelRow, SourceObject } from './schemas.js';
+
+export const PAGES_KIND = 'model-hub.index-pages';
+export const PAGE_KIND = 'model-hub.index-page';
+export const PAGES_VERSION = 1;
+
+/** Page addresses one directory object lists. */
+export const DIR_FANOUT = 1024;
+/** Models in one models page (one read answers a look-up; 16 models of 4 files are about 25 KB). */
+export const MODELS_PER_PAGE = 16;
+/** Browse positions (ranks) in one order page, and names in one names page. */
+export const ORDER_PER_PAGE = 4096;
+/** Ranks in one postings segment; a shorter posting list is kept in its bucket. */
+export const POSTINGS_SEGMENT = 4096;
+/** The bytes a hashed bucket aims at (ids and digests: one read of a few KB per look-up). */
+export const BUCKET_TARGET_BYTES = 8 * 1024;
+
+/**
+ * A list of items split into pages of `per`: the page addresses inline (`pages`, up to {@link DIR_FANOUT}), else
+ * listed by directory objects of {@link DIR_FANOUT} each (`dirs`), so the root stays small at any size.
+ */
+export interface PagedArray {
+  per: number;
+  count: number;
+  pages?: string[];
+  dirs?: string[];
+}
+
+/** Keys hashed into `buckets` (a power of two) buckets, each bucket one page (listed as a {@link PagedArray} does). */
+export interface HashedMap {
+  buckets: number;
+  pages?: string[];
+  dirs?: string[];
+}
+
+/** The root of a day's pages: everything a store needs up front, and where every other page is. */
+export interface PagesRoot {
+  kind: typeof PAGES_KIND;
+  version: typeof PAGES_VERSION;
+  /** the catalog these pages are derived from */
+  catalog: string;
+  date: string;
+  /** the first models of the browse list, so a start reads nothing more for its examples */
+  head: PagedEntry[];
+  totals: { models: number; files: number; bytes: number; listed: number; holders: Record<string, number> };
+  kinds: Array<[string, SourceObject['type']]>;
+  /** models in browse order, {@link MODELS_PER_PAGE} a page */
+  models: PagedArray;
+  /** lower-case id (and `~` + dash alias) → rank */
+  ids: HashedMap;
+  /** SHA-256 → ranks of the models holding a file with it */
+  shas: HashedMap;
+  /** `a:` author, `t:` task, `l:` library, `g:` tag, `w:` 4-gram of the id → {@link Postings} */
+  terms: HashedMap;
+  /** `sort:direction` → ranks in that order (every order but the browse order itself) */
+  orders: Record<string, PagedArray>;
+  /** lower-case ids in lexical order; `firsts[d]` is the first name under directory `d` */
+  names: PagedArray & { firsts: string[] };
+}
+
+/** One model as its page holds it: what a look-up needs, with no further read. */
+export interface PagedEntry {
+  id: string;
+  address: string;
+  row: ModelRow;
+  object: ModelObject;
+  sources: Array<{ address: string; object: SourceObject }>;
+}
+
+/** A posting list: `n` ranks ascending, inline (`r`) or in segments of {@link POSTINGS_SEGMENT} (`s`, addresses). */
+export interface Postings {
+  n: number;
+  r?: number[];
+  s?: string[];
+}
+
+/** FNV-1a over the UTF-16 code units: the bucket of a key (not for integrity: every page is checked by its address). */
+export function bucketOf(key: string, buckets: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h & (buckets - 1);
+}
+
+/** The smallest power of two at least `n` (1 at least). */
+export function powerOfTwo(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+/** The 4-grams of a lower-case id (each once): the search's keys for words of four characters or more. */
+export function gramsOf(id: string): Set<string> {
+  const out = new Set<string>();
+  for (let k = 0; k + 4 <= id.length; k++) out.add(id.slice(k, k + 4));
+  return out;
+}
+
+/** The tags a filter matches: the row's tags, its task and its library, lower-cased (as `modelTags`). */
+export function rowTags(row: ModelRow): Set<string> {
+  const tags = new Set<string>();
+  for (const t of row.tags ?? []) tags.add(t.toLowerCase());
+  if (row.pipeline_tag) tags.add(row.pipeline_tag.toLowerCase());
+  if (row.library_name) tags.add(row.library_name.toLowerCase());
+  return tags;
+}
+
+/** The orders kept as pages: every sort and direction but trending descending (the browse order itself). */
+export const KEPT_ORDERS: ReadonlyArray<readonly [string, 1 | -1]> = [
+  ['trendingScore', 1],
+  ['downloads', -1],
+  ['downloads', 1],
+  ['likes', -1],
+  ['likes', 1],
+  ['createdAt', -1],
+  ['createdAt', 1],
+  ['lastModified', -1],
+  ['lastModified', 1],
+  ['id', 1],
+  ['id', -1],
+];
+
+/** The sort key of a row at a rank, exactly as the whole-index search sorts (search.ts `sortKeyOf`). */
+export function rowSortKey(sort: string, row: ModelRow, id: string, rank: number): number | string {
+  switch (sort) {
+    case 'id':
+      return id.toLowerCase();
+    case 'trendingScore':
+      return row.trendingScore ?? -rank / 1e6;
+    case 'downloads':
+      return row.downloads ?? -1;
+    case 'likes':
+      return row.likes ?? -1;
+    case 'createdAt':
+      return row.createdAt ?? '';
+    default:
+      return row.lastModified ?? row.createdAt ?? '';
+  }
+}
+
+/** Compare two (key, rank) pairs in an order: by key in `dir`, ties by rank ascending (search.ts `sortedBy`). */
+export function compareKeyed(a: { k: number | string; rank: number }, b: { k: number | string; rank: number }, dir: 1 | -1): number {
+  return a.k < b.k ? -dir : a.k > b.k ? dir : a.rank - b.rank;
+}

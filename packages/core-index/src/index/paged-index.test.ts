@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import { buildWithPages, CountingObjectStore, syntheticModels } from '../testing/scale.js';
+import type { Address } from './blake3.js';
+import { IndexLoadError, loadIndex } from './index-store.js';
+import type { MemoryIndex } from './memory-index.js';
+import { MemoryObjectStore } from './memory-object-store.js';
+import type { ObjectStore } from './object-store.js';
+import { openPagedIndex, type PagedIndex } from './paged-index.js';
+import { SORT_KEYS } from './search.js';
+import type { IndexStore, ModelQuery } from './store-types.js';
+
+const ids = (p: { models: { id: string }[] }) => p.models.map((m) => m.id);
+
+async function both(n: number, store: ObjectStore = new MemoryObjectStore()) {
+  const models = syntheticModels(n);
+  const { catalog, pages } = await buildWithPages(store, models);
+  const whole = (await loadIndex(store, catalog)) as MemoryIndex;
+  const paged = await openPagedIndex(store, pages, catalog);
+  return { models, store, catalog, pages, whole, paged };
+}
+
+describe('the paged store answers every look-up as the whole-index store (SYNTHETIC index of 400 models)', async () => {
+  const t = await both(400);
+  const all = t.whole.models();
+
+  it('has the same totals, source kinds, day and catalog', () => {
+    expect(t.paged.totals).toEqual({ ...t.whole.totals, listed: t.whole.totals.listed, holders: t.whole.totals.holders });
+    expect(t.paged.sourceKinds()).toEqual(t.whole.sourceKinds());
+    expect([t.paged.snapshot, t.paged.catalogAddress]).toEqual([t.whole.snapshot, t.whole.catalogAddress]);
+    expect(t.paged.head().map((m) => m.id)).toEqual(all.slice(0, t.paged.head().length).map((m) => m.id));
+  });
+
+  it('finds every model by id in any case, with the same files, sources, row and rank; nothing for an unknown id', async () => {
+    for (const m of all) {
+      const p = await t.paged.model(m.id.toUpperCase());
+      expect({ id: p?.id, rank: p?.rank, files: p?.files, sources: p?.sources, row: p?.row, address: p?.address }).toEqual({
+        id: m.id,
+        rank: m.rank,
+        files: m.files,
+        sources: m.sources,
+        row: m.row,
+        address: m.address,
+      });
+    }
+    expect(await t.paged.model('nobody/nothing')).toBeUndefined();
+  });
+
+  it('resolves dash aliases and digests as the whole store does', async () => {
+    for (const m of all.filter((x) => x.owner.includes('.'))) {
+      const alias = `${m.owner.replace(/\./g, '-')}/${m.name}`;
+      expect((await t.paged.dashAlias(alias))?.id).toBe((await t.whole.dashAlias(alias))?.id);
+    }
+    for (const m of all.slice(0, 60)) {
+      for (const f of m.files) {
+        const want = (await t.whole.filesBySha256(f.sha256)).map((x) => [x.model.id, x.file.path]);
+        expect((await t.paged.filesBySha256(f.sha256)).map((x) => [x.model.id, x.file.path])).toEqual(want);
+      }
+    }
+  });
+
+  it('pages through the repository names as the whole store does', async () => {
+    for (const [last, n] of [
+      [undefined, 7],
+      ['synthetic-org-3', 50],
+      ['zzz', 5],
+      ['dotted', 1000],
+    ] as const) {
+      expect(await t.paged.names(last, n)).toEqual(await t.whole.names(last, n));
+    }
+  });
+
+  it('answers every search page as the whole store, in every sort order and direction', async () => {
+    const queries: ModelQuery[] = [
+      {},
+      { search: 'model-1' },
+      { search: 'gguf' },
+      { search: 'org-1 model' },
+      { search: 'dotted.org' },
+      { search: 'zz' },
+      { author: 'synthetic-org-5' },
+      { filter: ['t3'] },
+      { filter: ['gguf', 't0'] },
+      { pipeline_tag: 'fill-mask', library: 'transformers' },
+      { listed: true },
+      { listed: true, search: 'model-2' },
+      { search: 'model-399' },
+    ];
+    for (const base of queries)
+      for (const sort of [undefined, ...SORT_KEYS])
+        for (const direction of [undefined, 1, -1] as const) {
+          const q: ModelQuery = { ...base, ...(sort ? { sort } : {}), ...(direction ? { direction } : {}) };
+          for (const [offset, limit] of [
+            [0, 5],
+            [3, 50],
+            [390, 20],
+          ] as const) {
+            const want = await t.whole.search(q, offset, limit);
+            const got = await t.paged.search(q, offset, limit);
+            expect([ids(got), got.more], JSON.stringify({ q, offset, limit })).toEqual([ids(want), want.more]);
+            if (got.total !== undefined) expect(got.total).toBe(want.total);
+          }
+        }
+  });
+});
+
+describe('on an index of 10,000 SYNTHETIC models a request reads a bounded number of objects', async () => {
+  const inner = new MemoryObjectStore();
+  const models = syntheticModels(10_000);
+  const { catalog, pages } = await buildWithPages(inner, models);
+  const store = new CountingObjectStore(inner);
+
+  async function fresh(): Promise<PagedIndex> {
+    store.reset();
+    return openPagedIndex(store, pages, catalog);
+  }
+
+  it('opens on one read (the root), and a look-up by id reads its bucket and its models page', async () => {
+    const index = await fresh();
+    expect(store.reads).toBe(1);
+    store.reset();
+    const id = models[7211]?.id as string;
+    const m = await index.model(id);
+    expect(m?.id).toBe(id);
+    expect(store.reads).toBeLessThanOrEqual(3);
+    store.reset();
+    // warm: no read at all
+    expect(index.warm(id.toUpperCase())?.id).toBe(id);
+    await index.model(id);
+    expect(store.reads).toBe(0);
+  });
+
+  it('a digest look-up (an OCI blob by digest) reads its bucket and the holders’ models pages', async () => {
+    const index = await fresh();
+    store.reset();
+    const sha = models[5001]?.files[1]?.sha256 as string;
+    const found = await index.filesBySha256(sha);
+    expect(found.map((x) => x.model.id)).toEqual([models[5000]?.id, models[5001]?.id]);
+    expect(store.reads).toBeLessThanOrEqual(1 + 2 * 2);
+  });
+
+  it('a search that matches one model reads its terms and one models page; a browse page reads its models pages', async () => {
+    const index = await fresh();
+    store.reset();
+    const one = await index.search({ search: models[6785]?.id }, 0, 20);
+    expect(ids(one)).toEqual([models[6785]?.id]);
+    // at most one bucket per term (4-grams of the word) and a few models pages
+    expect(store.reads).toBeLessThanOrEqual(30);
+    store.reset();
+    const last = await index.search({}, 9_950, 50);
+    expect(last.models).toHaveLength(50);
+    expect(store.reads).toBeLessThanOrEqual(5);
+    store.reset();
+    const sorted = await index.search({ sort: 'downloads' }, 9_950, 50);
+    expect(sorted.models).toHaveLength(50);
+    expect(store.reads).toBeLessThanOrEqual(2 + 50);
+  });
+
+  it('reads the same number at 10,000 as at 400 models for a look-up (the cost does not grow with the index)', async () => {
+    const small = await both(400, new CountingObjectStore(new MemoryObjectStore()));
+    const counted = small.store as CountingObjectStore;
+    const index = await openPagedIndex(counted, small.pages, small.catalog);
+    counted.reset();
+    await index.model(small.models[301]?.id as string);
+    const smallReads = counted.reads;
+    const big = await fresh();
+    store.reset();
+    await big.model(models[9301]?.id as string);
+    expect(store.reads).toBeLessThanOrEqual(smallReads + 1);
+  });
+});
+
+/** A store whose copy of one object has a byte flipped (as a disk or a bucket may damage it). */
+function damaging(inner: ObjectStore, address: string): ObjectStore {
+  return new Proxy(inner, {
+    get(target, prop) {
+      if (prop === 'get')
+        return async (a: Address) => {
+          const s = await target.get(a);
+          if (!s || a !== address) return s;
+          const bytes = s.bytes.slice();
+          bytes[bytes.length - 3] = (bytes[bytes.length - 3] as number) ^ 1;
+          return { ...s, bytes };
+        };
+      const v = Reflect.get(target, prop);
+      return typeof v === 'function' ? v.bind(target) : v;
+    },
+  });
+}
+
+describe('a damaged index page is refused as any object is', () => {
+  it('names the page that does not hash to its address, and a root of another catalog is refused', async () => {
+    const store = new MemoryObjectStore();
+    const { catalog, pages } = await buildWithPages(store, syntheticModels(40));
+    const index: IndexStore = await openPagedIndex(store, pages, catalog);
+    const root = (index as PagedIndex).root;
+    const bucket = root.ids.pages?.[0] as string;
+    const damaged = await openPagedIndex(damaging(store, bucket), pages, catalog);
+    const asked = syntheticModels(40).map((m) => m.id);
+    const results = await Promise.allSettled(asked.map((id) => damaged.model(id)));
+    const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
+    expect(refused?.reason).toBeInstanceOf(IndexLoadError);
+    expect(String(refused?.reason)).toContain(`index page ${bucket} does not hash to its address`);
+    await expect(openPagedIndex(damaging(store, pages), pages, catalog)).rejects.toThrow(/do not hash to their address/);
+    await expect(openPagedIndex(store, pages, 'blake3:'.concat('0'.repeat(64)) as Address)).rejects.toThrow(/derived from/);
+  });
+});

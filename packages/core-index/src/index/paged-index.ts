@@ -1,0 +1,323 @@
+import { type Address, addressOf } from './blake3.js';
+import { IndexLoadError, makeModel } from './index-store.js';
+import type { ObjectStore } from './object-store.js';
+import {
+  bucketOf,
+  DIR_FANOUT,
+  type HashedMap,
+  PAGES_KIND,
+  PAGES_VERSION,
+  type PagedArray,
+  type PagedEntry,
+  type PagesRoot,
+  type Postings,
+} from './page-layout.js';
+import { type PagedReads, pagedSearch } from './paged-search.js';
+import { type FileRecord, ModelObjectSchema, ModelRowSchema, type SourceObject, SourceObjectSchema } from './schemas.js';
+import type { IndexedModel, IndexStore, IndexTotals, ModelQuery, SearchPage } from './store-types.js';
+
+const decoder = new TextDecoder();
+
+/** Default bound of the pages and models a paged store keeps in memory, in bytes of their JSON. */
+export const PAGED_CACHE_BYTES = 64 * 1024 * 1024;
+
+export interface PagedIndexOptions {
+  /** the most bytes of pages (and models) kept in memory (default {@link PAGED_CACHE_BYTES}) */
+  cacheBytes?: number;
+  /**
+   * Re-hash every page read against its address (default true). A host that verified the day's objects when they
+   * were written or switched to (node-server's trusted catalog) may skip it.
+   */
+  verify?: boolean;
+  /** memo values kept per index, by their own size estimate, at most this many bytes (default a quarter of the cache) */
+  memoBytes?: number;
+}
+
+/** A page or a value kept in a byte-bounded, least-recently-used cache. */
+class ByteLru<V> {
+  private readonly map = new Map<string, { v: V; size: number }>();
+  private total = 0;
+
+  constructor(private readonly max: number) {}
+
+  get(key: string): V | undefined {
+    const hit = this.map.get(key);
+    if (!hit) return undefined;
+    this.map.delete(key);
+    this.map.set(key, hit);
+    return hit.v;
+  }
+
+  has(key: string): boolean {
+    return this.map.has(key);
+  }
+
+  set(key: string, v: V, size: number): void {
+    const old = this.map.get(key);
+    if (old) {
+      this.map.delete(key);
+      this.total -= old.size;
+    }
+    if (size > this.max / 4) return;
+    this.map.set(key, { v, size });
+    this.total += size;
+    for (const [k, e] of this.map) {
+      if (this.total <= this.max) break;
+      this.map.delete(k);
+      this.total -= e.size;
+    }
+  }
+
+  get bytes(): number {
+    return this.total;
+  }
+}
+
+/** The size a memo value is counted at: its bytes when it has them (prepared bodies), else a few KB. */
+function memoSize(v: unknown): number {
+  const bytes = (v as { bytes?: unknown } | null)?.bytes;
+  return bytes instanceof Uint8Array ? bytes.byteLength + 256 : 4096;
+}
+
+/**
+ * The paged store (design 11.1): reads the day's index pages (page-layout.ts) a request needs, never the whole
+ * index, and keeps what it read in caches bounded in bytes. A start reads the root page only; a model look-up reads
+ * its id bucket and its models page (and a directory page beyond 16,384 models); a search reads the posting lists
+ * of its terms and the models pages of its candidates. Every page is checked against its address when read.
+ */
+export class PagedIndex implements IndexStore, PagedReads {
+  private readonly pages: ByteLru<unknown>;
+  private readonly warmModels: ByteLru<IndexedModel>;
+  private readonly memos: ByteLru<unknown>;
+  private readonly reading = new Map<string, Promise<unknown>>();
+  private readonly verify: boolean;
+  private readonly headModels: IndexedModel[];
+  readonly totals: IndexTotals;
+  readonly catalogAddress: Address;
+  readonly snapshot: string;
+  /** storage reads this store made (pages not in its cache) */
+  reads = 0;
+
+  constructor(
+    private readonly objects: ObjectStore,
+    readonly pagesAddress: Address,
+    readonly root: PagesRoot,
+    options: PagedIndexOptions = {},
+  ) {
+    const bytes = options.cacheBytes ?? PAGED_CACHE_BYTES;
+    this.pages = new ByteLru(bytes / 2);
+    this.warmModels = new ByteLru(bytes / 4);
+    this.memos = new ByteLru(options.memoBytes ?? bytes / 4);
+    this.verify = options.verify !== false;
+    this.catalogAddress = root.catalog as Address;
+    this.snapshot = root.date;
+    this.totals = root.totals;
+    this.headModels = root.head.map((e, i) => this.fromEntry(e, i, 0));
+    for (const m of this.headModels) this.warmModels.set(m.id.toLowerCase(), m, 0);
+  }
+
+  /** One page, parsed: from the cache, or read once (concurrent asks share the read) and checked. */
+  async page<T>(address: string): Promise<T> {
+    const hit = this.pages.get(address);
+    if (hit !== undefined) return hit as T;
+    let pending = this.reading.get(address);
+    if (!pending) {
+      pending = this.readPage(address).finally(() => this.reading.delete(address));
+      this.reading.set(address, pending);
+    }
+    return (await pending) as T;
+  }
+
+  private async readPage(address: string): Promise<unknown> {
+    this.reads++;
+    const stored = await this.objects.get(address as Address);
+    if (!stored) throw new IndexLoadError(`index page ${address} is missing from the object store`);
+    if (this.verify && addressOf(stored.bytes) !== address) throw new IndexLoadError(`index page ${address} does not hash to its address`);
+    const value = JSON.parse(decoder.decode(stored.bytes)) as unknown;
+    this.pages.set(address, value, stored.bytes.byteLength);
+    return value;
+  }
+
+  /** The address of page `p` of a paged list (through its directory when it has one). */
+  private async pageAddress(list: { pages?: string[]; dirs?: string[] }, p: number): Promise<string> {
+    if (list.pages) return list.pages[p] as string;
+    const dir = await this.page<{ pages: string[] }>((list.dirs as string[])[Math.floor(p / DIR_FANOUT)] as string);
+    return dir.pages[p % DIR_FANOUT] as string;
+  }
+
+  /** The items of page `p` of a paged list of items. */
+  async items<T>(list: PagedArray, p: number): Promise<T[]> {
+    return (await this.page<{ items: T[] }>(await this.pageAddress(list, p))).items;
+  }
+
+  private async bucket<T>(map: HashedMap, key: string): Promise<T | undefined> {
+    const entries = (await this.page<{ entries: Record<string, T> }>(await this.pageAddress(map, bucketOf(key, map.buckets)))).entries;
+    return Object.hasOwn(entries, key) ? entries[key] : undefined;
+  }
+
+  private fromEntry(e: PagedEntry, rank: number, size: number): IndexedModel {
+    // Through the schemas, as the whole store's first load reads them: the same fields in the same order (a page is
+    // canonical JSON, keys sorted), so every answer is byte for byte the whole store's.
+    const m = makeModel(
+      e.id,
+      e.address as Address,
+      ModelObjectSchema.parse(e.object),
+      ModelRowSchema.parse(e.row),
+      e.sources.map((s) => SourceObjectSchema.parse(s.object)),
+      e.sources.map((s) => s.address as Address),
+    );
+    m.rank = rank;
+    if (size > 0) this.warmModels.set(e.id.toLowerCase(), m, size);
+    return m;
+  }
+
+  /** The model at a browse position. */
+  async modelAt(rank: number): Promise<IndexedModel> {
+    const per = this.root.models.per;
+    const address = await this.pageAddress(this.root.models, Math.floor(rank / per));
+    const page = await this.page<{ first: number; models: PagedEntry[] }>(address);
+    const e = page.models[rank - page.first] as PagedEntry;
+    const warm = this.warmModels.get(e.id.toLowerCase());
+    if (warm) return warm;
+    return this.fromEntry(e, rank, 2048 + e.object.files.length * 200);
+  }
+
+  /** The posting list of a term (undefined when no model has it). */
+  async postings(key: string): Promise<Postings | undefined> {
+    return this.bucket<Postings>(this.root.terms, key);
+  }
+
+  /** The ranks of one posting list, in full (segments read in order). */
+  async ranksOf(p: Postings): Promise<number[]> {
+    if (p.r) return p.r;
+    const out: number[] = [];
+    for (const s of p.s ?? []) for (const r of (await this.page<{ items: number[] }>(s)).items) out.push(r);
+    return out;
+  }
+
+  /** The kept order `sort:dir` (undefined for the browse order itself). */
+  order(key: string): PagedArray | undefined {
+    return this.root.orders[key];
+  }
+
+  head(): readonly IndexedModel[] {
+    return this.headModels;
+  }
+
+  warm(id: string): IndexedModel | undefined {
+    return this.warmModels.get(id.toLowerCase());
+  }
+
+  async model(id: string): Promise<IndexedModel | undefined> {
+    const warm = this.warm(id);
+    if (warm) return warm;
+    const rank = await this.bucket<number>(this.root.ids, id.toLowerCase());
+    return rank === undefined ? undefined : this.modelAt(rank);
+  }
+
+  async dashAlias(id: string): Promise<IndexedModel | undefined> {
+    const rank = await this.bucket<number>(this.root.ids, `~${id.toLowerCase()}`);
+    return rank === undefined ? undefined : this.modelAt(rank);
+  }
+
+  async filesBySha256(sha256: string): Promise<ReadonlyArray<{ model: IndexedModel; file: FileRecord }>> {
+    const ranks = (await this.bucket<number[]>(this.root.shas, sha256)) ?? [];
+    const found: { model: IndexedModel; file: FileRecord }[] = [];
+    for (const rank of ranks) {
+      const model = await this.modelAt(rank);
+      for (const file of model.files) if (file.sha256 === sha256) found.push({ model, file });
+    }
+    return found;
+  }
+
+  search(q: ModelQuery, offset: number, limit: number): Promise<SearchPage> {
+    return pagedSearch(this, q, offset, limit);
+  }
+
+  async names(last: string | undefined, n: number): Promise<{ names: string[]; more: boolean }> {
+    const list = this.root.names;
+    const per = list.per;
+    // The first position after `last`: binary search over the pages' first names (one read per step).
+    let lo = 0;
+    let hi = Math.ceil(list.count / per);
+    if (last !== undefined) {
+      while (hi - lo > 1) {
+        const mid = (lo + hi) >> 1;
+        const first = (await this.items<string>(list, mid))[0] as string;
+        if (first <= last) lo = mid;
+        else hi = mid;
+      }
+    }
+    const out: string[] = [];
+    let p = lo;
+    let more = false;
+    while (p * per < list.count) {
+      for (const name of await this.items<string>(list, p)) {
+        if (last !== undefined && name <= last) continue;
+        if (out.length === n) {
+          more = true;
+          break;
+        }
+        out.push(name);
+      }
+      if (more || out.length === n) {
+        more ||= (p + 1) * per < list.count;
+        break;
+      }
+      p++;
+    }
+    return { names: out, more };
+  }
+
+  sourceKinds(): ReadonlyArray<readonly [string, SourceObject['type']]> {
+    return this.root.kinds;
+  }
+
+  async object(address: Address): Promise<Uint8Array | undefined> {
+    return (await this.objects.get(address))?.bytes;
+  }
+
+  memo<T>(key: string, build: () => T): T {
+    const hit = this.memos.get(key);
+    if (hit !== undefined || this.memos.has(key)) return hit as T;
+    const v = build();
+    if (v instanceof Promise) {
+      // A promise is kept while it runs; settled, it is kept at its value's size, and dropped when it failed.
+      this.memos.set(key, v, 4096);
+      v.then(
+        (r) => this.memos.get(key) === v && this.memos.set(key, v, memoSize(r)),
+        () => this.memos.get(key) === v && this.memos.set(key, v, Number.POSITIVE_INFINITY),
+      );
+    } else this.memos.set(key, v, memoSize(v));
+    return v;
+  }
+}
+
+/**
+ * Open the paged store of a day: read and check its root page. Throws {@link IndexLoadError} when the root is
+ * missing, does not hash to its address, is not a pages root of this version, or names another catalog.
+ */
+export async function openPagedIndex(
+  objects: ObjectStore,
+  pagesAddress: Address,
+  catalogAddress: Address,
+  options: PagedIndexOptions = {},
+): Promise<PagedIndex> {
+  const stored = await objects.get(pagesAddress);
+  if (!stored) throw new IndexLoadError(`index pages ${pagesAddress} are missing from the object store`);
+  if (options.verify !== false && addressOf(stored.bytes) !== pagesAddress)
+    throw new IndexLoadError(`index pages ${pagesAddress} do not hash to their address`);
+  let root: PagesRoot;
+  try {
+    root = JSON.parse(decoder.decode(stored.bytes)) as PagesRoot;
+  } catch {
+    throw new IndexLoadError(`index pages ${pagesAddress} are not JSON`);
+  }
+  if (root?.kind !== PAGES_KIND || root.version !== PAGES_VERSION)
+    throw new IndexLoadError(`${pagesAddress} is not a version ${PAGES_VERSION} index pages root`);
+  if (root.catalog !== catalogAddress)
+    throw new IndexLoadError(`index pages ${pagesAddress} are derived from ${root.catalog}, not from ${catalogAddress}`);
+  const index = new PagedIndex(objects, pagesAddress, root, options);
+  index.reads = 1;
+  return index;
+}

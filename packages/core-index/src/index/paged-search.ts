@@ -1,0 +1,150 @@
+/**
+ * The search of the paged store (paged-index.ts): the same answers as the whole-index search (search.ts), found by
+ * reading posting lists and the models pages of candidates instead of holding every model. A test compares both.
+ */
+import { compareKeyed, gramsOf, type PagedArray, type Postings, rowSortKey, rowTags } from './page-layout.js';
+import type { IndexedModel, IndexTotals, ModelQuery, SearchPage } from './store-types.js';
+
+/** What the search reads of a paged store. */
+export interface PagedReads {
+  readonly totals: IndexTotals;
+  modelAt(rank: number): Promise<IndexedModel>;
+  postings(key: string): Promise<Postings | undefined>;
+  order(key: string): PagedArray | undefined;
+  items<T>(list: PagedArray, page: number): Promise<T[]>;
+  page<T>(address: string): Promise<T>;
+}
+
+/**
+ * The most models one search tests. A query whose terms bound it (an author, a task, a library, a tag, a word of
+ * four characters or more) tests only its candidates; one without any (words of one to three characters alone) walks
+ * the order until it has its page, and stops here (then `more` is true and no total is given).
+ */
+export const SEARCH_WALK_MAX = 200_000;
+
+interface Parsed {
+  words: string[];
+  author: string | undefined;
+  filters: string[];
+  pipeline: string | undefined;
+  library: string | undefined;
+  listed: boolean;
+  sort: string;
+  dir: 1 | -1;
+  natural: boolean;
+  all: boolean;
+}
+
+function parse(q: ModelQuery): Parsed {
+  const words = (q.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const author = q.author?.toLowerCase() || undefined;
+  const filters = (q.filter ?? []).map((f) => f.toLowerCase()).filter(Boolean);
+  const pipeline = q.pipeline_tag?.toLowerCase() || undefined;
+  const library = q.library?.toLowerCase() || undefined;
+  const listed = q.listed === true;
+  const sort = q.sort ?? 'trendingScore';
+  const dir = q.direction ?? (sort === 'id' ? 1 : -1);
+  const natural = sort === 'trendingScore' && dir === -1;
+  const all = !words.length && !author && !filters.length && !pipeline && !library && !listed;
+  return { words, author, filters, pipeline, library, listed, sort, dir, natural, all };
+}
+
+/** Whether a model meets every condition, as the whole-index scan checks it. */
+function tester(p: Parsed): (m: IndexedModel) => boolean {
+  return (m) => {
+    if (p.listed && m.row.svc?.listed === false) return false;
+    const id = m.id.toLowerCase();
+    for (const w of p.words) if (!id.includes(w)) return false;
+    if (p.author && m.owner.toLowerCase() !== p.author) return false;
+    if (p.pipeline && m.row.pipeline_tag?.toLowerCase() !== p.pipeline) return false;
+    if (p.library && m.row.library_name?.toLowerCase() !== p.library) return false;
+    if (p.filters.length) {
+      const tags = rowTags(m.row);
+      for (const f of p.filters) if (!tags.has(f)) return false;
+    }
+    return true;
+  };
+}
+
+/** The terms whose posting lists bound the candidates (each match is in every one). */
+function termsOf(p: Parsed): string[] {
+  const keys = new Set<string>();
+  if (p.author) keys.add(`a:${p.author}`);
+  if (p.pipeline) keys.add(`t:${p.pipeline}`);
+  if (p.library) keys.add(`l:${p.library}`);
+  for (const f of p.filters) keys.add(`g:${f}`);
+  for (const w of p.words) if (w.length >= 4) for (const g of gramsOf(w)) keys.add(`w:${g}`);
+  return [...keys];
+}
+
+/** The ranks of a posting list in ascending order, segment by segment as they are needed. */
+async function* ranksOf(r: PagedReads, p: Postings): AsyncGenerator<number> {
+  if (p.r) {
+    yield* p.r;
+    return;
+  }
+  for (const s of p.s ?? []) yield* (await r.page<{ items: number[] }>(s)).items;
+}
+
+/** Positions 0… of an order: the browse order itself, or a kept order's ranks page by page. */
+async function* orderRanks(r: PagedReads, order: PagedArray | undefined, from = 0): AsyncGenerator<number> {
+  const n = r.totals.models;
+  if (!order) {
+    for (let k = from; k < n; k++) yield k;
+    return;
+  }
+  for (let page = Math.floor(from / order.per); page * order.per < order.count; page++) {
+    const items = await r.items<number>(order, page);
+    for (let i = page === Math.floor(from / order.per) ? from % order.per : 0; i < items.length; i++) yield items[i] as number;
+  }
+}
+
+/** One page of the models `q` matches, as the whole-index store's `search` answers it. */
+export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, limit: number): Promise<SearchPage> {
+  const p = parse(q);
+  const n = r.totals.models;
+  const end = offset + limit;
+  const order = p.natural ? undefined : r.order(`${p.sort}:${p.dir}`);
+  if (p.all) {
+    const ranks: number[] = [];
+    if (offset < n) for await (const rank of orderRanks(r, order, offset)) if (ranks.push(rank) >= Math.min(end, n) - offset) break;
+    return { models: await Promise.all(ranks.map((k) => r.modelAt(k))), more: end < n, total: n };
+  }
+  const lists = await Promise.all(termsOf(p).map((k) => r.postings(k)));
+  if (lists.some((l) => l === undefined)) return { models: [], more: false, total: 0 };
+  const sorted = (lists as Postings[]).sort((a, b) => a.n - b.n);
+  const test = tester(p);
+  const want = end + 1;
+  const hits: IndexedModel[] = [];
+  let walked = 0;
+  let exhausted = true;
+  let capped = false;
+  // The candidates in browse order (the shortest list), or every model in the query's order when no term bounds them.
+  const shortest = sorted[0];
+  const candidates = shortest ? ranksOf(r, shortest) : orderRanks(r, order);
+  const inOrder = p.natural || !shortest;
+  for await (const rank of candidates) {
+    if (inOrder && hits.length >= want) {
+      exhausted = false;
+      break;
+    }
+    if (walked++ >= SEARCH_WALK_MAX) {
+      exhausted = false;
+      capped = true;
+      break;
+    }
+    const m = await r.modelAt(rank);
+    if (test(m)) hits.push(m);
+  }
+  if (inOrder) {
+    return { models: hits.slice(offset, end), more: hits.length > end || capped, ...(exhausted ? { total: hits.length } : {}) };
+  }
+  // Every match is known: sort them as the order does.
+  const keyed = hits.map((m) => ({ m, k: rowSortKey(p.sort, m.row, m.id, m.rank), rank: m.rank }));
+  keyed.sort((a, b) => compareKeyed(a, b, p.dir));
+  return {
+    models: keyed.slice(offset, end).map((x) => x.m),
+    more: keyed.length > end || capped,
+    ...(exhausted ? { total: keyed.length } : {}),
+  };
+}

@@ -1,0 +1,48 @@
+import { type Address, ArchiveSchema, type IndexStore, type ObjectStore, openPagedIndex, type PagedIndexOptions } from '@hub/core-index';
+
+/** Which store serves the day (design 11.1): the whole index in memory, the paged store, or by the day's size. */
+export type IndexStoreKind = 'auto' | 'memory' | 'paged';
+
+export const INDEX_STORE_KINDS: readonly IndexStoreKind[] = ['auto', 'memory', 'paged'];
+
+/** `auto` serves a day of at least this many models from its pages (smaller days load whole: fastest, little memory). */
+export const PAGED_FROM_MODELS = 20_000;
+
+/** The kind a setting names, or a one-line reason it names none (`what`: where the setting came from). */
+export function indexStoreKind(value: string | undefined, what: string): IndexStoreKind {
+  const v = value?.trim().toLowerCase() || 'auto';
+  if ((INDEX_STORE_KINDS as readonly string[]).includes(v)) return v as IndexStoreKind;
+  throw new Error(`${what} must be one of ${INDEX_STORE_KINDS.join(', ')} (got ${JSON.stringify(String(value).slice(0, 40))}).`);
+}
+
+/** The archive day of `catalog`: its index pages and its model count, when the archive lists them. */
+export async function dayOf(objects: ObjectStore, catalog: Address): Promise<{ pages?: Address; models?: number }> {
+  const raw = await objects.readRef('archive');
+  if (!raw) return {};
+  let parsed: ReturnType<typeof ArchiveSchema.safeParse>;
+  try {
+    parsed = ArchiveSchema.safeParse(JSON.parse(raw));
+  } catch {
+    return {};
+  }
+  const day = parsed.success ? parsed.data.days.find((d) => (d.catalog ?? d.index) === catalog) : undefined;
+  return day ? { ...(day.pages ? { pages: day.pages as Address } : {}), ...(day.models !== undefined ? { models: day.models } : {}) } : {};
+}
+
+/**
+ * Open the day `catalog` in the store `kind` asks for: `paged` reads the day's index pages (the archive day names
+ * them); `memory` loads the whole index (`whole`); `auto` pages a day of {@link PAGED_FROM_MODELS} models or more.
+ * A day without pages (built before they existed, or without them) loads whole, whatever the kind.
+ */
+export async function openDay(
+  objects: ObjectStore,
+  catalog: Address,
+  kind: IndexStoreKind,
+  whole: () => Promise<IndexStore>,
+  options: PagedIndexOptions = {},
+): Promise<IndexStore> {
+  if (kind === 'memory') return whole();
+  const day = await dayOf(objects, catalog);
+  if (!day.pages || (kind === 'auto' && (day.models ?? 0) < PAGED_FROM_MODELS)) return whole();
+  return openPagedIndex(objects, day.pages, catalog, options);
+}
