@@ -18,6 +18,7 @@ import { assembleHub, type HubDeps, indexHolder, indexStoreKind, mergeSources, o
 import { analyticsEngineMetrics } from './analytics-metrics.js';
 import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';
+import { edgeHostPolicy } from './host-settings.js';
 import { KvMissingLog, kvProbeStorage } from './kv-state.js';
 import { R2ObjectStore } from './r2-object-store.js';
 
@@ -132,6 +133,8 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
   };
   const config = accountConfig(env);
   const accounts = await createAccountServices(config, new D1AccountStore(env.ACCOUNTS));
+  // The origin of absolute URLs, as the host policy reads it (one reader for both hosts: core-index hostPolicyFrom).
+  const { baseUrl } = edgeHostPolicy(env);
 
   const { hub, deps } = assembleHub({
     index: indexes,
@@ -144,7 +147,7 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
     now,
     defer,
     settings: {
-      ...(env.BASE_URL ? { baseUrl: env.BASE_URL.replace(/\/+$/, '') } : {}),
+      ...(baseUrl ? { baseUrl } : {}),
       publisherTokens: tokenList(env.PUBLISHER_TOKENS, 'PUBLISHER_TOKENS'),
       registryTokens: tokenList(env.REGISTRY_TOKENS, 'REGISTRY_TOKENS'),
       maxRequestBytes: EDGE_MAX_REQUEST_BYTES,

@@ -2,6 +2,7 @@ import { admitRequest, type ErrorShape, errorShapes, type HostPolicy, type HubRe
 import { hubRoutes } from '@hub/hub';
 import type { Env } from './bindings.js';
 import { createEdgeHub, type EdgeHub, NoIndexError } from './edge-hub.js';
+import { edgeHostPolicy } from './host-settings.js';
 import { toResponse } from './to-response.js';
 import { WebRequest } from './web-request.js';
 
@@ -45,52 +46,8 @@ function unavailable(e: unknown): HubResponse {
   };
 }
 
-/**
- * The host policy of design 10.1 at the edge. A deployed Worker is public (as a node hub bound to 0.0.0.0): `Host`
- * syntax is checked, and absolute URLs come from `BASE_URL` or the validated `Host`. Under `wrangler dev` it serves
- * loopback: with the var `LISTEN_HOST` set to a loopback address (`.dev.vars`), the DNS-rebinding rule applies as on
- * a loopback-bound node hub; `ALLOWED_HOSTS` (JSON array or comma list) opens it deliberately, as node's
- * `allowedHosts`. `TRUST_PROXY=true` reads `Forwarded` / `X-Forwarded-*` (a proxy in front of the Worker).
- */
-interface EdgeRequestVars {
-  LISTEN_HOST?: string;
-  ALLOWED_HOSTS?: unknown;
-  TRUST_PROXY?: unknown;
-}
-
-const policies = new WeakMap<object, HostPolicy>();
 /** The error shape of each route, from the route table alone (built on the first request of an isolate). */
 let shapes: ((method: string, path: string) => ErrorShape) | undefined;
-
-function hostPolicy(env: Env & EdgeRequestVars): HostPolicy {
-  let p = policies.get(env);
-  if (!p) {
-    p = buildPolicy(env);
-    policies.set(env, p);
-  }
-  return p;
-}
-
-function buildPolicy(env: Env & EdgeRequestVars): HostPolicy {
-  const trustProxy = env.TRUST_PROXY === true || env.TRUST_PROXY === 'true' || env.TRUST_PROXY === '1';
-  const common: Omit<HostPolicy, 'listenHost'> = {
-    ...(env.BASE_URL ? { baseUrl: env.BASE_URL.replace(/\/+$/, '') } : {}),
-    ...(trustProxy ? { trustProxy: true } : {}),
-  };
-  if (!env.LISTEN_HOST) return { listenHost: '0.0.0.0', ...common };
-  const raw = env.ALLOWED_HOSTS;
-  let allowed: string[] = [];
-  if (Array.isArray(raw)) allowed = raw.map(String);
-  else if (typeof raw === 'string' && raw.trim()) {
-    try {
-      const parsed: unknown = JSON.parse(raw);
-      allowed = Array.isArray(parsed) ? parsed.map(String) : [String(parsed)];
-    } catch {
-      allowed = raw.split(',');
-    }
-  }
-  return { listenHost: env.LISTEN_HOST, ...common, allowedHosts: allowed.map((h) => h.trim()).filter(Boolean) };
-}
 
 /**
  * The hub as the one request path sees it at the edge (`HubStart`): the gate over the route table alone, so a bad
@@ -120,7 +77,13 @@ function startOn(env: Env, ctx: ExecutionContextLike): HubStart {
 export default {
   /** Every request goes through the same path as node-server's (`serve`), translated to and from the web's types. */
   async fetch(req: Request, env: Env, ctx: ExecutionContextLike): Promise<Response> {
-    return toResponse(await serve(new WebRequest(req, hostPolicy(env)), startOn(env, ctx)));
+    let policy: HostPolicy;
+    try {
+      policy = edgeHostPolicy(env);
+    } catch (e) {
+      return toResponse(unavailable(e));
+    }
+    return toResponse(await serve(new WebRequest(req, policy), startOn(env, ctx)));
   },
 
   /**

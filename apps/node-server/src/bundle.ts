@@ -5,17 +5,16 @@
  * models' files. Importing checks every object against its BLAKE3 address and every file against its SHA-256 before
  * it takes any of them.
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type ClientOptions, collectIndexObjects, hubCatalog } from '@hub/client';
+import { type ClientOptions, collectIndexObjects, hubCatalog, namingFetch } from '@hub/client';
 import {
   heldFiles,
   type MirrorFileEvent,
   type MirrorModel,
   pullIntoMirror,
   readMirrorManifest,
+  sha256File,
   writeMirrorManifest,
 } from '@hub/client/node';
 import {
@@ -23,56 +22,33 @@ import {
   type Archive,
   ArchiveSchema,
   addressOf,
-  appendDays,
+  BUNDLE_FILE,
+  BUNDLE_FORMAT,
+  type Bundle,
+  BundleSchema,
   CatalogObjectSchema,
-  isAddress,
-  LogEntrySchema,
+  commitDays,
   mirrorFilePath,
   parseMirrorManifest,
-  readLogEntries,
-  readLogState,
 } from '@hub/core-index';
-import { FsObjectStore } from '@hub/objects/node';
+import { FsObjectStore, writeFileAtomic } from '@hub/objects/node';
 import { DATA_MIRROR, IMPORTED_FILE } from './data-folder.js';
 import { writeLoadPack } from './verify.js';
 
-export const BUNDLE_FORMAT = 'model-hub.bundle/v1';
-export const BUNDLE_FILE = 'bundle.json';
-
-interface Bundle {
-  format: typeof BUNDLE_FORMAT;
-  created: string;
-  hub: string;
-  catalog: Address;
-  date: string;
-  archive: Archive;
-  objects: Array<{ address: Address; kind: string; media_type: string }>;
-  models: string[];
-}
-
-/** Check a parsed `bundle.json`; throws a readable error. */
+/** A parsed `bundle.json` (core-index's BundleSchema); throws a readable error naming the first problem. */
 function parseBundle(v: unknown): Bundle {
-  const b = v as Partial<Bundle>;
-  if (!b || typeof b !== 'object' || b.format !== BUNDLE_FORMAT) throw new Error(`format is not ${BUNDLE_FORMAT}`);
-  if (typeof b.catalog !== 'string' || !isAddress(b.catalog)) throw new Error('catalog is not an object address');
-  if (typeof b.date !== 'string' || typeof b.hub !== 'string') throw new Error('date and hub must be strings');
-  if (!Array.isArray(b.models)) throw new Error('models must be a list');
-  const archive = ArchiveSchema.parse(b.archive);
-  if (!Array.isArray(b.objects)) throw new Error('objects must be a list');
-  for (const o of b.objects) {
-    if (!o || !isAddress(o.address) || typeof o.kind !== 'string' || typeof o.media_type !== 'string')
-      throw new Error('every object needs address, kind and media_type');
+  const parsed = BundleSchema.safeParse(v);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${issue?.path.join('.') || 'the document'}: ${issue?.message ?? 'not a bundle'}`);
   }
-  return { ...(b as Bundle), archive: { format: 'svc.model-hub.archive/v1', ...archive } };
+  return { ...parsed.data, archive: { format: 'svc.model-hub.archive/v1', ...parsed.data.archive } };
 }
 
 const hexOf = (address: string) => address.slice('blake3:'.length);
 
-async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
-  const temp = `${file}.${process.pid}.tmp`;
-  await writeFile(temp, `${JSON.stringify(value, null, 1)}\n`);
-  await rename(temp, file);
-}
+/** JSON written whole or not at all (temp file, fsync, rename). */
+const writeJsonAtomic = (file: string, value: unknown) => writeFileAtomic(file, `${JSON.stringify(value, null, 1)}\n`);
 
 /**
  * Write a bundle of the hub's current index and a mirror of `models` into `out`. Resumable: objects are fetched again
@@ -84,7 +60,7 @@ export async function bundleCreate(
   models: MirrorModel[],
   options: { parallel?: number; onFile?: (e: MirrorFileEvent) => void; fromMirror?: string } = {},
 ): Promise<{ catalog: string; date: string; objects: number; files: number; failed: number; copied: number }> {
-  const f = opts.fetch ?? fetch;
+  const f = namingFetch(opts.fetch ?? fetch);
   const { address, catalog } = await hubCatalog(opts.hub, f);
   const r = await f(`${opts.hub.replace(/\/+$/, '')}/api/hub/archive`);
   if (!r.ok) throw new Error(`the hub's archive answered HTTP ${r.status}`);
@@ -140,7 +116,7 @@ async function seedFromMirror(from: string, to: string, models: MirrorModel[]): 
     if (already.get(f.sha256) === f.size || have.get(f.sha256) !== f.size) continue;
     const temp = path.join(to, '.partial', `${f.sha256}.seed`);
     await copyFile(path.join(from, mirrorFilePath(f.sha256)), temp);
-    if ((await sha256Of(temp)) !== f.sha256) {
+    if ((await sha256File(temp)) !== f.sha256) {
       await rm(temp, { force: true });
       continue;
     }
@@ -148,12 +124,6 @@ async function seedFromMirror(from: string, to: string, models: MirrorModel[]): 
     copied++;
   }
   return copied;
-}
-
-async function sha256Of(file: string): Promise<string> {
-  const h = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
-  return h.digest('hex');
 }
 
 export class BundleError extends Error {}
@@ -201,7 +171,7 @@ export async function bundleImport(
   for (const f of manifest?.files ?? []) {
     if (held.get(f.sha256) !== f.size)
       throw new BundleError(`mirror file ${f.sha256}: listed with ${f.size} bytes, not in the bundle as such`);
-    const actual = await sha256Of(path.join(mirrorIn, mirrorFilePath(f.sha256)));
+    const actual = await sha256File(path.join(mirrorIn, mirrorFilePath(f.sha256)));
     if (actual !== f.sha256) throw new BundleError(`mirror file ${f.sha256}: its bytes hash to ${actual}; the bundle is damaged`);
     options.progress?.(`checked ${++n}/${manifest?.files.length} files`);
   }
@@ -221,7 +191,7 @@ export async function bundleImport(
   }
   // The whole index is loaded, re-hashed and schema-checked once, and the load pack written, before the folder
   // switches to it (the first start is then as fast as a later one); a fault throws and nothing is switched.
-  await writeLoadPack(store, dataDir, bundle.catalog);
+  await writeLoadPack(store, dataDir, bundle.catalog as Address);
   const mirrorOut = path.join(dataDir, DATA_MIRROR);
   await mkdir(path.join(mirrorOut, 'sha256'), { recursive: true });
   await mkdir(path.join(mirrorOut, '.partial'), { recursive: true });
@@ -244,9 +214,8 @@ export async function bundleImport(
   // The imported days become leaves of this folder's own transparency log (before the archive names them, as a build
   // does): unsigned here, since the signing key stays with the hub that built them; each day's `leaf` is its place in
   // this log, and the exporting hub's checkpoints (objects this folder does not hold) are not named.
-  const archive = await logImportedDays(store, bundle.archive);
-  await store.writeRef('archive', JSON.stringify(archive));
-  await store.writeRef('current', bundle.catalog as Address);
+  const days = bundle.archive.days.map(({ checkpoint: _checkpoint, leaf: _leaf, ...d }) => d);
+  await commitDays(store, { ...bundle.archive, days }, bundle.catalog as Address);
   const importedFile = path.join(dataDir, IMPORTED_FILE);
   const imported = JSON.parse(await readFile(importedFile, 'utf8').catch(() => '[]')) as unknown[];
   imported.push({ catalog: bundle.catalog, date: bundle.date, hub: bundle.hub, imported: new Date().toISOString() });
@@ -258,34 +227,5 @@ export async function bundleImport(
     objectsNew,
     files: manifest?.files.length ?? 0,
     filesNew,
-  };
-}
-
-/**
- * Append the bundle's days (oldest first) that this store's log does not hold yet, and return the archive with each
- * day's `leaf` in this log. A rerun after a kill appends nothing twice: a day already a leaf is found, not added.
- */
-async function logImportedDays(store: FsObjectStore, archive: Archive): Promise<Archive> {
-  const record = (d: Archive['days'][number]) => ({ date: d.date, index: d.index, catalog: d.catalog ?? d.index });
-  const keyOf = (d: { date: string; index: string; catalog: string }) => `${d.date} ${d.index} ${d.catalog}`;
-  // The log's entries are read once here (which days it holds) and once by appendDays, which names each new leaf.
-  const leaves = new Map<string, number>();
-  (await readLogEntries(store, await readLogState(store))).forEach((bytes, leaf) => {
-    leaves.set(keyOf(LogEntrySchema.parse(JSON.parse(new TextDecoder().decode(bytes)))), leaf);
-  });
-  const fresh = [...archive.days]
-    .reverse()
-    .map(record)
-    .filter((d) => !leaves.has(keyOf(d)));
-  if (fresh.length > 0) {
-    const appended = await appendDays(store, fresh);
-    for (const [i, d] of fresh.entries()) leaves.set(keyOf(d), appended.leaves[i] as number);
-  }
-  return {
-    ...archive,
-    days: archive.days.map(({ checkpoint: _checkpoint, leaf: _leaf, ...d }) => {
-      const leaf = leaves.get(keyOf(record(d)));
-      return leaf === undefined ? d : { ...d, leaf };
-    }),
   };
 }

@@ -6,9 +6,12 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { namingFetch, sha256File } from '@hub/client/get';
 import { MANIFEST_TYPES, referencedDigests } from '@hub/dialect-oci';
-import type { BUCKETS_GET_OPTIONS, BUCKETS_PUT_OPTIONS } from './cli-commands.js';
-import { CliError, type Parsed, UsageError } from './cli-framework.js';
+import { CliError, hubUrlOf, UsageError } from './cli-framework.js';
+
+/** Every request of the bucket commands: one that gets no answer names its URL. */
+const fetch = namingFetch(globalThis.fetch);
 
 /** Blobs up to this size go in one request; larger ones in chunks of this size. */
 const CHUNK = 16 * 1024 * 1024;
@@ -112,13 +115,19 @@ async function pushManifest(
 }
 
 /** `hub buckets put DIR --name NAME[:TAG] --token TOKEN [--url BASE]`; returns the exit code. */
-export async function bucketsPutCommand({ values, positionals }: Parsed<typeof BUCKETS_PUT_OPTIONS>): Promise<number> {
+export async function bucketsPutCommand({
+  values,
+  positionals,
+}: {
+  values: { name?: string; token?: string; url?: string };
+  positionals: string[];
+}): Promise<number> {
   const dir = positionals[0] as string;
   const [name, tag = 'latest'] = (values.name ?? '').split(':');
   if (!name) throw new UsageError('needs --name NAME[:TAG]');
   const token = values.token ?? process.env.HUB_REGISTRY_TOKEN;
   if (!token) throw new UsageError('needs --token TOKEN (or HUB_REGISTRY_TOKEN): a registry token of the hub');
-  const base = (values.url ?? process.env.HUB_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const base = hubUrlOf(values.url, process.env);
   const repo = `hub/buckets/${name}`;
   const auth = { authorization: `Bearer ${token}` };
   const say = (v: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(v)}\n`);
@@ -181,14 +190,7 @@ class PullMismatch extends Error {}
 /** True when `file` exists and hashes to `hex`. */
 async function holds(file: string, hex: string): Promise<boolean> {
   try {
-    const h = createHash('sha256');
-    const fh = await open(file, 'r');
-    try {
-      for await (const chunk of fh.createReadStream()) h.update(chunk as Buffer);
-    } finally {
-      await fh.close();
-    }
-    return h.digest('hex') === hex;
+    return (await sha256File(file)) === hex;
   } catch {
     return false;
   }
@@ -246,11 +248,11 @@ async function pullManifest(
 }
 
 /** `hub buckets get NAME[:TAG] DIR [--url BASE]`; returns the exit code. */
-export async function bucketsGetCommand({ values, positionals }: Parsed<typeof BUCKETS_GET_OPTIONS>): Promise<number> {
+export async function bucketsGetCommand({ values, positionals }: { values: { url?: string }; positionals: string[] }): Promise<number> {
   const [ref, dir] = positionals as [string, string];
   const [name, tag = 'latest'] = ref.split(':');
   if (!name) throw new UsageError('needs NAME[:TAG]');
-  const base = (values.url ?? process.env.HUB_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const base = hubUrlOf(values.url, process.env);
   const repo = `hub/buckets/${name}`;
   const say = (v: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(v)}\n`);
   try {

@@ -64,11 +64,25 @@ export interface Command<O extends OptionSpecs = OptionSpecs> {
   /** How many positionals it takes (default none). */
   positionals?: { min?: number; max?: number; name?: string };
   run: (args: Parsed<O>, io: CliIo) => Promise<number | undefined>;
+  /** Long work that can be resumed: what Ctrl-C prints after "interrupted" (how to resume, what was kept). */
+  interrupted?: string;
 }
 
 /** Declares a command with its option types inferred. */
 export function command<const O extends OptionSpecs>(c: Command<O>): Command<O> {
   return c;
+}
+
+/**
+ * The hub the client commands talk to when neither an option nor `HUB_URL` names one: where `hub serve` listens by
+ * default (loopback; `127.0.0.1` rather than `localhost`, which may resolve to `::1` first). Written once, as
+ * huggingface.js writes its `HUB_URL`; the environment is read over it.
+ */
+export const DEFAULT_HUB_URL = 'http://127.0.0.1:8080';
+
+/** The hub a client command talks to: its option, else `HUB_URL`, else {@link DEFAULT_HUB_URL}; no trailing slash. */
+export function hubUrlOf(option: string | undefined, env: NodeJS.ProcessEnv): string {
+  return (option || env.HUB_URL?.trim() || DEFAULT_HUB_URL).replace(/\/+$/, '');
 }
 
 /** A mistake in what the user typed: one line, the command's usage, exit 2. */
@@ -184,22 +198,54 @@ export async function runCommand<O extends OptionSpecs>(c: Command<O>, argv: str
     io.out(helpText(c as unknown as Command));
     return 0;
   }
+  // Ctrl-C during long work says what was kept and how to go on (exit 130, as a shell reports SIGINT).
+  const onInterrupt = () => {
+    io.err(`\nhub ${c.name}: interrupted. ${c.interrupted}\n`);
+    process.exit(130);
+  };
+  if (c.interrupted) process.once('SIGINT', onInterrupt);
   try {
     return await c.run(parseCommand(c, argv), io);
   } catch (e) {
-    if (e instanceof UsageError) {
-      io.err(`hub ${c.name}: ${e.message}\n${usageText(c as unknown as Command)}`);
-      return 2;
-    }
-    if (e instanceof CliError) {
-      io.err(`hub ${c.name}: ${e.message}\n`);
-      return 2;
-    }
+    const mistake = mistakeAnswer(c, e, io.err);
+    if (mistake !== undefined) return mistake;
     // Not the user's mistake: one line, the stack only when asked for.
     io.err(`hub ${c.name}: ${errorLine(e)}\n`);
     if (io.env.HUB_DEBUG && e instanceof Error && e.stack) io.err(`${e.stack}\n`);
     else io.err('(set HUB_DEBUG=1 to see where it failed)\n');
     return 1;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+  }
+}
+
+/**
+ * The one answer to a user's mistake: a `UsageError` is one line and the command's usage, a `CliError` (a
+ * `ConfigError` too) one line; both exit 2. Anything else is not the user's mistake: undefined.
+ */
+function mistakeAnswer<O extends OptionSpecs>(c: Command<O>, e: unknown, err: (text: string) => void): 2 | undefined {
+  if (e instanceof UsageError) err(`hub ${c.name}: ${e.message}\n${usageText(c as unknown as Command)}`);
+  else if (e instanceof CliError) err(`hub ${c.name}: ${e.message}\n`);
+  else return undefined;
+  return 2;
+}
+
+/**
+ * A command on its arguments with its own terminal (`hub get`'s, the mirror commands'): parsed, run, and a user's
+ * mistake answered as {@link runCommand} answers it; anything else is thrown to the caller.
+ */
+export async function runWith<O extends OptionSpecs, I extends { err: (text: string) => void }>(
+  c: Command<O>,
+  argv: string[],
+  io: I,
+  run: (args: Parsed<O>, io: I) => Promise<number>,
+): Promise<number> {
+  try {
+    return await run(parseCommand(c, argv), io);
+  } catch (e) {
+    const mistake = mistakeAnswer(c, e, io.err);
+    if (mistake === undefined) throw e;
+    return mistake;
   }
 }
 

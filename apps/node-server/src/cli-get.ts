@@ -1,6 +1,3 @@
-/** `hub get`: download a model's files through the hub, every byte checked against the hub's SHA-256. */
-import { createHash } from 'node:crypto';
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 // `@hub/client/get`: the download alone, without the schema library the log and catalog checks load (a faster start)
 import {
@@ -20,13 +17,56 @@ import {
   parseRef,
   type RemoteFile,
   rangeFile,
-  readFileChunks,
   selectFiles,
 } from '@hub/client/get';
-import { GET, type GET_OPTIONS, VERIFY_CACHE, type VERIFY_CACHE_OPTIONS } from './cli-commands.js';
-import { type Command, type Parsed, parseCommand, UsageError, usageText } from './cli-framework.js';
+import { command, hubUrlOf, type OptionSpecs, type Parsed, runWith, UsageError } from './cli-framework.js';
+import { HUB_URL } from './cli-options.js';
 import { checkFromBytes, modelSignature, signatureLine, signatureRefusal } from './get-signature.js';
 import { ProgressBars } from './progress.js';
+
+/** `hub get`'s DIR after --hf-cache: a following argument that is not a model reference (owner/name). */
+const cacheDir = (next: string) => !next.includes('/') || next.startsWith('.') || next.startsWith('/');
+
+export const GET_OPTIONS = {
+  to: { type: 'string', arg: 'DIR', help: 'Write the files here (default .).' },
+  'hf-cache': {
+    type: 'boolean',
+    arg: 'DIR',
+    optionalValue: cacheDir,
+    help: "Write into the model host's cache layout (default HF_HUB_CACHE, HF_HOME/hub or ~/.cache/huggingface/hub).",
+  },
+  hub: HUB_URL,
+  parallel: { type: 'string', arg: 'N', help: 'Files downloaded at once (default 4).' },
+  connections: {
+    type: 'string',
+    arg: 'N',
+    help: 'At most N connections to each source for a file of 16 MiB or more, fetched in ranges from every live source (default 8; 1: one request).',
+  },
+  'stall-seconds': { type: 'string', arg: 'N', help: 'Leave a source that sends nothing for this long (default 30).' },
+  'verify-log': {
+    type: 'boolean',
+    help: "Check the hub's transparency log first; refuse a model whose day is not in a verified checkpoint.",
+  },
+  key: { type: 'string', multiple: true, arg: 'VKEY', help: "The log's verifier key, from its operator (or HUB_LOG_KEY)." },
+  state: { type: 'string', arg: 'FILE', help: 'The log state seen before (default DATA/log-seen.json).' },
+  'require-signature': { type: 'boolean', help: 'Refuse a model whose own model.sig the hub has not verified.' },
+} as const satisfies OptionSpecs;
+
+export const GET = command({
+  name: 'get',
+  summary: "Download a model's files through the hub, each checked against its SHA-256.",
+  usage: [
+    'owner/name[:QUANT] [PATH|GLOB …] [--to DIR | --hf-cache [DIR]] [--hub URL] [--parallel N] [--connections N]',
+    '  [--stall-seconds N]',
+    '  [--verify-log --key VKEY [--state FILE]] [--require-signature]',
+  ],
+  description: `Download files through the hub, each hashed while it arrives and checked against the hub's SHA-256;
+a source that lies, stalls or fails is left for the next live one. Files land in DIR (default .) or in
+the model host's cache layout. Exit 0 only when every file verified.`,
+  options: GET_OPTIONS,
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY, name: 'a model (owner/name[:QUANT])' },
+  run: (args) => getRun(args, processGetIo()),
+});
 
 export interface GetIo {
   out: (line: string) => void;
@@ -36,25 +76,9 @@ export interface GetIo {
   fetch?: typeof fetch;
 }
 
-/** Runs a client command on its arguments: a usage mistake is written as one line and the usage (exit 2). */
-async function withUsage<O extends typeof GET | typeof VERIFY_CACHE>(
-  c: O,
-  argv: string[],
-  io: GetIo,
-  run: (p: Parsed<O['options']>, io: GetIo) => Promise<number>,
-): Promise<number> {
-  try {
-    return await run(parseCommand(c as Command<O['options']>, argv), io);
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    io.err(`hub ${c.name}: ${e.message}\n${usageText(c as unknown as Command)}`);
-    return 2;
-  }
-}
-
 /** Runs `hub get` on its arguments; returns the exit code (0 all verified, 1 a file failed, 2 bad usage). */
 export function getCommand(argv: string[], io: GetIo): Promise<number> {
-  return withUsage(GET, argv, io, getRun);
+  return runWith(GET, argv, io, getRun);
 }
 
 /** `hub get` on parsed arguments. */
@@ -82,7 +106,7 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  const hub = values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const hub = hubUrlOf(values.hub, io.env);
   const keys = values.key ?? (io.env.HUB_LOG_KEY ? [io.env.HUB_LOG_KEY] : []);
   if (values['verify-log'] && keys.length === 0)
     throw new UsageError('--verify-log needs --key VKEY (or HUB_LOG_KEY): the verifier key the hub operator published');
@@ -235,96 +259,6 @@ async function refuseUnlogged(
   if (!io.tty) io.out(JSON.stringify({ event: 'log-verified', model: id, day: logged.date }));
   else io.err(`the hub's log verifies; ${id} is in its day ${logged.date}\n`);
   return false;
-}
-
-async function hashFile(file: string): Promise<string> {
-  const h = createHash('sha256');
-  await readFileChunks(file, (c) => {
-    h.update(c);
-  });
-  return h.digest('hex');
-}
-
-async function walk(dir: string, prefix = ''): Promise<string[]> {
-  const out: string[] = [];
-  for (const e of await readdir(dir, { withFileTypes: true })) {
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) out.push(...(await walk(join(dir, e.name), rel)));
-    else out.push(rel);
-  }
-  return out.sort();
-}
-
-/** Runs `hub verify-cache` on its arguments; returns the exit code (0 no mismatch, 1 a mismatch or a failed fix, 2 bad usage). */
-export function verifyCacheCommand(argv: string[], io: GetIo): Promise<number> {
-  return withUsage(VERIFY_CACHE, argv, io, verifyCacheRun);
-}
-
-/** `hub verify-cache` on parsed arguments. */
-export async function verifyCacheRun(parsed: Parsed<typeof VERIFY_CACHE_OPTIONS>, io: GetIo): Promise<number> {
-  const cache = parsed.positionals[0] ?? defaultHfCache(io.env);
-  const hub = parsed.values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
-  const opts: ClientOptions = { hub, hasher: nodeHasher, ...(io.fetch ? { fetch: io.fetch } : { getBytes: nodeGetBytes }) };
-  const say = (v: Record<string, unknown>, text: string) => (io.tty ? io.err(`${text}\n`) : io.out(JSON.stringify(v)));
-  let repos: string[];
-  try {
-    repos = (await readdir(cache)).filter((d) => d.startsWith('models--')).sort();
-  } catch (e) {
-    io.err(`hub verify-cache: cannot read ${cache}: ${(e as Error).message}`);
-    return 2;
-  }
-  let mismatches = 0;
-  let fixFailed = 0;
-  for (const folder of repos) {
-    const parts = folder.slice('models--'.length).split('--');
-    const id = parts.length >= 2 ? `${parts[0]}/${parts.slice(1).join('--')}` : (parts[0] ?? '');
-    let commits: string[] = [];
-    try {
-      commits = (await readdir(join(cache, folder, 'snapshots'))).sort();
-    } catch {
-      continue;
-    }
-    for (const commit of commits) {
-      let tree: Map<string, RemoteFile>;
-      try {
-        tree = new Map((await listFiles(opts, id, commit)).map((f) => [f.path, f]));
-      } catch {
-        say({ event: 'unknown-revision', model: id, revision: commit }, `?  ${id}@${commit}: not indexed by the hub`);
-        continue;
-      }
-      const bad: RemoteFile[] = [];
-      for (const rel of await walk(join(cache, folder, 'snapshots', commit))) {
-        const expected = tree.get(rel);
-        if (!expected) {
-          say({ event: 'unknown', model: id, revision: commit, file: rel }, `?  ${id}@${commit} ${rel}: not in the hub's index`);
-          continue;
-        }
-        const actual = await hashFile(join(cache, folder, 'snapshots', commit, ...rel.split('/')));
-        if (actual === expected.sha256) {
-          say({ event: 'match', model: id, revision: commit, file: rel, sha256: actual }, `ok ${id}@${commit} ${rel}`);
-        } else {
-          mismatches++;
-          bad.push(expected);
-          say(
-            { event: 'mismatch', model: id, revision: commit, file: rel, expected: expected.sha256, actual },
-            `MISMATCH ${id}@${commit} ${rel}\n  expected ${expected.sha256}\n  actual   ${actual}`,
-          );
-        }
-      }
-      if (parsed.values.fix && bad.length > 0) {
-        const results = await downloadAll(opts, id, commit, bad, (f) => hfCacheSink(cache, id, commit, f), 2);
-        for (const r of results) {
-          if (!r.ok) fixFailed++;
-          say(
-            { event: 'fix', model: id, revision: commit, file: r.file.path, ok: r.ok, source: r.source ?? null },
-            `${r.ok ? 'fixed' : 'FIX FAILED'} ${id}@${commit} ${r.file.path}${r.source ? ` from ${r.source}` : ''}`,
-          );
-        }
-      }
-    }
-  }
-  if (fixFailed > 0) return 1;
-  return mismatches > 0 && !parsed.values.fix ? 1 : 0;
 }
 
 /** The process's terminal for `hub get` and `hub verify-cache` (they write lines). */

@@ -4,11 +4,10 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { modelFilesFromLog, verifyHubLog } from '@hub/client';
 import { generateSignerKey, type LogSeen, LogSeenSchema, LogVerifyError, NoteError } from '@hub/core-index';
-import type { INDEX_VERIFY_OPTIONS, KEYS_GENERATE_OPTIONS } from './cli-commands.js';
-import { type CliIo, UsageError, type Values } from './cli-framework.js';
+import { type CliIo, UsageError } from './cli-framework.js';
 
 /** `hub keys generate --out FILE [--name NAME]`; returns the exit code. */
-export async function keysGenerateRun(values: Values<typeof KEYS_GENERATE_OPTIONS>, io: CliIo): Promise<number> {
+export async function keysGenerateRun(values: { out?: string; name?: string }, io: CliIo): Promise<number> {
   if (!values.out) throw new UsageError('needs --out FILE (where the private key is written)');
   const name = values.name ?? `${hostname()}/api/hub/log`;
   let pair: { signerKey: string; verifierKey: string };
@@ -58,7 +57,10 @@ async function writeSeen(file: string, seen: LogSeen): Promise<void> {
 }
 
 /** `hub index verify --log URL --key VKEY …`; returns the exit code (1 on a fault of the log). */
-export async function logVerifyRun(values: Values<typeof INDEX_VERIFY_OPTIONS>, io: CliIo & { fetch?: typeof fetch }): Promise<number> {
+export async function logVerifyRun(
+  values: { data?: string; log?: string; key?: string[]; state?: string; day?: string },
+  io: CliIo & { fetch?: typeof fetch },
+): Promise<number> {
   const url = values.log as string;
   if (!/^https?:\/\/\S+$/.test(url)) throw new UsageError('--log takes the URL of a hub log (http://HOST/api/hub/log)');
   const keys = values.key ?? (io.env.HUB_LOG_KEY ? [io.env.HUB_LOG_KEY] : []);

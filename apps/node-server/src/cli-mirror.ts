@@ -2,24 +2,100 @@
  * `hub mirror pull|serve|verify` and `hub bundle create|import` (design 10.3): a local mirror filled through a hub with
  * every byte checked, and the day's index carried across an air gap with the mirror beside it.
  */
-import { type Attempt, type ClientOptions, globToRegExp, hubCatalog, listFiles, parseRef, type RemoteFile, selectFiles } from '@hub/client';
-import { type MirrorFileEvent, type MirrorModel, nodeGetBytes, nodeHasher, pullIntoMirror, verifyMirror } from '@hub/client/node';
-import { formatBytes } from '@hub/core-index';
-import { serveMirrorFolder } from '@hub/node-toolkit';
-import { bundleCreate, bundleImport } from './bundle.js';
-import {
-  BUNDLE_CREATE,
-  type BUNDLE_CREATE_OPTIONS,
-  BUNDLE_IMPORT,
-  type BUNDLE_IMPORT_OPTIONS,
-  MIRROR_PULL,
-  type MIRROR_PULL_OPTIONS,
-  type MIRROR_SERVE_OPTIONS,
-  MIRROR_VERIFY,
-  type MIRROR_VERIFY_OPTIONS,
-} from './cli-commands.js';
-import { CliError, type Command, type OptionSpecs, type Parsed, parseCommand, UsageError, usageText } from './cli-framework.js';
+import type { Attempt, ClientOptions, RemoteFile } from '@hub/client';
+import type { MirrorFileEvent, MirrorModel } from '@hub/client/node';
+import { formatBytes } from '@hub/core-index/light';
+import { CliError, command, hubUrlOf, type OptionSpecs, type Parsed, runWith, UsageError } from './cli-framework.js';
+import { DATA, HUB_URL } from './cli-options.js';
 import { ProgressBars } from './progress.js';
+
+const PULL_CHOICE = {
+  top: { type: 'string', arg: 'N', help: "Take the hub's first N models (its browse order)." },
+  'max-bytes': { type: 'string', arg: 'SIZE', help: 'Skip a model past this total (500M, 20G); smaller ones after it are taken.' },
+  hub: HUB_URL,
+  parallel: { type: 'string', arg: 'N', help: 'Files downloaded at once (default 4).' },
+} as const satisfies OptionSpecs;
+
+export const MIRROR_PULL_OPTIONS = {
+  ...PULL_CHOICE,
+  'stall-seconds': { type: 'string', arg: 'N', help: 'Leave a source that sends nothing for this long (default 30).' },
+} as const satisfies OptionSpecs;
+
+export const MIRROR_PULL = command({
+  name: 'mirror pull',
+  interrupted: 'Verified files and cut files are kept: run the same command again to resume (with Range).',
+  summary: "Fill a local mirror with models' files through the hub, each checked and stored once by SHA-256.",
+  usage: ['DIR [MODEL[:QUANT] | GLOB …] [--top N] [--max-bytes SIZE] [--hub URL] [--parallel N]'],
+  description: `Fill DIR with models' files through the hub, each checked against the index's SHA-256 and stored
+once by it (DIR/sha256/<hex>), with DIR/manifest.json saying what it holds. Run it again after an
+interruption: verified files are kept, a cut file resumes with Range. GLOB matches model ids (org/*).
+Progress bars on a terminal, JSON lines otherwise. Exit 1 when a file could not be verified.`,
+  options: MIRROR_PULL_OPTIONS,
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY, name: 'the mirror folder (DIR)' },
+  run: (args) => mirrorPullRun(args, processMirrorIo()),
+});
+
+export const MIRROR_SERVE_OPTIONS = {
+  port: { type: 'string', arg: 'N', help: 'The port (default 8090).' },
+  host: { type: 'string', arg: 'ADDR', help: 'The address to listen on (default 127.0.0.1).' },
+} as const satisfies OptionSpecs;
+
+export const MIRROR_SERVE = command({
+  name: 'mirror serve',
+  summary: 'Serve a mirror folder (manifest.json, sha256/<hex>, with Range) for a hub.',
+  usage: ['DIR [--port N] [--host ADDR]'],
+  description: `Serve a mirror folder as any static web server would (Range, ETag, CORS), for a hub's source
+{"name": "local-mirror", "kind": "mirror", "url": "http://HOST:PORT/"}. Runs until interrupted.`,
+  options: MIRROR_SERVE_OPTIONS,
+  positionals: { min: 1, max: 1, name: 'the mirror folder (DIR)' },
+  run: (args) => mirrorServeRun(args, processMirrorIo()),
+});
+
+export const MIRROR_VERIFY_OPTIONS = {} as const satisfies OptionSpecs;
+
+export const MIRROR_VERIFY = command({
+  name: 'mirror verify',
+  summary: 'Re-hash every file of a mirror; move a damaged one aside.',
+  usage: ['DIR'],
+  description: `Re-hash every file of a mirror folder against its name; a damaged one is moved to DIR/damaged/
+and leaves the manifest, which records when the mirror was verified. Exit 1 if a file was damaged or missing.`,
+  options: MIRROR_VERIFY_OPTIONS,
+  positionals: { min: 1, max: 1, name: 'the mirror folder (DIR)' },
+  run: (args) => mirrorVerifyRun(args, processMirrorIo()),
+});
+
+export const BUNDLE_CREATE_OPTIONS = {
+  ...PULL_CHOICE,
+  'from-mirror': { type: 'string', arg: 'DIR', help: 'Take files already in this mirror (each re-hashed) instead of downloading them.' },
+} as const satisfies OptionSpecs;
+
+export const BUNDLE_CREATE = command({
+  name: 'bundle create',
+  interrupted: 'What is written is kept (bundle.json comes last): run the same command again to resume.',
+  summary: "Write the hub's index (as published) and a mirror of chosen models, to carry across an air gap.",
+  usage: ['OUT (MODEL[:QUANT]… | --top N) --hub URL [--from-mirror DIR] [--max-bytes SIZE] [--parallel N]'],
+  description: `Write OUT: the hub's index objects exactly as published (same addresses, earlier days included),
+its archive, and a mirror of the chosen models' files (OUT/mirror). Resumable; OUT/bundle.json is
+written last. Carry OUT to a network that cannot reach the hub and run "hub bundle import" there.`,
+  options: BUNDLE_CREATE_OPTIONS,
+  positionals: { min: 1, max: Number.POSITIVE_INFINITY, name: 'the bundle folder (OUT)' },
+  run: (args) => bundleCreateRun(args, processMirrorIo()),
+});
+
+export const BUNDLE_IMPORT_OPTIONS = { data: DATA } as const satisfies OptionSpecs;
+
+export const BUNDLE_IMPORT = command({
+  name: 'bundle import',
+  summary: 'Check every object and file of a bundle, then take it into a data folder.',
+  usage: ['IN --data DIR'],
+  description: `Check every object of a bundle against its BLAKE3 address and every file against its SHA-256, then
+put them into DIR (objects, DIR/mirror) and switch DIR to the bundle's day. A later day's bundle imports
+on top. "hub serve --data DIR" then serves that index and the mirror (on the next port), and redirects
+to nothing else unless the config names it (airGapped).`,
+  options: BUNDLE_IMPORT_OPTIONS,
+  positionals: { min: 1, max: 1, name: 'the bundle folder (IN)' },
+  run: (args) => bundleImportRun(args, processMirrorIo()),
+});
 
 export interface MirrorIo {
   out: (line: string) => void;
@@ -52,6 +128,7 @@ export async function chooseModels(
   maxBytes: number | undefined,
   skipped: (id: string, why: string) => void,
 ): Promise<MirrorModel[]> {
+  const { globToRegExp, hubCatalog, listFiles, parseRef, selectFiles } = await import('@hub/client');
   const { catalog } = await hubCatalog(opts.hub, opts.fetch);
   const rows = catalog.rows;
   const picks: Array<{ id: string; revision: string; quant?: string }> = [];
@@ -95,7 +172,8 @@ export async function chooseModels(
 }
 
 /** The client options of the mirror commands: node:http bytes, node:crypto hashing, progress on a terminal. */
-function clientOptions(hub: string, io: MirrorIo, bars: ProgressBars, stallSeconds = 30) {
+async function clientOptions(hub: string, io: MirrorIo, bars: ProgressBars, stallSeconds = 30) {
+  const { nodeGetBytes, nodeHasher } = await import('@hub/client/node');
   return {
     hub,
     hasher: nodeHasher,
@@ -136,12 +214,13 @@ export async function mirrorPullRun({ values, positionals }: Parsed<typeof MIRRO
   const maxBytes = values['max-bytes'] !== undefined ? parseSize(values['max-bytes']) : undefined;
   const parallel = wholeNumber('--parallel', values.parallel, 4);
   const stall = wholeNumber('--stall-seconds', values['stall-seconds'], 30);
-  const hub = values.hub ?? io.env.HUB_URL ?? 'http://localhost:8080';
+  const hub = hubUrlOf(values.hub, io.env);
   const bars = new ProgressBars((l) => io.err(l));
-  const opts = clientOptions(hub, io, bars, stall);
+  const opts = await clientOptions(hub, io, bars, stall);
   const models = await chooseModels(opts, refs, top, maxBytes, (id, why) =>
     io.tty ? io.err(`skipped ${id}: ${why}\n`) : io.out(JSON.stringify({ event: 'skipped', model: id, reason: why })),
   );
+  const { pullIntoMirror } = await import('@hub/client/node');
   const report = await pullIntoMirror(opts, dir, models, { parallel, onFile: fileReporter(io) });
   if (io.tty) bars.draw();
   const failed = report.files.filter((f) => f.status === 'failed').length;
@@ -168,6 +247,7 @@ export async function mirrorServeRun({ values, positionals }: Parsed<typeof MIRR
   const dir = positionals[0] ?? '';
   const port = values.port === undefined ? 8090 : Number(values.port);
   if (!/^\d+$/.test(values.port ?? '0') || port > 65535) throw new UsageError(`--port ${values.port} is not a port number`);
+  const { serveMirrorFolder } = await import('@hub/node-toolkit');
   const server = await serveMirrorFolder({ root: dir, port, host: values.host ?? '127.0.0.1' });
   io.err(
     `serving the mirror ${dir} at ${server.url}; a hub's source: {"name": "local-mirror", "kind": "mirror", "url": "${server.url}"}\n`,
@@ -181,6 +261,7 @@ export async function mirrorServeRun({ values, positionals }: Parsed<typeof MIRR
 /** `hub mirror verify DIR` */
 export async function mirrorVerifyRun({ positionals }: Parsed<typeof MIRROR_VERIFY_OPTIONS>, io: MirrorIo): Promise<number> {
   const dir = positionals[0] ?? '';
+  const { verifyMirror } = await import('@hub/client/node');
   const result = await verifyMirror(dir, {
     onFile: (e) => {
       if (!io.tty) io.out(JSON.stringify({ event: 'file', ...e }));
@@ -205,10 +286,11 @@ export async function bundleCreateRun({ values, positionals }: Parsed<typeof BUN
   const maxBytes = values['max-bytes'] !== undefined ? parseSize(values['max-bytes']) : undefined;
   const parallel = wholeNumber('--parallel', values.parallel, 4);
   const bars = new ProgressBars((l) => io.err(l));
-  const opts = clientOptions(hub, io, bars);
+  const opts = await clientOptions(hub, io, bars);
   const models = await chooseModels(opts, refs, top, maxBytes, (id, why) =>
     io.tty ? io.err(`skipped ${id}: ${why}\n`) : io.out(JSON.stringify({ event: 'skipped', model: id, reason: why })),
   );
+  const { bundleCreate } = await import('./bundle.js');
   const result = await bundleCreate(opts, out, models, {
     parallel,
     onFile: fileReporter(io),
@@ -228,6 +310,7 @@ export async function bundleCreateRun({ values, positionals }: Parsed<typeof BUN
 export async function bundleImportRun({ values, positionals }: Parsed<typeof BUNDLE_IMPORT_OPTIONS>, io: MirrorIo): Promise<number> {
   const input = positionals[0] ?? '';
   const data = values.data ?? io.env.HUB_DATA ?? '.hub-data';
+  const { bundleImport } = await import('./bundle.js');
   const result = await bundleImport(input, data, {
     progress: (what) => (io.tty ? io.err(`\r\x1b[2K${what}`) : undefined),
   });
@@ -251,23 +334,7 @@ export function processMirrorIo(): MirrorIo {
   };
 }
 
-/** A command on its arguments, a usage mistake as one line and the usage (exit 2), as the CLI layer answers it. */
-async function withUsage<O extends OptionSpecs>(
-  c: Command<O>,
-  argv: string[],
-  io: MirrorIo,
-  run: (args: Parsed<O>, io: MirrorIo) => Promise<number>,
-): Promise<number> {
-  try {
-    return await run(parseCommand(c, argv), io);
-  } catch (e) {
-    if (!(e instanceof UsageError || e instanceof CliError)) throw e;
-    io.err(`hub ${c.name}: ${e.message}\n${e instanceof UsageError ? usageText(c as unknown as Command) : ''}`);
-    return 2;
-  }
-}
-
-export const mirrorPull = (argv: string[], io: MirrorIo) => withUsage(MIRROR_PULL, argv, io, mirrorPullRun);
-export const mirrorVerify = (argv: string[], io: MirrorIo) => withUsage(MIRROR_VERIFY, argv, io, mirrorVerifyRun);
-export const bundleCreateCommand = (argv: string[], io: MirrorIo) => withUsage(BUNDLE_CREATE, argv, io, bundleCreateRun);
-export const bundleImportCommand = (argv: string[], io: MirrorIo) => withUsage(BUNDLE_IMPORT, argv, io, bundleImportRun);
+export const mirrorPull = (argv: string[], io: MirrorIo) => runWith(MIRROR_PULL, argv, io, mirrorPullRun);
+export const mirrorVerify = (argv: string[], io: MirrorIo) => runWith(MIRROR_VERIFY, argv, io, mirrorVerifyRun);
+export const bundleCreateCommand = (argv: string[], io: MirrorIo) => runWith(BUNDLE_CREATE, argv, io, bundleCreateRun);
+export const bundleImportCommand = (argv: string[], io: MirrorIo) => runWith(BUNDLE_IMPORT, argv, io, bundleImportRun);

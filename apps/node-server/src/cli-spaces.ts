@@ -1,17 +1,23 @@
+import { namingFetch } from '@hub/client/get';
 import { readSpaceDir } from '@hub/node-toolkit';
 import { httpSpaceSink, PublishError, publishSpace, type SpaceFileInput } from '@hub/objects';
 import { installFastBlake3 } from './blake3-node.js';
-import type { SPACES_PUT_OPTIONS } from './cli-commands.js';
-import { CliError, type Parsed, UsageError } from './cli-framework.js';
+import { CliError, hubUrlOf, UsageError } from './cli-framework.js';
 
 /** `hub spaces put DIR --name NAME --token TOKEN [--url BASE] [--title T] [--about A] [--entry FILE]` */
-export async function spacesPutCommand({ values, positionals }: Parsed<typeof SPACES_PUT_OPTIONS>): Promise<number> {
+export async function spacesPutCommand({
+  values,
+  positionals,
+}: {
+  values: { name?: string; token?: string; url?: string; title?: string; about?: string; entry?: string };
+  positionals: string[];
+}): Promise<number> {
   installFastBlake3();
   const dir = positionals[0] as string;
   if (!values.name) throw new UsageError('needs --name NAME (1-63 of a-z 0-9 -)');
   const token = values.token ?? process.env.HUB_PUBLISHER_TOKEN;
   if (!token) throw new UsageError('needs --token TOKEN (or HUB_PUBLISHER_TOKEN): a publisher token of the hub');
-  const url = (values.url ?? process.env.HUB_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+  const url = hubUrlOf(values.url, process.env);
   let files: SpaceFileInput[];
   try {
     files = await readSpaceDir(dir);
@@ -28,7 +34,7 @@ export async function spacesPutCommand({ values, positionals }: Parsed<typeof SP
         ...(values.about ? { about: values.about } : {}),
         ...(values.entry ? { entry: values.entry } : {}),
       },
-      httpSpaceSink(url, token),
+      httpSpaceSink(url, token, namingFetch(fetch)),
     );
     process.stdout.write(`${JSON.stringify({ ...r, url: `${url}/spaces/${r.name}/`, sealed: `${url}/spaces/${r.root}/` })}\n`);
     return 0;

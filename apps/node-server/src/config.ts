@@ -3,6 +3,7 @@ import path from 'node:path';
 import { PolicyConfigError, parsePolicy, type ServePolicy, type SourceConfig } from '@hub/core-index';
 import { indexStoreKind } from '@hub/hub';
 import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
+import { CliError } from './cli-framework.js';
 import { DEFAULT_HOST } from './listen.js';
 
 /** The config file (JSON via `--config` or `HUB_CONFIG`); design section 8. */
@@ -103,7 +104,8 @@ export interface ResolvedConfig extends HubConfigFile {
   logLevel: string;
 }
 
-export class ConfigError extends Error {}
+/** A configuration that cannot work: one line and exit 2, as every user mistake (cli-framework.ts). */
+export class ConfigError extends CliError {}
 
 export function readConfigFile(file: string): HubConfigFile {
   let raw: string;
@@ -131,14 +133,12 @@ export function readConfigFile(file: string): HubConfigFile {
 export function resolveConfig(
   flags: { port?: string; data?: string; config?: string; host?: string },
   env: NodeJS.ProcessEnv = process.env,
+  fromFile: HubConfigFile = configFileOf(flags, env),
 ): ResolvedConfig {
-  const file = flags.config ?? env.HUB_CONFIG;
-  const fromFile = file ? readConfigFile(file) : {};
   const port = nonEmpty(flags.port) ?? nonEmpty(env.PORT) ?? fromFile.port ?? 8080;
   const portNumber = Number(port);
   if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
     throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
-  checkHostSettings(fromFile);
   checkVerdictSettings(fromFile);
   try {
     indexStoreKind(nonEmpty(env.HUB_INDEX_STORE) ?? fromFile.indexStore, 'indexStore (or HUB_INDEX_STORE)');
@@ -169,26 +169,15 @@ export function resolveConfig(
   };
 }
 
+/** The config file named by `--config` or `HUB_CONFIG`, as written (nothing when neither names one). */
+export function configFileOf(flags: { config?: string }, env: NodeJS.ProcessEnv = process.env): HubConfigFile {
+  const file = flags.config ?? env.HUB_CONFIG;
+  return file ? readConfigFile(file) : {};
+}
+
 /** An unset or blank value (`HOST=` in a shell) counts as not given. */
 function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
-}
-
-/** The settings of the host policy (design 10.1) must be usable as given, or the start fails with one line. */
-function checkHostSettings(c: HubConfigFile): void {
-  if (c.baseUrl !== undefined) {
-    let u: URL | undefined;
-    try {
-      u = new URL(String(c.baseUrl));
-    } catch {
-      u = undefined;
-    }
-    if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.search || u.hash || u.username || u.password)
-      throw new ConfigError('baseUrl must be an absolute http(s) URL without query, fragment or credentials (https://models.example.org).');
-  }
-  if (c.allowedHosts !== undefined && (!Array.isArray(c.allowedHosts) || c.allowedHosts.some((h) => typeof h !== 'string')))
-    throw new ConfigError('allowedHosts must be a list of host names (["hub.lan", ".example.org"]).');
-  if (c.trustProxy !== undefined && typeof c.trustProxy !== 'boolean') throw new ConfigError('trustProxy must be true or false.');
 }
 
 /** The serving policy and the signing trust must be usable as given (every key checked), or the start fails with one line. */

@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import net, { type Socket } from 'node:net';
 import { accessLog, bearerToken, type Logger, type Metrics, noMetrics, teeMetrics, timingSafeEqualString } from '@hub/core-index';
-import { ConfigError, type HubConfigFile } from './config.js';
+import type { HubConfigFile } from './config.js';
 import { listenOn } from './listen.js';
 // Types only: prom-client (and the @opentelemetry/api it loads) is imported when metrics are on, never otherwise.
 import type { PromMetrics } from './metrics.js';
@@ -157,13 +157,6 @@ export async function observabilityFrom(
   probeIntervalSeconds: number,
 ): Promise<Observability> {
   const { metricsPort, metricsHost, metricsToken, logRequests } = config;
-  if (metricsPort !== undefined && (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535))
-    throw new ConfigError(`config: metricsPort ${String(metricsPort)} is not a port number (0-65535).`);
-  if (metricsHost !== undefined && (typeof metricsHost !== 'string' || metricsHost === ''))
-    throw new ConfigError('config: metricsHost must be an address to listen on (default 127.0.0.1).');
-  if (metricsToken !== undefined && (typeof metricsToken !== 'string' || metricsToken.length < 16 || /\s/.test(metricsToken)))
-    throw new ConfigError('config: metricsToken must be at least 16 characters without spaces (a long random string).');
-  if (logRequests !== undefined && typeof logRequests !== 'boolean') throw new ConfigError('config: logRequests must be true or false.');
 
   let prom =
     metricsPort !== undefined || metricsToken !== undefined

@@ -1,23 +1,11 @@
 import { stat } from 'node:fs/promises';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import {
-  type Address,
-  type HostPolicy,
-  type Hub,
-  type IndexStore,
-  type Logger,
-  parsePolicy,
-  type SourceConfig,
-  SourceProber,
-  SPACES_REF,
-} from '@hub/core-index';
-import { assembleHub, type HubDeps, indexHolder, indexStoreKind, mergeSources, openDay } from '@hub/hub';
+import { type Address, type Hub, type IndexStore, type Logger, parsePolicy, SourceProber, SPACES_REF } from '@hub/core-index';
+import { assembleHub, type HubDeps, indexHolder, indexStoreKind, openDay, type SourceEntry } from '@hub/hub';
 import {
   DEMO_SOURCE,
   type DemoMirror,
-  demoSource,
   demoTreeDir,
   type MirrorFolderServer,
   seedBuckets,
@@ -31,14 +19,17 @@ import { installFastBlake3 } from './blake3-node.js';
 import { ConfigError, type HubConfigFile } from './config.js';
 import { DATA_MIRROR, IMPORTED_FILE } from './data-folder.js';
 import { hostRoutes } from './host-routes.js';
+import { hubHttpServer } from './hub-http-server.js';
 import { DEFAULT_HOST, listenOn } from './listen.js';
 import { createLogger } from './logger.js';
 import { type MetricsServer, observabilityFrom } from './metrics-http.js';
 import { watchMirrorManifest } from './mirror-watch.js';
 import { FileMissingLog } from './missing-log.js';
 import { hubListener } from './node-listener.js';
-import { checkProbeConfig, fileProbeStorage, probeSettingsFrom } from './prober.js';
+import { fileProbeStorage, probeSettingsFrom } from './prober.js';
 import { shareProbes } from './replicas.js';
+import { checkConfig, checkOrder, hostPolicyOf } from './settings-check.js';
+import { LOCAL_MIRROR, sourcesFromConfig } from './sources-config.js';
 import { openAccounts } from './stores/open-accounts.js';
 import { fileLoadPack, loadVerifiedOnce } from './verify.js';
 
@@ -75,33 +66,15 @@ export interface RunningHub {
   close(): Promise<void>;
 }
 
-/** The health key of the data folder's own mirror (`DIR/mirror`; design 10.3). */
-export const LOCAL_MIRROR = 'local-mirror';
-
-export function sourcesFromConfig(
-  config: HubConfigFile,
-  demo?: DemoMirror,
-  localMirror?: { url: string; beside: boolean },
-  airGapped = false,
-): SourceConfig[] {
-  // The demo mirror and the data folder's mirror run beside the hub, where it listens: their redirects name the host
-  // the client reached the hub by (onHubHost). A mirror URL the config names is used as written.
-  const own: SourceConfig[] = demo ? [demoSource(demo.template, { onHubHost: true })] : [];
-  if (localMirror)
-    own.push({
-      name: LOCAL_MIRROR,
-      display: 'Local mirror',
-      token: 'mirror',
-      kind: 'mirror',
-      url: localMirror.url,
-      ...(localMirror.beside ? { onHubHost: true } : {}),
-    });
-  const merged = mergeSources(config.sources ?? [], own);
-  // Air-gapped (a data folder filled by `hub bundle import`): only mirrors and the sources the config names are
-  // redirected to; the index's public hosts are unreachable from here, so a file no mirror holds answers 503.
-  if (!airGapped) return merged;
-  const named = new Set((config.sources ?? []).filter((s) => s.name !== LOCAL_MIRROR).map((s) => s.name));
-  return merged.map((s) => (s.kind === 'mirror' || named.has(s.name) ? s : { ...s, redirect: false }));
+/** A busy port or an address this machine lacks: the user's mistake, one line (exit 2), naming what to change. */
+function cannotListen(host: string, port: number, e: NodeJS.ErrnoException): ConfigError {
+  const why =
+    e.code === 'EADDRINUSE'
+      ? 'the port is in use'
+      : e.code === 'EADDRNOTAVAIL'
+        ? 'this machine has no such address'
+        : (e.code ?? e.message);
+  return new ConfigError(`Cannot listen on ${host}:${port} (${why}). Choose another address or port: HOST/--host, PORT/--port.`);
 }
 
 /** Whether `dir` holds a mirror folder (`manifest.json`). */
@@ -115,30 +88,14 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const host = options.host ?? DEFAULT_HOST;
   const config = options.config ?? {};
   const log = options.logger ?? createLogger({ level: config.logLevel ?? 'info' });
-  // A probe entry or probe setting that cannot work fails the start (ConfigError), before anything is opened.
-  checkProbeConfig(sourcesFromConfig(config));
+  // A key, value, source entry or probe setting that cannot work fails the start (ConfigError), before anything is opened.
+  checkConfig(config);
   const probeSettings = probeSettingsFrom(config);
   // Metrics and the access log (issue 28): the sink every part emits to; nothing is measured when both are off.
   const observability = await observabilityFrom(config, log, probeSettings.intervalSeconds);
   const objects = new FsObjectStore(options.dataDir);
 
-  let current = (await objects.readRef('current')) as Address | undefined;
-  let seeded = false;
-  if (!current && config.demo !== false) {
-    // The bundled spaces first, so the demo day's archive entry records their catalog.
-    if (!(await objects.readRef(SPACES_REF))) await seedSpaces(objects, log);
-    await seedBuckets(objects, log);
-    current = (await seedDemo(objects, log)).catalog;
-    seeded = true;
-  }
-  if (!current) throw new Error(`No index in ${options.dataDir}: run "hub index build" first, or start with the demo enabled.`);
-  // The one index holder (@hub/hub). Objects are verified once, on the first start on (or switch to) a catalog; later
-  // starts read them as stored, from the load pack in the data folder.
-  const pack = fileLoadPack(options.dataDir);
-  // The day whole for a small index, its pages for a large one (`indexStore` / HUB_INDEX_STORE; design 11.1).
-  const kind = indexStoreKind(config.indexStore, 'indexStore (or HUB_INDEX_STORE)');
-  const load = (store: FsObjectStore, address: Address) => openDay(store, address, kind, () => loadVerifiedOnce(store, address, pack));
-  const indexes = indexHolder(objects, await load(objects, current), load, log, observability.metrics);
+  const { indexes, seeded } = await openIndex(objects, options.dataDir, config, log, observability.metrics);
 
   // Accounts: PostgreSQL when `database` names one, else one SQLite file under the data folder; without
   // account.publicKey the routes answer 503.
@@ -154,30 +111,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       .current()
       .sourceKinds()
       .some(([name]) => name === DEMO_SOURCE);
-  // The servers beside the hub (the demo mirror, the data folder's mirror) listen on the hub's address, so they are
-  // reached wherever the hub is: on every interface with `--host 0.0.0.0`, on 127.0.0.2 with `--host 127.0.0.2`.
-  const besideHost = host === 'localhost' ? '127.0.0.1' : host;
-  let mirror: DemoMirror | undefined;
-  if (usesDemo && options.demoMirror !== false) {
-    const wanted = config.demoMirrorPort ?? (options.port ? options.port + 1 : 0);
-    mirror = await startDemoMirror({ root: demoTreeDir(), port: wanted, host: besideHost }).catch(() =>
-      startDemoMirror({ root: demoTreeDir(), port: 0, host: besideHost }),
-    );
-    log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
-  }
-
-  // The data folder's own mirror (`DIR/mirror`) is served on the next free port, unless the config names its URL (an
-  // nginx in front of the same folder).
-  let localMirror: MirrorFolderServer | undefined;
-  const mirrorDir = path.join(options.dataDir, DATA_MIRROR);
-  const configuredMirror = config.sources?.find((s) => s.name === LOCAL_MIRROR && s.url);
-  if (!configuredMirror && (await hasMirror(mirrorDir))) {
-    const wanted = config.localMirrorPort ?? (options.port ? options.port + (mirror ? 2 : 1) : 0);
-    localMirror = await serveMirrorFolder({ root: mirrorDir, port: wanted, host: besideHost }).catch(() =>
-      serveMirrorFolder({ root: mirrorDir, port: 0, host: besideHost }),
-    );
-    log.info({ mirror: localMirror.url, folder: mirrorDir }, 'serving the local mirror');
-  }
+  const { mirror, localMirror, mirrorDir, configuredMirror } = await startMirrorsBeside(options, config, host, usesDemo, log);
   const ownMirror = localMirror
     ? { url: localMirror.url, beside: true }
     : configuredMirror?.url
@@ -226,7 +160,9 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
         )
       : undefined;
 
-  const baseUrl = config.baseUrl ? config.baseUrl.replace(/\/+$/, '') : undefined;
+  // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
+  const policy = hostPolicyOf(config, host);
+  const { baseUrl } = policy;
   const { hub, deps } = assembleHub({
     index: indexes,
     health,
@@ -261,49 +197,18 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
 
   // The 5xx series HubErrors5xx sums and each source's probe series, shown at 0 from the first scrape.
   observability.prom?.declare({ routes: hub.routes, sources: sources.map((s) => s.name) });
-
-  // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
-  const policy: HostPolicy = {
-    listenHost: host,
-    ...(baseUrl ? { baseUrl } : {}),
-    ...(config.allowedHosts ? { allowedHosts: config.allowedHosts } : {}),
-    ...(config.trustProxy ? { trustProxy: true } : {}),
-  };
   // Hub paths go to the hub; the host's own `/-/` routes (liveness, readiness) are answered beside it, without Koa
   // (host-routes.ts). Node checks the header and request timeouts on `connectionsCheckingInterval` (its default, 30 s,
   // would stretch them).
   const own = hostRoutes(() => indexes.current());
-  const server = http.createServer({ connectionsCheckingInterval: 1000 }, observability.wrap(hubListener(hub, own, policy)));
-  server.keepAliveTimeout = 65_000;
-  // Slow and abusive clients (issue 19): the whole header block within 20 s, the whole request within
-  // 120 s, and at most `maxConnectionsPerAddress` open connections from one remote address.
-  server.headersTimeout = config.headersTimeoutSeconds !== undefined ? config.headersTimeoutSeconds * 1000 : 20_000;
-  server.requestTimeout = config.requestTimeoutSeconds !== undefined ? config.requestTimeoutSeconds * 1000 : 120_000;
-  const perAddressCap = config.maxConnectionsPerAddress ?? 256;
-  const openByAddress = new Map<string, number>();
-  server.on('connection', (socket) => {
-    const address = socket.remoteAddress ?? '';
-    const open = (openByAddress.get(address) ?? 0) + 1;
-    if (open > perAddressCap) {
-      log.info({ address, open: open - 1 }, 'connection refused: too many open connections from one address');
-      socket.destroy();
-      return;
-    }
-    openByAddress.set(address, open);
-    socket.once('close', () => {
-      const left = (openByAddress.get(address) ?? 1) - 1;
-      if (left <= 0) openByAddress.delete(address);
-      else openByAddress.set(address, left);
-    });
-  });
+  const server = hubHttpServer(observability.wrap(hubListener(hub, own, policy)), config, log);
   const bound = await listenOn(server, options.port ?? 8080, host).catch(async (e: NodeJS.ErrnoException) => {
     await mirror?.close();
+    await localMirror?.close();
     mirrorWatch?.close();
     await probes.stop();
     await accountStore.close();
-    throw new ConfigError(
-      `Cannot listen on ${host}:${options.port ?? 8080} (${e.code ?? e.message}). Choose another address or port: HOST/--host, PORT/--port.`,
-    );
+    throw cannotListen(host, options.port ?? 8080, e);
   });
   const { port, url } = bound;
   const metricsServer = await observability.listen(server).catch(async (e: unknown) => {
@@ -352,5 +257,95 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       await localMirror?.close();
       await accountStore.close();
     },
+  };
+}
+
+/**
+ * The index the hub serves, opened once: the `current` ref (an empty folder gets the bundled demo, spaces and buckets
+ * unless the config says `demo: false`), loaded through the load pack, and `order` checked against its sources before
+ * anything listens.
+ */
+async function openIndex(
+  objects: FsObjectStore,
+  dataDir: string,
+  config: HubConfigFile,
+  log: Logger,
+  metrics: HubDeps['metrics'],
+): Promise<{ indexes: ReturnType<typeof indexHolder>; seeded: boolean }> {
+  let current = (await objects.readRef('current')) as Address | undefined;
+  let seeded = false;
+  // `order` names sources of the config, the hub's own mirrors or the index: checked before anything is written.
+  const ownSources = [DEMO_SOURCE, LOCAL_MIRROR];
+  if (!current) checkOrder(config, ownSources);
+  if (!current && config.demo !== false) {
+    // The bundled spaces first, so the demo day's archive entry records their catalog.
+    if (!(await objects.readRef(SPACES_REF))) await seedSpaces(objects, log);
+    await seedBuckets(objects, log);
+    current = (await seedDemo(objects, log)).catalog;
+    seeded = true;
+  }
+  if (!current) throw new Error(`No index in ${dataDir}: run "hub index build" first, or start with the demo enabled.`);
+  // The one index holder (@hub/hub). Objects are verified once, on the first start on (or switch to) a catalog; later
+  // starts read them as stored, from the load pack in the data folder.
+  const pack = fileLoadPack(dataDir);
+  // The day whole for a small index, its pages for a large one (`indexStore` / HUB_INDEX_STORE; design 11.1).
+  const kind = indexStoreKind(config.indexStore, 'indexStore (or HUB_INDEX_STORE)');
+  const load = (store: FsObjectStore, address: Address) => openDay(store, address, kind, () => loadVerifiedOnce(store, address, pack));
+  const indexes = indexHolder(objects, await load(objects, current), load, log, metrics);
+  checkOrder(config, [
+    ...ownSources,
+    ...indexes
+      .current()
+      .sourceKinds()
+      .map(([name]) => name),
+  ]);
+  return { indexes, seeded };
+}
+
+/**
+ * The servers beside the hub, on its address (so they are reached wherever the hub is: on every interface with
+ * `--host 0.0.0.0`, on 127.0.0.2 with `--host 127.0.0.2`): the demo mirror when the index uses the demo's bytes, and
+ * the data folder's mirror (`DIR/mirror`) unless the config names its URL. A port that cannot be had is one line.
+ */
+async function startMirrorsBeside(
+  options: StartOptions,
+  config: HubConfigFile,
+  host: string,
+  usesDemo: boolean,
+  log: Logger,
+): Promise<{ mirror?: DemoMirror; localMirror?: MirrorFolderServer; mirrorDir: string; configuredMirror?: SourceEntry }> {
+  const port = options.port;
+  const besideHost = host === 'localhost' ? '127.0.0.1' : host;
+  let mirror: DemoMirror | undefined;
+  if (usesDemo && options.demoMirror !== false) {
+    const wanted = config.demoMirrorPort ?? (port ? port + 1 : 0);
+    mirror = await startDemoMirror({ root: demoTreeDir(), port: wanted, host: besideHost })
+      .catch(() => startDemoMirror({ root: demoTreeDir(), port: 0, host: besideHost }))
+      .catch((e: NodeJS.ErrnoException) => {
+        throw cannotListen(besideHost, wanted, e);
+      });
+    log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
+  }
+
+  // The data folder's own mirror (`DIR/mirror`) is served on the next free port, unless the config names its URL (an
+  // nginx in front of the same folder).
+  let localMirror: MirrorFolderServer | undefined;
+  const mirrorDir = path.join(options.dataDir, DATA_MIRROR);
+  const configuredMirror = config.sources?.find((s) => s.name === LOCAL_MIRROR && s.url);
+  if (!configuredMirror && (await hasMirror(mirrorDir))) {
+    const wanted = config.localMirrorPort ?? (port ? port + (mirror ? 2 : 1) : 0);
+    localMirror = await serveMirrorFolder({ root: mirrorDir, port: wanted, host: besideHost })
+      .catch(() => serveMirrorFolder({ root: mirrorDir, port: 0, host: besideHost }))
+      .catch(async (e: NodeJS.ErrnoException) => {
+        await mirror?.close();
+        throw cannotListen(besideHost, wanted, e);
+      });
+    log.info({ mirror: localMirror.url, folder: mirrorDir }, 'serving the local mirror');
+  }
+  return {
+    ...(mirror ? { mirror } : {}),
+    ...(localMirror ? { localMirror } : {}),
+    mirrorDir,
+    ...(configuredMirror ? { configuredMirror } : {}),
   };
 }

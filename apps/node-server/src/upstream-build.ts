@@ -24,7 +24,7 @@ export interface NodeUpstreamBuildOptions {
   upstream: string;
   top?: number;
   date?: string;
-  /** ModelScope API base, or false for none (default https://modelscope.cn). */
+  /** ModelScope API base, or false for none (default core-index's MODELSCOPE_URL). */
   modelscope?: string | false;
   /** More http sources (an operator's mirror): NAME=URL_TEMPLATE */
   sources?: Array<{ name: string; url?: string }>;
@@ -95,7 +95,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     ...(options.date ? { date: options.date } : {}),
     missing,
     ...(pins ? { pins } : {}),
-    modelscope: options.modelscope === false ? false : { base: options.modelscope ?? 'https://modelscope.cn' },
+    modelscope: options.modelscope === false ? false : options.modelscope ? { base: options.modelscope } : {},
     ...(options.modelConcurrency ? { modelConcurrency: options.modelConcurrency } : {}),
     http: {
       ...(options.requestConcurrency ? { concurrency: options.requestConcurrency } : {}),

@@ -9,7 +9,7 @@ import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { HubConfigFile } from '../src/config.js';
 import { PROBES_FILE, probeOnce, probeSettingsFrom } from '../src/prober.js';
-import { sourcesFromConfig } from '../src/server.js';
+import { sourcesFromConfig } from '../src/sources-config.js';
 import { startTestHub, type TestHub } from './helpers.js';
 
 /**

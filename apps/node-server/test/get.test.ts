@@ -5,7 +5,8 @@ import path from 'node:path';
 import { tempDirs } from '@hub/node-toolkit/testing';
 import { downloadFileToCacheDir, scanCacheDir } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { getCommand, verifyCacheCommand } from '../src/cli-get.js';
+import { getCommand } from '../src/cli-get.js';
+import { verifyCacheCommand } from '../src/cli-verify-cache.js';
 import { startTestHub, type TestHub } from './helpers.js';
 
 // SYNTHETIC model files

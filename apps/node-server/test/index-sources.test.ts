@@ -5,7 +5,7 @@ import { type DemoMirror, startDemoMirror } from '@hub/node-toolkit';
 import { tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getCommand } from '../src/cli-get.js';
-import { indexBuildCommand } from '../src/cli-main.js';
+import { indexBuildCommand } from '../src/cli-index.js';
 import { createLogger } from '../src/logger.js';
 import { type RunningHub, startServer } from '../src/server.js';
 

@@ -3,7 +3,7 @@ import { DEMO_SOURCE, demoSource } from '@hub/node-toolkit';
 import type { BuildSummary } from '@hub/upstream';
 import { describe, expect, it } from 'vitest';
 import { ProgressBars } from '../src/progress.js';
-import { sourcesFromConfig } from '../src/server.js';
+import { sourcesFromConfig } from '../src/sources-config.js';
 import { summaryText } from '../src/upstream-build.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { BuildProgress, BuildSummary } from '@hub/upstream';
 import { describe, expect, it } from 'vitest';
-import { upstreamToken } from '../src/cli-index-run.js';
+import { upstreamToken } from '../src/settings-check.js';
 import { progressBar, summaryText } from '../src/upstream-build.js';
 
 describe('the index run on a terminal', () => {

@@ -7,6 +7,7 @@
  */
 import { boundedAll } from '@hub/core-index/light';
 import { DEFAULT_CONNECTIONS, downloadRanged, RANGED_MIN_BYTES } from './ranged.js';
+import { HubAnswerError, namedFailure } from './reach.js';
 import type {
   Attempt,
   ByteResponse,
@@ -78,8 +79,16 @@ export function parseRef(ref: string): { id: string; quant?: string } {
   return m[2] ? { id: m[1], quant: m[2].toUpperCase() } : { id: m[1] };
 }
 
-/** A JSON route of the hub: over `getBytes` when it is given without `fetch`, else over `fetch`. */
+/** A JSON route of the hub: over `getBytes` when it is given without `fetch`, else over `fetch`; a failure names `url`. */
 async function json<T>(opts: ClientOptions, url: string): Promise<T> {
+  try {
+    return await jsonOnce<T>(opts, url);
+  } catch (e) {
+    throw namedFailure(url, e);
+  }
+}
+
+async function jsonOnce<T>(opts: ClientOptions, url: string): Promise<T> {
   const headers = { accept: 'application/json' };
   if (opts.getBytes && !opts.fetch) {
     const r = await opts.getBytes(url, { headers, signal: AbortSignal.timeout(JSON_TIMEOUT_MS) });
@@ -95,11 +104,11 @@ async function json<T>(opts: ClientOptions, url: string): Promise<T> {
       parts.push(c.slice());
     }
     const text = new TextDecoder().decode(concat(parts, size));
-    if (r.status < 200 || r.status > 299) throw new Error(`${url}: ${r.status} ${text}`.trim());
+    if (r.status < 200 || r.status > 299) throw new HubAnswerError(url, r.status, text);
     return JSON.parse(text) as T;
   }
   const r = await (opts.fetch ?? fetch)(url, { headers });
-  if (!r.ok) throw new Error(`${url}: ${r.status} ${await r.text().catch(() => '')}`.trim());
+  if (!r.ok) throw new HubAnswerError(url, r.status, await r.text().catch(() => ''));
   return (await r.json()) as T;
 }
 

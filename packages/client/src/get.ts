@@ -15,5 +15,6 @@ export {
   type RemoteFile,
 } from './download.js';
 export { hfCacheRangeFile, rangeFile } from './node/range-file.js';
-export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher, readFileChunks } from './node/transfer.js';
+export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher, sha256File } from './node/transfer.js';
+export { HubAnswerError, namingFetch } from './reach.js';
 export { selectFiles } from './select.js';

@@ -3,7 +3,18 @@
  * hub serves today (its descriptor names it), its rows in browse order, and every object a day's index is made of
  * (what `hub bundle create` carries across an air gap).
  */
-import { type Address, addressOf, type CatalogObject, CatalogObjectSchema, CatalogShardSchema, isAddress } from '@hub/core-index';
+
+import {
+  type Address,
+  addressOf,
+  type CatalogObject,
+  CatalogObjectSchema,
+  CatalogShardSchema,
+  type FileRecord,
+  isAddress,
+  ModelObjectSchema,
+} from '@hub/core-index';
+import { namingFetch } from './reach.js';
 
 const trimSlash = (s: string) => s.replace(/\/+$/, '');
 
@@ -15,7 +26,8 @@ export interface FetchedObject {
 }
 
 /** GET one object and its metadata; throws unless the bytes hash to the address. */
-export async function fetchObject(hub: string, address: string, f: typeof fetch = fetch): Promise<FetchedObject> {
+export async function fetchObject(hub: string, address: string, given: typeof fetch = fetch): Promise<FetchedObject> {
+  const f = namingFetch(given);
   if (!isAddress(address)) throw new Error(`not an object address: ${address.slice(0, 80)}`);
   const base = `${trimSlash(hub)}/api/v1/objects/${address}`;
   const r = await f(base);
@@ -34,10 +46,16 @@ const decoder = new TextDecoder();
 const json = (o: FetchedObject): unknown => JSON.parse(decoder.decode(o.bytes));
 
 /** The catalog the hub serves (from its descriptor), shards joined: every row in browse order and the objects map. */
-export async function hubCatalog(hub: string, f: typeof fetch = fetch): Promise<{ address: Address; catalog: CatalogObject }> {
+export async function hubCatalog(hub: string, given: typeof fetch = fetch): Promise<{ address: Address; catalog: CatalogObject }> {
+  const f = namingFetch(given);
   const r = await f(`${trimSlash(hub)}/.well-known/model-hub.json`, { headers: { accept: 'application/json' } });
   if (!r.ok) throw new Error(`${hub}: the descriptor answered HTTP ${r.status}; is this a model hub?`);
   const address = ((await r.json()) as { catalog?: string }).catalog ?? '';
+  return { address: address as Address, catalog: await catalogAt(hub, address, f) };
+}
+
+/** A catalog by its address, shards joined. */
+async function catalogAt(hub: string, address: string, f: typeof fetch): Promise<CatalogObject> {
   const root = CatalogObjectSchema.parse(json(await fetchObject(hub, address, f)));
   const rows = [...root.rows];
   const objects = { ...root.objects };
@@ -46,8 +64,57 @@ export async function hubCatalog(hub: string, f: typeof fetch = fetch): Promise<
     rows.push(...shard.rows);
     Object.assign(objects, shard.objects);
   }
-  return { address: address as Address, catalog: { ...root, rows, objects } };
+  return { ...root, rows, objects };
 }
+
+/** How many earlier days and revisions {@link archivedModelFiles} walks back at most. */
+const ARCHIVE_STEPS = 400;
+
+/**
+ * The files of `id` at `revision` as the hub's archive records them (undefined when it holds no such revision): the
+ * model object of the catalog served today and its earlier revisions through `prev`; a model today's catalog no
+ * longer lists is looked for in earlier days' catalogs. Every object is checked against its address.
+ */
+export async function archivedModelFiles(
+  hub: string,
+  id: string,
+  revision: string,
+  options: { fetch?: typeof fetch; seen?: ArchiveSeen } = {},
+): Promise<FileRecord[] | undefined> {
+  const f = namingFetch(options.fetch ?? fetch);
+  // Objects never change under their address: one run asking for many models reads each catalog once.
+  const seen = options.seen ?? new Map();
+  const catalogOnce = (address: string) => {
+    const had = seen.get(address);
+    if (had) return had;
+    const got = catalogAt(hub, address, f).then((c) => ({
+      models: new Map(Object.entries(c.objects).map(([k, e]) => [k, e.model])),
+      prev: c.prev,
+    }));
+    seen.set(address, got);
+    return got;
+  };
+  const r = await f(`${trimSlash(hub)}/.well-known/model-hub.json`, { headers: { accept: 'application/json' } });
+  if (!r.ok) throw new Error(`${hub}: the descriptor answered HTTP ${r.status}; is this a model hub?`);
+  let at: string | null = ((await r.json()) as { catalog?: string }).catalog ?? null;
+  for (let day = 0; at && day < ARCHIVE_STEPS; day++) {
+    const catalog = await catalogOnce(at);
+    let model = catalog.models.get(id) ?? null;
+    if (model) {
+      for (let step = 0; model && step < ARCHIVE_STEPS; step++) {
+        const m = ModelObjectSchema.parse(json(await fetchObject(hub, model, f)));
+        if (m.revision === revision.toLowerCase()) return m.files;
+        model = m.prev;
+      }
+      return undefined;
+    }
+    at = catalog.prev;
+  }
+  return undefined;
+}
+
+/** The catalogs an archive walk has read (their model addresses), kept across the models of one run. */
+export type ArchiveSeen = Map<string, Promise<{ models: Map<string, string | undefined>; prev: string | null }>>;
 
 /** The addresses an index object names (catalog: shards, models, sources, prev; model: prev). */
 export function objectReferences(kind: string, value: unknown): string[] {

@@ -19,7 +19,8 @@ export {
   type RemoteFile,
   type Sink,
 } from './download.js';
-export { collectIndexObjects, hubCatalog } from './hub-objects.js';
+export { type ArchiveSeen, archivedModelFiles, collectIndexObjects, hubCatalog } from './hub-objects.js';
 export { type LogCheckOptions, modelFilesFromLog, verifyHubLog } from './log.js';
 export { nobleHasher } from './noble.js';
+export { namingFetch } from './reach.js';
 export { globToRegExp, selectFiles, selectQuant } from './select.js';

@@ -15,6 +15,7 @@ export {
   putJson,
   readArchive,
 } from './build/builder.js';
+export { commitDays } from './build/commit-days.js';
 export { namedJsonSchemas } from './build/json-schema.js';
 export { LoadPackWriter } from './build/load-pack-writer.js';
 export { admitRequest, errorShapes } from './http/admit.js';
@@ -66,6 +67,7 @@ export {
   recordMissing,
 } from './http/deps.js';
 export type { HostPolicy } from './http/host-policy.js';
+export { HostSettingsError, hostPolicyFrom } from './http/host-settings.js';
 export {
   PolicyConfigError,
   parsePolicy,
@@ -77,6 +79,7 @@ export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
 export { type HostRequest, type HubStart, serve } from './http/serve.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
+export { BUNDLE_FILE, BUNDLE_FORMAT, type Bundle, BundleSchema } from './index/bundle-schema.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
 export { readCatalog } from './index/catalog-shards.js';
 export {
@@ -153,6 +156,7 @@ export {
   DEFAULT_IPFS_GATEWAY,
   DEFAULT_SOURCES,
   isSourceKind,
+  MODELSCOPE_URL,
   SOURCE_KIND_INFO,
   type SourceConfig,
   sourceKindProblem,
@@ -199,7 +203,6 @@ export {
   CHECKPOINT_MEDIA_TYPE,
   checkLogStore,
   LOG_TILE_KIND,
-  LogEntrySchema,
   LogStateError,
   readLogEntries,
   readLogState,

@@ -6,3 +6,4 @@
 export { formatBytes } from './index/format.js';
 export { boundedAll } from './index/pool.js';
 export { defaultQuant, isMmproj, quantOf } from './index/quant.js';
+export { MODELSCOPE_URL } from './index/source-kinds.js';

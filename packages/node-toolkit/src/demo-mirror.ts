@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { parseRange } from '@hub/core-index';
-import { sha256File } from './hash-file.js';
+import { hashFileStamped } from './hash-file.js';
 
 /** The CORS headers a byte source sends (a browser downloads through redirects to it). */
 export const CORS: Readonly<Record<string, string>> = Object.freeze({
@@ -71,7 +71,7 @@ export async function startDemoMirror(options: { root: string; port?: number; ho
     }
     let etag = etags.get(file);
     if (!etag) {
-      etag = `"${(await sha256File(file)).sha256}"`;
+      etag = `"${(await hashFileStamped(file)).sha256}"`;
       etags.set(file, etag);
     }
     sendFileBytes(req, res, file, size, { ...cors, etag, 'content-type': 'application/octet-stream' });

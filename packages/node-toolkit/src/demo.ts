@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { type BuildResult, type Logger, type ObjectStore, type SourceConfig, LoadPackWriter } from '@hub/core-index';
+import { type BuildResult, LoadPackWriter, type Logger, type ObjectStore, type SourceConfig } from '@hub/core-index';
 import { buildFromDir } from './from-dir.js';
 import { packageDirs } from './package-dirs.js';
 

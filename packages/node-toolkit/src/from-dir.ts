@@ -110,6 +110,32 @@ function readFactsFile(dir: string): FactsFile {
 }
 
 /**
+ * Why `root` cannot be indexed as `{owner}/{name}/…`, or undefined when it can: it cannot be read, it holds no model
+ * folder, or an owner folder holds files itself (the tree was given one level too deep: `/srv/models/acme` for
+ * `/srv/models`, whose model folders would become owners and their files go unindexed without a word).
+ */
+export function treeLayoutProblem(root: string): string | undefined {
+  let owners: string[];
+  try {
+    owners = readdirSync(root, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
+      .map((e) => e.name);
+  } catch (e) {
+    return `cannot read ${root}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`;
+  }
+  let models = 0;
+  for (const owner of owners.sort()) {
+    const entries = readdirSync(path.join(root, owner), { withFileTypes: true }).filter((e) => !e.name.startsWith('.'));
+    const file = entries.find((e) => e.isFile());
+    if (file)
+      return `${path.join(root, owner, file.name)} lies where model folders belong: the tree must be {owner}/{name}/…; is ${root} one level too deep (its parent ${path.dirname(root)})?`;
+    models += entries.filter((e) => e.isDirectory()).length;
+  }
+  if (models === 0) return `${root} holds no model folder: the tree must be {owner}/{name}/… (for example acme/widget/config.json)`;
+  return undefined;
+}
+
+/**
  * Index a local tree laid out as `{owner}/{name}/…`: every model folder becomes a model, every file
  * is hashed with SHA-256 (streamed), the revision is derived from the listing, and each `--source`
  * is recorded as holding every file. The descriptor switches to the new catalog atomically.

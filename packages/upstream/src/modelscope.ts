@@ -1,4 +1,4 @@
-import type { FileRecord, SourceObject } from '@hub/core-index';
+import { type FileRecord, MODELSCOPE_URL, type SourceObject } from '@hub/core-index';
 import type { UpstreamClient } from './client.js';
 import { UpstreamError } from './errors.js';
 
@@ -39,7 +39,7 @@ export interface ModelScopeListing {
 }
 
 export interface HttpModelScopeOptions {
-  /** API base, default `https://modelscope.cn`. */
+  /** API base, default core-index's `MODELSCOPE_URL`. */
   base?: string;
   /** Health key, default `modelscope.cn`. */
   source?: string;
@@ -54,7 +54,7 @@ export interface HttpModelScopeOptions {
 
 /** The ModelScope adapter over its file-listing API. */
 export function httpModelScope(client: UpstreamClient, options: HttpModelScopeOptions = {}): ModelScopeAdapter {
-  const base = (options.base ?? 'https://modelscope.cn').replace(/\/+$/, '');
+  const base = (options.base ?? MODELSCOPE_URL).replace(/\/+$/, '');
   const source = options.source ?? 'modelscope.cn';
   const branch = options.revision ?? 'master';
   return {

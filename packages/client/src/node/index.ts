@@ -8,4 +8,4 @@ export {
   verifyMirror,
   writeMirrorManifest,
 } from './mirror.js';
-export { fileSink, nodeGetBytes, nodeHasher } from './transfer.js';
+export { fileSink, nodeGetBytes, nodeHasher, sha256File } from './transfer.js';

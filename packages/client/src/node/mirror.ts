@@ -4,12 +4,11 @@
  * `sha256/` only after their SHA-256 matched the hub's index, so nothing unverified is ever at a final path.
  * `verifyMirror` re-hashes every held file and moves a damaged one to `damaged/`.
  */
-import { createHash } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { boundedAll, MIRROR_FORMAT, MIRROR_MANIFEST, type MirrorManifest, mirrorFilePath, parseMirrorManifest } from '@hub/core-index';
 import { type Attempt, type ClientOptions, downloadFile, type Hasher, liveSources, type RemoteFile, type Sink } from '../download.js';
-import { readFileChunks } from './transfer.js';
+import { readFileChunks, sha256File } from './transfer.js';
 
 const HEX64 = /^[0-9a-f]{64}$/;
 
@@ -223,14 +222,6 @@ export interface VerifyEvent {
   movedTo?: string;
 }
 
-async function sha256Of(file: string): Promise<string> {
-  const h = createHash('sha256');
-  await readFileChunks(file, (c) => {
-    h.update(c);
-  });
-  return h.digest('hex');
-}
-
 /**
  * Re-hash every held file; one whose bytes do not hash to its name is moved to `damaged/` (and so leaves the
  * manifest, which is rewritten with `verified` set to now). Files the manifest listed but the folder lacks are named.
@@ -244,7 +235,7 @@ export async function verifyMirror(
   const held = await heldFiles(dir);
   const damaged: VerifyEvent[] = [];
   for (const [sha256, size] of held) {
-    const actual = await sha256Of(join(dir, mirrorFilePath(sha256)));
+    const actual = await sha256File(join(dir, mirrorFilePath(sha256)));
     const e: VerifyEvent = { sha256, size, ok: actual === sha256 };
     if (!e.ok) {
       e.actual = actual;

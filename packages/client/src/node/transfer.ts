@@ -339,6 +339,18 @@ export async function readFileChunks(
   }
 }
 
+/**
+ * SHA-256 (hex) of a file, read in lent chunks ({@link readFileChunks}): the one file hash of the client and the CLI
+ * (a mirror's files, a bundle's, the model host's cache, an OCI layout's blobs).
+ */
+export async function sha256File(file: string): Promise<string> {
+  const h = createHash('sha256');
+  await readFileChunks(file, (c) => {
+    h.update(c);
+  });
+  return h.digest('hex');
+}
+
 /** {@link readFileChunks} reads this much at a time. */
 const READ_FILE_BYTES = 1 << 20;
 

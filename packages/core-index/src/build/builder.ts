@@ -20,8 +20,8 @@ import {
 import { sha256Hex } from '../index/sha256.js';
 import { isWeightFile } from '../index/weights.js';
 import { SPACES_REF } from '../spaces/catalog.js';
-import { appendDays } from '../tlog/log-store.js';
 import type { NoteSigner } from '../tlog/note.js';
+import { commitDays } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
@@ -262,30 +262,13 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     ...(bucketsCatalog ? { buckets: bucketsCatalog as Address } : {}),
     ...(pages ? { pages } : {}),
   };
-  // The day becomes a leaf of the transparency log (its objects and ref are written before the archive and `current`,
-  // so a kill in between leaves a log that still verifies and a rerun that appends nothing twice). A log started on a
-  // store that already has days takes those first, oldest first.
-  const backfill = await logBackfill(objects, older);
-  const logged = await appendDays(
-    objects,
-    [...backfill, { date: day.date, index: day.index, catalog: catalogAddress }],
-    input.signers ?? [],
-  );
-  if (backfill.length) for (const [i, d] of [...older].reverse().entries()) d.leaf = i;
-  day.leaf = logged.leaf;
-  if (logged.checkpoint) day.checkpoint = logged.checkpoint;
-  // Newest first; a rebuild of the same day replaces that day.
+  // Newest first; a rebuild of the same day replaces that day. The day becomes a leaf of the transparency log (a log
+  // started on a store that already has days takes those first, oldest first), then the archive and `current` switch.
   archive.days = [day, ...older];
   if (input.archive) Object.assign(archive, input.archive);
-  await objects.writeRef('archive', JSON.stringify(archive));
-  await objects.writeRef('current', catalogAddress);
+  const written = await commitDays(objects, archive, catalogAddress, input.signers ?? []);
+  Object.assign(day, written.days[0]);
   return { catalog: catalogAddress, models: rows.length, files: fileCount, bytes: byteCount, day };
-}
-
-/** The archive's older days (oldest first) when the log is still empty, to be its first leaves; else none. */
-async function logBackfill(objects: ObjectStore, older: ArchiveDay[]): Promise<Array<{ date: string; index: string; catalog: string }>> {
-  if (older.length === 0 || (await objects.readRef('log'))) return [];
-  return [...older].reverse().map((d) => ({ date: d.date, index: d.index, catalog: d.catalog ?? d.index }));
 }
 
 function sameContent(a: ModelObject, b: ModelObject): boolean {

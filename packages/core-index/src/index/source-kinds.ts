@@ -125,6 +125,9 @@ export interface SourceConfig {
   onHubHost?: boolean;
 }
 
+/** ModelScope's origin: the default of its source's URL template and of the build's look-ups by SHA-256 (written once). */
+export const MODELSCOPE_URL = 'https://modelscope.cn';
+
 export const DEFAULT_SOURCES: SourceConfig[] = [
   {
     name: 'huggingface.co',
@@ -138,7 +141,7 @@ export const DEFAULT_SOURCES: SourceConfig[] = [
     display: 'ModelScope',
     token: 'modelscope',
     kind: 'http',
-    url: 'https://modelscope.cn/models/{id}/resolve/{revision}/{path}',
+    url: `${MODELSCOPE_URL}/models/{id}/resolve/{revision}/{path}`,
   },
   { name: 'ipfs', display: 'IPFS', token: 'ipfs', kind: 'ipfs', url: DEFAULT_IPFS_GATEWAY },
 ];

@@ -1,6 +1,6 @@
 import { type BuildModelInput, buildIndex } from '../build/builder.js';
-import type { Address } from '../index/blake3.js';
 import { LoadPackWriter } from '../build/load-pack-writer.js';
+import type { Address } from '../index/blake3.js';
 import type { ListQuery, ObjectStore, PutOptions } from '../index/object-store.js';
 
 const TASKS = ['text-generation', 'fill-mask', 'image-classification', 'automatic-speech-recognition', undefined];

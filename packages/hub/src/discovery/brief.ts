@@ -1,5 +1,5 @@
 import type { IndexStore } from '@hub/core-index';
-import { examples } from './sections.js';
+import { examples, hostOf } from './sections.js';
 
 /** The last line of the agent brief: a fixed canary, so an agent can tell it read the whole brief. */
 export const BRIEF_CANARY = 'canary: model-hub agent brief v1 — end of brief';
@@ -59,8 +59,4 @@ ${BRIEF_CANARY}
 function ollamaName(id: string): string {
   const [owner = '', name = ''] = id.split('/');
   return `${owner.replace(/\./g, '-')}/${name}`.toLowerCase();
-}
-
-function hostOf(origin: string): string {
-  return origin.replace(/^https?:\/\//, '') || 'localhost:8080';
 }

@@ -90,7 +90,11 @@ export function sectionCommon(section: SectionName, self: string) {
   };
 }
 
-function hostOf(origin: string): string {
+/**
+ * The host part of an origin, as `ollama pull HOST/…` takes it (the scheme dropped), for the commands the briefs and
+ * section descriptors write. One rule for both (brief.ts imports it).
+ */
+export function hostOf(origin: string): string {
   return origin.replace(/^https?:\/\//, '') || 'localhost:8080';
 }
 

@@ -1,0 +1,201 @@
+/**
+ * `hub index build` and `hub index verify`: their options, the commands, and their code. What a build loads (the
+ * builder, the upstream run, the object store) is imported when it runs; nothing here imports the server.
+ */
+import path from 'node:path';
+import type { BuildProgress } from '@hub/upstream';
+import { CliError, command, type OptionSpecs, UsageError, type Values } from './cli-framework.js';
+import { CONFIG, DATA, MODELSCOPE, SOURCE } from './cli-options.js';
+import type { ResolvedConfig } from './config.js';
+import type { upstreamSettings } from './settings-check.js';
+import type { progressBar as ProgressBar } from './upstream-build.js';
+
+export const INDEX_BUILD_OPTIONS = {
+  'from-dir': { type: 'string', arg: 'DIR', help: 'Index this tree ({owner}/{name}/…).' },
+  upstream: { type: 'string', arg: 'URL', help: 'Index the trending models of this model host.' },
+  source: SOURCE,
+  data: DATA,
+  config: CONFIG,
+  date: { type: 'string', arg: 'YYYY-MM-DD', help: "The index's day (default today, UTC)." },
+  top: { type: 'string', arg: 'N', help: 'How many trending models (default 500, at most 10000).' },
+  modelscope: MODELSCOPE,
+  'model-concurrency': { type: 'string', arg: 'N', help: 'Models indexed at once (1-64).' },
+  'request-concurrency': { type: 'string', arg: 'N', help: 'Requests to the upstream at once (1-64).' },
+  'small-file-cap': { type: 'string', arg: 'BYTES', help: 'Files up to this size are downloaded and hashed.' },
+  fresh: { type: 'boolean', help: 'Start over instead of reusing the models a crashed run finished.' },
+} as const satisfies OptionSpecs;
+
+export const INDEX_BUILD = command({
+  name: 'index build',
+  interrupted: 'The index served is unchanged. Run the same command again: an upstream build reuses the models it finished.',
+  summary: "Build today's index from a local tree (--from-dir) or a model host (--upstream).",
+  usage: [
+    '--from-dir DIR --source NAME=URL_TEMPLATE [--source …] [--data DIR] [--date YYYY-MM-DD]',
+    '--upstream URL [--top N] [--data DIR] [--date YYYY-MM-DD] [--modelscope URL|off] [--source NAME=URL_TEMPLATE]',
+    '  [--model-concurrency N] [--request-concurrency N] [--small-file-cap BYTES] [--fresh]',
+  ],
+  description: `--from-dir: index a local tree laid out as {owner}/{name}/…; every file is hashed with SHA-256.
+--upstream: today's index of the N (default 500) trending public models of a model host (or a mirror of
+its API): trees with SHA-256, small files hashed, GGUF headers read, sources found (ModelScope by
+SHA-256, IPFS from pins.json in the data folder), archived and chained to the last day. Resumable: run
+it again after a crash and it reuses finished models. HF_TOKEN (or HUB_UPSTREAM_TOKEN) is sent to the
+upstream only.`,
+  options: INDEX_BUILD_OPTIONS,
+  run: (args) => indexBuildCommand(args.values),
+});
+
+export const INDEX_VERIFY_OPTIONS = {
+  data: DATA,
+  config: CONFIG,
+  log: { type: 'string', arg: 'URL', help: "A hub's transparency log (its prefix, http://HOST/api/hub/log, or its checkpoint)." },
+  key: { type: 'string', multiple: true, arg: 'VKEY', help: "With --log: the log's verifier key, from its operator (or HUB_LOG_KEY)." },
+  state: { type: 'string', arg: 'FILE', help: 'With --log: the checkpoint and leaves seen before (default DATA/log-seen.json).' },
+  day: { type: 'string', arg: 'YYYY-MM-DD', help: 'With --log: the day to prove and walk (default the newest).' },
+} as const satisfies OptionSpecs;
+
+export const INDEX_VERIFY = command({
+  name: 'index verify',
+  summary: "Check a data folder (every object, catalog and the archive chain), or a hub's signed log (--log).",
+  usage: ['[--data DIR]', '--log URL --key VKEY [--key VKEY …] [--state FILE] [--day YYYY-MM-DD]'],
+  description: `Without --log: re-hash every object, check every catalog's references, walk the archive chain.
+With --log: check a hub's history from outside: the checkpoint signed by VKEY, every tile and entry
+against it, the day's inclusion, the consistency with the checkpoint seen before (kept in --state),
+then that day's catalog and model objects down to each file's SHA-256; a rewritten past day is named.
+Exit 1 on any fault.`,
+  options: INDEX_VERIFY_OPTIONS,
+  run: async (args, io) =>
+    args.values.log ? (await import('./cli-log.js')).logVerifyRun(args.values, io) : indexVerifyCommand(args.values),
+});
+
+function progressLine(text: string) {
+  if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}`);
+}
+
+/** `hub index build --from-dir … | --upstream …`. */
+export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTIONS>): Promise<number> {
+  const { checkDay, checkedSettings, sourceOptions, upstreamSettings } = await import('./settings-check.js');
+  const cfg = checkedSettings({ ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) });
+  if (values.upstream && values['from-dir']) throw new UsageError('takes --from-dir or --upstream, not both');
+  // One build at a time on a data folder, whoever runs it (this command, a cron job, a hub serve --refresh).
+  const { withBuildLock } = await import('./replicas.js');
+  const oneBuild = <T>(fn: () => Promise<T>) =>
+    withBuildLock(cfg.dataDir, fn, (h) => process.stderr.write(`hub: waiting for the build running in pid ${h.pid} on ${h.host}\n`));
+  if (values.upstream) {
+    const settings = upstreamSettings(values);
+    return oneBuild(() => upstreamBuildCommand(settings, cfg));
+  }
+  const dir = values['from-dir'];
+  if (!dir) throw new UsageError('needs --from-dir DIR or --upstream URL');
+  if (values.date) checkDay(values.date);
+  const sources = sourceOptions(values.source);
+  if (sources.length === 0) throw new UsageError('needs at least one --source NAME=URL_TEMPLATE: the place the bytes can be fetched from');
+  const { buildFromDir, treeLayoutProblem } = await import('@hub/node-toolkit');
+  const layout = treeLayoutProblem(path.resolve(dir));
+  if (layout) throw new CliError(`--from-dir: ${layout}`);
+  (await import('./blake3-node.js')).installFastBlake3();
+  const { createLogger } = await import('./logger.js');
+  const { loadSigners } = await import('./signing.js');
+  const { FsObjectStore } = await import('@hub/objects/node');
+  const { LoadPackWriter } = await import('@hub/core-index');
+  const { writeLoadPackAfterBuild } = await import('./verify.js');
+  const log = createLogger({ level: cfg.logLevel, destination: process.stderr as never });
+  const store = new FsObjectStore(cfg.dataDir);
+  const started = Date.now();
+  const pack = new LoadPackWriter();
+  const keys = await loadSigners(cfg);
+  const result = await oneBuild(() =>
+    buildFromDir(store, {
+      dir: path.resolve(dir),
+      onObject: pack.add,
+      pages: pack,
+      sources,
+      // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
+      cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
+      ...(values.date ? { date: values.date } : {}),
+      signers: keys,
+      log,
+      progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
+    }).then(async (r) => {
+      progressLine('');
+      // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
+      await writeLoadPackAfterBuild(store, cfg.dataDir, r.catalog, pack, log);
+      return r;
+    }),
+  );
+  process.stdout.write(
+    `${JSON.stringify({ catalog: result.catalog, models: result.models, files: result.files, bytes: result.bytes, date: result.day.date, seconds: (Date.now() - started) / 1000 })}\n`,
+  );
+  return 0;
+}
+
+/** stderr on a TTY: log lines above a progress bar that redraws in place. Not a TTY: log lines only. */
+function terminal(progressBar: typeof ProgressBar) {
+  const tty = Boolean(process.stderr.isTTY);
+  let bar = '';
+  const clear = () => {
+    if (tty && bar) process.stderr.write('\r\x1b[2K');
+  };
+  return {
+    destination: {
+      write(line: string) {
+        clear();
+        process.stderr.write(line);
+        if (tty && bar) process.stderr.write(bar);
+      },
+    },
+    progress(p: BuildProgress) {
+      if (!tty) return;
+      bar = progressBar(p, Math.max(10, Math.min(40, (process.stderr.columns ?? 80) - 90)));
+      process.stderr.write(`\r\x1b[2K${bar}`);
+    },
+    end() {
+      clear();
+      bar = '';
+    },
+  };
+}
+
+/** `hub index build --upstream URL …`: prints the summary (text on stderr, JSON on stdout). Returns the exit code. */
+async function upstreamBuildCommand(settings: ReturnType<typeof upstreamSettings>, cfg: ResolvedConfig): Promise<number> {
+  const { buildFromUpstream, progressBar, summaryText } = await import('./upstream-build.js');
+  const { createLogger } = await import('./logger.js');
+  const { loadSigners } = await import('./signing.js');
+  const { sourcesFromConfig } = await import('./sources-config.js');
+  const { PinsError } = await import('@hub/core-index');
+  const term = terminal(progressBar);
+  const log = createLogger({ level: cfg.logLevel, destination: term.destination as never });
+  try {
+    const summary = await buildFromUpstream({
+      dataDir: cfg.dataDir,
+      ...settings,
+      signers: await loadSigners(cfg),
+      ...(cfg.signing ? { signing: cfg.signing } : {}),
+      configuredSources: sourcesFromConfig(cfg),
+      log,
+      onProgress: (p) => term.progress(p),
+    });
+    term.end();
+    process.stderr.write(summaryText(summary));
+    const { result: _r, ...rest } = summary;
+    process.stdout.write(`${JSON.stringify(rest)}\n`);
+    return 0;
+  } catch (e) {
+    term.end();
+    if (e instanceof PinsError) throw new CliError(e.message);
+    throw e;
+  }
+}
+
+/** `hub index verify`. */
+export async function indexVerifyCommand(values: Values<typeof INDEX_VERIFY_OPTIONS>): Promise<number> {
+  const { checkedSettings, existingDataDir } = await import('./settings-check.js');
+  const cfg = existingDataDir(checkedSettings(values));
+  (await import('./blake3-node.js')).installFastBlake3();
+  const { FsObjectStore } = await import('@hub/objects/node');
+  const { verifyStore } = await import('./verify.js');
+  const report = await verifyStore(new FsObjectStore(cfg.dataDir), (n) => progressLine(`verified ${n} objects`));
+  progressLine('');
+  for (const f of report.faults) process.stdout.write(`FAULT ${f}\n`);
+  process.stdout.write(`${report.objects} objects, ${report.catalogs} catalogs, ${report.faults.length} faults\n`);
+  return report.faults.length ? 1 : 0;
+}
