@@ -92,27 +92,15 @@ export {
 export { encodePath } from './index/encode-path.js';
 export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
-export { type PageObjects, writeIndexPages } from './index/index-pages.js';
-export {
-  type IndexedModel,
-  IndexLoadError,
-  type IndexStore,
-  type IndexTotals,
-  type LoadPackStorage,
-  loadIndex,
-  type SearchPage,
-  type WholeIndexStore,
-} from './index/index-store.js';
-export { dashAliasesOf, MemoryIndex } from './index/memory-index.js';
+export { type IndexedModel, IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index/index-store.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
 export { ObjectCache } from './index/object-cache.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
 export { newObjectMetadata, REF_NAME, withRef } from './index/object-store.js';
 export { ollamaTemplateFor } from './index/ollama-template.js';
-export { PAGE_KIND, PAGES_KIND, type PagesRoot } from './index/page-layout.js';
-export { openPagedIndex, PAGED_CACHE_BYTES, PagedIndex, type PagedIndexOptions } from './index/paged-index.js';
-export { SEARCH_WALK_MAX } from './index/paged-search.js';
+export type { PagesRoot } from './index/page-layout.js';
+export { openPagedIndex, PagedIndex, type PagedIndexOptions } from './index/paged-index.js';
 export { emptyPins, PinsError, parsePins } from './index/pins.js';
 export { BoundedQueue, boundedAll } from './index/pool.js';
 export { defaultGgufFile, defaultQuant, isLaterSplit, isMmproj, QUANT_PREFERENCE, quantOf } from './index/quant.js';
@@ -150,7 +138,7 @@ export {
   type TreeEntry,
   TreeEntrySchema,
 } from './index/schemas.js';
-export { isSortKey, type ModelQuery, modelTags, SORT_KEYS, type SortKey, searchModels, searchModelsPage } from './index/search.js';
+export { isSortKey, type ModelQuery, type SortKey } from './index/search.js';
 export { createSha256, reprDigestFromHex, sha256Hex } from './index/sha256.js';
 export {
   DEFAULT_IPFS_GATEWAY,
