@@ -57,7 +57,7 @@ async function tree(): Promise<string> {
 
 const SOURCE = 'm=http://mirror.test/{id}/{path}';
 
-describe.skipIf(!existsSync(CLI)).concurrent('the CLI refuses mistakes in one line, before anything listens or writes', () => {
+describe.skipIf(!existsSync(CLI)).concurrent('the CLI refuses mistakes in one line, before anything listens or writes (needs the built CLI)', () => {
   it('hub index build --date: a day that does not exist and a future day are refused, and nothing is written', async () => {
     const from = await tree();
     const data = path.join(await tmp('hub-refuse-'), 'data');
@@ -218,7 +218,7 @@ describe.skipIf(!existsSync(CLI)).concurrent('the CLI refuses mistakes in one li
   });
 });
 
-describe.skipIf(!existsSync(CLI))('hub verify-cache checks a cached revision the hub no longer serves against its archive', () => {
+describe.skipIf(!existsSync(CLI))('hub verify-cache checks a cached revision the hub no longer serves against its archive (needs the built CLI)', () => {
   it('a day-1 revision cached before the day-2 build is checked against the archived model object, not called unknown', async () => {
     const from = await tree();
     const data = await tmp('hub-refuse-data-');

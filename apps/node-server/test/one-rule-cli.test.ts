@@ -64,7 +64,7 @@ describe('the default hub URL: written once, HUB_URL read over it, the option ov
     for (const o of named) expect(o.help).toContain(`else ${DEFAULT_HUB_URL})`);
   });
 
-  it.skipIf(!existsSync(CLI))('every client command goes to HUB_URL when no option names the hub', async () => {
+  it.skipIf(!existsSync(CLI))('every client command goes to HUB_URL when no option names the hub (needs the built CLI)', async () => {
     const dead = `http://127.0.0.1:${await freePort()}`;
     const dir = await tmp('hub-rule-');
     await writeFile(path.join(dir, 'index.html'), '<p>SYNTHETIC</p>');

@@ -1,6 +1,10 @@
 import type { HubResponse, RouteContext } from '@hub/core-index';
 import { paginationInvalid } from './errors.js';
-import type { RegistryRepositories } from './repositories.js';
+
+/** A list of names read a page at a time (the registry's repositories, `RegistryRepositories.page`). */
+interface NamePages {
+  page(last: string | undefined, n: number): Promise<{ names: string[]; more: boolean }>;
+}
 
 /**
  * `n`/`last` pagination over a list in lexical order, as the OCI distribution spec's tag list (end-8b) and catalog
@@ -38,7 +42,7 @@ export const CATALOG_PAGE_MAX = 10_000;
 /** `n`/`last` pagination over the sorted repository names, with an absolute `Link: <…>; rel="next"` when more remain. */
 export async function paginateCatalog(
   ctx: RouteContext<unknown>,
-  repos: Pick<RegistryRepositories, 'page'>,
+  repos: NamePages,
   path: string,
 ): Promise<{ page: string[]; headers: Record<string, string> } | HubResponse> {
   const nRaw = ctx.query.get('n');

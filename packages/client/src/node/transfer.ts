@@ -37,10 +37,10 @@ async function get(
   if (REDIRECTS.has(answer.status) && location) {
     answer.cancel();
     if (hops >= 10) throw new Error(`more than 10 redirects from ${url}`);
-    // The hub names the source it sent the client to: the first redirect that says so wins.
+    // The hub names the source it sent the client to (the first redirect that says so wins), and lists every live
+    // source of the file on that redirect (Link rel="duplicate").
     const named = answer.headers.get('x-hub-source');
     const source = hubSource ?? (named ? named : undefined);
-    // and lists every live source of the file on that redirect (Link rel="duplicate")
     const links = hubSource ? hubLinks : named ? answer.headers.get('link') : undefined;
     return get(new URL(location, u).href, headers, signal, hops + 1, true, source, links);
   }
@@ -345,9 +345,7 @@ export async function readFileChunks(
  */
 export async function sha256File(file: string): Promise<string> {
   const h = createHash('sha256');
-  await readFileChunks(file, (c) => {
-    h.update(c);
-  });
+  await readFileChunks(file, (c) => void h.update(c));
   return h.digest('hex');
 }
 

@@ -30,11 +30,8 @@ import { buildOpenApi } from './openapi.js';
 import { type LiveSection, SECTIONS, type SectionName, sectionBrief, sectionDescriptor } from './sections.js';
 
 /** Sections described from live state rather than from the index. */
-const LIVE_SECTIONS: Partial<Record<SectionName, (deps: CoreDeps) => Promise<LiveSection>>> = {
-  registry: liveRegistry,
-  spaces: liveSpaces,
-  buckets: liveBuckets,
-};
+type LiveFor = (deps: CoreDeps) => Promise<LiveSection>;
+const LIVE_SECTIONS: Partial<Record<SectionName, LiveFor>> = { registry: liveRegistry, spaces: liveSpaces, buckets: liveBuckets };
 
 /** The sections whose pages belong to another route group than discovery. */
 const SECTION_GROUPS: Partial<Record<SectionName, RouteGroup>> = { spaces: 'spaces', buckets: 'buckets' };
@@ -264,9 +261,9 @@ function discoveryRouteTable<D extends CoreDeps>(options: DiscoveryOptions = {})
       liveFor
         ? h(async (ctx) => answerSection(ctx, section, slash, () => openapi().doc, await liveFor(ctx.deps)))
         : h((ctx) => answerSection(ctx, section, slash, () => openapi().doc));
-    // A live section changes without an index build: a short cache.
+    // A live section changes without an index build: a short cache. The spaces and buckets pages count (and are
+    // described) with their own routes, the rest with discovery.
     const cache = liveFor ? 60 : 300;
-    // The spaces and buckets pages count (and are described) with their own routes, the rest with discovery.
     const group = SECTION_GROUPS[section] ?? 'discovery';
     return [
       { ...get(`/${section}`, summary, cache, answer(false)), group },
