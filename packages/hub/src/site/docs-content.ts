@@ -371,7 +371,7 @@ GO111MODULE=off GOPATH=/usr/share/gocode go build -o tlogcheck .   # Debian: gol
 ## Who made the bytes: the repository's own model signature
 
 A SHA-256 says *which* bytes a file must have; it says nothing about *who* made them. Publishers such as IBM Granite
-sign their repositories with [OpenSSF model signing](https://github.com/ossf/model-signing-spec) (OMS): a \`model.sig\`
+sign their repositories with OpenSSF model signing (OMS; its specification is the ossf/model-signing-spec repository): a \`model.sig\`
 at the repository's root, a Sigstore bundle whose DSSE envelope signs an in-toto statement listing every file with its
 SHA-256. The reference verifier needs every file's bytes; the hub already holds every file's SHA-256, so the index
 run checks the bundle without downloading a single weight byte:
