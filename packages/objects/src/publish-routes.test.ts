@@ -181,7 +181,7 @@ describe('publishObject and fetchObject', () => {
     expect(again.address).toBe(r.address);
     expect(again.created).toBe(false);
     expect(CHUNK_BYTES).toBe(16 * 1024 * 1024);
-  });
+  }, 120_000); // hashes 40 MiB several times in the pure packages' JS hashers: 10-30 s on a busy 2-core machine
 
   it('a small payload goes as one object; a wrong token is an error naming the status', async () => {
     const { hub } = await setup();
