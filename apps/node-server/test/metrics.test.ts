@@ -117,15 +117,22 @@ describe('/metrics', () => {
     const h = await hub({ config: { metricsPort: 0, logRequests: true } });
     const resolve = `${h.url}/synthetic/metrics/resolve/main/weights.bin`;
     const list = `${h.url}/api/models?limit=5`;
-    // The first answers are made by their handlers; the hub keeps them (issue 31).
-    const first = await fetch(resolve, { redirect: 'manual' });
-    expect(first.status).toBe(302);
-    const listLength = Number((await fetch(list)).headers.get('content-length'));
-    expect(listLength).toBeGreaterThan(0);
-    // Served again from the kept answers, synchronously, as node-server's listener does.
+    // The first answers are made by their handlers; the hub keeps them (issue 31). Served again from the kept
+    // answers, synchronously, as node-server's listener does.
     const kept = (url: string) =>
       h.running.hub.cached({ method: 'GET', url, headers: { get: (n) => (n === 'host' ? new URL(h.url).host : null) }, body: null });
-    expect(kept(resolve)?.status).toBe(302);
+    // A change of source health (the start's first probe round) drops kept redirects, so the redirect is asked for
+    // until it is kept; every one of those answers is counted.
+    let firsts = 0;
+    let keptRedirect: ReturnType<typeof kept>;
+    do {
+      expect((await fetch(resolve, { redirect: 'manual' })).status).toBe(302);
+      firsts++;
+      keptRedirect = kept(resolve);
+    } while (keptRedirect === undefined && firsts < 20);
+    expect(keptRedirect?.status).toBe(302);
+    const listLength = Number((await fetch(list)).headers.get('content-length'));
+    expect(listLength).toBeGreaterThan(0);
     expect(kept(list)?.status).toBe(200);
 
     const before = await (await fetch(h.running.metrics?.url ?? '')).text();
@@ -145,7 +152,7 @@ describe('/metrics', () => {
     expect(more('hub_response_bytes_total', { group: 'hf' })).toBe(N * listLength);
     // Totals since the start: the handlers' answers, the two handed out by `kept`, and the N of each.
     expect(sample(after, 'hub_requests_total', { route: '/api/models', status_class: '2xx' })).toBe(N + 2);
-    expect(sample(after, 'hub_redirects_total', { source: 'test-mirror' })).toBe(N + 2);
+    expect(sample(after, 'hub_redirects_total', { source: 'test-mirror' })).toBe(N + firsts + 1);
     // The access log is a sink too: one line per kept answer as well.
     const lines = h.logs
       .map((l) => JSON.parse(l) as Record<string, unknown>)
