@@ -239,7 +239,7 @@ async function refuseUnlogged(
   stateFile: string,
   io: GetIo,
 ): Promise<boolean> {
-  const { filesFromVerifiedLog } = await import('./cli-log.js');
+  const { filesFromVerifiedLog } = await import('./log-verify.js');
   const { LogVerifyError } = await import('@hub/core-index');
   let logged: Awaited<ReturnType<typeof filesFromVerifiedLog>>;
   try {
