@@ -56,6 +56,8 @@ const GROUP_CODE: Array<[RegExp, string]> = [
   [/\/packages\/dialect-oci\//, 'the OCI dialect (buckets put, buckets get)'],
   [/\/packages\/core-index\/src\/tlog\/note\.ts$/, "the log's key code (keys generate)"],
   [/\/apps\/node-server\/src\/log-verify\.ts$/, 'the log check (index verify --log, get --verify-log)'],
+  [/\/packages\/client\/src\/download\.ts$/, 'the download client (get, verify-cache, mirror pull, bundle create)'],
+  [/\/apps\/node-server\/src\/get-signature\.ts$/, 'the signature checks of get'],
 ];
 
 async function waitLive(url: string): Promise<void> {
@@ -165,8 +167,8 @@ describe.skipIf(!existsSync(CLI))('the modules a hub serve start loads (needs th
   });
 });
 
-describe.skipIf(!existsSync(CLI))('the modules another command loads (needs the built CLI)', () => {
-  it('hub --help and hub index verify --help load none of the publish, bucket, key or log-check code', async () => {
+describe.skipIf(!existsSync(CLI))('the modules another command loads (needs the built CLI: pnpm test builds first)', () => {
+  it('hub --help and hub index verify --help load none of the publish, bucket, key, log-check or download code', async () => {
     for (const args of [['--help'], ['index', 'verify', '--help']]) {
       const { status, modules } = await cliLoads(args);
       expect(status, args.join(' ')).toBe(0);
@@ -184,7 +186,7 @@ describe.skipIf(!existsSync(CLI))('the modules another command loads (needs the 
     mkdirSync(empty, { recursive: true });
     const key = path.join(dir, 'keys', 'log.key');
     mkdirSync(path.dirname(key), { recursive: true });
-    // nothing listens on port 9 of loopback: the pull fails at once, after its code is loaded
+    // nothing listens on port 9 of loopback: a request fails at once, after the command's code is loaded
     const runs = [
       await cliLoads(['keys', 'generate', '--out', key, '--name', 'hub.test/api/hub/log']),
       await cliLoads(['spaces', 'put', empty, '--name', 'empty', '--token', 't', '--url', 'http://127.0.0.1:9']),
@@ -199,8 +201,9 @@ describe.skipIf(!existsSync(CLI))('the modules another command loads (needs the 
         '--state',
         path.join(dir, 'seen.json'),
       ]),
+      await cliLoads(['get', 'synthetic/nothing', '--hub', 'http://127.0.0.1:9', '--to', path.join(dir, 'got')]),
     ];
-    expect(runs.map((r) => r.status)).toEqual([0, 2, 1, 1]);
+    expect(runs.map((r) => r.status)).toEqual([0, 2, 1, 1, 1]);
     const all = runs.flatMap((r) => r.modules);
     for (const [pattern, what] of GROUP_CODE)
       expect(
