@@ -65,9 +65,20 @@ export function getCommand(argv: string[], io: GetIo): Promise<number> {
 
 /** `hub get` on parsed arguments. */
 export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>, io: GetIo): Promise<number> {
-  const client = await import('@hub/client/get');
-  const { defaultHfCache, downloadAll, fileSink, hfCacheRangeFile, hfCacheSink, listFiles, modelRevision } = client;
-  const { nodeGetBytes, nodeHasher, parseRef, rangeFile, selectFiles } = client;
+  const {
+    defaultHfCache,
+    downloadAll,
+    fileSink,
+    hfCacheRangeFile,
+    hfCacheSink,
+    listFiles,
+    modelRevision,
+    nodeGetBytes,
+    nodeHasher,
+    parseRef,
+    rangeFile,
+    selectFiles,
+  } = await import('@hub/client/get');
   const { checkFromBytes, modelSignature, signatureLine, signatureRefusal } = await import('./get-signature.js');
   const [ref, ...patterns] = positionals;
   if (!ref) throw new UsageError('name a model (owner/name[:QUANT])');
