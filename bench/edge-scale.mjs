@@ -27,6 +27,8 @@ const { values } = parseArgs({
     sizes: { type: 'string', default: '100,10000,100000' },
     rounds: { type: 'string', default: '3' },
     keep: { type: 'string' },
+    phase: { type: 'string' },
+    n: { type: 'string' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -168,8 +170,15 @@ function workerdRssMB() {
   return pid ? Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024 : 0;
 }
 
-/** Storage operations before the first answer: the Worker module in Node on counted Miniflare bindings. */
-async function countReads(mf, id, n) {
+/**
+ * In a child process (so nothing of another round is on its heap): the storage operations before the first answer,
+ * counted by running the Worker module (dist/worker.js) in Node on Miniflare's bindings wrapped to count every call,
+ * and the heap the Worker keeps after that answer and 2,000 random look-ups, in Node's V8 (workerd's resident memory
+ * also holds the local R2's storage engine, so it cannot tell the isolate's heap).
+ */
+async function countAndHeap(n) {
+  const mf = miniflare(n);
+  await mf.ready;
   const counts = { r2: 0, kv: 0, d1: 0 };
   const counted = (binding, key) =>
     new Proxy(binding, {
@@ -185,19 +194,25 @@ async function countReads(mf, id, n) {
     LOG_LEVEL: 'error',
   };
   const ctx = { waitUntil: () => {} };
+  const id = idOf(Math.floor(n / 3) + 2);
   global.gc();
   const heap0 = process.memoryUsage().heapUsed;
   const res = await worker.fetch(new Request(`http://edge.test/api/models/${id}`), env, ctx);
   if (res.status !== 200) throw new Error(`the counted Worker answered ${res.status}`);
   const reads = counts.r2 + counts.kv + counts.d1;
-  // The same module's heap after 2,000 random look-ups, in Node's V8 (workerd's resident memory also holds the local
-  // R2's storage engine, so it cannot tell the isolate's heap): what the index keeps, bounded by its caches.
   for (let k = 0; k < 2000; k++) {
     const r = await worker.fetch(new Request(`http://edge.test/api/models/${idOf((k * 7919 + 29) % n)}`), env, ctx);
     await r.arrayBuffer();
   }
   global.gc();
-  return { reads, heapGrowthMB: +((process.memoryUsage().heapUsed - heap0) / 2 ** 20).toFixed(1) };
+  const heapMB = +((process.memoryUsage().heapUsed - heap0) / 2 ** 20).toFixed(1);
+  await mf.dispose();
+  return { reads, heapMB };
+}
+
+if (values.phase === 'count') {
+  console.log(JSON.stringify(await countAndHeap(Number(values.n))));
+  process.exit(0);
 }
 
 async function round(n) {
@@ -222,8 +237,10 @@ async function round(n) {
   };
   await Promise.all(Array.from({ length: 16 }, one));
   const rssAfter = workerdRssMB();
-  const counted = await countReads(mf, idOf(Math.floor(n / 3) + 2), n);
   await mf.dispose();
+  const counted = JSON.parse(
+    execFileSync(process.execPath, ['--expose-gc', process.argv[1], '--phase', 'count', '--n', String(n), '--keep', keep], { encoding: 'utf8' }).trim(),
+  );
   return { firstMs: +firstMs.toFixed(1), ...counted, rssBefore: Math.round(rssBefore), rssFirst: Math.round(rssFirst), rssAfter2000: Math.round(rssAfter) };
 }
 
