@@ -14,6 +14,7 @@ export {
   parseRef,
   type RemoteFile,
 } from './download.js';
+export { nodeLoopBusy } from './node/loop-busy.js';
 export { hfCacheRangeFile, rangeFile } from './node/range-file.js';
 export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher, sha256File } from './node/transfer.js';
 export { HubAnswerError, namingFetch } from './reach.js';

@@ -74,6 +74,8 @@ class Ranged {
       if (this.sources.length === 1) this.pieces = joinPieces(this.pieces);
       this.first = 0;
     },
+    // read when the probe starts
+    () => this.opts.loopBusy?.() ?? (() => 0),
   );
 
   constructor(
@@ -375,7 +377,8 @@ class Ranged {
 
   private async result(ok: boolean): Promise<FileResult> {
     this.probe.stop();
-    this.saveRecord(true);
+    // a verified file is renamed next (and its record removed): only a file kept to resume needs its last record
+    if (!ok) this.saveRecord(true);
     await this.recording;
     const sources = this.bySource();
     let source: string | undefined;
