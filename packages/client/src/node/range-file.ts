@@ -87,7 +87,14 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
   };
   /** the last flush, after the one running (an error of either is the result) */
   const flushAll = () =>
-    Promise.resolve(flushing).then((e) => (e instanceof Error ? e : fh.datasync().then(() => undefined, (x: unknown) => x)));
+    Promise.resolve(flushing).then((e) =>
+      e instanceof Error
+        ? e
+        : fh.datasync().then(
+            () => undefined,
+            (x: unknown) => x,
+          ),
+    );
   const close = async () => {
     if (closed) return;
     closed = true;
