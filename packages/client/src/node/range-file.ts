@@ -150,8 +150,9 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
         return;
       }
       const synced = await (syncing ?? flushAll());
-      if (synced instanceof Error) throw synced;
       await close();
+      // not on the disk: not renamed (the temp file and its record stay for a later run to check and resume)
+      if (synced instanceof Error) throw synced;
       await rename(temp, finalPath);
       await rm(record, { force: true });
     },
