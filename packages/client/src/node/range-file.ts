@@ -15,6 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { type Interval, parseRangeRecord, rangeRecord } from '../ranges.js';
 import type { RangeTarget, RemoteFile } from '../types.js';
+import { stepFlusher } from './file-sink.js';
 import { hfCacheBlob, linkHfSnapshot } from './transfer.js';
 
 /**
@@ -41,13 +42,6 @@ parentPort.on('message', (m) => {
 });
 `;
 
-/**
- * A flush to the disk (fdatasync) starts whenever this much more was written and none runs: the page cache of a
- * machine with much memory would otherwise hold the whole file until the final flush, which then took 60-110 ms of
- * 200 MiB after the last byte (docs/benchmarks.md); flushed as it arrives, only the last step is left.
- */
-const SYNC_STEP_BYTES = 32 << 20;
-
 /** The temp file and range record of `file` beside `finalPath` (the same names on every run, so a run resumes). */
 function rangeFilePaths(finalPath: string, file: Pick<RemoteFile, 'sha256'>): { temp: string; record: string } {
   const temp = join(dirname(finalPath), `.${basename(finalPath)}.${file.sha256.slice(0, 16)}.part`);
@@ -71,35 +65,13 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
   const hash = process.env.HUB_HASH_THREAD === '1' && availableParallelism() > 1 ? threadPrefixHash(temp) : inlinePrefixHash(fh);
   let closed = false;
   let syncing: Promise<unknown> | undefined;
-  // bytes written since the last flush to the disk began; one flush at a time runs beside the download
-  let unsynced = 0;
-  let flushing: Promise<unknown> | undefined;
-  const flushSoon = () => {
-    if (flushing || closed || unsynced < SYNC_STEP_BYTES) return;
-    unsynced = 0;
-    flushing = fh.datasync().then(
-      () => {
-        flushing = undefined;
-        flushSoon();
-      },
-      (e: unknown) => e,
-    );
-  };
-  /** the last flush, after the one running (an error of either is the result) */
-  const flushAll = () =>
-    Promise.resolve(flushing).then((e) =>
-      e instanceof Error
-        ? e
-        : fh.datasync().then(
-            () => undefined,
-            (x: unknown) => x,
-          ),
-    );
+  // flushed to the disk in steps while it is written (one flush at a time)
+  const flushes = stepFlusher(fh);
   const close = async () => {
     if (closed) return;
     closed = true;
     hash.stop();
-    await flushing;
+    await flushes.stop();
     await fh.close();
   };
   return {
@@ -110,8 +82,7 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
         at += (await fh.write(chunk, at, chunk.byteLength - at, offset + at)).bytesWritten;
       }
       hash.wrote(offset, chunk);
-      unsynced += chunk.byteLength;
-      flushSoon();
+      flushes.wrote(chunk.byteLength);
     },
     read: async (offset, length) => {
       const buf = new Uint8Array(length);
@@ -125,7 +96,7 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
     hashTo: (upTo) => {
       hash.hashTo(upTo);
       // every byte is written: the flush to the disk runs while the hash catches up (the rename waits for both)
-      if (upTo === file.size) syncing ??= flushAll();
+      if (upTo === file.size) syncing ??= flushes.last();
     },
     digest: () => hash.digest(),
     rehash: () => {
@@ -149,10 +120,10 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
         await close();
         return;
       }
-      const synced = await (syncing ?? flushAll());
+      const synced = await (syncing ?? flushes.last());
       await close();
       // not on the disk: not renamed (the temp file and its record stay for a later run to check and resume)
-      if (synced instanceof Error) throw synced;
+      if (synced !== undefined) throw synced;
       await rename(temp, finalPath);
       await rm(record, { force: true });
     },
