@@ -44,12 +44,6 @@ const outDir = () => tempDir('hub-get-ranges-to-');
 
 const get = (hub: TestHub, dir: string, args: string[]) => runGet([MODEL, ...args, '--to', dir, '--hub', hub.url, '--stall-seconds', '5']);
 
-const requested = (log: string[]) =>
-  log.reduce((n, r) => {
-    const m = /^bytes=(\d+)-(\d+)$/.exec(r);
-    return n + (m ? Number(m[2]) - Number(m[1]) + 1 : SIZE);
-  }, 0);
-
 describe('hub get in ranges over several sources', () => {
   it('one of two sources serves wrong bytes for one range: the right file, that source named, nothing unverified left', async () => {
     const { hub, state } = await hubWith([
@@ -176,14 +170,19 @@ describe('hub get in ranges over several sources', () => {
     const kept = record.reduce((n, [s, e]) => n + e - s, 0);
     expect(kept).toBeGreaterThanOrEqual(3 * MiB);
     expect(existsSync(path.join(dir, FILE))).toBe(false);
-    // the second run, from a now fast source: asks only for what the record does not hold (and maybe a little more)
+    // the second run, from a now fast source: asks only for bytes the record does not hold (each range inside a gap;
+    // the record may have grown after it was read here, so its gaps can only be smaller)
     if (state.slow) state.slow.mode = 'ok';
     const before = state.slow?.log.length ?? 0;
     const r = await get(hub, dir, [FILE, '--connections', '4']);
     expect(r.code).toBe(0);
     expect(readFileSync(path.join(dir, FILE)).equals(DATA)).toBe(true);
-    const again = requested(state.slow?.log.slice(before) ?? []);
-    expect(again).toBeLessThanOrEqual(SIZE - kept);
+    const again = (state.slow?.log.slice(before) ?? []).map((r): [number, number] => {
+      const m = /^bytes=(\d+)-(\d+)$/.exec(r);
+      return m ? [Number(m[1]), Number(m[2]) + 1] : [0, SIZE];
+    });
+    expect(again.length).toBeGreaterThan(0);
+    for (const [start, end] of again) expect(record.filter(([s, e]) => start < e && end > s)).toEqual([]);
     expect(readdirSync(dir)).toEqual([FILE]);
   });
 });

@@ -307,7 +307,8 @@ class Ranged {
       if (piece.pos > from) this.served.push({ start: from, end: piece.pos, source: s.source });
       piece.busy = false;
       this.changed();
-      this.saveRecord(piece.pos >= piece.end && this.complete());
+      // (at most every 250 ms: once complete, the file is verified and renamed, or its last record written then)
+      this.saveRecord(false);
     }
     return s;
   }
