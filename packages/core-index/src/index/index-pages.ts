@@ -114,11 +114,13 @@ export async function writeIndexPages(
   const models: PagedArray = { per: MODELS_PER_PAGE, count: n, ...(await w.dirs(modelPages)) };
 
   // ids (and dash aliases, `~`-prefixed) → rank
-  const idEntries: Array<[string, number]> = lowerIds.map((id, rank) => [id, rank]);
+  // Each id names its models page as well as its rank, so a look-up needs no directory read.
+  const at = (rank: number): [string, number] => [modelPages[Math.floor(rank / MODELS_PER_PAGE)] as string, rank];
+  const idEntries: Array<[string, [string, number]]> = lowerIds.map((id, rank) => [id, at(rank)]);
   const ranked = lowerIds.map((id, rank) => ({ id, rank }));
   const idSet = new Set(lowerIds);
-  for (const [alias, m] of dashAliasesOf(ranked, (a) => idSet.has(a))) idEntries.push([`~${alias}`, m.rank]);
-  const ids = await w.hashed('ids', idEntries, idEntries.length * 40);
+  for (const [alias, m] of dashAliasesOf(ranked, (a) => idSet.has(a))) idEntries.push([`~${alias}`, at(m.rank)]);
+  const ids = await w.hashed('ids', idEntries, idEntries.length * 120);
   const shaMap = await w.hashed('shas', [...shas], shas.size * 80 + files * 8);
   shas.clear();
   const termEntries: Array<[string, Postings]> = [];
