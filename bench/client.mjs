@@ -6,7 +6,7 @@
 // Usage: node bench/client.mjs [--mib 200] [--rounds 5] [--prof DIR]
 // Each round runs, in alternating order:
 //   hub get           `hub get bench/model --to DIR` (since issue 42 a file this large is fetched in ranges, written
-//                     in place, hashed in order as the prefix completes; one connection while it keeps the client busy)
+//                     in place, hashed in order as the prefix completes; more connections only when they bring more)
 //   hub get, thread   `hub get --connections 1` (one request, as before issue 42) with HUB_HASH_THREAD=1 (SHA-256
 //                     of the one stream in a worker thread), to show what a thread brings there
 //   curl + sha256sum  `curl -sfL -o FILE URL && sha256sum FILE` of the hub's resolve URL (download first, hash after)

@@ -13,7 +13,6 @@ import {
   modelRevision,
   nodeGetBytes,
   nodeHasher,
-  nodeLoopBusy,
   type Progress,
   parseRef,
   type RemoteFile,
@@ -123,7 +122,6 @@ export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>
   const opts: ClientOptions = {
     hub,
     hasher: nodeHasher,
-    loopBusy: nodeLoopBusy,
     stallSeconds: stall,
     connections,
     // bytes over node:http (an injected fetch, in tests, carries them too)

@@ -15,7 +15,6 @@ export {
   type RemoteFile,
 } from './download.js';
 export { fileSink } from './node/file-sink.js';
-export { nodeLoopBusy } from './node/loop-busy.js';
 export { hfCacheRangeFile, rangeFile } from './node/range-file.js';
 export { defaultHfCache, hfCacheSink, nodeGetBytes, nodeHasher, sha256File } from './node/transfer.js';
 export { HubAnswerError, namingFetch } from './reach.js';

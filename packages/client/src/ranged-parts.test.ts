@@ -65,47 +65,6 @@ describe('Probe: more connections only when they bring more bytes (fake clock)',
     expect(calls).toEqual([]);
   });
 
-  /** A source limited per connection (all connections bring 8 times the bytes) read by a thread this busy. */
-  function busyRun(share: number) {
-    vi.useFakeTimers();
-    let received = 0;
-    let rate = 100;
-    const calls: string[] = [];
-    let windows = 0;
-    const probe = new Probe(
-      () => received,
-      () => 1e12,
-      () => 8,
-      () => {
-        calls.push('all');
-        rate = 800;
-      },
-      () => calls.push('back'),
-      () => {
-        windows++;
-        return () => share;
-      },
-    );
-    const tick = setInterval(() => {
-      received += rate * 10;
-    }, 10);
-    probe.start();
-    vi.advanceTimersByTime(200);
-    for (let i = 0; i < 8; i++) probe.count(1);
-    vi.advanceTimersByTime(2000);
-    clearInterval(tick);
-    return { calls, windows };
-  }
-
-  it('no probe when the first connection kept the thread busy (the client is the limit, as on loopback)', () => {
-    expect(busyRun(0.9)).toEqual({ calls: [], windows: 1 });
-    expect(busyRun(0.6)).toEqual({ calls: [], windows: 1 });
-  });
-
-  it('probes as before when the thread mostly waited for the source', () => {
-    expect(busyRun(0.1)).toEqual({ calls: ['all'], windows: 1 });
-  });
-
   it('judges only once the new connections stream, or after the settle time', () => {
     vi.useFakeTimers();
     let received = 0;

@@ -81,17 +81,11 @@ export function endOf(e: unknown, signal: AbortSignal, progressed: boolean): Ran
 const PROBE_MS = 200;
 /** All connections stay when they brought this many times the bytes of one. */
 const PROBE_GAIN = 1.3;
-/**
- * No probe when this thread was busy for this share of the first window or more: it is itself the limit (loopback, a
- * fast LAN, a busy machine), and more sockets to read would only add their cost.
- */
-const BUSY_MAX = 0.6;
 /** The judging window starts once the new connections stream, or after this long (slow handshakes, few pieces). */
 const SETTLE_MS = 3000;
 
 /**
- * Whether more connections help: one per source for {@link PROBE_MS} (and no further when that kept this thread busy,
- * {@link BUSY_MAX}), then all (`all`); once they stream (or after
+ * Whether more connections help: one per source for {@link PROBE_MS}, then all (`all`); once they stream (or after
  * {@link SETTLE_MS}), their bytes over {@link PROBE_MS} against the first window's; below {@link PROBE_GAIN} times as
  * many, one per source again (`back`). A source limited per connection (a CDN edge, a far server, `limit_rate`) gains
  * about N times; loopback or a fast LAN, where one connection is not the limit, does not.
@@ -108,21 +102,16 @@ export class Probe {
     private readonly wanted: () => number,
     private readonly all: () => void,
     private readonly back: () => void,
-    /** starts a window; the share of it this thread was busy (see `ClientOptions.loopBusy`) */
-    private readonly busy?: () => () => number,
   ) {}
 
   /** The first connection streams: the first window starts. */
   start(): void {
     const b0 = this.bytes();
     const t0 = Date.now();
-    const busy = this.busy?.();
     this.later(PROBE_MS, () => {
       const one = (this.bytes() - b0) / Math.max(1, Date.now() - t0);
       // at this rate the rest comes before more connections could be judged: no probe
       if (this.left() < one * PROBE_MS * 2) return;
-      // the one connection kept this thread busy: it is the limit, not the source
-      if (busy && busy() >= BUSY_MAX) return;
       this.all();
       const settle = Date.now();
       const judge = () => {

@@ -74,8 +74,6 @@ class Ranged {
       if (this.sources.length === 1) this.pieces = joinPieces(this.pieces);
       this.first = 0;
     },
-    // read when the probe starts
-    () => this.opts.loopBusy?.() ?? (() => 0),
   );
 
   constructor(

@@ -108,12 +108,6 @@ export interface ClientOptions {
    * small one is.
    */
   connections?: number;
-  /**
-   * Starts a window and returns how busy this thread has been since, 0-1 (Node: the event loop's utilization,
-   * `nodeLoopBusy`). A ranged download opens more connections only when its first connection left the thread idle
-   * for most of the window: a thread that is itself the limit is not helped by more sockets to read.
-   */
-  loopBusy?: () => () => number;
 }
 
 export interface FileResult {
