@@ -17,7 +17,9 @@ import { parseArgs } from 'node:util';
 
 if (!global.gc) {
   // the heap figure needs a collection before and after
-  const { status } = (await import('node:child_process')).spawnSync(process.execPath, ['--expose-gc', ...process.argv.slice(1)], { stdio: 'inherit' });
+  const self = new URL(import.meta.url).pathname;
+  const args = process.argv.slice(2).filter((a) => a !== '--');
+  const { status } = (await import('node:child_process')).spawnSync(process.execPath, ['--expose-gc', self, ...args], { stdio: 'inherit' });
   process.exit(status ?? 1);
 }
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -239,7 +241,7 @@ async function round(n) {
   const rssAfter = workerdRssMB();
   await mf.dispose();
   const counted = JSON.parse(
-    execFileSync(process.execPath, ['--expose-gc', process.argv[1], '--phase', 'count', '--n', String(n), '--keep', keep], { encoding: 'utf8' }).trim(),
+    execFileSync(process.execPath, ['--expose-gc', new URL(import.meta.url).pathname, '--phase', 'count', '--n', String(n), '--keep', keep], { encoding: 'utf8' }).trim(),
   );
   return { firstMs: +firstMs.toFixed(1), ...counted, rssBefore: Math.round(rssBefore), rssFirst: Math.round(rssFirst), rssAfter2000: Math.round(rssAfter) };
 }

@@ -44,8 +44,14 @@ if (process.argv.includes('--metrics-pairs')) {
   process.exit(0);
 }
 if (process.argv.includes('--scale')) {
-  // the paged store at N SYNTHETIC models against the whole store at 2,000 (bench/scale.mjs; --sizes, --rounds, --keep)
-  await import('./scale.mjs');
+  // the paged store at N SYNTHETIC models against the whole store at 2,000 (bench/scale.mjs; --sizes, --rounds, --keep);
+  // with --http, the hub over HTTP on those folders (bench/scale-http.mjs)
+  await import(process.argv.includes('--http') ? './scale-http.mjs' : './scale.mjs');
+  process.exit(0);
+}
+if (process.argv.includes('--edge-scale')) {
+  // a fresh edge isolate at 100, 10,000 and 100,000 SYNTHETIC models (bench/edge-scale.mjs; --sizes, --rounds, --keep)
+  await import('./edge-scale.mjs');
   process.exit(0);
 }
 if (process.argv.includes('--metrics')) {
