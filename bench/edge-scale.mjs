@@ -130,7 +130,13 @@ async function seed(n) {
     for (const meta of page.items) {
       const stored = await store.get(meta.id);
       const custom = { kind: meta.kind, mediaType: meta.media_type, created: String(meta.created_at_millis) };
-      parts.push(...frame(`objects/${meta.id.slice('blake3:'.length)}`, { httpMetadata: { contentType: meta.media_type }, customMetadata: custom }, stored.bytes));
+      parts.push(
+        ...frame(
+          `objects/${meta.id.slice('blake3:'.length)}`,
+          { httpMetadata: { contentType: meta.media_type }, customMetadata: custom },
+          stored.bytes,
+        ),
+      );
       bytes += stored.bytes.length;
       if (bytes > 512 * 1024) {
         await send(parts);
@@ -161,13 +167,15 @@ async function seed(n) {
 
 /** workerd's resident memory (the newest workerd process), in MB. */
 function workerdRssMB() {
-  const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
-    try {
-      return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'workerd';
-    } catch {
-      return false;
-    }
-  });
+  const pids = readdirSync('/proc')
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'workerd';
+      } catch {
+        return false;
+      }
+    });
   const pid = pids.map(Number).sort((a, b) => b - a)[0];
   return pid ? Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024 : 0;
 }
@@ -186,7 +194,11 @@ async function countAndHeap(n) {
     new Proxy(binding, {
       get(target, prop) {
         const v = Reflect.get(target, prop);
-        return typeof v === 'function' ? (...args) => (counts[key]++, v.apply(target, args)) : v;
+        if (typeof v !== 'function') return v;
+        return (...args) => {
+          counts[key]++;
+          return v.apply(target, args);
+        };
       },
     });
   const env = {
@@ -241,14 +253,29 @@ async function round(n) {
   const rssAfter = workerdRssMB();
   await mf.dispose();
   const counted = JSON.parse(
-    execFileSync(process.execPath, ['--expose-gc', new URL(import.meta.url).pathname, '--phase', 'count', '--n', String(n), '--keep', keep], { encoding: 'utf8' }).trim(),
+    execFileSync(
+      process.execPath,
+      ['--expose-gc', new URL(import.meta.url).pathname, '--phase', 'count', '--n', String(n), '--keep', keep],
+      { encoding: 'utf8' },
+    ).trim(),
   );
-  return { firstMs: +firstMs.toFixed(1), ...counted, rssBefore: Math.round(rssBefore), rssFirst: Math.round(rssFirst), rssAfter2000: Math.round(rssAfter) };
+  return {
+    firstMs: +firstMs.toFixed(1),
+    ...counted,
+    rssBefore: Math.round(rssBefore),
+    rssFirst: Math.round(rssFirst),
+    rssAfter2000: Math.round(rssAfter),
+  };
 }
 
 const sizes = values.sizes.split(',').map(Number);
 for (const n of sizes) console.log(`seeded ${JSON.stringify(await seed(n))}`);
-console.log(`edge at scale: ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+console.log(
+  `edge at scale: ${os.cpus().length} cores, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
 const firsts = new Map(sizes.map((n) => [n, []]));
 for (let r = 1; r <= Number(values.rounds); r++) {
   const order = r % 2 ? sizes : [...sizes].reverse();
@@ -259,5 +286,8 @@ for (let r = 1; r <= Number(values.rounds); r++) {
   }
 }
 const smallest = median(firsts.get(sizes[0]));
-for (const n of sizes) console.log(`n=${n}: first answer median ${median(firsts.get(n))} ms (${(median(firsts.get(n)) / smallest).toFixed(2)}x the ${sizes[0]}-model figure; per round ${firsts.get(n).join(', ')})`);
+for (const n of sizes)
+  console.log(
+    `n=${n}: first answer median ${median(firsts.get(n))} ms (${(median(firsts.get(n)) / smallest).toFixed(2)}x the ${sizes[0]}-model figure; per round ${firsts.get(n).join(', ')})`,
+  );
 process.exit(0);

@@ -47,11 +47,15 @@ const base = `http://127.0.0.1:${PORT}`;
 
 async function startHub(dir, store) {
   const t = performance.now();
-  const child = spawn(process.execPath, ['apps/node-server/dist/cli.js', 'serve', '--port', String(PORT), '--host', '127.0.0.1', '--data', dir, '--config', config], {
-    cwd: root,
-    env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_INDEX_STORE: store },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['apps/node-server/dist/cli.js', 'serve', '--port', String(PORT), '--host', '127.0.0.1', '--data', dir, '--config', config],
+    {
+      cwd: root,
+      env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_INDEX_STORE: store },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const probe = `${base}/api/models/${idOf(1)}`;
   for (;;) {
     try {
@@ -67,7 +71,12 @@ async function startHub(dir, store) {
   return { child, startMs: performance.now() - t };
 }
 
-const stop = (child) => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM'))));
+const stop = (child) =>
+  new Promise((r) => {
+    if (child.exitCode !== null) return r();
+    child.once('exit', r);
+    child.kill('SIGTERM');
+  });
 const rssMB = (pid) => Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024;
 
 function wrk(script, n, seconds, url = base) {
@@ -112,7 +121,12 @@ async function warmPages(dir) {
   const t = performance.now();
   let files = 1;
   const list = (l, each) => {
-    const pages = l.pages ?? (l.dirs ?? []).flatMap((d) => (files++, read(d).pages));
+    const pages =
+      l.pages ??
+      (l.dirs ?? []).flatMap((d) => {
+        files++;
+        return read(d).pages;
+      });
     for (const a of pages) {
       files++;
       const page = read(a);
@@ -121,7 +135,11 @@ async function warmPages(dir) {
   };
   for (const l of [rootPage.models, rootPage.ids, rootPage.shas, rootPage.names, ...Object.values(rootPage.orders)]) list(l);
   list(rootPage.terms, (page) => {
-    for (const p of Object.values(page.entries)) for (const seg of p.s ?? []) files++, store.readBytes(seg);
+    for (const p of Object.values(page.entries))
+      for (const seg of p.s ?? []) {
+        files++;
+        store.readBytes(seg);
+      }
   });
   return { files, seconds: +((performance.now() - t) / 1000).toFixed(1) };
 }
@@ -134,14 +152,25 @@ async function measure(n, store, rounds) {
     const rps = [];
     for (let r = 0; r < rounds; r++) rps.push(wrk('random-models.lua', n, Number(values.duration)).rps);
     const search = [];
-    for (let k = 0; k < 200; k++) search.push((await timed(`${base}/api/models?search=${encodeURIComponent(idOf((k * 7919) % n))}&limit=20`)).ms);
+    for (let k = 0; k < 200; k++)
+      search.push((await timed(`${base}/api/models?search=${encodeURIComponent(idOf((k * 7919) % n))}&limit=20`)).ms);
     const links = n <= 1_000_000 ? await followLinks() : undefined;
     let hot;
     if (store === 'paged') {
       // 20,000 random look-ups happened above (at least); then the hot routes for --minutes.
       hot = wrk('hot-routes.lua', n, Math.round(Number(values.minutes) * 60));
     }
-    return { n, store, ...(warmed ? { warmedPages: warmed } : {}), startMs: Math.round(startMs), rps, searchP50Ms: +median(search).toFixed(2), links, hotRps: hot?.rps, rssMB: Math.round(rssMB(child.pid)) };
+    return {
+      n,
+      store,
+      ...(warmed ? { warmedPages: warmed } : {}),
+      startMs: Math.round(startMs),
+      rps,
+      searchP50Ms: +median(search).toFixed(2),
+      links,
+      hotRps: hot?.rps,
+      rssMB: Math.round(rssMB(child.pid)),
+    };
   } finally {
     await stop(child);
   }
@@ -149,7 +178,12 @@ async function measure(n, store, rounds) {
 
 const sizes = values.sizes.split(',').map(Number);
 const rounds = Number(values.rounds);
-console.log(`hub over HTTP at scale: ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+console.log(
+  `hub over HTTP at scale: ${os.cpus().length} cores, load average ${os
+    .loadavg()
+    .map((x) => x.toFixed(1))
+    .join(' ')}`,
+);
 for (let round = 1; round <= rounds; round++) {
   const y = await measure(2000, 'memory', 1);
   console.log(`round ${round} yardstick ${JSON.stringify(y)}`);

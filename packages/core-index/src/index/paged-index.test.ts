@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { buildWithPages, CountingObjectStore, syntheticModels } from '../testing/scale.js';
 import type { Address } from './blake3.js';
+import { canonicalBytes } from './canonical-json.js';
 import { IndexLoadError, loadIndex } from './index-store.js';
 import type { MemoryIndex } from './memory-index.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
-import { canonicalBytes } from './canonical-json.js';
 import { bucketOf, MODELS_PER_PAGE, PAGE_KIND, PAGES_KIND } from './page-layout.js';
 import { openPagedIndex, type PagedIndex } from './paged-index.js';
 import { SORT_KEYS } from './search.js';

@@ -168,7 +168,9 @@ export class PagedIndex implements IndexStore, PagedReads {
   }
 
   private async bucket<T>(map: HashedMap, key: string): Promise<T | undefined> {
-    const entries = (await this.page<{ entries: Record<string, T> }>(await this.pageAddress(map, bucketOf(key, map.buckets, this.root.version)))).entries;
+    const entries = (
+      await this.page<{ entries: Record<string, T> }>(await this.pageAddress(map, bucketOf(key, map.buckets, this.root.version)))
+    ).entries;
     return Object.hasOwn(entries, key) ? entries[key] : undefined;
   }
 
