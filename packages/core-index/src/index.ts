@@ -80,6 +80,7 @@ export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.j
 export { type HostRequest, type HubStart, serve } from './http/serve.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
 export { BUNDLE_FILE, BUNDLE_FORMAT, type Bundle, BundleSchema } from './index/bundle-schema.js';
+export { ByteLru } from './index/byte-lru.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
 export { readCatalog } from './index/catalog-shards.js';
 export {

@@ -1,4 +1,5 @@
 import {
+  ByteLru,
   type CoreDeps,
   fnv1aText,
   type HubResponse,
@@ -205,26 +206,14 @@ const MAX_ROW_BYTES = 16 * 1024 * 1024;
  * crawl of a large index holds no more than the bound.
  */
 class RowBytes {
-  private readonly kept = new Map<number, Uint8Array>();
-  private bytes = 0;
+  private readonly kept = new ByteLru<Uint8Array, number>(MAX_ROW_BYTES, MAX_ROW_BYTES);
 
   get(key: number): Uint8Array | undefined {
-    const hit = this.kept.get(key);
-    if (hit !== undefined) {
-      this.kept.delete(key);
-      this.kept.set(key, hit);
-    }
-    return hit;
+    return this.kept.get(key);
   }
 
   set(key: number, value: Uint8Array): void {
-    this.kept.set(key, value);
-    this.bytes += value.byteLength;
-    for (const [k, v] of this.kept) {
-      if (this.bytes <= MAX_ROW_BYTES) break;
-      this.kept.delete(k);
-      this.bytes -= v.byteLength;
-    }
+    this.kept.set(key, value, value.byteLength);
   }
 }
 

@@ -1,3 +1,4 @@
+import { ByteLru } from './byte-lru.js';
 import type { StoredObject } from './object-store.js';
 
 /**
@@ -6,48 +7,28 @@ import type { StoredObject } from './object-store.js';
  * filesystem store (node-server) and the R2 store (the edge).
  */
 export class ObjectCache {
-  private readonly entries = new Map<string, StoredObject>();
-  private total = 0;
+  private readonly lru: ByteLru<StoredObject>;
 
-  constructor(
-    private readonly maxBytes: number,
-    private readonly maxObjectBytes: number = maxBytes / 8,
-  ) {}
+  constructor(maxBytes: number, maxObjectBytes: number = maxBytes / 8) {
+    this.lru = new ByteLru(maxBytes, maxObjectBytes);
+  }
 
   /** The cached object, moved to the most recently used end. */
   get(address: string): StoredObject | undefined {
-    const hit = this.entries.get(address);
-    if (hit) {
-      this.entries.delete(address);
-      this.entries.set(address, hit);
-    }
-    return hit;
+    return this.lru.get(address);
   }
 
   has(address: string): boolean {
-    return this.entries.has(address);
+    return this.lru.has(address);
   }
 
   /** Keep an object (when it is small enough), evicting the least recently used past the total. */
   set(address: string, obj: StoredObject): void {
-    const size = obj.bytes.byteLength;
-    if (size > this.maxObjectBytes) return;
-    const old = this.entries.get(address);
-    if (old) {
-      this.entries.delete(address);
-      this.total -= old.bytes.byteLength;
-    }
-    this.entries.set(address, obj);
-    this.total += size;
-    for (const [key, value] of this.entries) {
-      if (this.total <= this.maxBytes) break;
-      this.entries.delete(key);
-      this.total -= value.bytes.byteLength;
-    }
+    this.lru.set(address, obj, obj.bytes.byteLength);
   }
 
   /** Bytes held now. */
   get bytes(): number {
-    return this.total;
+    return this.lru.bytes;
   }
 }

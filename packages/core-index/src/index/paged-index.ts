@@ -1,4 +1,5 @@
 import { type Address, addressOf } from './blake3.js';
+import { ByteLru } from './byte-lru.js';
 import { IndexLoadError, makeModel } from './index-store.js';
 import type { ObjectStore } from './object-store.js';
 import {
@@ -34,46 +35,6 @@ export interface PagedIndexOptions {
   verify?: boolean;
   /** memo values kept per index, by their own size estimate, at most this many bytes (default a quarter of the cache) */
   memoBytes?: number;
-}
-
-/** A page or a value kept in a byte-bounded, least-recently-used cache. */
-class ByteLru<V> {
-  private readonly map = new Map<string, { v: V; size: number }>();
-  private total = 0;
-
-  constructor(private readonly max: number) {}
-
-  get(key: string): V | undefined {
-    const hit = this.map.get(key);
-    if (!hit) return undefined;
-    this.map.delete(key);
-    this.map.set(key, hit);
-    return hit.v;
-  }
-
-  has(key: string): boolean {
-    return this.map.has(key);
-  }
-
-  set(key: string, v: V, size: number): void {
-    const old = this.map.get(key);
-    if (old) {
-      this.map.delete(key);
-      this.total -= old.size;
-    }
-    if (size > this.max / 4) return;
-    this.map.set(key, { v, size });
-    this.total += size;
-    for (const [k, e] of this.map) {
-      if (this.total <= this.max) break;
-      this.map.delete(k);
-      this.total -= e.size;
-    }
-  }
-
-  get bytes(): number {
-    return this.total;
-  }
 }
 
 /** The size a memo value is counted at: its bytes when it has them (prepared bodies), else a few KB. */
