@@ -86,6 +86,22 @@ async function* ranksOf(r: PagedReads, p: Postings): AsyncGenerator<number> {
   for (const s of p.s ?? []) yield* (await r.page<{ items: number[] }>(s)).items;
 }
 
+/** The ranks in both ascending lists, ascending. */
+function intersect(a: number[], b: number[]): number[] {
+  const out: number[] = [];
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    const x = a[i] as number;
+    const y = b[j] as number;
+    if (x === y) {
+      out.push(x);
+      i++;
+      j++;
+    } else if (x < y) i++;
+    else j++;
+  }
+  return out;
+}
+
 /** Positions 0… of an order: the browse order itself, or a kept order's ranks page by page. */
 async function* orderRanks(r: PagedReads, order: PagedArray | undefined, from = 0): AsyncGenerator<number> {
   const n = r.totals.models;
@@ -119,9 +135,12 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   let walked = 0;
   let exhausted = true;
   let capped = false;
-  // The candidates in browse order (the shortest list), or every model in the query's order when no term bounds them.
+  // The candidates in browse order, or every model in the query's order when no term bounds them. Lists held inline
+  // in their buckets (up to 4,096 ranks) cost no read: their intersection is the candidates (a whole id's 4-grams
+  // leave one or two), and only when no list is inline are the shortest list's segments read.
   const shortest = sorted[0];
-  const candidates = shortest ? ranksOf(r, shortest) : orderRanks(r, order);
+  const inline = sorted.filter((l) => l.r !== undefined).map((l) => l.r as number[]);
+  const candidates = inline.length ? inline.reduce(intersect) : shortest ? ranksOf(r, shortest) : orderRanks(r, order);
   const inOrder = p.natural || !shortest;
   for await (const rank of candidates) {
     if (inOrder && hits.length >= want) {
