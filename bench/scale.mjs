@@ -7,6 +7,7 @@
 // Storage reads are counted by a counting ObjectStore around the filesystem store (every get, has, meta, list, ref).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +24,7 @@ const { values } = parseArgs({
     n: { type: 'string' },
     dir: { type: 'string' },
     store: { type: 'string', default: 'paged' },
+    'pure-blake3': { type: 'boolean' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -47,14 +49,21 @@ const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function build(n, dir) {
   const core = await import(dist('packages/core-index/dist/testing/index.js'));
+  const { useBlake3 } = await import(dist('packages/core-index/dist/index.js'));
   const { FsObjectStore } = await import(dist('packages/objects/dist/node/index.js'));
+  // BLAKE3 as `hub index build` hashes (blake3-wasm, apps/node-server/src/blake3-node.ts), unless --pure-blake3.
+  if (!values['pure-blake3']) {
+    const b3 = createRequire(dist('apps/node-server/package.json'))('blake3-wasm');
+    useBlake3((bytes) => b3.hash(bytes).toString('hex'));
+  }
   const store = new FsObjectStore(dir);
   const t0 = performance.now();
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 200);
-  const built = await core.buildWithPages(store, core.syntheticModels(n));
+  // The models are made one at a time as the builder reads them (nothing held, as a real input streams).
+  const built = await core.buildWithPages(store, core.syntheticModelStream(n));
   clearInterval(timer);
   const ms = performance.now() - t0;
   return {
