@@ -227,11 +227,12 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   // Models are read from the input as they come and written BUILD_CONCURRENCY at a time (the store commits their
   // objects together); rows, catalog shards and models pages follow the input order. Nothing is held per model but
   // what the catalog's current shard and the pages' look-up tables need. Objects already stored are not written again.
-  const write = async (chunk: BuildModelInput[]): Promise<{ written: Promise<unknown> }> => {
-    const done = await Promise.all(chunk.map(one));
-    for (const d of done) {
+  const write = async (chunk: Array<{ m: BuildModelInput; lower: string }>): Promise<{ written: Promise<unknown> }> => {
+    const done = await Promise.all(chunk.map((c) => one(c.m)));
+    for (const [k, d] of done.entries()) {
       await catalogWriter.add(d.row, d.entry);
-      await pagesWriter?.add({ id: d.row.id, address: d.entry.model, row: d.row, object: d.object, sources: d.sources });
+      const entry = { id: d.row.id, address: d.entry.model, row: d.row, object: d.object, sources: d.sources };
+      await pagesWriter?.add(entry, (chunk[k] as { lower: string }).lower);
       modelCount++;
       fileCount += d.files;
       byteCount += d.bytes;
@@ -242,12 +243,12 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   };
   // One chunk's objects are being written while the next chunk is encoded; every put is done before the catalog.
   let writing: Promise<unknown> = Promise.resolve();
-  let chunk: BuildModelInput[] = [];
+  let chunk: Array<{ m: BuildModelInput; lower: string }> = [];
   for await (const m of input.models) {
     const lower = m.id.toLowerCase();
     if (seen.has(lower)) continue;
     seen.add(lower);
-    chunk.push(m);
+    chunk.push({ m, lower });
     if (chunk.length === BUILD_CONCURRENCY) {
       const next = await write(chunk);
       await writing;

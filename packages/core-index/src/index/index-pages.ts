@@ -36,7 +36,7 @@ export interface PageObjects {
 }
 
 /** Puts in flight at most while the pages are written (they are waited for in groups of this many). */
-const WRITE_BATCH = 4096;
+const WRITE_BATCH = 256;
 
 /** The sort column of a browse order, one value per rank (what `rowSortKey` gives). */
 type Column = number[] | string[];
@@ -58,6 +58,7 @@ export class IndexPagesWriter {
   private readonly holders: Record<string, number> = {};
   private readonly kinds = new Map<string, SourceObject['type']>();
   private readonly lowerIds: string[] = [];
+  private readonly idSet = new Set<string>();
   private readonly shas = new DigestPostings();
   private readonly terms = new TermPostings();
   private readonly trending: number[] = [];
@@ -73,13 +74,13 @@ export class IndexPagesWriter {
     this.w = new PageWriter(store);
   }
 
-  /** The next model of the browse list (its rank is how many came before). */
-  async add(entry: PagedEntry): Promise<void> {
+  /** The next model of the browse list (its rank is how many came before); `lower`: its id in lower case. */
+  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase()): Promise<void> {
     const rank = this.n++;
     const { row, object, sources } = entry;
     this.page.push(entry);
-    const lower = row.id.toLowerCase();
     this.lowerIds.push(lower);
+    this.idSet.add(lower);
     for (const f of object.files) {
       this.files++;
       this.bytes += f.size;
@@ -114,9 +115,11 @@ export class IndexPagesWriter {
     const models: PagedArray = { per: MODELS_PER_PAGE, count: n, ...(await w.dirs(this.modelPages)) };
 
     // ids (and dash aliases, `~`-prefixed) → rank
-    const idSet = new Set(lowerIds);
+    const { idSet } = this;
     const aliases = dashAliasesOf(
-      lowerIds.map((id, rank) => ({ id, rank })),
+      (function* () {
+        for (let rank = 0; rank < n; rank++) yield { id: lowerIds[rank] as string, rank };
+      })(),
       (a) => idSet.has(a),
     );
     const idKeys: Array<[string, number]> = [];
