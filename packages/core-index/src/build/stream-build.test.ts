@@ -18,7 +18,9 @@ describe('the catalog streamed to CatalogWriter', () => {
     const whole = await buildIndex(source, { date: '2026-11-28', models: syntheticModels(600) });
     const catalog = await readCatalog(source, whole.catalog);
     expect(built.catalog).toBe(whole.catalog);
-    for (const limit of [undefined, 16 * 1024, 64 * 1024]) {
+    // Sharded, and at the edge: the whole catalog's size (one object) and a byte less (a root and shards).
+    const wholeBytes = (await source.get(whole.catalog))?.bytes.length as number;
+    for (const limit of [undefined, 16 * 1024, 64 * 1024, wholeBytes, wholeBytes - 1]) {
       const a = new MemoryObjectStore();
       const b = new MemoryObjectStore();
       const expected = await writeCatalog(a, catalog, limit);
@@ -26,10 +28,10 @@ describe('the catalog streamed to CatalogWriter', () => {
       for (const row of catalog.rows) await writer.add(row, catalog.objects[row.id] as never);
       const streamed = await writer.finish();
       expect(streamed).toEqual(expected);
-      if (limit) {
+      if (limit && limit < wholeBytes) {
         expect(streamed.shards.length).toBe(splitCatalog(catalog, limit).length);
-        expect(streamed.shards.length).toBeGreaterThan(3);
-      }
+        expect(streamed.shards.length).toBeGreaterThan(1);
+      } else expect(streamed.shards).toEqual([]);
       for (const address of [streamed.address, ...streamed.shards])
         expect((await b.get(address))?.bytes).toEqual((await a.get(address))?.bytes);
     }
