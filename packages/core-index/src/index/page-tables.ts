@@ -6,7 +6,7 @@
  */
 
 /** FNV-1a over the UTF-16 code units of a string: the full 32 bits (a bucket is its low bits, page-layout `bucketOf`). */
-export function fnv32(key: string): number {
+function fnv32(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) {
     h ^= key.charCodeAt(i);
@@ -24,7 +24,7 @@ function nibble(c: number): number {
 const HEX = /^[0-9a-f]{64}$/;
 
 /** A growing list of unsigned 32-bit numbers in fixed chunks (no copy of everything when it grows). */
-export class U32List {
+class U32List {
   private chunks: Uint32Array[] = [];
   length = 0;
 
