@@ -24,7 +24,11 @@ const { values } = parseArgs({
     n: { type: 'string' },
     dir: { type: 'string' },
     store: { type: 'string', default: 'paged' },
+<<<<<<< HEAD
     'pure-blake3': { type: 'boolean' },
+=======
+    'cache-mb': { type: 'string' },
+>>>>>>> main
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -86,7 +90,10 @@ async function serve(n, dir, kind) {
   const t0open = performance.now();
   const catalog = await store.readRef('current');
   // node-server trusts a day it built (verified once when written): pages are not re-hashed on read
-  const index = await openDay(store, catalog, kind, () => core.loadIndex(store, catalog, { verified: true }), { verify: false });
+  const index = await openDay(store, catalog, kind, () => core.loadIndex(store, catalog, { verified: true }), {
+    verify: false,
+    ...(values['cache-mb'] ? { cacheBytes: Number(values['cache-mb']) * 2 ** 20 } : {}),
+  });
   const first = await index.model(idOf(Math.floor(n / 2)));
   const firstAnswerMs = performance.now() - t0open;
   if (!first) throw new Error('the first look-up found nothing');

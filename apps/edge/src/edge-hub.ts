@@ -103,11 +103,13 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
     env.HUB_METRICS ? analyticsEngineMetrics(env.HUB_METRICS) : noMetrics,
     env.LOG_REQUESTS === true || env.LOG_REQUESTS === 'true' ? accessLog(log) : noMetrics,
   );
-  // The day whole for a small index, its pages for a large one (INDEX_STORE: auto, memory or paged; design 11.1): a cold
-  // isolate then reads the refs and the pages root before its first look-up, whatever the size of the index.
+  // The day's pages whenever it has them (INDEX_STORE: auto or paged; memory loads it whole; design 11.1): a cold
+  // isolate then reads the refs and the pages root before its first look-up, whatever the size of the index. Unlike
+  // node-server, `auto` pages small days too: a whole load reads two objects per model in every cold isolate, and a
+  // Worker may make 1,000 storage operations an invocation (500 models would spend them all).
   const kind = indexStoreKind(env.INDEX_STORE, 'The var INDEX_STORE');
   const load = (store: R2ObjectStore, catalog: Address) =>
-    openDay(store, catalog, kind, () => loadIndex(store, catalog), { cacheBytes: EDGE_INDEX_CACHE_BYTES });
+    openDay(store, catalog, kind, () => loadIndex(store, catalog), { cacheBytes: EDGE_INDEX_CACHE_BYTES, pagedFrom: 0 });
   const indexes = indexHolder(objects, await load(objects, current), load, log, metrics);
   let checkedAt = now();
   let checking: Promise<IndexStore> | undefined;

@@ -55,6 +55,15 @@ export class R2ObjectStore implements ObjectStore {
     return stored;
   }
 
+  /** The bytes alone, not kept in this store's cache (the paged store keeps its pages, parsed, in its own). */
+  async readBytes(address: Address): Promise<Uint8Array | undefined> {
+    if (!isAddress(address)) return undefined;
+    const hit = this.cache.get(address);
+    if (hit) return hit.bytes;
+    const obj = await this.bucket.get(objectKey(address));
+    return obj ? new Uint8Array(await obj.arrayBuffer()) : undefined;
+  }
+
   async meta(address: Address): Promise<ObjectMetadata | undefined> {
     if (!isAddress(address)) return undefined;
     const hit = this.cache.get(address);

@@ -84,8 +84,15 @@ describe('a cold isolate reads a bounded number of storage objects before its fi
     expect(cold.counts.r2).toBe(before);
   });
 
-  it('auto loads a day under 20,000 models whole: every model object read before the first answer (what the pages remove)', async () => {
+  it('auto pages a small day too (300 models): the same few reads as paged', async () => {
     const cold = await coldEnv(big, {});
+    const res = await worker.fetch(new Request(`http://edge.test/api/models/${models[7]?.id}`), cold.env, ctx);
+    expect(res.status).toBe(200);
+    expect(total(cold.counts)).toBeLessThanOrEqual(8);
+  });
+
+  it('memory loads the day whole: every model object read before the first answer (what the pages remove)', async () => {
+    const cold = await coldEnv(big, { INDEX_STORE: 'memory' });
     const res = await worker.fetch(new Request(`http://edge.test/api/models/${models[7]?.id}`), cold.env, ctx);
     expect(res.status).toBe(200);
     expect(cold.counts.r2).toBeGreaterThan(300);

@@ -31,7 +31,8 @@ export async function dayOf(objects: ObjectStore, catalog: Address): Promise<{ p
 
 /**
  * Open the day `catalog` in the store `kind` asks for: `paged` reads the day's index pages (the archive day names
- * them); `memory` loads the whole index (`whole`); `auto` pages a day of {@link PAGED_FROM_MODELS} models or more.
+ * them); `memory` loads the whole index (`whole`); `auto` pages a day of {@link PAGED_FROM_MODELS} models or more
+ * (`pagedFrom`: the edge pages every day that has pages).
  * A day without pages (built before they existed, or without them) loads whole, whatever the kind.
  */
 export async function openDay(
@@ -39,10 +40,13 @@ export async function openDay(
   catalog: Address,
   kind: IndexStoreKind,
   whole: () => Promise<IndexStore>,
-  options: PagedIndexOptions = {},
+  options: PagedIndexOptions & {
+    /** `auto` pages a day of at least this many models (default {@link PAGED_FROM_MODELS}; the edge: 0) */
+    pagedFrom?: number;
+  } = {},
 ): Promise<IndexStore> {
   if (kind === 'memory') return whole();
   const day = await dayOf(objects, catalog);
-  if (!day.pages || (kind === 'auto' && (day.models ?? 0) < PAGED_FROM_MODELS)) return whole();
+  if (!day.pages || (kind === 'auto' && (day.models ?? 0) < (options.pagedFrom ?? PAGED_FROM_MODELS))) return whole();
   return openPagedIndex(objects, day.pages, catalog, options);
 }

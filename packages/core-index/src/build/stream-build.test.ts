@@ -1,6 +1,7 @@
 // Issue 39 (build side): the builder reads its models as it builds them and holds no catalog: catalog shards and index
 // pages are written from the models as they stream by, with exactly the bytes the whole-catalog writers give.
 import { describe, expect, it } from 'vitest';
+import type { Address } from '../index/blake3.js';
 import { CatalogWriter, readCatalog, splitCatalog, writeCatalog } from '../index/catalog-shards.js';
 import { writeIndexPages } from '../index/index-pages.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
@@ -77,8 +78,8 @@ describe('the builder over a stream of models', () => {
     const models = new Map<string, { json: Uint8Array }>();
     const sources = new Map<string, { bytes: Uint8Array }>();
     for (const entry of Object.values(catalog.objects)) {
-      models.set(entry.model, { json: (await store.get(entry.model))?.bytes as Uint8Array });
-      for (const s of entry.sources) sources.set(s, { bytes: (await store.get(s))?.bytes as Uint8Array });
+      models.set(entry.model, { json: (await store.get(entry.model as Address))?.bytes as Uint8Array });
+      for (const s of entry.sources) sources.set(s, { bytes: (await store.get(s as Address))?.bytes as Uint8Array });
     }
     const again = await writeIndexPages(new MemoryObjectStore(), catalog, built.catalog, { models, sources });
     expect(again).toBe(built.day.pages);

@@ -124,12 +124,14 @@ export class IndexPagesWriter {
     );
     const idKeys: Array<[string, number]> = [];
     for (const [alias, m] of aliases) idKeys.push([`~${alias}`, m.rank]);
+    // Each id names its models page as well as its rank, so a look-up needs no directory read.
+    const at = (rank: number): [string, number] => [this.modelPages[Math.floor(rank / MODELS_PER_PAGE)] as string, rank];
     const idCount = n + idKeys.length;
-    const idBuckets = powerOfTwo(Math.ceil((idCount * 40) / BUCKET_TARGET_BYTES));
+    const idBuckets = powerOfTwo(Math.ceil((idCount * 120) / BUCKET_TARGET_BYTES));
     const keyOf = (i: number) => (i < n ? (lowerIds[i] as string) : (idKeys[i - n] as [string, number])[0]);
     const ids = await w.hashed('ids', idBuckets, idCount, keyOf, (entries, i) => {
-      if (i < n) entries[lowerIds[i] as string] = i;
-      else entries[(idKeys[i - n] as [string, number])[0]] = (idKeys[i - n] as [string, number])[1];
+      if (i < n) entries[lowerIds[i] as string] = at(i);
+      else entries[(idKeys[i - n] as [string, number])[0]] = at((idKeys[i - n] as [string, number])[1]);
     });
 
     const shaCount = this.shas.group();

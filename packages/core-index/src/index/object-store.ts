@@ -33,6 +33,13 @@ export interface ListPage {
  */
 export interface ObjectStore {
   get(address: Address): Promise<StoredObject | undefined>;
+  /**
+   * The bytes of an object for a reader that keeps its own cache (the paged store's pages): no metadata, and not kept
+   * in the store's own cache, so the bytes are held once. A store on a local disk answers at once (a synchronous read
+   * of a small immutable file costs a fraction of a trip through the thread pool); a remote one with a promise.
+   * Stores without it are read through `get`. Nothing is checked: the reader checks the bytes against the address.
+   */
+  readBytes?(address: Address): Uint8Array | undefined | Promise<Uint8Array | undefined>;
   meta(address: Address): Promise<ObjectMetadata | undefined>;
   has(address: Address): Promise<boolean>;
   put(bytes: Uint8Array, options: PutOptions): Promise<{ meta: ObjectMetadata; created: boolean }>;

@@ -7,18 +7,29 @@ import type { ModelObject, ModelRow, SourceObject } from './schemas.js';
 
 export const PAGES_KIND = 'model-hub.index-pages';
 export const PAGE_KIND = 'model-hub.index-page';
-export const PAGES_VERSION = 1;
+/**
+ * 2: an id names its models page and its rank (`[page, rank]`), so a look-up reads its id bucket and its page and no
+ * directory; models pages of 4 and id buckets of about 2 KB (a cold look-up parses about 10 KB, not 36). Version 1
+ * (an id names its rank) is still read.
+ */
+export const PAGES_VERSION = 2;
+/** The versions a reader opens. */
+export const PAGES_VERSIONS_READ: readonly number[] = [1, 2];
 
 /** Page addresses one directory object lists. */
 export const DIR_FANOUT = 1024;
-/** Models in one models page (one read answers a look-up; 16 models of 4 files are about 25 KB). */
-export const MODELS_PER_PAGE = 16;
+/**
+ * Models in one models page (one read answers a look-up; 4 models of 4 files are about 9 KB). Fewer models a page
+ * make a cold look-up cheaper (it parses the page whole) and a browse page read more pages: at 16 a cold look-up
+ * parsed 36 KB and ran at a third of the rate (docs/decisions/scale-and-speed.md "Pages read at once").
+ */
+export const MODELS_PER_PAGE = 4;
 /** Browse positions (ranks) in one order page, and names in one names page. */
 export const ORDER_PER_PAGE = 4096;
 /** Ranks in one postings segment; a shorter posting list is kept in its bucket. */
 export const POSTINGS_SEGMENT = 4096;
-/** The bytes a hashed bucket aims at (ids and digests: one read of a few KB per look-up). */
-export const BUCKET_TARGET_BYTES = 8 * 1024;
+/** The bytes a hashed bucket aims at (ids and digests: one read of about 2 KB per look-up). */
+export const BUCKET_TARGET_BYTES = 2 * 1024;
 
 /**
  * A list of items split into pages of `per`: the page addresses inline (`pages`, up to {@link DIR_FANOUT}), else
@@ -41,7 +52,7 @@ export interface HashedMap {
 /** The root of a day's pages: everything a store needs up front, and where every other page is. */
 export interface PagesRoot {
   kind: typeof PAGES_KIND;
-  version: typeof PAGES_VERSION;
+  version: number;
   /** the catalog these pages are derived from */
   catalog: string;
   date: string;
@@ -51,7 +62,7 @@ export interface PagesRoot {
   kinds: Array<[string, SourceObject['type']]>;
   /** models in browse order, {@link MODELS_PER_PAGE} a page */
   models: PagedArray;
-  /** lower-case id (and `~` + dash alias) → rank */
+  /** lower-case id (and `~` + dash alias) → `[models page address, rank]` (version 1: the rank alone) */
   ids: HashedMap;
   /** SHA-256 → ranks of the models holding a file with it */
   shas: HashedMap;
@@ -79,12 +90,23 @@ export interface Postings {
   s?: string[];
 }
 
-/** FNV-1a over the UTF-16 code units: the bucket of a key (not for integrity: every page is checked by its address). */
-export function bucketOf(key: string, buckets: number): number {
+/**
+ * The bucket of a key: FNV-1a over the UTF-16 code units, then (from version 2) murmur3's finaliser, because FNV's
+ * low bits, which pick the bucket, hardly mix (40 SYNTHETIC ids put 1 in one bucket of 4 and 17 in another). Not for
+ * integrity: every page is checked by its address.
+ */
+export function bucketOf(key: string, buckets: number, version = PAGES_VERSION): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) {
     h ^= key.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  if (version >= 2) {
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    h ^= h >>> 16;
   }
   return h & (buckets - 1);
 }

@@ -1,3 +1,5 @@
+import { bucketOf } from './page-layout.js';
+
 /**
  * Compact tables the index-pages writer (index-pages.ts) fills while the builder streams models, so a build of a
  * million models holds typed arrays and bytes instead of a JavaScript string and array per key (design 11.1,
@@ -5,14 +7,12 @@
  * writer built: the same keys, the same ranks in the same order.
  */
 
-/** FNV-1a over the UTF-16 code units of a string: the full 32 bits (a bucket is its low bits, page-layout `bucketOf`). */
-function fnv32(key: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
-    h = Math.imul(h, 0x01000193) >>> 0;
-  }
-  return h;
+/**
+ * The whole 32-bit hash whose low bits pick a key's bucket (page-layout `bucketOf` with every bit kept), so a key's
+ * bucket among any power of two of buckets is `hash & (buckets - 1)`.
+ */
+function fullHash(key: string): number {
+  return bucketOf(key, 2 ** 32) >>> 0;
 }
 
 const CHUNK = 1 << 16;
@@ -73,7 +73,7 @@ export class DigestPostings {
     if (at === 0) this.digests.push(new Uint8Array(CHUNK * 32));
     const chunk = this.digests[this.digests.length - 1] as Uint8Array;
     for (let k = 0; k < 32; k++) chunk[at * 32 + k] = (nibble(sha256.charCodeAt(k * 2)) << 4) | nibble(sha256.charCodeAt(k * 2 + 1));
-    this.hashes.push(fnv32(sha256));
+    this.hashes.push(fullHash(sha256));
     this.ranks.push(rank);
   }
 
@@ -142,7 +142,7 @@ export class DigestPostings {
     }
     const oddByBucket = new Map<number, string[]>();
     for (const key of this.odd.keys()) {
-      const b = fnv32(key) & (buckets - 1);
+      const b = fullHash(key) & (buckets - 1);
       oddByBucket.set(b, [...(oddByBucket.get(b) ?? []), key]);
     }
     for (let b = 0; b < buckets; b++) {

@@ -6,7 +6,7 @@ import {
   DIR_FANOUT,
   type HashedMap,
   PAGES_KIND,
-  PAGES_VERSION,
+  PAGES_VERSIONS_READ,
   type PagedArray,
   type PagedEntry,
   type PagesRoot,
@@ -14,7 +14,7 @@ import {
 } from './page-layout.js';
 import { type PagedReads, pagedSearch } from './paged-search.js';
 import { type FileRecord, ModelObjectSchema, ModelRowSchema, type SourceObject, SourceObjectSchema } from './schemas.js';
-import type { IndexedModel, IndexStore, IndexTotals, ModelQuery, SearchPage } from './store-types.js';
+import type { IndexedModel, IndexStore, IndexTotals, Later, ModelQuery, SearchPage } from './store-types.js';
 
 const decoder = new TextDecoder();
 
@@ -113,28 +113,39 @@ export class PagedIndex implements IndexStore, PagedReads {
     this.snapshot = root.date;
     this.totals = root.totals;
     this.headModels = root.head.map((e, i) => this.fromEntry(e, i, 0));
-    for (const m of this.headModels) this.warmModels.set(m.id.toLowerCase(), m, 0);
+    for (const m of this.headModels) {
+      this.warmModels.set(m.id.toLowerCase(), m, 0);
+      this.warmModels.set(`#${m.rank}`, m, 0);
+    }
   }
 
-  /** One page, parsed: from the cache, or read once (concurrent asks share the read) and checked. */
-  async page<T>(address: string): Promise<T> {
+  /**
+   * One page, parsed: from the cache, or read once (concurrent asks share a read that has to wait) and checked. A
+   * store that reads at once (the local filesystem) answers without a promise.
+   */
+  page<T>(address: string): Later<T> {
     const hit = this.pages.get(address);
     if (hit !== undefined) return hit as T;
-    let pending = this.reading.get(address);
-    if (!pending) {
-      pending = this.readPage(address).finally(() => this.reading.delete(address));
-      this.reading.set(address, pending);
-    }
-    return (await pending) as T;
+    const pending = this.reading.get(address);
+    if (pending) return pending as Promise<T>;
+    this.reads++;
+    const objects = this.objects;
+    const got = objects.readBytes ? objects.readBytes(address as Address) : objects.get(address as Address).then((s) => s?.bytes);
+    if (!(got instanceof Promise)) return this.accept(address, got) as T;
+    const read = got.then((bytes) => this.accept(address, bytes)).finally(() => this.reading.delete(address));
+    this.reading.set(address, read);
+    return read as Promise<T>;
   }
 
-  private async readPage(address: string): Promise<unknown> {
-    this.reads++;
-    const stored = await this.objects.get(address as Address);
-    if (!stored) throw new IndexLoadError(`index page ${address} is missing from the object store`);
-    if (this.verify && addressOf(stored.bytes) !== address) throw new IndexLoadError(`index page ${address} does not hash to its address`);
-    const value = JSON.parse(decoder.decode(stored.bytes)) as unknown;
-    this.pages.set(address, value, stored.bytes.byteLength);
+  /** A page's bytes checked against its address and parsed, then kept. */
+  private accept(address: string, bytes: Uint8Array | undefined): unknown {
+    if (!bytes) throw new IndexLoadError(`index page ${address} is missing from the object store`);
+    if (this.verify && addressOf(bytes) !== address) throw new IndexLoadError(`index page ${address} does not hash to its address`);
+    const value = JSON.parse(decoder.decode(bytes)) as { role?: string };
+    // A models page is not kept parsed: the models asked from it are kept warm (by id and by rank), and at a size
+    // where look-ups are random a kept page is rarely asked again, so keeping it only gives the collector old
+    // garbage to trace (docs/decisions/scale-and-speed.md "Pages read at once").
+    if (value.role !== 'models') this.pages.set(address, value, bytes.byteLength);
     return value;
   }
 
@@ -151,7 +162,9 @@ export class PagedIndex implements IndexStore, PagedReads {
   }
 
   private async bucket<T>(map: HashedMap, key: string): Promise<T | undefined> {
-    const entries = (await this.page<{ entries: Record<string, T> }>(await this.pageAddress(map, bucketOf(key, map.buckets)))).entries;
+    const entries = (
+      await this.page<{ entries: Record<string, T> }>(await this.pageAddress(map, bucketOf(key, map.buckets, this.root.version)))
+    ).entries;
     return Object.hasOwn(entries, key) ? entries[key] : undefined;
   }
 
@@ -167,19 +180,34 @@ export class PagedIndex implements IndexStore, PagedReads {
       e.sources.map((s) => s.address as Address),
     );
     m.rank = rank;
-    if (size > 0) this.warmModels.set(e.id.toLowerCase(), m, size);
+    if (size > 0) {
+      this.warmModels.set(e.id.toLowerCase(), m, size);
+      this.warmModels.set(`#${rank}`, m, 64);
+    }
     return m;
   }
 
   /** The model at a browse position. */
   async modelAt(rank: number): Promise<IndexedModel> {
-    const per = this.root.models.per;
-    const address = await this.pageAddress(this.root.models, Math.floor(rank / per));
+    const warm = this.warmModels.get(`#${rank}`);
+    if (warm) return warm;
+    return this.modelIn(await this.pageAddress(this.root.models, Math.floor(rank / this.root.models.per)), rank);
+  }
+
+  /** The model at a browse position, from its models page. */
+  private async modelIn(address: string, rank: number): Promise<IndexedModel> {
     const page = await this.page<{ first: number; models: PagedEntry[] }>(address);
     const e = page.models[rank - page.first] as PagedEntry;
     const warm = this.warmModels.get(e.id.toLowerCase());
     if (warm) return warm;
     return this.fromEntry(e, rank, 2048 + e.object.files.length * 200);
+  }
+
+  /** The model an id bucket names: `[page, rank]`, or a rank alone in a version 1 day. */
+  private async named(key: string): Promise<IndexedModel | undefined> {
+    const at = await this.bucket<number | [string, number]>(this.root.ids, key);
+    if (at === undefined) return undefined;
+    return typeof at === 'number' ? this.modelAt(at) : this.modelIn(at[0], at[1]);
   }
 
   /** The posting list of a term (undefined when no model has it). */
@@ -211,13 +239,11 @@ export class PagedIndex implements IndexStore, PagedReads {
   async model(id: string): Promise<IndexedModel | undefined> {
     const warm = this.warm(id);
     if (warm) return warm;
-    const rank = await this.bucket<number>(this.root.ids, id.toLowerCase());
-    return rank === undefined ? undefined : this.modelAt(rank);
+    return this.named(id.toLowerCase());
   }
 
   async dashAlias(id: string): Promise<IndexedModel | undefined> {
-    const rank = await this.bucket<number>(this.root.ids, `~${id.toLowerCase()}`);
-    return rank === undefined ? undefined : this.modelAt(rank);
+    return this.named(`~${id.toLowerCase()}`);
   }
 
   async filesBySha256(sha256: string): Promise<ReadonlyArray<{ model: IndexedModel; file: FileRecord }>> {
@@ -313,8 +339,8 @@ export async function openPagedIndex(
   } catch {
     throw new IndexLoadError(`index pages ${pagesAddress} are not JSON`);
   }
-  if (root?.kind !== PAGES_KIND || root.version !== PAGES_VERSION)
-    throw new IndexLoadError(`${pagesAddress} is not a version ${PAGES_VERSION} index pages root`);
+  if (root?.kind !== PAGES_KIND || !PAGES_VERSIONS_READ.includes(root.version))
+    throw new IndexLoadError(`${pagesAddress} is not an index pages root of version ${PAGES_VERSIONS_READ.join(' or ')}`);
   if (root.catalog !== catalogAddress)
     throw new IndexLoadError(`index pages ${pagesAddress} are derived from ${root.catalog}, not from ${catalogAddress}`);
   const index = new PagedIndex(objects, pagesAddress, root, options);

@@ -3,7 +3,7 @@
  * reading posting lists and the models pages of candidates instead of holding every model. A test compares both.
  */
 import { compareKeyed, gramsOf, type PagedArray, type Postings, rowSortKey, rowTags } from './page-layout.js';
-import type { IndexedModel, IndexTotals, ModelQuery, SearchPage } from './store-types.js';
+import type { IndexedModel, IndexTotals, Later, ModelQuery, SearchPage } from './store-types.js';
 
 /** What the search reads of a paged store. */
 export interface PagedReads {
@@ -12,7 +12,7 @@ export interface PagedReads {
   postings(key: string): Promise<Postings | undefined>;
   order(key: string): PagedArray | undefined;
   items<T>(list: PagedArray, page: number): Promise<T[]>;
-  page<T>(address: string): Promise<T>;
+  page<T>(address: string): Later<T>;
 }
 
 /**

@@ -85,6 +85,11 @@ export class CountingObjectStore implements ObjectStore {
     this.addresses.push(address);
     return this.inner.get(address);
   }
+  readBytes(address: Address) {
+    this.reads++;
+    this.addresses.push(address);
+    return this.inner.readBytes ? this.inner.readBytes(address) : this.inner.get(address).then((s) => s?.bytes);
+  }
   meta(address: Address) {
     this.reads++;
     return this.inner.meta(address);

@@ -134,6 +134,22 @@ export class FsObjectStore implements ObjectStore {
     return obj;
   }
 
+  /**
+   * The bytes file alone, read synchronously and not cached here (the paged store keeps what it parsed): an index
+   * page is a small immutable file, usually in the page cache, and one synchronous read costs far less than the four
+   * thread-pool trips of an asynchronous one (docs/decisions/scale-and-speed.md "Pages read at once").
+   */
+  readBytes(address: Address): Uint8Array | undefined {
+    if (!isAddress(address)) return undefined;
+    const hit = this.cache.get(address);
+    if (hit) return hit.bytes;
+    try {
+      return new Uint8Array(readFileSync(this.paths(address).bytes));
+    } catch {
+      return undefined;
+    }
+  }
+
   private async readMeta(address: Address, size?: number): Promise<ObjectMetadata | undefined> {
     const p = this.paths(address);
     try {

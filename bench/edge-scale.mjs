@@ -1,0 +1,173 @@
+// pnpm bench --edge-scale: a fresh edge isolate (the Worker of apps/edge under workerd, with Miniflare) on SYNTHETIC
+// indexes of 100, 10,000 and 100,000 models (design 11.1, issue 39). Per size, once: the index built in memory with
+// its pages (buildWithPages) and uploaded to a Miniflare R2 bucket persisted in --keep (reused by later runs). Per
+// round and size: a new Miniflare (a new workerd process, so a cold isolate) on that bucket; the time from its ready
+// to the first answer of /api/models/{id}; workerd's resident memory before that answer, after it and after 2,000
+// random look-ups (16 at once); and the storage operations before the first answer, counted by running the same
+// Worker module (dist/worker.js) in Node with Miniflare's R2, KV and D1 bindings wrapped to count every call (as
+// apps/edge/test/cold-start.test.ts does).
+// Usage: node bench/edge-scale.mjs [--sizes 100,10000,100000] [--rounds 3] [--keep DIR]
+// Needs the build (apps/edge/dist/worker.js, packages/core-index/dist).
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
+const { values } = parseArgs({
+  options: {
+    'edge-scale': { type: 'boolean' },
+    sizes: { type: 'string', default: '100,10000,100000' },
+    rounds: { type: 'string', default: '3' },
+    keep: { type: 'string' },
+  },
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  strict: false,
+});
+const EDGE = path.join(root, 'apps/edge');
+const { Miniflare } = await import(createRequire(realpathSync(path.join(EDGE, 'node_modules/wrangler/package.json'))).resolve('miniflare'));
+const core = await import(path.join(root, 'packages/core-index/dist/index.js'));
+const testing = await import(path.join(root, 'packages/core-index/dist/testing/index.js'));
+const worker = (await import(path.join(EDGE, 'dist/worker.js'))).default;
+const keep = values.keep ?? path.join(os.tmpdir(), 'hub-bench-edge-scale');
+const idOf = (i) => `${i % 97 === 5 ? `dotted.org-${i % 7}` : `synthetic-org-${i % 211}`}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function miniflare(n) {
+  return new Miniflare({
+    modules: true,
+    scriptPath: path.join(EDGE, 'dist/worker.js'),
+    modulesRoot: path.join(EDGE, 'dist'),
+    compatibilityDate: '2026-04-20',
+    r2Buckets: ['OBJECTS'],
+    d1Databases: ['ACCOUNTS'],
+    kvNamespaces: ['STATE'],
+    r2Persist: path.join(keep, `n${n}`, 'r2'),
+    kvPersist: path.join(keep, `n${n}`, 'kv'),
+    d1Persist: path.join(keep, `n${n}`, 'd1'),
+    bindings: { LOG_LEVEL: 'error' },
+    host: '127.0.0.1',
+    port: 0,
+  });
+}
+
+/** Build `n` SYNTHETIC models with their pages in memory and upload every object and ref (current last), 32 at once. */
+async function seed(n) {
+  const done = path.join(keep, `n${n}`, 'seeded');
+  if (existsSync(done)) return JSON.parse(readFileSync(done, 'utf8'));
+  mkdirSync(path.dirname(done), { recursive: true });
+  const store = new core.MemoryObjectStore();
+  const t = performance.now();
+  await testing.buildWithPages(store, testing.syntheticModels(n));
+  const buildS = (performance.now() - t) / 1000;
+  const mf = miniflare(n);
+  await mf.ready;
+  const bucket = await mf.getR2Bucket('OBJECTS');
+  const t2 = performance.now();
+  let objects = 0;
+  let cursor;
+  for (;;) {
+    const page = await store.list({ limit: 1000, ...(cursor ? { cursor } : {}) });
+    for (let i = 0; i < page.items.length; i += 32) {
+      await Promise.all(
+        page.items.slice(i, i + 32).map(async (meta) => {
+          const stored = await store.get(meta.id);
+          const custom = { kind: meta.kind, mediaType: meta.media_type, created: String(meta.created_at_millis) };
+          await bucket.put(`objects/${meta.id.slice('blake3:'.length)}`, stored.bytes, { httpMetadata: { contentType: meta.media_type }, customMetadata: custom });
+        }),
+      );
+    }
+    objects += page.items.length;
+    process.stderr.write(`\rseed ${n}: ${objects} objects uploaded`);
+    if (!page.next) break;
+    cursor = page.next;
+  }
+  for (const ref of ['log', 'archive', 'pins', 'current']) {
+    const value = await store.readRef(ref);
+    if (value !== undefined) await bucket.put(`refs/${ref}`, value);
+  }
+  await mf.dispose();
+  const info = { n, objects, buildS: +buildS.toFixed(1), uploadS: +((performance.now() - t2) / 1000).toFixed(1) };
+  writeFileSync(done, JSON.stringify(info));
+  process.stderr.write('\n');
+  return info;
+}
+
+/** workerd's resident memory (the newest workerd process), in MB. */
+function workerdRssMB() {
+  const pids = readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+    try {
+      return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'workerd';
+    } catch {
+      return false;
+    }
+  });
+  const pid = pids.map(Number).sort((a, b) => b - a)[0];
+  return pid ? Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024 : 0;
+}
+
+/** Storage operations before the first answer: the Worker module in Node on counted Miniflare bindings. */
+async function countReads(mf, id) {
+  const counts = { r2: 0, kv: 0, d1: 0 };
+  const counted = (binding, key) =>
+    new Proxy(binding, {
+      get(target, prop) {
+        const v = Reflect.get(target, prop);
+        return typeof v === 'function' ? (...args) => (counts[key]++, v.apply(target, args)) : v;
+      },
+    });
+  const env = {
+    OBJECTS: counted(await mf.getR2Bucket('OBJECTS'), 'r2'),
+    STATE: counted(await mf.getKVNamespace('STATE'), 'kv'),
+    ACCOUNTS: counted(await mf.getD1Database('ACCOUNTS'), 'd1'),
+    LOG_LEVEL: 'error',
+  };
+  const res = await worker.fetch(new Request(`http://edge.test/api/models/${id}`), env, { waitUntil: () => {} });
+  if (res.status !== 200) throw new Error(`the counted Worker answered ${res.status}`);
+  return counts.r2 + counts.kv + counts.d1;
+}
+
+async function round(n) {
+  const mf = miniflare(n);
+  const url = (await mf.ready).origin;
+  const rssBefore = workerdRssMB();
+  const id = idOf(Math.floor(n / 2) + 1);
+  const t = performance.now();
+  const res = await fetch(`${url}/api/models/${id}`);
+  const body = await res.json();
+  const firstMs = performance.now() - t;
+  if (res.status !== 200 || body.id !== id) throw new Error(`the first answer was ${res.status}`);
+  const rssFirst = workerdRssMB();
+  let k = 0;
+  const one = async () => {
+    while (k < 2000) {
+      const i = (k++ * 7919 + 13) % n;
+      const r = await fetch(`${url}/api/models/${idOf(i)}`);
+      await r.arrayBuffer();
+      if (r.status !== 200) throw new Error(`look-up ${idOf(i)} answered ${r.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, one));
+  const rssAfter = workerdRssMB();
+  const reads = await countReads(mf, idOf(Math.floor(n / 3) + 2));
+  await mf.dispose();
+  return { firstMs: +firstMs.toFixed(1), reads, rssBefore: Math.round(rssBefore), rssFirst: Math.round(rssFirst), rssAfter2000: Math.round(rssAfter) };
+}
+
+const sizes = values.sizes.split(',').map(Number);
+for (const n of sizes) console.log(`seeded ${JSON.stringify(await seed(n))}`);
+console.log(`edge at scale: ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+const firsts = new Map(sizes.map((n) => [n, []]));
+for (let r = 1; r <= Number(values.rounds); r++) {
+  const order = r % 2 ? sizes : [...sizes].reverse();
+  for (const n of order) {
+    const m = await round(n);
+    firsts.get(n).push(m.firstMs);
+    console.log(`round ${r} n=${n} ${JSON.stringify(m)}`);
+  }
+}
+const smallest = median(firsts.get(sizes[0]));
+for (const n of sizes) console.log(`n=${n}: first answer median ${median(firsts.get(n))} ms (${(median(firsts.get(n)) / smallest).toFixed(2)}x the ${sizes[0]}-model figure; per round ${firsts.get(n).join(', ')})`);
+process.exit(0);

@@ -1,0 +1,130 @@
+// pnpm bench --scale --http: the hub over HTTP (node-server, one process) on SYNTHETIC indexes of N models built by
+// bench/scale.mjs (its --keep folders), paged, against the whole store at 2,000 models as the yardstick, in one run.
+// Per size: the first start (spawn to the first /api/models/{id} answer), random /api/models/{id} look-ups a second
+// (wrk -c50 with bench/random-models.lua; ratio to the yardstick's, per round), a search matching one model (p50 of
+// 200), the first and the last page of /api/models?limit=500 reached by following Link, and the resident memory after
+// 20,000 random look-ups and --minutes of the hot routes (bench/hot-routes.lua).
+// Usage: node bench/scale-http.mjs --sizes 100000 [--keep DIR] [--rounds 3] [--duration 5] [--minutes 1]
+//        [--dir-of N=DIR ...] (a data folder for size N built elsewhere, e.g. 1000000=/tmp/scale-1m)
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
+const { values } = parseArgs({
+  options: {
+    scale: { type: 'boolean' },
+    http: { type: 'boolean' },
+    sizes: { type: 'string', default: '100000' },
+    keep: { type: 'string' },
+    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string', default: '5' },
+    minutes: { type: 'string', default: '1' },
+    'dir-of': { type: 'string', multiple: true, default: [] },
+  },
+  args: process.argv.slice(2).filter((a) => a !== '--'),
+  strict: false,
+});
+const keep = values.keep ?? path.join(os.tmpdir(), 'hub-bench-scale');
+const dirOf = new Map(values['dir-of'].map((s) => s.split('=')).map(([n, d]) => [Number(n), d]));
+const folder = (n) => dirOf.get(n) ?? path.join(keep, `n${n}`);
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'hub-scale-http-'));
+// The SYNTHETIC models name two sources; their URLs are never fetched (a resolve answers a redirect).
+const config = path.join(scratch, 'config.json');
+const source = (name) => ({ name, display: name, token: name, kind: 'http', url: 'http://localhost:9/{id}/resolve/{revision}/{path}' });
+writeFileSync(config, JSON.stringify({ demo: false, sources: [source('mirror-a'), source('mirror-b')], order: ['mirror-a', 'mirror-b'] }));
+
+const idOf = (i) => `${i % 97 === 5 ? `dotted.org-${i % 7}` : `synthetic-org-${i % 211}`}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`;
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const PORT = 18390;
+const base = `http://127.0.0.1:${PORT}`;
+
+async function startHub(dir, store) {
+  const t = performance.now();
+  const child = spawn(process.execPath, ['apps/node-server/dist/cli.js', 'serve', '--port', String(PORT), '--host', '127.0.0.1', '--data', dir, '--config', config], {
+    cwd: root,
+    env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_INDEX_STORE: store },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const probe = `${base}/api/models/${idOf(1)}`;
+  for (;;) {
+    try {
+      const res = await fetch(probe);
+      if (res.status === 200) break;
+      throw new Error(`the hub answered ${res.status}`);
+    } catch (e) {
+      if (e.message.startsWith('the hub')) throw e;
+      if (child.exitCode !== null) throw new Error(`the hub on ${dir} exited ${child.exitCode}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+  return { child, startMs: performance.now() - t };
+}
+
+const stop = (child) => new Promise((r) => (child.exitCode !== null ? r() : (child.once('exit', r), child.kill('SIGTERM'))));
+const rssMB = (pid) => Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024;
+
+function wrk(script, n, seconds, url = base) {
+  const out = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '-s', path.join(root, 'bench', script), url], {
+    encoding: 'utf8',
+    env: { ...process.env, N: String(n) },
+  });
+  const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
+  if (non2xx > 0 && script === 'random-models.lua') throw new Error(`${non2xx} look-ups did not answer 200`);
+  return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0) };
+}
+
+async function timed(url) {
+  const t = performance.now();
+  const res = await fetch(url);
+  const body = await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  return { ms: performance.now() - t, res, bytes: body.byteLength };
+}
+
+/** The browse list followed by Link to its end, 1,000 a page: the first and the last page's time. */
+async function followLinks() {
+  let url = `${base}/api/models?limit=500`;
+  const times = [];
+  while (url) {
+    const { ms, res } = await timed(url);
+    times.push(ms);
+    const next = /<([^>]+)>;\s*rel="next"/.exec(res.headers.get('link') ?? '')?.[1];
+    url = next ? new URL(next, base).href : undefined;
+  }
+  return { pages: times.length, firstMs: times[0], lastMs: times[times.length - 1], medianMs: median(times) };
+}
+
+async function measure(n, store, rounds) {
+  const { child, startMs } = await startHub(folder(n), store);
+  try {
+    wrk('random-models.lua', n, 2); // warm-up
+    const rps = [];
+    for (let r = 0; r < rounds; r++) rps.push(wrk('random-models.lua', n, Number(values.duration)).rps);
+    const search = [];
+    for (let k = 0; k < 200; k++) search.push((await timed(`${base}/api/models?search=${encodeURIComponent(idOf((k * 7919) % n))}&limit=20`)).ms);
+    const links = n <= 1_000_000 ? await followLinks() : undefined;
+    let hot;
+    if (store === 'paged') {
+      // 20,000 random look-ups happened above (at least); then the hot routes for --minutes.
+      hot = wrk('hot-routes.lua', n, Math.round(Number(values.minutes) * 60));
+    }
+    return { n, store, startMs: Math.round(startMs), rps, searchP50Ms: +median(search).toFixed(2), links, hotRps: hot?.rps, rssMB: Math.round(rssMB(child.pid)) };
+  } finally {
+    await stop(child);
+  }
+}
+
+const sizes = values.sizes.split(',').map(Number);
+const rounds = Number(values.rounds);
+console.log(`hub over HTTP at scale: ${os.cpus().length} cores, load average ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+for (let round = 1; round <= rounds; round++) {
+  const y = await measure(2000, 'memory', 1);
+  console.log(`round ${round} yardstick ${JSON.stringify(y)}`);
+  for (const n of sizes) {
+    const s = await measure(n, 'paged', 1);
+    console.log(`round ${round} n=${n} ${JSON.stringify(s)} look-ups ratio to 2,000 whole: ${(s.rps[0] / y.rps[0]).toFixed(2)}`);
+  }
+}
