@@ -24,11 +24,8 @@ const { values } = parseArgs({
     n: { type: 'string' },
     dir: { type: 'string' },
     store: { type: 'string', default: 'paged' },
-<<<<<<< HEAD
     'pure-blake3': { type: 'boolean' },
-=======
     'cache-mb': { type: 'string' },
->>>>>>> main
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
