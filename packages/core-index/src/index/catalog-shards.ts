@@ -77,7 +77,10 @@ class ShardCutter {
 
   add(row: CatalogObject['rows'][number], entry: CatalogObject['objects'][string] | undefined): void {
     const bytes = rowBytes(row, entry);
-    if (this.every > 0) return this.cut(row, entry, bytes);
+    if (this.every > 0) {
+      this.cut(row, entry, bytes);
+      return;
+    }
     this.sample.push({ row, entry, bytes });
     this.sampleBytes += bytes;
     if (this.sampleBytes > this.limit) this.start();
@@ -142,7 +145,10 @@ export class CatalogWriter {
 
   /** The next row and its entry. */
   async add(row: CatalogObject['rows'][number], entry: CatalogObject['objects'][string]): Promise<void> {
-    if (this.cutter) return this.cutter.add(row, entry);
+    if (this.cutter) {
+      this.cutter.add(row, entry);
+      return;
+    }
     this.held.push({ row, entry });
     // Each row costs the whole catalog at least its shard bytes less one separator: past the limit, it is sharded.
     this.heldBytes += rowBytes(row, entry) - 1;
