@@ -14,13 +14,11 @@
 //   open          `hub get` from the unlimited nginx (ranges, N connections)
 //   open, 1 conn  `hub get --connections 1` from it: one request, the download of before issue 42
 // and prints the medians, the ratios per round and their spread.
-import { execFile, execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { cli, median, needTools, startHub, startNginx, stopAll, syntheticModel, timed } from './client-setup.mjs';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--client' && a !== '--'),
@@ -35,136 +33,23 @@ const { values } = parseArgs({
   },
   strict: false,
 });
-const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
-const cli = path.join(root, 'apps', 'node-server', 'dist', 'cli.js');
 const SIZE = Number(values.mib) * 1024 * 1024;
 const ROUNDS = Number(values.rounds);
 const N = String(Number(values.connections));
 
-for (const [tool, pkg] of [
+needTools([
   ['nginx', 'nginx-light'],
   ['aria2c', 'aria2'],
-]) {
-  try {
-    execFileSync(tool, ['-v'], { stdio: 'ignore' });
-  } catch (e) {
-    if (e.code === 'ENOENT') {
-      console.error(`bench --client: ${tool} is needed (apt-get install -y ${pkg})`);
-      process.exit(2);
-    }
-  }
-}
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-const work = mkdtempSync(path.join(os.tmpdir(), 'bench-ranges-'));
-const tree = path.join(work, 'tree');
-const file = path.join(tree, 'bench', 'model', 'model.bin');
-mkdirSync(path.dirname(file), { recursive: true });
-// SYNTHETIC bytes: a pattern that changes every 4 KiB.
-const sha = (() => {
-  const block = Buffer.alloc(4 << 20);
-  const fd = openSync(file, 'w');
-  const hash = createHash('sha256');
-  for (let off = 0; off < SIZE; off += block.length) {
-    for (let i = 0; i < block.length; i += 4096) block.fill(((off + i) / 4096) & 0xff, i, i + 4096);
-    const part = block.subarray(0, Math.min(block.length, SIZE - off));
-    writeSync(fd, part);
-    hash.update(part);
-  }
-  closeSync(fd);
-  return hash.digest('hex');
-})();
-
-const children = [];
-const stopAll = () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-};
-process.on('exit', stopAll);
-
-/** One nginx over the tree on its own port, prefix and conf; `rate` is its per-connection limit_rate (or none). */
-async function nginx(name, rate) {
-  const port = await freePort();
-  const prefix = path.join(work, `nginx-${name}`);
-  mkdirSync(path.join(prefix, 'logs'), { recursive: true });
-  const temp = (t) => `${t}_temp_path ${path.join(prefix, t)};`;
-  writeFileSync(
-    path.join(prefix, 'nginx.conf'),
-    `daemon off;
-master_process off;
-worker_processes 1;
-pid ${path.join(prefix, 'nginx.pid')};
-error_log ${path.join(prefix, 'logs', 'error.log')} warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  ${['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map(temp).join('\n  ')}
-  server {
-    listen 127.0.0.1:${port};
-    root ${tree};
-    ${rate ? `limit_rate ${rate};` : ''}
-    location / { }
-  }
-}
-`,
-  );
-  children.push(spawn('nginx', ['-p', prefix, '-c', path.join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] }));
-  return { name, template: `http://127.0.0.1:${port}/{id}/{path}`, probe: `http://127.0.0.1:${port}/bench/model/model.bin` };
-}
-
-/** A real hub over the file with these nginx as its sources, in this order. */
-async function hub(name, sources) {
-  const data = path.join(work, `data-${name}`);
-  execFileSync(
-    process.execPath,
-    [cli, 'index', 'build', '--from-dir', tree, ...sources.flatMap((s) => ['--source', `${s.name}=${s.template}`]), '--data', data],
-    { env: { ...process.env, HUB_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const config = {
-    demo: false,
-    sources: sources.map((s) => ({ name: s.name, display: s.name, token: s.name, kind: 'http', url: s.template })),
-    order: sources.map((s) => s.name),
-  };
-  writeFileSync(path.join(data, 'bench.json'), JSON.stringify(config));
-  const port = await freePort();
-  children.push(
-    spawn(
-      process.execPath,
-      [cli, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', data, '--config', path.join(data, 'bench.json')],
-      {
-        env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
-        stdio: ['ignore', 'ignore', 'inherit'],
-      },
-    ),
-  );
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if (
-        (await fetch(`${url}/-/ready`)).ok &&
-        (await Promise.all(sources.map((s) => fetch(s.probe, { method: 'HEAD' })))).every((r) => r.ok)
-      )
-        break;
-    } catch {}
-    if (i > 300) throw new Error(`hub ${name} or its nginx did not start`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return { url, resolve: `${url}/bench/model/resolve/main/model.bin` };
-}
-
-const [a, b, open] = await Promise.all([nginx('limited-a', values.rate), nginx('limited-b', values.rate), nginx('open')]);
-const one = await hub('one', [a]);
-const two = await hub('two', [a, b]);
-const free = await hub('open', [open]);
+]);
+const { work, tree, sha } = syntheticModel('bench-ranges-', SIZE);
+const [a, b, open] = await Promise.all([
+  startNginx(work, tree, 'limited-a', values.rate),
+  startNginx(work, tree, 'limited-b', values.rate),
+  startNginx(work, tree, 'open'),
+]);
+const one = await startHub(work, tree, 'one', [a]);
+const two = await startHub(work, tree, 'two', [a, b]);
+const free = await startHub(work, tree, 'open', [open]);
 const twoLinks = (await fetch(two.resolve, { redirect: 'manual' })).headers.get('link') ?? '';
 if (!twoLinks.includes('limited-a') || !twoLinks.includes('limited-b')) throw new Error(`the two-source hub lists: ${twoLinks}`);
 
@@ -178,15 +63,6 @@ if (values.hold) {
 }
 const out = path.join(work, 'out');
 mkdirSync(out, { recursive: true });
-const timed = (cmd, args, opts = {}) =>
-  new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    execFile(cmd, args, { maxBuffer: 1 << 26, ...opts }, (err, stdout, stderr) =>
-      err
-        ? reject(new Error(`${cmd} ${args.join(' ')} failed: ${stderr}${stdout}`))
-        : resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, stdout, stderr }),
-    );
-  });
 /** CPU seconds (user + system) of each `hub get` run, by case: on a busy machine steadier than the wall clock. */
 const cpu = {};
 const hubGet = async (h, extra = [], name = '') => {
@@ -268,7 +144,6 @@ stopAll();
 await new Promise((r) => setTimeout(r, 200));
 rmSync(work, { recursive: true, force: true });
 
-const median = (x) => [...x].sort((p, q) => p - q)[Math.floor(x.length / 2)];
 const fmt = (x) => (x ? `median ${median(x).toFixed(3)} s (${x.map((s) => s.toFixed(2)).join(', ')})` : '-');
 /** how many times faster `fast` is than `slow`: the ratio of medians, and its spread over the rounds */
 const ratio = (slow, fast) => {

@@ -5,8 +5,8 @@
 // `pnpm bench --client` (or `node bench/client.mjs`). Needs the build (apps/node-server/dist) and nginx.
 // Usage: node bench/client.mjs [--mib 200] [--rounds 5] [--prof DIR]
 // Each round runs, in alternating order:
-//   hub get           `hub get bench/model --to DIR` (since issue 42 a file this large is fetched in ranges over 8
-//                     connections, written in place, hashed in a worker thread as the prefix completes; rename)
+//   hub get           `hub get bench/model --to DIR` (since issue 42 a file this large is fetched in ranges, written
+//                     in place, hashed in order as the prefix completes; more connections only when they bring more)
 //   hub get, thread   `hub get --connections 1` (one request, as before issue 42) with HUB_HASH_THREAD=1 (SHA-256
 //                     of the one stream in a worker thread), to show what a thread brings there
 //   curl + sha256sum  `curl -sfL -o FILE URL && sha256sum FILE` of the hub's resolve URL (download first, hash after)
@@ -14,131 +14,26 @@
 //   curl /dev/null    `curl -sfL -o /dev/null URL` (the transfer alone: the floor of any verified download)
 //   hub get's start   `hub get` against a closed port: Node, the CLI and its imports, up to its first request
 // and prints the medians, the ratios per round and their spread, and the source `hub get` reported.
-import { execFile, execFileSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { execFile } from 'node:child_process';
+import { mkdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { cli, freePort, median, needTools, startHub, startNginx, stopAll, syntheticModel, timed } from './client-setup.mjs';
 
 const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--client' && a !== '--'),
   options: { mib: { type: 'string', default: '200' }, rounds: { type: 'string', default: '5' }, prof: { type: 'string' } },
 });
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
-const cli = path.join(root, 'apps', 'node-server', 'dist', 'cli.js');
 const SIZE = Number(values.mib) * 1024 * 1024;
 const ROUNDS = Number(values.rounds);
 
-try {
-  execFileSync('nginx', ['-v'], { stdio: 'ignore' });
-} catch {
-  console.error('bench --client: nginx is needed (apt-get install -y nginx-light)');
-  process.exit(2);
-}
-
-const freePort = () =>
-  new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-
-const work = mkdtempSync(path.join(os.tmpdir(), 'bench-client-'));
-const tree = path.join(work, 'tree');
-const file = path.join(tree, 'bench', 'model', 'model.bin');
-mkdirSync(path.dirname(file), { recursive: true });
-// SYNTHETIC bytes: a pattern that changes every 4 KiB.
-const sha = (() => {
-  const block = Buffer.alloc(4 << 20);
-  const fd = openSync(file, 'w');
-  const hash = createHash('sha256');
-  for (let off = 0; off < SIZE; off += block.length) {
-    for (let i = 0; i < block.length; i += 4096) block.fill(((off + i) / 4096) & 0xff, i, i + 4096);
-    const part = block.subarray(0, Math.min(block.length, SIZE - off));
-    writeSync(fd, part);
-    hash.update(part);
-  }
-  closeSync(fd);
-  return hash.digest('hex');
-})();
-
-const children = [];
-const stopAll = () => {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-};
-process.on('exit', stopAll);
-
-// nginx: its own prefix, conf and port; sendfile on; stopped by its pid (the child) at the end.
-const nginxPort = await freePort();
-const prefix = path.join(work, 'nginx');
-mkdirSync(path.join(prefix, 'logs'), { recursive: true });
-writeFileSync(
-  path.join(prefix, 'nginx.conf'),
-  `daemon off;
-master_process off;
-worker_processes 1;
-pid ${path.join(prefix, 'nginx.pid')};
-error_log ${path.join(prefix, 'logs', 'error.log')} warn;
-events { worker_connections 64; }
-http {
-  access_log off;
-  sendfile on;
-  tcp_nopush on;
-  client_body_temp_path ${path.join(prefix, 'body')};
-  proxy_temp_path ${path.join(prefix, 'proxy')};
-  fastcgi_temp_path ${path.join(prefix, 'fastcgi')};
-  uwsgi_temp_path ${path.join(prefix, 'uwsgi')};
-  scgi_temp_path ${path.join(prefix, 'scgi')};
-  server {
-    listen 127.0.0.1:${nginxPort};
-    root ${tree};
-    location / { }
-  }
-}
-`,
-);
-const nginx = spawn('nginx', ['-p', prefix, '-c', path.join(prefix, 'nginx.conf')], { stdio: ['ignore', 'ignore', 'inherit'] });
-children.push(nginx);
-
+needTools([['nginx', 'nginx-light']]);
+const { work, tree, sha } = syntheticModel('bench-client-', SIZE);
 // A real hub over the file: indexed from the tree with nginx as its one source.
-const data = path.join(work, 'data');
-const template = `http://127.0.0.1:${nginxPort}/{id}/{path}`;
-execFileSync(process.execPath, [cli, 'index', 'build', '--from-dir', tree, '--source', `nginx=${template}`, '--data', data], {
-  env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
-  stdio: ['ignore', 'ignore', 'inherit'],
-});
-writeFileSync(
-  path.join(data, 'bench.json'),
-  JSON.stringify({
-    demo: false,
-    sources: [{ name: 'nginx', display: 'nginx', token: 'nginx', kind: 'http', url: template }],
-    order: ['nginx'],
-  }),
-);
-const hubPort = await freePort();
-const hubUrl = `http://127.0.0.1:${hubPort}`;
-const hub = spawn(
-  process.execPath,
-  [cli, 'serve', '--port', String(hubPort), '--host', '127.0.0.1', '--data', data, '--config', path.join(data, 'bench.json')],
-  { env: { ...process.env, HUB_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'inherit'] },
-);
-children.push(hub);
-for (let i = 0; ; i++) {
-  try {
-    if (
-      (await fetch(`${hubUrl}/-/ready`)).ok &&
-      (await fetch(`http://127.0.0.1:${nginxPort}/bench/model/model.bin`, { method: 'HEAD' })).ok
-    )
-      break;
-  } catch {}
-  if (i > 300) throw new Error('the hub or nginx did not start');
-  await new Promise((r) => setTimeout(r, 50));
-}
-const resolveUrl = `${hubUrl}/bench/model/resolve/main/model.bin`;
+const nginx = await startNginx(work, tree, 'nginx');
+const { url: hubUrl, resolve: resolveUrl } = await startHub(work, tree, 'one', [nginx]);
 const first = await fetch(resolveUrl, { redirect: 'manual' });
 if (first.status !== 302) throw new Error(`resolve answered ${first.status}`);
 
@@ -149,15 +44,6 @@ import { downloadFileToCacheDir } from '@huggingface/hub';
 const p = await downloadFileToCacheDir({ repo: 'bench/model', path: 'model.bin', hubUrl: ${JSON.stringify(hubUrl)}, cacheDir: ${JSON.stringify(path.join(out, 'hf'))} });
 if (!p) process.exit(1);
 `;
-const timed = (cmd, args, opts = {}) =>
-  new Promise((resolve, reject) => {
-    const t0 = process.hrtime.bigint();
-    execFile(cmd, args, { maxBuffer: 1 << 26, ...opts }, (err, stdout, stderr) =>
-      err
-        ? reject(new Error(`${cmd} failed: ${stderr}${stdout}`))
-        : resolve({ seconds: Number(process.hrtime.bigint() - t0) / 1e9, stdout, stderr }),
-    );
-  });
 const runs = { get: [], getThread: [], curlSha: [], hf: [], curlNull: [], getStart: [] };
 const closedPort = await freePort();
 let reported = '';
@@ -212,7 +98,6 @@ stopAll();
 await new Promise((r) => setTimeout(r, 200));
 rmSync(work, { recursive: true, force: true });
 
-const median = (a) => [...a].sort((x, y) => x - y)[Math.floor(a.length / 2)];
 const fmt = (a) => `median ${median(a).toFixed(3)} s (${a.map((s) => s.toFixed(2)).join(', ')})`;
 const ratio = (other) => {
   const per = runs.get.map((g, i) => other[i] / g);

@@ -6,7 +6,9 @@
 // the next run with the same N, so a 100,000-model index is built once; --tree-only writes the tree and stops (so a
 // tree can be made ahead while the machine is busy), and a later run on a kept tree with no index builds it and times
 // that build. --rebuild drops a kept index (never the tree) and builds it again. A literal `--` (pnpm 10 passes it
-// on from `pnpm bench -- --duration 4`) is skipped. New flags: add them to FLAGS below.
+// on from `pnpm bench -- --duration 4`) is skipped. --data DIR [--config FILE] serves a data folder built elsewhere as
+// it is (e.g. bench/scale.mjs's SYNTHETIC 1,000,000 models), its GGUF model found through the API. New flags: add
+// them to FLAGS below.
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -31,24 +33,12 @@ const FLAGS = {
   start: { type: 'boolean' },
   all: { type: 'boolean' },
   minutes: { type: 'string' },
+  data: { type: 'string' },
+  config: { type: 'string' },
 };
-// The metrics comparisons take flags of their own (--hubs, --fresh, --pairs, ...), so they are dispatched before
-// this script's strict parse.
-if (process.argv.includes('--metrics-pairs')) {
-  // metrics on against off in pairs of hubs loaded in turn, over the five hot routes
-  await import('./metrics-pairs.mjs');
-  process.exit(0);
-}
-if (process.argv.includes('--scale')) {
-  // the paged store at N SYNTHETIC models against the whole store at 2,000 (bench/scale.mjs; --sizes, --rounds, --keep)
-  await import('./scale.mjs');
-  process.exit(0);
-}
-if (process.argv.includes('--metrics')) {
-  // the same hub with metrics off and on (prom-client, scraped once a second), side by side
-  await import('./metrics.mjs');
-  process.exit(0);
-}
+// The comparisons with flags of their own (--metrics-pairs, --scale, --edge-scale, --metrics) are dispatched before
+// this script's strict parse (bench/dispatch.mjs; it exits when it ran one).
+await import('./dispatch.mjs');
 const { values } = parseArgs({ options: FLAGS, args: process.argv.slice(2).filter((a) => a !== '--') });
 if (values.all) {
   // every comparison, one after the other (bench/all.mjs)
@@ -177,7 +167,7 @@ function rssKiB(pid) {
 const PORT = 18080;
 const MODELS = values.models ? Number(values.models) : 0;
 const keep = values.keep && MODELS > 0 ? path.resolve(values.keep, `models-${MODELS}`) : undefined;
-const data = keep ?? mkdtempSync(path.join(os.tmpdir(), 'hub-bench-'));
+const data = values.data ? path.resolve(values.data) : (keep ?? mkdtempSync(path.join(os.tmpdir(), 'hub-bench-')));
 if (keep && values.rebuild && existsSync(path.join(data, 'bench.json'))) {
   // a new build on the kept tree: the index goes, the tree stays
   for (const f of ['objects', 'refs', 'cache', 'bench.json', 'probes.json', 'load-pack', 'missing.txt'])
@@ -218,6 +208,7 @@ if (MODELS > 0 && !reused) {
   );
 }
 if (MODELS > 0) serveArgs.push('--config', path.join(data, 'bench.json'));
+if (values.data && values.config) serveArgs.push('--config', path.resolve(values.config));
 const base = `http://127.0.0.1:${PORT}`;
 // Start time: from spawning the process to the first answer of /-/live. The first start on a catalog verifies it in
 // full (re-hash and schema check); every later start reads the verified catalog as stored.
@@ -235,14 +226,21 @@ const hub = secondStart.child;
 console.error(`start ${firstStart.seconds.toFixed(2)} s (first on this catalog), ${secondStart.seconds.toFixed(2)} s (again)`);
 
 const descriptor = await (await fetch(`${base}/.well-known/model-hub.json`)).json();
-const gguf = MODELS > 0 ? 'bench-org-0/model-0' : 'demo/tiny-llama-2-GGUF';
-const ggufFile = MODELS > 0 ? 'model-0-Q4_K_M.gguf' : 'llama-2-tiny-random-F16.gguf';
+let gguf = MODELS > 0 ? 'bench-org-0/model-0' : 'demo/tiny-llama-2-GGUF';
+let ggufFile = MODELS > 0 ? 'model-0-Q4_K_M.gguf' : 'llama-2-tiny-random-F16.gguf';
+if (values.data) {
+  // a folder built elsewhere: its first GGUF model in browse order, and that model's first .gguf file
+  const [first] = await (await fetch(`${base}/api/models?filter=gguf&limit=1`)).json();
+  const model = await (await fetch(`${base}/api/models/${first.id}`)).json();
+  gguf = model.id;
+  ggufFile = model.siblings.find((s) => s.rfilename.endsWith('.gguf')).rfilename;
+}
 const cases = [
   { name: 'GET / (Accept: application/json)', url: '/', headers: { accept: 'application/json' } },
   { name: 'GET /api/v1/objects/{catalog}', url: `/api/v1/objects/${descriptor.catalog}` },
   { name: 'GET /{id}/resolve/main/{gguf} (302)', url: `/${gguf}/resolve/main/${ggufFile}` },
   { name: 'GET /api/models?limit=50', url: '/api/models?limit=50' },
-  { name: `GET /api/models?search=…&limit=50`, url: `/api/models?search=${MODELS > 0 ? 'model-12' : 'llama'}&limit=50` },
+  { name: `GET /api/models?search=…&limit=50`, url: `/api/models?search=${MODELS > 0 || values.data ? 'model-12' : 'llama'}&limit=50` },
   {
     name: 'GET /v2/{id}/manifests/latest',
     url: `/v2/${gguf.toLowerCase()}/manifests/latest`,
@@ -350,7 +348,7 @@ for (const c of runnable) {
 const EDGE_PORT = 18383;
 let edgeLine = '';
 const resolveCase = runnable.find((c) => c.name.includes('/resolve/'));
-if (resolveCase && MODELS === 0) {
+if (resolveCase && MODELS === 0 && !values.data) {
   try {
     const edge = await start(['apps/edge/scripts/serve.mjs', '--port', String(EDGE_PORT)], /ready/);
     const url = `http://127.0.0.1:${EDGE_PORT}${resolveCase.url}`;
@@ -373,7 +371,7 @@ const listRow = rows.find((r) => r.name === 'GET /api/models?limit=50');
 const searchRow = rows.find((r) => r.name.includes('search='));
 const searchRatio = listRow && searchRow ? (searchRow.ours.rps / listRow.ours.rps).toFixed(2) : 'n/a';
 const lines = [
-  `Command: \`pnpm bench\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run, HEAD by bench/head-load.mjs; median of ${ROUNDS} alternating rounds per server; each server in its own process on loopback${PIN ? ', servers pinned to CPU 1 and the load generator to CPU 0' : ''}; Node ${process.version}; ${os.cpus().length} cores; index: ${MODELS > 0 ? `${MODELS} SYNTHETIC models` : 'the bundled demo (2 models)'})`,
+  `Command: \`pnpm bench\` (wrk -t1 -c${CONNECTIONS} -d${DURATION}s per run, HEAD by bench/head-load.mjs; median of ${ROUNDS} alternating rounds per server; each server in its own process on loopback${PIN ? ', servers pinned to CPU 1 and the load generator to CPU 0' : ''}; Node ${process.version}; ${os.cpus().length} cores; index: ${values.data ? `the data folder ${values.data}` : MODELS > 0 ? `${MODELS} SYNTHETIC models` : 'the bundled demo (2 models)'})`,
   '',
   '| route | hub req/s | Koa 1-middleware req/s | bare node:http req/s | hub / Koa | hub / bare | per round | hub p99 | bare p99 | CPU µs per request, hub / bare | bare / hub CPU |',
   '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
@@ -382,7 +380,7 @@ const lines = [
       `| ${r.name} | ${r.ours.rps.toFixed(0)} | ${r.koa.rps.toFixed(0)} | ${r.bare.rps.toFixed(0)} | ${(r.ours.rps / r.koa.rps).toFixed(2)} | ${(r.ours.rps / r.bare.rps).toFixed(2)} | ${r.spread} | ${r.ours.p99} | ${r.bare.p99} | ${r.cpuOurs.toFixed(1)} / ${r.cpuBare.toFixed(1)} | ${r.cpuOurs > 0 ? (r.cpuBare / r.cpuOurs).toFixed(2) : 'n/a'} |`,
   ),
   '',
-  `Build (\`hub index build --from-dir\`): ${buildSeconds === undefined ? (MODELS > 0 ? 'reused from an earlier run (--keep)' : 'the demo index is seeded') : `${buildSeconds.toFixed(1)} s, ${((buildSeconds * 1000) / MODELS).toFixed(2)} ms per model`}.`,
+  `Build (\`hub index build --from-dir\`): ${buildSeconds === undefined ? (values.data ? 'the data folder was built elsewhere' : MODELS > 0 ? 'reused from an earlier run (--keep)' : 'the demo index is seeded') : `${buildSeconds.toFixed(1)} s, ${((buildSeconds * 1000) / MODELS).toFixed(2)} ms per model`}.`,
   `Start (spawn to first /-/live answer): ${firstStart.seconds.toFixed(2)} s first, ${secondStart.seconds.toFixed(2)} s again.`,
   `Search: hub /api/models?search=… at ${searchRatio} of /api/models?limit=50 req/s (target ≥ 0.5).`,
   `Hub resident memory after the run: ${(rss / 1024).toFixed(1)} MiB${MODELS > 0 ? ` (${(rss / MODELS).toFixed(1)} KiB per model, everything included)` : ''}.`,
@@ -390,6 +388,6 @@ const lines = [
 ];
 console.log(lines.join('\n'));
 for (const c of children) c.kill('SIGTERM');
-if (!keep) rmSync(data, { recursive: true, force: true });
+if (!keep && !values.data) rmSync(data, { recursive: true, force: true });
 rmSync(scratch, { recursive: true, force: true });
 process.exit(0);

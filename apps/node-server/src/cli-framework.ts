@@ -1,6 +1,6 @@
 /**
  * The `hub` CLI's help and usage layer: every command declares its name, usage, options and positionals once (in
- * cli-commands.ts); this layer answers `--help` (exit 0), `hub --version`, and turns a usage mistake (an unknown
+ * its group's file, listed by cli-commands.ts); this layer answers `--help` (exit 0), `hub --version`, and turns a usage mistake (an unknown
  * option, a missing value or argument, a value out of range) into one line plus the command's usage and exit 2,
  * never a stack trace (the `gh` and `hf` CLIs are the anchors). It imports nothing heavy: a command's code is loaded
  * only when that command runs (`hub get` starts without the server's modules).

@@ -1,27 +1,9 @@
 import { join } from 'node:path';
-// `@hub/client/get`: the download alone, without the schema library the log and catalog checks load (a faster start)
-import {
-  type Attempt,
-  type ClientOptions,
-  defaultHfCache,
-  downloadAll,
-  type FileResult,
-  fileSink,
-  hfCacheRangeFile,
-  hfCacheSink,
-  listFiles,
-  modelRevision,
-  nodeGetBytes,
-  nodeHasher,
-  type Progress,
-  parseRef,
-  type RemoteFile,
-  rangeFile,
-  selectFiles,
-} from '@hub/client/get';
+// `@hub/client/get` (the download alone, without the schema library the log and catalog checks load) and the
+// signature checks are imported when `hub get` runs: declaring the command loads neither (start-modules.test.ts).
+import type { Attempt, ClientOptions, FileResult, Progress, RemoteFile } from '@hub/client/get';
 import { command, hubUrlOf, type OptionSpecs, type Parsed, runWith, UsageError } from './cli-framework.js';
 import { HUB_URL } from './cli-options.js';
-import { checkFromBytes, modelSignature, signatureLine, signatureRefusal } from './get-signature.js';
 import { ProgressBars } from './progress.js';
 
 /** `hub get`'s DIR after --hf-cache: a following argument that is not a model reference (owner/name). */
@@ -83,6 +65,21 @@ export function getCommand(argv: string[], io: GetIo): Promise<number> {
 
 /** `hub get` on parsed arguments. */
 export async function getRun({ values, positionals }: Parsed<typeof GET_OPTIONS>, io: GetIo): Promise<number> {
+  const {
+    defaultHfCache,
+    downloadAll,
+    fileSink,
+    hfCacheRangeFile,
+    hfCacheSink,
+    listFiles,
+    modelRevision,
+    nodeGetBytes,
+    nodeHasher,
+    parseRef,
+    rangeFile,
+    selectFiles,
+  } = await import('@hub/client/get');
+  const { checkFromBytes, modelSignature, signatureLine, signatureRefusal } = await import('./get-signature.js');
   const [ref, ...patterns] = positionals;
   if (!ref) throw new UsageError('name a model (owner/name[:QUANT])');
   if (values.to && values['hf-cache']) throw new UsageError('--to and --hf-cache exclude each other');
@@ -239,7 +236,7 @@ async function refuseUnlogged(
   stateFile: string,
   io: GetIo,
 ): Promise<boolean> {
-  const { filesFromVerifiedLog } = await import('./cli-log.js');
+  const { filesFromVerifiedLog } = await import('./log-verify.js');
   const { LogVerifyError } = await import('@hub/core-index');
   let logged: Awaited<ReturnType<typeof filesFromVerifiedLog>>;
   try {

@@ -64,7 +64,7 @@ then that day's catalog and model objects down to each file's SHA-256; a rewritt
 Exit 1 on any fault.`,
   options: INDEX_VERIFY_OPTIONS,
   run: async (args, io) =>
-    args.values.log ? (await import('./cli-log.js')).logVerifyRun(args.values, io) : indexVerifyCommand(args.values),
+    args.values.log ? (await import('./log-verify.js')).logVerifyRun(args.values, io) : indexVerifyCommand(args.values),
 });
 
 function progressLine(text: string) {

@@ -2,7 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CliError, command, hubUrlOf, type OptionSpecs, type Parsed, UsageError } from './cli-framework.js';
-import { PUBLISH_URL } from './cli-options.js';
+import { PUBLISH_URL, publishAnswer, publisherToken } from './cli-options.js';
 
 export const OBJECTS_PUT_OPTIONS = {
   kind: { type: 'string', arg: 'KIND', help: 'The object kind, for example model-hub.model.' },
@@ -23,14 +23,14 @@ export const OBJECTS_PUT = command({
 
 /** `hub objects put FILE --kind KIND --token TOKEN [--url BASE] [--media-type TYPE]`. */
 async function objectsPutCommand({ values, positionals }: Parsed<typeof OBJECTS_PUT_OPTIONS>): Promise<number> {
-  (await import('./blake3-node.js')).installFastBlake3();
-  const { PublishError, publishObject } = await import('@hub/objects');
-  const { namingFetch } = await import('@hub/client/get');
   const file = positionals[0] as string;
   if (!values.kind) throw new UsageError('needs --kind KIND (for example model-hub.model)');
-  const token = values.token ?? process.env.HUB_PUBLISHER_TOKEN;
-  if (!token) throw new UsageError('needs --token TOKEN (or HUB_PUBLISHER_TOKEN): a publisher token of the hub');
+  const kind = values.kind;
+  const token = publisherToken(values.token, process.env);
   const url = hubUrlOf(values.url, process.env);
+  (await import('./blake3-node.js')).installFastBlake3();
+  const { publishObject } = await import('@hub/objects');
+  const { namingFetch } = await import('@hub/client/get');
   let bytes: Uint8Array;
   try {
     bytes = new Uint8Array(await readFile(file));
@@ -38,17 +38,8 @@ async function objectsPutCommand({ values, positionals }: Parsed<typeof OBJECTS_
     throw new CliError(`cannot read ${file}: ${(e as Error).message}`);
   }
   const mediaType = values['media-type'] ?? (/\.json$/i.test(file) ? 'application/json' : 'application/octet-stream');
-  try {
-    const r = await publishObject(url, token, bytes, { kind: values.kind, mediaType, filename: path.basename(file) }, namingFetch(fetch));
-    process.stdout.write(
-      `${JSON.stringify({ address: r.address, created: r.created, size: bytes.byteLength, ...(r.chunks ? { chunks: r.chunks } : {}) })}\n`,
-    );
-    return 0;
-  } catch (e) {
-    if (e instanceof PublishError) {
-      process.stderr.write(`hub: ${e.message}\n`);
-      return 1;
-    }
-    throw e;
-  }
+  return publishAnswer(async () => {
+    const r = await publishObject(url, token, bytes, { kind, mediaType, filename: path.basename(file) }, namingFetch(fetch));
+    return { address: r.address, created: r.created, size: bytes.byteLength, ...(r.chunks ? { chunks: r.chunks } : {}) };
+  });
 }

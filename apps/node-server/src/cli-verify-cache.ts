@@ -5,18 +5,7 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArchiveSeen } from '@hub/client';
-import {
-  type ClientOptions,
-  defaultHfCache,
-  downloadAll,
-  HubAnswerError,
-  hfCacheSink,
-  listFiles,
-  nodeGetBytes,
-  nodeHasher,
-  type RemoteFile,
-  sha256File,
-} from '@hub/client/get';
+import type { ClientOptions, RemoteFile } from '@hub/client/get';
 import { command, hubUrlOf, type OptionSpecs, type Parsed, runWith } from './cli-framework.js';
 import { type GetIo, processGetIo } from './cli-get.js';
 import { HUB_URL } from './cli-options.js';
@@ -56,6 +45,7 @@ export function verifyCacheCommand(argv: string[], io: GetIo): Promise<number> {
 
 /** `hub verify-cache` on parsed arguments. */
 export async function verifyCacheRun(parsed: Parsed<typeof VERIFY_CACHE_OPTIONS>, io: GetIo): Promise<number> {
+  const { defaultHfCache, downloadAll, hfCacheSink, nodeGetBytes, nodeHasher, sha256File } = await import('@hub/client/get');
   const cache = parsed.positionals[0] ?? defaultHfCache(io.env);
   const hub = hubUrlOf(parsed.values.hub, io.env);
   const opts: ClientOptions = { hub, hasher: nodeHasher, ...(io.fetch ? { fetch: io.fetch } : { getBytes: nodeGetBytes }) };
@@ -162,6 +152,7 @@ async function filesAt(
   seen: ArchiveSeen,
   f?: typeof fetch,
 ): Promise<RemoteFile[] | undefined> {
+  const { HubAnswerError, listFiles } = await import('@hub/client/get');
   try {
     return await listFiles(opts, id, revision);
   } catch (e) {

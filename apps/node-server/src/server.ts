@@ -1,23 +1,14 @@
 import { stat } from 'node:fs/promises';
+import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { type Address, type Hub, type IndexStore, type Logger, parsePolicy, SourceProber, SPACES_REF } from '@hub/core-index';
-import { assembleHub, type HubDeps, indexHolder, indexStoreKind, openDay, type SourceEntry } from '@hub/hub';
-import {
-  DEMO_SOURCE,
-  type DemoMirror,
-  demoTreeDir,
-  type MirrorFolderServer,
-  seedBuckets,
-  seedDemo,
-  seedSpaces,
-  serveMirrorFolder,
-  startDemoMirror,
-} from '@hub/node-toolkit';
+import { type Hub, type HubSettings, type IndexStore, type Logger, parsePolicy, SourceProber } from '@hub/core-index';
+import { assembleHub, type HubDeps } from '@hub/hub';
+import { DEMO_SOURCE, type DemoMirror, type MirrorFolderServer } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
-import { ConfigError, type HubConfigFile } from './config.js';
-import { DATA_MIRROR, IMPORTED_FILE } from './data-folder.js';
+import type { HubConfigFile } from './config.js';
+import { IMPORTED_FILE } from './data-folder.js';
 import { hostRoutes } from './host-routes.js';
 import { hubHttpServer } from './hub-http-server.js';
 import { DEFAULT_HOST, listenOn } from './listen.js';
@@ -28,10 +19,10 @@ import { FileMissingLog } from './missing-log.js';
 import { hubListener } from './node-listener.js';
 import { fileProbeStorage, probeSettingsFrom } from './prober.js';
 import { shareProbes } from './replicas.js';
-import { checkConfig, checkOrder, hostPolicyOf } from './settings-check.js';
+import { checkConfig, hostPolicyOf } from './settings-check.js';
 import { LOCAL_MIRROR, sourcesFromConfig } from './sources-config.js';
+import { type Beside, cannotListen, hasMirror, openIndex, startMirrorsBeside } from './start-steps.js';
 import { openAccounts } from './stores/open-accounts.js';
-import { fileLoadPack, loadVerifiedOnce } from './verify.js';
 
 export const MAX_MESSAGE_BYTES = 33_554_432;
 
@@ -66,23 +57,10 @@ export interface RunningHub {
   close(): Promise<void>;
 }
 
-/** A busy port or an address this machine lacks: the user's mistake, one line (exit 2), naming what to change. */
-function cannotListen(host: string, port: number, e: NodeJS.ErrnoException): ConfigError {
-  const why =
-    e.code === 'EADDRINUSE'
-      ? 'the port is in use'
-      : e.code === 'EADDRNOTAVAIL'
-        ? 'this machine has no such address'
-        : (e.code ?? e.message);
-  return new ConfigError(`Cannot listen on ${host}:${port} (${why}). Choose another address or port: HOST/--host, PORT/--port.`);
-}
-
-/** Whether `dir` holds a mirror folder (`manifest.json`). */
-async function hasMirror(dir: string): Promise<boolean> {
-  return (await stat(path.join(dir, 'manifest.json')).catch(() => undefined))?.isFile() ?? false;
-}
-
-/** Wire the hub's interfaces to the filesystem, load (or seed) the index, and listen. */
+/**
+ * Wire the hub's interfaces to the filesystem, open the day (or seed the demo), start the sources' health, assemble the
+ * hub and listen; each step is a function below, in that order, and `close()` undoes them in reverse.
+ */
 export async function startServer(options: StartOptions): Promise<RunningHub> {
   installFastBlake3();
   const host = options.host ?? DEFAULT_HOST;
@@ -100,7 +78,6 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // Accounts: PostgreSQL when `database` names one, else one SQLite file under the data folder; without
   // account.publicKey the routes answer 503.
   const accountStore = await openAccounts(config, options.dataDir, log);
-  const accounts = accountStore.services;
 
   // A data folder filled by `hub bundle import` is air-gapped unless the config says otherwise.
   const airGapped = config.airGapped ?? !!(await stat(path.join(options.dataDir, IMPORTED_FILE)).catch(() => undefined));
@@ -111,7 +88,179 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
       .current()
       .sourceKinds()
       .some(([name]) => name === DEMO_SOURCE);
-  const { mirror, localMirror, mirrorDir, configuredMirror } = await startMirrorsBeside(options, config, host, usesDemo, log);
+  const beside = await startMirrorsBeside(options, config, host, usesDemo, log);
+  const watch = await watchSources({
+    dataDir: options.dataDir,
+    config,
+    beside,
+    airGapped,
+    probeSettings,
+    log,
+    metrics: observability.metrics,
+  });
+
+  // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
+  const policy = hostPolicyOf(config, host);
+  const background = backgroundWork(log);
+  const { hub, deps } = assembleHub({
+    index: indexes,
+    health: watch.health,
+    objects,
+    missing: new FileMissingLog(options.dataDir),
+    accounts: accountStore.services,
+    log,
+    metrics: observability.metrics,
+    now: () => Date.now(),
+    defer: background.defer,
+    // Every source the index names is in health (assembleHub); air-gapped, the ones no config lists (with their own
+    // URL templates) are unreachable from here and never redirected to.
+    ...(airGapped ? { indexSourceFields: { redirect: false } } : {}),
+    settings: hubSettings(config, policy.baseUrl),
+  });
+
+  // The 5xx series HubErrors5xx sums and each source's probe series, shown at 0 from the first scrape.
+  observability.prom?.declare({ routes: hub.routes, sources: watch.sources.map((s) => s.name) });
+  // Hub paths go to the hub; the host's own `/-/` routes (liveness, readiness) are answered beside it, without Koa
+  // (host-routes.ts).
+  const own = hostRoutes(() => indexes.current());
+  const server = hubHttpServer(observability.wrap(hubListener(hub, own, policy)), config, log);
+  const opened = { beside, watch, accountStore, background };
+  const { bound, metricsServer } = await listen(server, options.port ?? 8080, host, observability, opened);
+  log.info(
+    {
+      listening: bound.listening,
+      url: bound.url,
+      data: options.dataDir,
+      catalog: indexes.current().catalogAddress,
+      models: indexes.current().totals.models,
+      seeded,
+      mirror: beside.mirror?.url,
+      metrics: metricsServer?.url,
+    },
+    'hub listening',
+  );
+  // The probe rounds' timer starts once the hub listens.
+  watch.probes.begin();
+
+  return {
+    url: bound.url,
+    port: bound.port,
+    listening: bound.listening,
+    ...(beside.mirror ? { mirror: beside.mirror } : {}),
+    ...(beside.localMirror ? { localMirror: beside.localMirror } : {}),
+    ...(metricsServer ? { metrics: metricsServer } : {}),
+    deps,
+    hub,
+    prober: watch.health,
+    reload: () => indexes.reload(),
+    close: () => shutdown(opened, server, metricsServer),
+  };
+}
+
+/** What a start has opened, for `listen` to close when it fails and `shutdown` when the hub closes. */
+interface Opened {
+  beside: Beside;
+  watch: SourceWatch;
+  accountStore: { close(): Promise<void> };
+  background: ReturnType<typeof backgroundWork>;
+}
+
+/** The hub's settings from the config (`baseUrl` from the host policy; `policy` checked when the config was read). */
+function hubSettings(config: HubConfigFile, baseUrl: string | undefined): Omit<HubSettings, 'version'> {
+  return {
+    ...(baseUrl ? { baseUrl } : {}),
+    publisherTokens: config.publisherTokens ?? [],
+    registryTokens: config.registryTokens ?? [],
+    maxRequestBytes: MAX_MESSAGE_BYTES,
+    ...(config.bucketMaxBytes !== undefined ? { bucketMaxBytes: config.bucketMaxBytes } : {}),
+    ...(config.account?.siteOrigin ? { siteOrigin: config.account.siteOrigin } : {}),
+    // refused files answer 403 PolicyRefused on every dialect
+    policy: parsePolicy(config.policy),
+    role: 'server',
+    serverId: `node-server@${os.hostname()}`,
+  };
+}
+
+/** Background work (the missing log, …) kept until it settles, so a close can let it finish its writes. */
+function backgroundWork(log: Logger) {
+  const pending = new Set<Promise<unknown>>();
+  return {
+    defer(p: Promise<unknown>): void {
+      const guarded = p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed'));
+      pending.add(guarded);
+      void guarded.finally(() => pending.delete(guarded));
+    },
+    settled: () => Promise.allSettled([...pending]),
+  };
+}
+
+/**
+ * The listener on its address, then the metrics port when configured. A port that cannot be had closes what the
+ * start opened and is one line (`cannotListen`). Node checks the header and request timeouts on
+ * `connectionsCheckingInterval` (hub-http-server.ts; its default, 30 s, would stretch them).
+ */
+async function listen(
+  server: Server,
+  port: number,
+  host: string,
+  observability: Awaited<ReturnType<typeof observabilityFrom>>,
+  opened: Opened,
+): Promise<{ bound: Awaited<ReturnType<typeof listenOn>>; metricsServer: MetricsServer | undefined }> {
+  const bound = await listenOn(server, port, host).catch(async (e: NodeJS.ErrnoException) => {
+    await opened.beside.mirror?.close();
+    await opened.beside.localMirror?.close();
+    opened.watch.mirrorWatch?.close();
+    await opened.watch.probes.stop();
+    await opened.accountStore.close();
+    throw cannotListen(host, port, e);
+  });
+  const metricsServer = await observability.listen(server).catch(async (e: unknown) => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    throw e;
+  });
+  return { bound, metricsServer };
+}
+
+/**
+ * `close()`: the timers stop, the metrics port and the listener close (their connections with them), the background
+ * work the last requests started finishes writing to the data folder, then the mirrors and the accounts close.
+ */
+async function shutdown(opened: Opened, server: Server, metricsServer: MetricsServer | undefined): Promise<void> {
+  opened.watch.mirrorWatch?.close();
+  await opened.watch.probes.stop();
+  await opened.watch.health.stop();
+  // The metrics port first: it hands its connections to `server`.
+  await metricsServer?.close();
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+  // No request is in flight any more: let the background work they started finish writing to the data folder.
+  await opened.background.settled();
+  await opened.beside.mirror?.close();
+  await opened.beside.localMirror?.close();
+  await opened.accountStore.close();
+}
+
+type SourceWatch = Awaited<ReturnType<typeof watchSources>>;
+
+/**
+ * The sources the hub redirects to and their health: the config's, the demo mirror and the data folder's mirror, in
+ * `order` (mirrors first); the last probe results restored from the data folder before listening (the rounds' timer
+ * starts after it, `probes.begin()`); the rounds shared with other processes on the data folder (replicas.ts); the
+ * data folder's mirror re-read whenever its manifest changes.
+ */
+async function watchSources(start: {
+  dataDir: string;
+  config: HubConfigFile;
+  beside: Beside;
+  airGapped: boolean;
+  probeSettings: ReturnType<typeof probeSettingsFrom>;
+  log: Logger;
+  metrics: HubDeps['metrics'];
+}) {
+  const { dataDir, config, beside, airGapped, probeSettings, log, metrics } = start;
+  const { mirror, localMirror, mirrorDir, configuredMirror } = beside;
   const ownMirror = localMirror
     ? { url: localMirror.url, beside: true }
     : configuredMirror?.url
@@ -125,19 +274,18 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     ...(mirror ? [DEMO_SOURCE] : []),
     ...sources.map((s) => s.name).filter((n) => n !== DEMO_SOURCE && !mirrors.includes(n)),
   ];
-  const background = new Set<Promise<unknown>>();
   // Probes: the last results (data folder) are restored before listening; rounds run on a timer after it.
   const health = new SourceProber({
     sources,
     order,
     settings: probeSettings,
-    storage: fileProbeStorage(options.dataDir, log),
+    storage: fileProbeStorage(dataDir, log),
     log,
-    metrics: observability.metrics,
+    metrics,
   });
   await health.load();
   // Several processes on this data folder: one runs the probe rounds, the others follow its probes.json (replicas.ts).
-  const probes = await shareProbes(health, options.dataDir, {
+  const probes = await shareProbes(health, dataDir, {
     ...(config.leaseSeconds !== undefined ? { leaseSeconds: config.leaseSeconds } : {}),
     log,
   });
@@ -159,193 +307,5 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
           log,
         )
       : undefined;
-
-  // The one host policy (design 10.1): Host syntax, the loopback rule, a trusted proxy, the origin of absolute URLs.
-  const policy = hostPolicyOf(config, host);
-  const { baseUrl } = policy;
-  const { hub, deps } = assembleHub({
-    index: indexes,
-    health,
-    objects,
-    missing: new FileMissingLog(options.dataDir),
-    accounts,
-    log,
-    metrics: observability.metrics,
-    now: () => Date.now(),
-    // Background work (the missing log, …) is kept until it settles, so close() can let it finish its writes.
-    defer: (p) => {
-      const guarded = p.catch((e: unknown) => log.warn({ err: String(e) }, 'background task failed'));
-      background.add(guarded);
-      void guarded.finally(() => background.delete(guarded));
-    },
-    // Every source the index names is in health (assembleHub); air-gapped, the ones no config lists (with their own
-    // URL templates) are unreachable from here and never redirected to.
-    ...(airGapped ? { indexSourceFields: { redirect: false } } : {}),
-    settings: {
-      ...(baseUrl ? { baseUrl } : {}),
-      publisherTokens: config.publisherTokens ?? [],
-      registryTokens: config.registryTokens ?? [],
-      maxRequestBytes: MAX_MESSAGE_BYTES,
-      ...(config.bucketMaxBytes !== undefined ? { bucketMaxBytes: config.bucketMaxBytes } : {}),
-      ...(config.account?.siteOrigin ? { siteOrigin: config.account.siteOrigin } : {}),
-      // checked when the config was read (config.ts): refused files answer 403 PolicyRefused on every dialect
-      policy: parsePolicy(config.policy),
-      role: 'server',
-      serverId: `node-server@${os.hostname()}`,
-    },
-  });
-
-  // The 5xx series HubErrors5xx sums and each source's probe series, shown at 0 from the first scrape.
-  observability.prom?.declare({ routes: hub.routes, sources: sources.map((s) => s.name) });
-  // Hub paths go to the hub; the host's own `/-/` routes (liveness, readiness) are answered beside it, without Koa
-  // (host-routes.ts). Node checks the header and request timeouts on `connectionsCheckingInterval` (its default, 30 s,
-  // would stretch them).
-  const own = hostRoutes(() => indexes.current());
-  const server = hubHttpServer(observability.wrap(hubListener(hub, own, policy)), config, log);
-  const bound = await listenOn(server, options.port ?? 8080, host).catch(async (e: NodeJS.ErrnoException) => {
-    await mirror?.close();
-    await localMirror?.close();
-    mirrorWatch?.close();
-    await probes.stop();
-    await accountStore.close();
-    throw cannotListen(host, options.port ?? 8080, e);
-  });
-  const { port, url } = bound;
-  const metricsServer = await observability.listen(server).catch(async (e: unknown) => {
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    throw e;
-  });
-  log.info(
-    {
-      listening: bound.listening,
-      url,
-      data: options.dataDir,
-      catalog: indexes.current().catalogAddress,
-      models: indexes.current().totals.models,
-      seeded,
-      mirror: mirror?.url,
-      metrics: metricsServer?.url,
-    },
-    'hub listening',
-  );
-  probes.begin();
-
-  return {
-    url,
-    port,
-    listening: bound.listening,
-    ...(mirror ? { mirror } : {}),
-    ...(localMirror ? { localMirror } : {}),
-    ...(metricsServer ? { metrics: metricsServer } : {}),
-    deps,
-    hub,
-    prober: health,
-    reload: () => indexes.reload(),
-    async close() {
-      mirrorWatch?.close();
-      await probes.stop();
-      await health.stop();
-      // The metrics port first: it hands its connections to `server`.
-      await metricsServer?.close();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
-      // No request is in flight any more: let the background work they started finish writing to the data folder.
-      await Promise.allSettled([...background]);
-      await mirror?.close();
-      await localMirror?.close();
-      await accountStore.close();
-    },
-  };
-}
-
-/**
- * The index the hub serves, opened once: the `current` ref (an empty folder gets the bundled demo, spaces and buckets
- * unless the config says `demo: false`), loaded through the load pack, and `order` checked against its sources before
- * anything listens.
- */
-async function openIndex(
-  objects: FsObjectStore,
-  dataDir: string,
-  config: HubConfigFile,
-  log: Logger,
-  metrics: HubDeps['metrics'],
-): Promise<{ indexes: ReturnType<typeof indexHolder>; seeded: boolean }> {
-  let current = (await objects.readRef('current')) as Address | undefined;
-  let seeded = false;
-  // `order` names sources of the config, the hub's own mirrors or the index: checked before anything is written.
-  const ownSources = [DEMO_SOURCE, LOCAL_MIRROR];
-  if (!current) checkOrder(config, ownSources);
-  if (!current && config.demo !== false) {
-    // The bundled spaces first, so the demo day's archive entry records their catalog.
-    if (!(await objects.readRef(SPACES_REF))) await seedSpaces(objects, log);
-    await seedBuckets(objects, log);
-    current = (await seedDemo(objects, log)).catalog;
-    seeded = true;
-  }
-  if (!current) throw new Error(`No index in ${dataDir}: run "hub index build" first, or start with the demo enabled.`);
-  // The one index holder (@hub/hub). Objects are verified once, on the first start on (or switch to) a catalog; later
-  // starts read them as stored, from the load pack in the data folder.
-  const pack = fileLoadPack(dataDir);
-  // The day whole for a small index, its pages for a large one (`indexStore` / HUB_INDEX_STORE; design 11.1).
-  const kind = indexStoreKind(config.indexStore, 'indexStore (or HUB_INDEX_STORE)');
-  const load = (store: FsObjectStore, address: Address) => openDay(store, address, kind, () => loadVerifiedOnce(store, address, pack));
-  const indexes = indexHolder(objects, await load(objects, current), load, log, metrics);
-  checkOrder(config, [
-    ...ownSources,
-    ...indexes
-      .current()
-      .sourceKinds()
-      .map(([name]) => name),
-  ]);
-  return { indexes, seeded };
-}
-
-/**
- * The servers beside the hub, on its address (so they are reached wherever the hub is: on every interface with
- * `--host 0.0.0.0`, on 127.0.0.2 with `--host 127.0.0.2`): the demo mirror when the index uses the demo's bytes, and
- * the data folder's mirror (`DIR/mirror`) unless the config names its URL. A port that cannot be had is one line.
- */
-async function startMirrorsBeside(
-  options: StartOptions,
-  config: HubConfigFile,
-  host: string,
-  usesDemo: boolean,
-  log: Logger,
-): Promise<{ mirror?: DemoMirror; localMirror?: MirrorFolderServer; mirrorDir: string; configuredMirror?: SourceEntry }> {
-  const port = options.port;
-  const besideHost = host === 'localhost' ? '127.0.0.1' : host;
-  let mirror: DemoMirror | undefined;
-  if (usesDemo && options.demoMirror !== false) {
-    const wanted = config.demoMirrorPort ?? (port ? port + 1 : 0);
-    mirror = await startDemoMirror({ root: demoTreeDir(), port: wanted, host: besideHost })
-      .catch(() => startDemoMirror({ root: demoTreeDir(), port: 0, host: besideHost }))
-      .catch((e: NodeJS.ErrnoException) => {
-        throw cannotListen(besideHost, wanted, e);
-      });
-    log.info({ mirror: mirror.url, tree: demoTreeDir() }, 'demo mirror serving the bundled demo bytes');
-  }
-
-  // The data folder's own mirror (`DIR/mirror`) is served on the next free port, unless the config names its URL (an
-  // nginx in front of the same folder).
-  let localMirror: MirrorFolderServer | undefined;
-  const mirrorDir = path.join(options.dataDir, DATA_MIRROR);
-  const configuredMirror = config.sources?.find((s) => s.name === LOCAL_MIRROR && s.url);
-  if (!configuredMirror && (await hasMirror(mirrorDir))) {
-    const wanted = config.localMirrorPort ?? (port ? port + (mirror ? 2 : 1) : 0);
-    localMirror = await serveMirrorFolder({ root: mirrorDir, port: wanted, host: besideHost })
-      .catch(() => serveMirrorFolder({ root: mirrorDir, port: 0, host: besideHost }))
-      .catch(async (e: NodeJS.ErrnoException) => {
-        await mirror?.close();
-        throw cannotListen(besideHost, wanted, e);
-      });
-    log.info({ mirror: localMirror.url, folder: mirrorDir }, 'serving the local mirror');
-  }
-  return {
-    ...(mirror ? { mirror } : {}),
-    ...(localMirror ? { localMirror } : {}),
-    mirrorDir,
-    ...(configuredMirror ? { configuredMirror } : {}),
-  };
+  return { sources, health, probes, mirrorWatch };
 }

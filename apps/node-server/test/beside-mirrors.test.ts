@@ -7,8 +7,10 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleCreateCommand, bundleImportCommand, type MirrorIo, mirrorVerify } from '../src/cli-mirror.js';
+import { bundleCreateCommand, bundleImportCommand } from '../src/cli-bundle.js';
+import { mirrorVerify } from '../src/cli-mirror.js';
 import { createLogger } from '../src/logger.js';
+import type { MirrorIo } from '../src/pull-choice.js';
 import { type RunningHub, type StartOptions, startServer } from '../src/server.js';
 import { startTestHub, type TestHub } from './helpers.js';
 

@@ -13,8 +13,10 @@ import { freePort, tempDirs } from '@hub/node-toolkit/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { downloadFile } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleCreateCommand, bundleImportCommand, type MirrorIo, mirrorPull } from '../src/cli-mirror.js';
+import { bundleCreateCommand, bundleImportCommand } from '../src/cli-bundle.js';
+import { mirrorPull } from '../src/cli-mirror.js';
 import { createLogger } from '../src/logger.js';
+import type { MirrorIo } from '../src/pull-choice.js';
 import { type RunningHub, startServer } from '../src/server.js';
 
 const run = promisify(execFile);

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { type MirrorFolderServer, serveMirrorFolder } from '@hub/node-toolkit';
 import { tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type MirrorIo, mirrorPull, mirrorVerify } from '../src/cli-mirror.js';
+import { mirrorPull, mirrorVerify } from '../src/cli-mirror.js';
+import type { MirrorIo } from '../src/pull-choice.js';
 import { startTestHub, TEST_SOURCE, type TestHub } from './helpers.js';
 
 const tmp = tempDirs(afterAll);

@@ -33,10 +33,11 @@ import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
 import { bundleCreate, bundleImport } from '../src/bundle.js';
+import { bundleCreateCommand, bundleImportCommand } from '../src/cli-bundle.js';
 import { COMMANDS } from '../src/cli-commands.js';
 import { type CliIo, DEFAULT_HUB_URL, hubUrlOf, runCommand } from '../src/cli-framework.js';
 import { getCommand } from '../src/cli-get.js';
-import { bundleCreateCommand, bundleImportCommand, mirrorPull, mirrorVerify } from '../src/cli-mirror.js';
+import { mirrorPull, mirrorVerify } from '../src/cli-mirror.js';
 import { verifyCacheCommand } from '../src/cli-verify-cache.js';
 import { buildFromUpstream } from '../src/upstream-build.js';
 

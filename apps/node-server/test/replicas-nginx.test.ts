@@ -11,6 +11,7 @@ import { freePort, tempDirs } from '@hub/node-toolkit/testing';
 import { leaseHolder } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaseFile, REFRESH_LEASE } from '../src/replicas.js';
+import { NGINX, startNginx, type TestNginx } from './nginx.js';
 import { postgresBin, startPostgres, type TestPostgres } from './postgres.js';
 
 /**
@@ -19,7 +20,6 @@ import { postgresBin, startPostgres, type TestPostgres } from './postgres.js';
  * its pid) whose `upstream` block retries a failed request on the other hub (`proxy_next_upstream`). SYNTHETIC
  * accounts and model ids.
  */
-const NGINX = '/usr/sbin/nginx';
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const ready = existsSync(NGINX) && existsSync(CLI) && postgresBin() !== undefined;
 const why = [!existsSync(NGINX) && 'nginx', !existsSync(CLI) && 'the built CLI', !postgresBin() && 'PostgreSQL'].filter(Boolean).join(', ');
@@ -40,7 +40,7 @@ let pg: TestPostgres;
 let idp: TestIdentityProvider;
 let data: string;
 let hubs: Hub[] = [];
-let nginx: ChildProcess | undefined;
+let nginx: TestNginx | undefined;
 let front: string;
 
 async function startHub(config: string): Promise<Hub> {
@@ -109,21 +109,9 @@ describe.skipIf(!ready)(
       const port = await freePort();
       front = `http://127.0.0.1:${port}`;
       const dir = await tmp('hub-replicas-nginx-conf-');
-      await writeFile(
-        `${dir}/nginx.conf`,
+      nginx = await startNginx(
+        dir,
         `
-daemon off;
-master_process off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
   upstream hub {
     server 127.0.0.1:${hubs[0]?.port} max_fails=1 fail_timeout=5s;
     server 127.0.0.1:${hubs[1]?.port} max_fails=1 fail_timeout=5s;
@@ -142,24 +130,14 @@ http {
       proxy_redirect off;
     }
   }
-}
 `,
+        [port],
+        256,
       );
-      nginx = spawn(NGINX, ['-c', `${dir}/nginx.conf`, '-p', dir, '-e', `${dir}/error.log`], { stdio: 'ignore' });
-      for (let i = 0; ; i++) {
-        if (
-          await fetch(`${front}/-/ready`)
-            .then((r) => r.ok)
-            .catch(() => false)
-        )
-          break;
-        if (i > 100) throw new Error('nginx did not start');
-        await sleep(100);
-      }
     }, 120_000);
 
     afterAll(async () => {
-      nginx?.kill('SIGTERM');
+      await nginx?.stop();
       const alive = hubs.filter((h) => h.child.exitCode === null && h.child.signalCode === null);
       const exited = alive.map((h) => new Promise((r) => h.child.once('exit', r)));
       for (const h of alive) h.child.kill('SIGTERM');

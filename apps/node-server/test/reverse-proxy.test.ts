@@ -1,15 +1,14 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import https from 'node:https';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '@hub/node-toolkit/testing';
 import { downloadFile } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
+import { startNginx, type TestNginx } from './nginx.js';
 
 /**
  * Issue 26: node-server behind a real reverse proxy, Debian's nginx (nginx-light), started here with its own
@@ -18,7 +17,6 @@ import { startTestHub, type TestHub } from './helpers.js';
  * plain HTTP in front of a hub without it. Each block sends `X-Forwarded-Proto $scheme` and
  * `X-Forwarded-Host $http_host`, as the README's block does.
  */
-const NGINX = '/usr/sbin/nginx';
 const MODEL = 'demo/tiny-bert-synthetic';
 
 interface Answer {
@@ -42,7 +40,7 @@ function httpsGet(url: string, ca: Buffer, headers: Record<string, string> = {})
 }
 
 let dir: string;
-let nginx: ChildProcess | undefined;
+let nginx: TestNginx | undefined;
 let trusted: TestHub;
 let untrusted: TestHub;
 let plainPort: number;
@@ -69,7 +67,6 @@ function block(listen: string, upstream: string): string {
 }
 
 beforeAll(async () => {
-  if (!existsSync(NGINX)) throw new Error(`${NGINX} is missing: apt-get install nginx-light`);
   dir = await mkdtemp(path.join(os.tmpdir(), 'hub-nginx-'));
   execFileSync(
     'openssl',
@@ -98,51 +95,19 @@ beforeAll(async () => {
   trusted = await startTestHub({ config: { trustProxy: true } });
   untrusted = await startTestHub();
   [plainPort, tlsPort, untrustedPort] = [await freePort(), await freePort(), await freePort()];
-  const conf = `
-daemon off;
-master_process off;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 64; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/body;
-  proxy_temp_path ${dir}/proxy;
-  fastcgi_temp_path ${dir}/fastcgi;
-  uwsgi_temp_path ${dir}/uwsgi;
-  scgi_temp_path ${dir}/scgi;
-  ${block(`127.0.0.1:${plainPort}`, trusted.url)}
-  ${block(`127.0.0.1:${tlsPort} ssl`, trusted.url)}
-  ${block(`127.0.0.1:${untrustedPort}`, untrusted.url)}
-}
-`;
-  await writeFile(`${dir}/nginx.conf`, conf);
-  nginx = spawn(NGINX, ['-c', `${dir}/nginx.conf`, '-p', dir, '-e', `${dir}/error.log`], { stdio: 'ignore' });
-  // ready when every port answers
-  const deadline = Date.now() + 20_000;
-  for (const port of [plainPort, tlsPort, untrustedPort]) {
-    for (;;) {
-      const open = await new Promise<boolean>((resolve) => {
-        const s = net.connect(port, '127.0.0.1', () => {
-          s.destroy();
-          resolve(true);
-        });
-        s.on('error', () => resolve(false));
-      });
-      if (open) break;
-      if (Date.now() > deadline)
-        throw new Error(`nginx did not listen on ${port}: ${await readFile(`${dir}/error.log`, 'utf8').catch(() => '')}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  nginx = await startNginx(
+    dir,
+    [
+      block(`127.0.0.1:${plainPort}`, trusted.url),
+      block(`127.0.0.1:${tlsPort} ssl`, trusted.url),
+      block(`127.0.0.1:${untrustedPort}`, untrusted.url),
+    ].join('\n'),
+    [plainPort, tlsPort, untrustedPort],
+  );
 }, 120_000);
 
 afterAll(async () => {
-  if (nginx?.pid) {
-    const exited = new Promise((r) => nginx?.once('exit', r));
-    process.kill(nginx.pid, 'SIGQUIT');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-  }
+  await nginx?.stop();
   await trusted?.close();
   await untrusted?.close();
   if (dir) await rm(dir, { recursive: true, force: true });

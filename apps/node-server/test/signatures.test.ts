@@ -11,10 +11,11 @@ import { http as mswHttp } from 'msw';
 import { setupServer } from 'msw/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
+import { bundleCreateCommand, bundleImportCommand } from '../src/cli-bundle.js';
 import { getCommand } from '../src/cli-get.js';
-import { bundleCreateCommand, bundleImportCommand, type MirrorIo } from '../src/cli-mirror.js';
 import { ConfigError, type HubConfigFile, resolveConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
+import type { MirrorIo } from '../src/pull-choice.js';
 import { type RunningHub, startServer } from '../src/server.js';
 import { buildFromUpstream } from '../src/upstream-build.js';
 

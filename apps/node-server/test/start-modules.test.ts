@@ -1,5 +1,5 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,7 +45,20 @@ function modulesIn(url: string): string[] {
     return [url];
   }
 }
-const loaded = () => [...new Set(readFileSync(loadedFile, 'utf8').split('\n').filter(Boolean).flatMap(modulesIn))];
+const loadedIn = (file: string) => [...new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean).flatMap(modulesIn))];
+const loaded = () => loadedIn(loadedFile);
+
+/** The modules of the publish, bucket and key commands' code: what another command must not load. */
+const GROUP_CODE: Array<[RegExp, string]> = [
+  [/\/packages\/objects\//, 'the publish client (objects put, spaces put)'],
+  [/\/packages\/node-toolkit\/src\/spaces/, 'the space folder reader (spaces put)'],
+  [/\/apps\/node-server\/src\/bucket-transfer\.ts$/, 'the bucket push and pull (buckets put, buckets get)'],
+  [/\/packages\/dialect-oci\//, 'the OCI dialect (buckets put, buckets get)'],
+  [/\/packages\/core-index\/src\/tlog\/note\.ts$/, "the log's key code (keys generate)"],
+  [/\/apps\/node-server\/src\/log-verify\.ts$/, 'the log check (index verify --log, get --verify-log)'],
+  [/\/packages\/client\/src\/download\.ts$/, 'the download client (get, verify-cache, mirror pull, bundle create)'],
+  [/\/apps\/node-server\/src\/get-signature\.ts$/, 'the signature checks of get'],
+];
 
 async function waitLive(url: string): Promise<void> {
   for (let i = 0; i < 600; i++) {
@@ -60,18 +73,33 @@ async function waitLive(url: string): Promise<void> {
   throw new Error('hub serve did not answer /-/live within 60 s');
 }
 
+let register: string;
+
+/** One run of the built CLI with the hook: its exit code and every module it loaded. */
+async function cliLoads(args: string[]): Promise<{ status: number | null; modules: string[] }> {
+  const file = path.join(dir, `loaded-${args.join('-').replace(/[^a-z0-9-]/gi, '')}.txt`);
+  await writeFile(file, '');
+  const r = spawnSync(process.execPath, ['--import', pathToFileURL(register).href, CLI, ...args], {
+    env: { ...process.env, HUB_LOADED_FILE: file, HUB_CONFIG: '', HUB_PUBLISHER_TOKEN: '', HUB_REGISTRY_TOKEN: '' },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: r.status, modules: loadedIn(file) };
+}
+
 beforeAll(async () => {
   if (!existsSync(CLI)) return;
   dir = await mkdtemp(path.join(os.tmpdir(), 'hub-start-modules-'));
   loadedFile = path.join(dir, 'loaded.txt');
   await writeFile(loadedFile, '');
-  // The hook runs on the loader's own thread; it appends each URL as it is loaded (synchronously, so none is lost).
+  // The hook runs on the loader's own thread; it appends each URL as it is loaded (synchronously, so none is lost) to
+  // HUB_LOADED_FILE, else to the start's file.
   const hooks = path.join(dir, 'hooks.mjs');
   await writeFile(
     hooks,
-    `import { appendFileSync } from 'node:fs';\nexport async function load(url, context, next) {\n  appendFileSync(${JSON.stringify(loadedFile)}, url + '\\n');\n  return next(url, context);\n}\n`,
+    `import { appendFileSync } from 'node:fs';\nconst file = process.env.HUB_LOADED_FILE || ${JSON.stringify(loadedFile)};\nexport async function load(url, context, next) {\n  appendFileSync(file, url + '\\n');\n  return next(url, context);\n}\n`,
   );
-  const register = path.join(dir, 'register.mjs');
+  register = path.join(dir, 'register.mjs');
   await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
@@ -137,4 +165,50 @@ describe.skipIf(!existsSync(CLI))('the modules a hub serve start loads (needs th
     }
     expect(loaded().some((u) => /\/@modelcontextprotocol\/sdk\//.test(u))).toBe(true);
   });
+});
+
+describe.skipIf(!existsSync(CLI))('the modules another command loads (needs the built CLI: pnpm test builds first)', () => {
+  it('hub --help and hub index verify --help load none of the publish, bucket, key, log-check or download code', async () => {
+    for (const args of [['--help'], ['index', 'verify', '--help']]) {
+      const { status, modules } = await cliLoads(args);
+      expect(status, args.join(' ')).toBe(0);
+      expect(modules.some((u) => u.includes('/apps/node-server/src/cli-commands.ts'))).toBe(true);
+      for (const [pattern, what] of GROUP_CODE)
+        expect(
+          modules.filter((u) => pattern.test(u)),
+          `${args.join(' ')}: ${what}`,
+        ).toEqual([]);
+    }
+  }, 120_000);
+
+  it('each of those commands loads its own code when it runs (the patterns above name modules that exist)', async () => {
+    const empty = path.join(dir, 'empty-space');
+    mkdirSync(empty, { recursive: true });
+    const key = path.join(dir, 'keys', 'log.key');
+    mkdirSync(path.dirname(key), { recursive: true });
+    // nothing listens on port 9 of loopback: a request fails at once, after the command's code is loaded
+    const runs = [
+      await cliLoads(['keys', 'generate', '--out', key, '--name', 'hub.test/api/hub/log']),
+      await cliLoads(['spaces', 'put', empty, '--name', 'empty', '--token', 't', '--url', 'http://127.0.0.1:9']),
+      await cliLoads(['buckets', 'get', 'nothing', path.join(dir, 'layout'), '--url', 'http://127.0.0.1:9']),
+      await cliLoads([
+        'index',
+        'verify',
+        '--log',
+        'http://127.0.0.1:9/api/hub/log',
+        '--key',
+        'x+1+2',
+        '--state',
+        path.join(dir, 'seen.json'),
+      ]),
+      await cliLoads(['get', 'synthetic/nothing', '--hub', 'http://127.0.0.1:9', '--to', path.join(dir, 'got')]),
+    ];
+    expect(runs.map((r) => r.status)).toEqual([0, 2, 1, 1, 1]);
+    const all = runs.flatMap((r) => r.modules);
+    for (const [pattern, what] of GROUP_CODE)
+      expect(
+        all.some((u) => pattern.test(u)),
+        what,
+      ).toBe(true);
+  }, 120_000);
 });

@@ -14,7 +14,8 @@ export {
   parseRef,
   type RemoteFile,
 } from './download.js';
+export { fileSink } from './node/file-sink.js';
 export { hfCacheRangeFile, rangeFile } from './node/range-file.js';
-export { defaultHfCache, fileSink, hfCacheSink, nodeGetBytes, nodeHasher, sha256File } from './node/transfer.js';
+export { defaultHfCache, hfCacheSink, nodeGetBytes, nodeHasher, sha256File } from './node/transfer.js';
 export { HubAnswerError, namingFetch } from './reach.js';
 export { selectFiles } from './select.js';

@@ -305,7 +305,8 @@ class Ranged {
       if (piece.pos > from) this.served.push({ start: from, end: piece.pos, source: s.source });
       piece.busy = false;
       this.changed();
-      this.saveRecord(piece.pos >= piece.end && this.complete());
+      // (at most every 250 ms: once complete, the file is verified and renamed, or its last record written then)
+      this.saveRecord(false);
     }
     return s;
   }
@@ -375,7 +376,8 @@ class Ranged {
 
   private async result(ok: boolean): Promise<FileResult> {
     this.probe.stop();
-    this.saveRecord(true);
+    // a verified file is renamed next (and its record removed): only a file kept to resume needs its last record
+    if (!ok) this.saveRecord(true);
     await this.recording;
     const sources = this.bySource();
     let source: string | undefined;

@@ -1,10 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { SignatureVerdict } from '@hub/core-index';
 import { DEFAULT_EXCLUSIONS } from './compare.js';
-import { SignatureError, verifyEnvelope } from './envelope.js';
-import { parseStatement, StatementError } from './statement.js';
 import type { Trust } from './trust.js';
-import { SIGNATURE_FILE } from './verify.js';
+import { openSignedStatement, SIGNATURE_FILE } from './verify.js';
 
 /**
  * The check the index cannot make: a manifest of `shards` (byte ranges) or of another hash than SHA-256 (a
@@ -27,27 +25,9 @@ export async function verifyFromBytes(
   held: ReadonlyMap<string, number>,
   read: ReadBytes,
 ): Promise<SignatureVerdict> {
-  let signed: ReturnType<typeof verifyEnvelope>;
-  try {
-    signed = verifyEnvelope(bundleBytes, trust);
-  } catch (err) {
-    const method = err instanceof SignatureError ? err.method : 'unknown';
-    return { status: 'failed', method, bundle: SIGNATURE_FILE, covered: 0, reason: (err as Error).message };
-  }
-  const who = {
-    method: signed.method,
-    ...(signed.identity ? { identity: signed.identity } : {}),
-    ...(signed.issuer ? { issuer: signed.issuer } : {}),
-    ...(signed.signedAt ? { signed_at: signed.signedAt } : {}),
-    bundle: SIGNATURE_FILE,
-  };
-  let manifest: ReturnType<typeof parseStatement>;
-  try {
-    manifest = parseStatement(signed.payloadType, signed.payload);
-  } catch (err) {
-    if (!(err instanceof StatementError)) throw err;
-    return { status: 'failed', ...who, covered: 0, reason: `the signed statement is not a valid OMS statement: ${err.message}` };
-  }
+  const opened = openSignedStatement(bundleBytes, trust, SIGNATURE_FILE);
+  if ('verdict' in opened) return opened.verdict;
+  const { who, manifest } = opened;
   const unknown = manifest.resources.find((r) => !NODE_HASH[r.algorithm]);
   if (unknown) return { status: 'needs-bytes', ...who, covered: 0, reason: `hash ${unknown.algorithm} is not one this client computes` };
   const listed = new Set<string>();

@@ -1,4 +1,6 @@
 /** The Node side of @hub/client: node:crypto hashing and a file writer that never leaves unverified bytes at the final path. */
+
+export { fileSink } from './file-sink.js';
 export {
   heldFiles,
   type MirrorFileEvent,
@@ -8,4 +10,4 @@ export {
   verifyMirror,
   writeMirrorManifest,
 } from './mirror.js';
-export { fileSink, nodeGetBytes, nodeHasher, sha256File } from './transfer.js';
+export { nodeGetBytes, nodeHasher, sha256File } from './transfer.js';

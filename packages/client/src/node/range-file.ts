@@ -15,6 +15,7 @@ import { basename, dirname, join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { type Interval, parseRangeRecord, rangeRecord } from '../ranges.js';
 import type { RangeTarget, RemoteFile } from '../types.js';
+import { stepFlusher } from './file-sink.js';
 import { hfCacheBlob, linkHfSnapshot } from './transfer.js';
 
 /**
@@ -64,10 +65,13 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
   const hash = process.env.HUB_HASH_THREAD === '1' && availableParallelism() > 1 ? threadPrefixHash(temp) : inlinePrefixHash(fh);
   let closed = false;
   let syncing: Promise<unknown> | undefined;
+  // flushed to the disk in steps while it is written (one flush at a time)
+  const flushes = stepFlusher(fh);
   const close = async () => {
     if (closed) return;
     closed = true;
     hash.stop();
+    await flushes.stop();
     await fh.close();
   };
   return {
@@ -78,6 +82,7 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
         at += (await fh.write(chunk, at, chunk.byteLength - at, offset + at)).bytesWritten;
       }
       hash.wrote(offset, chunk);
+      flushes.wrote(chunk.byteLength);
     },
     read: async (offset, length) => {
       const buf = new Uint8Array(length);
@@ -91,7 +96,7 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
     hashTo: (upTo) => {
       hash.hashTo(upTo);
       // every byte is written: the flush to the disk runs while the hash catches up (the rename waits for both)
-      if (upTo === file.size) syncing ??= fh.datasync().catch((e: unknown) => e);
+      if (upTo === file.size) syncing ??= flushes.last();
     },
     digest: () => hash.digest(),
     rehash: () => {
@@ -115,9 +120,10 @@ export async function rangeFile(finalPath: string, file: RemoteFile): Promise<Ra
         await close();
         return;
       }
-      const synced = await (syncing ?? fh.datasync());
-      if (synced instanceof Error) throw synced;
+      const synced = await (syncing ?? flushes.last());
       await close();
+      // not on the disk: not renamed (the temp file and its record stay for a later run to check and resume)
+      if (synced !== undefined) throw synced;
       await rename(temp, finalPath);
       await rm(record, { force: true });
     },

@@ -10,6 +10,7 @@ import { availableParallelism, homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ByteResponse, GetBytes, Hasher, HasherFactory, Sink } from '../download.js';
+import { fileSink } from './file-sink.js';
 import { type Http1Answer, http1Get } from './http1.js';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -202,117 +203,6 @@ export const nodeHasher: HasherFactory = (size) =>
 
 function hashThreadWanted(): boolean {
   return process.env.HUB_HASH_THREAD === '1' && availableParallelism() > 1;
-}
-
-/** The file writer copies chunks into batches of this size, each written with one call. */
-const WRITE_BATCH_BYTES = 1 << 20;
-/** Batches per file: one filling, the others being written; the download waits when none is free. */
-const WRITE_BATCHES = 4;
-
-/**
- * Writes to `<final>.<random>.part` beside the final path; `commit(true)` renames it into place (only
- * after the caller verified the hash), `commit(false)` deletes it.
- *
- * A chunk is copied before `write` returns (or before its promise resolves), so the transport may reuse its buffer.
- * The copies go into a few 1 MiB batches that are written in order on libuv's threads while the next bytes arrive
- * and are hashed, and are then filled again: the bytes are written while they are still in the CPU cache (fresh
- * memory for every chunk, or 64 MiB queued, cost more CPU than the whole write on this machine; docs/benchmarks.md).
- */
-export async function fileSink(finalPath: string): Promise<Sink & { commit(ok: boolean): Promise<void>; temp: string }> {
-  await mkdir(dirname(finalPath), { recursive: true });
-  const temp = join(dirname(finalPath), `.${randomBytes(6).toString('hex')}.part`);
-  let fh = await open(temp, 'w');
-  const free: Uint8Array[] = [];
-  let made = 0;
-  let batch: Uint8Array | undefined;
-  let filled = 0;
-  let queue: Promise<void> = Promise.resolve();
-  let failure: unknown;
-  let waiting: (() => void) | undefined;
-  const giveBack = (b: Uint8Array) => {
-    free.push(b);
-    const w = waiting;
-    waiting = undefined;
-    w?.();
-  };
-  const takeBatch = (): Uint8Array | undefined => {
-    const b = free.pop();
-    if (b) return b;
-    if (made >= WRITE_BATCHES) return undefined;
-    made++;
-    return new Uint8Array(WRITE_BATCH_BYTES);
-  };
-  const flush = () => {
-    const b = batch;
-    const n = filled;
-    batch = undefined;
-    filled = 0;
-    if (!b) return;
-    if (n === 0) return giveBack(b);
-    const handle = fh;
-    queue = queue.then(async () => {
-      try {
-        if (failure === undefined) {
-          for (let at = 0; at < n; ) at += (await handle.write(b, at, n - at)).bytesWritten;
-        }
-      } catch (e) {
-        failure ??= e;
-      } finally {
-        giveBack(b);
-      }
-    });
-  };
-  const settled = async () => {
-    flush();
-    await queue;
-    if (failure !== undefined) throw failure;
-  };
-  const write = (c: Uint8Array): Promise<void> | undefined => {
-    if (failure !== undefined) return Promise.reject(failure);
-    for (let at = 0; at < c.byteLength; ) {
-      batch ??= takeBatch();
-      if (!batch) {
-        // every batch is being written: wait for one, then copy the rest (the caller keeps `c` until then)
-        const rest = c.subarray(at);
-        return new Promise<void>((r) => {
-          waiting = r;
-        }).then(() => write(rest));
-      }
-      const n = Math.min(c.byteLength - at, batch.byteLength - filled);
-      batch.set(c.subarray(at, at + n), filled);
-      filled += n;
-      at += n;
-      if (filled === batch.byteLength) flush();
-    }
-    return undefined;
-  };
-  return {
-    temp,
-    write,
-    truncate: async () => {
-      batch && giveBack(batch);
-      batch = undefined;
-      filled = 0;
-      await queue;
-      failure = undefined;
-      await fh.truncate(0);
-      await fh.close();
-      fh = await open(temp, 'w');
-    },
-    commit: async (ok) => {
-      try {
-        if (ok) await settled();
-        else await queue;
-      } catch (e) {
-        await fh.close();
-        await rm(temp, { force: true });
-        throw e;
-      }
-      await fh.close();
-      if (ok) await rename(temp, finalPath);
-      else await rm(temp, { force: true });
-    },
-  };
 }
 
 /**

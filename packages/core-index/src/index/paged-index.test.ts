@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { buildWithPages, CountingObjectStore, syntheticModels } from '../testing/scale.js';
 import type { Address } from './blake3.js';
+import { canonicalBytes } from './canonical-json.js';
 import { IndexLoadError, loadIndex } from './index-store.js';
 import type { MemoryIndex } from './memory-index.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
-import { bucketOf, MODELS_PER_PAGE } from './page-layout.js';
+import { bucketOf, MODELS_PER_PAGE, PAGE_KIND, PAGES_KIND } from './page-layout.js';
 import { openPagedIndex, type PagedIndex } from './paged-index.js';
 import { SORT_KEYS } from './search.js';
 import type { IndexStore, ModelQuery } from './store-types.js';
@@ -205,5 +206,30 @@ describe('a damaged index page is refused as any object is', () => {
     expect(String(refused?.reason)).toContain(`index page ${bucket} does not hash to its address`);
     await expect(openPagedIndex(damaging(store, pages), pages, catalog)).rejects.toThrow(/do not hash to their address/);
     await expect(openPagedIndex(store, pages, 'blake3:'.concat('0'.repeat(64)) as Address)).rejects.toThrow(/derived from/);
+  });
+});
+
+describe('a day of pages version 1 (built before ids named their page)', () => {
+  it('still opens: an id names its rank, bucketed by FNV-1a alone', async () => {
+    const store = new MemoryObjectStore();
+    const models = syntheticModels(60);
+    const { catalog, pages } = await buildWithPages(store, models);
+    const v2 = (await openPagedIndex(store, pages, catalog)) as PagedIndex;
+    // the id entries as version 1 wrote them (id → rank), in version 1's buckets
+    const buckets = v2.root.ids.buckets;
+    const split: Array<Record<string, number>> = Array.from({ length: buckets }, () => ({}));
+    for (const a of v2.root.ids.pages ?? []) {
+      const { entries } = await v2.page<{ entries: Record<string, [string, number]> }>(a);
+      for (const [key, [, rank]] of Object.entries(entries)) (split[bucketOf(key, buckets, 1)] as Record<string, number>)[key] = rank;
+    }
+    const put = async (kind: string, value: unknown) =>
+      (await store.put(canonicalBytes(value), { kind, mediaType: 'application/json' })).meta.id as Address;
+    const idPages: string[] = [];
+    for (const entries of split) idPages.push(await put(PAGE_KIND, { kind: PAGE_KIND, role: 'ids', entries }));
+    const v1 = await openPagedIndex(store, await put(PAGES_KIND, { ...v2.root, version: 1, ids: { buckets, pages: idPages } }), catalog);
+    for (const m of models) expect((await v1.model(m.id.toUpperCase()))?.id).toBe(m.id);
+    expect(await v1.model('synthetic-org-1/none')).toBeUndefined();
+    expect((await v1.dashAlias('dotted-org-5/model-5'))?.id).toBe('dotted.org-5/model-5');
+    await expect(openPagedIndex(store, await put(PAGES_KIND, { ...v2.root, version: 3 }), catalog)).rejects.toThrow(/version 1 or 2/);
   });
 });

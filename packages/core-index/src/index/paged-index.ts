@@ -21,6 +21,9 @@ const decoder = new TextDecoder();
 /** Default bound of the pages and models a paged store keeps in memory, in bytes of their JSON. */
 export const PAGED_CACHE_BYTES = 64 * 1024 * 1024;
 
+/** Models pages kept parsed, by count: the last few read, for the models of one browse page or search page. */
+const RECENT_MODELS_PAGES = 32;
+
 export interface PagedIndexOptions {
   /** the most bytes of pages (and models) kept in memory (default {@link PAGED_CACHE_BYTES}) */
   cacheBytes?: number;
@@ -88,6 +91,8 @@ function memoSize(v: unknown): number {
 export class PagedIndex implements IndexStore, PagedReads {
   private readonly pages: ByteLru<unknown>;
   private readonly warmModels: ByteLru<IndexedModel>;
+  /** The last models pages read (a browse page reads its models one after the other, four from each page). */
+  private readonly recentPages = new ByteLru<unknown>(RECENT_MODELS_PAGES);
   private readonly memos: ByteLru<unknown>;
   private readonly reading = new Map<string, Promise<unknown>>();
   private readonly verify: boolean;
@@ -124,7 +129,7 @@ export class PagedIndex implements IndexStore, PagedReads {
    * store that reads at once (the local filesystem) answers without a promise.
    */
   page<T>(address: string): Later<T> {
-    const hit = this.pages.get(address);
+    const hit = this.pages.get(address) ?? this.recentPages.get(address);
     if (hit !== undefined) return hit as T;
     const pending = this.reading.get(address);
     if (pending) return pending as Promise<T>;
@@ -146,6 +151,7 @@ export class PagedIndex implements IndexStore, PagedReads {
     // where look-ups are random a kept page is rarely asked again, so keeping it only gives the collector old
     // garbage to trace (docs/decisions/scale-and-speed.md "Pages read at once").
     if (value.role !== 'models') this.pages.set(address, value, bytes.byteLength);
+    else this.recentPages.set(address, value, 1);
     return value;
   }
 

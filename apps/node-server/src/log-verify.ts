@@ -1,33 +1,12 @@
-/** `hub keys generate` and `hub index verify --log`: the transparency log's key and its check from outside (design 10.4). */
+/**
+ * A hub's transparency log checked from outside (design 10.4), with the state seen before kept in a file: the code of
+ * `hub index verify --log` and of `hub get --verify-log`, imported by each when it runs.
+ */
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import path from 'node:path';
 import { modelFilesFromLog, verifyHubLog } from '@hub/client';
-import { generateSignerKey, type LogSeen, LogSeenSchema, LogVerifyError, NoteError } from '@hub/core-index';
+import { type LogSeen, LogSeenSchema, LogVerifyError, NoteError } from '@hub/core-index';
 import { type CliIo, UsageError } from './cli-framework.js';
-
-/** `hub keys generate --out FILE [--name NAME]`; returns the exit code. */
-export async function keysGenerateRun(values: { out?: string; name?: string }, io: CliIo): Promise<number> {
-  if (!values.out) throw new UsageError('needs --out FILE (where the private key is written)');
-  const name = values.name ?? `${hostname()}/api/hub/log`;
-  let pair: { signerKey: string; verifierKey: string };
-  try {
-    pair = await generateSignerKey(name);
-  } catch (e) {
-    if (e instanceof NoteError) throw new UsageError(e.message);
-    throw e;
-  }
-  try {
-    // `wx`: never replace a key (an overwritten key would orphan every checkpoint it signed).
-    await writeFile(values.out, `${pair.signerKey}\n`, { mode: 0o600, flag: 'wx' });
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new UsageError(code === 'EEXIST' ? `${values.out} exists; a key is never overwritten` : `cannot write ${values.out}: ${code}`);
-  }
-  io.out(`${pair.verifierKey}\n`);
-  io.err(`hub: wrote the signing key to ${values.out}; the line above is its verifier key\n`);
-  return 0;
-}
 
 async function readSeen(file: string): Promise<LogSeen | undefined> {
   let raw: string;
