@@ -4,9 +4,11 @@
 // peak RSS measured), then served by a fresh child process per round that opens the day's pages from the filesystem
 // object store and runs the look-ups in process (no HTTP: the hub's HTTP cost is pnpm bench's; this is the index's).
 // Usage: node bench/scale.mjs [--sizes 10000,100000] [--rounds 3] [--keep DIR]
+// One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--null-store] [--pure-blake3]
 // Storage reads are counted by a counting ObjectStore around the filesystem store (every get, has, meta, list, ref).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +25,9 @@ const { values } = parseArgs({
     n: { type: 'string' },
     dir: { type: 'string' },
     store: { type: 'string', default: 'paged' },
+    'pure-blake3': { type: 'boolean' },
+    'null-store': { type: 'boolean' },
+    days: { type: 'string' },
     'cache-mb': { type: 'string' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -46,24 +51,66 @@ function rng(seed) {
 
 const p50 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/** A store that hashes what it is given and keeps nothing (`--null-store`: the build's CPU and memory alone). */
+function nullStore(core) {
+  const refs = new Map();
+  return {
+    get: async () => undefined,
+    meta: async () => undefined,
+    has: async () => false,
+    put: async (bytes, o) => ({ meta: core.newObjectMetadata(bytes, o, 0), created: true }),
+    list: async () => ({ items: [], next: null }),
+    readRef: async (name) => refs.get(name),
+    writeRef: async (name, value) => void refs.set(name, value),
+  };
+}
+
 async function build(n, dir) {
-  const core = await import(dist('packages/core-index/dist/testing/index.js'));
+  const testing = await import(dist('packages/core-index/dist/testing/index.js'));
+  const core = await import(dist('packages/core-index/dist/index.js'));
   const { FsObjectStore } = await import(dist('packages/objects/dist/node/index.js'));
-  const store = new FsObjectStore(dir);
-  const t0 = performance.now();
+  // BLAKE3 as `hub index build` hashes (blake3-wasm, apps/node-server/src/blake3-node.ts), unless --pure-blake3.
+  if (!values['pure-blake3']) {
+    const b3 = createRequire(dist('apps/node-server/package.json'))('blake3-wasm');
+    core.useBlake3((bytes) => b3.hash(bytes).toString('hex'));
+  }
+  const inner = values['null-store'] ? nullStore(core) : new FsObjectStore(dir);
+  let created = 0;
+  const store = Object.assign(Object.create(inner), {
+    put: async (bytes, o) => {
+      const r = await inner.put(bytes, o);
+      if (r.created) created++;
+      return r;
+    },
+  });
   let peak = process.memoryUsage().rss;
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 200);
-  const built = await core.buildWithPages(store, core.syntheticModels(n));
+  // Day 1 into the folder; with --days 3, day 2 with 1 % of the models changed (their license) and day 3 unchanged.
+  const days = [];
+  for (const [d, every] of [
+    [28, 0],
+    [29, 100],
+    [30, 100],
+  ].slice(0, Number(values.days ?? 1))) {
+    function* models() {
+      let i = 0;
+      for (const m of testing.syntheticModelStream(n)) yield every && i++ % every === 7 ? { ...m, license: 'apache-2.0' } : m;
+    }
+    created = 0;
+    const t0 = performance.now();
+    // The models are made one at a time as the builder reads them (nothing held, as a real input streams).
+    const built = await testing.buildWithPages(store, models(), `2026-11-${d}`);
+    const ms = performance.now() - t0;
+    days.push({ date: `2026-11-${d}`, changedEvery: every, buildMs: Math.round(ms), msPerModel: +(ms / n).toFixed(3), created, ...built });
+  }
   clearInterval(timer);
-  const ms = performance.now() - t0;
   return {
     n,
-    buildMs: Math.round(ms),
-    msPerModel: +(ms / n).toFixed(3),
+    ...days[0],
+    ...(days.length > 1 ? { days } : {}),
     peakRssMB: Math.round(Math.max(peak, process.memoryUsage().rss) / 2 ** 20),
-    ...built,
   };
 }
 

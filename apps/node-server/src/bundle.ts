@@ -72,7 +72,9 @@ export async function bundleCreate(
   await rm(path.join(out, BUNDLE_FILE), { force: true });
   await mkdir(path.join(out, 'objects'), { recursive: true });
   const listed: Bundle['objects'] = [];
-  await collectIndexObjects(opts.hub, [address, ...days.map((d) => d.index)], {
+  // Every day's catalog and its index pages (what a paged store reads), each with all it names.
+  const roots = [address, ...days.flatMap((d) => [d.index, ...(d.pages ? [d.pages] : [])])];
+  await collectIndexObjects(opts.hub, roots, {
     fetch: f,
     onObject: async (o) => {
       await writeFile(path.join(out, 'objects', hexOf(o.address)), o.bytes);
@@ -127,6 +129,9 @@ async function seedFromMirror(from: string, to: string, models: MirrorModel[]): 
 }
 
 export class BundleError extends Error {}
+
+/** Objects put at once by an import. */
+const IMPORT_GROUP = 1024;
 
 /**
  * Import a bundle into a data folder: every object must hash to its address and the catalog must parse; every mirror
@@ -183,11 +188,19 @@ export async function bundleImport(
     );
   }
   // 2. Take it.
+  // Put in groups: the store writes each group together (one filesystem flush for a large group, FsObjectStore).
   let objectsNew = 0;
-  for (const o of bundle.objects) {
-    const put = await store.put(bytesOf.get(o.address) as Uint8Array, { kind: o.kind, mediaType: o.media_type });
-    if (put.meta.id !== o.address) throw new BundleError(`object ${o.address} was stored as ${put.meta.id}`);
-    if (put.created) objectsNew++;
+  for (let i = 0; i < bundle.objects.length; i += IMPORT_GROUP) {
+    const group = bundle.objects.slice(i, i + IMPORT_GROUP);
+    const puts = await Promise.all(
+      group.map((o) => store.put(bytesOf.get(o.address) as Uint8Array, { kind: o.kind, mediaType: o.media_type })),
+    );
+    for (const [k, put] of puts.entries()) {
+      const o = group[k] as Bundle['objects'][number];
+      if (put.meta.id !== o.address) throw new BundleError(`object ${o.address} was stored as ${put.meta.id}`);
+      if (put.created) objectsNew++;
+    }
+    options.progress?.(`stored ${Math.min(i + IMPORT_GROUP, bundle.objects.length)}/${bundle.objects.length} objects`);
   }
   // The whole index is loaded, re-hashed and schema-checked once, and the load pack written, before the folder
   // switches to it (the first start is then as fast as a later one); a fault throws and nothing is switched.

@@ -13,6 +13,8 @@ import {
   type FileRecord,
   isAddress,
   ModelObjectSchema,
+  PAGE_KIND,
+  PAGES_KIND,
 } from '@hub/core-index';
 import { namingFetch } from './reach.js';
 
@@ -116,7 +118,16 @@ export async function archivedModelFiles(
 /** The catalogs an archive walk has read (their model addresses), kept across the models of one run. */
 export type ArchiveSeen = Map<string, Promise<{ models: Map<string, string | undefined>; prev: string | null }>>;
 
-/** The addresses an index object names (catalog: shards, models, sources, prev; model: prev). */
+/** The pages and directories of a paged list or hashed map of a day's index pages (page-layout.ts). */
+function pagedReferences(list: unknown): string[] {
+  const l = (list ?? {}) as { pages?: unknown; dirs?: unknown };
+  return [...(Array.isArray(l.pages) ? l.pages : []), ...(Array.isArray(l.dirs) ? l.dirs : [])].filter((a) => typeof a === 'string');
+}
+
+/**
+ * The addresses an index object names (catalog: shards, models, sources, prev; model: prev; the day's index pages:
+ * every page their root and directories list, and the postings segments of the search terms).
+ */
 export function objectReferences(kind: string, value: unknown): string[] {
   const v = value as Record<string, unknown>;
   const out: string[] = [];
@@ -132,6 +143,15 @@ export function objectReferences(kind: string, value: unknown): string[] {
     if (typeof v.prev === 'string') out.push(v.prev);
   } else if (kind === 'model-hub.catalog-shard') entries(v.objects);
   else if (kind === 'model-hub.model' && typeof v.prev === 'string') out.push(v.prev);
+  else if (kind === PAGES_KIND) {
+    for (const key of ['models', 'ids', 'shas', 'terms', 'names']) out.push(...pagedReferences(v[key]));
+    for (const order of Object.values((v.orders ?? {}) as Record<string, unknown>)) out.push(...pagedReferences(order));
+  } else if (kind === PAGE_KIND) {
+    if (v.role === 'dir') out.push(...pagedReferences(v));
+    if (v.role === 'terms')
+      for (const p of Object.values((v.entries ?? {}) as Record<string, { s?: unknown }>))
+        if (Array.isArray(p?.s)) out.push(...p.s.filter((a) => typeof a === 'string'));
+  }
   return out.filter(isAddress);
 }
 

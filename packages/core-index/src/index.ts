@@ -100,7 +100,7 @@ export { ObjectCache } from './index/object-cache.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
 export { newObjectMetadata, REF_NAME, withRef } from './index/object-store.js';
 export { ollamaTemplateFor } from './index/ollama-template.js';
-export type { PagesRoot } from './index/page-layout.js';
+export { PAGE_KIND, PAGES_KIND, type PagesRoot } from './index/page-layout.js';
 export { openPagedIndex, PagedIndex, type PagedIndexOptions } from './index/paged-index.js';
 export { emptyPins, PinsError, parsePins } from './index/pins.js';
 export { BoundedQueue, boundedAll } from './index/pool.js';

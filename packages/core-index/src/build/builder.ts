@@ -1,8 +1,8 @@
 import { BUCKETS_REF } from '../buckets/schema.js';
 import { type Address, addressOf, blake3Hex } from '../index/blake3.js';
 import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
-import { readCatalog, writeCatalog } from '../index/catalog-shards.js';
-import { type PageObjects, writeIndexPages } from '../index/index-pages.js';
+import { CatalogWriter, readCatalog } from '../index/catalog-shards.js';
+import { IndexPagesWriter, type PageObjects } from '../index/index-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import {
   type Archive,
@@ -58,7 +58,8 @@ export interface BuildModelInput {
 
 export interface BuildInput {
   date: string;
-  models: BuildModelInput[];
+  /** in browse order; an iterable (sync or async) is read as it is built, so a million models need not be held */
+  models: Iterable<BuildModelInput> | AsyncIterable<BuildModelInput>;
   /** display spelling of each source by health key, for `svc.sources` */
   display?: (source: string) => string;
   /** code commit that built it, recorded in the archive */
@@ -77,11 +78,12 @@ export interface BuildInput {
    */
   onObject?: (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array) => void;
   /**
-   * Derive the day's index pages (design 11.1, index-pages.ts) from the new catalog and these objects (a `LoadPackWriter`
-   * filled through `onObject` holds them), and list their root in the archive day (`pages`), so a paged store reads
-   * only what a request needs. Without it the day has no pages (hosts load it whole).
+   * Derive the day's index pages (design 11.1, index-pages.ts) from the models as they are built, and list their root
+   * in the archive day (`pages`), so a paged store reads only what a request needs. Without it the day has no pages
+   * (hosts load it whole). `true`, or (as hosts passed before the pages were streamed) the `LoadPackWriter` filled
+   * through `onObject`: its objects are no longer read for the pages.
    */
-  pages?: PageObjects;
+  pages?: boolean | PageObjects;
 }
 
 export interface BuildResult {
@@ -113,7 +115,7 @@ export function modelObjectId(id: string): string {
  * (the `current` ref), append an archive day, then switch `current` in one atomic step.
  */
 /** Models whose objects are written at once by {@link buildIndex}. */
-export const BUILD_CONCURRENCY = 256;
+export const BUILD_CONCURRENCY = 1024;
 
 export async function buildIndex(objects: ObjectStore, input: BuildInput): Promise<BuildResult> {
   const archive = await readArchive(objects);
@@ -124,16 +126,12 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   // The catalog of this same day when it is built again: its objects need not be put again either.
   const sameDay = await readCatalogOrNone(objects, archive.days.find((d) => d.date === input.date)?.index as Address | undefined);
   const display = input.display ?? ((s: string) => s);
-  const rows: ModelRow[] = [];
-  const entries: CatalogObject['objects'] = {};
+  const catalogWriter = new CatalogWriter(objects, { date: input.date, prev: prevCatalogAddress ?? null }, input.catalogLimit);
+  const pagesWriter = input.pages ? new IndexPagesWriter(objects) : undefined;
+  let modelCount = 0;
   let fileCount = 0;
   let byteCount = 0;
   const seen = new Set<string>();
-  const unique = input.models.filter((m) => {
-    if (seen.has(m.id.toLowerCase())) return false;
-    seen.add(m.id.toLowerCase());
-    return true;
-  });
   const one = async (m: BuildModelInput) => {
     const files = [...m.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const revision = m.revision ?? treeRevision(files);
@@ -169,17 +167,18 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     // has, is not put again (a rebuild where few models changed puts only theirs).
     const known = new Set<string>();
     for (const e of [prevCatalog?.objects[m.id], sameDay?.objects[m.id]]) if (e) for (const a of [e.model, ...e.sources]) known.add(a);
-    const store = async (kind: BuiltObjectKind, { value, bytes, address }: ReturnType<typeof encode>): Promise<Address> => {
+    // Each object's address is known from its bytes: the row and the pages use it at once, and the puts are waited
+    // for a chunk later (so the next models are encoded while these are written).
+    const puts: Array<Promise<unknown>> = [];
+    const store = (kind: BuiltObjectKind, { value, bytes, address }: ReturnType<typeof encode>): Address => {
       input.onObject?.(kind, address, value, bytes);
-      if (known.has(address) && (await objects.has(address))) return address;
-      return (await objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE })).meta.id as Address;
+      const put = () => objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE });
+      puts.push(known.has(address) ? objects.has(address).then((has) => (has ? undefined : put())) : put());
+      return address;
     };
-    const [modelAddress, ...sourceAddresses] = await Promise.all([
-      store('model-hub.model', encodedModel),
-      ...m.sources.map((s) =>
-        store('model-hub.source', encode({ kind: 'model-hub.source', model: m.id, revision, ...s } satisfies SourceObject)),
-      ),
-    ]);
+    const sourceObjects = m.sources.map((s) => encode({ kind: 'model-hub.source', model: m.id, revision, ...s } satisfies SourceObject));
+    const modelAddress = store('model-hub.model', encodedModel);
+    const sourceAddresses = sourceObjects.map((o) => store('model-hub.source', o));
     const weight = files.reduce((n, f) => n + (isWeightFile(f.path) ? f.size : 0), 0);
     const listed = m.row?.listed ?? true;
     const [owner] = m.id.split('/');
@@ -218,32 +217,52 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     return {
       row,
       entry: { model: modelAddress as Address, sources: sourceAddresses },
+      object: modelObject,
+      sources: sourceObjects.map((o, k) => ({ address: sourceAddresses[k] as string, object: o.value as SourceObject })),
       files: files.length,
       bytes: files.reduce((n, f) => n + f.size, 0),
+      written: Promise.all(puts),
     };
   };
-  // Models are written BUILD_CONCURRENCY at a time (the store's writes and fsyncs overlap instead of queueing one by
-  // one); rows keep the input order. Objects already stored (unchanged models) are not written again.
-  for (let i = 0; i < unique.length; i += BUILD_CONCURRENCY) {
-    const done = await Promise.all(unique.slice(i, i + BUILD_CONCURRENCY).map(one));
+  // Models are read from the input as they come and written BUILD_CONCURRENCY at a time (the store commits their
+  // objects together); rows, catalog shards and models pages follow the input order. Nothing is held per model but
+  // what the catalog's current shard and the pages' look-up tables need. Objects already stored are not written again.
+  const write = async (chunk: Array<{ m: BuildModelInput; lower: string }>): Promise<{ written: Promise<unknown> }> => {
+    const done = await Promise.all(chunk.map((c) => one(c.m)));
     for (const [k, d] of done.entries()) {
-      const m = unique[i + k] as BuildModelInput;
-      rows.push(d.row);
-      entries[m.id] = d.entry;
+      await catalogWriter.add(d.row, d.entry);
+      const entry = { id: d.row.id, address: d.entry.model, row: d.row, object: d.object, sources: d.sources };
+      await pagesWriter?.add(entry, (chunk[k] as { lower: string }).lower);
+      modelCount++;
       fileCount += d.files;
       byteCount += d.bytes;
     }
-  }
-  const catalog: CatalogObject = {
-    kind: 'model-hub.catalog',
-    date: input.date,
-    rows,
-    objects: entries,
-    prev: (prevCatalogAddress as Address | undefined) ?? null,
+    const written = Promise.all(done.map((d) => d.written));
+    written.catch(() => {}); // waited for below; this only keeps a failure from counting as unhandled meanwhile
+    return { written };
   };
+  // One chunk's objects are being written while the next chunk is encoded; every put is done before the catalog.
+  let writing: Promise<unknown> = Promise.resolve();
+  let chunk: Array<{ m: BuildModelInput; lower: string }> = [];
+  for await (const m of input.models) {
+    const lower = m.id.toLowerCase();
+    if (seen.has(lower)) continue;
+    seen.add(lower);
+    chunk.push({ m, lower });
+    if (chunk.length === BUILD_CONCURRENCY) {
+      const next = await write(chunk);
+      await writing;
+      writing = next.written;
+      chunk = [];
+    }
+  }
+  const last = await write(chunk);
+  await writing;
+  await last.written;
+  seen.clear();
   // One object, or a root plus content-addressed shards when it would pass the message limit.
-  const { address: catalogAddress } = await writeCatalog(objects, catalog, input.catalogLimit);
-  const pages = input.pages ? await writeIndexPages(objects, catalog, catalogAddress, input.pages) : undefined;
+  const { address: catalogAddress } = await catalogWriter.finish();
+  const pages = pagesWriter ? await pagesWriter.finish(catalogAddress, input.date) : undefined;
   const spacesCatalog = (await objects.readRef(SPACES_REF))?.trim();
   const bucketsCatalog = (await objects.readRef(BUCKETS_REF))?.trim();
   const day: ArchiveDay = {
@@ -251,8 +270,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     index: catalogAddress,
     catalog: catalogAddress,
     archived: new Date((input.now ?? Date.now)()).toISOString(),
-    models: rows.length,
-    addressed: rows.length,
+    models: modelCount,
+    addressed: modelCount,
     files: fileCount,
     bytes: byteCount,
     prev: older[0]?.index ?? null,
@@ -268,7 +287,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   if (input.archive) Object.assign(archive, input.archive);
   const written = await commitDays(objects, archive, catalogAddress, input.signers ?? []);
   Object.assign(day, written.days[0]);
-  return { catalog: catalogAddress, models: rows.length, files: fileCount, bytes: byteCount, day };
+  return { catalog: catalogAddress, models: modelCount, files: fileCount, bytes: byteCount, day };
 }
 
 function sameContent(a: ModelObject, b: ModelObject): boolean {

@@ -24,55 +24,175 @@ function fnv1a(s: string): number {
   return h;
 }
 
+/** The bytes one row takes in a shard: the row, the entry keyed by the id, and the separators. */
+function rowBytes(row: CatalogObject['rows'][number], entry: CatalogObject['objects'][string] | undefined): number {
+  return canonicalBytes(row).length + (entry ? canonicalBytes(entry).length + canonicalBytes(row.id).length + 2 : 0) + 2;
+}
+
+/**
+ * The content-defined boundary rate: a shard ends after a row whose id hashes to 0 modulo this power of two, chosen
+ * so shards average about a quarter of the limit, from the average row of `sample` (the rows up to the first that
+ * takes their bytes past the limit, or every row of a smaller catalog: a writer that streams knows no more).
+ */
+function boundaryEvery(limit: number, sampleBytes: number, sampleRows: number): number {
+  const average = Math.max(1, sampleBytes / Math.max(1, sampleRows));
+  return 2 ** Math.max(0, Math.floor(Math.log2(limit / 4 / average)));
+}
+
 /**
  * Split a catalog's rows (browse order) into contiguous shards, each under `limit` bytes once written.
- * Boundaries are content-defined: a shard ends after a row whose id hashes to 0 modulo `every` (a power of two chosen
- * so shards average about a quarter of the limit), or earlier when the next row would pass the limit. A model that
- * changes, appears or goes therefore changes its own shard (and at most the next one), not every shard after it.
+ * Boundaries are content-defined: a shard ends after a row whose id hashes to 0 modulo `every` (see
+ * {@link boundaryEvery}), or earlier when the next row would pass the limit. A model that changes, appears or goes
+ * therefore changes its own shard (and at most the next one), not every shard after it. {@link CatalogWriter} cuts
+ * the same shards from rows streamed to it.
  */
 export function splitCatalog(catalog: CatalogObject, limit: number): CatalogShard[] {
-  const budget = limit - 256; // the shard's own keys and brackets
-  const rowsBytes = catalog.rows.map((r) => {
-    const entry = catalog.objects[r.id];
-    // row, the entry keyed by the id, and the separators
-    return canonicalBytes(r).length + (entry ? canonicalBytes(entry).length + canonicalBytes(r.id).length + 2 : 0) + 2;
-  });
-  const total = rowsBytes.reduce((a, b) => a + b, 0);
-  const average = Math.max(1, total / Math.max(1, rowsBytes.length));
-  const every = 2 ** Math.max(0, Math.floor(Math.log2(limit / 4 / average)));
-  const shards: CatalogShard[] = [];
-  let rows: CatalogShard['rows'] = [];
-  let objects: CatalogShard['objects'] = {};
-  let size = 0;
-  const flush = () => {
-    if (rows.length === 0 && Object.keys(objects).length === 0) return;
-    shards.push({ kind: 'model-hub.catalog-shard', rows, objects });
-    rows = [];
-    objects = {};
-    size = 0;
-  };
-  const rowIds = new Set<string>();
-  catalog.rows.forEach((r, i) => {
-    const bytes = rowsBytes[i] as number;
-    if (bytes > budget) throw new Error(`catalog row ${r.id} alone is ${bytes} bytes, over the shard limit of ${limit}`);
-    if (size + bytes > budget) flush();
-    rows.push(r);
-    rowIds.add(r.id);
-    const entry = catalog.objects[r.id];
-    if (entry) objects[r.id] = entry;
-    size += bytes;
-    if (fnv1a(r.id) % every === 0) flush();
-  });
+  const cutter = new ShardCutter(limit);
+  for (const r of catalog.rows) cutter.add(r, catalog.objects[r.id]);
+  cutter.end();
   // Entries without a row (none in a built catalog) go into the last shards.
-  for (const [id, entry] of Object.entries(catalog.objects)) {
-    if (rowIds.has(id)) continue;
-    const bytes = canonicalBytes(entry).length + canonicalBytes(id).length + 4;
-    if (size + bytes > budget) flush();
-    objects[id] = entry;
-    size += bytes;
+  const rowIds = new Set(catalog.rows.map((r) => r.id));
+  for (const [id, entry] of Object.entries(catalog.objects)) if (!rowIds.has(id)) cutter.orphan(id, entry);
+  cutter.flush();
+  return cutter.shards;
+}
+
+/** Cuts rows into shards as they come: rows are held only until the boundary rate is known, then a shard at a time. */
+class ShardCutter {
+  readonly shards: CatalogShard[] = [];
+  private readonly budget: number;
+  private every = 0;
+  private sample: Array<{ row: CatalogObject['rows'][number]; entry: CatalogObject['objects'][string] | undefined; bytes: number }> = [];
+  private sampleBytes = 0;
+  private rows: CatalogShard['rows'] = [];
+  private objects: CatalogShard['objects'] = {};
+  private size = 0;
+
+  constructor(
+    private readonly limit: number,
+    private readonly onShard?: (shard: CatalogShard) => void,
+  ) {
+    this.budget = limit - 256; // the shard's own keys and brackets
   }
-  flush();
-  return shards;
+
+  add(row: CatalogObject['rows'][number], entry: CatalogObject['objects'][string] | undefined): void {
+    const bytes = rowBytes(row, entry);
+    if (this.every > 0) {
+      this.cut(row, entry, bytes);
+      return;
+    }
+    this.sample.push({ row, entry, bytes });
+    this.sampleBytes += bytes;
+    if (this.sampleBytes > this.limit) this.start();
+  }
+
+  /** Every row is in: cut what is still held. */
+  end(): void {
+    if (this.every === 0) this.start();
+  }
+
+  private start(): void {
+    this.every = boundaryEvery(this.limit, this.sampleBytes, this.sample.length);
+    const held = this.sample;
+    this.sample = [];
+    for (const r of held) this.cut(r.row, r.entry, r.bytes);
+  }
+
+  private cut(row: CatalogObject['rows'][number], entry: CatalogObject['objects'][string] | undefined, bytes: number): void {
+    if (bytes > this.budget) throw new Error(`catalog row ${row.id} alone is ${bytes} bytes, over the shard limit of ${this.limit}`);
+    if (this.size + bytes > this.budget) this.flush();
+    this.rows.push(row);
+    if (entry) this.objects[row.id] = entry;
+    this.size += bytes;
+    if (fnv1a(row.id) % this.every === 0) this.flush();
+  }
+
+  orphan(id: string, entry: CatalogObject['objects'][string]): void {
+    const bytes = canonicalBytes(entry).length + canonicalBytes(id).length + 4;
+    if (this.size + bytes > this.budget) this.flush();
+    this.objects[id] = entry;
+    this.size += bytes;
+  }
+
+  flush(): void {
+    if (this.rows.length === 0 && Object.keys(this.objects).length === 0) return;
+    const shard: CatalogShard = { kind: 'model-hub.catalog-shard', rows: this.rows, objects: this.objects };
+    if (this.onShard) this.onShard(shard);
+    else this.shards.push(shard);
+    this.rows = [];
+    this.objects = {};
+    this.size = 0;
+  }
+}
+
+/**
+ * Writes a catalog from rows streamed in browse order, holding at most about one shard of rows: exactly what
+ * {@link writeCatalog} writes for the same rows (one object when it fits the limit, else a root plus shards), so
+ * a builder of a million models never holds its whole catalog (docs/decisions/scale-and-speed.md).
+ */
+export class CatalogWriter {
+  private readonly held: Array<{ row: CatalogObject['rows'][number]; entry: CatalogObject['objects'][string] }> = [];
+  private heldBytes = 0;
+  private cutter: ShardCutter | undefined;
+  private readonly refs: Array<{ address: Address; models: number }> = [];
+  private readonly puts: Array<Promise<unknown>> = [];
+
+  constructor(
+    private readonly objects: ObjectStore,
+    private readonly head: Pick<CatalogObject, 'date' | 'prev'>,
+    private readonly limit = CATALOG_MESSAGE_LIMIT,
+  ) {}
+
+  /** The next row and its entry. */
+  async add(row: CatalogObject['rows'][number], entry: CatalogObject['objects'][string]): Promise<void> {
+    if (this.cutter) {
+      this.cutter.add(row, entry);
+      return;
+    }
+    this.held.push({ row, entry });
+    // Each row costs the whole catalog at least its shard bytes less one separator: past the limit, it is sharded.
+    this.heldBytes += rowBytes(row, entry) - 1;
+    if (this.heldBytes <= this.limit) return;
+    this.cutter = new ShardCutter(this.limit, (shard) => this.putShard(shard));
+    for (const r of this.held.splice(0)) this.cutter.add(r.row, r.entry);
+    await Promise.all(this.puts.splice(0));
+  }
+
+  private putShard(shard: CatalogShard): void {
+    const bytes = canonicalBytes(shard);
+    if (bytes.length > this.limit) throw new Error(`a catalog shard came out at ${bytes.length} bytes, over the limit of ${this.limit}`);
+    this.refs.push({ address: addressOf(bytes), models: shard.rows.length });
+    this.puts.push(this.objects.put(bytes, { kind: CATALOG_SHARD_KIND, mediaType: JSON_MEDIA_TYPE }));
+  }
+
+  /** Write what is left and the root; returns the catalog's address and its shards' (none when it is one object). */
+  async finish(): Promise<{ address: Address; shards: Address[] }> {
+    if (!this.cutter) {
+      const catalog: CatalogObject = { kind: 'model-hub.catalog', date: this.head.date, rows: [], objects: {}, prev: this.head.prev };
+      for (const { row, entry } of this.held.splice(0)) {
+        catalog.rows.push(row);
+        catalog.objects[row.id] = entry;
+      }
+      return writeCatalog(this.objects, catalog, this.limit);
+    }
+    this.cutter.end();
+    this.cutter.flush();
+    await Promise.all(this.puts.splice(0));
+    return putRoot(this.objects, this.head, this.refs, this.limit);
+  }
+}
+
+async function putRoot(
+  objects: ObjectStore,
+  head: Pick<CatalogObject, 'date' | 'prev'>,
+  refs: Array<{ address: Address; models: number }>,
+  limit: number,
+): Promise<{ address: Address; shards: Address[] }> {
+  const root: CatalogObject = { kind: 'model-hub.catalog', date: head.date, rows: [], objects: {}, prev: head.prev, shards: refs };
+  const rootBytes = canonicalBytes(root);
+  if (rootBytes.length > limit) throw new Error(`the catalog root came out at ${rootBytes.length} bytes, over the limit of ${limit}`);
+  const { meta } = await objects.put(rootBytes, { kind: CATALOG_KIND, mediaType: JSON_MEDIA_TYPE });
+  return { address: meta.id as Address, shards: refs.map((r) => r.address) };
 }
 
 /**
@@ -99,11 +219,7 @@ export async function writeCatalog(
     const { meta } = await objects.put(bytes, { kind: CATALOG_SHARD_KIND, mediaType: JSON_MEDIA_TYPE });
     refs.push({ address: meta.id as Address, models: shard.rows.length });
   }
-  const root: CatalogObject = { kind: 'model-hub.catalog', date: catalog.date, rows: [], objects: {}, prev: catalog.prev, shards: refs };
-  const rootBytes = canonicalBytes(root);
-  if (rootBytes.length > limit) throw new Error(`the catalog root came out at ${rootBytes.length} bytes, over the limit of ${limit}`);
-  const { meta } = await objects.put(rootBytes, { kind: CATALOG_KIND, mediaType: JSON_MEDIA_TYPE });
-  return { address: meta.id as Address, shards: refs.map((r) => r.address) };
+  return putRoot(objects, catalog, refs, limit);
 }
 
 const decoder = new TextDecoder();

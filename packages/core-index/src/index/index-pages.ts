@@ -1,11 +1,10 @@
-import type { Address } from './blake3.js';
+import { type Address, addressOf } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
 import { dashAliasesOf } from './memory-index.js';
 import type { ObjectStore } from './object-store.js';
 import {
   BUCKET_TARGET_BYTES,
   bucketOf,
-  compareKeyed,
   DIR_FANOUT,
   gramsOf,
   type HashedMap,
@@ -24,6 +23,7 @@ import {
   rowSortKey,
   rowTags,
 } from './page-layout.js';
+import { DigestPostings, TermPostings } from './page-tables.js';
 import type { CatalogObject, ModelObject, SourceObject } from './schemas.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -35,14 +35,182 @@ export interface PageObjects {
   sources: ReadonlyMap<string, { bytes: Uint8Array }>;
 }
 
-/** Puts at once while the pages are written. */
-const WRITE_BATCH = 64;
+/** Puts in flight at most while the pages are written (they are waited for in groups of this many). */
+const WRITE_BATCH = 256;
+
+/** The sort column of a browse order, one value per rank (what `rowSortKey` gives). */
+type Column = number[] | string[];
 
 /**
- * Write the index pages of a catalog (design 11.1; layout in page-layout.ts) and return the address of their root.
- * Every page is a content-addressed object, so a day on which few models changed writes only the pages that differ
- * (a page already stored is not written again) and a damaged page is refused like any object. Reads nothing but
- * `objects` for what `from` does not hold.
+ * Writes the index pages of a day (design 11.1; layout in page-layout.ts) while the builder streams its models in
+ * browse order ({@link add}), then the look-up pages and the root ({@link finish}). Every page is a content-addressed
+ * object, so a day on which few models changed writes only the pages that differ (a page already stored is not
+ * written again) and a damaged page is refused like any object. Nothing is held per model but its lower-case id, the
+ * sort keys and the look-up keys in compact tables (page-tables.ts): no row, no model object, no JavaScript array per
+ * key (docs/decisions/scale-and-speed.md, "A build of any size").
+ */
+export class IndexPagesWriter {
+  private readonly w: PageWriter;
+  private n = 0;
+  private files = 0;
+  private bytes = 0;
+  private listed = 0;
+  private readonly holders: Record<string, number> = {};
+  private readonly kinds = new Map<string, SourceObject['type']>();
+  private readonly lowerIds: string[] = [];
+  private readonly idSet = new Set<string>();
+  private readonly shas = new DigestPostings();
+  private readonly terms = new TermPostings();
+  private readonly trending: number[] = [];
+  private readonly downloads: number[] = [];
+  private readonly likes: number[] = [];
+  private readonly created: string[] = [];
+  private readonly modified: string[] = [];
+  private readonly modelPages: string[] = [];
+  private head: PagedEntry[] = [];
+  private page: PagedEntry[] = [];
+
+  constructor(store: ObjectStore) {
+    this.w = new PageWriter(store);
+  }
+
+  /** The next model of the browse list (its rank is how many came before); `lower`: its id in lower case. */
+  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase()): Promise<void> {
+    const rank = this.n++;
+    const { row, object, sources } = entry;
+    this.page.push(entry);
+    this.lowerIds.push(lower);
+    this.idSet.add(lower);
+    for (const f of object.files) {
+      this.files++;
+      this.bytes += f.size;
+      this.shas.add(f.sha256, rank);
+    }
+    if (row.svc.listed !== false) this.listed++;
+    for (const s of new Set(sources.map((x) => x.object.source))) this.holders[s] = (this.holders[s] ?? 0) + 1;
+    for (const x of sources) if (!this.kinds.has(x.object.source)) this.kinds.set(x.object.source, x.object.type);
+    const terms = this.terms;
+    terms.add(`a:${lower.slice(0, lower.indexOf('/'))}`, rank);
+    if (row.pipeline_tag) terms.add(`t:${row.pipeline_tag.toLowerCase()}`, rank);
+    if (row.library_name) terms.add(`l:${row.library_name.toLowerCase()}`, rank);
+    for (const t of rowTags(row)) terms.add(`g:${t}`, rank);
+    for (const g of gramsOf(lower)) terms.add(`w:${g}`, rank);
+    this.trending.push(rowSortKey('trendingScore', row, row.id, rank) as number);
+    this.downloads.push(rowSortKey('downloads', row, row.id, rank) as number);
+    this.likes.push(rowSortKey('likes', row, row.id, rank) as number);
+    this.created.push(rowSortKey('createdAt', row, row.id, rank) as string);
+    this.modified.push(rowSortKey('lastModified', row, row.id, rank) as string);
+    if (rank < MODELS_PER_PAGE) this.head = this.page;
+    if (this.page.length === MODELS_PER_PAGE) {
+      this.modelPages.push(await this.w.page({ role: 'models', first: rank + 1 - this.page.length, models: this.page }));
+      this.page = [];
+    }
+  }
+
+  /** Write the look-up pages and the root; returns the root's address. Call once, after every {@link add}. */
+  async finish(catalogAddress: Address, date: string): Promise<Address> {
+    const { w, n, lowerIds } = this;
+    if (this.page.length) this.modelPages.push(await w.page({ role: 'models', first: n - this.page.length, models: this.page }));
+    this.page = [];
+    const models: PagedArray = { per: MODELS_PER_PAGE, count: n, ...(await w.dirs(this.modelPages)) };
+
+    // ids (and dash aliases, `~`-prefixed) → rank
+    const { idSet } = this;
+    const aliases = dashAliasesOf(
+      (function* () {
+        for (let rank = 0; rank < n; rank++) yield { id: lowerIds[rank] as string, rank };
+      })(),
+      (a) => idSet.has(a),
+    );
+    const idKeys: Array<[string, number]> = [];
+    for (const [alias, m] of aliases) idKeys.push([`~${alias}`, m.rank]);
+    // Each id names its models page as well as its rank, so a look-up needs no directory read.
+    const at = (rank: number): [string, number] => [this.modelPages[Math.floor(rank / MODELS_PER_PAGE)] as string, rank];
+    const idCount = n + idKeys.length;
+    const idBuckets = powerOfTwo(Math.ceil((idCount * 120) / BUCKET_TARGET_BYTES));
+    const keyOf = (i: number) => (i < n ? (lowerIds[i] as string) : (idKeys[i - n] as [string, number])[0]);
+    const ids = await w.hashed('ids', idBuckets, idCount, keyOf, (entries, i) => {
+      if (i < n) entries[lowerIds[i] as string] = at(i);
+      else entries[(idKeys[i - n] as [string, number])[0]] = at((idKeys[i - n] as [string, number])[1]);
+    });
+
+    const shaCount = this.shas.group();
+    const shaBuckets = powerOfTwo(Math.ceil((shaCount * 80 + this.shas.files * 8) / BUCKET_TARGET_BYTES));
+    const shaPages: string[] = [];
+    await this.shas.forEachBucket(shaBuckets, async (_, entries) => {
+      shaPages.push(await w.page({ role: 'shas', entries }));
+    });
+    const shas: HashedMap = { buckets: shaBuckets, ...(await w.dirs(shaPages)) };
+
+    const terms = await this.termPages();
+    const orders: Record<string, PagedArray> = {};
+    const columns: Record<string, Column> = {
+      trendingScore: this.trending,
+      downloads: this.downloads,
+      likes: this.likes,
+      createdAt: this.created,
+      lastModified: this.modified,
+      id: lowerIds,
+    };
+    for (const [sort, dir] of KEPT_ORDERS) {
+      const k = columns[sort] as Column;
+      const ranks = new Uint32Array(n);
+      for (let i = 0; i < n; i++) ranks[i] = i;
+      ranks.sort((a, b) => {
+        const ka = k[a] as number | string;
+        const kb = k[b] as number | string;
+        return ka < kb ? -dir : ka > kb ? dir : a - b;
+      });
+      orders[`${sort}:${dir}`] = await w.array('order', ranks, ORDER_PER_PAGE);
+    }
+    const sorted = [...idSet].sort();
+    const names = await w.array('names', sorted, ORDER_PER_PAGE);
+    const firsts = (names.dirs ?? []).map((_, d) => sorted[d * DIR_FANOUT * ORDER_PER_PAGE] as string);
+
+    const root: PagesRoot = {
+      kind: PAGES_KIND,
+      version: PAGES_VERSION,
+      catalog: catalogAddress,
+      date,
+      head: this.head,
+      totals: { models: n, files: this.files, bytes: this.bytes, listed: this.listed, holders: this.holders },
+      kinds: [...this.kinds],
+      models,
+      ids,
+      shas,
+      terms,
+      orders,
+      names: { ...names, firsts },
+    };
+    await w.flush();
+    return w.put(PAGES_KIND, root);
+  }
+
+  /** The term buckets: sized from the counts alone, then filled one bucket at a time (long lists as segments). */
+  private async termPages(): Promise<HashedMap> {
+    const { w, terms } = this;
+    let total = 0;
+    const keys: string[] = [];
+    for (const [key, count] of terms.counts()) {
+      keys.push(key);
+      total += key.length + 16 + (count <= POSTINGS_SEGMENT ? count * 7 : Math.ceil(count / POSTINGS_SEGMENT) * 72);
+    }
+    const buckets = powerOfTwo(Math.ceil(total / BUCKET_TARGET_BYTES));
+    const byBucket: string[][] = Array.from({ length: buckets }, () => []);
+    for (const key of keys) (byBucket[bucketOf(key, buckets)] as string[]).push(key);
+    const pages: string[] = [];
+    for (const bucketKeys of byBucket) {
+      const entries: Record<string, Postings> = {};
+      for (const key of bucketKeys) entries[key] = await w.postings(terms.take(key));
+      pages.push(await w.page({ role: 'terms', entries }));
+    }
+    return { buckets, ...(await w.dirs(pages)) };
+  }
+}
+
+/**
+ * Write the index pages of a whole catalog (the model and source objects from `from`); returns the root's address.
+ * The builder streams instead ({@link IndexPagesWriter}); this is for a catalog already in hand.
  */
 export async function writeIndexPages(
   store: ObjectStore,
@@ -50,123 +218,24 @@ export async function writeIndexPages(
   catalogAddress: Address,
   from: PageObjects,
 ): Promise<Address> {
-  const w = new PageWriter(store);
-  const rows = catalog.rows;
-  const n = rows.length;
-  const sourceCache = new Map<string, SourceObject>();
-  const sourceOf = (a: string): SourceObject => {
-    let s = sourceCache.get(a);
-    if (!s) {
-      const bytes = from.sources.get(a)?.bytes;
-      if (!bytes) throw new Error(`index pages: source object ${a} was not reported by the builder`);
-      s = JSON.parse(decoder.decode(bytes)) as SourceObject;
-      sourceCache.set(a, s);
-    }
-    return s;
+  const writer = new IndexPagesWriter(store);
+  const parse = <T>(bytes: Uint8Array | undefined, what: string): T => {
+    if (!bytes) throw new Error(`index pages: the builder reported no ${what}`);
+    return JSON.parse(decoder.decode(bytes)) as T;
   };
-  let files = 0;
-  let bytes = 0;
-  let listed = 0;
-  const holders: Record<string, number> = {};
-  const kinds = new Map<string, SourceObject['type']>();
-  const lowerIds: string[] = new Array(n);
-  const shas = new Map<string, number[]>();
-  const terms = new Map<string, number[]>();
-  const post = (map: Map<string, number[]>, key: string, rank: number) => {
-    const list = map.get(key);
-    if (!list) map.set(key, [rank]);
-    else if (list[list.length - 1] !== rank) list.push(rank);
-  };
-  // Models pages, in browse order; the look-up keys and totals gathered on the way (one model object parsed at a time).
-  const modelPages: string[] = [];
-  let head: PagedEntry[] = [];
-  let page: PagedEntry[] = [];
-  for (let rank = 0; rank < n; rank++) {
-    const row = rows[rank] as CatalogObject['rows'][number];
+  for (const row of catalog.rows) {
     const entry = catalog.objects[row.id];
-    const json = entry && from.models.get(entry.model)?.json;
-    if (!entry || !json) throw new Error(`index pages: the builder reported no model object for ${row.id}`);
-    const object = JSON.parse(decoder.decode(json)) as ModelObject;
-    const sources = entry.sources.map((a) => ({ address: a, object: sourceOf(a) }));
-    page.push({ id: row.id, address: entry.model, row, object, sources });
-    const lower = row.id.toLowerCase();
-    lowerIds[rank] = lower;
-    for (const f of object.files) {
-      files++;
-      bytes += f.size;
-      post(shas, f.sha256, rank);
-    }
-    if (row.svc.listed !== false) listed++;
-    for (const s of new Set(sources.map((x) => x.object.source))) holders[s] = (holders[s] ?? 0) + 1;
-    for (const x of sources) if (!kinds.has(x.object.source)) kinds.set(x.object.source, x.object.type);
-    post(terms, `a:${lower.slice(0, lower.indexOf('/'))}`, rank);
-    if (row.pipeline_tag) post(terms, `t:${row.pipeline_tag.toLowerCase()}`, rank);
-    if (row.library_name) post(terms, `l:${row.library_name.toLowerCase()}`, rank);
-    for (const t of rowTags(row)) post(terms, `g:${t}`, rank);
-    for (const g of gramsOf(lower)) post(terms, `w:${g}`, rank);
-    if (rank < MODELS_PER_PAGE) head = page;
-    if (page.length === MODELS_PER_PAGE) {
-      modelPages.push(await w.page({ role: 'models', first: rank + 1 - page.length, models: page }));
-      page = [];
-    }
+    const object = parse<ModelObject>(entry && from.models.get(entry.model)?.json, `model object for ${row.id}`);
+    const sources = (entry?.sources ?? []).map((a) => ({
+      address: a,
+      object: parse<SourceObject>(from.sources.get(a)?.bytes, `source object ${a}`),
+    }));
+    await writer.add({ id: row.id, address: entry?.model as string, row, object, sources });
   }
-  if (page.length) modelPages.push(await w.page({ role: 'models', first: n - page.length, models: page }));
-  const models: PagedArray = { per: MODELS_PER_PAGE, count: n, ...(await w.dirs(modelPages)) };
-
-  // ids (and dash aliases, `~`-prefixed) → rank
-  // Each id names its models page as well as its rank, so a look-up needs no directory read.
-  const at = (rank: number): [string, number] => [modelPages[Math.floor(rank / MODELS_PER_PAGE)] as string, rank];
-  const idEntries: Array<[string, [string, number]]> = lowerIds.map((id, rank) => [id, at(rank)]);
-  const ranked = lowerIds.map((id, rank) => ({ id, rank }));
-  const idSet = new Set(lowerIds);
-  for (const [alias, m] of dashAliasesOf(ranked, (a) => idSet.has(a))) idEntries.push([`~${alias}`, at(m.rank)]);
-  const ids = await w.hashed('ids', idEntries, idEntries.length * 120);
-  const shaMap = await w.hashed('shas', [...shas], shas.size * 80 + files * 8);
-  shas.clear();
-  const termEntries: Array<[string, Postings]> = [];
-  let termBytes = 0;
-  for (const [key, list] of terms) {
-    const p = await w.postings(list);
-    termBytes += key.length + 16 + (p.r ? p.r.length * 7 : (p.s?.length ?? 0) * 72);
-    termEntries.push([key, p]);
-  }
-  terms.clear();
-  const termMap = await w.hashed('terms', termEntries, termBytes);
-
-  const orders: Record<string, PagedArray> = {};
-  for (const [sort, dir] of KEPT_ORDERS) {
-    const keyed = rows.map((row, rank) => ({ k: rowSortKey(sort, row, row.id, rank), rank }));
-    keyed.sort((a, b) => compareKeyed(a, b, dir));
-    orders[`${sort}:${dir}`] = await w.array(
-      'order',
-      keyed.map((x) => x.rank),
-      ORDER_PER_PAGE,
-    );
-  }
-  const sorted = [...idSet].sort();
-  const names = await w.array('names', sorted, ORDER_PER_PAGE);
-  const firsts = (names.dirs ?? []).map((_, d) => sorted[d * DIR_FANOUT * ORDER_PER_PAGE] as string);
-
-  const root: PagesRoot = {
-    kind: PAGES_KIND,
-    version: PAGES_VERSION,
-    catalog: catalogAddress,
-    date: catalog.date,
-    head,
-    totals: { models: n, files, bytes, listed, holders },
-    kinds: [...kinds],
-    models,
-    ids,
-    shas: shaMap,
-    terms: termMap,
-    orders,
-    names: { ...names, firsts },
-  };
-  await w.flush();
-  return w.put(PAGES_KIND, root);
+  return writer.finish(catalogAddress, catalog.date);
 }
 
-/** Writes pages in batches; each page's address is its BLAKE3, computed by the store. */
+/** Writes pages in batches; each page's address is its BLAKE3, computed here (the put is not waited for one by one). */
 class PageWriter {
   private pending: Promise<unknown>[] = [];
 
@@ -177,13 +246,12 @@ class PageWriter {
     return meta.id as Address;
   }
 
-  /** One page (not waited for beyond the batch): its address. */
+  /** One page: its address at once; its put joins the batch in flight (waited for when the batch is full). */
   async page(value: Record<string, unknown>): Promise<string> {
     const bytes = canonicalBytes({ kind: PAGE_KIND, ...value });
-    const put = this.store.put(bytes, { kind: PAGE_KIND, mediaType: JSON_MEDIA_TYPE });
-    this.pending.push(put);
+    this.pending.push(this.store.put(bytes, { kind: PAGE_KIND, mediaType: JSON_MEDIA_TYPE }));
     if (this.pending.length >= WRITE_BATCH) await this.flush();
-    return (await put).meta.id;
+    return addressOf(bytes);
   }
 
   async flush(): Promise<void> {
@@ -194,28 +262,49 @@ class PageWriter {
 
   /** The page addresses inline when they are few, else in directory objects of {@link DIR_FANOUT} addresses each. */
   async dirs(pages: string[]): Promise<{ pages: string[] } | { dirs: string[] }> {
-    await this.flush();
     if (pages.length <= DIR_FANOUT) return { pages };
     const out: string[] = [];
     for (let i = 0; i < pages.length; i += DIR_FANOUT) out.push(await this.page({ role: 'dir', pages: pages.slice(i, i + DIR_FANOUT) }));
-    await this.flush();
     return { dirs: out };
   }
 
   /** A list as pages of `per` items. */
-  async array(role: string, items: readonly unknown[], per: number): Promise<PagedArray> {
+  async array(role: string, items: ArrayLike<unknown>, per: number): Promise<PagedArray> {
     const pages: string[] = [];
-    for (let i = 0; i < items.length; i += per) pages.push(await this.page({ role, first: i, items: items.slice(i, i + per) }));
+    for (let i = 0; i < items.length; i += per)
+      pages.push(
+        await this.page({ role, first: i, items: Array.from({ length: Math.min(per, items.length - i) }, (_, k) => items[i + k]) }),
+      );
     return { per, count: items.length, ...(await this.dirs(pages)) };
   }
 
-  /** Key → value in hashed buckets of about {@link BUCKET_TARGET_BYTES} (`total`: the bytes of every entry, about). */
-  async hashed(role: string, entries: ReadonlyArray<readonly [string, unknown]>, total: number): Promise<HashedMap> {
-    const buckets = powerOfTwo(Math.ceil(total / BUCKET_TARGET_BYTES));
-    const split: Array<Record<string, unknown>> = Array.from({ length: buckets }, () => ({}));
-    for (const [k, v] of entries) (split[bucketOf(k, buckets)] as Record<string, unknown>)[k] = v;
+  /**
+   * `count` keys (`keyOf(i)`) hashed into `buckets` buckets, each one page; `put(entries, i)` sets key `i`'s entry.
+   * The keys are grouped by bucket with a counting sort, so each key is hashed once.
+   */
+  async hashed(
+    role: string,
+    buckets: number,
+    count: number,
+    keyOf: (i: number) => string,
+    put: (entries: Record<string, unknown>, i: number) => void,
+  ): Promise<HashedMap> {
+    const of = new Uint32Array(count);
+    const starts = new Uint32Array(buckets + 1);
+    for (let i = 0; i < count; i++) {
+      of[i] = bucketOf(keyOf(i), buckets);
+      (starts[(of[i] as number) + 1] as number)++;
+    }
+    for (let b = 0; b < buckets; b++) starts[b + 1] = (starts[b + 1] as number) + (starts[b] as number);
+    const order = new Uint32Array(count);
+    const fill = starts.slice(0, buckets);
+    for (let i = 0; i < count; i++) order[(fill[of[i] as number] as number)++] = i;
     const pages: string[] = [];
-    for (const entries of split) pages.push(await this.page({ role, entries }));
+    for (let b = 0; b < buckets; b++) {
+      const entries: Record<string, unknown> = {};
+      for (let j = starts[b] as number; j < (starts[b + 1] as number); j++) put(entries, order[j] as number);
+      pages.push(await this.page({ role, entries }));
+    }
     return { buckets, ...(await this.dirs(pages)) };
   }
 

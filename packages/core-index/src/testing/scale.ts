@@ -1,5 +1,4 @@
 import { type BuildModelInput, buildIndex } from '../build/builder.js';
-import { LoadPackWriter } from '../build/load-pack-writer.js';
 import type { Address } from '../index/blake3.js';
 import type { ListQuery, ObjectStore, PutOptions } from '../index/object-store.js';
 
@@ -17,48 +16,54 @@ function hexOf(n: number, salt: string): string {
  * and filter has work to do. Models `i` and `i + 1` share one file (a digest held by two models).
  */
 export function syntheticModels(n: number): BuildModelInput[] {
-  return Array.from({ length: n }, (_, i) => {
-    const owner = i % 97 === 5 ? `dotted.org-${i % 7}` : `synthetic-org-${i % 211}`;
-    const task = TASKS[i % TASKS.length];
-    const library = LIBRARIES[i % LIBRARIES.length];
-    const shared = hexOf(Math.floor(i / 2), 'c');
-    return {
-      id: `${owner}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`,
-      revision: hexOf(i, 'a').slice(0, 40),
-      license: 'mit',
-      files: [
-        { path: 'README.md', size: 100 + (i % 50), sha256: hexOf(i, '1') },
-        { path: 'config.json', size: 500 + (i % 70), sha256: shared },
-        { path: `model-${i}.Q4_K_M.gguf`, size: 4_000_000 + i, sha256: hexOf(i, '3') },
-        { path: 'tokenizer.json', size: 2000 + (i % 90), sha256: hexOf(i, '4') },
-      ],
-      row: {
-        downloads: (i * 7919) % 100_003,
-        likes: (i * 104_729) % 5003,
-        trendingScore: n - i,
-        createdAt: new Date(Date.UTC(2024, 0, 1) + ((i * 7_777_777) % 60_000_000_000)).toISOString(),
-        ...(i % 11 === 0 ? {} : { lastModified: new Date(Date.UTC(2025, 0, 1) + ((i * 3_333_331) % 30_000_000_000)).toISOString() }),
-        ...(task ? { pipeline_tag: task } : {}),
-        ...(library ? { library_name: library } : {}),
-        tags: [`t${i % 13}`, ...(i % 3 === 0 ? ['gguf'] : []), ...(library ? [library] : [])],
-        ...(i % 17 === 3 ? { listed: false } : {}),
-      },
-      sources: [
-        { source: 'mirror-a', type: 'http' as const },
-        ...(i % 2 === 0 ? [{ source: 'mirror-b', type: 'http' as const, paths: ['README.md'] }] : []),
-      ],
-    };
-  });
+  return Array.from(syntheticModelStream(n));
 }
 
-/** Build a day with its index pages (a LoadPackWriter feeds them); returns the catalog and the pages root. */
+/** {@link syntheticModels} one at a time, for a build of any size (nothing held). */
+export function* syntheticModelStream(n: number): Generator<BuildModelInput> {
+  for (let i = 0; i < n; i++) yield syntheticModel(i, n);
+}
+
+function syntheticModel(i: number, n: number): BuildModelInput {
+  const owner = i % 97 === 5 ? `dotted.org-${i % 7}` : `synthetic-org-${i % 211}`;
+  const task = TASKS[i % TASKS.length];
+  const library = LIBRARIES[i % LIBRARIES.length];
+  const shared = hexOf(Math.floor(i / 2), 'c');
+  return {
+    id: `${owner}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`,
+    revision: hexOf(i, 'a').slice(0, 40),
+    license: 'mit',
+    files: [
+      { path: 'README.md', size: 100 + (i % 50), sha256: hexOf(i, '1') },
+      { path: 'config.json', size: 500 + (i % 70), sha256: shared },
+      { path: `model-${i}.Q4_K_M.gguf`, size: 4_000_000 + i, sha256: hexOf(i, '3') },
+      { path: 'tokenizer.json', size: 2000 + (i % 90), sha256: hexOf(i, '4') },
+    ],
+    row: {
+      downloads: (i * 7919) % 100_003,
+      likes: (i * 104_729) % 5003,
+      trendingScore: n - i,
+      createdAt: new Date(Date.UTC(2024, 0, 1) + ((i * 7_777_777) % 60_000_000_000)).toISOString(),
+      ...(i % 11 === 0 ? {} : { lastModified: new Date(Date.UTC(2025, 0, 1) + ((i * 3_333_331) % 30_000_000_000)).toISOString() }),
+      ...(task ? { pipeline_tag: task } : {}),
+      ...(library ? { library_name: library } : {}),
+      tags: [`t${i % 13}`, ...(i % 3 === 0 ? ['gguf'] : []), ...(library ? [library] : [])],
+      ...(i % 17 === 3 ? { listed: false } : {}),
+    },
+    sources: [
+      { source: 'mirror-a', type: 'http' as const },
+      ...(i % 2 === 0 ? [{ source: 'mirror-b', type: 'http' as const, paths: ['README.md'] }] : []),
+    ],
+  };
+}
+
+/** Build a day with its index pages; returns the catalog and the pages root. */
 export async function buildWithPages(
   store: ObjectStore,
-  models: BuildModelInput[],
+  models: Iterable<BuildModelInput> | AsyncIterable<BuildModelInput>,
   date = '2026-11-28',
 ): Promise<{ catalog: Address; pages: Address }> {
-  const pack = new LoadPackWriter();
-  const built = await buildIndex(store, { date, models, onObject: pack.add, pages: pack });
+  const built = await buildIndex(store, { date, models, pages: true });
   if (!built.day.pages) throw new Error('the build wrote no index pages');
   return { catalog: built.catalog, pages: built.day.pages as Address };
 }

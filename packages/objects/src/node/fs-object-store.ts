@@ -1,5 +1,6 @@
-import { constants, readFileSync, statSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { constants, readFileSync, renameSync, statSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type Address,
@@ -43,6 +44,23 @@ async function syncDir(dir: string): Promise<void> {
   } catch {
     // Some filesystems do not allow opening folders; the rename is still atomic.
   }
+}
+
+/** A batch of at least this many new objects is written with two filesystem flushes (see `writeBulk`). */
+const BULK_BATCH = 32;
+
+/** Flush the whole filesystem that holds `dir` (syncfs(2), which Node does not bind) with coreutils' `sync -f`. */
+function syncFs(dir: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('sync', ['-f', dir], { timeout: 600_000 }, (e) => (e ? reject(e) : resolve()));
+  });
+}
+
+interface PendingWrite {
+  p: PendingPut;
+  paths: { bytes: string; meta: string };
+  metaTmp: string;
+  bytesTmp: string;
 }
 
 interface PendingPut {
@@ -169,10 +187,23 @@ export class FsObjectStore implements ObjectStore {
     const id = meta.id as Address;
     const hit = this.cache.get(id);
     if (hit) return { meta: hit.meta, created: false };
-    // Group commit: puts made in the same turn of the event loop are written together (see flush).
+    // Group commit: puts made in the same turn of the event loop, or while the batch before is being written, are
+    // written together (see flush); one batch is written at a time.
     return new Promise((resolve, reject) => {
       this.pending.push({ id, meta, bytes, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => void this.flush());
+      if (this.pending.length === 1 && !this.flushing) setImmediate(() => this.nextBatch());
+    });
+  }
+
+  /** The batch being written, if any. */
+  private flushing = false;
+
+  private nextBatch(): void {
+    if (this.flushing || this.pending.length === 0) return;
+    this.flushing = true;
+    void this.flush().finally(() => {
+      this.flushing = false;
+      if (this.pending.length > 0) setImmediate(() => this.nextBatch());
     });
   }
 
@@ -183,12 +214,9 @@ export class FsObjectStore implements ObjectStore {
   /** The stored metadata when the object's bytes file exists (synchronous: one stat, cheaper than a pool trip). */
   private existingSync(id: Address): ObjectMetadata | undefined {
     const p = this.paths(id);
-    let size: number;
-    try {
-      size = statSync(p.bytes).size;
-    } catch {
-      return undefined;
-    }
+    const st = statSync(p.bytes, { throwIfNoEntry: false });
+    if (!st) return undefined;
+    const size = st.size;
     try {
       return JSON.parse(readFileSync(p.meta, 'utf8')) as ObjectMetadata;
     } catch {
@@ -197,13 +225,12 @@ export class FsObjectStore implements ObjectStore {
   }
 
   /**
-   * Write one batch of puts. Every new object's metadata and bytes go to temp files in its fan-out folder, each
-   * written and fsynced (in parallel on the thread pool); then every metadata file is renamed to its name, then every
-   * bytes file; then each folder touched is fsynced once. So an object is either whole under its name or absent at
-   * any crash (a bytes file is only renamed after its content is durable), its metadata is in place before its bytes
-   * (renames in one folder are journaled in order), and a put resolves only when its object is durable, so a ref
-   * written after its objects' puts never names an absent object. The folder fsyncs are once per folder per batch
-   * instead of twice per object.
+   * Write one batch of puts. Every new object's metadata and bytes go to temp files in its fan-out folder and are made
+   * durable (see {@link durableWrites}); then every metadata file is renamed to its name, then every bytes file; then
+   * the renames are made durable. So an object is either whole under its name or absent at any crash (a bytes file is
+   * only renamed after its content is durable), its metadata is in place before its bytes (renames in one folder are
+   * journaled in order), and a put resolves only when its object is durable, so a ref written after its objects' puts
+   * never names an absent object.
    */
   private async flush(): Promise<void> {
     const batch = this.pending;
@@ -237,15 +264,8 @@ export class FsObjectStore implements ObjectStore {
         w.metaTmp = tempName(dir);
         w.bytesTmp = tempName(dir);
       }
-      const written = await Promise.allSettled(
-        writes.flatMap((w) => [writeDurable(w.metaTmp, JSON.stringify(w.p.meta)), writeDurable(w.bytesTmp, w.p.bytes)]),
-      );
-      const failed = written.find((r) => r.status === 'rejected');
-      if (failed) throw failed.reason;
-      // Every metadata file before any bytes file: an object is visible (its bytes file) only with its metadata.
-      await Promise.all(writes.map((w) => rename(w.metaTmp, w.paths.meta)));
-      await Promise.all(writes.map((w) => rename(w.bytesTmp, w.paths.bytes)));
-      await Promise.all([...new Set(writes.map((w) => path.dirname(w.paths.bytes)))].map(syncDir));
+      if (writes.length >= BULK_BATCH && (await this.canSyncFs())) await this.writeBulk(writes);
+      else await this.writeEach(writes);
     } catch (e) {
       await Promise.all(writes.flatMap((w) => [w.metaTmp, w.bytesTmp].filter(Boolean).map((t) => unlink(t).catch(() => {}))));
       for (const w of writes) w.p.reject(e);
@@ -254,6 +274,56 @@ export class FsObjectStore implements ObjectStore {
     }
     for (const w of writes) w.p.resolve({ meta: w.p.meta, created: true });
     for (const [p, first] of later) p.resolve({ meta: first.meta, created: false });
+  }
+
+  /** A small batch: each temp file written and fsynced on the thread pool, then renamed; each folder fsynced once. */
+  private async writeEach(writes: PendingWrite[]): Promise<void> {
+    const written = await Promise.allSettled(
+      writes.flatMap((w) => [writeDurable(w.metaTmp, JSON.stringify(w.p.meta)), writeDurable(w.bytesTmp, w.p.bytes)]),
+    );
+    const failed = written.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    // Every metadata file before any bytes file: an object is visible (its bytes file) only with its metadata.
+    await Promise.all(writes.map((w) => rename(w.metaTmp, w.paths.meta)));
+    await Promise.all(writes.map((w) => rename(w.bytesTmp, w.paths.bytes)));
+    await Promise.all([...new Set(writes.map((w) => path.dirname(w.paths.bytes)))].map(syncDir));
+  }
+
+  /**
+   * A large batch (a build writes thousands of objects a second): the temp files are written without an fsync each,
+   * then ONE flush of the filesystem (syncfs(2), through `sync -f`) makes all their contents durable, then they are
+   * renamed (metadata first) and a second flush makes the renames durable. The same guarantees as {@link writeEach}
+   * (no file is ever under an object's name before its content is durable), with two flushes per batch instead of
+   * two fsyncs per object and one per folder (docs/decisions/scale-and-speed.md, "A build of any size").
+   */
+  private async writeBulk(writes: PendingWrite[]): Promise<void> {
+    // On the thread pool, in parallel: creating a file waits on the filesystem's journal far more than on the CPU.
+    const written = await Promise.allSettled(
+      writes.flatMap((w) => [
+        writeFile(w.metaTmp, JSON.stringify(w.p.meta), { flag: 'wx', mode: 0o644 }),
+        writeFile(w.bytesTmp, w.p.bytes, { flag: 'wx', mode: 0o644 }),
+      ]),
+    );
+    const failed = written.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    await syncFs(this.objectsDir);
+    for (const w of writes) renameSync(w.metaTmp, w.paths.meta);
+    for (const w of writes) {
+      renameSync(w.bytesTmp, w.paths.bytes);
+      w.metaTmp = '';
+      w.bytesTmp = '';
+    }
+    await syncFs(this.objectsDir);
+  }
+
+  private syncFsWorks: Promise<boolean> | undefined;
+  /** Whether `sync -f` flushes this store's filesystem here (Linux coreutils); else every file is fsynced. */
+  private canSyncFs(): Promise<boolean> {
+    this.syncFsWorks ??= syncFs(this.objectsDir).then(
+      () => true,
+      () => false,
+    );
+    return this.syncFsWorks;
   }
 
   async list(query: ListQuery): Promise<ListPage> {

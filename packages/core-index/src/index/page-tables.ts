@@ -1,0 +1,223 @@
+import { bucketOf } from './page-layout.js';
+
+/**
+ * Compact tables the index-pages writer (index-pages.ts) fills while the builder streams models, so a build of a
+ * million models holds typed arrays and bytes instead of a JavaScript string and array per key (design 11.1,
+ * docs/decisions/scale-and-speed.md "A build of any size"). What they hand back is exactly what the whole-catalog
+ * writer built: the same keys, the same ranks in the same order.
+ */
+
+/**
+ * The whole 32-bit hash whose low bits pick a key's bucket (page-layout `bucketOf` with every bit kept), so a key's
+ * bucket among any power of two of buckets is `hash & (buckets - 1)`.
+ */
+function fullHash(key: string): number {
+  return bucketOf(key, 2 ** 32) >>> 0;
+}
+
+const CHUNK = 1 << 16;
+
+/** The value of one lower-case hex digit (its character code). */
+function nibble(c: number): number {
+  return c <= 57 ? c - 48 : c - 87;
+}
+const HEX = /^[0-9a-f]{64}$/;
+
+/** A growing list of unsigned 32-bit numbers in fixed chunks (no copy of everything when it grows). */
+class U32List {
+  private chunks: Uint32Array[] = [];
+  length = 0;
+
+  push(v: number): void {
+    const at = this.length & (CHUNK - 1);
+    if (at === 0) this.chunks.push(new Uint32Array(CHUNK));
+    (this.chunks[this.chunks.length - 1] as Uint32Array)[at] = v;
+    this.length++;
+  }
+
+  get(i: number): number {
+    return (this.chunks[i >>> 16] as Uint32Array)[i & (CHUNK - 1)] as number;
+  }
+
+  /** One flat array of every value (the chunks are let go). */
+  flat(): Uint32Array {
+    const out = new Uint32Array(this.length);
+    for (const [k, c] of this.chunks.entries()) out.set(c.subarray(0, Math.min(CHUNK, this.length - k * CHUNK)), k * CHUNK);
+    this.chunks = [];
+    return out;
+  }
+}
+
+/**
+ * SHA-256 digest → ranks of the models holding a file with it: 40 bytes per file (the digest as 32 bytes, its hash
+ * and the rank) instead of a Map of strings to arrays. A digest that is not 64 lower-case hex is kept as a string.
+ */
+export class DigestPostings {
+  private digests: Uint8Array[] = [];
+  private readonly hashes = new U32List();
+  private readonly ranks = new U32List();
+  private readonly odd = new Map<string, number[]>();
+  /** files added (each file of each model, a digest twice in one model counted twice) */
+  files = 0;
+
+  add(sha256: string, rank: number): void {
+    this.files++;
+    if (!HEX.test(sha256)) {
+      const list = this.odd.get(sha256);
+      if (!list) this.odd.set(sha256, [rank]);
+      else if (list[list.length - 1] !== rank) list.push(rank);
+      return;
+    }
+    const i = this.ranks.length;
+    const at = i & (CHUNK - 1);
+    if (at === 0) this.digests.push(new Uint8Array(CHUNK * 32));
+    const chunk = this.digests[this.digests.length - 1] as Uint8Array;
+    for (let k = 0; k < 32; k++) chunk[at * 32 + k] = (nibble(sha256.charCodeAt(k * 2)) << 4) | nibble(sha256.charCodeAt(k * 2 + 1));
+    this.hashes.push(fullHash(sha256));
+    this.ranks.push(rank);
+  }
+
+  private hexOf(i: number): string {
+    const chunk = this.digests[i >>> 16] as Uint8Array;
+    const at = (i & (CHUNK - 1)) * 32;
+    let s = '';
+    for (let k = 0; k < 32; k++) s += (chunk[at + k] as number).toString(16).padStart(2, '0');
+    return s;
+  }
+
+  private compareDigest(a: number, b: number): number {
+    const ca = this.digests[a >>> 16] as Uint8Array;
+    const cb = this.digests[b >>> 16] as Uint8Array;
+    const oa = (a & (CHUNK - 1)) * 32;
+    const ob = (b & (CHUNK - 1)) * 32;
+    for (let k = 0; k < 32; k++) {
+      const d = (ca[oa + k] as number) - (cb[ob + k] as number);
+      if (d !== 0) return d;
+    }
+    return 0;
+  }
+
+  /**
+   * The distinct digests grouped, for {@link forEachBucket}: returns how many there are. Sorts the files by (hash,
+   * digest, rank), so each digest's files are one run with its ranks ascending.
+   */
+  group(): number {
+    const hashes = this.hashes.flat();
+    const ranks = this.ranks.flat();
+    const order = new Uint32Array(ranks.length);
+    for (let i = 0; i < order.length; i++) order[i] = i;
+    order.sort(
+      (a, b) => (hashes[a] as number) - (hashes[b] as number) || this.compareDigest(a, b) || (ranks[a] as number) - (ranks[b] as number),
+    );
+    const starts = new U32List();
+    for (let k = 0; k < order.length; k++) {
+      if (
+        k === 0 ||
+        hashes[order[k] as number] !== hashes[order[k - 1] as number] ||
+        this.compareDigest(order[k] as number, order[k - 1] as number) !== 0
+      )
+        starts.push(k);
+    }
+    this.sorted = { hashes, ranks, order, starts: starts.flat() };
+    return this.sorted.starts.length + this.odd.size;
+  }
+
+  private sorted: { hashes: Uint32Array; ranks: Uint32Array; order: Uint32Array; starts: Uint32Array } | undefined;
+
+  /** Each bucket of `buckets` (a power of two) in order, with its digests and their ranks; {@link group} first. */
+  async forEachBucket(buckets: number, fn: (bucket: number, entries: Record<string, number[]>) => Promise<void>): Promise<void> {
+    const s = this.sorted;
+    if (!s) throw new Error('DigestPostings: group() first');
+    const groups = s.starts.length;
+    // Groups by bucket (a counting sort keeps the sorted order inside a bucket).
+    const counts = new Uint32Array(buckets + 1);
+    for (let g = 0; g < groups; g++)
+      (counts[((s.hashes[s.order[s.starts[g] as number] as number] as number) & (buckets - 1)) + 1] as number)++;
+    for (let b = 0; b < buckets; b++) counts[b + 1] = (counts[b + 1] as number) + (counts[b] as number);
+    const byBucket = new Uint32Array(groups);
+    const fill = counts.slice(0, buckets);
+    for (let g = 0; g < groups; g++) {
+      const b = (s.hashes[s.order[s.starts[g] as number] as number] as number) & (buckets - 1);
+      byBucket[(fill[b] as number)++] = g;
+    }
+    const oddByBucket = new Map<number, string[]>();
+    for (const key of this.odd.keys()) {
+      const b = fullHash(key) & (buckets - 1);
+      oddByBucket.set(b, [...(oddByBucket.get(b) ?? []), key]);
+    }
+    for (let b = 0; b < buckets; b++) {
+      const entries: Record<string, number[]> = {};
+      for (let j = counts[b] as number; j < (counts[b + 1] as number); j++) {
+        const g = byBucket[j] as number;
+        const from = s.starts[g] as number;
+        const to = g + 1 < groups ? (s.starts[g + 1] as number) : s.order.length;
+        const list: number[] = [];
+        for (let k = from; k < to; k++) {
+          const r = s.ranks[s.order[k] as number] as number;
+          if (list[list.length - 1] !== r) list.push(r);
+        }
+        entries[this.hexOf(s.order[from] as number)] = list;
+      }
+      for (const key of oddByBucket.get(b) ?? []) entries[key] = this.odd.get(key) as number[];
+      await fn(b, entries);
+    }
+  }
+}
+
+/** Key → ascending ranks, each list kept as varint deltas in bytes (a common key's ranks cost about a byte each). */
+export class TermPostings {
+  private readonly lists = new Map<string, { bytes: Uint8Array; length: number; last: number; n: number }>();
+
+  add(key: string, rank: number): void {
+    let l = this.lists.get(key);
+    if (!l) {
+      l = { bytes: new Uint8Array(8), length: 0, last: -1, n: 0 };
+      this.lists.set(key, l);
+    }
+    if (l.last === rank) return;
+    if (l.length + 5 > l.bytes.length) {
+      const grown = new Uint8Array(l.bytes.length * 2);
+      grown.set(l.bytes);
+      l.bytes = grown;
+    }
+    let d = rank - l.last;
+    while (d >= 0x80) {
+      l.bytes[l.length++] = (d & 0x7f) | 0x80;
+      d >>>= 7;
+    }
+    l.bytes[l.length++] = d;
+    l.last = rank;
+    l.n++;
+  }
+
+  /** Every key with how many ranks it has. */
+  counts(): IterableIterator<[string, number]> {
+    const it = this.lists.entries();
+    return (function* () {
+      for (const [k, l] of it) yield [k, l.n] as [string, number];
+    })();
+  }
+
+  /** The ranks of `key`, ascending (its bytes are let go: each list is read once). */
+  take(key: string): number[] {
+    const l = this.lists.get(key);
+    if (!l) return [];
+    const out: number[] = new Array(l.n);
+    let rank = -1;
+    let at = 0;
+    for (let i = 0; i < l.n; i++) {
+      let d = 0;
+      let shift = 0;
+      for (;;) {
+        const b = l.bytes[at++] as number;
+        d += (b & 0x7f) * 2 ** shift;
+        if (b < 0x80) break;
+        shift += 7;
+      }
+      rank += d;
+      out[i] = rank;
+    }
+    this.lists.delete(key);
+    return out;
+  }
+}
