@@ -125,12 +125,17 @@ export function gramsOf(id: string): Set<string> {
   return out;
 }
 
-/** The tags a filter matches: the row's tags, its task and its library, lower-cased (as `modelTags`). */
+/**
+ * The tags a filter matches, for both stores: the row's tags, its task and its library, lower-cased, and the
+ * revision's own signature verdict (design 11.2: `filter=signature:verified` lists signed models).
+ */
 export function rowTags(row: ModelRow): Set<string> {
   const tags = new Set<string>();
   for (const t of row.tags ?? []) tags.add(t.toLowerCase());
   if (row.pipeline_tag) tags.add(row.pipeline_tag.toLowerCase());
   if (row.library_name) tags.add(row.library_name.toLowerCase());
+  const signature = row.svc?.signature;
+  if (signature) tags.add(`signature:${signature.status}`);
   return tags;
 }
 

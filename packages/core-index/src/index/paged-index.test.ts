@@ -233,3 +233,23 @@ describe('a day of pages version 1 (built before ids named their page)', () => {
     await expect(openPagedIndex(store, await put(PAGES_KIND, { ...v2.root, version: 3 }), catalog)).rejects.toThrow(/version 1 or 2/);
   });
 });
+
+describe('a filter on the signature verdict (design 11.2)', () => {
+  it('lists the same signed models from the pages as from the whole store', async () => {
+    const store = new MemoryObjectStore();
+    const models = syntheticModels(60).map((m, i) =>
+      i % 7 === 2
+        ? { ...m, signature: { status: i % 2 ? ('failed' as const) : ('verified' as const), method: 'key' as const, covered: 4 } }
+        : m,
+    );
+    const { catalog, pages } = await buildWithPages(store, models);
+    const whole = await loadIndex(store, catalog);
+    const paged = await openPagedIndex(store, pages, catalog);
+    for (const status of ['verified', 'failed']) {
+      const q = { filter: [`signature:${status}`] };
+      const want = (await whole.search(q, 0, 100)).models.map((m) => m.id);
+      expect(want.length).toBeGreaterThan(0);
+      expect((await paged.search(q, 0, 100)).models.map((m) => m.id)).toEqual(want);
+    }
+  });
+});

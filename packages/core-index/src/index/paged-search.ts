@@ -3,6 +3,7 @@
  * reading posting lists and the models pages of candidates instead of holding every model. A test compares both.
  */
 import { compareKeyed, gramsOf, type PagedArray, type Postings, rowSortKey, rowTags } from './page-layout.js';
+import { type ParsedQuery, parseQuery } from './search.js';
 import type { IndexedModel, IndexTotals, Later, ModelQuery, SearchPage } from './store-types.js';
 
 /** What the search reads of a paged store. */
@@ -22,35 +23,8 @@ export interface PagedReads {
  */
 export const SEARCH_WALK_MAX = 200_000;
 
-interface Parsed {
-  words: string[];
-  author: string | undefined;
-  filters: string[];
-  pipeline: string | undefined;
-  library: string | undefined;
-  listed: boolean;
-  sort: string;
-  dir: 1 | -1;
-  natural: boolean;
-  all: boolean;
-}
-
-function parse(q: ModelQuery): Parsed {
-  const words = (q.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-  const author = q.author?.toLowerCase() || undefined;
-  const filters = (q.filter ?? []).map((f) => f.toLowerCase()).filter(Boolean);
-  const pipeline = q.pipeline_tag?.toLowerCase() || undefined;
-  const library = q.library?.toLowerCase() || undefined;
-  const listed = q.listed === true;
-  const sort = q.sort ?? 'trendingScore';
-  const dir = q.direction ?? (sort === 'id' ? 1 : -1);
-  const natural = sort === 'trendingScore' && dir === -1;
-  const all = !words.length && !author && !filters.length && !pipeline && !library && !listed;
-  return { words, author, filters, pipeline, library, listed, sort, dir, natural, all };
-}
-
 /** Whether a model meets every condition, as the whole-index scan checks it. */
-function tester(p: Parsed): (m: IndexedModel) => boolean {
+function tester(p: ParsedQuery): (m: IndexedModel) => boolean {
   return (m) => {
     if (p.listed && m.row.svc?.listed === false) return false;
     const id = m.id.toLowerCase();
@@ -67,7 +41,7 @@ function tester(p: Parsed): (m: IndexedModel) => boolean {
 }
 
 /** The terms whose posting lists bound the candidates (each match is in every one). */
-function termsOf(p: Parsed): string[] {
+function termsOf(p: ParsedQuery): string[] {
   const keys = new Set<string>();
   if (p.author) keys.add(`a:${p.author}`);
   if (p.pipeline) keys.add(`t:${p.pipeline}`);
@@ -117,7 +91,7 @@ async function* orderRanks(r: PagedReads, order: PagedArray | undefined, from = 
 
 /** One page of the models `q` matches, as the whole-index store's `search` answers it. */
 export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, limit: number): Promise<SearchPage> {
-  const p = parse(q);
+  const p = parseQuery(q);
   const n = r.totals.models;
   const end = offset + limit;
   const order = p.natural ? undefined : r.order(`${p.sort}:${p.dir}`);

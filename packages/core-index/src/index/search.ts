@@ -1,3 +1,4 @@
+import { rowTags } from './page-layout.js';
 import { type GramKey, gramKey, intersect, MAX_GRAM, pack, post } from './search-postings.js';
 import type { IndexedModel, ModelQuery, SearchPage, SortKey } from './store-types.js';
 
@@ -9,16 +10,9 @@ export function isSortKey(v: string): v is SortKey {
   return (SORT_KEYS as readonly string[]).includes(v);
 }
 
-/** Tags of a model, including its pipeline and library, lower-cased, for filtering. */
+/** Tags of a model, including its pipeline, library and signature verdict, lower-cased, for filtering. */
 export function modelTags(m: IndexedModel): Set<string> {
-  const tags = new Set<string>();
-  for (const t of m.row.tags ?? []) tags.add(t.toLowerCase());
-  if (m.row.pipeline_tag) tags.add(m.row.pipeline_tag.toLowerCase());
-  if (m.row.library_name) tags.add(m.row.library_name.toLowerCase());
-  // the revision's own signature verdict (design 11.2): `filter=signature:verified` lists signed models
-  const signature = m.row.svc?.signature;
-  if (signature) tags.add(`signature:${signature.status}`);
-  return tags;
+  return rowTags(m.row);
 }
 
 /**
@@ -75,8 +69,8 @@ function sortedBy(models: readonly IndexedModel[], sort: SortKey, dir: 1 | -1): 
     .map((x) => x.m);
 }
 
-/** A query as the search reads it: lower-cased, blanks dropped, the order resolved. */
-interface Parsed {
+/** A query as both stores' searches read it: lower-cased, blanks dropped, the order resolved. */
+export interface ParsedQuery {
   words: string[];
   author: string | undefined;
   filters: string[];
@@ -91,7 +85,7 @@ interface Parsed {
   all: boolean;
 }
 
-function parse(q: ModelQuery): Parsed {
+export function parseQuery(q: ModelQuery): ParsedQuery {
   const words = (q.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const author = q.author?.toLowerCase() || undefined;
   const filters = (q.filter ?? []).map((f) => f.toLowerCase()).filter(Boolean);
@@ -173,12 +167,12 @@ export class SearchIndex {
   /** Every match, in the requested order. */
   /** How many models match (no model is built, no order is made). */
   count(q: ModelQuery): number {
-    const p = parse(q);
+    const p = parseQuery(q);
     return p.all ? this.models.length : this.collect(p).length;
   }
 
   search(q: ModelQuery): IndexedModel[] {
-    const p = parse(q);
+    const p = parseQuery(q);
     if (p.all) return p.natural ? [...this.models] : this.modelsAt(this.order(p.sort, p.dir).list);
     const matches = this.collect(p);
     if (!p.natural) {
@@ -190,7 +184,7 @@ export class SearchIndex {
 
   /** `search(q).slice(offset, offset + limit)` and whether a match follows it, stopping early where it can. */
   page(q: ModelQuery, offset: number, limit: number): SearchPage {
-    const p = parse(q);
+    const p = parseQuery(q);
     const end = offset + limit;
     const n = this.models.length;
     if (p.all) {
@@ -241,7 +235,7 @@ export class SearchIndex {
    * The posting lists every match is in, shortest first; `[]` when nothing bounds the candidates (every model is
    * one), `null` when a condition names a key no model has.
    */
-  private postings(p: Parsed): Int32Array[] | null {
+  private postings(p: ParsedQuery): Int32Array[] | null {
     const lists: Int32Array[] = [];
     const add = (list: Int32Array | undefined): boolean => {
       if (list === undefined) return false;
@@ -263,7 +257,7 @@ export class SearchIndex {
   }
 
   /** Whether the model at position `i` meets every condition, checked as the scan does. */
-  private tester(p: Parsed): (i: number) => boolean {
+  private tester(p: ParsedQuery): (i: number) => boolean {
     const { words, author, pipeline, library, filters, listed } = p;
     const { lowerIds, lowerOwners, tasks, libraries, tags, unlisted } = this;
     return (i) => {
@@ -282,7 +276,7 @@ export class SearchIndex {
   }
 
   /** Every match in browse order (ascending positions). */
-  private collect(p: Parsed, lists = this.postings(p), test = this.tester(p)): number[] {
+  private collect(p: ParsedQuery, lists = this.postings(p), test = this.tester(p)): number[] {
     if (lists === null) return [];
     const matches: number[] = [];
     let candidates = lists[0];
