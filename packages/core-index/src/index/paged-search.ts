@@ -2,8 +2,8 @@
  * The search of the paged store (paged-index.ts): the same answers as the whole-index search (search.ts), found by
  * reading posting lists and the models pages of candidates instead of holding every model. A test compares both.
  */
-import { compareKeyed, gramsOf, type PagedArray, type Postings, rowSortKey, rowTags } from './page-layout.js';
-import { type ParsedQuery, parseQuery } from './search.js';
+import { compareKeyed, gramsOf, type PagedArray, type Postings, rowSortKey } from './page-layout.js';
+import { modelMatcher, type ParsedQuery, parseQuery } from './search.js';
 import type { IndexedModel, IndexTotals, Later, ModelQuery, SearchPage } from './store-types.js';
 
 /** What the search reads of a paged store. */
@@ -22,23 +22,6 @@ export interface PagedReads {
  * the order until it has its page, and stops here (then `more` is true and no total is given).
  */
 export const SEARCH_WALK_MAX = 200_000;
-
-/** Whether a model meets every condition, as the whole-index scan checks it. */
-function tester(p: ParsedQuery): (m: IndexedModel) => boolean {
-  return (m) => {
-    if (p.listed && m.row.svc?.listed === false) return false;
-    const id = m.id.toLowerCase();
-    for (const w of p.words) if (!id.includes(w)) return false;
-    if (p.author && m.owner.toLowerCase() !== p.author) return false;
-    if (p.pipeline && m.row.pipeline_tag?.toLowerCase() !== p.pipeline) return false;
-    if (p.library && m.row.library_name?.toLowerCase() !== p.library) return false;
-    if (p.filters.length) {
-      const tags = rowTags(m.row);
-      for (const f of p.filters) if (!tags.has(f)) return false;
-    }
-    return true;
-  };
-}
 
 /** The terms whose posting lists bound the candidates (each match is in every one). */
 function termsOf(p: ParsedQuery): string[] {
@@ -103,7 +86,7 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   const lists = await Promise.all(termsOf(p).map((k) => r.postings(k)));
   if (lists.some((l) => l === undefined)) return { models: [], more: false, total: 0 };
   const sorted = (lists as Postings[]).sort((a, b) => a.n - b.n);
-  const test = tester(p);
+  const test = modelMatcher(p);
   const want = end + 1;
   const hits: IndexedModel[] = [];
   let walked = 0;

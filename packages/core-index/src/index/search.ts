@@ -337,26 +337,25 @@ export function searchModelsScan(index: { models(): readonly IndexedModel[] }, q
 }
 
 function searchModelsScanOf(models: readonly IndexedModel[], q: ModelQuery): IndexedModel[] {
-  const words = (q.search ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-  const author = q.author?.toLowerCase();
-  const filters = (q.filter ?? []).map((f) => f.toLowerCase()).filter(Boolean);
-  const pipeline = q.pipeline_tag?.toLowerCase();
-  const library = q.library?.toLowerCase();
-  const out = models.filter((m) => {
-    if (q.listed && m.row.svc.listed === false) return false;
+  const p = parseQuery(q);
+  const out = models.filter(modelMatcher(p));
+  if (p.natural) return out; // catalog order already
+  return sortedBy(out, p.sort, p.dir);
+}
+
+/** Whether a model meets every condition of a query: the plain scan's test, and the paged store's for candidates. */
+export function modelMatcher(p: ParsedQuery): (m: IndexedModel) => boolean {
+  return (m) => {
+    if (p.listed && m.row.svc?.listed === false) return false;
     const id = m.id.toLowerCase();
-    for (const w of words) if (!id.includes(w)) return false;
-    if (author && m.owner.toLowerCase() !== author) return false;
-    if (pipeline && m.row.pipeline_tag?.toLowerCase() !== pipeline) return false;
-    if (library && m.row.library_name?.toLowerCase() !== library) return false;
-    if (filters.length) {
+    for (const w of p.words) if (!id.includes(w)) return false;
+    if (p.author && m.owner.toLowerCase() !== p.author) return false;
+    if (p.pipeline && m.row.pipeline_tag?.toLowerCase() !== p.pipeline) return false;
+    if (p.library && m.row.library_name?.toLowerCase() !== p.library) return false;
+    if (p.filters.length) {
       const tags = modelTags(m);
-      for (const f of filters) if (!tags.has(f)) return false;
+      for (const f of p.filters) if (!tags.has(f)) return false;
     }
     return true;
-  });
-  const sort = q.sort ?? 'trendingScore';
-  const dir = q.direction ?? (sort === 'id' ? 1 : -1);
-  if (sort === 'trendingScore' && dir === -1) return out; // catalog order already
-  return sortedBy(out, sort, dir);
+  };
 }
