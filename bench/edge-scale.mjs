@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { idOf } from './synthetic-ids.mjs';
 
 if (!global.gc) {
   // the heap figure needs a collection before and after
@@ -41,7 +42,6 @@ const core = await import(path.join(root, 'packages/core-index/dist/index.js'));
 const testing = await import(path.join(root, 'packages/core-index/dist/testing/index.js'));
 const worker = (await import(path.join(EDGE, 'dist/worker.js'))).default;
 const keep = values.keep ?? path.join(os.tmpdir(), 'hub-bench-edge-scale');
-const idOf = (i) => `${i % 97 === 5 ? `dotted.org-${i % 7}` : `synthetic-org-${i % 211}`}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`;
 const PAGES_KINDS = ['model-hub.index-pages', 'model-hub.index-page'];
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 

@@ -14,6 +14,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { idOf } from './synthetic-ids.mjs';
 
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 const { values } = parseArgs({
@@ -40,7 +41,6 @@ const config = path.join(scratch, 'config.json');
 const source = (name) => ({ name, display: name, token: name, kind: 'http', url: 'http://localhost:9/{id}/resolve/{revision}/{path}' });
 writeFileSync(config, JSON.stringify({ demo: false, sources: [source('mirror-a'), source('mirror-b')], order: ['mirror-a', 'mirror-b'] }));
 
-const idOf = (i) => `${i % 97 === 5 ? `dotted.org-${i % 7}` : `synthetic-org-${i % 211}`}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const PORT = 18390;
 const base = `http://127.0.0.1:${PORT}`;

@@ -12,6 +12,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { idOf } from './synthetic-ids.mjs';
 
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 const dist = (p) => path.join(root, p);
@@ -33,12 +34,6 @@ const { values } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
 });
-
-/** The id of SYNTHETIC model `i`, as `syntheticModels` makes it (no model list is held to pick ids). */
-function idOf(i) {
-  const owner = i % 97 === 5 ? `dotted.org-${i % 7}` : `synthetic-org-${i % 211}`;
-  return `${owner}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`;
-}
 
 /** A small deterministic random sequence (the same look-ups in every round). */
 function rng(seed) {
