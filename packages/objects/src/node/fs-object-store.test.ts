@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MemoryObjectStore } from '@hub/core-index';
+import { type Address, addressOf, canonicalBytes, MemoryObjectStore } from '@hub/core-index';
 import { afterAll, describe, expect, it } from 'vitest';
 import { objectStoreContract } from '../testing/object-store.contract.js';
+import { jsonKind } from './derived-meta.js';
 import { FsObjectStore } from './fs-object-store.js';
 
 /** The ObjectStore contract on the filesystem store (and the memory store beside it), then what only a disk has. */
@@ -99,5 +100,84 @@ describe('FsObjectStore grouped puts', () => {
     const store = new FsObjectStore(root);
     const puts = [1, 2, 3].map((i) => store.put(new TextEncoder().encode(`x${i}`), { kind: 'k', mediaType: 'text/plain' }));
     for (const p of puts) await expect(p).rejects.toThrow();
+  });
+});
+
+describe('FsObjectStore metadata derived from the object (no .meta file)', () => {
+  const json = (v: unknown) => canonicalBytes(v);
+  it('writes a JSON object carrying its own kind as one file and reads its metadata back from it', async () => {
+    const root = await tempDir();
+    const store = new FsObjectStore(root);
+    const before = Date.now();
+    // in a group (the bulk path) and alone (the small path)
+    const many = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => store.put(json({ kind: 'model-hub.index-page', entries: { a: [i, '}"'] } }), { kind: 'model-hub.index-page', mediaType: 'application/json' })),
+    );
+    const one = await store.put(json({ catalog: 'x', kind: 'model-hub.catalog' }), { kind: 'model-hub.catalog', mediaType: 'application/json' });
+    const files = await listFiles(root);
+    expect(files.filter((f) => f.endsWith('.meta'))).toEqual([]);
+    expect(files.filter((f) => /^[0-9a-f]{64}$/.test(path.basename(f)))).toHaveLength(41);
+    const again = new FsObjectStore(root);
+    for (const { meta } of [...many, one]) {
+      const id = meta.id as Address;
+      const stored = await again.meta(id);
+      expect(stored).toMatchObject({ id, kind: meta.kind, media_type: 'application/json', size: meta.size, filename: null });
+      expect(stored?.created_at_millis).toBeGreaterThanOrEqual(before - 1000);
+      expect((await new FsObjectStore(root).get(id))?.meta).toEqual(stored);
+    }
+    expect((await again.list({ kind: 'model-hub.catalog' })).items.map((m) => m.id)).toEqual([one.meta.id]);
+    expect((await again.list({ kind: 'model-hub.index-page' })).items).toHaveLength(40);
+    // a second put of a stored object answers its (derived) metadata, not the new put's kind
+    const dup = await again.put(json({ catalog: 'x', kind: 'model-hub.catalog' }), { kind: 'other', mediaType: 'application/json' });
+    expect(dup).toMatchObject({ created: false, meta: { kind: 'model-hub.catalog' } });
+  });
+
+  it('keeps a .meta file for what cannot be derived: another kind, another media type, a file name', async () => {
+    const root = await tempDir();
+    const store = new FsObjectStore(root);
+    const puts = [
+      store.put(json({ kind: 'a', n: 1 }), { kind: 'b', mediaType: 'application/json' }),
+      store.put(json({ kind: 'a', n: 2 }), { kind: 'a', mediaType: 'text/plain' }),
+      store.put(json({ kind: 'a', n: 3 }), { kind: 'a', mediaType: 'application/json', filename: 'x.json' }),
+      store.put(json({ n: 4, sub: { kind: 'a' } }), { kind: 'a', mediaType: 'application/json' }),
+      store.put(new TextEncoder().encode('{"kind":"a\\u0062"}'), { kind: 'ab', mediaType: 'application/json' }),
+    ];
+    const metas = (await Promise.all(puts)).map((r) => r.meta);
+    expect((await listFiles(root)).filter((f) => f.endsWith('.meta'))).toHaveLength(5);
+    const again = new FsObjectStore(root);
+    for (const meta of metas) expect(await again.meta(meta.id as Address)).toEqual(meta);
+  });
+
+  it('reads a store written with a .meta file for every object as before', async () => {
+    const root = await tempDir();
+    const bytes = json({ kind: 'model-hub.model', id: 'org/m' });
+    const id = addressOf(bytes);
+    const hex = id.slice('blake3:'.length);
+    const dir = path.join(root, 'objects', hex.slice(0, 2));
+    const meta = { id, kind: 'model-hub.model', media_type: 'application/json', size: bytes.byteLength, created_at_millis: 1234, filename: null };
+    await mkdir(dir, { recursive: true });
+    await writeFile(path.join(dir, `${hex}.meta`), JSON.stringify(meta));
+    await writeFile(path.join(dir, hex), bytes);
+    const store = new FsObjectStore(root);
+    expect(await store.meta(id)).toEqual(meta);
+    expect((await store.get(id))?.meta).toEqual(meta);
+    expect((await store.list({ kind: 'model-hub.model' })).items).toEqual([meta]);
+    expect(await store.put(bytes, { kind: 'model-hub.model', mediaType: 'application/json' })).toEqual({ meta, created: false });
+  });
+});
+
+describe('jsonKind', () => {
+  const k = (s: string) => jsonKind(new TextEncoder().encode(s));
+  it('reads the top-level kind only', () => {
+    expect(k('{"kind":"a"}')).toBe('a');
+    expect(k(' { "z" : [1,{"kind":"no"}], "kind" : "yes" } ')).toBe('yes');
+    expect(k('{"a":"}\\"{","kind":"b"}')).toBe('b');
+    expect(k('{"a":{"kind":"x"}}')).toBeUndefined();
+    expect(k('{"a":"kind","b":"c"}')).toBeUndefined();
+    expect(k('{"kind":1}')).toBeUndefined();
+    expect(k('{"kind":"a\\"b"}')).toBeUndefined();
+    expect(k('["kind","a"]')).toBeUndefined();
+    expect(k('{"kind":"a')).toBeUndefined();
+    expect(k('')).toBeUndefined();
   });
 });

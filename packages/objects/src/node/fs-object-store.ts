@@ -16,6 +16,7 @@ import {
   REF_NAME,
   type StoredObject,
 } from '@hub/core-index';
+import { DERIVED_MAX_BYTES, derivable, derivedMeta } from './derived-meta.js';
 import { withFileLock } from './file-lease.js';
 
 let tmpCounter = 0;
@@ -24,7 +25,6 @@ function tempName(dir: string): string {
   return path.join(dir, `.tmp-${process.pid}-${Date.now()}-${tmpCounter++}`);
 }
 
-/** Write a new file and fsync it (no rename). */
 async function writeDurable(file: string, bytes: Uint8Array | string): Promise<void> {
   const fh = await open(file, constants.O_CREAT | constants.O_WRONLY | constants.O_EXCL, 0o644);
   try {
@@ -56,6 +56,7 @@ function syncFs(dir: string): Promise<void> {
   });
 }
 
+/** One new object of a batch: its temp files (`metaTmp` empty when its metadata is derived, not written). */
 interface PendingWrite {
   p: PendingPut;
   paths: { bytes: string; meta: string };
@@ -91,8 +92,9 @@ export async function writeFileAtomic(target: string, bytes: Uint8Array | string
 }
 
 /**
- * Objects on disk: `objects/ab/<64 hex>` holds the bytes and `objects/ab/<64 hex>.meta` its
- * metadata. The bytes file is written last, so an object is visible only once it is whole.
+ * Objects on disk: `objects/ab/<64 hex>` holds the bytes and `objects/ab/<64 hex>.meta` its metadata, except for a
+ * JSON object whose metadata is derived from it (derived-meta.ts: no `.meta` file). The bytes file is written last, so
+ * an object is visible only once it is whole.
  */
 export class FsObjectStore implements ObjectStore {
   private readonly objectsDir: string;
@@ -128,7 +130,7 @@ export class FsObjectStore implements ObjectStore {
     } catch {
       return undefined;
     }
-    const meta = (await this.readMeta(address, bytes.byteLength)) as ObjectMetadata;
+    const meta = (await this.readMeta(address, bytes)) as ObjectMetadata;
     const obj = { bytes, meta };
     this.cache.set(address, obj);
     return obj;
@@ -150,19 +152,19 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
-  private async readMeta(address: Address, size?: number): Promise<ObjectMetadata | undefined> {
+  /** The `.meta` file, or else the metadata derived from the object (its bytes read here when not given). */
+  private async readMeta(address: Address, bytes?: Uint8Array): Promise<ObjectMetadata | undefined> {
     const p = this.paths(address);
     try {
       return JSON.parse(await readFile(p.meta, 'utf8')) as ObjectMetadata;
     } catch {
-      if (size === undefined) {
-        try {
-          size = (await stat(p.bytes)).size;
-        } catch {
-          return undefined;
-        }
+      try {
+        const st = await stat(p.bytes);
+        if (!bytes && st.size <= DERIVED_MAX_BYTES) bytes = new Uint8Array(await readFile(p.bytes));
+        return derivedMeta(address, bytes, st.size, st.mtimeMs);
+      } catch {
+        return undefined;
       }
-      return { id: address, kind: 'unknown', media_type: 'application/octet-stream', size, created_at_millis: 0, filename: null };
     }
   }
 
@@ -195,8 +197,7 @@ export class FsObjectStore implements ObjectStore {
     });
   }
 
-  /** The batch being written, if any. */
-  private flushing = false;
+  private flushing = false; // a batch is being written
 
   private nextBatch(): void {
     if (this.flushing || this.pending.length === 0) return;
@@ -211,16 +212,18 @@ export class FsObjectStore implements ObjectStore {
   /** Fan-out folders known to exist (created once, not once per write). */
   private readonly madeDirs = new Set<string>();
 
-  /** The stored metadata when the object's bytes file exists (synchronous: one stat, cheaper than a pool trip). */
-  private existingSync(id: Address): ObjectMetadata | undefined {
+  /**
+   * The stored metadata when the object's bytes file exists (synchronous: one stat, cheaper than a pool trip). An
+   * object without a `.meta` file has the bytes being put (the same address), so its metadata is derived from them.
+   */
+  private existingSync(id: Address, bytes: Uint8Array): ObjectMetadata | undefined {
     const p = this.paths(id);
     const st = statSync(p.bytes, { throwIfNoEntry: false });
     if (!st) return undefined;
-    const size = st.size;
     try {
       return JSON.parse(readFileSync(p.meta, 'utf8')) as ObjectMetadata;
     } catch {
-      return { id, kind: 'unknown', media_type: 'application/octet-stream', size, created_at_millis: 0, filename: null };
+      return derivedMeta(id, bytes, st.size, st.mtimeMs);
     }
   }
 
@@ -245,7 +248,7 @@ export class FsObjectStore implements ObjectStore {
       }
       let existing: ObjectMetadata | undefined;
       try {
-        existing = this.existingSync(p.id);
+        existing = this.existingSync(p.id, p.bytes);
       } catch (e) {
         p.reject(e);
         continue;
@@ -261,7 +264,8 @@ export class FsObjectStore implements ObjectStore {
           await mkdir(dir, { recursive: true });
           this.madeDirs.add(dir);
         }
-        w.metaTmp = tempName(dir);
+        // No `.meta` file for metadata derived from the object itself (one file created per object, not two).
+        if (!derivable(w.p.meta, w.p.bytes)) w.metaTmp = tempName(dir);
         w.bytesTmp = tempName(dir);
       }
       if (writes.length >= BULK_BATCH && (await this.canSyncFs())) await this.writeBulk(writes);
@@ -279,12 +283,15 @@ export class FsObjectStore implements ObjectStore {
   /** A small batch: each temp file written and fsynced on the thread pool, then renamed; each folder fsynced once. */
   private async writeEach(writes: PendingWrite[]): Promise<void> {
     const written = await Promise.allSettled(
-      writes.flatMap((w) => [writeDurable(w.metaTmp, JSON.stringify(w.p.meta)), writeDurable(w.bytesTmp, w.p.bytes)]),
+      writes.flatMap((w) => [
+        ...(w.metaTmp ? [writeDurable(w.metaTmp, JSON.stringify(w.p.meta))] : []),
+        writeDurable(w.bytesTmp, w.p.bytes),
+      ]),
     );
     const failed = written.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     // Every metadata file before any bytes file: an object is visible (its bytes file) only with its metadata.
-    await Promise.all(writes.map((w) => rename(w.metaTmp, w.paths.meta)));
+    await Promise.all(writes.map((w) => w.metaTmp && rename(w.metaTmp, w.paths.meta)));
     await Promise.all(writes.map((w) => rename(w.bytesTmp, w.paths.bytes)));
     await Promise.all([...new Set(writes.map((w) => path.dirname(w.paths.bytes)))].map(syncDir));
   }
@@ -300,14 +307,14 @@ export class FsObjectStore implements ObjectStore {
     // On the thread pool, in parallel: creating a file waits on the filesystem's journal far more than on the CPU.
     const written = await Promise.allSettled(
       writes.flatMap((w) => [
-        writeFile(w.metaTmp, JSON.stringify(w.p.meta), { flag: 'wx', mode: 0o644 }),
+        ...(w.metaTmp ? [writeFile(w.metaTmp, JSON.stringify(w.p.meta), { flag: 'wx', mode: 0o644 })] : []),
         writeFile(w.bytesTmp, w.p.bytes, { flag: 'wx', mode: 0o644 }),
       ]),
     );
     const failed = written.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     await syncFs(this.objectsDir);
-    for (const w of writes) renameSync(w.metaTmp, w.paths.meta);
+    for (const w of writes) if (w.metaTmp) renameSync(w.metaTmp, w.paths.meta);
     for (const w of writes) {
       renameSync(w.bytesTmp, w.paths.bytes);
       w.metaTmp = '';
@@ -328,19 +335,9 @@ export class FsObjectStore implements ObjectStore {
 
   async list(query: ListQuery): Promise<ListPage> {
     const metas: ObjectMetadata[] = [];
-    let shards: string[] = [];
-    try {
-      shards = await readdir(this.objectsDir);
-    } catch {
-      return { items: [], next: null };
-    }
-    for (const shard of shards) {
-      if (!/^[0-9a-f]{2}$/.test(shard)) continue;
-      for (const name of await readdir(path.join(this.objectsDir, shard))) {
-        if (!/^[0-9a-f]{64}$/.test(name)) continue;
-        const meta = await this.readMeta(`blake3:${name}`);
-        if (meta) metas.push(meta);
-      }
+    for await (const address of this.addresses()) {
+      const meta = await this.readMeta(address);
+      if (meta) metas.push(meta);
     }
     return listFrom(metas, query);
   }
