@@ -47,7 +47,14 @@ export function jsonKind(b: Uint8Array): string | undefined {
       i++;
       if (depth === 1 && keyNext) {
         keyNext = false;
-        if (!escaped && end - start === 4 && b[start] === KIND[0] && b[start + 1] === KIND[1] && b[start + 2] === KIND[2] && b[start + 3] === KIND[3]) {
+        if (
+          !escaped &&
+          end - start === 4 &&
+          b[start] === KIND[0] &&
+          b[start + 1] === KIND[1] &&
+          b[start + 2] === KIND[2] &&
+          b[start + 3] === KIND[3]
+        ) {
           while (isSpace(b[i])) i++;
           if (b[i] !== 0x3a) return undefined; // :
           i++;

@@ -111,9 +111,17 @@ describe('FsObjectStore metadata derived from the object (no .meta file)', () =>
     const before = Date.now();
     // in a group (the bulk path) and alone (the small path)
     const many = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => store.put(json({ kind: 'model-hub.index-page', entries: { a: [i, '}"'] } }), { kind: 'model-hub.index-page', mediaType: 'application/json' })),
+      Array.from({ length: 40 }, (_, i) =>
+        store.put(json({ kind: 'model-hub.index-page', entries: { a: [i, '}"'] } }), {
+          kind: 'model-hub.index-page',
+          mediaType: 'application/json',
+        }),
+      ),
     );
-    const one = await store.put(json({ catalog: 'x', kind: 'model-hub.catalog' }), { kind: 'model-hub.catalog', mediaType: 'application/json' });
+    const one = await store.put(json({ catalog: 'x', kind: 'model-hub.catalog' }), {
+      kind: 'model-hub.catalog',
+      mediaType: 'application/json',
+    });
     const files = await listFiles(root);
     expect(files.filter((f) => f.endsWith('.meta'))).toEqual([]);
     expect(files.filter((f) => /^[0-9a-f]{64}$/.test(path.basename(f)))).toHaveLength(41);
@@ -154,7 +162,14 @@ describe('FsObjectStore metadata derived from the object (no .meta file)', () =>
     const id = addressOf(bytes);
     const hex = id.slice('blake3:'.length);
     const dir = path.join(root, 'objects', hex.slice(0, 2));
-    const meta = { id, kind: 'model-hub.model', media_type: 'application/json', size: bytes.byteLength, created_at_millis: 1234, filename: null };
+    const meta = {
+      id,
+      kind: 'model-hub.model',
+      media_type: 'application/json',
+      size: bytes.byteLength,
+      created_at_millis: 1234,
+      filename: null,
+    };
     await mkdir(dir, { recursive: true });
     await writeFile(path.join(dir, `${hex}.meta`), JSON.stringify(meta));
     await writeFile(path.join(dir, hex), bytes);
