@@ -2,7 +2,7 @@
 // pages are written from the models as they stream by, with exactly the bytes the whole-catalog writers give.
 import { describe, expect, it } from 'vitest';
 import type { Address } from '../index/blake3.js';
-import { CatalogWriter, readCatalog, splitCatalog, writeCatalog } from '../index/catalog-shards.js';
+import { CatalogWriter, readCatalog, splitCatalog, utf8Length, writeCatalog } from '../index/catalog-shards.js';
 import { writeIndexPages } from '../index/index-pages.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
 import type { ObjectStore } from '../index/object-store.js';
@@ -90,4 +90,31 @@ describe('the builder over a stream of models', () => {
     models.set(entry.model, { json: encoder.encode(JSON.stringify({ ...object, license: 'apache-2.0' } satisfies ModelObject)) });
     expect(await writeIndexPages(new MemoryObjectStore(), catalog, built.catalog, { models, sources })).not.toBe(built.day.pages);
   }, 120_000);
+});
+
+describe('a streamed shard composed from its rows serialized once', () => {
+  it('is the bytes of the shard object, with rows and ids beyond ASCII', async () => {
+    const source = new MemoryObjectStore();
+    const whole = await buildIndex(source, { date: '2026-11-28', models: syntheticModels(300) });
+    const catalog = await readCatalog(source, whole.catalog);
+    const odd = ['ü', '日本語', '😀', 'a"b\\c', 'tab\there', '\u0001', '\u07ff\u0800'];
+    catalog.rows.forEach((row, i) => {
+      row.tags = [odd[i % odd.length] as string, `t${i}`];
+    });
+    for (const limit of [8 * 1024, 20 * 1024]) {
+      const a = new MemoryObjectStore();
+      const b = new MemoryObjectStore();
+      const expected = await writeCatalog(a, catalog, limit);
+      const writer = new CatalogWriter(b, { date: catalog.date, prev: catalog.prev }, limit);
+      for (const row of catalog.rows) await writer.add(row, catalog.objects[row.id] as never);
+      const streamed = await writer.finish();
+      expect(streamed.shards.length).toBeGreaterThan(1);
+      expect(streamed).toEqual(expected);
+    }
+  });
+
+  it('counts UTF-8 bytes as the encoder writes them', () => {
+    for (const s of ['', 'abc', 'ü', '日本語', '😀', '\ud800', '\udc00x', 'a\ud83d', '\u07ff\u0800\uffff'])
+      expect(utf8Length(s)).toBe(encoder.encode(s).length);
+  });
 });

@@ -1,5 +1,5 @@
 import { type Address, addressOf } from './blake3.js';
-import { canonicalBytes } from './canonical-json.js';
+import { canonicalBytes, canonicalJson } from './canonical-json.js';
 import type { ObjectStore } from './object-store.js';
 import { type CatalogObject, CatalogObjectSchema, type CatalogShard, CatalogShardSchema } from './schemas.js';
 
@@ -24,9 +24,50 @@ function fnv1a(s: string): number {
   return h;
 }
 
-/** The bytes one row takes in a shard: the row, the entry keyed by the id, and the separators. */
-function rowBytes(row: CatalogObject['rows'][number], entry: CatalogObject['objects'][string] | undefined): number {
-  return canonicalBytes(row).length + (entry ? canonicalBytes(entry).length + canonicalBytes(row.id).length + 2 : 0) + 2;
+type Row = CatalogObject['rows'][number];
+type Entry = CatalogObject['objects'][string];
+
+/** The length in UTF-8 of a string (what `canonicalBytes(...).length` is, without encoding it). */
+export function utf8Length(s: string): number {
+  let n = s.length;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) n += 1;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 2; // a surrogate pair: 2 code units, 4 bytes
+      i++;
+    } else n += 2;
+  }
+  return n;
+}
+
+/**
+ * One row serialized once (canonical JSON): the row, and its `"id":entry` member of the shard's `objects`. Its size
+ * decides the cuts and its text is the shard's, so a streamed shard is composed from these, not serialized again.
+ */
+interface RowText {
+  row: Row;
+  entry: Entry | undefined;
+  json: string;
+  member: string | undefined;
+  bytes: number;
+}
+
+function rowText(row: Row, entry: Entry | undefined): RowText {
+  const json = canonicalJson(row);
+  const member = entry ? `${canonicalJson(row.id)}:${canonicalJson(entry)}` : undefined;
+  // The bytes one row takes in a shard: the row, the entry keyed by the id, and the separators.
+  return { row, entry, json, member, bytes: utf8Length(json) + (member ? utf8Length(member) + 1 : 0) + 2 };
+}
+
+const encoder = new TextEncoder();
+
+/** The canonical bytes of a shard from its rows' texts (the same bytes as `canonicalBytes` of the shard object). */
+function shardBytes(rows: string[], members: Map<string, string>): Uint8Array {
+  const ids = [...members.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const objects = ids.map((id) => members.get(id)).join(',');
+  return encoder.encode(`{"kind":"${CATALOG_SHARD_KIND}","objects":{${objects}},"rows":[${rows.join(',')}]}`);
 }
 
 /**
@@ -62,27 +103,33 @@ class ShardCutter {
   readonly shards: CatalogShard[] = [];
   private readonly budget: number;
   private every = 0;
-  private sample: Array<{ row: CatalogObject['rows'][number]; entry: CatalogObject['objects'][string] | undefined; bytes: number }> = [];
+  private sample: RowText[] = [];
   private sampleBytes = 0;
   private rows: CatalogShard['rows'] = [];
   private objects: CatalogShard['objects'] = {};
+  /** The shard's rows and `objects` members as text, when it is handed on as bytes (`onShard`). */
+  private texts: string[] = [];
+  private members = new Map<string, string>();
   private size = 0;
 
   constructor(
     private readonly limit: number,
-    private readonly onShard?: (shard: CatalogShard) => void,
+    private readonly onShard?: (bytes: Uint8Array, models: number) => void,
   ) {
     this.budget = limit - 256; // the shard's own keys and brackets
   }
 
-  add(row: CatalogObject['rows'][number], entry: CatalogObject['objects'][string] | undefined): void {
-    const bytes = rowBytes(row, entry);
+  add(row: Row, entry: Entry | undefined): void {
+    this.addText(rowText(row, entry));
+  }
+
+  addText(r: RowText): void {
     if (this.every > 0) {
-      this.cut(row, entry, bytes);
+      this.cut(r);
       return;
     }
-    this.sample.push({ row, entry, bytes });
-    this.sampleBytes += bytes;
+    this.sample.push(r);
+    this.sampleBytes += r.bytes;
     if (this.sampleBytes > this.limit) this.start();
   }
 
@@ -95,19 +142,26 @@ class ShardCutter {
     this.every = boundaryEvery(this.limit, this.sampleBytes, this.sample.length);
     const held = this.sample;
     this.sample = [];
-    for (const r of held) this.cut(r.row, r.entry, r.bytes);
+    for (const r of held) this.cut(r);
   }
 
-  private cut(row: CatalogObject['rows'][number], entry: CatalogObject['objects'][string] | undefined, bytes: number): void {
+  private cut(r: RowText): void {
+    const { row, entry, bytes } = r;
     if (bytes > this.budget) throw new Error(`catalog row ${row.id} alone is ${bytes} bytes, over the shard limit of ${this.limit}`);
     if (this.size + bytes > this.budget) this.flush();
-    this.rows.push(row);
-    if (entry) this.objects[row.id] = entry;
+    if (this.onShard) {
+      this.texts.push(r.json);
+      if (r.member) this.members.set(row.id, r.member);
+    } else {
+      this.rows.push(row);
+      if (entry) this.objects[row.id] = entry;
+    }
     this.size += bytes;
     if (fnv1a(row.id) % this.every === 0) this.flush();
   }
 
-  orphan(id: string, entry: CatalogObject['objects'][string]): void {
+  /** An entry without a row (none in a built catalog; only {@link splitCatalog} has them). */
+  orphan(id: string, entry: Entry): void {
     const bytes = canonicalBytes(entry).length + canonicalBytes(id).length + 4;
     if (this.size + bytes > this.budget) this.flush();
     this.objects[id] = entry;
@@ -115,10 +169,13 @@ class ShardCutter {
   }
 
   flush(): void {
-    if (this.rows.length === 0 && Object.keys(this.objects).length === 0) return;
-    const shard: CatalogShard = { kind: 'model-hub.catalog-shard', rows: this.rows, objects: this.objects };
-    if (this.onShard) this.onShard(shard);
-    else this.shards.push(shard);
+    if (this.onShard) {
+      if (this.texts.length > 0 || this.members.size > 0) this.onShard(shardBytes(this.texts, this.members), this.texts.length);
+      this.texts = [];
+      this.members = new Map();
+    } else if (this.rows.length > 0 || Object.keys(this.objects).length > 0) {
+      this.shards.push({ kind: 'model-hub.catalog-shard', rows: this.rows, objects: this.objects });
+    }
     this.rows = [];
     this.objects = {};
     this.size = 0;
@@ -131,7 +188,7 @@ class ShardCutter {
  * a builder of a million models never holds its whole catalog (docs/decisions/scale-and-speed.md).
  */
 export class CatalogWriter {
-  private readonly held: Array<{ row: CatalogObject['rows'][number]; entry: CatalogObject['objects'][string] }> = [];
+  private readonly held: RowText[] = [];
   private heldBytes = 0;
   private cutter: ShardCutter | undefined;
   private readonly refs: Array<{ address: Address; models: number }> = [];
@@ -144,24 +201,25 @@ export class CatalogWriter {
   ) {}
 
   /** The next row and its entry. */
-  async add(row: CatalogObject['rows'][number], entry: CatalogObject['objects'][string]): Promise<void> {
+  async add(row: Row, entry: Entry): Promise<void> {
+    // Each row is serialized once: its text sizes the cuts and becomes its shard's bytes.
+    const text = rowText(row, entry);
     if (this.cutter) {
-      this.cutter.add(row, entry);
+      this.cutter.addText(text);
       return;
     }
-    this.held.push({ row, entry });
+    this.held.push(text);
     // Each row costs the whole catalog at least its shard bytes less one separator: past the limit, it is sharded.
-    this.heldBytes += rowBytes(row, entry) - 1;
+    this.heldBytes += text.bytes - 1;
     if (this.heldBytes <= this.limit) return;
-    this.cutter = new ShardCutter(this.limit, (shard) => this.putShard(shard));
-    for (const r of this.held.splice(0)) this.cutter.add(r.row, r.entry);
+    this.cutter = new ShardCutter(this.limit, (bytes, models) => this.putShard(bytes, models));
+    for (const r of this.held.splice(0)) this.cutter.addText(r);
     await Promise.all(this.puts.splice(0));
   }
 
-  private putShard(shard: CatalogShard): void {
-    const bytes = canonicalBytes(shard);
+  private putShard(bytes: Uint8Array, models: number): void {
     if (bytes.length > this.limit) throw new Error(`a catalog shard came out at ${bytes.length} bytes, over the limit of ${this.limit}`);
-    this.refs.push({ address: addressOf(bytes), models: shard.rows.length });
+    this.refs.push({ address: addressOf(bytes), models });
     this.puts.push(this.objects.put(bytes, { kind: CATALOG_SHARD_KIND, mediaType: JSON_MEDIA_TYPE }));
   }
 
@@ -169,7 +227,7 @@ export class CatalogWriter {
   async finish(): Promise<{ address: Address; shards: Address[] }> {
     if (!this.cutter) {
       const catalog: CatalogObject = { kind: 'model-hub.catalog', date: this.head.date, rows: [], objects: {}, prev: this.head.prev };
-      for (const { row, entry } of this.held.splice(0)) {
+      for (const { row, entry } of this.held.splice(0) as Array<{ row: Row; entry: Entry }>) {
         catalog.rows.push(row);
         catalog.objects[row.id] = entry;
       }
