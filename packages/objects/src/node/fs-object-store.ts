@@ -173,12 +173,12 @@ export class FsObjectStore implements ObjectStore {
     return this.readMeta(address);
   }
 
+  /** One synchronous `stat` (a build asks it of every object yesterday's catalog names; a pool trip cost 10× more). */
   async has(address: Address) {
     if (this.cache.has(address)) return true;
     if (!isAddress(address)) return false;
     try {
-      await stat(this.paths(address).bytes);
-      return true;
+      return statSync(this.paths(address).bytes, { throwIfNoEntry: false }) !== undefined;
     } catch {
       return false;
     }
@@ -221,10 +221,10 @@ export class FsObjectStore implements ObjectStore {
     const st = statSync(p.bytes, { throwIfNoEntry: false });
     if (!st) return undefined;
     try {
-      return JSON.parse(readFileSync(p.meta, 'utf8')) as ObjectMetadata;
-    } catch {
-      return derivedMeta(id, bytes, st.size, st.mtimeMs);
-    }
+      // (a missing .meta file is the usual case now: no exception thrown and caught for it)
+      if (statSync(p.meta, { throwIfNoEntry: false })) return JSON.parse(readFileSync(p.meta, 'utf8')) as ObjectMetadata;
+    } catch {}
+    return derivedMeta(id, bytes, st.size, st.mtimeMs);
   }
 
   /**
