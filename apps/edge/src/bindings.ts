@@ -8,7 +8,8 @@ import type { AnalyticsEngineDatasetLike } from './analytics-metrics.js';
 
 /** The subset of an R2 bucket the object store uses. */
 export interface R2BucketLike {
-  get(key: string): Promise<R2ObjectBodyLike | null>;
+  /** `range`: only these bytes (R2's ranged read, one operation like any get). */
+  get(key: string, options?: { range?: { offset: number; length: number } }): Promise<R2ObjectBodyLike | null>;
   head(key: string): Promise<R2ObjectLike | null>;
   put(
     key: string,

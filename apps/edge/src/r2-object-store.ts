@@ -64,6 +64,17 @@ export class R2ObjectStore implements ObjectStore {
     return obj ? new Uint8Array(await obj.arrayBuffer()) : undefined;
   }
 
+  /** A byte range of an object (one model of a models page): one ranged read, not kept in this store's cache. */
+  async readRange(address: Address, start: number, length: number): Promise<Uint8Array | undefined> {
+    if (!isAddress(address)) return undefined;
+    const hit = this.cache.get(address);
+    if (hit) return hit.bytes.length >= start + length ? hit.bytes.subarray(start, start + length) : undefined;
+    const obj = await this.bucket.get(objectKey(address), { range: { offset: start, length } });
+    if (!obj) return undefined;
+    const bytes = new Uint8Array(await obj.arrayBuffer());
+    return bytes.length === length ? bytes : undefined;
+  }
+
   async meta(address: Address): Promise<ObjectMetadata | undefined> {
     if (!isAddress(address)) return undefined;
     const hit = this.cache.get(address);

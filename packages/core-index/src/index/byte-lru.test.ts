@@ -32,4 +32,26 @@ describe('ByteLru: bounded in bytes, least recently used out first', () => {
     expect(lru.bytes).toBe(25);
     expect(lru.get('a')).toBe('two');
   });
+
+  it('with secondAsk, keeps a key from its second offer: one-off keys pass through and push nothing out', () => {
+    const lru = new ByteLru<number>(100, 100, { secondAsk: true });
+    expect(lru.set('hot', 1, 10)).toBe(false);
+    expect(lru.has('hot')).toBe(false);
+    expect(lru.set('hot', 1, 10)).toBe(true);
+    expect(lru.get('hot')).toBe(1);
+    // 10,000 keys offered once each leave the kept key where it was
+    for (let i = 0; i < 10_000; i++) expect(lru.set(`once-${i}`, i, 50)).toBe(false);
+    expect(lru.get('hot')).toBe(1);
+    expect(lru.bytes).toBe(10);
+    // a kept key is replaced at once; keep() bypasses the rule
+    expect(lru.set('hot', 2, 10)).toBe(true);
+    expect(lru.keep('start', 3, 10)).toBe(true);
+    expect(lru.get('start')).toBe(3);
+    // numbers are keys too
+    const byNumber = new ByteLru<string, number>(100, 100, { secondAsk: true });
+    byNumber.set(7, 'a', 1);
+    byNumber.set(8, 'b', 1);
+    byNumber.set(7, 'a', 1);
+    expect([byNumber.has(7), byNumber.has(8)]).toEqual([true, false]);
+  });
 });

@@ -11,12 +11,21 @@ export class ByteLru<V, K = string> {
   private readonly map = new Map<K, { v: V; size: number }>();
   private total = 0;
   private oldest: Iterator<[K, { v: V; size: number }]> | undefined;
+  private readonly door: Doorkeeper | undefined;
 
-  /** `maxBytes` in all; a value larger than `maxEntryBytes` (default a quarter of the whole) is never kept. */
+  /**
+   * `maxBytes` in all; a value larger than `maxEntryBytes` (default a quarter of the whole) is never kept. With
+   * `secondAsk`, a key is kept from the second time it is offered while the {@link Doorkeeper} still remembers the
+   * first (the cache's admission rule: a stream of one-off keys, such as random look-ups over a large index, passes
+   * through without pushing out what is asked again, and leaves the collector young garbage, not old).
+   */
   constructor(
     private readonly maxBytes: number,
     private readonly maxEntryBytes = maxBytes / 4,
-  ) {}
+    options: { secondAsk?: boolean } = {},
+  ) {
+    this.door = options.secondAsk ? new Doorkeeper() : undefined;
+  }
 
   /** The value, moved to the most recently used end. */
   get(key: K): V | undefined {
@@ -31,14 +40,23 @@ export class ByteLru<V, K = string> {
     return this.map.has(key);
   }
 
-  /** Keep a value counted at `size` bytes (when it is small enough), evicting the least recently used past the bound. */
-  set(key: K, v: V, size: number): void {
+  /**
+   * Offer a value counted at `size` bytes: kept when it is small enough (and, with `secondAsk`, when its key was
+   * offered before, or is already kept), evicting the least recently used past the bound. Returns whether it is kept.
+   */
+  set(key: K, v: V, size: number): boolean {
+    if (this.door !== undefined && !this.map.has(key) && !this.door.seen(key)) return false;
+    return this.keep(key, v, size);
+  }
+
+  /** Keep a value whatever the admission rule says (what is known to be asked again: a start's examples, work in flight). */
+  keep(key: K, v: V, size: number): boolean {
     const old = this.map.get(key);
     if (old) {
       this.map.delete(key);
       this.total -= old.size;
     }
-    if (size > this.maxEntryBytes) return;
+    if (size > this.maxEntryBytes) return false;
     this.map.set(key, { v, size });
     this.total += size;
     while (this.total > this.maxBytes) {
@@ -52,6 +70,7 @@ export class ByteLru<V, K = string> {
       this.map.delete(k);
       this.total -= e.size;
     }
+    return true;
   }
 
   /** Bytes held now. */
@@ -63,4 +82,44 @@ export class ByteLru<V, K = string> {
   get size(): number {
     return this.map.size;
   }
+}
+
+/**
+ * Remembers the last keys offered, one 32-bit hash a slot in a fixed table (a direct-mapped "doorkeeper", as in
+ * TinyLFU): `seen(k)` is true when `k`'s slot still holds `k`'s hash, else it writes it there. Fixed memory, no
+ * allocation per key; a collision only makes a key wait for one more ask, or (1 in 2^32) admits one early.
+ */
+export class Doorkeeper {
+  private readonly slots: Uint32Array;
+  private readonly mask: number;
+
+  constructor(bits = 16) {
+    this.slots = new Uint32Array(1 << bits);
+    this.mask = (1 << bits) - 1;
+  }
+
+  seen(key: unknown): boolean {
+    const h = hash32(key);
+    const at = h & this.mask;
+    if (this.slots[at] === h) return true;
+    this.slots[at] = h;
+    return false;
+  }
+}
+
+/** FNV-1a over a string's UTF-16 units (a number: its 32-bit value), then murmur3's finaliser; never 0. */
+function hash32(key: unknown): number {
+  let h: number;
+  if (typeof key === 'number') h = Math.imul(key | 0, 0x9e3779b1);
+  else {
+    const s = String(key);
+    h = 0x811c9dc5;
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  }
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0 || 1;
 }

@@ -8,8 +8,10 @@ import {
   DIR_FANOUT,
   gramsOf,
   type HashedMap,
+  type IdEntry,
   KEPT_ORDERS,
   MODELS_PER_PAGE,
+  modelsPageBytes,
   ORDER_PER_PAGE,
   PAGE_KIND,
   PAGES_KIND,
@@ -69,6 +71,12 @@ export class IndexPagesWriter {
   private readonly modelPages: string[] = [];
   private head: PagedEntry[] = [];
   private page: PagedEntry[] = [];
+  /** the canonical bytes of each model of {@link page} */
+  private pageEntries: Uint8Array[] = [];
+  /** where each rank's model lies in its models page, and its BLAKE3 (32 bytes a rank), for the id entries */
+  private readonly entryStart: number[] = [];
+  private readonly entryLength: number[] = [];
+  private readonly entryHash = new HashColumn();
 
   constructor(store: ObjectStore) {
     this.w = new PageWriter(store);
@@ -79,6 +87,7 @@ export class IndexPagesWriter {
     const rank = this.n++;
     const { row, object, sources } = entry;
     this.page.push(entry);
+    this.pageEntries.push(canonicalBytes(entry));
     this.lowerIds.push(lower);
     this.idSet.add(lower);
     for (const f of object.files) {
@@ -101,17 +110,28 @@ export class IndexPagesWriter {
     this.created.push(rowSortKey('createdAt', row, row.id, rank) as string);
     this.modified.push(rowSortKey('lastModified', row, row.id, rank) as string);
     if (rank < MODELS_PER_PAGE) this.head = this.page;
-    if (this.page.length === MODELS_PER_PAGE) {
-      this.modelPages.push(await this.w.page({ role: 'models', first: rank + 1 - this.page.length, models: this.page }));
-      this.page = [];
-    }
+    if (this.page.length === MODELS_PER_PAGE) await this.modelsPage();
+  }
+
+  /** Write the models page of the models added since the last one, and note where each model lies in it. */
+  private async modelsPage(): Promise<void> {
+    const entries = this.pageEntries;
+    const first = this.n - entries.length;
+    const { bytes, starts } = modelsPageBytes(first, entries, canonicalBytes);
+    entries.forEach((e, k) => {
+      this.entryStart.push(starts[k] as number);
+      this.entryLength.push(e.length);
+      this.entryHash.push(addressOf(e));
+    });
+    this.modelPages.push(await this.w.pageBytes(bytes));
+    this.page = [];
+    this.pageEntries = [];
   }
 
   /** Write the look-up pages and the root; returns the root's address. Call once, after every {@link add}. */
   async finish(catalogAddress: Address, date: string): Promise<Address> {
     const { w, n, lowerIds } = this;
-    if (this.page.length) this.modelPages.push(await w.page({ role: 'models', first: n - this.page.length, models: this.page }));
-    this.page = [];
+    if (this.page.length) await this.modelsPage();
     const models: PagedArray = { per: MODELS_PER_PAGE, count: n, ...(await w.dirs(this.modelPages)) };
 
     // ids (and dash aliases, `~`-prefixed) → rank
@@ -124,10 +144,17 @@ export class IndexPagesWriter {
     );
     const idKeys: Array<[string, number]> = [];
     for (const [alias, m] of aliases) idKeys.push([`~${alias}`, m.rank]);
-    // Each id names its models page as well as its rank, so a look-up needs no directory read.
-    const at = (rank: number): [string, number] => [this.modelPages[Math.floor(rank / MODELS_PER_PAGE)] as string, rank];
+    // Each id names its models page, its rank and its model's bytes in that page, so a look-up reads no directory and
+    // parses its own model only.
+    const at = (rank: number): IdEntry => [
+      this.modelPages[Math.floor(rank / MODELS_PER_PAGE)] as string,
+      rank,
+      this.entryStart[rank] as number,
+      this.entryLength[rank] as number,
+      this.entryHash.address(rank),
+    ];
     const idCount = n + idKeys.length;
-    const idBuckets = powerOfTwo(Math.ceil((idCount * 120) / BUCKET_TARGET_BYTES));
+    const idBuckets = powerOfTwo(Math.ceil((idCount * 200) / BUCKET_TARGET_BYTES));
     const keyOf = (i: number) => (i < n ? (lowerIds[i] as string) : (idKeys[i - n] as [string, number])[0]);
     const ids = await w.hashed('ids', idBuckets, idCount, keyOf, (entries, i) => {
       if (i < n) entries[lowerIds[i] as string] = at(i);
@@ -248,7 +275,11 @@ class PageWriter {
 
   /** One page: its address at once; its put joins the batch in flight (waited for when the batch is full). */
   async page(value: Record<string, unknown>): Promise<string> {
-    const bytes = canonicalBytes({ kind: PAGE_KIND, ...value });
+    return this.pageBytes(canonicalBytes({ kind: PAGE_KIND, ...value }));
+  }
+
+  /** One page already in its canonical bytes. */
+  async pageBytes(bytes: Uint8Array): Promise<string> {
     this.pending.push(this.store.put(bytes, { kind: PAGE_KIND, mediaType: JSON_MEDIA_TYPE }));
     if (this.pending.length >= WRITE_BATCH) await this.flush();
     return addressOf(bytes);
@@ -317,3 +348,29 @@ class PageWriter {
     return { n: ranks.length, s };
   }
 }
+
+/** BLAKE3 addresses kept as 32 bytes each, in chunks (a million models: 32 MB, not a million strings). */
+class HashColumn {
+  private static readonly PER_CHUNK = 65_536;
+  private readonly chunks: Uint8Array[] = [];
+  private count = 0;
+
+  push(address: string): void {
+    const per = HashColumn.PER_CHUNK;
+    if (this.count % per === 0) this.chunks.push(new Uint8Array(per * 32));
+    const chunk = this.chunks[this.chunks.length - 1] as Uint8Array;
+    const at = (this.count % per) * 32;
+    for (let i = 0; i < 32; i++) chunk[at + i] = Number.parseInt(address.slice(7 + 2 * i, 9 + 2 * i), 16);
+    this.count++;
+  }
+
+  address(i: number): string {
+    const chunk = this.chunks[Math.floor(i / HashColumn.PER_CHUNK)] as Uint8Array;
+    const at = (i % HashColumn.PER_CHUNK) * 32;
+    let hex = 'blake3:';
+    for (let k = 0; k < 32; k++) hex += HEX[chunk[at + k] as number];
+    return hex;
+  }
+}
+
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));

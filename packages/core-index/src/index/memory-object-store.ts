@@ -20,6 +20,12 @@ export class MemoryObjectStore implements ObjectStore {
     return this.objects.get(address);
   }
 
+  /** A byte range of an object (a copy), at once; undefined when it is missing or shorter. */
+  readRange(address: Address, start: number, length: number): Uint8Array | undefined {
+    const bytes = this.objects.get(address)?.bytes;
+    return bytes && start >= 0 && length >= 0 && start + length <= bytes.length ? bytes.slice(start, start + length) : undefined;
+  }
+
   async meta(address: Address) {
     return this.objects.get(address)?.meta;
   }

@@ -40,6 +40,11 @@ export interface ObjectStore {
    * Stores without it are read through `get`. Nothing is checked: the reader checks the bytes against the address.
    */
   readBytes?(address: Address): Uint8Array | undefined | Promise<Uint8Array | undefined>;
+  /**
+   * `length` bytes of an object from byte `start` (one model of a models page), as {@link readBytes} reads: at once
+   * from a local disk, else with a promise; undefined when the object is missing or shorter. Nothing is checked.
+   */
+  readRange?(address: Address, start: number, length: number): Uint8Array | undefined | Promise<Uint8Array | undefined>;
   meta(address: Address): Promise<ObjectMetadata | undefined>;
   has(address: Address): Promise<boolean>;
   put(bytes: Uint8Array, options: PutOptions): Promise<{ meta: ObjectMetadata; created: boolean }>;

@@ -8,13 +8,17 @@ import type { ModelObject, ModelRow, SourceObject } from './schemas.js';
 export const PAGES_KIND = 'model-hub.index-pages';
 export const PAGE_KIND = 'model-hub.index-page';
 /**
- * 2: an id names its models page and its rank (`[page, rank]`), so a look-up reads its id bucket and its page and no
- * directory; models pages of 4 and id buckets of about 2 KB (a cold look-up parses about 10 KB, not 36). Version 1
- * (an id names its rank) is still read.
+ * 3: an id names its models page, its rank, and where its model lies in that page (`[page, rank, start, length,
+ * entry]`, `entry` the BLAKE3 address of those bytes), so a look-up reads and parses its id bucket and its own model
+ * (about 4 KB), not the page of four, and checks the model by its own address. 2: `[page, rank]`; models pages of 4
+ * and id buckets of about 2 KB. 1: the rank alone. Versions 1 and 2 are still read.
  */
-export const PAGES_VERSION = 2;
+export const PAGES_VERSION = 3;
 /** The versions a reader opens. */
-export const PAGES_VERSIONS_READ: readonly number[] = [1, 2];
+export const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3];
+
+/** Where an id's model lies (version 3): its models page, its rank, its bytes in that page, their BLAKE3 address. */
+export type IdEntry = [page: string, rank: number, start: number, length: number, entry: string];
 
 /** Page addresses one directory object lists. */
 export const DIR_FANOUT = 1024;
@@ -62,7 +66,7 @@ export interface PagesRoot {
   kinds: Array<[string, SourceObject['type']]>;
   /** models in browse order, {@link MODELS_PER_PAGE} a page */
   models: PagedArray;
-  /** lower-case id (and `~` + dash alias) → `[models page address, rank]` (version 1: the rank alone) */
+  /** lower-case id (and `~` + dash alias) → an {@link IdEntry} (version 2: `[page, rank]`; version 1: the rank) */
   ids: HashedMap;
   /** SHA-256 → ranks of the models holding a file with it */
   shas: HashedMap;
@@ -81,6 +85,39 @@ export interface PagedEntry {
   row: ModelRow;
   object: ModelObject;
   sources: Array<{ address: string; object: SourceObject }>;
+}
+
+const textEncoder = new TextEncoder();
+
+/**
+ * A models page's canonical bytes from its models' own canonical bytes, and where each lies in it: the page is
+ * `{"first":…,"kind":…,"models":[e0,e1,…],"role":"models"}` (keys sorted, no space), so it is the page with no
+ * models with the entries joined by commas spliced into its empty array, byte for byte `canonicalBytes` of the page.
+ */
+export function modelsPageBytes(
+  first: number,
+  entries: readonly Uint8Array[],
+  canonical: (value: unknown) => Uint8Array,
+): { bytes: Uint8Array; starts: number[] } {
+  const empty = canonical({ kind: PAGE_KIND, role: 'models', first, models: [] });
+  const marker = textEncoder.encode('"models":[]');
+  let at = -1;
+  for (let i = 0; at < 0 && i + marker.length <= empty.length; i++)
+    if (marker.every((b, k) => empty[i + k] === b)) at = i + marker.length - 1;
+  let size = empty.length + Math.max(0, entries.length - 1);
+  for (const e of entries) size += e.length;
+  const bytes = new Uint8Array(size);
+  bytes.set(empty.subarray(0, at), 0);
+  let pos = at;
+  const starts: number[] = [];
+  entries.forEach((e, k) => {
+    if (k > 0) bytes[pos++] = 0x2c; // ,
+    starts.push(pos);
+    bytes.set(e, pos);
+    pos += e.length;
+  });
+  bytes.set(empty.subarray(at), pos);
+  return { bytes, starts };
 }
 
 /** A posting list: `n` ranks ascending, inline (`r`) or in segments of {@link POSTINGS_SEGMENT} (`s`, addresses). */

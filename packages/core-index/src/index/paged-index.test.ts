@@ -6,7 +6,7 @@ import { IndexLoadError, loadIndex } from './index-store.js';
 import type { MemoryIndex } from './memory-index.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
-import { bucketOf, MODELS_PER_PAGE, PAGE_KIND, PAGES_KIND } from './page-layout.js';
+import { bucketOf, MODELS_PER_PAGE, modelsPageBytes, PAGE_KIND, PAGES_KIND } from './page-layout.js';
 import { openPagedIndex, type PagedIndex } from './paged-index.js';
 import { SORT_KEYS } from './search.js';
 import type { IndexStore, ModelQuery } from './store-types.js';
@@ -125,10 +125,42 @@ describe('on an index of 10,000 SYNTHETIC models a request reads a bounded numbe
     expect(m?.id).toBe(id);
     expect(store.reads).toBeLessThanOrEqual(3);
     store.reset();
+    // a first ask keeps nothing (a stream of one-off look-ups passes through the caches); the second keeps it warm
+    expect(index.warm(id)).toBeUndefined();
+    await index.model(id);
+    expect(store.reads).toBeGreaterThan(0);
+    store.reset();
     // warm: no read at all
     expect(index.warm(id.toUpperCase())?.id).toBe(id);
     await index.model(id);
     expect(store.reads).toBe(0);
+  });
+
+  it('a look-up reads its own model by range, not its models page, and checks it against its id entry', async () => {
+    const index = await fresh();
+    store.reset();
+    const m = await index.model(models[4242]?.id as string);
+    expect(m?.id).toBe(models[4242]?.id);
+    // the id bucket whole, then one ranged read of the models page
+    expect(store.ranges).toHaveLength(1);
+    const [page, start, length] = store.ranges[0] as [string, number, number];
+    const whole = (await inner.get(page as Address))?.bytes as Uint8Array;
+    expect(length).toBeLessThan(whole.length / 2);
+    const entry = JSON.parse(new TextDecoder().decode(whole.subarray(start, start + length)));
+    expect(entry.id).toBe(models[4242]?.id);
+    // a model whose bytes were changed in its page is refused, naming the page
+    const lying = new Proxy(store, {
+      get(target, prop) {
+        if (prop !== 'readRange') return Reflect.get(target, prop);
+        return (a: Address, s0: number, n: number) => {
+          const bytes = (inner.readRange(a, s0, n) as Uint8Array).slice();
+          bytes[10] = (bytes[10] as number) ^ 1;
+          return bytes;
+        };
+      },
+    });
+    const damaged = await openPagedIndex(lying, pages, catalog);
+    await expect(damaged.model(models[4242]?.id as string)).rejects.toThrow(`index page ${page}: the model at rank 4242`);
   });
 
   it('a digest look-up (an OCI blob by digest) reads its bucket and the holders’ models pages', async () => {
@@ -209,8 +241,8 @@ describe('a damaged index page is refused as any object is', () => {
   });
 });
 
-describe('a day of pages version 1 (built before ids named their page)', () => {
-  it('still opens: an id names its rank, bucketed by FNV-1a alone', async () => {
+describe('a day of pages version 1 (built before ids named their page) or 2 (before ids named their bytes)', () => {
+  it('version 1 still opens: an id names its rank, bucketed by FNV-1a alone', async () => {
     const store = new MemoryObjectStore();
     const models = syntheticModels(60);
     const { catalog, pages } = await buildWithPages(store, models);
@@ -230,7 +262,31 @@ describe('a day of pages version 1 (built before ids named their page)', () => {
     for (const m of models) expect((await v1.model(m.id.toUpperCase()))?.id).toBe(m.id);
     expect(await v1.model('synthetic-org-1/none')).toBeUndefined();
     expect((await v1.dashAlias('dotted-org-5/model-5'))?.id).toBe('dotted.org-5/model-5');
-    await expect(openPagedIndex(store, await put(PAGES_KIND, { ...v2.root, version: 3 }), catalog)).rejects.toThrow(/version 1 or 2/);
+    await expect(openPagedIndex(store, await put(PAGES_KIND, { ...v2.root, version: 4 }), catalog)).rejects.toThrow(/version 1 or 2 or 3/);
+  });
+
+  it('version 2 still opens: an id names its models page and rank, and the look-up reads the page whole', async () => {
+    const store = new CountingObjectStore(new MemoryObjectStore());
+    const models = syntheticModels(60);
+    const { catalog, pages } = await buildWithPages(store, models);
+    const v3 = (await openPagedIndex(store, pages, catalog)) as PagedIndex;
+    const put = async (kind: string, value: unknown) =>
+      (await store.put(canonicalBytes(value), { kind, mediaType: 'application/json' })).meta.id as Address;
+    const idPages: string[] = [];
+    for (const a of v3.root.ids.pages ?? []) {
+      const { entries } = await v3.page<{ entries: Record<string, [string, number]> }>(a);
+      const two = Object.fromEntries(Object.entries(entries).map(([k, [page, rank]]) => [k, [page, rank]]));
+      idPages.push(await put(PAGE_KIND, { kind: PAGE_KIND, role: 'ids', entries: two }));
+    }
+    const v2 = await openPagedIndex(
+      store,
+      await put(PAGES_KIND, { ...v3.root, version: 2, ids: { ...v3.root.ids, pages: idPages } }),
+      catalog,
+    );
+    store.reset();
+    for (const m of models) expect((await v2.model(m.id.toUpperCase()))?.id).toBe(m.id);
+    expect(store.ranges).toHaveLength(0);
+    expect((await v2.dashAlias('dotted-org-5/model-5'))?.id).toBe('dotted.org-5/model-5');
   });
 });
 
@@ -250,6 +306,26 @@ describe('a filter on the signature verdict (design 11.2)', () => {
       const want = (await whole.search(q, 0, 100)).models.map((m) => m.id);
       expect(want.length).toBeGreaterThan(0);
       expect((await paged.search(q, 0, 100)).models.map((m) => m.id)).toEqual(want);
+    }
+  });
+});
+
+describe("a models page assembled from its models' own bytes", () => {
+  it('is byte for byte the canonical JSON of the page, and each model lies where its start says', () => {
+    const models = [
+      { id: 'a/b', n: 1, s: 'x"y\u00e9' },
+      { id: 'c/d', list: [1, 2, { z: null }] },
+      { id: 'e/f', deep: { b: 1, a: [] } },
+    ];
+    for (const some of [models, models.slice(0, 1), []]) {
+      const entries = some.map((m) => canonicalBytes(m));
+      const { bytes, starts } = modelsPageBytes(12, entries, canonicalBytes);
+      expect(new TextDecoder().decode(bytes)).toBe(
+        new TextDecoder().decode(canonicalBytes({ kind: PAGE_KIND, role: 'models', first: 12, models: some })),
+      );
+      entries.forEach((e, k) => {
+        expect(bytes.subarray(starts[k] as number, (starts[k] as number) + e.length)).toEqual(e);
+      });
     }
   });
 });

@@ -6,6 +6,7 @@ import {
   bucketOf,
   DIR_FANOUT,
   type HashedMap,
+  type IdEntry,
   PAGES_KIND,
   PAGES_VERSIONS_READ,
   type PagedArray,
@@ -71,17 +72,20 @@ export class PagedIndex implements IndexStore, PagedReads {
     options: PagedIndexOptions = {},
   ) {
     const bytes = options.cacheBytes ?? PAGED_CACHE_BYTES;
-    this.pages = new ByteLru(bytes / 2);
-    this.warmModels = new ByteLru(bytes / 4);
-    this.memos = new ByteLru(options.memoBytes ?? bytes / 4);
+    // Kept from the second ask (ByteLru's `secondAsk`): at a size where look-ups are random, most models are asked
+    // once, and keeping each would only churn the caches and promote garbage to the collector's old space
+    // (docs/decisions/scale-and-speed.md "Kept from the second ask").
+    this.pages = new ByteLru(bytes / 2, bytes / 8, { secondAsk: true });
+    this.warmModels = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
+    this.memos = new ByteLru(options.memoBytes ?? bytes / 4, (options.memoBytes ?? bytes / 4) / 4, { secondAsk: true });
     this.verify = options.verify !== false;
     this.catalogAddress = root.catalog as Address;
     this.snapshot = root.date;
     this.totals = root.totals;
     this.headModels = root.head.map((e, i) => this.fromEntry(e, i, 0));
     for (const m of this.headModels) {
-      this.warmModels.set(m.id.toLowerCase(), m, 0);
-      this.warmModels.set(`#${m.rank}`, m, 0);
+      this.warmModels.keep(m.id.toLowerCase(), m, 0);
+      this.warmModels.keep(`#${m.rank}`, m, 0);
     }
   }
 
@@ -167,14 +171,34 @@ export class PagedIndex implements IndexStore, PagedReads {
     const e = page.models[rank - page.first] as PagedEntry;
     const warm = this.warmModels.get(e.id.toLowerCase());
     if (warm) return warm;
-    return this.fromEntry(e, rank, 2048 + e.object.files.length * 200);
+    return this.fromEntry(e, rank, 2048 + e.object.files.length * 200 + e.sources.length * 400);
   }
 
-  /** The model an id bucket names: `[page, rank]`, or a rank alone in a version 1 day. */
+  /** The model an id bucket names: an {@link IdEntry}, `[page, rank]` in a version 2 day, a rank in version 1. */
   private async named(key: string): Promise<IndexedModel | undefined> {
-    const at = await this.bucket<number | [string, number]>(this.root.ids, key);
+    const at = await this.bucket<number | [string, number] | IdEntry>(this.root.ids, key);
     if (at === undefined) return undefined;
-    return typeof at === 'number' ? this.modelAt(at) : this.modelIn(at[0], at[1]);
+    if (typeof at === 'number') return this.modelAt(at);
+    return at.length >= 5 ? this.modelFrom(at as IdEntry) : this.modelIn(at[0], at[1]);
+  }
+
+  /**
+   * The model an id entry names: its own bytes of its models page, read by range and checked against the entry's
+   * address (a store without ranged reads, or a page read just now, answers from the whole page).
+   */
+  private async modelFrom(at: IdEntry): Promise<IndexedModel> {
+    const [page, rank, start, length, entry] = at;
+    const warm = this.warmModels.get(`#${rank}`);
+    if (warm) return warm;
+    const objects = this.objects;
+    if (!objects.readRange || this.recentPages.has(page)) return this.modelIn(page, rank);
+    this.reads++;
+    const got = objects.readRange(page as Address, start, length);
+    const bytes = got instanceof Promise ? await got : got;
+    if (!bytes) throw new IndexLoadError(`index page ${page} is missing from the object store, or shorter than its id entries say`);
+    if (this.verify && addressOf(bytes) !== entry)
+      throw new IndexLoadError(`index page ${page}: the model at rank ${rank} does not hash to its id entry's address`);
+    return this.fromEntry(JSON.parse(decoder.decode(bytes)) as PagedEntry, rank, 2048 + length);
   }
 
   /** The posting list of a term (undefined when no model has it). */
@@ -275,11 +299,12 @@ export class PagedIndex implements IndexStore, PagedReads {
     if (hit !== undefined || this.memos.has(key)) return hit as T;
     const v = build();
     if (v instanceof Promise) {
-      // A promise is kept while it runs; settled, it is kept at its value's size, and dropped when it failed.
-      this.memos.set(key, v, 4096);
+      // A promise is kept while it runs (so concurrent asks share it); settled, it is kept at its value's size, and
+      // dropped when it failed.
+      this.memos.keep(key, v, 4096);
       v.then(
-        (r) => this.memos.get(key) === v && this.memos.set(key, v, memoSize(r)),
-        () => this.memos.get(key) === v && this.memos.set(key, v, Number.POSITIVE_INFINITY),
+        (r) => this.memos.get(key) === v && this.memos.keep(key, v, memoSize(r)),
+        () => this.memos.get(key) === v && this.memos.keep(key, v, Number.POSITIVE_INFINITY),
       );
     } else this.memos.set(key, v, memoSize(v));
     return v;

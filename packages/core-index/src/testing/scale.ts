@@ -75,9 +75,13 @@ export class CountingObjectStore implements ObjectStore {
 
   constructor(private readonly inner: ObjectStore) {}
 
+  /** the ranged reads since the last reset: address, start, length */
+  readonly ranges: Array<[string, number, number]> = [];
+
   reset(): void {
     this.reads = 0;
     this.addresses.length = 0;
+    this.ranges.length = 0;
   }
 
   get(address: Address) {
@@ -89,6 +93,13 @@ export class CountingObjectStore implements ObjectStore {
     this.reads++;
     this.addresses.push(address);
     return this.inner.readBytes ? this.inner.readBytes(address) : this.inner.get(address).then((s) => s?.bytes);
+  }
+  readRange(address: Address, start: number, length: number) {
+    this.reads++;
+    this.addresses.push(address);
+    this.ranges.push([address, start, length]);
+    if (this.inner.readRange) return this.inner.readRange(address, start, length);
+    return this.inner.get(address).then((s) => (s && s.bytes.length >= start + length ? s.bytes.slice(start, start + length) : undefined));
   }
   meta(address: Address) {
     this.reads++;

@@ -1,6 +1,5 @@
-import { execFile } from 'node:child_process';
-import { constants, readFileSync, renameSync, statSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, openSync, readFileSync, readSync, renameSync, statSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type Address,
@@ -17,44 +16,13 @@ import {
   type StoredObject,
 } from '@hub/core-index';
 import { DERIVED_MAX_BYTES, derivable, derivedMeta } from './derived-meta.js';
+import { syncDir, syncFs, tempName, writeDurable, writeFileAtomic } from './durable-files.js';
 import { withFileLock } from './file-lease.js';
 
-let tmpCounter = 0;
-
-function tempName(dir: string): string {
-  return path.join(dir, `.tmp-${process.pid}-${Date.now()}-${tmpCounter++}`);
-}
-
-async function writeDurable(file: string, bytes: Uint8Array | string): Promise<void> {
-  const fh = await open(file, constants.O_CREAT | constants.O_WRONLY | constants.O_EXCL, 0o644);
-  try {
-    await fh.writeFile(bytes);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-/** fsync a folder, so renames into it are durable. */
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const d = await open(dir, 'r');
-    await d.sync().catch(() => {});
-    await d.close();
-  } catch {
-    // Some filesystems do not allow opening folders; the rename is still atomic.
-  }
-}
+export { writeFileAtomic };
 
 /** A batch of at least this many new objects is written with two filesystem flushes (see `writeBulk`). */
 const BULK_BATCH = 32;
-
-/** Flush the whole filesystem that holds `dir` (syncfs(2), which Node does not bind) with coreutils' `sync -f`. */
-function syncFs(dir: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile('sync', ['-f', dir], { timeout: 600_000 }, (e) => (e ? reject(e) : resolve()));
-  });
-}
 
 /** One new object of a batch: its temp files (`metaTmp` empty when its metadata is derived, not written). */
 interface PendingWrite {
@@ -70,25 +38,6 @@ interface PendingPut {
   bytes: Uint8Array;
   resolve: (r: { meta: ObjectMetadata; created: boolean }) => void;
   reject: (e: unknown) => void;
-}
-
-/**
- * Write a file so that it is either absent or whole: write a temp file in the same folder, fsync
- * it, rename it over the target, and fsync the folder. A crash at any point leaves no partial file
- * under the target name.
- */
-export async function writeFileAtomic(target: string, bytes: Uint8Array | string): Promise<void> {
-  const dir = path.dirname(target);
-  await mkdir(dir, { recursive: true });
-  const tmp = tempName(dir);
-  try {
-    await writeDurable(tmp, bytes);
-  } catch (e) {
-    await unlink(tmp).catch(() => {});
-    throw e;
-  }
-  await rename(tmp, target);
-  await syncDir(dir);
 }
 
 /**
@@ -146,10 +95,41 @@ export class FsObjectStore implements ObjectStore {
     const hit = this.cache.get(address);
     if (hit) return hit.bytes;
     try {
-      return new Uint8Array(readFileSync(this.paths(address).bytes));
+      return readFileSync(this.bytesPath(address));
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * `length` bytes of an object from byte `start` (a model inside its models page), read synchronously with one
+   * positioned read; undefined when the object is missing or shorter than the range.
+   */
+  readRange(address: Address, start: number, length: number): Uint8Array | undefined {
+    if (!isAddress(address) || !(start >= 0 && length >= 0)) return undefined;
+    let fd: number;
+    try {
+      fd = openSync(this.bytesPath(address), 'r');
+    } catch {
+      return undefined;
+    }
+    try {
+      const out = Buffer.allocUnsafe(length);
+      let got = 0;
+      while (got < length) {
+        const n = readSync(fd, out, got, length - got, start + got);
+        if (n === 0) return undefined;
+        got += n;
+      }
+      return out;
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The bytes file of an address (the hot path of {@link readBytes}: no `path.join`). */
+  private bytesPath(address: Address): string {
+    return `${this.objectsDir}${path.sep}${address.slice(7, 9)}${path.sep}${address.slice(7)}`;
   }
 
   /** The `.meta` file, or else the metadata derived from the object (its bytes read here when not given). */

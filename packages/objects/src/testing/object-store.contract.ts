@@ -28,6 +28,26 @@ export function objectStoreContract(name: string, make: () => Promise<ObjectStor
       expect(b.meta.id).toBe(a.meta.id);
     });
 
+    it('reads the bytes whole and by range where the store can (a models page and one model in it)', async () => {
+      const store = await make();
+      const bytes = canonicalBytes({ models: ['first model', 'second model'], n: 12 });
+      const { meta } = await store.put(bytes, { kind: 'test.range', mediaType: 'application/json' });
+      const address = meta.id as `blake3:${string}`;
+      const absent = `blake3:${'0'.repeat(64)}` as const;
+      if (store.readBytes) {
+        expect(Array.from((await store.readBytes(address)) ?? [])).toEqual(Array.from(bytes));
+        expect(await store.readBytes(absent)).toBeUndefined();
+      }
+      if (store.readRange) {
+        const start = new TextDecoder().decode(bytes).indexOf('second');
+        expect(new TextDecoder().decode(await store.readRange(address, start, 12))).toBe('second model');
+        expect(Array.from((await store.readRange(address, 0, bytes.length)) ?? [])).toEqual(Array.from(bytes));
+        expect(await store.readRange(address, bytes.length - 2, 3)).toBeUndefined();
+        expect(await store.readRange(absent, 0, 1)).toBeUndefined();
+        expect(await store.readRange('blake3:../../etc/passwd' as `blake3:${string}`, 0, 1)).toBeUndefined();
+      }
+    });
+
     it('returns undefined for absent and malformed addresses', async () => {
       const store = await make();
       expect(await store.get(`blake3:${'0'.repeat(64)}`)).toBeUndefined();
