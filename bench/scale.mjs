@@ -5,6 +5,7 @@
 // object store and runs the look-ups in process (no HTTP: the hub's HTTP cost is pnpm bench's; this is the index's).
 // Usage: node bench/scale.mjs [--sizes 10000,100000] [--rounds 3] [--keep DIR]
 // One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--null-store] [--pure-blake3]
+//   [--every K: a progress line every K models, with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
 // Storage reads are counted by a counting ObjectStore around the filesystem store (every get, has, meta, list, ref).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -30,6 +31,8 @@ const { values } = parseArgs({
     'null-store': { type: 'boolean' },
     days: { type: 'string' },
     'cache-mb': { type: 'string' },
+    every: { type: 'string' },
+    'default-heap': { type: 'boolean' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -61,6 +64,8 @@ function nullStore(core) {
 }
 
 async function build(n, dir) {
+  // as `hub index build` sets it (apps/node-server/src/cli-index.ts): the old generation grows to 1.5× what survives
+  if (!values['default-heap']) (await import('node:v8')).setFlagsFromString('--heap-growing-percent=50');
   const testing = await import(dist('packages/core-index/dist/testing/index.js'));
   const core = await import(dist('packages/core-index/dist/index.js'));
   const { FsObjectStore } = await import(dist('packages/objects/dist/node/index.js'));
@@ -94,9 +99,16 @@ async function build(n, dir) {
       for (const m of testing.syntheticModelStream(n)) {
         yield every && i % every === 7 ? { ...m, license: 'apache-2.0' } : m;
         // progress on stderr (the one result line stays the only stdout)
-        if (++i % 100_000 === 0) {
+        if (++i % (values.every ? Number(values.every) : 100_000) === 0) {
           const rss = Math.round(process.memoryUsage().rss / 2 ** 20);
-          console.error(`${i} models read, ${((performance.now() - t0) / i).toFixed(3)} ms per model, RSS ${rss} MB`);
+          // under --expose-gc, also the live heap and typed arrays after a full collection
+          let live = '';
+          if (global.gc) {
+            global.gc();
+            const u = process.memoryUsage();
+            live = `, live heap ${Math.round(u.heapUsed / 2 ** 20)} MB, array buffers ${Math.round(u.arrayBuffers / 2 ** 20)} MB`;
+          }
+          console.error(`${i} models read, ${((performance.now() - t0) / i).toFixed(3)} ms per model, RSS ${rss} MB${live}`);
         }
       }
     }
