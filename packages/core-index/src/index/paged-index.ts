@@ -16,7 +16,15 @@ import {
 } from './page-layout.js';
 import { type PagedReads, pagedSearch } from './paged-search.js';
 import { type FileRecord, ModelObjectSchema, ModelRowSchema, type SourceObject, SourceObjectSchema } from './schemas.js';
-import { type IndexedModel, type IndexStore, type IndexTotals, type Later, type ModelQuery, type SearchPage, whenReady } from './store-types.js';
+import {
+  type IndexedModel,
+  type IndexStore,
+  type IndexTotals,
+  type Later,
+  type ModelQuery,
+  type SearchPage,
+  whenReady,
+} from './store-types.js';
 
 const decoder = new TextDecoder();
 
@@ -140,7 +148,9 @@ export class PagedIndex implements IndexStore, PagedReads {
 
   private bucket<T>(map: HashedMap, key: string): Later<T | undefined> {
     return whenReady(this.pageAddress(map, bucketOf(key, map.buckets, this.root.version)), (address) =>
-      whenReady(this.page<{ entries: Record<string, T> }>(address), ({ entries }) => (Object.hasOwn(entries, key) ? entries[key] : undefined)),
+      whenReady(this.page<{ entries: Record<string, T> }>(address), ({ entries }) =>
+        Object.hasOwn(entries, key) ? entries[key] : undefined,
+      ),
     );
   }
 
@@ -174,7 +184,9 @@ export class PagedIndex implements IndexStore, PagedReads {
   private modelIn(address: string, rank: number): Later<IndexedModel> {
     return whenReady(this.page<{ first: number; models: PagedEntry[] }>(address), (page) => {
       const e = page.models[rank - page.first] as PagedEntry;
-      return this.warmModels.get(e.id.toLowerCase()) ?? this.fromEntry(e, rank, 2048 + e.object.files.length * 200 + e.sources.length * 400);
+      return (
+        this.warmModels.get(e.id.toLowerCase()) ?? this.fromEntry(e, rank, 2048 + e.object.files.length * 200 + e.sources.length * 400)
+      );
     });
   }
 
