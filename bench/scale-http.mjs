@@ -3,7 +3,8 @@
 // Per size: the first start (spawn to the first /api/models/{id} answer), random /api/models/{id} look-ups a second
 // (wrk -c50 with bench/random-models.lua; ratio to the yardstick's, per round), a search matching one model (p50 of
 // 200), the first and the last page of /api/models?limit=500 reached by following Link, and the resident memory after
-// 20,000 random look-ups and --minutes of the hot routes (bench/hot-routes.lua).
+// at least 20,000 random look-ups and --minutes of the hot routes (bench/hot-routes.lua), before the searches and the
+// walk (rssMB), and again at the end (rssEndMB).
 // Usage: node bench/scale-http.mjs --sizes 100000 [--keep DIR] [--rounds 3] [--duration 5] [--minutes 1]
 //        [--dir-of N=DIR ...] (a data folder for size N built elsewhere, e.g. 1000000=/tmp/scale-1m) [--cold-pages]
 // Before a paged size is measured, every file of its day's index pages is read once, so the operating system's page
@@ -148,28 +149,34 @@ async function measure(n, store, rounds) {
   const warmed = store === 'paged' && !values['cold-pages'] ? await warmPages(folder(n)) : undefined;
   const { child, startMs } = await startHub(folder(n), store);
   try {
-    wrk('random-models.lua', n, 2); // warm-up
+    let lookups = wrk('random-models.lua', n, 2).requests; // warm-up
     const rps = [];
-    for (let r = 0; r < rounds; r++) rps.push(wrk('random-models.lua', n, Number(values.duration)).rps);
+    for (let r = 0; r < rounds; r++) {
+      const got = wrk('random-models.lua', n, Number(values.duration));
+      rps.push(got.rps);
+      lookups += got.requests;
+    }
+    // The issue's memory figure: after at least 20,000 random look-ups and --minutes of the hot routes, measured
+    // before the searches and the walk of every browse page below (rssEndMB, after them, is reported beside it).
+    while (lookups < 20_000) lookups += wrk('random-models.lua', n, 2).requests;
+    const hot = store === 'paged' ? wrk('hot-routes.lua', n, Math.round(Number(values.minutes) * 60)) : undefined;
+    const rssMBAfterLoad = Math.round(rssMB(child.pid));
     const search = [];
     for (let k = 0; k < 200; k++)
       search.push((await timed(`${base}/api/models?search=${encodeURIComponent(idOf((k * 7919) % n))}&limit=20`)).ms);
     const links = n <= 1_000_000 ? await followLinks() : undefined;
-    let hot;
-    if (store === 'paged') {
-      // 20,000 random look-ups happened above (at least); then the hot routes for --minutes.
-      hot = wrk('hot-routes.lua', n, Math.round(Number(values.minutes) * 60));
-    }
     return {
       n,
       store,
       ...(warmed ? { warmedPages: warmed } : {}),
       startMs: Math.round(startMs),
       rps,
+      lookups,
+      hotRps: hot?.rps,
+      rssMB: rssMBAfterLoad,
       searchP50Ms: +median(search).toFixed(2),
       links,
-      hotRps: hot?.rps,
-      rssMB: Math.round(rssMB(child.pid)),
+      rssEndMB: Math.round(rssMB(child.pid)),
     };
   } finally {
     await stop(child);

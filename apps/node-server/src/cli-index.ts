@@ -80,8 +80,9 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   const { withBuildLock } = await import('./replicas.js');
   // A build allocates far more than it keeps (each model's objects are encoded, hashed, written and dropped): let V8's
   // old generation grow to 1.5× what survives instead of up to 4×, so peak RSS follows the live data (measured in
-  // docs/benchmarks.md, 2026-11-28 afternoon; docs/decisions/scale-and-speed.md "Build speed").
-  (await import('node:v8')).setFlagsFromString('--heap-growing-percent=50');
+  // docs/benchmarks.md, 2026-11-28 afternoon; docs/decisions/scale-and-speed.md "Build speed"). An operator's own
+  // --heap-growing-percent is left alone.
+  (await import('./heap-growth.js')).boundHeapGrowth();
   const oneBuild = <T>(fn: () => Promise<T>) =>
     withBuildLock(cfg.dataDir, fn, (h) => process.stderr.write(`hub: waiting for the build running in pid ${h.pid} on ${h.host}\n`));
   if (values.upstream) {

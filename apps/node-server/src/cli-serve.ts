@@ -57,6 +57,8 @@ export async function serveCommand(values: Values<typeof SERVE_OPTIONS>): Promis
     const code = await runPrimary(workers, createLogger({ level: cfg.logLevel }).child({ role: 'primary' }));
     process.exit(code);
   }
+  const { boundHeapGrowth } = await import('./heap-growth.js');
+  boundHeapGrowth();
   const { startServer } = await import('./server.js');
   const base = createLogger({ level: cfg.logLevel });
   const log = cluster.isWorker ? base.child({ worker: cluster.worker?.id, pid: process.pid }) : base;

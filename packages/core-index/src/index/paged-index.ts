@@ -16,12 +16,26 @@ import {
 } from './page-layout.js';
 import { type PagedReads, pagedSearch } from './paged-search.js';
 import { type FileRecord, ModelObjectSchema, ModelRowSchema, type SourceObject, SourceObjectSchema } from './schemas.js';
-import type { IndexedModel, IndexStore, IndexTotals, Later, ModelQuery, SearchPage } from './store-types.js';
+import {
+  type IndexedModel,
+  type IndexStore,
+  type IndexTotals,
+  type Later,
+  type ModelQuery,
+  type SearchPage,
+  whenReady,
+} from './store-types.js';
 
 const decoder = new TextDecoder();
 
 /** Default bound of the pages and models a paged store keeps in memory, in bytes of their JSON. */
 export const PAGED_CACHE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The heap a parsed page takes per byte of its JSON, so the cache's bound is one of memory: 2.0 (100,000 models) to
+ * 2.6 (1,000,000) measured for id buckets (`node --expose-gc`, heap used before and after parsing 1,000 of them).
+ */
+const PARSED_PER_JSON_BYTE = 2.5;
 
 /** Models pages kept parsed, by count: the last few read, for the models of one browse page or search page. */
 const RECENT_MODELS_PAGES = 32;
@@ -115,16 +129,16 @@ export class PagedIndex implements IndexStore, PagedReads {
     // A models page is not kept parsed: the models asked from it are kept warm (by id and by rank), and at a size
     // where look-ups are random a kept page is rarely asked again, so keeping it only gives the collector old
     // garbage to trace (docs/decisions/scale-and-speed.md "Pages read at once").
-    if (value.role !== 'models') this.pages.set(address, value, bytes.byteLength);
+    if (value.role !== 'models') this.pages.set(address, value, bytes.byteLength * PARSED_PER_JSON_BYTE);
     else this.recentPages.set(address, value, 1);
     return value;
   }
 
   /** The address of page `p` of a paged list (through its directory when it has one). */
-  private async pageAddress(list: { pages?: string[]; dirs?: string[] }, p: number): Promise<string> {
+  private pageAddress(list: { pages?: string[]; dirs?: string[] }, p: number): Later<string> {
     if (list.pages) return list.pages[p] as string;
-    const dir = await this.page<{ pages: string[] }>((list.dirs as string[])[Math.floor(p / DIR_FANOUT)] as string);
-    return dir.pages[p % DIR_FANOUT] as string;
+    const dir = this.page<{ pages: string[] }>((list.dirs as string[])[Math.floor(p / DIR_FANOUT)] as string);
+    return whenReady(dir, (d) => d.pages[p % DIR_FANOUT] as string);
   }
 
   /** The items of page `p` of a paged list of items. */
@@ -132,11 +146,12 @@ export class PagedIndex implements IndexStore, PagedReads {
     return (await this.page<{ items: T[] }>(await this.pageAddress(list, p))).items;
   }
 
-  private async bucket<T>(map: HashedMap, key: string): Promise<T | undefined> {
-    const entries = (
-      await this.page<{ entries: Record<string, T> }>(await this.pageAddress(map, bucketOf(key, map.buckets, this.root.version)))
-    ).entries;
-    return Object.hasOwn(entries, key) ? entries[key] : undefined;
+  private bucket<T>(map: HashedMap, key: string): Later<T | undefined> {
+    return whenReady(this.pageAddress(map, bucketOf(key, map.buckets, this.root.version)), (address) =>
+      whenReady(this.page<{ entries: Record<string, T> }>(address), ({ entries }) =>
+        Object.hasOwn(entries, key) ? entries[key] : undefined,
+      ),
+    );
   }
 
   private fromEntry(e: PagedEntry, rank: number, size: number): IndexedModel {
@@ -159,46 +174,48 @@ export class PagedIndex implements IndexStore, PagedReads {
   }
 
   /** The model at a browse position. */
-  async modelAt(rank: number): Promise<IndexedModel> {
+  modelAt(rank: number): Later<IndexedModel> {
     const warm = this.warmModels.get(`#${rank}`);
     if (warm) return warm;
-    return this.modelIn(await this.pageAddress(this.root.models, Math.floor(rank / this.root.models.per)), rank);
+    return whenReady(this.pageAddress(this.root.models, Math.floor(rank / this.root.models.per)), (a) => this.modelIn(a, rank));
   }
 
   /** The model at a browse position, from its models page. */
-  private async modelIn(address: string, rank: number): Promise<IndexedModel> {
-    const page = await this.page<{ first: number; models: PagedEntry[] }>(address);
-    const e = page.models[rank - page.first] as PagedEntry;
-    const warm = this.warmModels.get(e.id.toLowerCase());
-    if (warm) return warm;
-    return this.fromEntry(e, rank, 2048 + e.object.files.length * 200 + e.sources.length * 400);
+  private modelIn(address: string, rank: number): Later<IndexedModel> {
+    return whenReady(this.page<{ first: number; models: PagedEntry[] }>(address), (page) => {
+      const e = page.models[rank - page.first] as PagedEntry;
+      return (
+        this.warmModels.get(e.id.toLowerCase()) ?? this.fromEntry(e, rank, 2048 + e.object.files.length * 200 + e.sources.length * 400)
+      );
+    });
   }
 
   /** The model an id bucket names: an {@link IdEntry}, `[page, rank]` in a version 2 day, a rank in version 1. */
-  private async named(key: string): Promise<IndexedModel | undefined> {
-    const at = await this.bucket<number | [string, number] | IdEntry>(this.root.ids, key);
-    if (at === undefined) return undefined;
-    if (typeof at === 'number') return this.modelAt(at);
-    return at.length >= 5 ? this.modelFrom(at as IdEntry) : this.modelIn(at[0], at[1]);
+  private named(key: string): Later<IndexedModel | undefined> {
+    return whenReady(this.bucket<number | [string, number] | IdEntry>(this.root.ids, key), (at) => {
+      if (at === undefined) return undefined;
+      if (typeof at === 'number') return this.modelAt(at);
+      return at.length >= 5 ? this.modelFrom(at as IdEntry) : this.modelIn(at[0], at[1]);
+    });
   }
 
   /**
    * The model an id entry names: its own bytes of its models page, read by range and checked against the entry's
    * address (a store without ranged reads, or a page read just now, answers from the whole page).
    */
-  private async modelFrom(at: IdEntry): Promise<IndexedModel> {
+  private modelFrom(at: IdEntry): Later<IndexedModel> {
     const [page, rank, start, length, entry] = at;
     const warm = this.warmModels.get(`#${rank}`);
     if (warm) return warm;
     const objects = this.objects;
     if (!objects.readRange || this.recentPages.has(page)) return this.modelIn(page, rank);
     this.reads++;
-    const got = objects.readRange(page as Address, start, length);
-    const bytes = got instanceof Promise ? await got : got;
-    if (!bytes) throw new IndexLoadError(`index page ${page} is missing from the object store, or shorter than its id entries say`);
-    if (this.verify && addressOf(bytes) !== entry)
-      throw new IndexLoadError(`index page ${page}: the model at rank ${rank} does not hash to its id entry's address`);
-    return this.fromEntry(JSON.parse(decoder.decode(bytes)) as PagedEntry, rank, 2048 + length);
+    return whenReady(objects.readRange(page as Address, start, length), (bytes) => {
+      if (!bytes) throw new IndexLoadError(`index page ${page} is missing from the object store, or shorter than its id entries say`);
+      if (this.verify && addressOf(bytes) !== entry)
+        throw new IndexLoadError(`index page ${page}: the model at rank ${rank} does not hash to its id entry's address`);
+      return this.fromEntry(JSON.parse(decoder.decode(bytes)) as PagedEntry, rank, 2048 + length);
+    });
   }
 
   /** The posting list of a term (undefined when no model has it). */
@@ -227,10 +244,16 @@ export class PagedIndex implements IndexStore, PagedReads {
     return this.warmModels.get(id.toLowerCase());
   }
 
-  async model(id: string): Promise<IndexedModel | undefined> {
+  /** At once when the model is warm or the store reads at once (the local filesystem), else a promise. */
+  model(id: string): Later<IndexedModel | undefined> {
     const warm = this.warm(id);
     if (warm) return warm;
-    return this.named(id.toLowerCase());
+    try {
+      return this.named(id.toLowerCase());
+    } catch (e) {
+      // a damaged page refuses the look-up as a rejected promise, whether the store read at once or not
+      return Promise.reject(e);
+    }
   }
 
   async dashAlias(id: string): Promise<IndexedModel | undefined> {

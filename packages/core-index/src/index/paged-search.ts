@@ -9,7 +9,7 @@ import type { IndexedModel, IndexTotals, Later, ModelQuery, SearchPage } from '.
 /** What the search reads of a paged store. */
 export interface PagedReads {
   readonly totals: IndexTotals;
-  modelAt(rank: number): Promise<IndexedModel>;
+  modelAt(rank: number): Later<IndexedModel>;
   postings(key: string): Promise<Postings | undefined>;
   order(key: string): PagedArray | undefined;
   items<T>(list: PagedArray, page: number): Promise<T[]>;

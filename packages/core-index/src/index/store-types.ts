@@ -72,8 +72,8 @@ export interface IndexStore {
   head(): readonly IndexedModel[];
   /** the model answered without any read (whole-index store: every model; paged store: the models kept warm) */
   warm(id: string): IndexedModel | undefined;
-  /** case-insensitive look-up by `owner/name` */
-  model(id: string): Promise<IndexedModel | undefined>;
+  /** case-insensitive look-up by `owner/name`: at once when nothing has to be read, or read at once (a local disk) */
+  model(id: string): Later<IndexedModel | undefined>;
   /** the model a dash alias stands for (`my-org/x` for `my.org/x`: a dotted owner, first in browse order wins) */
   dashAlias(id: string): Promise<IndexedModel | undefined>;
   /** every (model, file) with this SHA-256, in browse order and path order, for OCI blob look-ups by digest */

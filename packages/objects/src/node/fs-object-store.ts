@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, readSync, renameSync, statSync } from 'node:fs';
+import { readFileSync, renameSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -18,6 +18,7 @@ import {
 import { DERIVED_MAX_BYTES, derivable, derivedMeta } from './derived-meta.js';
 import { syncDir, syncFs, tempName, writeDurable, writeFileAtomic } from './durable-files.js';
 import { withFileLock } from './file-lease.js';
+import { readRangeSync, readWholeSync } from './fs-read.js';
 
 export { writeFileAtomic };
 
@@ -85,46 +86,17 @@ export class FsObjectStore implements ObjectStore {
     return obj;
   }
 
-  /**
-   * The bytes file alone, read synchronously and not cached here (the paged store keeps what it parsed): an index
-   * page is a small immutable file, usually in the page cache, and one synchronous read costs far less than the four
-   * thread-pool trips of an asynchronous one (docs/decisions/scale-and-speed.md "Pages read at once").
-   */
+  /** The bytes file alone, read synchronously and not cached here (the paged store keeps what it parsed; fs-read.ts). */
   readBytes(address: Address): Uint8Array | undefined {
     if (!isAddress(address)) return undefined;
     const hit = this.cache.get(address);
     if (hit) return hit.bytes;
-    try {
-      return readFileSync(this.bytesPath(address));
-    } catch {
-      return undefined;
-    }
+    return readWholeSync(this.bytesPath(address));
   }
 
-  /**
-   * `length` bytes of an object from byte `start` (a model inside its models page), read synchronously with one
-   * positioned read; undefined when the object is missing or shorter than the range.
-   */
+  /** `length` bytes from byte `start` (a model inside its models page), read synchronously (fs-read.ts). */
   readRange(address: Address, start: number, length: number): Uint8Array | undefined {
-    if (!isAddress(address) || !(start >= 0 && length >= 0)) return undefined;
-    let fd: number;
-    try {
-      fd = openSync(this.bytesPath(address), 'r');
-    } catch {
-      return undefined;
-    }
-    try {
-      const out = Buffer.allocUnsafe(length);
-      let got = 0;
-      while (got < length) {
-        const n = readSync(fd, out, got, length - got, start + got);
-        if (n === 0) return undefined;
-        got += n;
-      }
-      return out;
-    } finally {
-      closeSync(fd);
-    }
+    return isAddress(address) ? readRangeSync(this.bytesPath(address), start, length) : undefined;
   }
 
   /** The bytes file of an address (the hot path of {@link readBytes}: no `path.join`). */

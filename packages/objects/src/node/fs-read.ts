@@ -1,0 +1,41 @@
+/**
+ * Synchronous reads of immutable object files for the paged store (docs/decisions/scale-and-speed.md "Pages read at
+ * once"): a small file in the operating system's page cache costs a few system calls on the main thread, far less than
+ * the thread-pool trips of an asynchronous read.
+ */
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+
+/** The whole file, or undefined when it cannot be read. */
+export function readWholeSync(file: string): Uint8Array | undefined {
+  try {
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `length` bytes of a file from byte `start` (a model inside its models page) with positioned reads; undefined when
+ * the file is missing or shorter than the range.
+ */
+export function readRangeSync(file: string, start: number, length: number): Uint8Array | undefined {
+  if (!(Number.isSafeInteger(start) && Number.isSafeInteger(length) && start >= 0 && length >= 0)) return undefined;
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const out = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, out, got, length - got, start + got);
+      if (n === 0) return undefined;
+      got += n;
+    }
+    return out;
+  } finally {
+    closeSync(fd);
+  }
+}
