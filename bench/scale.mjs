@@ -64,8 +64,9 @@ function nullStore(core) {
 }
 
 async function build(n, dir) {
-  // as `hub index build` sets it (apps/node-server/src/cli-index.ts): the old generation grows to 1.5× what survives
-  if (!values['default-heap']) (await import('node:v8')).setFlagsFromString('--heap-growing-percent=50');
+  // as `hub index build` sets it (BUILD_HEAP_GROWING_PERCENT, apps/node-server/src/heap-growth.ts): the old
+  // generation grows to 1.25× what survives
+  if (!values['default-heap']) (await import('node:v8')).setFlagsFromString('--heap-growing-percent=25');
   const testing = await import(dist('packages/core-index/dist/testing/index.js'));
   const core = await import(dist('packages/core-index/dist/index.js'));
   const { FsObjectStore } = await import(dist('packages/objects/dist/node/index.js'));

@@ -79,10 +79,11 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   // One build at a time on a data folder, whoever runs it (this command, a cron job, a hub serve --refresh).
   const { withBuildLock } = await import('./replicas.js');
   // A build allocates far more than it keeps (each model's objects are encoded, hashed, written and dropped): let V8's
-  // old generation grow to 1.5× what survives instead of up to 4×, so peak RSS follows the live data (measured in
+  // old generation grow to 1.25× what survives instead of up to 4×, so peak RSS follows the live data (measured in
   // docs/benchmarks.md, 2026-11-28 afternoon; docs/decisions/scale-and-speed.md "Build speed"). An operator's own
   // --heap-growing-percent is left alone.
-  (await import('./heap-growth.js')).boundHeapGrowth();
+  const { boundHeapGrowth, BUILD_HEAP_GROWING_PERCENT } = await import('./heap-growth.js');
+  boundHeapGrowth(BUILD_HEAP_GROWING_PERCENT);
   const oneBuild = <T>(fn: () => Promise<T>) =>
     withBuildLock(cfg.dataDir, fn, (h) => process.stderr.write(`hub: waiting for the build running in pid ${h.pid} on ${h.host}\n`));
   if (values.upstream) {

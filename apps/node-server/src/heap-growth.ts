@@ -10,6 +10,13 @@ import v8 from 'node:v8';
 export const HEAP_GROWING_PERCENT = 50;
 
 /**
+ * The growth for `hub index build`: its live heap grows with the index (about 0.45 KB a model for the look-up pages'
+ * tables, 450 MB at 1,000,000 models), so the headroom is the most of its peak; 25 % kept a 1,000,000-model build
+ * under 1 GB (docs/benchmarks.md).
+ */
+export const BUILD_HEAP_GROWING_PERCENT = 25;
+
+/**
  * Set V8's `--heap-growing-percent` (read at every collection, so it applies after start) unless the operator chose
  * one (`node --heap-growing-percent=N` or `NODE_OPTIONS`). Returns the value set, or undefined when left alone.
  */

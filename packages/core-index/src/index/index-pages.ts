@@ -60,7 +60,6 @@ export class IndexPagesWriter {
   private readonly holders: Record<string, number> = {};
   private readonly kinds = new Map<string, SourceObject['type']>();
   private readonly lowerIds: string[] = [];
-  private readonly idSet = new Set<string>();
   private readonly shas = new DigestPostings();
   private readonly terms = new TermPostings();
   private readonly trending: number[] = [];
@@ -89,7 +88,6 @@ export class IndexPagesWriter {
     this.page.push(entry);
     this.pageEntries.push(canonicalBytes(entry));
     this.lowerIds.push(lower);
-    this.idSet.add(lower);
     for (const f of object.files) {
       this.files++;
       this.bytes += f.size;
@@ -134,13 +132,14 @@ export class IndexPagesWriter {
     if (this.page.length) await this.modelsPage();
     const models: PagedArray = { per: MODELS_PER_PAGE, count: n, ...(await w.dirs(this.modelPages)) };
 
-    // ids (and dash aliases, `~`-prefixed) → rank
-    const { idSet } = this;
+    // ids (and dash aliases, `~`-prefixed) → rank; the ids in lexical order, each once (a sorted array and a binary
+    // search instead of a Set of a million strings)
+    const sorted = uniqueSorted(lowerIds);
     const aliases = dashAliasesOf(
       (function* () {
         for (let rank = 0; rank < n; rank++) yield { id: lowerIds[rank] as string, rank };
       })(),
-      (a) => idSet.has(a),
+      (a) => holds(sorted, a),
     );
     const idKeys: Array<[string, number]> = [];
     for (const [alias, m] of aliases) idKeys.push([`~${alias}`, m.rank]);
@@ -190,7 +189,6 @@ export class IndexPagesWriter {
       });
       orders[`${sort}:${dir}`] = await w.array('order', ranks, ORDER_PER_PAGE);
     }
-    const sorted = [...idSet].sort();
     const names = await w.array('names', sorted, ORDER_PER_PAGE);
     const firsts = (names.dirs ?? []).map((_, d) => sorted[d * DIR_FANOUT * ORDER_PER_PAGE] as string);
 
@@ -374,3 +372,24 @@ class HashColumn {
 }
 
 const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/** The strings in lexical (UTF-16 code unit) order, each once. */
+function uniqueSorted(items: readonly string[]): string[] {
+  const sorted = items.slice().sort();
+  let w = 0;
+  for (let r = 0; r < sorted.length; r++) if (r === 0 || sorted[r] !== sorted[w - 1]) sorted[w++] = sorted[r] as string;
+  sorted.length = w;
+  return sorted;
+}
+
+/** Whether a sorted array holds `key` (binary search). */
+function holds(sorted: readonly string[], key: string): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as string) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return sorted[lo] === key;
+}

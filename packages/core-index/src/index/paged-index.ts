@@ -36,6 +36,8 @@ export const PAGED_CACHE_BYTES = 64 * 1024 * 1024;
  * 2.6 (1,000,000) measured for id buckets (`node --expose-gc`, heap used before and after parsing 1,000 of them).
  */
 const PARSED_PER_JSON_BYTE = 2.5;
+/** The same for a directory page (1,024 addresses: strings, no objects): 1.4, measured as above. */
+const PARSED_DIR_PER_JSON_BYTE = 1.4;
 
 /** Models pages kept parsed, by count: the last few read, for the models of one browse page or search page. */
 const RECENT_MODELS_PAGES = 32;
@@ -66,6 +68,12 @@ function memoSize(v: unknown): number {
  */
 export class PagedIndex implements IndexStore, PagedReads {
   private readonly pages: ByteLru<unknown>;
+  /**
+   * Directory pages apart, kept from their first read: a few of them serve every look-up (1,000,000 models: 128 of
+   * 73 KB name the id buckets), and in the one LRU the stream of buckets pushed them out, so a look-up read and parsed
+   * 73 KB again (the largest item of the profile at 1,000,000 models).
+   */
+  private readonly dirPages: ByteLru<unknown>;
   private readonly warmModels: ByteLru<IndexedModel>;
   /** The last models pages read (a browse page reads its models one after the other, four from each page). */
   private readonly recentPages = new ByteLru<unknown>(RECENT_MODELS_PAGES);
@@ -89,7 +97,8 @@ export class PagedIndex implements IndexStore, PagedReads {
     // Kept from the second ask (ByteLru's `secondAsk`): at a size where look-ups are random, most models are asked
     // once, and keeping each would only churn the caches and promote garbage to the collector's old space
     // (docs/decisions/scale-and-speed.md "Kept from the second ask").
-    this.pages = new ByteLru(bytes / 2, bytes / 8, { secondAsk: true });
+    this.pages = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
+    this.dirPages = new ByteLru(bytes / 4, bytes / 16);
     this.warmModels = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
     this.memos = new ByteLru(options.memoBytes ?? bytes / 4, (options.memoBytes ?? bytes / 4) / 4, { secondAsk: true });
     this.verify = options.verify !== false;
@@ -108,7 +117,7 @@ export class PagedIndex implements IndexStore, PagedReads {
    * store that reads at once (the local filesystem) answers without a promise.
    */
   page<T>(address: string): Later<T> {
-    const hit = this.pages.get(address) ?? this.recentPages.get(address);
+    const hit = this.pages.get(address) ?? this.dirPages.get(address) ?? this.recentPages.get(address);
     if (hit !== undefined) return hit as T;
     const pending = this.reading.get(address);
     if (pending) return pending as Promise<T>;
@@ -129,7 +138,8 @@ export class PagedIndex implements IndexStore, PagedReads {
     // A models page is not kept parsed: the models asked from it are kept warm (by id and by rank), and at a size
     // where look-ups are random a kept page is rarely asked again, so keeping it only gives the collector old
     // garbage to trace (docs/decisions/scale-and-speed.md "Pages read at once").
-    if (value.role !== 'models') this.pages.set(address, value, bytes.byteLength * PARSED_PER_JSON_BYTE);
+    if (value.role === 'dir') this.dirPages.keep(address, value, bytes.byteLength * PARSED_DIR_PER_JSON_BYTE);
+    else if (value.role !== 'models') this.pages.set(address, value, bytes.byteLength * PARSED_PER_JSON_BYTE);
     else this.recentPages.set(address, value, 1);
     return value;
   }
