@@ -25,7 +25,7 @@ import {
   rowSortKey,
   rowTags,
 } from './page-layout.js';
-import { DigestPostings, TermPostings } from './page-tables.js';
+import { DigestPostings, TermPostings, TimeColumn } from './page-tables.js';
 import type { CatalogObject, ModelObject, SourceObject } from './schemas.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -65,8 +65,8 @@ export class IndexPagesWriter {
   private readonly trending: number[] = [];
   private readonly downloads: number[] = [];
   private readonly likes: number[] = [];
-  private readonly created: string[] = [];
-  private readonly modified: string[] = [];
+  private readonly created = new TimeColumn();
+  private readonly modified = new TimeColumn();
   private readonly modelPages: string[] = [];
   private head: PagedEntry[] = [];
   private page: PagedEntry[] = [];
@@ -174,8 +174,8 @@ export class IndexPagesWriter {
       trendingScore: this.trending,
       downloads: this.downloads,
       likes: this.likes,
-      createdAt: this.created,
-      lastModified: this.modified,
+      createdAt: this.created.keys(),
+      lastModified: this.modified.keys(),
       id: lowerIds,
     };
     for (const [sort, dir] of KEPT_ORDERS) {

@@ -221,3 +221,33 @@ export class TermPostings {
     return out;
   }
 }
+
+/** toISOString's form: fixed width, so its text order is its time order. */
+const CANONICAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
+/**
+ * A sort column of times (`createdAt`, `lastModified`, or '' for none): kept as numbers (8 bytes a model instead of a
+ * string of about 48) while every time is in toISOString's form, where number order is text order ('' first, as
+ * -Infinity); at the first time in another form it turns back to the texts, so the order is always the texts' order.
+ */
+export class TimeColumn {
+  private times: number[] | undefined = [];
+  private texts: string[] | undefined;
+
+  push(t: string): void {
+    const times = this.times;
+    if (times) {
+      if (t === '') return void times.push(Number.NEGATIVE_INFINITY);
+      const ms = CANONICAL_TIME.test(t) ? Date.parse(t) : Number.NaN;
+      if (Number.isFinite(ms) && new Date(ms).toISOString() === t) return void times.push(ms);
+      this.texts = times.map((v) => (v === Number.NEGATIVE_INFINITY ? '' : new Date(v).toISOString()));
+      this.times = undefined;
+    }
+    (this.texts as string[]).push(t);
+  }
+
+  /** The keys to sort by, in the texts' order: the times, or the texts themselves. */
+  keys(): number[] | string[] {
+    return this.times ?? (this.texts as string[]);
+  }
+}

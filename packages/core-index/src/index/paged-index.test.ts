@@ -329,3 +329,34 @@ describe("a models page assembled from its models' own bytes", () => {
     }
   });
 });
+
+describe('the sort orders by time, whatever form the times take', () => {
+  it('lists by createdAt and lastModified as the whole store does, with times in toISOString form or not', async () => {
+    // SYNTHETIC times in several forms: toISOString's, without milliseconds, with an offset, a date alone, none
+    const forms = (ms: number, i: number) => {
+      const iso = new Date(ms).toISOString();
+      return [iso, iso.replace('.000Z', 'Z').replace(/\.\d{3}Z$/, 'Z'), iso.replace('Z', '+00:00'), iso.slice(0, 10), undefined][i % 5];
+    };
+    for (const mixed of [false, true]) {
+      const models = syntheticModels(120).map((m, i) => {
+        const row = { ...m.row } as Record<string, unknown>;
+        if (mixed) {
+          row.createdAt = forms(Date.UTC(2024, 0, 1) + ((i * 7_777_777) % 600_000_000), i);
+          row.lastModified = forms(Date.UTC(2024, 0, 1) + ((i * 3_333_331) % 600_000_000), i + 2);
+        } else if (i % 7 === 0) delete row.createdAt;
+        for (const k of ['createdAt', 'lastModified']) if (row[k] === undefined) delete row[k];
+        return { ...m, row: row as typeof m.row };
+      });
+      const store = new MemoryObjectStore();
+      const { catalog, pages } = await buildWithPages(store, models);
+      const whole = await loadIndex(store, catalog);
+      const paged = await openPagedIndex(store, pages, catalog);
+      for (const sort of ['createdAt', 'lastModified'] as const)
+        for (const direction of [1, -1] as const) {
+          const want = (await whole.search({ sort, direction }, 0, 120)).models.map((m) => m.id);
+          const got = (await paged.search({ sort, direction }, 0, 120)).models.map((m) => m.id);
+          expect(got, `${mixed ? 'mixed' : 'iso'} ${sort} ${direction}`).toEqual(want);
+        }
+    }
+  });
+});
