@@ -39,7 +39,9 @@ for (const id of ids) entries.push(await index.bucket(index.root.ids, id));
 console.log(`id bucket (read and parse, with the caches): ${each(t, ids.length)}`);
 t = performance.now();
 const bytes = entries.map((e) => store.readRange(e[0], e[2], e[3]));
-console.log(`ranged read of the model: ${each(t, ids.length)} (${Math.round(bytes.reduce((a, b) => a + b.length, 0) / bytes.length)} bytes)`);
+console.log(
+  `ranged read of the model: ${each(t, ids.length)} (${Math.round(bytes.reduce((a, b) => a + b.length, 0) / bytes.length)} bytes)`,
+);
 t = performance.now();
 for (const b of bytes) core.addressOf(b);
 console.log(`BLAKE3 of the model: ${each(t, ids.length)}`);
@@ -48,7 +50,7 @@ t = performance.now();
 const parsed = bytes.map((b) => JSON.parse(decoder.decode(b)));
 console.log(`decode and parse: ${each(t, ids.length)}`);
 t = performance.now();
-parsed.forEach((e, k) => index.fromEntry(e, entries[k][1], 0));
+for (const [k, e] of parsed.entries()) index.fromEntry(e, entries[k][1], 0);
 console.log(`schemas and makeModel: ${each(t, ids.length)}`);
 t = performance.now();
 for (const e of entries) store.readBytes(e[0]);
