@@ -6,7 +6,7 @@ import { createComposedTestHub } from './testing/test-hub.js';
 /**
  * Issue 39 through the real routes: on a paged index of 10,000 SYNTHETIC models, a resolve, an OCI blob by digest,
  * a model look-up and a one-model search each read a bounded number of objects from the store (counted by a
- * wrapper around it), and a warm model is answered without a read.
+ * wrapper around it), and a warm model (from its second ask) is answered without a read.
  */
 describe('the composed hub over a paged index of 10,000 SYNTHETIC models reads what a request needs', async () => {
   const inner = new MemoryObjectStore();
@@ -21,7 +21,7 @@ describe('the composed hub over a paged index of 10,000 SYNTHETIC models reads w
     return t.hub;
   }
 
-  it('a resolve reads a few objects cold and none once the model is warm', async () => {
+  it('a resolve reads a few objects cold, and none once the model is warm (kept from its second ask)', async () => {
     const hub = await hubOnFreshIndex();
     const m = models[7211];
     if (!m) throw new Error('no model 7211');
@@ -30,6 +30,11 @@ describe('the composed hub over a paged index of 10,000 SYNTHETIC models reads w
     expect(res.headers['x-linked-etag']).toBe(`"${m.files[1]?.sha256}"`);
     expect(store.reads).toBeGreaterThan(0);
     expect(store.reads).toBeLessThanOrEqual(3);
+    // the second ask reads again (a one-off look-up keeps nothing) and keeps the model warm
+    store.reset();
+    const second = await request(hub, `/${m.id}/resolve/main/README.md`);
+    expect(second.status).toBe(302);
+    expect(store.reads).toBeGreaterThan(0);
     store.reset();
     const again = await request(hub, `/${m.id}/resolve/main/tokenizer.json`);
     expect(again.status).toBe(302);
