@@ -12,6 +12,16 @@ import { buildIndex } from './builder.js';
 
 const encoder = new TextEncoder();
 
+/** The catalog written whole by `writeCatalog` and streamed row by row through `CatalogWriter`, each into its own store. */
+async function bothWriters(catalog: Awaited<ReturnType<typeof readCatalog>>, limit: number | undefined) {
+  const a = new MemoryObjectStore();
+  const b = new MemoryObjectStore();
+  const expected = await writeCatalog(a, catalog, limit);
+  const writer = new CatalogWriter(b, { date: catalog.date, prev: catalog.prev }, limit);
+  for (const row of catalog.rows) await writer.add(row, catalog.objects[row.id] as never);
+  return { a, b, expected, streamed: await writer.finish() };
+}
+
 describe('the catalog streamed to CatalogWriter', () => {
   it('is written byte for byte as writeCatalog writes the whole catalog, one object or sharded', async () => {
     const built = await buildIndex(new MemoryObjectStore(), { date: '2026-11-28', models: syntheticModels(600) });
@@ -22,12 +32,7 @@ describe('the catalog streamed to CatalogWriter', () => {
     // Sharded, and at the edge: the whole catalog's size (one object) and a byte less (a root and shards).
     const wholeBytes = (await source.get(whole.catalog))?.bytes.length as number;
     for (const limit of [undefined, 16 * 1024, 64 * 1024, wholeBytes, wholeBytes - 1]) {
-      const a = new MemoryObjectStore();
-      const b = new MemoryObjectStore();
-      const expected = await writeCatalog(a, catalog, limit);
-      const writer = new CatalogWriter(b, { date: catalog.date, prev: catalog.prev }, limit);
-      for (const row of catalog.rows) await writer.add(row, catalog.objects[row.id] as never);
-      const streamed = await writer.finish();
+      const { a, b, expected, streamed } = await bothWriters(catalog, limit);
       expect(streamed).toEqual(expected);
       if (limit && limit < wholeBytes) {
         expect(streamed.shards.length).toBe(splitCatalog(catalog, limit).length);
@@ -102,12 +107,7 @@ describe('a streamed shard composed from its rows serialized once', () => {
       row.tags = [odd[i % odd.length] as string, `t${i}`];
     });
     for (const limit of [8 * 1024, 20 * 1024]) {
-      const a = new MemoryObjectStore();
-      const b = new MemoryObjectStore();
-      const expected = await writeCatalog(a, catalog, limit);
-      const writer = new CatalogWriter(b, { date: catalog.date, prev: catalog.prev }, limit);
-      for (const row of catalog.rows) await writer.add(row, catalog.objects[row.id] as never);
-      const streamed = await writer.finish();
+      const { expected, streamed } = await bothWriters(catalog, limit);
       expect(streamed.shards.length).toBeGreaterThan(1);
       expect(streamed).toEqual(expected);
     }
