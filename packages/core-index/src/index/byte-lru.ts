@@ -1,3 +1,5 @@
+import { keyHash } from './page-layout.js';
+
 /**
  * A cache bounded in bytes, least recently used out first: the one LRU of the paged store's pages, models and memos
  * of the object stores' immutable objects (`ObjectCache`) and of the model-host dialect's row bytes. A Map keeps insertion order; a hit moves its
@@ -87,7 +89,7 @@ export class ByteLru<V, K = string> {
 /**
  * Remembers the last keys offered, one 32-bit hash a slot in a fixed table (a direct-mapped "doorkeeper", as in
  * TinyLFU): `seen(k)` is true when `k`'s slot still holds `k`'s hash, else it writes it there. Fixed memory, no
- * allocation per key; a collision only makes a key wait for one more ask, or (1 in 2^32) admits one early.
+ * allocation per key (page-layout's `keyHash`); a collision only makes a key wait for one more ask, or (1 in 2^32) admits one early.
  */
 export class Doorkeeper {
   private readonly slots: Uint32Array;
@@ -99,27 +101,10 @@ export class Doorkeeper {
   }
 
   seen(key: unknown): boolean {
-    const h = hash32(key);
+    const h = keyHash(String(key)) || 1; // never 0, the empty slot
     const at = h & this.mask;
     if (this.slots[at] === h) return true;
     this.slots[at] = h;
     return false;
   }
-}
-
-/** FNV-1a over a string's UTF-16 units (a number: its 32-bit value), then murmur3's finaliser; never 0. */
-function hash32(key: unknown): number {
-  let h: number;
-  if (typeof key === 'number') h = Math.imul(key | 0, 0x9e3779b1);
-  else {
-    const s = String(key);
-    h = 0x811c9dc5;
-    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0 || 1;
 }

@@ -25,7 +25,7 @@ import {
   rowSortKey,
   rowTags,
 } from './page-layout.js';
-import { DigestPostings, TermPostings, TimeColumn } from './page-tables.js';
+import { DigestList, DigestPostings, TermPostings, TimeColumn, U32List } from './page-tables.js';
 import type { CatalogObject, ModelObject, SourceObject } from './schemas.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -68,14 +68,14 @@ export class IndexPagesWriter {
   private readonly created = new TimeColumn();
   private readonly modified = new TimeColumn();
   private readonly modelPages: string[] = [];
-  private head: PagedEntry[] = [];
-  private page: PagedEntry[] = [];
-  /** the canonical bytes of each model of {@link page} */
+  /** the first models of the browse list (the root's `head`) */
+  private readonly head: PagedEntry[] = [];
+  /** the canonical bytes of each model added since the last models page */
   private pageEntries: Uint8Array[] = [];
   /** where each rank's model lies in its models page, and its BLAKE3 (32 bytes a rank), for the id entries */
-  private readonly entryStart: number[] = [];
-  private readonly entryLength: number[] = [];
-  private readonly entryHash = new HashColumn();
+  private readonly entryStart = new U32List();
+  private readonly entryLength = new U32List();
+  private readonly entryHash = new DigestList();
 
   constructor(store: ObjectStore) {
     this.w = new PageWriter(store);
@@ -85,7 +85,6 @@ export class IndexPagesWriter {
   async add(entry: PagedEntry, lower = entry.row.id.toLowerCase()): Promise<void> {
     const rank = this.n++;
     const { row, object, sources } = entry;
-    this.page.push(entry);
     this.pageEntries.push(canonicalBytes(entry));
     this.lowerIds.push(lower);
     for (const f of object.files) {
@@ -107,8 +106,8 @@ export class IndexPagesWriter {
     this.likes.push(rowSortKey('likes', row, row.id, rank) as number);
     this.created.push(rowSortKey('createdAt', row, row.id, rank) as string);
     this.modified.push(rowSortKey('lastModified', row, row.id, rank) as string);
-    if (rank < MODELS_PER_PAGE) this.head = this.page;
-    if (this.page.length === MODELS_PER_PAGE) await this.modelsPage();
+    if (rank < MODELS_PER_PAGE) this.head.push(entry);
+    if (this.pageEntries.length === MODELS_PER_PAGE) await this.modelsPage();
   }
 
   /** Write the models page of the models added since the last one, and note where each model lies in it. */
@@ -119,17 +118,16 @@ export class IndexPagesWriter {
     entries.forEach((e, k) => {
       this.entryStart.push(starts[k] as number);
       this.entryLength.push(e.length);
-      this.entryHash.push(addressOf(e));
+      this.entryHash.push(addressOf(e).slice('blake3:'.length));
     });
     this.modelPages.push(await this.w.pageBytes(bytes));
-    this.page = [];
     this.pageEntries = [];
   }
 
   /** Write the look-up pages and the root; returns the root's address. Call once, after every {@link add}. */
   async finish(catalogAddress: Address, date: string): Promise<Address> {
     const { w, n, lowerIds } = this;
-    if (this.page.length) await this.modelsPage();
+    if (this.pageEntries.length) await this.modelsPage();
     const models: PagedArray = { per: MODELS_PER_PAGE, count: n, ...(await w.dirs(this.modelPages)) };
 
     // ids (and dash aliases, `~`-prefixed) → rank; the ids in lexical order, each once (a sorted array and a binary
@@ -148,9 +146,9 @@ export class IndexPagesWriter {
     const at = (rank: number): IdEntry => [
       this.modelPages[Math.floor(rank / MODELS_PER_PAGE)] as string,
       rank,
-      this.entryStart[rank] as number,
-      this.entryLength[rank] as number,
-      this.entryHash.address(rank),
+      this.entryStart.get(rank),
+      this.entryLength.get(rank),
+      `blake3:${this.entryHash.hexOf(rank)}`,
     ];
     const idCount = n + idKeys.length;
     const idBuckets = powerOfTwo(Math.ceil((idCount * 200) / BUCKET_TARGET_BYTES));
@@ -346,32 +344,6 @@ class PageWriter {
     return { n: ranks.length, s };
   }
 }
-
-/** BLAKE3 addresses kept as 32 bytes each, in chunks (a million models: 32 MB, not a million strings). */
-class HashColumn {
-  private static readonly PER_CHUNK = 65_536;
-  private readonly chunks: Uint8Array[] = [];
-  private count = 0;
-
-  push(address: string): void {
-    const per = HashColumn.PER_CHUNK;
-    if (this.count % per === 0) this.chunks.push(new Uint8Array(per * 32));
-    const chunk = this.chunks[this.chunks.length - 1] as Uint8Array;
-    const at = (this.count % per) * 32;
-    for (let i = 0; i < 32; i++) chunk[at + i] = Number.parseInt(address.slice(7 + 2 * i, 9 + 2 * i), 16);
-    this.count++;
-  }
-
-  address(i: number): string {
-    const chunk = this.chunks[Math.floor(i / HashColumn.PER_CHUNK)] as Uint8Array;
-    const at = (i % HashColumn.PER_CHUNK) * 32;
-    let hex = 'blake3:';
-    for (let k = 0; k < 32; k++) hex += HEX[chunk[at + k] as number];
-    return hex;
-  }
-}
-
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 /** The strings in lexical (UTF-16 code unit) order, each once. */
 function uniqueSorted(items: readonly string[]): string[] {

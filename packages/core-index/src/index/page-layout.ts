@@ -128,24 +128,34 @@ export interface Postings {
 }
 
 /**
- * The bucket of a key: FNV-1a over the UTF-16 code units, then (from version 2) murmur3's finaliser, because FNV's
- * low bits, which pick the bucket, hardly mix (40 SYNTHETIC ids put 1 in one bucket of 4 and 17 in another). Not for
- * integrity: every page is checked by its address.
+ * The 32-bit hash of a key (unsigned): FNV-1a over the UTF-16 code units, then murmur3's finaliser, because FNV's low
+ * bits hardly mix (40 SYNTHETIC ids put 1 in one bucket of 4 and 17 in another). Its low bits pick a key's bucket
+ * (from version 2); the caches' doorkeeper (byte-lru.ts) keeps it whole. Not for integrity: every page is checked by
+ * its address.
  */
-export function bucketOf(key: string, buckets: number, version = PAGES_VERSION): number {
+export function keyHash(key: string): number {
+  let h = fnv1a32(key);
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h >>> 0;
+}
+
+/** FNV-1a over the UTF-16 code units, unsigned. */
+function fnv1a32(key: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) {
     h ^= key.charCodeAt(i);
     h = Math.imul(h, 0x01000193) >>> 0;
   }
-  if (version >= 2) {
-    h ^= h >>> 16;
-    h = Math.imul(h, 0x85ebca6b);
-    h ^= h >>> 13;
-    h = Math.imul(h, 0xc2b2ae35);
-    h ^= h >>> 16;
-  }
-  return h & (buckets - 1);
+  return h;
+}
+
+/** The bucket of a key among `buckets` (a power of two): {@link keyHash}'s low bits; FNV-1a's alone in version 1. */
+export function bucketOf(key: string, buckets: number, version = PAGES_VERSION): number {
+  return (version >= 2 ? keyHash(key) : fnv1a32(key)) & (buckets - 1);
 }
 
 /** The smallest power of two at least `n` (1 at least). */

@@ -1,4 +1,4 @@
-import { bucketOf } from './page-layout.js';
+import { keyHash } from './page-layout.js';
 
 /**
  * Compact tables the index-pages writer (index-pages.ts) fills while the builder streams models, so a build of a
@@ -6,14 +6,6 @@ import { bucketOf } from './page-layout.js';
  * docs/decisions/scale-and-speed.md "A build of any size"). What they hand back is exactly what the whole-catalog
  * writer built: the same keys, the same ranks in the same order.
  */
-
-/**
- * The whole 32-bit hash whose low bits pick a key's bucket (page-layout `bucketOf` with every bit kept), so a key's
- * bucket among any power of two of buckets is `hash & (buckets - 1)`.
- */
-function fullHash(key: string): number {
-  return bucketOf(key, 2 ** 32) >>> 0;
-}
 
 const CHUNK = 1 << 16;
 
@@ -24,7 +16,7 @@ function nibble(c: number): number {
 const HEX = /^[0-9a-f]{64}$/;
 
 /** A growing list of unsigned 32-bit numbers in fixed chunks (no copy of everything when it grows). */
-class U32List {
+export class U32List {
   private chunks: Uint32Array[] = [];
   length = 0;
 
@@ -48,12 +40,51 @@ class U32List {
   }
 }
 
+/** A growing list of 256-bit digests given as 64 lower-case hex digits, kept as 32 bytes each in fixed chunks. */
+export class DigestList {
+  private readonly chunks: Uint8Array[] = [];
+  length = 0;
+
+  /** Append one digest (64 lower-case hex digits). */
+  push(hex: string): void {
+    const at = this.length & (CHUNK - 1);
+    if (at === 0) this.chunks.push(new Uint8Array(CHUNK * 32));
+    const chunk = this.chunks[this.chunks.length - 1] as Uint8Array;
+    for (let k = 0; k < 32; k++) chunk[at * 32 + k] = (nibble(hex.charCodeAt(k * 2)) << 4) | nibble(hex.charCodeAt(k * 2 + 1));
+    this.length++;
+  }
+
+  /** Digest `i` as 64 lower-case hex digits. */
+  hexOf(i: number): string {
+    const chunk = this.chunks[i >>> 16] as Uint8Array;
+    const at = (i & (CHUNK - 1)) * 32;
+    let s = '';
+    for (let k = 0; k < 32; k++) s += HEX_BYTE[chunk[at + k] as number];
+    return s;
+  }
+
+  /** Digests `a` and `b` compared byte by byte. */
+  compare(a: number, b: number): number {
+    const ca = this.chunks[a >>> 16] as Uint8Array;
+    const cb = this.chunks[b >>> 16] as Uint8Array;
+    const oa = (a & (CHUNK - 1)) * 32;
+    const ob = (b & (CHUNK - 1)) * 32;
+    for (let k = 0; k < 32; k++) {
+      const d = (ca[oa + k] as number) - (cb[ob + k] as number);
+      if (d !== 0) return d;
+    }
+    return 0;
+  }
+}
+
+const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
 /**
  * SHA-256 digest → ranks of the models holding a file with it: 40 bytes per file (the digest as 32 bytes, its hash
  * and the rank) instead of a Map of strings to arrays. A digest that is not 64 lower-case hex is kept as a string.
  */
 export class DigestPostings {
-  private digests: Uint8Array[] = [];
+  private readonly digests = new DigestList();
   private readonly hashes = new U32List();
   private readonly ranks = new U32List();
   private readonly odd = new Map<string, number[]>();
@@ -68,33 +99,9 @@ export class DigestPostings {
       else if (list[list.length - 1] !== rank) list.push(rank);
       return;
     }
-    const i = this.ranks.length;
-    const at = i & (CHUNK - 1);
-    if (at === 0) this.digests.push(new Uint8Array(CHUNK * 32));
-    const chunk = this.digests[this.digests.length - 1] as Uint8Array;
-    for (let k = 0; k < 32; k++) chunk[at * 32 + k] = (nibble(sha256.charCodeAt(k * 2)) << 4) | nibble(sha256.charCodeAt(k * 2 + 1));
-    this.hashes.push(fullHash(sha256));
+    this.digests.push(sha256);
+    this.hashes.push(keyHash(sha256));
     this.ranks.push(rank);
-  }
-
-  private hexOf(i: number): string {
-    const chunk = this.digests[i >>> 16] as Uint8Array;
-    const at = (i & (CHUNK - 1)) * 32;
-    let s = '';
-    for (let k = 0; k < 32; k++) s += (chunk[at + k] as number).toString(16).padStart(2, '0');
-    return s;
-  }
-
-  private compareDigest(a: number, b: number): number {
-    const ca = this.digests[a >>> 16] as Uint8Array;
-    const cb = this.digests[b >>> 16] as Uint8Array;
-    const oa = (a & (CHUNK - 1)) * 32;
-    const ob = (b & (CHUNK - 1)) * 32;
-    for (let k = 0; k < 32; k++) {
-      const d = (ca[oa + k] as number) - (cb[ob + k] as number);
-      if (d !== 0) return d;
-    }
-    return 0;
   }
 
   /**
@@ -107,14 +114,14 @@ export class DigestPostings {
     const order = new Uint32Array(ranks.length);
     for (let i = 0; i < order.length; i++) order[i] = i;
     order.sort(
-      (a, b) => (hashes[a] as number) - (hashes[b] as number) || this.compareDigest(a, b) || (ranks[a] as number) - (ranks[b] as number),
+      (a, b) => (hashes[a] as number) - (hashes[b] as number) || this.digests.compare(a, b) || (ranks[a] as number) - (ranks[b] as number),
     );
     const starts = new U32List();
     for (let k = 0; k < order.length; k++) {
       if (
         k === 0 ||
         hashes[order[k] as number] !== hashes[order[k - 1] as number] ||
-        this.compareDigest(order[k] as number, order[k - 1] as number) !== 0
+        this.digests.compare(order[k] as number, order[k - 1] as number) !== 0
       )
         starts.push(k);
     }
@@ -142,7 +149,7 @@ export class DigestPostings {
     }
     const oddByBucket = new Map<number, string[]>();
     for (const key of this.odd.keys()) {
-      const b = fullHash(key) & (buckets - 1);
+      const b = keyHash(key) & (buckets - 1);
       oddByBucket.set(b, [...(oddByBucket.get(b) ?? []), key]);
     }
     for (let b = 0; b < buckets; b++) {
@@ -156,7 +163,7 @@ export class DigestPostings {
           const r = s.ranks[s.order[k] as number] as number;
           if (list[list.length - 1] !== r) list.push(r);
         }
-        entries[this.hexOf(s.order[from] as number)] = list;
+        entries[this.digests.hexOf(s.order[from] as number)] = list;
       }
       for (const key of oddByBucket.get(b) ?? []) entries[key] = this.odd.get(key) as number[];
       await fn(b, entries);

@@ -100,7 +100,7 @@ export class PagedIndex implements IndexStore, PagedReads {
     this.pages = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
     this.dirPages = new ByteLru(bytes / 4, bytes / 16);
     this.warmModels = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
-    this.memos = new ByteLru(options.memoBytes ?? bytes / 4, (options.memoBytes ?? bytes / 4) / 4, { secondAsk: true });
+    this.memos = new ByteLru(options.memoBytes ?? bytes / 4, undefined, { secondAsk: true });
     this.verify = options.verify !== false;
     this.catalogAddress = root.catalog as Address;
     this.snapshot = root.date;

@@ -64,9 +64,8 @@ export class FsObjectStore implements ObjectStore {
   }
 
   private paths(address: Address) {
-    const hex = address.slice('blake3:'.length);
-    const dir = path.join(this.objectsDir, hex.slice(0, 2));
-    return { bytes: path.join(dir, hex), meta: path.join(dir, `${hex}.meta`) };
+    const bytes = this.bytesPath(address);
+    return { bytes, meta: `${bytes}.meta` };
   }
 
   async get(address: Address): Promise<StoredObject | undefined> {
