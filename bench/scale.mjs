@@ -29,6 +29,7 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'paged' },
     'pure-blake3': { type: 'boolean' },
     'null-store': { type: 'boolean' },
+    'no-reuse': { type: 'boolean' },
     days: { type: 'string' },
     'cache-mb': { type: 'string' },
     every: { type: 'string' },
@@ -116,7 +117,7 @@ async function build(n, dir) {
     created = 0;
     const t0 = performance.now();
     // The models are made one at a time as the builder reads them (nothing held, as a real input streams).
-    const built = await testing.buildWithPages(store, models(), `2026-11-${d}`);
+    const built = await testing.buildWithPages(store, models(), `2026-11-${d}`, { reuse: !values['no-reuse'] });
     const ms = performance.now() - t0;
     days.push({ date: `2026-11-${d}`, changedEvery: every, buildMs: Math.round(ms), msPerModel: +(ms / n).toFixed(3), created, ...built });
   }

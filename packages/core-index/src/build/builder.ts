@@ -1,5 +1,5 @@
 import { BUCKETS_REF } from '../buckets/schema.js';
-import { type Address, addressOf, blake3Hex } from '../index/blake3.js';
+import { type Address, addressOf } from '../index/blake3.js';
 import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
 import { CatalogWriter, readCatalog } from '../index/catalog-shards.js';
 import { IndexPagesWriter, type PageObjects } from '../index/index-pages.js';
@@ -18,11 +18,12 @@ import {
   type SourceObject,
 } from '../index/schemas.js';
 import { sha256Hex } from '../index/sha256.js';
-import { isWeightFile } from '../index/weights.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import type { NoteSigner } from '../tlog/note.js';
+import { BuildMemo, BuildMemoWriter, inputKey, MEMO_REF, type MemoModel, pagesFormat } from './build-memo.js';
 import { commitDays } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
+import { modelRow } from './model-row.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 
@@ -78,6 +79,11 @@ export interface BuildInput {
    */
   onObject?: (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array) => void;
   /**
+   * Reuse what the last build remembered (its memo, build-memo.ts) for the models whose input did not change and the
+   * models pages whose models did not (default). `false`: do the whole work; the memo is written either way.
+   */
+  reuse?: boolean;
+  /**
    * Derive the day's index pages (design 11.1, index-pages.ts) from the models as they are built, and list their root
    * in the archive day (`pages`), so a paged store reads only what a request needs. Without it the day has no pages
    * (hosts load it whole). `true`, or (as hosts passed before the pages were streamed) the `LoadPackWriter` filled
@@ -105,10 +111,7 @@ export function treeRevision(files: FileRecord[]): string {
   return sha256Hex(canonicalBytes(sorted)).slice(0, 40);
 }
 
-/** A stable 24-hex `_id` for a model id (the model host uses 24-hex object ids). */
-export function modelObjectId(id: string): string {
-  return blake3Hex(new TextEncoder().encode(`model:${id}`)).slice(0, 24);
-}
+export { modelObjectId } from './model-row.js';
 
 /**
  * Write one day's index: model, source and catalog objects; chain the catalog to the previous one
@@ -122,20 +125,43 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   // Days before this one (a rebuild of the same day replaces that day).
   const older = archive.days.filter((d) => d.date !== input.date);
   const prevCatalogAddress = older[0]?.index as Address | undefined;
-  const prevCatalog = await readCatalogOrNone(objects, prevCatalogAddress);
-  // The catalog of this same day when it is built again: its objects need not be put again either.
-  const sameDay = await readCatalogOrNone(objects, archive.days.find((d) => d.date === input.date)?.index as Address | undefined);
+  // What the last build remembered (build-memo.ts): with it, yesterday's catalog is not read.
+  const memo = input.reuse === false ? undefined : await BuildMemo.read(objects, prevCatalogAddress);
+  const memoWriter = new BuildMemoWriter(objects);
+  // Without a memo that knows an id: yesterday's catalog and (its objects need not be put again either) the catalog of
+  // this same day when it is built again, each read once when first needed.
+  let catalogs: Promise<Array<CatalogObject | undefined>> | undefined;
+  const readCatalogs = () =>
+    (catalogs ??= Promise.all([
+      readCatalogOrNone(objects, prevCatalogAddress),
+      readCatalogOrNone(objects, archive.days.find((d) => d.date === input.date)?.index as Address | undefined),
+    ]));
+  const catalogModel = async (id: string) => (await readCatalogs())[0]?.objects[id]?.model ?? null;
+  const catalogEntries = async (id: string) => (await readCatalogs()).flatMap((c) => c?.objects[id] ?? []);
+  const memoBase = (b: MemoModel) => (b.base === 1 ? `blake3:${b.model}` : b.base === 2 && b.prev ? `blake3:${b.prev}` : null);
   const display = input.display ?? ((s: string) => s);
   const catalogWriter = new CatalogWriter(objects, { date: input.date, prev: prevCatalogAddress ?? null }, input.catalogLimit);
-  const pagesWriter = input.pages ? new IndexPagesWriter(objects) : undefined;
+  const format = await pagesFormat();
+  const pagesWriter = input.pages
+    ? new IndexPagesWriter(objects, {
+        page: (k) => memo?.page(k, format),
+        record: (k, p) => memoWriter.page(k, p),
+        root: async (list) => memo?.root(list, format),
+        recordRoot: (list, root) => memoWriter.root(list, root),
+      })
+    : undefined;
   let modelCount = 0;
   let fileCount = 0;
   let byteCount = 0;
   const seen = new Set<string>();
   const one = async (m: BuildModelInput) => {
     const files = [...m.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const revision = m.revision ?? treeRevision(files);
-    const prevModel = prevCatalog?.objects[m.id]?.model ?? null;
+    const key = inputKey(m);
+    const before = memo?.model(m.id);
+    // The same input as the memo's build: the same objects at the same addresses (see build-memo.ts), when the
+    // memo's build chained to the same base or is that base itself. Nothing is encoded or hashed for them.
+    const reused = before && before.key === key ? before : undefined;
+    const revision = reused ? reused.revision : (m.revision ?? treeRevision(files));
     const modelObject: ModelObject = {
       kind: 'model-hub.model',
       id: m.id,
@@ -145,80 +171,78 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       facts: m.facts ?? {},
       ...(m.signature ? { signature: m.signature } : {}),
       ...(m.scan ? { scan: m.scan } : {}),
-      prev: null,
+      prev: reused?.prev ? (`blake3:${reused.prev}` as Address) : null,
     };
+    const sourceValues = m.sources.map((s) => ({ kind: 'model-hub.source', model: m.id, revision, ...s }) satisfies SourceObject);
     // Each object is encoded and hashed once: the unchanged check below and the put share its bytes and address.
     const encode = (value: unknown) => {
       const bytes = canonicalBytes(value);
       return { value, bytes, address: addressOf(bytes) };
     };
-    let encodedModel = encode(modelObject);
-    // Chain to yesterday's object for this model only when it changed. A model unchanged since it was first indexed
-    // (its object's `prev` is null) hashes to yesterday's address as it is: no read. Otherwise yesterday's object is
-    // read to tell an unchanged model (it keeps its object and address) from a changed one (which points back at
-    // yesterday's).
-    if (prevModel && encodedModel.address !== prevModel) {
-      const old = await readPrev(objects, prevModel);
-      modelObject.prev = old && sameContent(old, modelObject) ? old.prev : (prevModel as Address);
-      encodedModel = encode(modelObject);
-    }
-    // The model and its source objects in one go (a store that commits puts in groups writes them together). An
-    // object that yesterday's catalog or this day's previous build already names for this model, and that the store
-    // has, is not put again (a rebuild where few models changed puts only theirs).
-    const known = new Set<string>();
-    for (const e of [prevCatalog?.objects[m.id], sameDay?.objects[m.id]]) if (e) for (const a of [e.model, ...e.sources]) known.add(a);
-    // Each object's address is known from its bytes: the row and the pages use it at once, and the puts are waited
-    // for a chunk later (so the next models are encoded while these are written).
+    // The address this id had in the base catalog (yesterday's), which a changed model's object points back at.
+    const baseModel =
+      memo?.mode === 'yesterday' ? (before ? `blake3:${before.model}` : null) : before ? memoBase(before) : await catalogModel(m.id);
+    // Each object's address is known from its bytes (or the memo): the row and the pages use it at once, and the puts
+    // are waited for a chunk later (so the next models are encoded while these are written).
     const puts: Array<Promise<unknown>> = [];
-    const store = (kind: BuiltObjectKind, { value, bytes, address }: ReturnType<typeof encode>): Address => {
-      input.onObject?.(kind, address, value, bytes);
-      const put = () => objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE });
-      puts.push(known.has(address) ? objects.has(address).then((has) => (has ? undefined : put())) : put());
-      return address;
-    };
-    const sourceObjects = m.sources.map((s) => encode({ kind: 'model-hub.source', model: m.id, revision, ...s } satisfies SourceObject));
-    const modelAddress = store('model-hub.model', encodedModel);
-    const sourceAddresses = sourceObjects.map((o) => store('model-hub.source', o));
-    const weight = files.reduce((n, f) => n + (isWeightFile(f.path) ? f.size : 0), 0);
-    const listed = m.row?.listed ?? true;
-    const [owner] = m.id.split('/');
-    const row: ModelRow = {
-      _id: modelObjectId(m.id),
-      id: m.id,
-      modelId: m.id,
-      sha: revision,
-      author: owner,
-      private: false,
-      gated: false,
-      disabled: false,
-      svc: {
-        manifest: modelAddress,
-        files: files.length,
-        weight_bytes: weight,
-        ...(listed && m.facts?.parameters !== undefined ? { parameters: m.facts.parameters } : {}),
-        ...(listed && m.facts?.context !== undefined ? { context: m.facts.context } : {}),
-        ...(listed ? {} : { listed: false }),
-        sources: [...new Set(m.sources.map((s) => display(s.source)))],
-        ...(m.signature ? { signature: m.signature } : {}),
-      },
-    };
-    if (listed) {
-      const r = m.row ?? {};
-      if (r.pipeline_tag ?? m.facts?.pipeline_tag) row.pipeline_tag = r.pipeline_tag ?? m.facts?.pipeline_tag;
-      if (r.library_name ?? m.facts?.library_name) row.library_name = r.library_name ?? m.facts?.library_name;
-      if (r.likes !== undefined) row.likes = r.likes;
-      if (r.downloads !== undefined) row.downloads = r.downloads;
-      if (r.trendingScore !== undefined) row.trendingScore = r.trendingScore;
+    let modelAddress: Address;
+    let sourceAddresses: Address[];
+    if (reused) {
+      // Reused objects are put again only if the store lost them (from the same value, checked to hash as the memo says).
+      const keep = (kind: BuiltObjectKind, value: unknown, address: Address): Address => {
+        if (input.onObject) input.onObject(kind, address, value, canonicalBytes(value));
+        puts.push(
+          objects.has(address).then(async (has) => {
+            if (has) return;
+            const { meta } = await objects.put(canonicalBytes(value), { kind, mediaType: JSON_MEDIA_TYPE });
+            if (meta.id !== address) throw new Error(`build memo: ${m.id}'s ${kind} hashes to ${meta.id}, the memo says ${address}`);
+          }),
+        );
+        return address;
+      };
+      modelAddress = keep('model-hub.model', modelObject, `blake3:${reused.model}`);
+      sourceAddresses = sourceValues.map((v, k) => keep('model-hub.source', v, `blake3:${reused.sources[k]}`));
+    } else {
+      let encodedModel = encode(modelObject);
+      // Chain to yesterday's object for this model only when it changed. A model unchanged since it was first indexed
+      // (its object's `prev` is null) hashes to yesterday's address as it is: no read. Otherwise yesterday's object is
+      // read to tell an unchanged model (it keeps its object and address) from a changed one (which points back at
+      // yesterday's).
+      if (baseModel && encodedModel.address !== baseModel) {
+        const old = await readPrev(objects, baseModel);
+        modelObject.prev = old && sameContent(old, modelObject) ? old.prev : (baseModel as Address);
+        encodedModel = encode(modelObject);
+      }
+      // The model and its source objects in one go (a store that commits puts in groups writes them together). An
+      // object that the base catalog or this day's previous build already names for this model, and that the store
+      // has, is not put again (a rebuild where few models changed puts only theirs).
+      const known = new Set<string>();
+      if (before) for (const a of [before.model, ...before.sources]) known.add(`blake3:${a}`);
+      else for (const e of await catalogEntries(m.id)) for (const a of [e.model, ...e.sources]) known.add(a);
+      const store = (kind: BuiltObjectKind, { value, bytes, address }: ReturnType<typeof encode>): Address => {
+        input.onObject?.(kind, address, value, bytes);
+        const put = () => objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE });
+        puts.push(known.has(address) ? objects.has(address).then((has) => (has ? undefined : put())) : put());
+        return address;
+      };
+      modelAddress = store('model-hub.model', encodedModel);
+      sourceAddresses = sourceValues.map((v) => store('model-hub.source', encode(v)));
     }
-    if (m.row?.createdAt ?? m.facts?.createdAt) row.createdAt = m.row?.createdAt ?? m.facts?.createdAt;
-    if (m.row?.lastModified ?? m.facts?.lastModified) row.lastModified = m.row?.lastModified ?? m.facts?.lastModified;
-    const tags = m.row?.tags ?? m.facts?.tags;
-    if (tags) row.tags = tags;
+    memoWriter.model(m.id, {
+      key,
+      model: modelAddress,
+      prev: modelObject.prev,
+      base: baseModel === null ? 0 : baseModel === modelAddress ? 1 : 2,
+      revision,
+      sources: sourceAddresses,
+    });
+    const row = modelRow(m, files, revision, modelAddress, display);
     return {
       row,
-      entry: { model: modelAddress as Address, sources: sourceAddresses },
+      rowJson: canonicalJson(row),
+      entry: { model: modelAddress, sources: sourceAddresses },
       object: modelObject,
-      sources: sourceObjects.map((o, k) => ({ address: sourceAddresses[k] as string, object: o.value as SourceObject })),
+      sources: sourceValues.map((v, k) => ({ address: sourceAddresses[k] as string, object: v })),
       files: files.length,
       bytes: files.reduce((n, f) => n + f.size, 0),
       written: Promise.all(puts),
@@ -230,9 +254,9 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const write = async (chunk: Array<{ m: BuildModelInput; lower: string }>): Promise<{ written: Promise<unknown> }> => {
     const done = await Promise.all(chunk.map((c) => one(c.m)));
     for (const [k, d] of done.entries()) {
-      await catalogWriter.add(d.row, d.entry);
+      await catalogWriter.add(d.row, d.entry, d.rowJson);
       const entry = { id: d.row.id, address: d.entry.model, row: d.row, object: d.object, sources: d.sources };
-      await pagesWriter?.add(entry, (chunk[k] as { lower: string }).lower);
+      await pagesWriter?.add(entry, (chunk[k] as { lower: string }).lower, d.rowJson);
       modelCount++;
       fileCount += d.files;
       byteCount += d.bytes;
@@ -263,6 +287,9 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   // One object, or a root plus content-addressed shards when it would pass the message limit.
   const { address: catalogAddress } = await catalogWriter.finish();
   const pages = pagesWriter ? await pagesWriter.finish(catalogAddress, input.date) : undefined;
+  // The memo is stored before the day is committed; one whose catalog never became a day is still of a build that
+  // chained to the same base, so the next build can use it (BuildMemo.read).
+  await objects.writeRef(MEMO_REF, await memoWriter.finish(catalogAddress, prevCatalogAddress ?? null, format));
   const spacesCatalog = (await objects.readRef(SPACES_REF))?.trim();
   const bucketsCatalog = (await objects.readRef(BUCKETS_REF))?.trim();
   const day: ArchiveDay = {

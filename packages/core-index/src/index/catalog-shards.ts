@@ -54,8 +54,7 @@ interface RowText {
   bytes: number;
 }
 
-function rowText(row: Row, entry: Entry | undefined): RowText {
-  const json = canonicalJson(row);
+function rowText(row: Row, entry: Entry | undefined, json = canonicalJson(row)): RowText {
   const member = entry ? `${canonicalJson(row.id)}:${canonicalJson(entry)}` : undefined;
   // The bytes one row takes in a shard: the row, the entry keyed by the id, and the separators.
   return { row, entry, json, member, bytes: utf8Length(json) + (member ? utf8Length(member) + 1 : 0) + 2 };
@@ -200,10 +199,10 @@ export class CatalogWriter {
     private readonly limit = CATALOG_MESSAGE_LIMIT,
   ) {}
 
-  /** The next row and its entry. */
-  async add(row: Row, entry: Entry): Promise<void> {
+  /** The next row and its entry; `json`: the row's canonical JSON, when the caller has it. */
+  async add(row: Row, entry: Entry, json?: string): Promise<void> {
     // Each row is serialized once: its text sizes the cuts and becomes its shard's bytes.
-    const text = rowText(row, entry);
+    const text = rowText(row, entry, json);
     if (this.cutter) {
       this.cutter.addText(text);
       return;
@@ -226,8 +225,21 @@ export class CatalogWriter {
   /** Write what is left and the root; returns the catalog's address and its shards' (none when it is one object). */
   async finish(): Promise<{ address: Address; shards: Address[] }> {
     if (!this.cutter) {
+      // One object, composed from the rows' texts (the bytes `canonicalBytes` gives the catalog object; its members
+      // in key order: date, kind, objects, prev, rows), unless it would pass the limit after all.
+      const held = this.held.splice(0);
+      const members = new Map<string, string>();
+      for (const r of held) if (r.member) members.set(r.row.id, r.member);
+      const ids = [...members.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      const whole = encoder.encode(
+        `{"date":${canonicalJson(this.head.date)},"kind":"${CATALOG_KIND}","objects":{${ids.map((id) => members.get(id)).join(',')}},${this.head.prev === undefined ? '' : `"prev":${canonicalJson(this.head.prev)},`}"rows":[${held.map((r) => r.json).join(',')}]}`,
+      );
+      if (whole.length <= this.limit) {
+        const { meta } = await this.objects.put(whole, { kind: CATALOG_KIND, mediaType: JSON_MEDIA_TYPE });
+        return { address: meta.id as Address, shards: [] };
+      }
       const catalog: CatalogObject = { kind: 'model-hub.catalog', date: this.head.date, rows: [], objects: {}, prev: this.head.prev };
-      for (const { row, entry } of this.held.splice(0) as Array<{ row: Row; entry: Entry }>) {
+      for (const { row, entry } of held as Array<{ row: Row; entry: Entry }>) {
         catalog.rows.push(row);
         catalog.objects[row.id] = entry;
       }

@@ -1,6 +1,7 @@
 import { type Address, addressOf } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
 import { dashAliasesOf } from './memory-index.js';
+import { type ModelsPageReuse, modelsListKey, modelsPageKey, writtenModelsPage } from './models-pages.js';
 import type { ObjectStore } from './object-store.js';
 import {
   BUCKET_TARGET_BYTES,
@@ -11,7 +12,6 @@ import {
   type IdEntry,
   KEPT_ORDERS,
   MODELS_PER_PAGE,
-  modelsPageBytes,
   ORDER_PER_PAGE,
   PAGE_KIND,
   PAGES_KIND,
@@ -25,7 +25,7 @@ import {
   rowSortKey,
   rowTags,
 } from './page-layout.js';
-import { DigestList, DigestPostings, TermPostings, TimeColumn, U32List } from './page-tables.js';
+import { DigestList, DigestPostings, holds, TermPostings, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import type { CatalogObject, ModelObject, SourceObject } from './schemas.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -70,22 +70,28 @@ export class IndexPagesWriter {
   private readonly modelPages: string[] = [];
   /** the first models of the browse list (the root's `head`) */
   private readonly head: PagedEntry[] = [];
-  /** the canonical bytes of each model added since the last models page */
-  private pageEntries: Uint8Array[] = [];
+  /** each model added since the last models page, with its row's canonical JSON when the builder gave it */
+  private pageEntries: Array<{ entry: PagedEntry; row: string | undefined }> = [];
   /** where each rank's model lies in its models page, and its BLAKE3 (32 bytes a rank), for the id entries */
   private readonly entryStart = new U32List();
   private readonly entryLength = new U32List();
   private readonly entryHash = new DigestList();
 
-  constructor(store: ObjectStore) {
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly reuse?: ModelsPageReuse,
+  ) {
     this.w = new PageWriter(store);
   }
 
-  /** The next model of the browse list (its rank is how many came before); `lower`: its id in lower case. */
-  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase()): Promise<void> {
+  /**
+   * The next model of the browse list (its rank is how many came before); `lower`: its id in lower case; `rowJson`:
+   * the canonical JSON of its row, which lets a models page be reused (see {@link ModelsPageReuse}).
+   */
+  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase(), rowJson?: string): Promise<void> {
     const rank = this.n++;
     const { row, object, sources } = entry;
-    this.pageEntries.push(canonicalBytes(entry));
+    this.pageEntries.push({ entry, row: rowJson });
     this.lowerIds.push(lower);
     for (const f of object.files) {
       this.files++;
@@ -110,24 +116,55 @@ export class IndexPagesWriter {
     if (this.pageEntries.length === MODELS_PER_PAGE) await this.modelsPage();
   }
 
-  /** Write the models page of the models added since the last one, and note where each model lies in it. */
+  /**
+   * Write the models page of the models added since the last one, and note where each model lies in it. A page whose
+   * key (its first rank, its models' addresses and rows) names a page the last build wrote, still stored, is that
+   * page: its address and entries are reused without serializing or hashing it.
+   */
   private async modelsPage(): Promise<void> {
-    const entries = this.pageEntries;
-    const first = this.n - entries.length;
-    const { bytes, starts } = modelsPageBytes(first, entries, canonicalBytes);
-    entries.forEach((e, k) => {
-      this.entryStart.push(starts[k] as number);
-      this.entryLength.push(e.length);
-      this.entryHash.push(addressOf(e).slice('blake3:'.length));
-    });
-    this.modelPages.push(await this.w.pageBytes(bytes));
+    const held = this.pageEntries;
     this.pageEntries = [];
+    const first = this.n - held.length;
+    const { reuse } = this;
+    const key =
+      reuse && held.every((h) => h.row !== undefined)
+        ? modelsPageKey(
+            first,
+            held.map((h) => ({ address: h.entry.address, sources: h.entry.sources.map((x) => x.address), row: h.row as string })),
+          )
+        : undefined;
+    let page = key ? reuse?.page(key) : undefined;
+    if (page && !(await this.store.has(`blake3:${page.address}` as Address))) page = undefined;
+    if (page) this.modelPages.push(`blake3:${page.address}`);
+    else {
+      const written = writtenModelsPage(
+        first,
+        held.map((h) => canonicalBytes(h.entry)),
+      );
+      page = written.record;
+      this.modelPages.push(await this.w.pageBytes(written.bytes, `blake3:${page.address}`));
+    }
+    for (let k = 0; k < page.starts.length; k++) {
+      this.entryStart.push(page.starts[k] as number);
+      this.entryLength.push(page.lengths[k] as number);
+      this.entryHash.push(page.hashes[k] as string);
+    }
+    if (key) reuse?.record(key, page);
   }
 
   /** Write the look-up pages and the root; returns the root's address. Call once, after every {@link add}. */
   async finish(catalogAddress: Address, date: string): Promise<Address> {
     const { w, n, lowerIds } = this;
     if (this.pageEntries.length) await this.modelsPage();
+    const list = this.reuse?.recordRoot ? modelsListKey(this.modelPages) : undefined;
+    const before = list ? await this.reuse?.root?.(list) : undefined;
+    if (list && before) {
+      // The same models pages as the last build's: its look-ups, under this day's catalog and date.
+      await w.flush();
+      const address = await w.put(PAGES_KIND, { ...before, catalog: catalogAddress, date } satisfies PagesRoot);
+      this.reuse?.recordRoot?.(list, address);
+      return address;
+    }
     const models: PagedArray = { per: MODELS_PER_PAGE, count: n, ...(await w.dirs(this.modelPages)) };
 
     // ids (and dash aliases, `~`-prefixed) → rank; the ids in lexical order, each once (a sorted array and a binary
@@ -206,7 +243,9 @@ export class IndexPagesWriter {
       names: { ...names, firsts },
     };
     await w.flush();
-    return w.put(PAGES_KIND, root);
+    const address = await w.put(PAGES_KIND, root);
+    if (list) this.reuse?.recordRoot?.(list, address);
+    return address;
   }
 
   /** The term buckets: sized from the counts alone, then filled one bucket at a time (long lists as segments). */
@@ -274,11 +313,11 @@ class PageWriter {
     return this.pageBytes(canonicalBytes({ kind: PAGE_KIND, ...value }));
   }
 
-  /** One page already in its canonical bytes. */
-  async pageBytes(bytes: Uint8Array): Promise<string> {
+  /** One page already in its canonical bytes (and its address, when known). */
+  async pageBytes(bytes: Uint8Array, address: string = addressOf(bytes)): Promise<string> {
     this.pending.push(this.store.put(bytes, { kind: PAGE_KIND, mediaType: JSON_MEDIA_TYPE }));
     if (this.pending.length >= WRITE_BATCH) await this.flush();
-    return addressOf(bytes);
+    return address;
   }
 
   async flush(): Promise<void> {
@@ -343,25 +382,4 @@ class PageWriter {
       s.push(await this.page({ role: 'postings', first: i, items: ranks.slice(i, i + POSTINGS_SEGMENT) }));
     return { n: ranks.length, s };
   }
-}
-
-/** The strings in lexical (UTF-16 code unit) order, each once. */
-function uniqueSorted(items: readonly string[]): string[] {
-  const sorted = items.slice().sort();
-  let w = 0;
-  for (let r = 0; r < sorted.length; r++) if (r === 0 || sorted[r] !== sorted[w - 1]) sorted[w++] = sorted[r] as string;
-  sorted.length = w;
-  return sorted;
-}
-
-/** Whether a sorted array holds `key` (binary search). */
-function holds(sorted: readonly string[], key: string): boolean {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((sorted[mid] as string) < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return sorted[lo] === key;
 }

@@ -258,3 +258,24 @@ export class TimeColumn {
     return this.times ?? (this.texts as string[]);
   }
 }
+
+/** The strings in lexical (UTF-16 code unit) order, each once. */
+export function uniqueSorted(items: readonly string[]): string[] {
+  const sorted = items.slice().sort();
+  let w = 0;
+  for (let r = 0; r < sorted.length; r++) if (r === 0 || sorted[r] !== sorted[w - 1]) sorted[w++] = sorted[r] as string;
+  sorted.length = w;
+  return sorted;
+}
+
+/** Whether a sorted array holds `key` (binary search). */
+export function holds(sorted: readonly string[], key: string): boolean {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((sorted[mid] as string) < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return sorted[lo] === key;
+}

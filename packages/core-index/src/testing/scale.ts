@@ -57,13 +57,14 @@ function syntheticModel(i: number, n: number): BuildModelInput {
   };
 }
 
-/** Build a day with its index pages; returns the catalog and the pages root. */
+/** Build a day with its index pages; returns the catalog and the pages root. `reuse: false`: no build memo read. */
 export async function buildWithPages(
   store: ObjectStore,
   models: Iterable<BuildModelInput> | AsyncIterable<BuildModelInput>,
   date = '2026-11-28',
+  options: { reuse?: boolean } = {},
 ): Promise<{ catalog: Address; pages: Address }> {
-  const built = await buildIndex(store, { date, models, pages: true });
+  const built = await buildIndex(store, { date, models, pages: true, ...options });
   if (!built.day.pages) throw new Error('the build wrote no index pages');
   return { catalog: built.catalog, pages: built.day.pages as Address };
 }

@@ -1,0 +1,407 @@
+import { type Address, addressOf, blake3Hex } from '../index/blake3.js';
+import { canonicalBytes } from '../index/canonical-json.js';
+import { IndexPagesWriter } from '../index/index-pages.js';
+import { MemoryObjectStore } from '../index/memory-object-store.js';
+import type { ModelsPageRecord } from '../index/models-pages.js';
+import type { ObjectStore } from '../index/object-store.js';
+import type { PagedEntry, PagesRoot } from '../index/page-layout.js';
+
+/**
+ * What a build remembers for the next one (docs/decisions/scale-and-speed.md, "A day costs what changed"): for each
+ * model, a key of the input that made its objects and the addresses they got; for each models page, a key of what it
+ * holds and its address and entries. The next build looks a model up by id and reuses its addresses when the key is
+ * the same (no canonical JSON, no BLAKE3), and a models page by its key. A memo is a cache: objects of the store
+ * (chunks checked against their addresses when read), named by the ref {@link MEMO_REF}; one that is missing,
+ * damaged, or made on another base is not used, and the build does the whole work. Nothing in it is served.
+ */
+export const MEMO_REF = 'build-memo';
+export const MEMO_KIND = 'model-hub.build-memo';
+export const MEMO_CHUNK_KIND = 'model-hub.build-memo-chunk';
+/** A chunk is put once its records pass this many bytes. */
+const CHUNK_BYTES = 1 << 20;
+/** Position of a record: chunk × this + offset. */
+const AT = 2 ** 26;
+
+/** What a build made of one model's input. Addresses are 64 hex digits (no `blake3:`). */
+export interface MemoModel {
+  /** {@link inputKey} of the input */
+  key: string;
+  model: string;
+  /** the model object's `prev` */
+  prev: string | null;
+  /** what the build's base catalog named for this id: 0 nothing, 1 `model` (unchanged), 2 `prev` (changed) */
+  base: 0 | 1 | 2;
+  revision: string;
+  sources: string[];
+}
+
+/** A models page as written (index-pages.ts). */
+export type MemoPage = ModelsPageRecord;
+
+interface MemoRoot {
+  kind: typeof MEMO_KIND;
+  /** the catalog the build wrote, and the catalog it chained to (its base) */
+  catalog: string;
+  base: string | null;
+  /** {@link pagesFormat} of the build that wrote the pages' records */
+  format: string;
+  models: string[];
+  pages: string[];
+  /** the pages root the build wrote, and the key of its models pages' list (models-pages.ts `modelsListKey`) */
+  root?: string;
+  list?: string;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * 32 hex digits (128 bits of BLAKE3) of the parts of a model's input that its model and source objects are made from
+ * (everything but the browse row): the same key, the same objects. Serialized with `JSON.stringify`, not canonical
+ * JSON: another member order only misses the memo, and it costs a fraction of canonical JSON.
+ */
+export function inputKey(m: {
+  id: string;
+  revision?: string;
+  license?: string | null;
+  files: unknown;
+  facts?: unknown;
+  signature?: unknown;
+  scan?: unknown;
+  sources: unknown;
+}): string {
+  const parts = [m.id, m.revision ?? null, m.license ?? null, m.files, m.facts ?? null, m.signature ?? null, m.scan ?? null, m.sources];
+  return blake3Hex(encoder.encode(JSON.stringify(parts))).slice(0, 32);
+}
+
+/** A fixed model for {@link pagesFormat} (SYNTHETIC). */
+function probeEntry(i: number): PagedEntry {
+  const id = i % 2 ? `probe.org/model-${i}` : `probe/Model-${i}-GGUF`;
+  const address = `blake3:${String(i % 10).repeat(64)}`;
+  const revision = 'a'.repeat(40);
+  const source = {
+    address: `blake3:${'f'.repeat(64)}`,
+    object: { kind: 'model-hub.source', model: id, revision, source: 'p', type: 'http' },
+  } as const;
+  return {
+    id,
+    address,
+    row: {
+      _id: '0'.repeat(24),
+      id,
+      modelId: id,
+      sha: revision,
+      author: id.split('/')[0] as string,
+      private: false,
+      gated: false,
+      disabled: false,
+      svc: { manifest: address, files: 1, weight_bytes: i, sources: ['p'], ...(i === 3 ? { listed: false } : {}) },
+      downloads: i * 7,
+      likes: 9 - i,
+      trendingScore: i % 3,
+      createdAt: `2024-01-0${i + 1}T00:00:00.000Z`,
+      ...(i % 2 ? { lastModified: `2025-0${i + 1}-01T00:00:00.000Z` } : {}),
+      tags: ['t', `t${i % 2}`],
+      pipeline_tag: 'text-generation',
+      library_name: 'gguf',
+    },
+    object: {
+      kind: 'model-hub.model',
+      id,
+      revision,
+      license: null,
+      files: [
+        { path: `m-${i}.gguf`, size: 1000 + i, sha256: String(i % 3).repeat(64) },
+        { path: 'README.md', size: 10, sha256: 'e'.repeat(64) },
+      ],
+      facts: {},
+      prev: null,
+    },
+    sources: [source],
+  };
+}
+
+/**
+ * A fingerprint of how index pages are written: the pages root of six fixed models as {@link IndexPagesWriter}
+ * writes it now (in memory). A build whose pages would come out otherwise (another layout, another id bucket form,
+ * another entry hash) gets another fingerprint and reuses no page of a memo written before, whatever its version says.
+ */
+export async function pagesFormat(): Promise<string> {
+  const writer = new IndexPagesWriter(new MemoryObjectStore(() => 0));
+  for (let i = 0; i < 6; i++) await writer.add(probeEntry(i));
+  return (await writer.finish(`blake3:${'0'.repeat(64)}`, '2000-01-01')).slice(7, 39);
+}
+
+function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return (h >>> 0) & 0x3fffffff;
+}
+
+const nibble = (c: number) => (c <= 57 ? c - 48 : c - 87);
+function putHex(buf: Uint8Array, at: number, hex: string, bytes: number): void {
+  for (let k = 0; k < bytes; k++) buf[at + k] = (nibble(hex.charCodeAt(k * 2)) << 4) | nibble(hex.charCodeAt(k * 2 + 1));
+}
+
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+function hexAt(buf: Uint8Array, at: number, bytes: number): string {
+  let s = '';
+  for (let k = 0; k < bytes; k++) s += HEX[buf[at + k] as number];
+  return s;
+}
+
+const bare = (address: string) => (address.startsWith('blake3:') ? address.slice(7) : address);
+
+/** Records appended in order and put as chunk objects of about {@link CHUNK_BYTES}. */
+class ChunkWriter {
+  private buf = new Uint8Array(CHUNK_BYTES * 2);
+  private at = 0;
+  readonly addresses: string[] = [];
+  private readonly puts: Array<Promise<unknown>> = [];
+
+  constructor(private readonly objects: ObjectStore) {}
+
+  /** Room for `n` more bytes; returns the buffer and where to write. */
+  room(n: number): [Uint8Array, number] {
+    if (this.at + n > this.buf.length) {
+      const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
+      bigger.set(this.buf.subarray(0, this.at));
+      this.buf = bigger;
+    }
+    const at = this.at;
+    this.at += n;
+    return [this.buf, at];
+  }
+
+  /** A record is complete: put the chunk when it is full. */
+  end(): void {
+    if (this.at >= CHUNK_BYTES) this.flush();
+  }
+
+  flush(): void {
+    if (this.at === 0) return;
+    const bytes = this.buf.slice(0, this.at);
+    this.at = 0;
+    this.addresses.push(addressOf(bytes));
+    this.puts.push(this.objects.put(bytes, { kind: MEMO_CHUNK_KIND, mediaType: 'application/octet-stream' }));
+  }
+
+  async done(): Promise<string[]> {
+    this.flush();
+    await Promise.all(this.puts.splice(0));
+    return this.addresses;
+  }
+}
+
+/** Writes a build's memo as the build goes ({@link model}, {@link page}), then its root ({@link finish}). */
+export class BuildMemoWriter {
+  private readonly models: ChunkWriter;
+  private readonly pages: ChunkWriter;
+
+  constructor(private readonly objects: ObjectStore) {
+    this.models = new ChunkWriter(objects);
+    this.pages = new ChunkWriter(objects);
+  }
+
+  model(id: string, m: MemoModel): void {
+    const idBytes = encoder.encode(id);
+    const rev = encoder.encode(m.revision);
+    const [buf, start] = this.models.room(
+      2 + idBytes.length + 16 + 32 + 1 + (m.prev ? 32 : 0) + 2 + rev.length + 2 + 32 * m.sources.length,
+    );
+    const view = new DataView(buf.buffer, buf.byteOffset);
+    let at = start;
+    view.setUint16(at, idBytes.length);
+    buf.set(idBytes, at + 2);
+    at += 2 + idBytes.length;
+    putHex(buf, at, m.key, 16);
+    putHex(buf, at + 16, bare(m.model), 32);
+    buf[at + 48] = (m.prev ? 1 : 0) | (m.base << 1);
+    at += 49;
+    if (m.prev) {
+      putHex(buf, at, bare(m.prev), 32);
+      at += 32;
+    }
+    view.setUint16(at, rev.length);
+    buf.set(rev, at + 2);
+    at += 2 + rev.length;
+    view.setUint16(at, m.sources.length);
+    at += 2;
+    for (const s of m.sources) {
+      putHex(buf, at, bare(s), 32);
+      at += 32;
+    }
+    this.models.end();
+  }
+
+  page(key: string, p: MemoPage): void {
+    const [buf, start] = this.pages.room(16 + 32 + 1 + p.starts.length * 40);
+    const view = new DataView(buf.buffer, buf.byteOffset);
+    putHex(buf, start, key, 16);
+    putHex(buf, start + 16, bare(p.address), 32);
+    buf[start + 48] = p.starts.length;
+    let at = start + 49;
+    for (let k = 0; k < p.starts.length; k++) {
+      view.setUint32(at, p.starts[k] as number);
+      view.setUint32(at + 4, p.lengths[k] as number);
+      putHex(buf, at + 8, bare(p.hashes[k] as string), 32);
+      at += 40;
+    }
+    this.pages.end();
+  }
+
+  private pagesRoot: { list: string; root: string } | undefined;
+
+  /** The day's pages root, and the key of its models pages' list. */
+  root(list: string, root: string): void {
+    this.pagesRoot = { list, root };
+  }
+
+  /** Put what is left and the root; returns the root's address (for {@link MEMO_REF}). */
+  async finish(catalog: Address, base: Address | null, format: string): Promise<Address> {
+    const root: MemoRoot = {
+      kind: MEMO_KIND,
+      catalog,
+      base,
+      format,
+      models: await this.models.done(),
+      pages: await this.pages.done(),
+      ...this.pagesRoot,
+    };
+    const { meta } = await this.objects.put(canonicalBytes(root), { kind: MEMO_KIND, mediaType: 'application/json' });
+    return meta.id as Address;
+  }
+}
+
+/** A memo read back, for a build chaining to `base`. */
+export class BuildMemo {
+  private readonly byId = new Map<number, number>();
+  private readonly collided = new Map<number, number[]>();
+  private readonly byPage = new Map<string, number>();
+
+  private constructor(
+    private readonly objects: ObjectStore,
+    /** `yesterday`: the memo is of the catalog the build chains to; `same-base`: of a build that chained to it too */
+    readonly mode: 'yesterday' | 'same-base',
+    private readonly format: string,
+    private readonly pagesRoot: { list?: string; root?: string },
+    private readonly modelChunks: Uint8Array[],
+    private readonly pageChunks: Uint8Array[],
+  ) {
+    modelChunks.forEach((buf, c) => {
+      const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+      for (let at = 0; at < buf.length; ) {
+        const idLength = view.getUint16(at);
+        const h = idHash(decoder.decode(buf.subarray(at + 2, at + 2 + idLength)));
+        const pos = c * AT + at;
+        const first = this.byId.get(h);
+        if (first === undefined) this.byId.set(h, pos);
+        else this.collided.set(h, [...(this.collided.get(h) ?? []), pos]);
+        at += 2 + idLength + 48;
+        const flags = buf[at] as number;
+        at += 1 + (flags & 1 ? 32 : 0);
+        at += 2 + view.getUint16(at);
+        at += 2 + 32 * view.getUint16(at);
+      }
+    });
+    pageChunks.forEach((buf, c) => {
+      for (let at = 0; at < buf.length; at += 49 + (buf[at + 48] as number) * 40) this.byPage.set(hexAt(buf, at, 16), c * AT + at);
+    });
+  }
+
+  /**
+   * The memo of the last build, when it can serve a build chaining to `base`: the memo's own catalog is `base`, or
+   * the memo's build chained to `base` too. Undefined when there is none, or any part of it is missing or damaged.
+   */
+  static async read(objects: ObjectStore, base: Address | undefined): Promise<BuildMemo | undefined> {
+    try {
+      const address = (await objects.readRef(MEMO_REF))?.trim() as Address | undefined;
+      if (!address) return undefined;
+      const checked = async (a: string) => {
+        const s = await objects.get(a as Address);
+        if (!s || addressOf(s.bytes) !== a) throw new Error(`memo object ${a} is missing or damaged`);
+        return s.bytes;
+      };
+      const root = JSON.parse(decoder.decode(await checked(address))) as MemoRoot;
+      if (root.kind !== MEMO_KIND) return undefined;
+      const mode = root.catalog === (base ?? null) ? 'yesterday' : root.base === (base ?? null) ? 'same-base' : undefined;
+      if (!mode) return undefined;
+      const models = await Promise.all(root.models.map(checked));
+      const pages = await Promise.all(root.pages.map(checked));
+      return new BuildMemo(objects, mode, root.format, { list: root.list, root: root.root }, models, pages);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** What the memo's build made of `id`, if it had it. */
+  model(id: string): MemoModel | undefined {
+    const h = idHash(id);
+    const first = this.byId.get(h);
+    if (first === undefined) return undefined;
+    for (const pos of [first, ...(this.collided.get(h) ?? [])]) {
+      const m = this.modelAt(pos, id);
+      if (m) return m;
+    }
+    return undefined;
+  }
+
+  private modelAt(pos: number, id: string): MemoModel | undefined {
+    const buf = this.modelChunks[Math.floor(pos / AT)] as Uint8Array;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    let at = pos % AT;
+    const idLength = view.getUint16(at);
+    if (decoder.decode(buf.subarray(at + 2, at + 2 + idLength)) !== id) return undefined;
+    at += 2 + idLength;
+    const key = hexAt(buf, at, 16);
+    const model = hexAt(buf, at + 16, 32);
+    const flags = buf[at + 48] as number;
+    at += 49;
+    let prev: string | null = null;
+    if (flags & 1) {
+      prev = hexAt(buf, at, 32);
+      at += 32;
+    }
+    const revLength = view.getUint16(at);
+    const revision = decoder.decode(buf.subarray(at + 2, at + 2 + revLength));
+    at += 2 + revLength;
+    const sources: string[] = [];
+    const n = view.getUint16(at);
+    at += 2;
+    for (let k = 0; k < n; k++, at += 32) sources.push(hexAt(buf, at, 32));
+    return { key, model, prev, base: ((flags >> 1) & 3) as 0 | 1 | 2, revision, sources };
+  }
+
+  /**
+   * The memo's pages root when its build wrote its pages as they are written now (`format`) from the same models
+   * pages (`list`), read and checked against its address, and every page it names directly still stored.
+   */
+  async root(list: string, format: string): Promise<PagesRoot | undefined> {
+    const address = this.pagesRoot.root as Address | undefined;
+    if (!address || format !== this.format || list !== this.pagesRoot.list) return undefined;
+    const stored = await this.objects.get(address);
+    if (!stored || addressOf(stored.bytes) !== address) return undefined;
+    const root = JSON.parse(decoder.decode(stored.bytes)) as PagesRoot;
+    const named: string[] = [];
+    for (const v of [root.models, root.ids, root.shas, root.terms, root.names, ...Object.values(root.orders)])
+      named.push(...(v.pages ?? []), ...(v.dirs ?? []));
+    for (const a of named) if (!(await this.objects.has(a as Address))) return undefined;
+    return root;
+  }
+
+  /** A models page the memo's build wrote with this key, if it was written the way `format` says pages are now. */
+  page(key: string, format: string): MemoPage | undefined {
+    const pos = format === this.format ? this.byPage.get(key) : undefined;
+    if (pos === undefined) return undefined;
+    const buf = this.pageChunks[Math.floor(pos / AT)] as Uint8Array;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const at = pos % AT;
+    const p: MemoPage = { address: hexAt(buf, at + 16, 32), starts: [], lengths: [], hashes: [] };
+    for (let k = 0, o = at + 49; k < (buf[at + 48] as number); k++, o += 40) {
+      p.starts.push(view.getUint32(o));
+      p.lengths.push(view.getUint32(o + 4));
+      p.hashes.push(hexAt(buf, o + 8, 32));
+    }
+    return p;
+  }
+}

@@ -1,0 +1,56 @@
+import type { Address } from '../index/blake3.js';
+import { blake3Hex } from '../index/blake3.js';
+import type { FileRecord, ModelRow } from '../index/schemas.js';
+import { isWeightFile } from '../index/weights.js';
+import type { BuildModelInput } from './builder.js';
+
+/** A stable 24-hex `_id` for a model id (the model host uses 24-hex object ids). */
+export function modelObjectId(id: string): string {
+  return blake3Hex(new TextEncoder().encode(`model:${id}`)).slice(0, 24);
+}
+
+/** A model's browse row: the input's listing facts, its files (sorted by path) and its model object's address. */
+export function modelRow(
+  m: BuildModelInput,
+  files: readonly FileRecord[],
+  revision: string,
+  modelAddress: Address,
+  display: (source: string) => string,
+): ModelRow {
+  const weight = files.reduce((n, f) => n + (isWeightFile(f.path) ? f.size : 0), 0);
+  const listed = m.row?.listed ?? true;
+  const [owner] = m.id.split('/');
+  const row: ModelRow = {
+    _id: modelObjectId(m.id),
+    id: m.id,
+    modelId: m.id,
+    sha: revision,
+    author: owner,
+    private: false,
+    gated: false,
+    disabled: false,
+    svc: {
+      manifest: modelAddress,
+      files: files.length,
+      weight_bytes: weight,
+      ...(listed && m.facts?.parameters !== undefined ? { parameters: m.facts.parameters } : {}),
+      ...(listed && m.facts?.context !== undefined ? { context: m.facts.context } : {}),
+      ...(listed ? {} : { listed: false }),
+      sources: [...new Set(m.sources.map((s) => display(s.source)))],
+      ...(m.signature ? { signature: m.signature } : {}),
+    },
+  };
+  if (listed) {
+    const r = m.row ?? {};
+    if (r.pipeline_tag ?? m.facts?.pipeline_tag) row.pipeline_tag = r.pipeline_tag ?? m.facts?.pipeline_tag;
+    if (r.library_name ?? m.facts?.library_name) row.library_name = r.library_name ?? m.facts?.library_name;
+    if (r.likes !== undefined) row.likes = r.likes;
+    if (r.downloads !== undefined) row.downloads = r.downloads;
+    if (r.trendingScore !== undefined) row.trendingScore = r.trendingScore;
+  }
+  if (m.row?.createdAt ?? m.facts?.createdAt) row.createdAt = m.row?.createdAt ?? m.facts?.createdAt;
+  if (m.row?.lastModified ?? m.facts?.lastModified) row.lastModified = m.row?.lastModified ?? m.facts?.lastModified;
+  const tags = m.row?.tags ?? m.facts?.tags;
+  if (tags) row.tags = tags;
+  return row;
+}

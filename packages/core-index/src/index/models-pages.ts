@@ -1,0 +1,56 @@
+import { addressOf, blake3Hex } from './blake3.js';
+import { canonicalBytes } from './canonical-json.js';
+import { modelsPageBytes, type PagesRoot } from './page-layout.js';
+
+const textEncoder = new TextEncoder();
+
+/** A models page as written: its address, and where each entry lies in it and its BLAKE3 (64 hex digits each). */
+export interface ModelsPageRecord {
+  address: string;
+  starts: number[];
+  lengths: number[];
+  hashes: string[];
+}
+
+/** Models pages of the last build by key ({@link modelsPageKey}), and today's pages as they are written. */
+export interface ModelsPageReuse {
+  page(key: string): ModelsPageRecord | undefined;
+  record(key: string, page: ModelsPageRecord): void;
+  /**
+   * The last build's pages root when its models pages were the same list (`list`: {@link modelsListKey}): every
+   * look-up page is derived from the models pages alone, so that root's look-ups are this day's.
+   */
+  root?(list: string): Promise<PagesRoot | undefined>;
+  /** This day's pages root and the key of its models pages' list. */
+  recordRoot?(list: string, root: string): void;
+}
+
+/** The key of a list of models pages (their addresses in order). */
+export function modelsListKey(pages: readonly string[]): string {
+  return blake3Hex(textEncoder.encode(pages.join('\n'))).slice(0, 32);
+}
+
+/**
+ * The key of a models page: its first rank and, for each model, its model and source addresses and its row's
+ * canonical JSON. These decide the page's bytes (each entry is the row's id, the model's address, the row, and the
+ * objects those addresses name), so one key is one page.
+ */
+export function modelsPageKey(first: number, entries: ReadonlyArray<{ address: string; sources: readonly string[]; row: string }>): string {
+  let s = `${first}`;
+  for (const e of entries) s += `\n${e.address} ${e.sources.join(' ')}\n${e.row.length}:${e.row}`;
+  return blake3Hex(textEncoder.encode(s)).slice(0, 32);
+}
+
+/** A models page from its models' canonical entry bytes: its bytes and its record. */
+export function writtenModelsPage(first: number, entries: Uint8Array[]): { bytes: Uint8Array; record: ModelsPageRecord } {
+  const { bytes, starts } = modelsPageBytes(first, entries, canonicalBytes);
+  return {
+    bytes,
+    record: {
+      address: addressOf(bytes).slice('blake3:'.length),
+      starts,
+      lengths: entries.map((e) => e.length),
+      hashes: entries.map((e) => addressOf(e).slice('blake3:'.length)),
+    },
+  };
+}
