@@ -4,11 +4,13 @@
 // peak RSS measured), then served by a fresh child process per round that opens the day's pages from the filesystem
 // object store and runs the look-ups in process (no HTTP: the hub's HTTP cost is pnpm bench's; this is the index's).
 // Usage: node bench/scale.mjs [--sizes 10000,100000] [--rounds 3] [--keep DIR]
-// One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--null-store] [--pure-blake3]
+// One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--no-reuse] [--null-store] [--pure-blake3]
 //   [--every K: a progress line every K models, with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
+// A day on which few models changed: node bench/scale.mjs --phase days --n N [--rounds 3] [--keep DIR] (the 1 %-changed
+//   and the unchanged day's build time as ratios to the full build of the same run, with and without the build memo).
 // Storage reads are counted by a counting ObjectStore around the filesystem store (every get, has, meta, list, ref).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -214,6 +216,53 @@ async function serve(n, dir, kind) {
 
 if (values.phase === 'build') {
   console.log(JSON.stringify(await build(Number(values.n), values.dir)));
+  process.exit(0);
+}
+if (values.phase === 'days') {
+  // A day on which few models changed, against a full build, in the same run: each round builds --days 3 (day 1 full,
+  // day 2 with 1 % changed, day 3 unchanged) into a fresh folder twice, reusing the build memo and not (--no-reuse),
+  // in alternating order, and checks that both give the same catalog and pages addresses every day.
+  const n = String(values.n ?? 10000);
+  const rounds = Number(values.rounds);
+  const base = values.keep ?? path.join(os.tmpdir(), 'hub-bench-days');
+  const rows = [];
+  for (let round = 1; round <= rounds; round++) {
+    const out = {};
+    for (const mode of round % 2 ? ['reuse', 'full'] : ['full', 'reuse']) {
+      const dir = path.join(base, `r${round}-${mode}`);
+      rmSync(dir, { recursive: true, force: true });
+      out[mode] = JSON.parse(
+        execFileSync(
+          process.execPath,
+          [path.join(root, 'bench/scale.mjs'), '--phase', 'build', '--n', n, '--dir', dir, '--days', '3', ...(mode === 'full' ? ['--no-reuse'] : [])],
+          { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
+        ).trim(),
+      );
+      rmSync(dir, { recursive: true, force: true });
+    }
+    const [r, f] = [out.reuse.days, out.full.days];
+    for (let d = 0; d < 3; d++)
+      if (r[d].catalog !== f[d].catalog || r[d].pages !== f[d].pages) throw new Error(`round ${round} day ${d + 1}: reuse and full differ`);
+    const row = {
+      round,
+      fullMs: r[0].buildMs,
+      changedMs: r[1].buildMs,
+      unchangedMs: r[2].buildMs,
+      changedRatio: +(r[1].buildMs / r[0].buildMs).toFixed(3),
+      unchangedRatio: +(r[2].buildMs / r[0].buildMs).toFixed(3),
+      noReuse: { fullMs: f[0].buildMs, changedMs: f[1].buildMs, unchangedMs: f[2].buildMs },
+      created: r.map((d) => d.created),
+      peakRssMB: out.reuse.maxRssMB,
+      noReusePeakRssMB: out.full.maxRssMB,
+    };
+    rows.push(row);
+    console.log(JSON.stringify(row));
+  }
+  const spread = (k) => {
+    const xs = rows.map((x) => x[k]).sort((a, b) => a - b);
+    return `${k} median ${xs[Math.floor(xs.length / 2)]} (${xs[0]}–${xs[xs.length - 1]})`;
+  };
+  console.log(`n=${n}: ${['changedRatio', 'unchangedRatio', 'fullMs', 'changedMs', 'unchangedMs'].map(spread).join('; ')}`);
   process.exit(0);
 }
 if (values.phase === 'serve') {

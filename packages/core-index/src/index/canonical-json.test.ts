@@ -53,6 +53,16 @@ describe('canonicalJson (RFC 8785)', () => {
     expect(canonicalJson('a\u0000b\u001fc\t"\\é😀')).toBe('"a\\u0000b\\u001fc\\t\\"\\\\é😀"');
   });
 
+  it('escapes each character below U+0080 as RFC 8785 says, and the rest of the BMP not at all', () => {
+    const named: Record<number, string> = { 8: '\\b', 9: '\\t', 10: '\\n', 12: '\\f', 13: '\\r', 34: '\\"', 92: '\\\\' };
+    for (let c = 0; c < 0x80; c++) {
+      const expected = named[c] ?? (c < 0x20 ? `\\u${c.toString(16).padStart(4, '0')}` : String.fromCharCode(c));
+      expect(canonicalJson(String.fromCharCode(c))).toBe(`"${expected}"`);
+    }
+    for (const c of [0x7f, 0x80, 0x2028, 0x2029, 0xfeff, 0xffff]) expect(canonicalJson(String.fromCharCode(c))).toBe(`"${String.fromCharCode(c)}"`);
+    expect(() => canonicalJson({ k: 'a\udc00' })).toThrow();
+  });
+
   it('refuses values JSON cannot hold', () => {
     expect(() => canonicalJson(Number.NaN)).toThrow();
     expect(() => canonicalJson({ a: Number.POSITIVE_INFINITY })).toThrow();

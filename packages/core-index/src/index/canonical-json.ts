@@ -43,7 +43,8 @@ function serialize(value: unknown, where: string): string {
       }
       const maybeJson = value as { toJSON?: () => unknown };
       if (typeof maybeJson.toJSON === 'function') return serialize(maybeJson.toJSON(), where);
-      const keys = Object.keys(value).sort(compareUtf16);
+      // Array.prototype.sort's default order compares UTF-16 code units, as RFC 8785 requires.
+      const keys = Object.keys(value).sort();
       let out = '{';
       let first = true;
       for (const key of keys) {
@@ -60,28 +61,19 @@ function serialize(value: unknown, where: string): string {
   }
 }
 
-function compareUtf16(a: string, b: string): number {
-  // Array.prototype.sort's default compares UTF-16 code units, as RFC 8785 requires.
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-const ESCAPES: Record<string, string> = {
-  '"': '\\"',
-  '\\': '\\\\',
-  '\b': '\\b',
-  '\f': '\\f',
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-};
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what must be escaped
-const NEEDS_ESCAPE = /["\\\u0000-\u001f]/g;
-
+/**
+ * JSON.stringify of a well-formed string escapes exactly what RFC 8785 escapes (`"`, `\\`, `\b \t \n \f \r`, other
+ * controls as `\u00xx` in lower case) and nothing else; a lone surrogate, which it would escape, is refused first.
+ */
 function quote(s: string): string {
-  if (hasLoneSurrogate(s)) throw new TypeError('canonicalJson: string holds a lone surrogate, which is not valid UTF-8');
-  return `"${s.replace(NEEDS_ESCAPE, (c) => ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
+  if (!wellFormed(s)) throw new TypeError('canonicalJson: string holds a lone surrogate, which is not valid UTF-8');
+  return JSON.stringify(s);
 }
+
+const wellFormed: (s: string) => boolean =
+  typeof (String.prototype as { isWellFormed?: unknown }).isWellFormed === 'function'
+    ? (s) => (s as unknown as { isWellFormed(): boolean }).isWellFormed()
+    : (s) => !hasLoneSurrogate(s);
 
 function hasLoneSurrogate(s: string): boolean {
   for (let i = 0; i < s.length; i++) {

@@ -27,8 +27,12 @@ function fnv1a(s: string): number {
 type Row = CatalogObject['rows'][number];
 type Entry = CatalogObject['objects'][string];
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: every ASCII character, controls too
+const ASCII = /^[\u0000-\u007f]*$/;
+
 /** The length in UTF-8 of a string (what `canonicalBytes(...).length` is, without encoding it). */
 export function utf8Length(s: string): number {
+  if (ASCII.test(s)) return s.length;
   let n = s.length;
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
