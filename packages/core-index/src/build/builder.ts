@@ -218,7 +218,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       // has, is not put again (a rebuild where few models changed puts only theirs).
       const known = new Set<string>();
       if (before) for (const a of [before.model, ...before.sources]) known.add(`blake3:${a}`);
-      else for (const e of await catalogEntries(m.id)) for (const a of [e.model, ...e.sources]) known.add(a);
+      else if (memo?.mode !== 'yesterday')
+        for (const e of await catalogEntries(m.id)) for (const a of [e.model, ...e.sources]) known.add(a);
       const store = (kind: BuiltObjectKind, { value, bytes, address }: ReturnType<typeof encode>): Address => {
         input.onObject?.(kind, address, value, bytes);
         const put = () => objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE });

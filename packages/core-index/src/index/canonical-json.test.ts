@@ -59,7 +59,8 @@ describe('canonicalJson (RFC 8785)', () => {
       const expected = named[c] ?? (c < 0x20 ? `\\u${c.toString(16).padStart(4, '0')}` : String.fromCharCode(c));
       expect(canonicalJson(String.fromCharCode(c))).toBe(`"${expected}"`);
     }
-    for (const c of [0x7f, 0x80, 0x2028, 0x2029, 0xfeff, 0xffff]) expect(canonicalJson(String.fromCharCode(c))).toBe(`"${String.fromCharCode(c)}"`);
+    for (const c of [0x7f, 0x80, 0x2028, 0x2029, 0xfeff, 0xffff])
+      expect(canonicalJson(String.fromCharCode(c))).toBe(`"${String.fromCharCode(c)}"`);
     expect(() => canonicalJson({ k: 'a\udc00' })).toThrow();
   });
 

@@ -1,0 +1,134 @@
+// Issue 39 (build side): a day on which few models changed reuses what the last build made (build-memo.ts), and gives
+// exactly the catalog and pages addresses a build that reuses nothing gives for the same days. SYNTHETIC models.
+import { describe, expect, it } from 'vitest';
+import type { Address } from '../index/blake3.js';
+import { MemoryObjectStore } from '../index/memory-object-store.js';
+import type { ObjectStore } from '../index/object-store.js';
+import { syntheticModels } from '../testing/scale.js';
+import { MEMO_REF } from './build-memo.js';
+import { type BuildModelInput, buildIndex } from './builder.js';
+
+/** A store that records every address read with `get`, and can be made to fail at the archive's write. */
+class WatchedStore extends MemoryObjectStore {
+  readonly got: string[] = [];
+  failArchive = false;
+  override async get(address: Address) {
+    this.got.push(address);
+    return super.get(address);
+  }
+  override async writeRef(name: string, value: string) {
+    if (name === 'archive' && this.failArchive) throw new Error('killed before the archive was written');
+    return super.writeRef(name, value);
+  }
+}
+
+type Day = { date: string; models: BuildModelInput[] };
+
+const base = syntheticModels(240);
+/** Day 2: a license changed every 25th model, a row changed (downloads) every 40th, one model gone, one new. */
+const day2 = [
+  ...base
+    .filter((_, i) => i !== 17)
+    .map((m, i) => (i % 25 === 3 ? { ...m, license: 'apache-2.0' } : i % 40 === 9 ? { ...m, row: { ...m.row, downloads: 1 } } : m)),
+  { ...(base[5] as BuildModelInput), id: 'synthetic-new/model-x' },
+];
+const days: Day[] = [
+  { date: '2026-11-28', models: base },
+  { date: '2026-11-29', models: day2 },
+  // day 3 unchanged; day 4 a file of one model changed back and forth, and the first model changed again
+  { date: '2026-11-30', models: day2 },
+  {
+    date: '2026-12-01',
+    models: day2.map((m, i) =>
+      i === 0 ? { ...m, license: 'mit-0' } : i === 30 ? { ...m, files: m.files.map((f) => ({ ...f, size: f.size + 1 })) } : m,
+    ),
+  },
+];
+
+async function build(store: ObjectStore, day: Day, reuse: boolean) {
+  const r = await buildIndex(store, { date: day.date, models: day.models, pages: true, reuse });
+  return { catalog: r.catalog, pages: r.day.pages };
+}
+
+describe('a build that reuses the last build (the build memo)', () => {
+  it('gives every day the catalog and pages addresses of a build that reuses nothing, without reading the catalog before', async () => {
+    const reusing = new WatchedStore();
+    const full = new MemoryObjectStore();
+    let yesterday: string | undefined;
+    for (const day of days) {
+      reusing.got.length = 0;
+      const a = await build(reusing, day, true);
+      expect(a).toEqual(await build(full, day, false));
+      // the memo told the builder what yesterday's catalog named: it was not read
+      if (yesterday) expect(reusing.got).not.toContain(yesterday);
+      yesterday = a.catalog;
+    }
+  });
+
+  it('gives a rebuild of the same day (a memo of a build on the same base) the addresses of a full rebuild', async () => {
+    const reusing = new MemoryObjectStore();
+    const full = new MemoryObjectStore();
+    for (const [i, day] of [days[0], days[1], { ...(days[3] as Day), date: '2026-11-29' }].entries()) {
+      const a = await build(reusing, day as Day, true);
+      expect(a, `build ${i}`).toEqual(await build(full, day as Day, false));
+    }
+  });
+
+  it('uses a memo whose build was killed before its day was committed, and gives the addresses of a full build', async () => {
+    const reusing = new WatchedStore();
+    const full = new MemoryObjectStore();
+    await build(reusing, days[0] as Day, true);
+    await build(full, days[0] as Day, false);
+    reusing.failArchive = true;
+    await expect(build(reusing, days[1] as Day, true)).rejects.toThrow('killed');
+    reusing.failArchive = false;
+    // the memo now names a catalog that never became a day; the next build chains to day 1 as that build did
+    for (const day of [days[3], days[2]] as Day[]) expect(await build(reusing, day, true)).toEqual(await build(full, day, false));
+  });
+
+  it('does the whole work when the memo is damaged, and still gives the addresses of a full build', async () => {
+    const reusing = new WatchedStore();
+    const full = new MemoryObjectStore();
+    const first = await build(reusing, days[0] as Day, true);
+    await build(full, days[0] as Day, false);
+    // the memo's root names its chunks; one chunk's bytes replaced by others (a store that answers wrong bytes)
+    const root = JSON.parse(new TextDecoder().decode((await reusing.get((await reusing.readRef(MEMO_REF)) as Address))?.bytes));
+    const chunk = root.models[0] as Address;
+    const damaged = Object.assign(Object.create(reusing) as WatchedStore, {
+      get: async (a: Address) => {
+        reusing.got.push(a);
+        const s = await reusing.get(a);
+        return a === chunk && s ? { ...s, bytes: s.bytes.map((b, i) => (i === 40 ? b ^ 1 : b)) } : s;
+      },
+    });
+    reusing.got.length = 0;
+    expect(await build(damaged, days[1] as Day, true)).toEqual(await build(full, days[1] as Day, false));
+    // without a memo it can trust, the builder read yesterday's catalog
+    expect(reusing.got).toContain(first.catalog);
+  });
+
+  it('puts again a reused object the store lost', async () => {
+    const reusing = new MemoryObjectStore();
+    const full = new MemoryObjectStore();
+    await build(reusing, days[0] as Day, true);
+    await build(full, days[0] as Day, false);
+    const model = (base[1] as BuildModelInput).id;
+    const lost = Object.assign(Object.create(reusing) as MemoryObjectStore, {
+      has: async (a: Address) => {
+        const stored = await reusing.get(a);
+        const text = stored ? new TextDecoder().decode(stored.bytes) : '';
+        return text.includes('"kind":"model-hub.model"') && text.includes(`"id":"${model}"`) ? false : reusing.has(a);
+      },
+    });
+    const puts: string[] = [];
+    const watched = Object.assign(Object.create(lost) as MemoryObjectStore, {
+      put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
+        const r = await reusing.put(bytes, o);
+        if (o.kind === 'model-hub.model') puts.push(new TextDecoder().decode(bytes));
+        return r;
+      },
+    });
+    expect(await build(watched, days[2] as Day, true)).toEqual(await build(full, days[2] as Day, false));
+    expect(puts.some((p) => p.includes(`"id":"${model}"`))).toBe(true);
+  });
+});
