@@ -15,6 +15,7 @@ export {
   putJson,
   readArchive,
 } from './build/builder.js';
+export { MEMO_CHUNK_KIND, MEMO_KIND } from './build/build-memo.js';
 export { commitDays } from './build/commit-days.js';
 export { namedJsonSchemas } from './build/json-schema.js';
 export { LoadPackWriter } from './build/load-pack-writer.js';

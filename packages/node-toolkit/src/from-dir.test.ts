@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Address, type CatalogObject, LOG_TILE_KIND, type ModelObject, silentLogger } from '@hub/core-index';
+import { type Address, type CatalogObject, LOG_TILE_KIND, MEMO_CHUNK_KIND, MEMO_KIND, type ModelObject, silentLogger } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTreeDir } from './demo.js';
@@ -95,8 +95,9 @@ describe('rebuilds with the rebuild cache', () => {
 
   it('building the same tree again writes no object, reads no file, and gives the same catalog', async () => {
     const before = objectFiles(data);
-    // 30 model and source objects, the catalog, and the transparency log's level-0 tile and entry bundle
-    expect(before.size).toBe(30 * 2 + 1 + 2);
+    // 30 model and source objects, the catalog, the transparency log's level-0 tile and entry bundle, and the build
+    // memo (its root and one chunk)
+    expect(before.size).toBe(30 * 2 + 1 + 2 + 2);
     const read: string[] = [];
     const again = await buildFromDir(new FsObjectStore(data), {
       dir: tree,
@@ -122,7 +123,9 @@ describe('rebuilds with the rebuild cache', () => {
     );
     // The day's new leaf grew the log's level-0 tile and entry bundle: two new objects of the log beside the index's.
     expect(kinds.filter(([, k]) => k === LOG_TILE_KIND)).toHaveLength(2);
-    const added = kinds.filter(([, k]) => k !== LOG_TILE_KIND).map(([a]) => a);
+    // and the build's memo for the next build: its root and its one chunk (build-memo.ts)
+    expect(kinds.filter(([, k]) => k === MEMO_KIND || k === MEMO_CHUNK_KIND)).toHaveLength(2);
+    const added = kinds.filter(([, k]) => k !== LOG_TILE_KIND && k !== MEMO_KIND && k !== MEMO_CHUNK_KIND).map(([a]) => a);
     const catalog = await readJson<CatalogObject>(store, result.catalog);
     const entry = catalog.objects['org-1/model-4'];
     expect(added.sort()).toEqual([result.catalog, entry?.model, ...(entry?.sources ?? [])].sort());
