@@ -6,6 +6,7 @@ export {
   type BucketsCatalog,
   BucketsCatalogSchema,
 } from './buckets/schema.js';
+export { MEMO_CHUNK_KIND, MEMO_KIND } from './build/build-memo.js';
 export {
   ARCHIVE_REGISTRY,
   type BuildInput,
@@ -15,7 +16,6 @@ export {
   putJson,
   readArchive,
 } from './build/builder.js';
-export { MEMO_CHUNK_KIND, MEMO_KIND } from './build/build-memo.js';
 export { commitDays } from './build/commit-days.js';
 export { namedJsonSchemas } from './build/json-schema.js';
 export { LoadPackWriter } from './build/load-pack-writer.js';

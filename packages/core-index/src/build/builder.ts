@@ -20,10 +20,11 @@ import {
 import { sha256Hex } from '../index/sha256.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import type { NoteSigner } from '../tlog/note.js';
-import { BuildMemo, BuildMemoWriter, inputKey, MEMO_REF, type MemoModel, pagesFormat } from './build-memo.js';
+import { BuildMemo, BuildMemoWriter, inputKey, MEMO_REF, type MemoModel } from './build-memo.js';
 import { commitDays } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
-import { modelRow } from './model-row.js';
+import { type BuildModelInput, modelRow } from './model-row.js';
+import { pagesFormat } from './pages-format.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 
@@ -35,26 +36,6 @@ export async function putJson(objects: ObjectStore, kind: string, value: unknown
   const bytes = canonicalBytes(value);
   const { meta } = await objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE });
   return meta.id as Address;
-}
-
-export interface BuildModelInput {
-  id: string;
-  /** the upstream commit; computed from the file listing when absent (local trees) */
-  revision?: string;
-  license?: string | null;
-  files: FileRecord[];
-  facts?: ModelFacts;
-  /** the verdict on the revision's own `model.sig`, and the public host's scan verdicts (index facts: chained, logged) */
-  signature?: SignatureVerdict;
-  scan?: ScanVerdict;
-  /** browse facts from the upstream listing */
-  row?: Pick<
-    ModelRow,
-    'downloads' | 'likes' | 'trendingScore' | 'createdAt' | 'lastModified' | 'tags' | 'pipeline_tag' | 'library_name'
-  > & {
-    listed?: boolean;
-  };
-  sources: Array<Omit<SourceObject, 'kind' | 'model' | 'revision'>>;
 }
 
 export interface BuildInput {
@@ -111,7 +92,7 @@ export function treeRevision(files: FileRecord[]): string {
   return sha256Hex(canonicalBytes(sorted)).slice(0, 40);
 }
 
-export { modelObjectId } from './model-row.js';
+export { type BuildModelInput, modelObjectId } from './model-row.js';
 
 /**
  * Write one day's index: model, source and catalog objects; chain the catalog to the previous one

@@ -1,8 +1,28 @@
 import type { Address } from '../index/blake3.js';
 import { blake3Hex } from '../index/blake3.js';
-import type { FileRecord, ModelRow } from '../index/schemas.js';
+import type { FileRecord, ModelFacts, ModelRow, ScanVerdict, SignatureVerdict, SourceObject } from '../index/schemas.js';
 import { isWeightFile } from '../index/weights.js';
-import type { BuildModelInput } from './builder.js';
+
+/** One model of a build's input (`BuildInput.models`). */
+export interface BuildModelInput {
+  id: string;
+  /** the upstream commit; computed from the file listing when absent (local trees) */
+  revision?: string;
+  license?: string | null;
+  files: FileRecord[];
+  facts?: ModelFacts;
+  /** the verdict on the revision's own `model.sig`, and the public host's scan verdicts (index facts: chained, logged) */
+  signature?: SignatureVerdict;
+  scan?: ScanVerdict;
+  /** browse facts from the upstream listing */
+  row?: Pick<
+    ModelRow,
+    'downloads' | 'likes' | 'trendingScore' | 'createdAt' | 'lastModified' | 'tags' | 'pipeline_tag' | 'library_name'
+  > & {
+    listed?: boolean;
+  };
+  sources: Array<Omit<SourceObject, 'kind' | 'model' | 'revision'>>;
+}
 
 /** A stable 24-hex `_id` for a model id (the model host uses 24-hex object ids). */
 export function modelObjectId(id: string): string {
