@@ -201,6 +201,8 @@ for (let round = 1; round <= rounds; round++) {
   console.log(`round ${round} yardstick ${JSON.stringify(y)}`);
   for (const n of sizes) {
     const s = await measure(n, 'paged', 1);
-    console.log(`round ${round} n=${n} ${JSON.stringify(s)} look-ups ratio to 2,000 whole: ${(s.rps[0] / y.rps[0]).toFixed(2)}, skewed: ${(s.skewedRps[0] / y.skewedRps[0]).toFixed(2)}`);
+    console.log(
+      `round ${round} n=${n} ${JSON.stringify(s)} look-ups ratio to 2,000 whole: ${(s.rps[0] / y.rps[0]).toFixed(2)}, skewed: ${(s.skewedRps[0] / y.skewedRps[0]).toFixed(2)}`,
+    );
   }
 }
