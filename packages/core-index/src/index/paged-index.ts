@@ -53,6 +53,8 @@ export interface PagedIndexOptions {
   verify?: boolean;
   /** memo values kept per index, by their own size estimate, at most this many bytes (default a quarter of the cache) */
   memoBytes?: number;
+  /** the most storage reads one search makes (paged-search.ts `SEARCH_READS_MAX` by default) */
+  searchReadsMax?: number;
 }
 
 /** The size a memo value is counted at: its bytes when it has them (prepared bodies), else a few KB. */
@@ -84,6 +86,7 @@ export class PagedIndex implements IndexStore, PagedReads {
   private readonly reading = new Map<string, Promise<unknown>>();
   private readonly readingBytes = new Map<string, Promise<Uint8Array>>();
   private readonly verify: boolean;
+  readonly searchReadsMax: number | undefined;
   private readonly headModels: IndexedModel[];
   readonly totals: IndexTotals;
   readonly catalogAddress: Address;
@@ -107,6 +110,7 @@ export class PagedIndex implements IndexStore, PagedReads {
     this.memos = new ByteLru(options.memoBytes ?? bytes / 4, undefined, { secondAsk: true });
     this.buckets = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
     this.verify = options.verify !== false;
+    this.searchReadsMax = options.searchReadsMax;
     this.catalogAddress = root.catalog as Address;
     this.snapshot = root.date;
     this.totals = root.totals;
