@@ -28,6 +28,13 @@ export const EDGE_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 /** The most bytes of index pages and models an isolate keeps (Workers allow 128 MB an isolate). */
 export const EDGE_INDEX_CACHE_BYTES = 24 * 1024 * 1024;
 
+/**
+ * The most storage reads one search makes in an isolate (a Worker may make 1,000 storage operations an invocation):
+ * a search no term bounds (a rare word of one to three characters) stops there with `more` and no total, instead of
+ * failing when the platform refuses the 1,001st operation.
+ */
+export const EDGE_SEARCH_READS = 600;
+
 /** One hub per `env` (per isolate): the route table, the deps, and what needs refreshing. */
 export interface EdgeHub {
   hub: Hub;
@@ -109,7 +116,11 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
   // Worker may make 1,000 storage operations an invocation (500 models would spend them all).
   const kind = indexStoreKind(env.INDEX_STORE, 'The var INDEX_STORE');
   const load = (store: R2ObjectStore, catalog: Address) =>
-    openDay(store, catalog, kind, () => loadIndex(store, catalog), { cacheBytes: EDGE_INDEX_CACHE_BYTES, pagedFrom: 0 });
+    openDay(store, catalog, kind, () => loadIndex(store, catalog), {
+      cacheBytes: EDGE_INDEX_CACHE_BYTES,
+      pagedFrom: 0,
+      searchReadsMax: EDGE_SEARCH_READS,
+    });
   const indexes = indexHolder(objects, await load(objects, current), load, log, metrics);
   let checkedAt = now();
   let checking: Promise<IndexStore> | undefined;

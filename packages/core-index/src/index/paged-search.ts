@@ -14,6 +14,10 @@ export interface PagedReads {
   order(key: string): PagedArray | undefined;
   items<T>(list: PagedArray, page: number): Promise<T[]>;
   page<T>(address: string): Later<T>;
+  /** storage reads made so far (pages and models not in the caches) */
+  readonly reads: number;
+  /** the most storage reads one search may make (default {@link SEARCH_READS_MAX}) */
+  readonly searchReadsMax?: number;
 }
 
 /**
@@ -22,6 +26,13 @@ export interface PagedReads {
  * the order until it has its page, and stops here (then `more` is true and no total is given).
  */
 export const SEARCH_WALK_MAX = 200_000;
+
+/**
+ * The most storage reads one search makes by default, then it stops as at {@link SEARCH_WALK_MAX}. A host whose reads
+ * are counted sets its own (the edge: a Worker may make 1,000 storage operations an invocation, and a search for a
+ * rare word of one to three characters, or a sort of every model a common tag holds, would make tens of thousands).
+ */
+export const SEARCH_READS_MAX = 50_000;
 
 /** The terms whose posting lists bound the candidates (each match is in every one). */
 function termsOf(p: ParsedQuery): string[] {
@@ -90,6 +101,7 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   const want = end + 1;
   const hits: IndexedModel[] = [];
   let walked = 0;
+  const readsMax = r.reads + (r.searchReadsMax ?? SEARCH_READS_MAX);
   let exhausted = true;
   let capped = false;
   // The candidates in browse order, or every model in the query's order when no term bounds them. Lists held inline
@@ -104,7 +116,7 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
       exhausted = false;
       break;
     }
-    if (walked++ >= SEARCH_WALK_MAX) {
+    if (walked++ >= SEARCH_WALK_MAX || r.reads >= readsMax) {
       exhausted = false;
       capped = true;
       break;
