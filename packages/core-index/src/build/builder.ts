@@ -10,11 +10,7 @@ import {
   ArchiveSchema,
   type CatalogObject,
   type FileRecord,
-  type ModelFacts,
   type ModelObject,
-  type ModelRow,
-  type ScanVerdict,
-  type SignatureVerdict,
   type SourceObject,
 } from '../index/schemas.js';
 import { sha256Hex } from '../index/sha256.js';
