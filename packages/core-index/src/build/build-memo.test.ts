@@ -32,17 +32,20 @@ const day2 = [
     .map((m, i) => (i % 25 === 3 ? { ...m, license: 'apache-2.0' } : i % 40 === 9 ? { ...m, row: { ...m.row, downloads: 1 } } : m)),
   { ...(base[5] as BuildModelInput), id: 'synthetic-new/model-x' },
 ];
+const day4 = day2.map((m, i) =>
+  i === 0 ? { ...m, license: 'mit-0' } : i === 30 ? { ...m, files: m.files.map((f) => ({ ...f, size: f.size + 1 })) } : m,
+);
+const day5 = day4.map((m, i) => (i === day4.length - 1 ? { ...m, license: 'cc0-1.0' } : m));
 const days: Day[] = [
   { date: '2026-11-28', models: base },
   { date: '2026-11-29', models: day2 },
-  // day 3 unchanged; day 4 a file of one model changed back and forth, and the first model changed again
+  // day 3 unchanged; day 4 a file of one model changed, and the first model changed again
   { date: '2026-11-30', models: day2 },
-  {
-    date: '2026-12-01',
-    models: day2.map((m, i) =>
-      i === 0 ? { ...m, license: 'mit-0' } : i === 30 ? { ...m, files: m.files.map((f) => ({ ...f, size: f.size + 1 })) } : m,
-    ),
-  },
+  { date: '2026-12-01', models: day4 },
+  // day 5: the last model alone changed (every models page before it is the last build's: the look-up tables catch up
+  // from them), day 6 unchanged
+  { date: '2026-12-02', models: day5 },
+  { date: '2026-12-03', models: day5 },
 ];
 
 async function build(store: ObjectStore, day: Day, reuse: boolean) {
@@ -105,6 +108,21 @@ describe('a build that reuses the last build (the build memo)', () => {
     expect(await build(damaged, days[1] as Day, true)).toEqual(await build(full, days[1] as Day, false));
     // without a memo it can trust, the builder read yesterday's catalog
     expect(reusing.got).toContain(first.catalog);
+  });
+
+  it("derives the look-up pages again when the last build's are not all stored, and gives the addresses of a full build", async () => {
+    const reusing = new MemoryObjectStore();
+    const full = new MemoryObjectStore();
+    const first = await build(reusing, days[0] as Day, true);
+    await build(full, days[0] as Day, false);
+    const root = JSON.parse(new TextDecoder().decode((await reusing.get(first.pages as Address))?.bytes));
+    const termsPage = root.terms.pages[0] as string;
+    const lost = Object.assign(Object.create(reusing) as MemoryObjectStore, {
+      has: async (a: Address) => a !== termsPage && reusing.has(a),
+    });
+    // day 1 again, as a new day: every models page is the last build's, but one of its look-up pages is gone
+    const again = { ...(days[0] as Day), date: '2026-11-29' };
+    expect(await build(lost, again, true)).toEqual(await build(full, again, false));
   });
 
   it('puts again a reused object the store lost', async () => {

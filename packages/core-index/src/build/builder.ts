@@ -2,7 +2,7 @@ import { BUCKETS_REF } from '../buckets/schema.js';
 import { type Address, addressOf } from '../index/blake3.js';
 import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
 import { CatalogWriter, readCatalog } from '../index/catalog-shards.js';
-import { IndexPagesWriter, type PageObjects } from '../index/index-pages.js';
+import { IndexPagesWriter } from '../index/index-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import {
   type Archive,
@@ -14,6 +14,7 @@ import {
   type SourceObject,
 } from '../index/schemas.js';
 import { sha256Hex } from '../index/sha256.js';
+import type { PageObjects } from '../index/write-index-pages.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import type { NoteSigner } from '../tlog/note.js';
 import { BuildMemo, BuildMemoWriter, inputKey, MEMO_REF, type MemoModel } from './build-memo.js';

@@ -3,10 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Address } from '../index/blake3.js';
 import { CatalogWriter, readCatalog, splitCatalog, utf8Length, writeCatalog } from '../index/catalog-shards.js';
-import { writeIndexPages } from '../index/index-pages.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
 import type { ObjectStore } from '../index/object-store.js';
 import type { ModelObject } from '../index/schemas.js';
+import { writeIndexPages } from '../index/write-index-pages.js';
 import { syntheticModelStream, syntheticModels } from '../testing/scale.js';
 import { buildIndex } from './builder.js';
 

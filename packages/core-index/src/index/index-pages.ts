@@ -26,16 +26,10 @@ import {
   rowTags,
 } from './page-layout.js';
 import { DigestList, DigestPostings, holds, TermPostings, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
-import type { CatalogObject, ModelObject, SourceObject } from './schemas.js';
+import type { SourceObject } from './schemas.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
 const decoder = new TextDecoder();
-
-/** The model and source objects of the catalog, by address, as JSON bytes (a `LoadPackWriter` holds exactly these). */
-export interface PageObjects {
-  models: ReadonlyMap<string, { json: Uint8Array }>;
-  sources: ReadonlyMap<string, { bytes: Uint8Array }>;
-}
 
 /** Puts in flight at most while the pages are written (they are waited for in groups of this many). */
 const WRITE_BATCH = 256;
@@ -82,6 +76,7 @@ export class IndexPagesWriter {
     private readonly reuse?: ModelsPageReuse,
   ) {
     this.w = new PageWriter(store);
+    this.deferred = Boolean(reuse?.root);
   }
 
   /**
@@ -90,8 +85,34 @@ export class IndexPagesWriter {
    */
   async add(entry: PagedEntry, lower = entry.row.id.toLowerCase(), rowJson?: string): Promise<void> {
     const rank = this.n++;
-    const { row, object, sources } = entry;
     this.pageEntries.push({ entry, row: rowJson });
+    if (!this.deferred) this.tabulate(entry, lower, rank);
+    if (rank < MODELS_PER_PAGE) this.head.push(entry);
+    if (this.pageEntries.length === MODELS_PER_PAGE) await this.modelsPage();
+  }
+
+  /**
+   * The look-up tables are not filled while every models page so far is the last build's (its look-up pages may be
+   * reused whole, see {@link ModelsPageReuse.root}); the first page that is not catches them up from the pages before
+   * it ({@link catchUp}).
+   */
+  private deferred: boolean;
+
+  /** Fill the look-up tables from the models pages written so far (each read back and checked against its address). */
+  private async catchUp(): Promise<void> {
+    this.deferred = false;
+    let rank = 0;
+    for (const address of this.modelPages) {
+      const stored = await this.store.get(address as Address);
+      if (!stored || addressOf(stored.bytes) !== address) throw new Error(`index pages: models page ${address} is missing or damaged`);
+      for (const e of (JSON.parse(decoder.decode(stored.bytes)) as { models: PagedEntry[] }).models)
+        this.tabulate(e, e.row.id.toLowerCase(), rank++);
+    }
+  }
+
+  /** One model's part of the look-up tables. */
+  private tabulate(entry: PagedEntry, lower: string, rank: number): void {
+    const { row, object, sources } = entry;
     this.lowerIds.push(lower);
     for (const f of object.files) {
       this.files++;
@@ -112,8 +133,6 @@ export class IndexPagesWriter {
     this.likes.push(rowSortKey('likes', row, row.id, rank) as number);
     this.created.push(rowSortKey('createdAt', row, row.id, rank) as string);
     this.modified.push(rowSortKey('lastModified', row, row.id, rank) as string);
-    if (rank < MODELS_PER_PAGE) this.head.push(entry);
-    if (this.pageEntries.length === MODELS_PER_PAGE) await this.modelsPage();
   }
 
   /**
@@ -137,6 +156,10 @@ export class IndexPagesWriter {
     if (page && !(await this.store.has(`blake3:${page.address}` as Address))) page = undefined;
     if (page) this.modelPages.push(`blake3:${page.address}`);
     else {
+      if (this.deferred) {
+        await this.catchUp();
+        for (const [k, h] of held.entries()) this.tabulate(h.entry, h.entry.row.id.toLowerCase(), first + k);
+      }
       const written = writtenModelsPage(
         first,
         held.map((h) => canonicalBytes(h.entry)),
@@ -165,6 +188,7 @@ export class IndexPagesWriter {
       this.reuse?.recordRoot?.(list, address);
       return address;
     }
+    if (this.deferred) await this.catchUp();
     const models: PagedArray = { per: MODELS_PER_PAGE, count: n, ...(await w.dirs(this.modelPages)) };
 
     // ids (and dash aliases, `~`-prefixed) → rank; the ids in lexical order, each once (a sorted array and a binary
@@ -268,33 +292,6 @@ export class IndexPagesWriter {
     }
     return { buckets, ...(await w.dirs(pages)) };
   }
-}
-
-/**
- * Write the index pages of a whole catalog (the model and source objects from `from`); returns the root's address.
- * The builder streams instead ({@link IndexPagesWriter}); this is for a catalog already in hand.
- */
-export async function writeIndexPages(
-  store: ObjectStore,
-  catalog: Pick<CatalogObject, 'rows' | 'objects' | 'date'>,
-  catalogAddress: Address,
-  from: PageObjects,
-): Promise<Address> {
-  const writer = new IndexPagesWriter(store);
-  const parse = <T>(bytes: Uint8Array | undefined, what: string): T => {
-    if (!bytes) throw new Error(`index pages: the builder reported no ${what}`);
-    return JSON.parse(decoder.decode(bytes)) as T;
-  };
-  for (const row of catalog.rows) {
-    const entry = catalog.objects[row.id];
-    const object = parse<ModelObject>(entry && from.models.get(entry.model)?.json, `model object for ${row.id}`);
-    const sources = (entry?.sources ?? []).map((a) => ({
-      address: a,
-      object: parse<SourceObject>(from.sources.get(a)?.bytes, `source object ${a}`),
-    }));
-    await writer.add({ id: row.id, address: entry?.model as string, row, object, sources });
-  }
-  return writer.finish(catalogAddress, catalog.date);
 }
 
 /** Writes pages in batches; each page's address is its BLAKE3, computed here (the put is not waited for one by one). */
