@@ -20,7 +20,7 @@ import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';
 import { edgeHostPolicy } from './host-settings.js';
 import { KvMissingLog, kvProbeStorage } from './kv-state.js';
-import { R2ObjectStore } from './r2-object-store.js';
+import { type ColoCacheLike, R2ObjectStore } from './r2-object-store.js';
 
 /** The edge's request limit (spec: Limits, "Publish, one request at the edge"). */
 export const EDGE_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
@@ -50,6 +50,11 @@ export interface EdgeHub {
   refresh(now: number): Promise<unknown>[];
   /** Re-read `refs/current` now and switch to a new index when it changed. */
   recheckIndex(): Promise<IndexStore>;
+}
+
+/** The Workers runtime's `caches.default` (the data center's cache), when this runtime has one. */
+function coloCache(): ColoCacheLike | undefined {
+  return (globalThis as { caches?: { default?: ColoCacheLike } }).caches?.default;
 }
 
 /** Thrown (and answered as 503) when the bucket holds no index yet. */
@@ -94,9 +99,13 @@ export function consoleLogger(level = 'info'): Logger {
  * Build the hub for one `env`: R2 objects, the index from `refs/current`, D1 accounts, KV health
  * and missing log, the edge's settings. Called once per isolate (see `worker.ts`).
  */
-export async function createEdgeHub(env: Env, now: () => number = Date.now): Promise<EdgeHub> {
+export async function createEdgeHub(
+  env: Env,
+  now: () => number = Date.now,
+  colo: ColoCacheLike | undefined = coloCache(),
+): Promise<EdgeHub> {
   const log = consoleLogger(env.LOG_LEVEL);
-  const objects = new R2ObjectStore(env.OBJECTS, now);
+  const objects = new R2ObjectStore(env.OBJECTS, now, colo);
   const recheckMs = numberVar(env.INDEX_RECHECK_MINUTES, 'INDEX_RECHECK_MINUTES', 5) * 60_000;
   const probeInterval = numberVar(env.PROBE_INTERVAL_SECONDS, 'PROBE_INTERVAL_SECONDS', 60);
 

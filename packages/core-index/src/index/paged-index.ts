@@ -15,6 +15,7 @@ import {
   type PagesRoot,
   type Postings,
 } from './page-layout.js';
+import { pagedNames } from './paged-names.js';
 import { type PagedReads, pagedSearch } from './paged-search.js';
 import { type FileRecord, ModelObjectSchema, ModelRowSchema, type SourceObject, SourceObjectSchema } from './schemas.js';
 import {
@@ -318,39 +319,8 @@ export class PagedIndex implements IndexStore, PagedReads {
     return pagedSearch(this, q, offset, limit);
   }
 
-  async names(last: string | undefined, n: number): Promise<{ names: string[]; more: boolean }> {
-    const list = this.root.names;
-    const per = list.per;
-    // The first position after `last`: binary search over the pages' first names (one read per step).
-    let lo = 0;
-    let hi = Math.ceil(list.count / per);
-    if (last !== undefined) {
-      while (hi - lo > 1) {
-        const mid = (lo + hi) >> 1;
-        const first = (await this.items<string>(list, mid))[0] as string;
-        if (first <= last) lo = mid;
-        else hi = mid;
-      }
-    }
-    const out: string[] = [];
-    let p = lo;
-    let more = false;
-    while (p * per < list.count) {
-      for (const name of await this.items<string>(list, p)) {
-        if (last !== undefined && name <= last) continue;
-        if (out.length === n) {
-          more = true;
-          break;
-        }
-        out.push(name);
-      }
-      if (more || out.length === n) {
-        more ||= (p + 1) * per < list.count;
-        break;
-      }
-      p++;
-    }
-    return { names: out, more };
+  names(last: string | undefined, n: number): Promise<{ names: string[]; more: boolean }> {
+    return pagedNames(this.root.names, (p) => this.items<string>(this.root.names, p), last, n);
   }
 
   sourceKinds(): ReadonlyArray<readonly [string, SourceObject['type']]> {

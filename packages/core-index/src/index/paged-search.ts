@@ -34,6 +34,9 @@ export const SEARCH_WALK_MAX = 200_000;
  */
 export const SEARCH_READS_MAX = 50_000;
 
+/** Models a search asks ahead of the one it tests, when the store answers with promises. */
+export const READ_AHEAD = 8;
+
 /** The terms whose posting lists bound the candidates (each match is in every one). */
 function termsOf(p: ParsedQuery): string[] {
   const keys = new Set<string>();
@@ -111,6 +114,13 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   const inline = sorted.filter((l) => l.r !== undefined).map((l) => l.r as number[]);
   const candidates = inline.length ? inline.reduce(intersect) : shortest ? ranksOf(r, shortest) : orderRanks(r, order);
   const inOrder = p.natural || !shortest;
+  // Models asked ahead of the one tested when the store answers with promises (R2: a round trip a page), so up to
+  // READ_AHEAD reads wait at once instead of one after the other; a store that reads at once asks one at a time.
+  const ahead: Array<Later<IndexedModel>> = [];
+  const test1 = async (m: Later<IndexedModel>) => {
+    const model = await m;
+    if (test(model)) hits.push(model);
+  };
   for await (const rank of candidates) {
     if (inOrder && hits.length >= want) {
       exhausted = false;
@@ -121,9 +131,17 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
       capped = true;
       break;
     }
-    const m = await r.modelAt(rank);
-    if (test(m)) hits.push(m);
+    const m = r.modelAt(rank);
+    if (!(m instanceof Promise) && ahead.length === 0) {
+      if (test(m)) hits.push(m);
+      continue;
+    }
+    if (m instanceof Promise) m.catch(() => undefined); // awaited below, or dropped when the walk stops early
+    ahead.push(m);
+    if (ahead.length >= READ_AHEAD) await test1(ahead.shift() as Later<IndexedModel>);
   }
+  while (ahead.length > 0 && !(inOrder && hits.length >= want)) await test1(ahead.shift() as Later<IndexedModel>);
+  if (ahead.length > 0) exhausted = false;
   if (inOrder) {
     return { models: hits.slice(offset, end), more: hits.length > end || capped, ...(exhausted ? { total: hits.length } : {}) };
   }
