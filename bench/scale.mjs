@@ -234,7 +234,18 @@ if (values.phase === 'days') {
       out[mode] = JSON.parse(
         execFileSync(
           process.execPath,
-          [path.join(root, 'bench/scale.mjs'), '--phase', 'build', '--n', n, '--dir', dir, '--days', '3', ...(mode === 'full' ? ['--no-reuse'] : [])],
+          [
+            path.join(root, 'bench/scale.mjs'),
+            '--phase',
+            'build',
+            '--n',
+            n,
+            '--dir',
+            dir,
+            '--days',
+            '3',
+            ...(mode === 'full' ? ['--no-reuse'] : []),
+          ],
           { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] },
         ).trim(),
       );

@@ -3,7 +3,15 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Address, type CatalogObject, LOG_TILE_KIND, MEMO_CHUNK_KIND, MEMO_KIND, type ModelObject, silentLogger } from '@hub/core-index';
+import {
+  type Address,
+  type CatalogObject,
+  LOG_TILE_KIND,
+  MEMO_CHUNK_KIND,
+  MEMO_KIND,
+  type ModelObject,
+  silentLogger,
+} from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTreeDir } from './demo.js';
