@@ -1,6 +1,8 @@
 // pnpm bench --edge-scale: a fresh edge isolate (the Worker of apps/edge under workerd, with Miniflare) on SYNTHETIC
-// indexes of 100, 10,000 and 100,000 models (design 11.1, issue 39). Per size, once: the index built in memory with
-// its pages (buildWithPages) and uploaded to a Miniflare R2 bucket persisted in --keep (reused by later runs). Per
+// indexes of 100, 10,000 and 100,000 models (design 11.1, issue 39). Per size, once per build: the day built as
+// `hub index build` builds it (buildIndex with pages, into the filesystem object store) and its pages uploaded to a
+// Miniflare R2 bucket persisted in --keep under the build's print (the pages address of 200 models built by the
+// current code: a new layout or builder seeds anew, an unchanged one reuses the bucket). Per
 // round and size: a new Miniflare (a new workerd process, so a cold isolate) on that bucket; the time from its ready
 // to the first answer of /api/models/{id}; workerd's resident memory before that answer, after it and after 2,000
 // random look-ups (16 at once); and the storage operations before the first answer, counted by running the same
@@ -32,6 +34,7 @@ const { values } = parseArgs({
     keep: { type: 'string' },
     phase: { type: 'string' },
     n: { type: 'string' },
+    print: { type: 'string' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -43,6 +46,9 @@ const testing = await import(path.join(root, 'packages/core-index/dist/testing/i
 const worker = (await import(path.join(EDGE, 'dist/worker.js'))).default;
 const keep = values.keep ?? path.join(os.tmpdir(), 'hub-bench-edge-scale');
 const PAGES_KINDS = ['model-hub.index-pages', 'model-hub.index-page'];
+const print = values.print ?? (await buildPrint());
+/** The folder of the bucket of `n` models made by the build `print` (see buildPrint). */
+const keepOf = (n) => path.join(keep, print, `n${n}`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 function miniflare(n) {
@@ -54,24 +60,51 @@ function miniflare(n) {
     r2Buckets: ['OBJECTS'],
     d1Databases: ['ACCOUNTS'],
     kvNamespaces: ['STATE'],
-    r2Persist: path.join(keep, `n${n}`, 'r2'),
-    kvPersist: path.join(keep, `n${n}`, 'kv'),
-    d1Persist: path.join(keep, `n${n}`, 'd1'),
+    r2Persist: path.join(keepOf(n), 'r2'),
+    kvPersist: path.join(keepOf(n), 'kv'),
+    d1Persist: path.join(keepOf(n), 'd1'),
     bindings: { LOG_LEVEL: 'error' },
     host: '127.0.0.1',
     port: 0,
   });
 }
 
-/** Build `n` SYNTHETIC models with their pages in memory and upload every object and ref (current last), 32 at once. */
-async function seed(n) {
-  const done = path.join(keep, `n${n}`, 'seeded');
-  if (existsSync(done)) return JSON.parse(readFileSync(done, 'utf8'));
-  mkdirSync(path.dirname(done), { recursive: true });
-  const store = new core.MemoryObjectStore();
+/**
+ * Which build made the kept buckets: the pages address of a day of 200 SYNTHETIC models, built here with the current
+ * build code. A layout change (PAGES_VERSION) or any change to what the builder writes gives another address, so a
+ * bucket seeded by an older build is never measured as the current one (it is kept under its own folder).
+ */
+async function buildPrint() {
+  const built = await testing.buildWithPages(new core.MemoryObjectStore(), testing.syntheticModels(200));
+  return built.pages.slice('blake3:'.length, 'blake3:'.length + 12);
+}
+
+/**
+ * In a child process: build `n` SYNTHETIC models as `hub index build` does (buildIndex with pages, streamed, into the
+ * filesystem object store, hashed by blake3-wasm) into `dir`, then upload the day's pages and its refs to the
+ * persisted R2 bucket. Prints what it did as one JSON line.
+ */
+async function buildAndUpload(n, dir) {
+  const cli = createRequire(path.join(root, 'apps/node-server/package.json'));
+  const b3 = cli('blake3-wasm');
+  core.useBlake3((bytes) => b3.hash(bytes).toString('hex'));
+  const { FsObjectStore } = await import(path.join(root, 'packages/objects/dist/node/index.js'));
+  const fs = new FsObjectStore(path.join(dir, 'fs'));
+  // The day's pages only (and the refs below): what a paged isolate reads for look-ups. The model and source objects
+  // (two a model, read by the object routes, never by a look-up) are left out: Miniflare's local R2 takes about 125
+  // puts a second here, so 100,000 models' 300,000 objects would take 40 minutes.
+  const pages = new Set();
+  const store = Object.assign(Object.create(fs), {
+    put: async (bytes, o) => {
+      const r = await fs.put(bytes, o);
+      if (PAGES_KINDS.includes(o.kind)) pages.add(r.meta.id);
+      return r;
+    },
+  });
   const t = performance.now();
-  await testing.buildWithPages(store, testing.syntheticModels(n));
+  const built = await testing.buildWithPages(store, testing.syntheticModelStream(n));
   const buildS = (performance.now() - t) / 1000;
+  const root0 = JSON.parse(new TextDecoder().decode((await fs.get(built.pages)).bytes));
   // A seeding Worker on the same persisted bucket takes the objects in batches (one request puts hundreds: one
   // proxy round trip an object through Miniflare's R2 binding ran at about 50 objects a second here).
   const mf = new Miniflare({
@@ -90,7 +123,7 @@ async function seed(n) {
     } catch (e) { return new Response(String(e && e.stack || e), { status: 500 }); } } };`,
     compatibilityDate: '2026-04-20',
     r2Buckets: ['OBJECTS'],
-    r2Persist: path.join(keep, `n${n}`, 'r2'),
+    r2Persist: path.join(dir, 'r2'),
     host: '127.0.0.1',
     port: 0,
   });
@@ -118,50 +151,58 @@ async function seed(n) {
   };
   const t2 = performance.now();
   let objects = 0;
-  let cursor;
-  let kindAt = 0;
-  for (;;) {
-    // The day's pages only (and the refs below): what a paged isolate reads for look-ups. The model and source objects
-    // (two a model, read by the object routes, never by a look-up) are left out: Miniflare's local R2 takes about 125
-    // puts a second here, so 100,000 models' 300,000 objects would take 40 minutes.
-    const page = await store.list({ kind: PAGES_KINDS[kindAt], limit: 1000, ...(cursor ? { cursor } : {}) });
-    let parts = [];
-    let bytes = 0;
-    for (const meta of page.items) {
-      const stored = await store.get(meta.id);
-      const custom = { kind: meta.kind, mediaType: meta.media_type, created: String(meta.created_at_millis) };
-      parts.push(
-        ...frame(
-          `objects/${meta.id.slice('blake3:'.length)}`,
-          { httpMetadata: { contentType: meta.media_type }, customMetadata: custom },
-          stored.bytes,
-        ),
-      );
-      bytes += stored.bytes.length;
-      if (bytes > 512 * 1024) {
-        await send(parts);
-        parts = [];
-        bytes = 0;
-      }
+  let parts = [];
+  let bytes = 0;
+  for (const address of pages) {
+    const stored = await fs.get(address);
+    const meta = stored.meta;
+    const custom = { kind: meta.kind, mediaType: meta.media_type, created: String(meta.created_at_millis) };
+    parts.push(
+      ...frame(
+        `objects/${address.slice('blake3:'.length)}`,
+        { httpMetadata: { contentType: meta.media_type }, customMetadata: custom },
+        stored.bytes,
+      ),
+    );
+    bytes += stored.bytes.length;
+    objects++;
+    if (bytes > 512 * 1024) {
+      await send(parts);
+      parts = [];
+      bytes = 0;
+      process.stderr.write(`\rseed ${n}: ${objects} of ${pages.size} objects uploaded`);
     }
-    if (parts.length) await send(parts);
-    objects += page.items.length;
-    process.stderr.write(`\rseed ${n}: ${objects} objects uploaded`);
-    if (page.next) cursor = page.next;
-    else if (++kindAt < PAGES_KINDS.length) cursor = undefined;
-    else break;
   }
+  if (parts.length) await send(parts);
   // `current` last, as scripts/seed.mjs writes refs
-  const refs = [];
   for (const ref of ['log', 'archive', 'pins', 'current']) {
-    const value = await store.readRef(ref);
-    if (value !== undefined) refs.push(frame(`refs/${ref}`, {}, enc.encode(value)));
+    const value = await fs.readRef(ref);
+    if (value !== undefined) await send(frame(`refs/${ref}`, {}, enc.encode(value)));
   }
-  for (const r of refs) await send(r);
   await mf.dispose();
-  const info = { n, objects, buildS: +buildS.toFixed(1), uploadS: +((performance.now() - t2) / 1000).toFixed(1) };
-  writeFileSync(done, JSON.stringify(info));
   process.stderr.write('\n');
+  return {
+    n,
+    layout: root0.version,
+    pages: built.pages,
+    objects,
+    buildS: +buildS.toFixed(1),
+    uploadS: +((performance.now() - t2) / 1000).toFixed(1),
+  };
+}
+
+/** The bucket of `n` models for the current build: kept from an earlier run of the same build, else built now. */
+async function seed(n) {
+  const done = path.join(keepOf(n), 'seeded');
+  if (existsSync(done)) return JSON.parse(readFileSync(done, 'utf8'));
+  mkdirSync(keepOf(n), { recursive: true });
+  const out = execFileSync(
+    process.execPath,
+    ['--expose-gc', new URL(import.meta.url).pathname, '--phase', 'seed', '--n', String(n), '--keep', keep, '--print', print],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 2 ** 26 },
+  );
+  const info = JSON.parse(out.trim().split('\n').pop());
+  writeFileSync(done, JSON.stringify(info));
   return info;
 }
 
@@ -190,6 +231,8 @@ async function countAndHeap(n) {
   const mf = miniflare(n);
   await mf.ready;
   const counts = { r2: 0, kv: 0, d1: 0 };
+  // R2 calls by their shape: a whole get, a ranged get (with the bytes it asks), a head, a list
+  const r2 = { get: 0, ranged: 0, rangedBytes: 0, other: 0 };
   const counted = (binding, key) =>
     new Proxy(binding, {
       get(target, prop) {
@@ -197,10 +240,19 @@ async function countAndHeap(n) {
         if (typeof v !== 'function') return v;
         return (...args) => {
           counts[key]++;
+          if (key === 'r2' && prop === 'get' && args[1]?.range) {
+            r2.ranged++;
+            r2.rangedBytes += args[1].range.length;
+          } else if (key === 'r2') r2[prop === 'get' ? 'get' : 'other']++;
           return v.apply(target, args);
         };
       },
     });
+  // the layout of the day this bucket serves, read from the bucket itself: refs/current's day in refs/archive, its root
+  const bucket = await mf.getR2Bucket('OBJECTS');
+  const current = await (await bucket.get('refs/current')).text();
+  const day = JSON.parse(await (await bucket.get('refs/archive')).text()).days.find((d) => (d.catalog ?? d.index) === current);
+  const layout = JSON.parse(await (await bucket.get(`objects/${day.pages.slice('blake3:'.length)}`)).text()).version;
   const env = {
     OBJECTS: counted(await mf.getR2Bucket('OBJECTS'), 'r2'),
     STATE: counted(await mf.getKVNamespace('STATE'), 'kv'),
@@ -214,6 +266,7 @@ async function countAndHeap(n) {
   const res = await worker.fetch(new Request(`http://edge.test/api/models/${id}`), env, ctx);
   if (res.status !== 200) throw new Error(`the counted Worker answered ${res.status}`);
   const reads = counts.r2 + counts.kv + counts.d1;
+  const before = { ...counts, r2Calls: { ...r2 } };
   for (let k = 0; k < 2000; k++) {
     const r = await worker.fetch(new Request(`http://edge.test/api/models/${idOf((k * 7919 + 29) % n)}`), env, ctx);
     await r.arrayBuffer();
@@ -221,9 +274,13 @@ async function countAndHeap(n) {
   global.gc();
   const heapMB = +((process.memoryUsage().heapUsed - heap0) / 2 ** 20).toFixed(1);
   await mf.dispose();
-  return { reads, heapMB };
+  return { layout, reads, heapMB, before };
 }
 
+if (values.phase === 'seed') {
+  console.log(JSON.stringify(await buildAndUpload(Number(values.n), keepOf(Number(values.n)))));
+  process.exit(0);
+}
 if (values.phase === 'count') {
   console.log(JSON.stringify(await countAndHeap(Number(values.n))));
   process.exit(0);
@@ -255,7 +312,7 @@ async function round(n) {
   const counted = JSON.parse(
     execFileSync(
       process.execPath,
-      ['--expose-gc', new URL(import.meta.url).pathname, '--phase', 'count', '--n', String(n), '--keep', keep],
+      ['--expose-gc', new URL(import.meta.url).pathname, '--phase', 'count', '--n', String(n), '--keep', keep, '--print', print],
       { encoding: 'utf8' },
     ).trim(),
   );
@@ -269,6 +326,7 @@ async function round(n) {
 }
 
 const sizes = values.sizes.split(',').map(Number);
+console.log(`build ${print} (the pages address of 200 SYNTHETIC models built now), kept in ${keep}/${print}`);
 for (const n of sizes) console.log(`seeded ${JSON.stringify(await seed(n))}`);
 console.log(
   `edge at scale: ${os.cpus().length} cores, load average ${os
