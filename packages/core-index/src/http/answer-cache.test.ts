@@ -334,7 +334,7 @@ describe('the answer cache: whole answers of reuse routes', () => {
     expect(teeMetrics(sampled).keptTimingSample).toBe(16);
   });
 
-  it('holds at most maxEntries URLs (oldest dropped), maxVariants variants per URL and maxBytes of bodies', async () => {
+  it('holds at most maxEntries URLs (oldest dropped), maxVariants variants per URL and maxBytes of bodies; full, it keeps a new URL from its second ask', async () => {
     const t = await createTestHub();
     const cache = new AnswerCache<string>(
       { index: () => t.index, health: { ...t.deps.health, version: () => 1 } },
@@ -348,6 +348,10 @@ describe('the answer cache: whole answers of reuse routes', () => {
     const keep = (r: HubRequest, bytes = 1, read = ['accept']) => cache.put(r, answer(bytes), r.url, 'index', new Set(read), t.index, 1);
     keep(req('/a'));
     keep(req('/b'));
+    // full: a URL asked once passes through, and pushes nothing out
+    keep(req('/c'));
+    expect(cache.get(req('/c'))).toBeUndefined();
+    expect(cache.get(req('/a'))?.meta).toBe('http://hub.test/a');
     keep(req('/c'));
     expect(cache.size).toBe(2);
     expect(cache.get(req('/a'))).toBeUndefined();
@@ -359,6 +363,8 @@ describe('the answer cache: whole answers of reuse routes', () => {
     expect(cache.get(req('/c', { accept: 'text/plain' }))).toBeUndefined();
     expect(cache.get(req('/c', { accept: 'text/html', 'if-none-match': '"x"' }))).toBeUndefined();
     // bodies: 10 bytes in all, so a 9-byte answer drops the older URLs to fit
+    keep(req('/big'), 9);
+    expect(cache.get(req('/big'))).toBeUndefined();
     keep(req('/big'), 9);
     expect(cache.get(req('/big'))?.response.body).toHaveLength(9);
     expect(cache.get(req('/b'))).toBeUndefined();

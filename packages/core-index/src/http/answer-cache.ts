@@ -1,3 +1,4 @@
+import { Doorkeeper } from '../index/byte-lru.js';
 import type { IndexStore } from '../index/index-store.js';
 import type { HeaderBag, HubRequest, HubResponse } from './contract.js';
 import type { CoreDeps } from './deps.js';
@@ -15,6 +16,10 @@ import type { CoreDeps } from './deps.js';
  * - Only answers with status below 400 and a fixed body (bytes or none) of at most `maxBodyBytes`; at most
  *   `maxEntries` URLs, `maxVariants` variants each and `maxBytes` of bodies in all, the oldest GET URL dropped first (then HEAD).
  * - The kept answer is frozen (its headers may not be changed by a host) and handed out as is.
+ * - Once the cache is full, a new URL is kept from its second ask only (a {@link Doorkeeper}, as the paged store's
+ *   caches do): at 1,000,000 models random look-ups are asked once each, and keeping every one only pushed out the
+ *   answers asked again and left the collector old garbage (docs/decisions/scale-and-speed.md "Kept from the second
+ *   ask").
  */
 export interface AnswerCacheLimits {
   maxEntries: number;
@@ -54,6 +59,7 @@ export class AnswerCache<R> {
   private readonly byMethod = { GET: new Map<string, Entry<R>>(), HEAD: new Map<string, Entry<R>>() };
   private bytes = 0;
   private readonly limits: AnswerCacheLimits;
+  private readonly door = new Doorkeeper();
 
   constructor(
     private readonly deps: Pick<CoreDeps, 'index' | 'health'>,
@@ -123,9 +129,10 @@ export class AnswerCache<R> {
     if (size > this.limits.maxBodyBytes) return;
     if (index !== this.deps.index()) return;
     const key = req.url;
+    let entry = entries.get(key);
+    if (!entry && this.full(size) && !this.door.seen(`${req.method} ${key}`)) return;
     const vary = [...read].filter((n) => n !== 'if-none-match').sort();
     vary.push('if-none-match');
-    let entry = entries.get(key);
     const healthAt = reuse === 'index+health' ? (health as number) : -1;
     if (entry && (entry.index !== index || entry.health !== healthAt || entry.vary.join() !== vary.join())) {
       this.drop(entries, key, entry);
@@ -149,6 +156,11 @@ export class AnswerCache<R> {
       if (!oldest) break;
       this.drop(from, oldest[0], oldest[1]);
     }
+  }
+
+  /** Whether keeping a new answer of `size` bytes would push another out. */
+  private full(size: number): boolean {
+    return this.size >= this.limits.maxEntries || this.bytes + size > this.limits.maxBytes;
   }
 
   /** The health version now, or undefined when the health keeps none. */

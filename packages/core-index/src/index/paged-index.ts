@@ -1,4 +1,5 @@
 import { type Address, addressOf } from './blake3.js';
+import { bucketEntry, NOT_A_BUCKET } from './bucket-scan.js';
 import { ByteLru } from './byte-lru.js';
 import { IndexLoadError, makeModel } from './index-store.js';
 import type { ObjectStore } from './object-store.js';
@@ -78,7 +79,10 @@ export class PagedIndex implements IndexStore, PagedReads {
   /** The last models pages read (a browse page reads its models one after the other, four from each page). */
   private readonly recentPages = new ByteLru<unknown>(RECENT_MODELS_PAGES);
   private readonly memos: ByteLru<unknown>;
+  /** Hashed buckets as their checked bytes: a look-up parses only its own entry (bucket-scan.ts). */
+  private readonly buckets: ByteLru<Uint8Array>;
   private readonly reading = new Map<string, Promise<unknown>>();
+  private readonly readingBytes = new Map<string, Promise<Uint8Array>>();
   private readonly verify: boolean;
   private readonly headModels: IndexedModel[];
   readonly totals: IndexTotals;
@@ -101,6 +105,7 @@ export class PagedIndex implements IndexStore, PagedReads {
     this.dirPages = new ByteLru(bytes / 4, bytes / 16);
     this.warmModels = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
     this.memos = new ByteLru(options.memoBytes ?? bytes / 4, undefined, { secondAsk: true });
+    this.buckets = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
     this.verify = options.verify !== false;
     this.catalogAddress = root.catalog as Address;
     this.snapshot = root.date;
@@ -158,10 +163,35 @@ export class PagedIndex implements IndexStore, PagedReads {
 
   private bucket<T>(map: HashedMap, key: string): Later<T | undefined> {
     return whenReady(this.pageAddress(map, bucketOf(key, map.buckets, this.root.version)), (address) =>
-      whenReady(this.page<{ entries: Record<string, T> }>(address), ({ entries }) =>
-        Object.hasOwn(entries, key) ? entries[key] : undefined,
-      ),
+      whenReady(this.bucketBytes(address), (bytes) => {
+        const found = bucketEntry(bytes, key);
+        if (found !== NOT_A_BUCKET) return found as T | undefined;
+        const { entries } = JSON.parse(decoder.decode(bytes)) as { entries: Record<string, T> };
+        return Object.hasOwn(entries, key) ? entries[key] : undefined;
+      }),
     );
+  }
+
+  /** A bucket's bytes, checked against its address: from the cache, or read once (concurrent asks share a read). */
+  private bucketBytes(address: string): Later<Uint8Array> {
+    const hit = this.buckets.get(address);
+    if (hit !== undefined) return hit;
+    const pending = this.readingBytes.get(address);
+    if (pending) return pending;
+    this.reads++;
+    const objects = this.objects;
+    const got = objects.readBytes ? objects.readBytes(address as Address) : objects.get(address as Address).then((s) => s?.bytes);
+    if (!(got instanceof Promise)) return this.acceptBytes(address, got);
+    const read = got.then((bytes) => this.acceptBytes(address, bytes)).finally(() => this.readingBytes.delete(address));
+    this.readingBytes.set(address, read);
+    return read;
+  }
+
+  private acceptBytes(address: string, bytes: Uint8Array | undefined): Uint8Array {
+    if (!bytes) throw new IndexLoadError(`index page ${address} is missing from the object store`);
+    if (this.verify && addressOf(bytes) !== address) throw new IndexLoadError(`index page ${address} does not hash to its address`);
+    this.buckets.set(address, bytes, bytes.byteLength + 64);
+    return bytes;
   }
 
   private fromEntry(e: PagedEntry, rank: number, size: number): IndexedModel {

@@ -5,12 +5,31 @@
  */
 import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 
-/** The whole file, or undefined when it cannot be read. */
+/** Files up to this size are read in one `read` into a kept buffer (no `fstat`), then copied out at their size. */
+const SMALL_FILE = 64 * 1024;
+let scratch: Buffer | undefined;
+
+/**
+ * The whole file, or undefined when it cannot be read. An index page is small: one `open`, one `read` into a kept
+ * buffer and one `close` (`readFileSync` also asks `fstat` for the size first and reads again at the end); a file
+ * that fills the buffer is read whole the usual way.
+ */
 export function readWholeSync(file: string): Uint8Array | undefined {
+  let fd: number;
   try {
-    return readFileSync(file);
+    fd = openSync(file, 'r');
   } catch {
     return undefined;
+  }
+  try {
+    scratch ??= Buffer.allocUnsafeSlow(SMALL_FILE);
+    const n = readSync(fd, scratch, 0, SMALL_FILE, 0);
+    if (n < SMALL_FILE) return Buffer.from(scratch.subarray(0, n));
+    return readFileSync(fd);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
   }
 }
 
