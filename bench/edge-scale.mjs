@@ -4,15 +4,17 @@
 // Miniflare R2 bucket persisted in --keep under the build's print (the pages address of 200 models built by the
 // current code: a new layout or builder seeds anew, an unchanged one reuses the bucket). Per
 // round and size: a new Miniflare (a new workerd process, so a cold isolate) on that bucket; the time from its ready
-// to the first answer of /api/models/{id}; workerd's resident memory before that answer, after it and after 2,000
-// random look-ups (16 at once); and the storage operations before the first answer, counted by running the same
-// Worker module (dist/worker.js) in Node with Miniflare's R2, KV and D1 bindings wrapped to count every call (as
-// apps/edge/test/cold-start.test.ts does).
+// to the first answer of /api/models/{id}; the Worker isolate's V8 heap (read through workerd's inspector after a
+// collection) and workerd's resident memory before that answer, after it and after 2,000 random models asked twice each
+// (16 at once); and the storage operations before the first answer, counted by running the same Worker module
+// (dist/worker.js) in Node with Miniflare's R2, KV and D1 bindings wrapped to count every call (as
+// apps/edge/test/cold-start.test.ts does), with the heap it keeps there too.
 // Usage: node bench/edge-scale.mjs [--sizes 100,10000,100000] [--rounds 3] [--keep DIR]
 // Needs the build (apps/edge/dist/worker.js, packages/core-index/dist).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -40,7 +42,8 @@ const { values } = parseArgs({
   strict: false,
 });
 const EDGE = path.join(root, 'apps/edge');
-const { Miniflare } = await import(createRequire(realpathSync(path.join(EDGE, 'node_modules/wrangler/package.json'))).resolve('miniflare'));
+const miniflarePath = createRequire(realpathSync(path.join(EDGE, 'node_modules/wrangler/package.json'))).resolve('miniflare');
+const { Miniflare } = await import(miniflarePath);
 const core = await import(path.join(root, 'packages/core-index/dist/index.js'));
 const testing = await import(path.join(root, 'packages/core-index/dist/testing/index.js'));
 const worker = (await import(path.join(EDGE, 'dist/worker.js'))).default;
@@ -51,8 +54,11 @@ const print = values.print ?? (await buildPrint());
 const keepOf = (n) => path.join(keep, print, `n${n}`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-function miniflare(n) {
+const WebSocket = createRequire(miniflarePath)('ws');
+
+function miniflare(n, inspectorPort) {
   return new Miniflare({
+    ...(inspectorPort ? { inspectorPort } : {}),
     modules: true,
     scriptPath: path.join(EDGE, 'dist/worker.js'),
     modulesRoot: path.join(EDGE, 'dist'),
@@ -206,6 +212,56 @@ async function seed(n) {
   return info;
 }
 
+/** A free loopback port (for workerd's inspector). */
+async function freePort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * The Worker's isolate in workerd, through its inspector (Miniflare's `inspectorPort`, the DevTools protocol):
+ * `usedMB()` answers the isolate's V8 heap in use after a full collection.
+ */
+async function isolateInspector(port) {
+  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
+  const target = targets.find((t) => t.id.startsWith('core:user:'));
+  if (!target) throw new Error(`workerd's inspector lists no user Worker: ${targets.map((t) => t.id).join(', ')}`);
+  const ws = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => {
+    ws.once('open', resolve);
+    ws.once('error', reject);
+  });
+  let next = 0;
+  const call = (method) =>
+    new Promise((resolve, reject) => {
+      const id = ++next;
+      const timer = setTimeout(() => reject(new Error(`the inspector did not answer ${method}`)), 60_000);
+      const on = (data) => {
+        const msg = JSON.parse(String(data));
+        if (msg.id !== id) return;
+        clearTimeout(timer);
+        ws.off('message', on);
+        if (msg.error) reject(new Error(`${method}: ${msg.error.message}`));
+        else resolve(msg.result);
+      };
+      ws.on('message', on);
+      ws.send(JSON.stringify({ id, method }));
+    });
+  await call('HeapProfiler.enable');
+  return {
+    async usedMB() {
+      // a heap snapshot collects garbage first (workerd never answers HeapProfiler.collectGarbage); its chunks, sent
+      // as events, are left unread
+      await call('HeapProfiler.takeHeapSnapshot');
+      return (await call('Runtime.getHeapUsage')).usedSize / 2 ** 20;
+    },
+    close: () => ws.close(),
+  };
+}
+
 /** workerd's resident memory (the newest workerd process), in MB. */
 function workerdRssMB() {
   const pids = readdirSync('/proc')
@@ -224,8 +280,8 @@ function workerdRssMB() {
 /**
  * In a child process (so nothing of another round is on its heap): the storage operations before the first answer,
  * counted by running the Worker module (dist/worker.js) in Node on Miniflare's bindings wrapped to count every call,
- * and the heap the Worker keeps after that answer and 2,000 random look-ups, in Node's V8 (workerd's resident memory
- * also holds the local R2's storage engine, so it cannot tell the isolate's heap).
+ * and the heap the Worker keeps after that answer and 2,000 random models asked twice, in Node's V8 (a second view of
+ * the isolate's heap that round() reads in workerd; workerd's resident memory also holds the local R2's engine).
  */
 async function countAndHeap(n) {
   const mf = miniflare(n);
@@ -267,8 +323,8 @@ async function countAndHeap(n) {
   if (res.status !== 200) throw new Error(`the counted Worker answered ${res.status}`);
   const reads = counts.r2 + counts.kv + counts.d1;
   const before = { ...counts, r2Calls: { ...r2 } };
-  for (let k = 0; k < 2000; k++) {
-    const r = await worker.fetch(new Request(`http://edge.test/api/models/${idOf((k * 7919 + 29) % n)}`), env, ctx);
+  for (let k = 0; k < 4000; k++) {
+    const r = await worker.fetch(new Request(`http://edge.test/api/models/${idOf(((k % 2000) * 7919 + 29) % n)}`), env, ctx);
     await r.arrayBuffer();
   }
   global.gc();
@@ -287,9 +343,12 @@ if (values.phase === 'count') {
 }
 
 async function round(n) {
-  const mf = miniflare(n);
+  const port = await freePort();
+  const mf = miniflare(n, port);
   const url = (await mf.ready).origin;
   const rssBefore = workerdRssMB();
+  const inspector = await isolateInspector(port);
+  const heapBefore = await inspector.usedMB();
   const id = idOf(Math.floor(n / 2) + 1);
   const t = performance.now();
   const res = await fetch(`${url}/api/models/${id}`);
@@ -297,10 +356,13 @@ async function round(n) {
   const firstMs = performance.now() - t;
   if (res.status !== 200 || body.id !== id) throw new Error(`the first answer was ${res.status}`);
   const rssFirst = workerdRssMB();
+  const heapFirst = await inspector.usedMB();
+  // 2,000 random models, each asked twice (the caches keep a model, a page or an answer from its second ask, so both
+  // passes fill them as a hot set would)
   let k = 0;
   const one = async () => {
-    while (k < 2000) {
-      const i = (k++ * 7919 + 13) % n;
+    while (k < 4000) {
+      const i = ((k++ % 2000) * 7919 + 13) % n;
       const r = await fetch(`${url}/api/models/${idOf(i)}`);
       await r.arrayBuffer();
       if (r.status !== 200) throw new Error(`look-up ${idOf(i)} answered ${r.status}`);
@@ -308,6 +370,8 @@ async function round(n) {
   };
   await Promise.all(Array.from({ length: 16 }, one));
   const rssAfter = workerdRssMB();
+  const heapAfter = await inspector.usedMB();
+  inspector.close();
   await mf.dispose();
   const counted = JSON.parse(
     execFileSync(
@@ -319,9 +383,8 @@ async function round(n) {
   return {
     firstMs: +firstMs.toFixed(1),
     ...counted,
-    rssBefore: Math.round(rssBefore),
-    rssFirst: Math.round(rssFirst),
-    rssAfter2000: Math.round(rssAfter),
+    isolateHeapMB: { before: +heapBefore.toFixed(1), first: +heapFirst.toFixed(1), after2000x2: +heapAfter.toFixed(1) },
+    rssMB: { before: Math.round(rssBefore), first: Math.round(rssFirst), after2000x2: Math.round(rssAfter) },
   };
 }
 
