@@ -262,19 +262,25 @@ async function isolateInspector(port) {
   };
 }
 
-/** workerd's resident memory (the newest workerd process), in MB. */
+/**
+ * The resident memory of this process's own workerd (a child of this process: the newest workerd on the machine may be
+ * another session's), in MB.
+ */
 function workerdRssMB() {
-  const pids = readdirSync('/proc')
-    .filter((p) => /^\d+$/.test(p))
-    .filter((p) => {
-      try {
-        return readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'workerd';
-      } catch {
-        return false;
-      }
-    });
-  const pid = pids.map(Number).sort((a, b) => b - a)[0];
-  return pid ? Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024 : 0;
+  for (const p of readdirSync('/proc')) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() !== 'workerd') continue;
+      // /proc/PID/stat: "pid (comm) state ppid …"
+      const ppid = Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+      if (ppid !== process.pid) continue;
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
+      return rss ? Number(rss[1]) / 1024 : 0;
+    } catch {
+      // gone while read
+    }
+  }
+  return 0;
 }
 
 /**
