@@ -20,13 +20,20 @@ import { type Env, jsonVar, numberVar, tokenList } from './bindings.js';
 import { D1AccountStore } from './d1-account-store.js';
 import { edgeHostPolicy } from './host-settings.js';
 import { KvMissingLog, kvProbeStorage } from './kv-state.js';
-import { R2ObjectStore } from './r2-object-store.js';
+import { type ColoCacheLike, R2ObjectStore } from './r2-object-store.js';
 
 /** The edge's request limit (spec: Limits, "Publish, one request at the edge"). */
 export const EDGE_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
 /** The most bytes of index pages and models an isolate keeps (Workers allow 128 MB an isolate). */
 export const EDGE_INDEX_CACHE_BYTES = 24 * 1024 * 1024;
+
+/**
+ * The most storage reads one search makes in an isolate (a Worker may make 1,000 storage operations an invocation):
+ * a search no term bounds (a rare word of one to three characters) stops there with `more` and no total, instead of
+ * failing when the platform refuses the 1,001st operation.
+ */
+export const EDGE_SEARCH_READS = 600;
 
 /** One hub per `env` (per isolate): the route table, the deps, and what needs refreshing. */
 export interface EdgeHub {
@@ -43,6 +50,11 @@ export interface EdgeHub {
   refresh(now: number): Promise<unknown>[];
   /** Re-read `refs/current` now and switch to a new index when it changed. */
   recheckIndex(): Promise<IndexStore>;
+}
+
+/** The Workers runtime's `caches.default` (the data center's cache), when this runtime has one. */
+function coloCache(): ColoCacheLike | undefined {
+  return (globalThis as { caches?: { default?: ColoCacheLike } }).caches?.default;
 }
 
 /** Thrown (and answered as 503) when the bucket holds no index yet. */
@@ -87,9 +99,13 @@ export function consoleLogger(level = 'info'): Logger {
  * Build the hub for one `env`: R2 objects, the index from `refs/current`, D1 accounts, KV health
  * and missing log, the edge's settings. Called once per isolate (see `worker.ts`).
  */
-export async function createEdgeHub(env: Env, now: () => number = Date.now): Promise<EdgeHub> {
+export async function createEdgeHub(
+  env: Env,
+  now: () => number = Date.now,
+  colo: ColoCacheLike | undefined = coloCache(),
+): Promise<EdgeHub> {
   const log = consoleLogger(env.LOG_LEVEL);
-  const objects = new R2ObjectStore(env.OBJECTS, now);
+  const objects = new R2ObjectStore(env.OBJECTS, now, colo);
   const recheckMs = numberVar(env.INDEX_RECHECK_MINUTES, 'INDEX_RECHECK_MINUTES', 5) * 60_000;
   const probeInterval = numberVar(env.PROBE_INTERVAL_SECONDS, 'PROBE_INTERVAL_SECONDS', 60);
 
@@ -109,7 +125,11 @@ export async function createEdgeHub(env: Env, now: () => number = Date.now): Pro
   // Worker may make 1,000 storage operations an invocation (500 models would spend them all).
   const kind = indexStoreKind(env.INDEX_STORE, 'The var INDEX_STORE');
   const load = (store: R2ObjectStore, catalog: Address) =>
-    openDay(store, catalog, kind, () => loadIndex(store, catalog), { cacheBytes: EDGE_INDEX_CACHE_BYTES, pagedFrom: 0 });
+    openDay(store, catalog, kind, () => loadIndex(store, catalog), {
+      cacheBytes: EDGE_INDEX_CACHE_BYTES,
+      pagedFrom: 0,
+      searchReadsMax: EDGE_SEARCH_READS,
+    });
   const indexes = indexHolder(objects, await load(objects, current), load, log, metrics);
   let checkedAt = now();
   let checking: Promise<IndexStore> | undefined;

@@ -30,6 +30,7 @@ export interface MiniflareLike {
   getR2Bucket(name: string): Promise<unknown>;
   getD1Database(name: string): Promise<unknown>;
   getKVNamespace(name: string): Promise<{ get(key: string): Promise<string | null> }>;
+  getCaches(): Promise<{ default: unknown }>;
   unsafeGetDirectURL(workerName?: string): Promise<URL>;
   getWorker(): Promise<{ scheduled(options: { cron: string }): Promise<unknown> }>;
 }

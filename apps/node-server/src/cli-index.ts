@@ -103,11 +103,11 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   const { loadSigners } = await import('./signing.js');
   const { FsObjectStore } = await import('@hub/objects/node');
   const { LoadPackWriter } = await import('@hub/core-index');
-  const { writeLoadPackAfterBuild } = await import('./verify.js');
+  const { loadPackLimit, writeLoadPackAfterBuild } = await import('./verify.js');
   const log = createLogger({ level: cfg.logLevel, destination: process.stderr as never });
   const store = new FsObjectStore(cfg.dataDir);
   const started = Date.now();
-  const pack = new LoadPackWriter();
+  const pack = new LoadPackWriter({ maxModels: loadPackLimit(cfg.indexStore) });
   const keys = await loadSigners(cfg);
   const result = await oneBuild(() =>
     buildFromDir(store, {
@@ -173,6 +173,7 @@ async function upstreamBuildCommand(settings: ReturnType<typeof upstreamSettings
   try {
     const summary = await buildFromUpstream({
       dataDir: cfg.dataDir,
+      ...(cfg.indexStore ? { indexStore: cfg.indexStore } : {}),
       ...settings,
       signers: await loadSigners(cfg),
       ...(cfg.signing ? { signing: cfg.signing } : {}),

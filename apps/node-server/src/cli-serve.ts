@@ -133,6 +133,7 @@ async function serveRefresh(
       const s = await withBuildLock(cfg.dataDir, async () =>
         buildFromUpstream({
           dataDir: cfg.dataDir,
+          ...(cfg.indexStore ? { indexStore: cfg.indexStore } : {}),
           ...plan.settings,
           signers: await loadSigners(cfg),
           ...(cfg.signing ? { signing: cfg.signing } : {}),

@@ -17,10 +17,12 @@ import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
 import { FsObjectStore } from '@hub/objects/node';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
 import { FileMissingLog } from './missing-log.js';
-import { writeLoadPackAfterBuild } from './verify.js';
+import { loadPackLimit, writeLoadPackAfterBuild } from './verify.js';
 
 export interface NodeUpstreamBuildOptions {
   dataDir: string;
+  /** the store the hub serves with (config `indexStore`): how many models the load pack may hold (`loadPackLimit`) */
+  indexStore?: string;
   upstream: string;
   top?: number;
   date?: string;
@@ -84,7 +86,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
   const display = new Map((options.configuredSources ?? []).map((s) => [s.name, s.display] as const));
   const defaults: Record<string, string> = { 'huggingface.co': 'Hugging Face', 'modelscope.cn': 'ModelScope', ipfs: 'IPFS' };
   // The day's objects as the run made them: the load pack the next start (or `--refresh`'s switch) reads.
-  const pack = new LoadPackWriter();
+  const pack = new LoadPackWriter({ maxModels: loadPackLimit(options.indexStore) });
   // Every revision's model.sig is checked offline against this trust (docs/verification.md).
   const trust = loadTrust(options.signing);
   const summary = await runUpstreamBuild({

@@ -20,6 +20,7 @@ import {
   readArchive,
   SourceObjectSchema,
 } from '@hub/core-index';
+import { indexStoreKind, PAGED_FROM_MODELS } from '@hub/hub';
 import { type FsObjectStore, writeFileAtomic } from '@hub/objects/node';
 
 /** The load pack's file in the data folder: replaced whole on each new index (never an object of the store). */
@@ -101,13 +102,14 @@ export async function writeLoadPack(
   dataDir: string,
   catalog: Address,
   built?: LoadPackWriter,
-): Promise<{ pack: 'built' | 'verified' | 'fault'; fault?: string }> {
+): Promise<{ pack: 'built' | 'verified' | 'fault' | 'skipped'; fault?: string }> {
   if (!built) {
     if ((await store.readRef(VERIFIED_REF)) === catalog) await store.writeRef(VERIFIED_REF, 'none');
     await loadVerifiedOnce(store, catalog, fileLoadPack(dataDir));
     return { pack: 'verified' };
   }
   if (built.fault) return { pack: 'fault', fault: built.fault };
+  if (built.skipped) return { pack: 'skipped' };
   // The pack first, then the ref: a crash between the two leaves a pack the next start verifies before trusting.
   const pack = fileLoadPack(dataDir);
   await pack.write(await built.bytes(store, catalog, pack.digest));
@@ -115,11 +117,23 @@ export async function writeLoadPack(
   return { pack: 'built' };
 }
 
+/**
+ * The most models a build keeps for the load pack, by the store the hub serves with (`indexStore`): every model for
+ * `memory`, none for `paged`, and for `auto` (the default) fewer than {@link PAGED_FROM_MODELS}, from which a day is
+ * served from its pages.
+ */
+export function loadPackLimit(indexStore: string | undefined): number {
+  const kind = indexStoreKind(indexStore, 'indexStore (or HUB_INDEX_STORE)');
+  return kind === 'memory' ? Number.POSITIVE_INFINITY : kind === 'paged' ? 0 : PAGED_FROM_MODELS - 1;
+}
+
 /** {@link writeLoadPack} after a build, logged and never thrown (a pack that could not be made only costs the next start a full check). */
 export async function writeLoadPackAfterBuild(store: FsObjectStore, dataDir: string, catalog: Address, pack: LoadPackWriter, log?: Logger) {
   try {
     const r = await writeLoadPack(store, dataDir, catalog, pack);
     if (r.fault) log?.warn({ event: 'load-pack', catalog, fault: r.fault }, 'no load pack: the next start verifies every object');
+    else if (r.pack === 'skipped')
+      log?.info({ event: 'load-pack', catalog, reason: pack.skipped }, 'no load pack: the day is served from its pages');
     else log?.info({ event: 'load-pack', catalog, models: pack.models.size }, 'load pack written for the next start');
   } catch (e) {
     log?.warn({ event: 'load-pack', catalog, err: String(e).slice(0, 300) }, 'no load pack: the next start verifies every object');

@@ -114,16 +114,20 @@ describe('a sharded catalog (root plus shards, here over a lowered limit) is ver
 
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
 
-function cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, HUB_LOG_LEVEL: 'warn' } }, (err, stdout, stderr) =>
+    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, HUB_LOG_LEVEL: 'warn', ...env } }, (err, stdout, stderr) =>
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
 }
 
 /** `hub index build --from-dir` of SYNTHETIC models into a fresh data folder; returns the data folder and catalog. */
-async function fromDirBuild(models: number, marker: string): Promise<{ dataDir: string; catalog: string }> {
+async function fromDirBuild(
+  models: number,
+  marker: string,
+  env: Record<string, string> = {},
+): Promise<{ dataDir: string; catalog: string }> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-startpack-'));
   dirs.push(dataDir);
   const tree = path.join(dataDir, 'tree');
@@ -133,23 +137,37 @@ async function fromDirBuild(models: number, marker: string): Promise<{ dataDir: 
     await writeFile(path.join(dir, 'config.json'), JSON.stringify({ synthetic: true, i, marker }));
     await writeFile(path.join(dir, `model-${i}-Q4_K_M.gguf`), `SYNTHETIC ${marker} ${i}`);
   }
-  const r = await cli([
-    'index',
-    'build',
-    '--from-dir',
-    tree,
-    '--source',
-    'bench=http://localhost:9/{id}/resolve/{revision}/{path}',
-    '--data',
-    dataDir,
-    '--date',
-    '2026-11-24',
-  ]);
+  const r = await cli(
+    [
+      'index',
+      'build',
+      '--from-dir',
+      tree,
+      '--source',
+      'bench=http://localhost:9/{id}/resolve/{revision}/{path}',
+      '--data',
+      dataDir,
+      '--date',
+      '2026-11-24',
+    ],
+    env,
+  );
   expect(r.code, r.stderr).toBe(0);
   return { dataDir, catalog: JSON.parse(r.stdout.trim().split('\n').pop() as string).catalog };
 }
 
 describe.skipIf(!existsSync(CLI))('the builder writes what the first start needs (needs the built CLI: pnpm test builds first)', () => {
+  it('a build for a hub that serves the day from its pages keeps no load pack (a day of any size), and the hub starts on the pages', async () => {
+    const { dataDir, catalog } = await fromDirBuild(6, 'p', { HUB_INDEX_STORE: 'paged' });
+    expect(await new FsObjectStore(dataDir).readRef('current')).toBe(catalog);
+    expect(existsSync(path.join(dataDir, LOAD_PACK_FILE))).toBe(false);
+    const hub = await startTestHub({ dataDir, config: { indexStore: 'paged' } });
+    const info = await fetch(`${hub.url}/api/models/synthetic-org/model-5`);
+    expect(info.status).toBe(200);
+    expect(((await info.json()) as { id: string }).id).toBe('synthetic-org/model-5');
+    await hub.close();
+  });
+
   it('hub index build --from-dir leaves the load pack and the verified ref: the first start reads the pack, not every object', async () => {
     const { dataDir, catalog } = await fromDirBuild(12, 'a');
     const store = new FsObjectStore(dataDir);

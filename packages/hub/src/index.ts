@@ -1,3 +1,3 @@
-export { indexStoreKind, openDay } from './index-choice.js';
+export { indexStoreKind, openDay, PAGED_FROM_MODELS } from './index-choice.js';
 export { type HubDeps, hubRoutes } from './routes.js';
 export { assembleHub, indexHolder, mergeSources, type SourceEntry } from './setup.js';

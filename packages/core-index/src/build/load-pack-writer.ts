@@ -9,14 +9,32 @@ import { ModelObjectSchema, SourceObjectSchema } from '../index/schemas.js';
  * start after a build redoes nothing: the builder hashed every object when it wrote it). Give {@link add} to
  * `buildIndex` as `onObject`; each object is schema-checked as it is added (what a first start would check), and one
  * that does not match is recorded in `fault`: the caller then writes no pack and the start verifies in full.
+ *
+ * A day of more models than `maxModels` is served from its index pages (`openDay`'s `auto`), which need no pack: past
+ * that many the writer lets go of what it holds and keeps nothing more (`skipped`), so a build of any size holds no
+ * copy of every object (at 1,000,000 models the pack's objects alone were gigabytes).
  */
 export class LoadPackWriter {
   /** each model object's JSON bytes and what the pack needs of it, by address */
   readonly models = new Map<string, { json: Uint8Array; facts: PackFacts }>();
   readonly sources = new Map<string, PackSource>();
   fault: string | undefined;
+  /** why no pack is made for a day this large (no fault: its pages serve it) */
+  skipped: string | undefined;
+  private readonly maxModels: number;
+
+  constructor(options: { maxModels?: number } = {}) {
+    this.maxModels = options.maxModels ?? Number.POSITIVE_INFINITY;
+  }
 
   readonly add = (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array): void => {
+    if (this.skipped) return;
+    if (kind === 'model-hub.model' && !this.models.has(address) && this.models.size >= this.maxModels) {
+      this.skipped = `more than ${this.maxModels} models: the day is served from its index pages`;
+      this.models.clear();
+      this.sources.clear();
+      return;
+    }
     if (kind === 'model-hub.model') {
       const checked = ModelObjectSchema.safeParse(value);
       if (checked.success) this.models.set(address, { json: bytes, facts: packFacts(checked.data) });
@@ -33,6 +51,7 @@ export class LoadPackWriter {
    * `objects` as the builder just wrote them (not re-hashed); the objects are the ones the builder reported.
    */
   async bytes(objects: ObjectStore, catalogAddress: Address, digest: PackDigest = addressOf): Promise<Uint8Array> {
+    if (this.skipped) throw new Error(`load pack: ${this.skipped}`);
     const catalog = await readCatalog(objects, catalogAddress, { verified: true });
     const models: PackModel[] = [];
     for (const row of catalog.rows) {

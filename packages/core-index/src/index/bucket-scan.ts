@@ -32,7 +32,7 @@ export const NOT_A_BUCKET: unique symbol = Symbol('not a bucket');
 export function bucketEntry(bytes: Uint8Array, key: string): unknown {
   if (bytes.length < PREFIX.length + 1) return NOT_A_BUCKET;
   for (let k = 0; k < PREFIX.length; k++) if (bytes[k] !== PREFIX[k]) return NOT_A_BUCKET;
-  const needle = encoder.encode(canonicalJson(key));
+  const needle = quoted(key);
   let i = PREFIX.length;
   if (bytes[i] === CLOSE_BRACE) return undefined;
   for (;;) {
@@ -53,6 +53,19 @@ export function bucketEntry(bytes: Uint8Array, key: string): unknown {
     if (bytes[valueEnd] !== COMMA) return NOT_A_BUCKET;
     i = valueEnd + 1;
   }
+}
+
+/** The key's canonical JSON string as bytes: built directly for printable ASCII without quote or backslash. */
+function quoted(key: string): Uint8Array {
+  const out = new Uint8Array(key.length + 2);
+  out[0] = QUOTE;
+  for (let k = 0; k < key.length; k++) {
+    const c = key.charCodeAt(k);
+    if (c < 0x20 || c > 0x7e || c === QUOTE || c === BACKSLASH) return encoder.encode(canonicalJson(key));
+    out[k + 1] = c;
+  }
+  out[key.length + 1] = QUOTE;
+  return out;
 }
 
 function sameBytes(bytes: Uint8Array, at: number, needle: Uint8Array): boolean {

@@ -237,6 +237,19 @@ describe('the load pack: a start on a verified catalog reads one prepared blob',
     expect(again.reads.size).toBe(0);
   });
 
+  it('keeps nothing past maxModels (a day that large is served from its pages), and everything up to it', async () => {
+    const store = new MemoryObjectStore();
+    const large = new LoadPackWriter({ maxModels: 59 });
+    const built = await buildIndex(store, { date: '2026-11-24', models, onObject: large.add });
+    expect(large.skipped).toMatch(/more than 59 models/);
+    expect(large.fault).toBeUndefined();
+    expect([large.models.size, large.sources.size]).toEqual([0, 0]);
+    await expect(large.bytes(store, built.catalog)).rejects.toThrow(/served from its index pages/);
+    const fits = new LoadPackWriter({ maxModels: 60 });
+    await buildIndex(new MemoryObjectStore(), { date: '2026-11-24', models, onObject: fits.add });
+    expect([fits.skipped, fits.models.size]).toEqual([undefined, 60]);
+  });
+
   it('a catalog missing from the store is refused even with a sound pack', async () => {
     const store = new MemoryObjectStore();
     const start = new LoadPackWriter();

@@ -15,6 +15,7 @@ import {
   type PagesRoot,
   type Postings,
 } from './page-layout.js';
+import { pagedNames } from './paged-names.js';
 import { type PagedReads, pagedSearch } from './paged-search.js';
 import { type FileRecord, ModelObjectSchema, ModelRowSchema, type SourceObject, SourceObjectSchema } from './schemas.js';
 import {
@@ -53,6 +54,8 @@ export interface PagedIndexOptions {
   verify?: boolean;
   /** memo values kept per index, by their own size estimate, at most this many bytes (default a quarter of the cache) */
   memoBytes?: number;
+  /** the most storage reads one search makes (paged-search.ts `SEARCH_READS_MAX` by default) */
+  searchReadsMax?: number;
 }
 
 /** The size a memo value is counted at: its bytes when it has them (prepared bodies), else a few KB. */
@@ -84,6 +87,7 @@ export class PagedIndex implements IndexStore, PagedReads {
   private readonly reading = new Map<string, Promise<unknown>>();
   private readonly readingBytes = new Map<string, Promise<Uint8Array>>();
   private readonly verify: boolean;
+  readonly searchReadsMax: number | undefined;
   private readonly headModels: IndexedModel[];
   readonly totals: IndexTotals;
   readonly catalogAddress: Address;
@@ -107,6 +111,7 @@ export class PagedIndex implements IndexStore, PagedReads {
     this.memos = new ByteLru(options.memoBytes ?? bytes / 4, undefined, { secondAsk: true });
     this.buckets = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
     this.verify = options.verify !== false;
+    this.searchReadsMax = options.searchReadsMax;
     this.catalogAddress = root.catalog as Address;
     this.snapshot = root.date;
     this.totals = root.totals;
@@ -314,39 +319,8 @@ export class PagedIndex implements IndexStore, PagedReads {
     return pagedSearch(this, q, offset, limit);
   }
 
-  async names(last: string | undefined, n: number): Promise<{ names: string[]; more: boolean }> {
-    const list = this.root.names;
-    const per = list.per;
-    // The first position after `last`: binary search over the pages' first names (one read per step).
-    let lo = 0;
-    let hi = Math.ceil(list.count / per);
-    if (last !== undefined) {
-      while (hi - lo > 1) {
-        const mid = (lo + hi) >> 1;
-        const first = (await this.items<string>(list, mid))[0] as string;
-        if (first <= last) lo = mid;
-        else hi = mid;
-      }
-    }
-    const out: string[] = [];
-    let p = lo;
-    let more = false;
-    while (p * per < list.count) {
-      for (const name of await this.items<string>(list, p)) {
-        if (last !== undefined && name <= last) continue;
-        if (out.length === n) {
-          more = true;
-          break;
-        }
-        out.push(name);
-      }
-      if (more || out.length === n) {
-        more ||= (p + 1) * per < list.count;
-        break;
-      }
-      p++;
-    }
-    return { names: out, more };
+  names(last: string | undefined, n: number): Promise<{ names: string[]; more: boolean }> {
+    return pagedNames(this.root.names, (p) => this.items<string>(this.root.names, p), last, n);
   }
 
   sourceKinds(): ReadonlyArray<readonly [string, SourceObject['type']]> {

@@ -14,6 +14,10 @@ export interface PagedReads {
   order(key: string): PagedArray | undefined;
   items<T>(list: PagedArray, page: number): Promise<T[]>;
   page<T>(address: string): Later<T>;
+  /** storage reads made so far (pages and models not in the caches) */
+  readonly reads: number;
+  /** the most storage reads one search may make (default {@link SEARCH_READS_MAX}) */
+  readonly searchReadsMax?: number;
 }
 
 /**
@@ -22,6 +26,16 @@ export interface PagedReads {
  * the order until it has its page, and stops here (then `more` is true and no total is given).
  */
 export const SEARCH_WALK_MAX = 200_000;
+
+/**
+ * The most storage reads one search makes by default, then it stops as at {@link SEARCH_WALK_MAX}. A host whose reads
+ * are counted sets its own (the edge: a Worker may make 1,000 storage operations an invocation, and a search for a
+ * rare word of one to three characters, or a sort of every model a common tag holds, would make tens of thousands).
+ */
+export const SEARCH_READS_MAX = 50_000;
+
+/** Models a search asks ahead of the one it tests, when the store answers with promises. */
+export const READ_AHEAD = 8;
 
 /** The terms whose posting lists bound the candidates (each match is in every one). */
 function termsOf(p: ParsedQuery): string[] {
@@ -90,6 +104,7 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   const want = end + 1;
   const hits: IndexedModel[] = [];
   let walked = 0;
+  const readsMax = r.reads + (r.searchReadsMax ?? SEARCH_READS_MAX);
   let exhausted = true;
   let capped = false;
   // The candidates in browse order, or every model in the query's order when no term bounds them. Lists held inline
@@ -99,19 +114,34 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   const inline = sorted.filter((l) => l.r !== undefined).map((l) => l.r as number[]);
   const candidates = inline.length ? inline.reduce(intersect) : shortest ? ranksOf(r, shortest) : orderRanks(r, order);
   const inOrder = p.natural || !shortest;
+  // Models asked ahead of the one tested when the store answers with promises (R2: a round trip a page), so up to
+  // READ_AHEAD reads wait at once instead of one after the other; a store that reads at once asks one at a time.
+  const ahead: Array<Later<IndexedModel>> = [];
+  const test1 = async (m: Later<IndexedModel>) => {
+    const model = await m;
+    if (test(model)) hits.push(model);
+  };
   for await (const rank of candidates) {
     if (inOrder && hits.length >= want) {
       exhausted = false;
       break;
     }
-    if (walked++ >= SEARCH_WALK_MAX) {
+    if (walked++ >= SEARCH_WALK_MAX || r.reads >= readsMax) {
       exhausted = false;
       capped = true;
       break;
     }
-    const m = await r.modelAt(rank);
-    if (test(m)) hits.push(m);
+    const m = r.modelAt(rank);
+    if (!(m instanceof Promise) && ahead.length === 0) {
+      if (test(m)) hits.push(m);
+      continue;
+    }
+    if (m instanceof Promise) m.catch(() => undefined); // awaited below, or dropped when the walk stops early
+    ahead.push(m);
+    if (ahead.length >= READ_AHEAD) await test1(ahead.shift() as Later<IndexedModel>);
   }
+  while (ahead.length > 0 && !(inOrder && hits.length >= want)) await test1(ahead.shift() as Later<IndexedModel>);
+  if (ahead.length > 0) exhausted = false;
   if (inOrder) {
     return { models: hits.slice(offset, end), more: hits.length > end || capped, ...(exhausted ? { total: hits.length } : {}) };
   }

@@ -24,7 +24,12 @@ export function readWholeSync(file: string): Uint8Array | undefined {
   try {
     scratch ??= Buffer.allocUnsafeSlow(SMALL_FILE);
     const n = readSync(fd, scratch, 0, SMALL_FILE, 0);
-    if (n < SMALL_FILE) return Buffer.from(scratch.subarray(0, n));
+    if (n < SMALL_FILE) {
+      // its own buffer of its size (Buffer.from would take a slice of a shared 8 KB pool, which a kept page would pin)
+      const out = new Uint8Array(n);
+      out.set(scratch.subarray(0, n));
+      return out;
+    }
     return readFileSync(fd);
   } catch {
     return undefined;

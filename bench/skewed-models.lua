@@ -1,0 +1,15 @@
+-- wrk script: GET /api/models/{id} of a SYNTHETIC model out of N (env N; env SEED) picked with a skew close to
+-- Zipf's law of exponent 1 (the k-th most asked model asked about 1/k as often): a log-uniform position, so model 0
+-- to 9 are asked as often as 10 to 99, and as 100 to 999. Ids as random-models.lua (and scale.ts) make them.
+local n = tonumber(os.getenv("N"))
+math.randomseed(tonumber(os.getenv("SEED") or "42"))
+local logn = math.log(n + 1)
+request = function()
+  local i = math.floor(math.exp(math.random() * logn)) - 1
+  if i >= n then i = n - 1 end
+  local owner
+  if i % 97 == 5 then owner = "dotted.org-" .. (i % 7) else owner = "synthetic-org-" .. (i % 211) end
+  local suffix = ""
+  if i % 3 == 0 then suffix = "-GGUF" end
+  return wrk.format("GET", "/api/models/" .. owner .. "/model-" .. i .. suffix)
+end
