@@ -1,4 +1,4 @@
-import { MemoryObjectStore } from '@hub/core-index';
+import { type Address, MemoryObjectStore } from '@hub/core-index';
 import { buildWithPages, syntheticModels } from '@hub/core-index/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../src/bindings.js';
@@ -18,30 +18,48 @@ interface Counts {
   d1: number;
 }
 
-/** A binding whose every method call is counted under `key`. */
-function counted<T extends object>(binding: T, counts: Counts, key: keyof Counts): T {
+/** One storage call: the binding, the method, its key (or query) and, for a ranged R2 get, the range. */
+interface Call {
+  binding: keyof Counts;
+  method: string;
+  key: unknown;
+  range?: { offset: number; length: number };
+}
+
+/** A binding whose every method call is counted under `key` and logged in `calls`. */
+function counted<T extends object>(binding: T, counts: Counts, calls: Call[], key: keyof Counts): T {
   return new Proxy(binding, {
     get(target, prop) {
       const v = Reflect.get(target, prop);
       if (typeof v !== 'function') return v;
       return (...args: unknown[]) => {
         counts[key]++;
+        const range = (args[1] as { range?: Call['range'] } | undefined)?.range;
+        calls.push({ binding: key, method: String(prop), key: args[0], ...(range ? { range } : {}) });
         return (v as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
   });
 }
 
-async function coldEnv(edge: RunningEdge, vars: Record<string, string>): Promise<{ env: Env; counts: Counts }> {
+async function coldEnv(edge: RunningEdge, vars: Record<string, string>): Promise<{ env: Env; counts: Counts; calls: Call[] }> {
   const counts: Counts = { r2: 0, kv: 0, d1: 0 };
+  const calls: Call[] = [];
   const env = {
-    OBJECTS: counted((await edge.mf.getR2Bucket('OBJECTS')) as object, counts, 'r2'),
-    STATE: counted((await edge.mf.getKVNamespace('STATE')) as object, counts, 'kv'),
-    ACCOUNTS: counted((await edge.mf.getD1Database('ACCOUNTS')) as object, counts, 'd1'),
+    OBJECTS: counted((await edge.mf.getR2Bucket('OBJECTS')) as object, counts, calls, 'r2'),
+    STATE: counted((await edge.mf.getKVNamespace('STATE')) as object, counts, calls, 'kv'),
+    ACCOUNTS: counted((await edge.mf.getD1Database('ACCOUNTS')) as object, counts, calls, 'd1'),
     LOG_LEVEL: 'error',
     ...vars,
   } as unknown as Env;
-  return { env, counts };
+  return { env, counts, calls };
+}
+
+/** The role of the index page an R2 key holds (`models`, `ids`, …; the root has none), read from the built store. */
+async function roleOf(store: MemoryObjectStore, key: unknown): Promise<string | undefined> {
+  if (typeof key !== 'string' || !key.startsWith('objects/')) return undefined;
+  const stored = await store.get(`blake3:${key.slice('objects/'.length)}` as Address);
+  return stored ? (JSON.parse(new TextDecoder().decode(stored.bytes)) as { role?: string }).role : undefined;
 }
 
 const ctx = { waitUntil: () => {} };
@@ -50,9 +68,9 @@ const total = (c: Counts) => c.r2 + c.kv + c.d1;
 let big: RunningEdge;
 let small: RunningEdge;
 const models = syntheticModels(300);
+const store = new MemoryObjectStore();
 
 beforeAll(async () => {
-  const store = new MemoryObjectStore();
   await buildWithPages(store, models);
   big = await startEdge({ store });
   small = await startEdge();
@@ -75,8 +93,15 @@ describe('a cold isolate reads a bounded number of storage objects before its fi
     const demo = await coldEnv(small, { INDEX_STORE: 'paged' });
     const r = await worker.fetch(new Request('http://edge.test/api/models/demo/tiny-bert-synthetic'), demo.env, ctx);
     expect(r.status).toBe(200);
-    // the demo's models are in the root's head (no read); a model of the larger day costs its id bucket and its page
+    // the demo's models are in the root's head (no read); a model of the larger day costs its id bucket and its model
     expect(total(cold.counts)).toBeLessThanOrEqual(total(demo.counts) + 2);
+    // its model by one ranged get of its own bytes (a few KB), never its models page whole (layout 3's id entries)
+    const ranged = cold.calls.filter((c) => c.range);
+    expect(ranged).toHaveLength(1);
+    expect(await roleOf(store, ranged[0]?.key)).toBe('models');
+    expect(ranged[0]?.range?.length).toBeLessThan(4096);
+    const whole = cold.calls.filter((c) => c.binding === 'r2' && c.method === 'get' && !c.range);
+    for (const c of whole) expect(await roleOf(store, c.key)).not.toBe('models');
 
     // warm: the same isolate answers another look-up of the same page's models with no storage read beyond the probes
     const before = cold.counts.r2;
