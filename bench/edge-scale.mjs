@@ -13,12 +13,12 @@
 // twice each after the first answer]
 // Needs the build (apps/edge/dist/worker.js, packages/core-index/dist).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { freePort, isolateInspector, workerdRssMB } from './edge-inspect.mjs';
 import { idOf } from './synthetic-ids.mjs';
 
 if (!global.gc) {
@@ -58,7 +58,7 @@ const LOOKUPS = Number(values.lookups);
 const keepOf = (n) => path.join(keep, print, `n${n}`);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
-const WebSocket = createRequire(miniflarePath)('ws');
+const _WebSocket = createRequire(miniflarePath)('ws');
 
 function miniflare(n, inspectorPort) {
   return new Miniflare({
@@ -214,77 +214,6 @@ async function seed(n) {
   const info = JSON.parse(out.trim().split('\n').pop());
   writeFileSync(done, JSON.stringify(info));
   return info;
-}
-
-/** A free loopback port (for workerd's inspector). */
-async function freePort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/**
- * The Worker's isolate in workerd, through its inspector (Miniflare's `inspectorPort`, the DevTools protocol):
- * `usedMB()` answers the isolate's V8 heap in use after a full collection.
- */
-async function isolateInspector(port) {
-  const targets = await (await fetch(`http://127.0.0.1:${port}/json`)).json();
-  const target = targets.find((t) => t.id.startsWith('core:user:'));
-  if (!target) throw new Error(`workerd's inspector lists no user Worker: ${targets.map((t) => t.id).join(', ')}`);
-  const ws = new WebSocket(target.webSocketDebuggerUrl);
-  await new Promise((resolve, reject) => {
-    ws.once('open', resolve);
-    ws.once('error', reject);
-  });
-  let next = 0;
-  const call = (method) =>
-    new Promise((resolve, reject) => {
-      const id = ++next;
-      const timer = setTimeout(() => reject(new Error(`the inspector did not answer ${method}`)), 60_000);
-      const on = (data) => {
-        const msg = JSON.parse(String(data));
-        if (msg.id !== id) return;
-        clearTimeout(timer);
-        ws.off('message', on);
-        if (msg.error) reject(new Error(`${method}: ${msg.error.message}`));
-        else resolve(msg.result);
-      };
-      ws.on('message', on);
-      ws.send(JSON.stringify({ id, method }));
-    });
-  await call('HeapProfiler.enable');
-  return {
-    async usedMB() {
-      // a heap snapshot collects garbage first (workerd never answers HeapProfiler.collectGarbage); its chunks, sent
-      // as events, are left unread
-      await call('HeapProfiler.takeHeapSnapshot');
-      return (await call('Runtime.getHeapUsage')).usedSize / 2 ** 20;
-    },
-    close: () => ws.close(),
-  };
-}
-
-/**
- * The resident memory of this process's own workerd (a child of this process: the newest workerd on the machine may be
- * another session's), in MB.
- */
-function workerdRssMB() {
-  for (const p of readdirSync('/proc')) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() !== 'workerd') continue;
-      // /proc/PID/stat: "pid (comm) state ppid …"
-      const ppid = Number(readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
-      if (ppid !== process.pid) continue;
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${p}/status`, 'utf8'));
-      return rss ? Number(rss[1]) / 1024 : 0;
-    } catch {
-      // gone while read
-    }
-  }
-  return 0;
 }
 
 /**

@@ -129,6 +129,9 @@ export async function createEdgeHub(
       cacheBytes: EDGE_INDEX_CACHE_BYTES,
       pagedFrom: 0,
       searchReadsMax: EDGE_SEARCH_READS,
+      // no pending read or memo shared between requests: in workerd a request that chains on another's read would
+      // make its own reads on behalf of that request (paged-index.ts `sharePending`)
+      sharePending: false,
     });
   const indexes = indexHolder(objects, await load(objects, current), load, log, metrics);
   let checkedAt = now();

@@ -54,8 +54,6 @@ export function refKey(name: string): string {
  */
 export class R2ObjectStore implements ObjectStore {
   private readonly cache = new ObjectCache(CACHE_TOTAL_MAX, CACHE_OBJECT_MAX);
-  /** puts into the data center's cache not yet handed to a request's `waitUntil` ({@link takeFills}) */
-  private fills: Promise<unknown>[] = [];
   /** reads answered by the data center's cache (for tests and logs) */
   coloHits = 0;
 
@@ -65,13 +63,6 @@ export class R2ObjectStore implements ObjectStore {
     /** with it, {@link readBytes} (every index page read whole) looks in the data center's cache before R2 */
     private readonly colo?: ColoCacheLike,
   ) {}
-
-  /** The cache puts started since the last call, for the request's `waitUntil` (they outlive the answer). */
-  takeFills(): Promise<unknown>[] {
-    const out = this.fills;
-    this.fills = [];
-    return out;
-  }
 
   async get(address: Address): Promise<StoredObject | undefined> {
     if (!isAddress(address)) return undefined;
@@ -88,7 +79,7 @@ export class R2ObjectStore implements ObjectStore {
   /**
    * The bytes alone, not kept in this store's cache (the paged store keeps its pages, parsed, in its own): from the
    * data center's cache when it has them (checked against the address: a damaged copy is dropped and read again from
-   * R2), else from R2 and then put there.
+   * R2), else from R2 and then put there (awaited: one local write on a miss).
    */
   async readBytes(address: Address): Promise<Uint8Array | undefined> {
     if (!isAddress(address)) return undefined;
@@ -110,8 +101,10 @@ export class R2ObjectStore implements ObjectStore {
     const obj = await this.bucket.get(objectKey(address));
     if (!obj) return undefined;
     const bytes = new Uint8Array(await obj.arrayBuffer());
+    // Put before answering, within the request that read it: a put left running could be cancelled with its request,
+    // and a promise handed to another request's `waitUntil` would make I/O on behalf of a request that may be over.
     if (this.colo && key && bytes.byteLength <= COLO_OBJECT_MAX)
-      this.fills.push(this.colo.put(key, new Response(bytes.slice(), { headers: COLO_HEADERS })).catch(() => undefined));
+      await this.colo.put(key, new Response(bytes.slice(), { headers: COLO_HEADERS })).catch(() => undefined);
     return bytes;
   }
 

@@ -83,11 +83,7 @@ export default {
     } catch (e) {
       return toResponse(unavailable(e));
     }
-    const res = await serve(new WebRequest(req, policy), startOn(env, ctx));
-    // the index pages read from R2 for this answer go into the data center's cache after it (r2-object-store.ts)
-    const edge = await hubs.get(env)?.catch(() => undefined);
-    for (const p of edge?.objects.takeFills() ?? []) ctx.waitUntil(p);
-    return toResponse(res);
+    return toResponse(await serve(new WebRequest(req, policy), startOn(env, ctx)));
   },
 
   /**

@@ -190,6 +190,27 @@ describe('on an index of 10,000 SYNTHETIC models a request reads a bounded numbe
     expect(store.reads).toBeLessThanOrEqual(2 + 50);
   });
 
+  it('shares a read under way between concurrent asks, unless told not to (the edge: one request per read)', async () => {
+    // two models of one id bucket, asked at once over a store whose reads are promises
+    const buckets = (await fresh()).root.ids.buckets;
+    const first = models[7211]?.id as string;
+    const inBucket = (id: string) => bucketOf(id.toLowerCase(), buckets);
+    const other = models.find((m) => m.id !== first && inBucket(m.id) === inBucket(first))?.id as string;
+    for (const [share, twice] of [
+      [true, 0],
+      [false, 1],
+    ] as const) {
+      const index = await openPagedIndex(store, pages, catalog, { sharePending: share });
+      store.reset();
+      const [a, b] = await Promise.all([index.model(first), index.model(other)]);
+      expect([a?.id, b?.id]).toEqual([first, other]);
+      // the bucket (and its directory, beyond 1,024 buckets) read once shared, once per ask unshared
+      const read = store.addresses.filter((x) => !store.ranges.some((r) => r[0] === x));
+      expect(read.length - new Set(read).size, `sharePending ${share}`).toBeGreaterThanOrEqual(twice);
+      if (share) expect(read.length).toBe(new Set(read).size);
+    }
+  });
+
   it('reads the same number at 10,000 as at 400 models for a look-up (the cost does not grow with the index)', async () => {
     const small = await both(400, new CountingObjectStore(new MemoryObjectStore()));
     const counted = small.store as CountingObjectStore;

@@ -56,6 +56,13 @@ export interface PagedIndexOptions {
   memoBytes?: number;
   /** the most storage reads one search makes (paged-search.ts `SEARCH_READS_MAX` by default) */
   searchReadsMax?: number;
+  /**
+   * Whether concurrent asks share a read still under way, and a memo's promise (default true). The edge says false:
+   * in workerd what a request chains on a promise another request's read settles runs on that other request's
+   * behalf, and its own reads then fail ("Cannot perform I/O on behalf of a different request") or hang once that
+   * request is done. Unshared, concurrent asks read for themselves; values already read are shared as before.
+   */
+  sharePending?: boolean;
 }
 
 /** The size a memo value is counted at: its bytes when it has them (prepared bodies), else a few KB. */
@@ -88,6 +95,7 @@ export class PagedIndex implements IndexStore, PagedReads {
   private readonly readingBytes = new Map<string, Promise<Uint8Array>>();
   private readonly verify: boolean;
   readonly searchReadsMax: number | undefined;
+  private readonly sharePending: boolean;
   private readonly headModels: IndexedModel[];
   readonly totals: IndexTotals;
   readonly catalogAddress: Address;
@@ -112,6 +120,7 @@ export class PagedIndex implements IndexStore, PagedReads {
     this.buckets = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
     this.verify = options.verify !== false;
     this.searchReadsMax = options.searchReadsMax;
+    this.sharePending = options.sharePending !== false;
     this.catalogAddress = root.catalog as Address;
     this.snapshot = root.date;
     this.totals = root.totals;
@@ -135,6 +144,7 @@ export class PagedIndex implements IndexStore, PagedReads {
     const objects = this.objects;
     const got = objects.readBytes ? objects.readBytes(address as Address) : objects.get(address as Address).then((s) => s?.bytes);
     if (!(got instanceof Promise)) return this.accept(address, got) as T;
+    if (!this.sharePending) return got.then((bytes) => this.accept(address, bytes)) as Promise<T>;
     const read = got.then((bytes) => this.accept(address, bytes)).finally(() => this.reading.delete(address));
     this.reading.set(address, read);
     return read as Promise<T>;
@@ -187,6 +197,7 @@ export class PagedIndex implements IndexStore, PagedReads {
     const objects = this.objects;
     const got = objects.readBytes ? objects.readBytes(address as Address) : objects.get(address as Address).then((s) => s?.bytes);
     if (!(got instanceof Promise)) return this.acceptBytes(address, got);
+    if (!this.sharePending) return got.then((bytes) => this.acceptBytes(address, bytes));
     const read = got.then((bytes) => this.acceptBytes(address, bytes)).finally(() => this.readingBytes.delete(address));
     this.readingBytes.set(address, read);
     return read;
@@ -335,7 +346,13 @@ export class PagedIndex implements IndexStore, PagedReads {
     const hit = this.memos.get(key);
     if (hit !== undefined || this.memos.has(key)) return hit as T;
     const v = build();
-    if (v instanceof Promise) {
+    if (v instanceof Promise && !this.sharePending) {
+      // Not shared while it runs (see `sharePending`): kept once settled, as the settled promise of its value.
+      v.then(
+        (r) => this.memos.set(key, Promise.resolve(r), memoSize(r)),
+        () => undefined,
+      );
+    } else if (v instanceof Promise) {
       // A promise is kept while it runs (so concurrent asks share it); settled, it is kept at its value's size, and
       // dropped when it failed.
       this.memos.keep(key, v, 4096);
