@@ -57,10 +57,9 @@ export interface PagedIndexOptions {
   /** the most storage reads one search makes (paged-search.ts `SEARCH_READS_MAX` by default) */
   searchReadsMax?: number;
   /**
-   * Whether concurrent asks share a read still under way, and a memo's promise (default true). The edge says false:
-   * in workerd what a request chains on a promise another request's read settles runs on that other request's
-   * behalf, and its own reads then fail ("Cannot perform I/O on behalf of a different request") or hang once that
-   * request is done. Unshared, concurrent asks read for themselves; values already read are shared as before.
+   * Whether concurrent asks share a read under way, and a memo's promise (default true). The edge says false: in
+   * workerd what a request chains on another request's read runs on that request's behalf, and its own reads fail
+   * or hang ("Cannot perform I/O on behalf of a different request"). Values already read are shared either way.
    */
   sharePending?: boolean;
 }
@@ -177,6 +176,13 @@ export class PagedIndex implements IndexStore, PagedReads {
   }
 
   private bucket<T>(map: HashedMap, key: string): Later<T | undefined> {
+    // terms kept parsed (posting lists of up to 4,096 ranks, asked again); ids and digests scanned (bucket-scan.ts)
+    if (map === this.root.terms)
+      return whenReady(this.pageAddress(map, bucketOf(key, map.buckets, this.root.version)), (address) =>
+        whenReady(this.page<{ entries: Record<string, T> }>(address), ({ entries }) =>
+          Object.hasOwn(entries, key) ? entries[key] : undefined,
+        ),
+      );
     return whenReady(this.pageAddress(map, bucketOf(key, map.buckets, this.root.version)), (address) =>
       whenReady(this.bucketBytes(address), (bytes) => {
         const found = bucketEntry(bytes, key);
@@ -229,7 +235,6 @@ export class PagedIndex implements IndexStore, PagedReads {
     return m;
   }
 
-  /** The model at a browse position. */
   modelAt(rank: number): Later<IndexedModel> {
     const warm = this.warmModels.get(`#${rank}`);
     if (warm) return warm;
