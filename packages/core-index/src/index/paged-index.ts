@@ -91,7 +91,7 @@ export class PagedIndex implements IndexStore, PagedReads {
   /** Hashed buckets as their checked bytes: a look-up parses only its own entry (bucket-scan.ts). */
   private readonly buckets: ByteLru<Uint8Array>;
   private readonly reading = new Map<string, Promise<unknown>>();
-  private readonly readingBytes = new Map<string, Promise<Uint8Array>>();
+  private readonly readingBytes = new Map<string, Promise<unknown>>();
   private readonly verify: boolean;
   readonly searchReadsMax: number | undefined;
   private readonly sharePending: boolean;
@@ -137,22 +137,33 @@ export class PagedIndex implements IndexStore, PagedReads {
   page<T>(address: string): Later<T> {
     const hit = this.pages.get(address) ?? this.dirPages.get(address) ?? this.recentPages.get(address);
     if (hit !== undefined) return hit as T;
-    const pending = this.reading.get(address);
-    if (pending) return pending as Promise<T>;
+    return this.readOnce(address, this.reading, (bytes) => this.accept(address, bytes)) as Later<T>;
+  }
+
+  /**
+   * Read a page once, check it against its address and hand its bytes to `keep`; concurrent asks share the read under
+   * way through `pending` (unless `sharePending` is off). A store that reads at once answers without a promise.
+   */
+  private readOnce<V>(address: string, pending: Map<string, Promise<unknown>>, keep: (bytes: Uint8Array) => V): Later<V> {
+    const under = pending.get(address);
+    if (under) return under as Promise<V>;
     this.reads++;
     const objects = this.objects;
     const got = objects.readBytes ? objects.readBytes(address as Address) : objects.get(address as Address).then((s) => s?.bytes);
-    if (!(got instanceof Promise)) return this.accept(address, got) as T;
-    if (!this.sharePending) return got.then((bytes) => this.accept(address, bytes)) as Promise<T>;
-    const read = got.then((bytes) => this.accept(address, bytes)).finally(() => this.reading.delete(address));
-    this.reading.set(address, read);
-    return read as Promise<T>;
+    const checked = (bytes: Uint8Array | undefined) => {
+      if (!bytes) throw new IndexLoadError(`index page ${address} is missing from the object store`);
+      if (this.verify && addressOf(bytes) !== address) throw new IndexLoadError(`index page ${address} does not hash to its address`);
+      return keep(bytes);
+    };
+    if (!(got instanceof Promise)) return checked(got);
+    if (!this.sharePending) return got.then(checked);
+    const read = got.then(checked).finally(() => pending.delete(address));
+    pending.set(address, read);
+    return read;
   }
 
-  /** A page's bytes checked against its address and parsed, then kept. */
-  private accept(address: string, bytes: Uint8Array | undefined): unknown {
-    if (!bytes) throw new IndexLoadError(`index page ${address} is missing from the object store`);
-    if (this.verify && addressOf(bytes) !== address) throw new IndexLoadError(`index page ${address} does not hash to its address`);
+  /** A page's checked bytes parsed, then kept. */
+  private accept(address: string, bytes: Uint8Array): unknown {
     const value = JSON.parse(decoder.decode(bytes)) as { role?: string };
     // A models page is not kept parsed: the models asked from it are kept warm (by id and by rank), and at a size
     // where look-ups are random a kept page is rarely asked again, so keeping it only gives the collector old
@@ -197,23 +208,10 @@ export class PagedIndex implements IndexStore, PagedReads {
   private bucketBytes(address: string): Later<Uint8Array> {
     const hit = this.buckets.get(address);
     if (hit !== undefined) return hit;
-    const pending = this.readingBytes.get(address);
-    if (pending) return pending;
-    this.reads++;
-    const objects = this.objects;
-    const got = objects.readBytes ? objects.readBytes(address as Address) : objects.get(address as Address).then((s) => s?.bytes);
-    if (!(got instanceof Promise)) return this.acceptBytes(address, got);
-    if (!this.sharePending) return got.then((bytes) => this.acceptBytes(address, bytes));
-    const read = got.then((bytes) => this.acceptBytes(address, bytes)).finally(() => this.readingBytes.delete(address));
-    this.readingBytes.set(address, read);
-    return read;
-  }
-
-  private acceptBytes(address: string, bytes: Uint8Array | undefined): Uint8Array {
-    if (!bytes) throw new IndexLoadError(`index page ${address} is missing from the object store`);
-    if (this.verify && addressOf(bytes) !== address) throw new IndexLoadError(`index page ${address} does not hash to its address`);
-    this.buckets.set(address, bytes, bytes.byteLength + 64);
-    return bytes;
+    return this.readOnce(address, this.readingBytes, (bytes) => {
+      this.buckets.set(address, bytes, bytes.byteLength + 64);
+      return bytes;
+    });
   }
 
   private fromEntry(e: PagedEntry, rank: number, size: number): IndexedModel {
@@ -235,6 +233,7 @@ export class PagedIndex implements IndexStore, PagedReads {
     return m;
   }
 
+  /** The model at a browse position. */
   modelAt(rank: number): Later<IndexedModel> {
     const warm = this.warmModels.get(`#${rank}`);
     if (warm) return warm;
