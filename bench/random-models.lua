@@ -1,9 +1,19 @@
 -- wrk script: GET /api/models/{id} of a random SYNTHETIC model out of N (env N; env SEED), ids as
--- packages/core-index/src/testing/scale.ts `syntheticModels` makes them.
+-- packages/core-index/src/testing/scale.ts `syntheticModels` makes them. Uniform by default; with SKEW=1 close to
+-- Zipf's law of exponent 1 (the k-th most asked model asked about 1/k as often): a log-uniform position, so models 0
+-- to 9 are asked as often as 10 to 99, and as 100 to 999.
 local n = tonumber(os.getenv("N"))
+local skew = os.getenv("SKEW") == "1"
+local logn = math.log(n + 1)
 math.randomseed(tonumber(os.getenv("SEED") or "42"))
 request = function()
-  local i = math.random(0, n - 1)
+  local i
+  if skew then
+    i = math.floor(math.exp(math.random() * logn)) - 1
+    if i >= n then i = n - 1 end
+  else
+    i = math.random(0, n - 1)
+  end
   local owner
   if i % 97 == 5 then owner = "dotted.org-" .. (i % 7) else owner = "synthetic-org-" .. (i % 211) end
   local suffix = ""

@@ -4,7 +4,7 @@
 // (wrk -c50 with bench/random-models.lua; ratio to the yardstick's, per round), a search matching one model (p50 of
 // 200), the first and the last page of /api/models?limit=500 reached by following Link, and the resident memory after
 // at least 20,000 random look-ups and --minutes of the hot routes (bench/hot-routes.lua), before the searches and the
-// walk (rssMB), and again at the end (rssEndMB). Beside the uniform look-ups, skewed ones (bench/skewed-models.lua: the
+// walk (rssMB), and again at the end (rssEndMB). Beside the uniform look-ups, skewed ones (bench/random-models.lua with SKEW=1: the
 // k-th most asked model asked about 1/k as often, as traffic to a model host is), a second of them per round.
 // Usage: node bench/scale-http.mjs --sizes 100000 [--keep DIR] [--rounds 3] [--duration 5] [--minutes 1]
 //        [--dir-of N=DIR ...] (a data folder for size N built elsewhere, e.g. 1000000=/tmp/scale-1m) [--cold-pages]
@@ -81,13 +81,16 @@ const stop = (child) =>
   });
 const rssMB = (pid) => Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024;
 
-function wrk(script, n, seconds, url = base) {
+/** The environment of skewed look-ups (bench/random-models.lua). */
+const SKEWED = { SKEW: '1' };
+
+function wrk(script, n, seconds, url = base, env = {}) {
   const out = execFileSync('wrk', ['-t1', '-c50', `-d${seconds}s`, '-s', path.join(root, 'bench', script), url], {
     encoding: 'utf8',
-    env: { ...process.env, N: String(n) },
+    env: { ...process.env, N: String(n), ...env },
   });
   const non2xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0);
-  if (non2xx > 0 && script.endsWith('-models.lua')) throw new Error(`${non2xx} look-ups did not answer 200`);
+  if (non2xx > 0 && script === 'random-models.lua') throw new Error(`${non2xx} look-ups did not answer 200`);
   return { rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0), requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0) };
 }
 
@@ -157,9 +160,9 @@ async function measure(n, store, rounds) {
       rps.push(got.rps);
       lookups += got.requests;
     }
-    wrk('skewed-models.lua', n, 2); // warm-up
+    wrk('random-models.lua', n, 2, base, SKEWED); // warm-up
     const skewedRps = [];
-    for (let r = 0; r < rounds; r++) skewedRps.push(wrk('skewed-models.lua', n, Number(values.duration)).rps);
+    for (let r = 0; r < rounds; r++) skewedRps.push(wrk('random-models.lua', n, Number(values.duration), base, SKEWED).rps);
     // The issue's memory figure: after at least 20,000 random look-ups and --minutes of the hot routes, measured
     // before the searches and the walk of every browse page below (rssEndMB, after them, is reported beside it).
     while (lookups < 20_000) lookups += wrk('random-models.lua', n, 2).requests;
