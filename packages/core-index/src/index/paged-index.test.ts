@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { countedPagedDay } from '../testing/counted-day.js';
 import { buildWithPages, CountingObjectStore, syntheticModels } from '../testing/scale.js';
 import type { Address } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
@@ -106,15 +107,7 @@ describe('the paged store answers every look-up as the whole-index store (SYNTHE
 });
 
 describe('on an index of 10,000 SYNTHETIC models a request reads a bounded number of objects', async () => {
-  const inner = new MemoryObjectStore();
-  const models = syntheticModels(10_000);
-  const { catalog, pages } = await buildWithPages(inner, models);
-  const store = new CountingObjectStore(inner);
-
-  async function fresh(): Promise<PagedIndex> {
-    store.reset();
-    return openPagedIndex(store, pages, catalog);
-  }
+  const { models, catalog, pages, inner, store, fresh } = await countedPagedDay(10_000);
 
   it('opens on one read (the root), and a look-up by id reads its bucket and its models page', async () => {
     const index = await fresh();

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { buildWithPages, CountingObjectStore, syntheticModels } from '../testing/scale.js';
+import { countedPagedDay } from '../testing/counted-day.js';
 import type { Address } from './blake3.js';
-import { MemoryObjectStore } from './memory-object-store.js';
-import { openPagedIndex, type PagedIndex } from './paged-index.js';
+import { openPagedIndex } from './paged-index.js';
 import { READ_AHEAD } from './paged-search.js';
 
 // The paged search's walk (paged-search.ts) on 10,000 SYNTHETIC models: bounded in reads, and read ahead over a store
@@ -11,15 +10,7 @@ import { READ_AHEAD } from './paged-search.js';
 const ids = (p: { models: { id: string }[] }) => p.models.map((m) => m.id);
 
 describe('the walk of a paged search', async () => {
-  const inner = new MemoryObjectStore();
-  const models = syntheticModels(10_000);
-  const { catalog, pages } = await buildWithPages(inner, models);
-  const store = new CountingObjectStore(inner);
-
-  async function fresh(): Promise<PagedIndex> {
-    store.reset();
-    return openPagedIndex(store, pages, catalog);
-  }
+  const { models, catalog, pages, store, fresh } = await countedPagedDay(10_000);
 
   it('a search that no term bounds stops at its budget of reads, with more and no total', async () => {
     // 'zzz' is in no SYNTHETIC id and too short for a posting list: the search walks the browse order
