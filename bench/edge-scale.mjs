@@ -323,7 +323,9 @@ async function round(n) {
   inspector.close();
   await mf.dispose();
   // the workerd figures first: a failure of the counted run below does not lose them
-  console.log(`workerd n=${n} first ${firstMs.toFixed(1)} ms, ${failed.length} of ${2 * LOOKUPS} look-ups failed${failed.length ? ` (first: ${failed[0]})` : ''}`);
+  console.log(
+    `workerd n=${n} first ${firstMs.toFixed(1)} ms, ${failed.length} of ${2 * LOOKUPS} look-ups failed${failed.length ? ` (first: ${failed[0]})` : ''}`,
+  );
   const counted = JSON.parse(
     execFileSync(
       process.execPath,

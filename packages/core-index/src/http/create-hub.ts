@@ -149,7 +149,8 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
       const gate = policyGate(deps.settings.policy, deps.index(), matched, m.params); // design 11.2, never a redirect
       const done = (out: HubResponse): HubResponse => {
         const res = finish(out, raw, matched, siteOrigin);
-        if (reuse && recorded && under) answers.put(raw, res, { route: matched, tally: undefined }, reuse, recorded.read, under.index, under.health);
+        if (reuse && recorded && under)
+          answers.put(raw, res, { route: matched, tally: undefined }, reuse, recorded.read, under.index, under.health);
         return res;
       };
       const out = whenReady(gate, (refused) => refused ?? matched.handler(ctx));

@@ -1,6 +1,6 @@
 import type { IndexedModel, IndexStore } from '../index/index-store.js';
-import { lookUp, whenReady } from '../index/store-types.js';
 import { SCAN_LEVELS, type ScanLevel } from '../index/schemas.js';
+import { lookUp, whenReady } from '../index/store-types.js';
 import { type ErrorShape, errorResponse, type HubResponse, type PolicySubject } from './contract.js';
 
 /**
