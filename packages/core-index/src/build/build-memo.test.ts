@@ -149,4 +149,43 @@ describe('a build that reuses the last build (the build memo)', () => {
     expect(await build(watched, days[2] as Day, true)).toEqual(await build(full, days[2] as Day, false));
     expect(puts.some((p) => p.includes(`"id":"${model}"`))).toBe(true);
   });
+
+  it('writes again only the look-up pages whose content changed (a page key per bucket and page), and the lost ones', async () => {
+    const made = (store: MemoryObjectStore, roles: Map<string, number>) =>
+      Object.assign(Object.create(store) as MemoryObjectStore, {
+        put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
+          if (o.kind === 'model-hub.index-page') {
+            const role = (JSON.parse(new TextDecoder().decode(bytes)) as { role: string }).role;
+            roles.set(role, (roles.get(role) ?? 0) + 1);
+          }
+          return store.put(bytes, o);
+        },
+      });
+    const reusing = new MemoryObjectStore();
+    const full = new MemoryObjectStore();
+    const first = await build(reusing, days[0] as Day, true);
+    await build(full, days[0] as Day, false);
+    // the next day: one model's row changed (its downloads), so its models page, the id entries of that page's models
+    // and the downloads orders changed; no file, term or id did
+    const next: Day = { date: '2026-11-29', models: base.map((m, i) => (i === 101 ? { ...m, row: { ...m.row, downloads: 7 } } : m)) };
+    // and the store lost one digest bucket of the last build, which is put again
+    const root = JSON.parse(new TextDecoder().decode((await reusing.get(first.pages as Address))?.bytes));
+    const lostPage = root.shas.pages[3] as string;
+    const lost = Object.assign(Object.create(reusing) as MemoryObjectStore, {
+      has: async (a: Address) => a !== lostPage && reusing.has(a),
+    });
+    const withMemo = new Map<string, number>();
+    const without = new Map<string, number>();
+    const watched = made(lost, withMemo);
+    expect(await build(watched, next, true)).toEqual(await build(made(full, without), next, false));
+    // a full build writes every look-up page; the reusing one the changed ones and the lost one
+    expect(without.get('shas')).toBe(root.shas.pages.length);
+    expect(withMemo.get('shas')).toBe(1);
+    expect(withMemo.get('terms') ?? 0).toBe(0);
+    expect(withMemo.get('names') ?? 0).toBe(0);
+    expect(withMemo.get('ids') ?? 0).toBeGreaterThan(0);
+    expect(withMemo.get('ids') ?? 0).toBeLessThan((without.get('ids') ?? 0) / 4);
+    expect(withMemo.get('order') ?? 0).toBeGreaterThan(0);
+    expect(withMemo.get('order') ?? 0).toBeLessThan(without.get('order') ?? 0);
+  });
 });

@@ -45,6 +45,8 @@ interface MemoRoot {
   format: string;
   models: string[];
   pages: string[];
+  /** the look-up pages: 16 bytes of key and 32 of address each (absent in a memo written before they were kept) */
+  looks?: string[];
   /** the pages root the build wrote, and the key of its models pages' list (models-pages.ts `modelsListKey`) */
   root?: string;
   list?: string;
@@ -137,10 +139,20 @@ class ChunkWriter {
 export class BuildMemoWriter {
   private readonly models: ChunkWriter;
   private readonly pages: ChunkWriter;
+  private readonly looks: ChunkWriter;
 
   constructor(private readonly objects: ObjectStore) {
     this.models = new ChunkWriter(objects);
     this.pages = new ChunkWriter(objects);
+    this.looks = new ChunkWriter(objects);
+  }
+
+  /** A look-up page by its key (page-tables.ts `PageKey`); its address in 64 hex digits. */
+  look(key: string, address: string): void {
+    const [buf, at] = this.looks.room(48);
+    putHex(buf, at, key, 16);
+    putHex(buf, at + 16, address, 32);
+    this.looks.end();
   }
 
   model(id: string, m: MemoModel): void {
@@ -206,6 +218,7 @@ export class BuildMemoWriter {
       format,
       models: await this.models.done(),
       pages: await this.pages.done(),
+      looks: await this.looks.done(),
       ...this.pagesRoot,
     };
     const { meta } = await this.objects.put(canonicalBytes(root), { kind: MEMO_KIND, mediaType: 'application/json' });
@@ -218,6 +231,7 @@ export class BuildMemo {
   private readonly byId = new Map<number, number>();
   private readonly collided = new Map<number, number[]>();
   private readonly byPage = new Map<string, number>();
+  private readonly byLook = new Map<string, number>();
 
   private constructor(
     private readonly objects: ObjectStore,
@@ -227,6 +241,7 @@ export class BuildMemo {
     private readonly pagesRoot: { list?: string; root?: string },
     private readonly modelChunks: Uint8Array[],
     private readonly pageChunks: Uint8Array[],
+    private readonly lookChunks: Uint8Array[],
   ) {
     modelChunks.forEach((buf, c) => {
       const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -246,6 +261,9 @@ export class BuildMemo {
     });
     pageChunks.forEach((buf, c) => {
       for (let at = 0; at < buf.length; at += 49 + (buf[at + 48] as number) * 40) this.byPage.set(hexAt(buf, at, 16), c * AT + at);
+    });
+    lookChunks.forEach((buf, c) => {
+      for (let at = 0; at + 48 <= buf.length; at += 48) this.byLook.set(hexAt(buf, at, 16), c * AT + at);
     });
   }
 
@@ -268,7 +286,8 @@ export class BuildMemo {
       if (!mode) return undefined;
       const models = await Promise.all(root.models.map(checked));
       const pages = await Promise.all(root.pages.map(checked));
-      return new BuildMemo(objects, mode, root.format, { list: root.list, root: root.root }, models, pages);
+      const looks = await Promise.all((root.looks ?? []).map(checked));
+      return new BuildMemo(objects, mode, root.format, { list: root.list, root: root.root }, models, pages, looks);
     } catch {
       return undefined;
     }
@@ -327,6 +346,12 @@ export class BuildMemo {
       named.push(...(v.pages ?? []), ...(v.dirs ?? []));
     for (const a of named) if (!(await this.objects.has(a as Address))) return undefined;
     return root;
+  }
+
+  /** The address (64 hex digits) of the look-up page the memo's build wrote with this key, written as `format` says. */
+  look(key: string, format: string): string | undefined {
+    const pos = format === this.format ? this.byLook.get(key) : undefined;
+    return pos === undefined ? undefined : hexAt(this.lookChunks[Math.floor(pos / AT)] as Uint8Array, (pos % AT) + 16, 32);
   }
 
   /** A models page the memo's build wrote with this key, if it was written the way `format` says pages are now. */

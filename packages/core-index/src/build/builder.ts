@@ -126,6 +126,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
         record: (k, p) => memoWriter.page(k, p),
         root: async (list) => memo?.root(list, format),
         recordRoot: (list, root) => memoWriter.root(list, root),
+        look: (k) => memo?.look(k, format),
+        recordLook: (k, a) => memoWriter.look(k, a),
       })
     : undefined;
   let modelCount = 0;

@@ -25,7 +25,7 @@ import {
   rowSortKey,
   rowTags,
 } from './page-layout.js';
-import { DigestList, DigestPostings, holds, TermPostings, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
+import { DigestList, DigestPostings, holds, PageKey, TermPostings, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import type { SourceObject } from './schemas.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -75,7 +75,7 @@ export class IndexPagesWriter {
     private readonly store: ObjectStore,
     private readonly reuse?: ModelsPageReuse,
   ) {
-    this.w = new PageWriter(store);
+    this.w = new PageWriter(store, reuse);
     this.deferred = Boolean(reuse?.root);
   }
 
@@ -214,17 +214,33 @@ export class IndexPagesWriter {
     const idCount = n + idKeys.length;
     const idBuckets = powerOfTwo(Math.ceil((idCount * 200) / BUCKET_TARGET_BYTES));
     const keyOf = (i: number) => (i < n ? (lowerIds[i] as string) : (idKeys[i - n] as [string, number])[0]);
-    const ids = await w.hashed('ids', idBuckets, idCount, keyOf, (entries, i) => {
-      if (i < n) entries[lowerIds[i] as string] = at(i);
-      else entries[(idKeys[i - n] as [string, number])[0]] = at((idKeys[i - n] as [string, number])[1]);
-    });
+    const rankOf = (i: number) => (i < n ? i : (idKeys[i - n] as [string, number])[1]);
+    const ids = await w.hashed(
+      'ids',
+      idBuckets,
+      idCount,
+      keyOf,
+      (entries, i) => {
+        entries[keyOf(i)] = at(rankOf(i));
+      },
+      // what decides an entry, for the bucket's page key: the id, its models page and its rank (where its model lies
+      // in that page and its hash are the page's bytes', which its address fixes)
+      (k, i) => {
+        const rank = rankOf(i);
+        k.str(keyOf(i)).str(this.modelPages[Math.floor(rank / MODELS_PER_PAGE)] as string).u32(rank);
+      },
+    );
 
     const shaCount = this.shas.group();
     const shaBuckets = powerOfTwo(Math.ceil((shaCount * 80 + this.shas.files * 8) / BUCKET_TARGET_BYTES));
     const shaPages: string[] = [];
-    await this.shas.forEachBucket(shaBuckets, async (_, entries) => {
-      shaPages.push(await w.page({ role: 'shas', entries }));
-    });
+    await this.shas.forEachBucket(
+      shaBuckets,
+      async (_, key, entries) => {
+        shaPages.push(await w.keyed(key, () => ({ role: 'shas', entries: entries() })));
+      },
+      w.keys,
+    );
     const shas: HashedMap = { buckets: shaBuckets, ...(await w.dirs(shaPages)) };
 
     const terms = await this.termPages();
@@ -246,9 +262,13 @@ export class IndexPagesWriter {
         const kb = k[b] as number | string;
         return ka < kb ? -dir : ka > kb ? dir : a - b;
       });
-      orders[`${sort}:${dir}`] = await w.array('order', ranks, ORDER_PER_PAGE);
+      orders[`${sort}:${dir}`] = await w.array('order', ranks, ORDER_PER_PAGE, (key, from, to) =>
+        key.bytes(new Uint8Array(ranks.buffer, from * 4, (to - from) * 4)),
+      );
     }
-    const names = await w.array('names', sorted, ORDER_PER_PAGE);
+    const names = await w.array('names', sorted, ORDER_PER_PAGE, (key, from, to) => {
+      for (let i = from; i < to; i++) key.str(sorted[i] as string);
+    });
     const firsts = (names.dirs ?? []).map((_, d) => sorted[d * DIR_FANOUT * ORDER_PER_PAGE] as string);
 
     const root: PagesRoot = {
@@ -285,10 +305,26 @@ export class IndexPagesWriter {
     const byBucket: string[][] = Array.from({ length: buckets }, () => []);
     for (const key of keys) (byBucket[bucketOf(key, buckets)] as string[]).push(key);
     const pages: string[] = [];
+    const k = w.keys;
     for (const bucketKeys of byBucket) {
-      const entries: Record<string, Postings> = {};
-      for (const key of bucketKeys) entries[key] = await w.postings(terms.take(key));
-      pages.push(await w.page({ role: 'terms', entries }));
+      // the bucket's page key: each term and its ranks as kept (varint deltas)
+      if (k) {
+        k.start('terms');
+        for (const key of bucketKeys) {
+          const b = terms.bytesOf(key);
+          k.str(key).u32(b.length).bytes(b);
+        }
+      }
+      let made = false;
+      pages.push(
+        await w.keyed(k?.key(), async () => {
+          made = true;
+          const entries: Record<string, Postings> = {};
+          for (const key of bucketKeys) entries[key] = await w.postings(terms.take(key));
+          return { role: 'terms', entries };
+        }),
+      );
+      if (!made) for (const key of bucketKeys) terms.drop(key);
     }
     return { buckets, ...(await w.dirs(pages)) };
   }
@@ -297,8 +333,30 @@ export class IndexPagesWriter {
 /** Writes pages in batches; each page's address is its BLAKE3, computed here (the put is not waited for one by one). */
 class PageWriter {
   private pending: Promise<unknown>[] = [];
+  /** The look-up pages' key, when the last build's pages can be looked up by key. */
+  readonly keys: PageKey | undefined;
 
-  constructor(private readonly store: ObjectStore) {}
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly reuse?: ModelsPageReuse,
+  ) {
+    this.keys = reuse?.look ? new PageKey() : undefined;
+  }
+
+  /**
+   * A look-up page by its key: the last build's page with that key when the store still has it (its address, nothing
+   * serialized or hashed), else `make`'s page, written now. Either way recorded under the key for the next build.
+   */
+  async keyed(key: string | undefined, make: () => Record<string, unknown> | Promise<Record<string, unknown>>): Promise<string> {
+    const before = key ? this.reuse?.look?.(key) : undefined;
+    if (key && before && (await this.store.has(`blake3:${before}`))) {
+      this.reuse?.recordLook?.(key, before);
+      return `blake3:${before}`;
+    }
+    const address = await this.page(await make());
+    if (key) this.reuse?.recordLook?.(key, address.slice(7));
+    return address;
+  }
 
   async put(kind: string, value: unknown): Promise<Address> {
     const { meta } = await this.store.put(canonicalBytes(value), { kind, mediaType: JSON_MEDIA_TYPE });
@@ -331,19 +389,29 @@ class PageWriter {
     return { dirs: out };
   }
 
-  /** A list as pages of `per` items. */
-  async array(role: string, items: ArrayLike<unknown>, per: number): Promise<PagedArray> {
+  /** A list as pages of `per` items; `keyPart` appends items `from` to `to` (excluded) to a page key. */
+  async array(
+    role: string,
+    items: ArrayLike<unknown>,
+    per: number,
+    keyPart: (key: PageKey, from: number, to: number) => void,
+  ): Promise<PagedArray> {
     const pages: string[] = [];
-    for (let i = 0; i < items.length; i += per)
+    const k = this.keys;
+    for (let i = 0; i < items.length; i += per) {
+      const to = Math.min(i + per, items.length);
+      if (k) keyPart(k.start(role).u32(i).u32(to - i), i, to);
       pages.push(
-        await this.page({ role, first: i, items: Array.from({ length: Math.min(per, items.length - i) }, (_, k) => items[i + k]) }),
+        await this.keyed(k?.key(), () => ({ role, first: i, items: Array.from({ length: to - i }, (_, j) => items[i + j]) })),
       );
+    }
     return { per, count: items.length, ...(await this.dirs(pages)) };
   }
 
   /**
-   * `count` keys (`keyOf(i)`) hashed into `buckets` buckets, each one page; `put(entries, i)` sets key `i`'s entry.
-   * The keys are grouped by bucket with a counting sort, so each key is hashed once.
+   * `count` keys (`keyOf(i)`) hashed into `buckets` buckets, each one page; `put(entries, i)` sets key `i`'s entry, and
+   * `keyPart(pageKey, i)` appends key `i` and its entry to the bucket's page key. The keys are grouped by bucket with a
+   * counting sort, so each key is hashed once.
    */
   async hashed(
     role: string,
@@ -351,6 +419,7 @@ class PageWriter {
     count: number,
     keyOf: (i: number) => string,
     put: (entries: Record<string, unknown>, i: number) => void,
+    keyPart: (pageKey: PageKey, i: number) => void,
   ): Promise<HashedMap> {
     const of = new Uint32Array(count);
     const starts = new Uint32Array(buckets + 1);
@@ -363,10 +432,21 @@ class PageWriter {
     const fill = starts.slice(0, buckets);
     for (let i = 0; i < count; i++) order[(fill[of[i] as number] as number)++] = i;
     const pages: string[] = [];
+    const k = this.keys;
     for (let b = 0; b < buckets; b++) {
-      const entries: Record<string, unknown> = {};
-      for (let j = starts[b] as number; j < (starts[b + 1] as number); j++) put(entries, order[j] as number);
-      pages.push(await this.page({ role, entries }));
+      const from = starts[b] as number;
+      const to = starts[b + 1] as number;
+      if (k) {
+        k.start(role).u32(to - from);
+        for (let j = from; j < to; j++) keyPart(k, order[j] as number);
+      }
+      pages.push(
+        await this.keyed(k?.key(), () => {
+          const entries: Record<string, unknown> = {};
+          for (let j = from; j < to; j++) put(entries, order[j] as number);
+          return { role, entries };
+        }),
+      );
     }
     return { buckets, ...(await this.dirs(pages)) };
   }

@@ -23,6 +23,13 @@ export interface ModelsPageReuse {
   root?(list: string): Promise<PagesRoot | undefined>;
   /** This day's pages root and the key of its models pages' list. */
   recordRoot?(list: string, root: string): void;
+  /**
+   * The address (64 hex digits) of the look-up page (an id, digest or term bucket, an order or names page) the last
+   * build wrote with this key (page-tables.ts `PageKey`: the bytes that decide the page, from the compact tables).
+   */
+  look?(key: string): string | undefined;
+  /** A look-up page of this day, by key. */
+  recordLook?(key: string, address: string): void;
 }
 
 /** The key of a list of models pages (their addresses in order). */
