@@ -36,6 +36,9 @@ const day4 = day2.map((m, i) =>
   i === 0 ? { ...m, license: 'mit-0' } : i === 30 ? { ...m, files: m.files.map((f) => ({ ...f, size: f.size + 1 })) } : m,
 );
 const day5 = day4.map((m, i) => (i === day4.length - 1 ? { ...m, license: 'cc0-1.0' } : m));
+// day 7: the same models, two given with their files in another order (another input key, the same objects): the first
+// model (changed on day 4, so its object has a `prev`) and one never changed
+const day7 = day5.map((m, i) => (i === 0 || i === 50 ? { ...m, files: [...m.files].reverse() } : m));
 const days: Day[] = [
   { date: '2026-11-28', models: base },
   { date: '2026-11-29', models: day2 },
@@ -46,6 +49,7 @@ const days: Day[] = [
   // from them), day 6 unchanged
   { date: '2026-12-02', models: day5 },
   { date: '2026-12-03', models: day5 },
+  { date: '2026-12-04', models: day7 },
 ];
 
 async function build(store: ObjectStore, day: Day, reuse: boolean) {
@@ -62,8 +66,11 @@ describe('a build that reuses the last build (the build memo)', () => {
       reusing.got.length = 0;
       const a = await build(reusing, day, true);
       expect(a).toEqual(await build(full, day, false));
-      // the memo told the builder what yesterday's catalog named: it was not read
+      // the memo told the builder what yesterday's catalog named: it was not read; nor was any model object (the memo
+      // knows each one's `prev`, which tells a changed model from one given in another form)
       if (yesterday) expect(reusing.got).not.toContain(yesterday);
+      const kinds = await Promise.all(reusing.got.map(async (a) => (await reusing.meta(a as Address))?.kind));
+      expect(kinds).not.toContain('model-hub.model');
       yesterday = a.catalog;
     }
   });

@@ -184,9 +184,22 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       // read to tell an unchanged model (it keeps its object and address) from a changed one (which points back at
       // yesterday's).
       if (baseModel && encodedModel.address !== baseModel) {
-        const old = await readPrev(objects, baseModel);
-        modelObject.prev = old && sameContent(old, modelObject) ? old.prev : (baseModel as Address);
-        encodedModel = encode(modelObject);
+        if (before && baseModel === `blake3:${before.model}`) {
+          // Yesterday's object is the memo's, whose `prev` the memo knows: this model has the same content exactly when
+          // it hashes to yesterday's address with that `prev` (no read).
+          if (before.prev) {
+            modelObject.prev = `blake3:${before.prev}`;
+            encodedModel = encode(modelObject);
+          }
+          if (encodedModel.address !== baseModel) {
+            modelObject.prev = baseModel as Address;
+            encodedModel = encode(modelObject);
+          }
+        } else {
+          const old = await readPrev(objects, baseModel);
+          modelObject.prev = old && sameContent(old, modelObject) ? old.prev : (baseModel as Address);
+          encodedModel = encode(modelObject);
+        }
       }
       // The model and its source objects in one go (a store that commits puts in groups writes them together). An
       // object that the base catalog or this day's previous build already names for this model, and that the store
