@@ -54,6 +54,7 @@ interface MemoRoot {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+let keyBuf = new Uint8Array(4096);
 
 /**
  * 32 hex digits (128 bits of BLAKE3) of the parts of a model's input that its model and source objects are made from
@@ -71,7 +72,10 @@ export function inputKey(m: {
   sources: unknown;
 }): string {
   const parts = [m.id, m.revision ?? null, m.license ?? null, m.files, m.facts ?? null, m.signature ?? null, m.scan ?? null, m.sources];
-  return blake3Hex(encoder.encode(JSON.stringify(parts))).slice(0, 32);
+  const text = JSON.stringify(parts);
+  // into one reused buffer (a UTF-16 code unit is at most 3 UTF-8 bytes)
+  if (keyBuf.length < text.length * 3) keyBuf = new Uint8Array(text.length * 3);
+  return blake3Hex(keyBuf.subarray(0, encoder.encodeInto(text, keyBuf).written)).slice(0, 32);
 }
 
 function idHash(id: string): number {
@@ -85,11 +89,20 @@ function putHex(buf: Uint8Array, at: number, hex: string, bytes: number): void {
   for (let k = 0; k < bytes; k++) buf[at + k] = (nibble(hex.charCodeAt(k * 2)) << 4) | nibble(hex.charCodeAt(k * 2 + 1));
 }
 
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+/** The hex digits of each byte value as two ASCII bytes (high digit in the upper byte), for {@link hexAt}. */
+const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, b) => {
+  const d = (v: number) => (v < 10 ? 48 + v : 87 + v);
+  return (d(b >> 4) << 8) | d(b & 15);
+});
+const hexOut = new Uint8Array(64);
+/** `bytes` bytes from `at` as lower-case hex: written as ASCII into one buffer and decoded once (one string made). */
 function hexAt(buf: Uint8Array, at: number, bytes: number): string {
-  let s = '';
-  for (let k = 0; k < bytes; k++) s += HEX[buf[at + k] as number];
-  return s;
+  for (let k = 0; k < bytes; k++) {
+    const pair = HEX_PAIRS[buf[at + k] as number] as number;
+    hexOut[k * 2] = pair >> 8;
+    hexOut[k * 2 + 1] = pair & 0xff;
+  }
+  return decoder.decode(hexOut.subarray(0, bytes * 2));
 }
 
 const bare = (address: string) => (address.startsWith('blake3:') ? address.slice(7) : address);

@@ -251,7 +251,13 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       fileCount += d.files;
       byteCount += d.bytes;
     }
-    const written = Promise.all([...done.map((d) => d.written), keepStored(objects, done.flatMap((d) => d.kept))]);
+    const written = Promise.all([
+      ...done.map((d) => d.written),
+      keepStored(
+        objects,
+        done.flatMap((d) => d.kept),
+      ),
+    ]);
     written.catch(() => {}); // waited for below; this only keeps a failure from counting as unhandled meanwhile
     return { written };
   };
@@ -335,7 +341,12 @@ interface Kept {
  */
 async function keepStored(objects: ObjectStore, kept: Kept[]): Promise<void> {
   if (kept.length === 0) return;
-  const lost = new Set(await missingOf(objects, kept.map((k) => k.address)));
+  const lost = new Set(
+    await missingOf(
+      objects,
+      kept.map((k) => k.address),
+    ),
+  );
   await Promise.all(
     kept
       .filter((k) => lost.has(k.address))
