@@ -1,3 +1,4 @@
+import { type Later, whenReady } from '../index/store-types.js';
 import { noMetrics } from '../observe/metrics.js';
 import { type Admission, type AdmitInput, admitRequest, shapesOf } from './admit.js';
 import { AnswerCache } from './answer-cache.js';
@@ -68,16 +69,30 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
     const start = performance.now();
     const seen: Seen = { route: undefined };
     // One reaction on the answer's own promise (no second async frame to await it).
-    return answer(raw, scope, seen).then((res) => {
+    return whenReady(answer(raw, scope, seen), (res) => {
       observe.observe(raw, res, seen.route, (performance.now() - start) / 1000);
       return res;
     });
   }
 
-  /** The answer to one request; `seen.route` is the route it was matched to (or the route a 405 names). */
-  async function answer(raw: HubRequest, scope: RequestScope | undefined, seen: Seen | undefined): Promise<HubResponse> {
+  /**
+   * The answer to one request; `seen.route` is the route it was matched to (or the route a 405 names). At once when
+   * the policy gate and the handler answer at once (a warm model: no promise and no turn of the microtask queue
+   * between the request and its answer), else a promise that never rejects.
+   */
+  function answer(raw: HubRequest, scope: RequestScope | undefined, seen: Seen | undefined): Later<HubResponse> {
     let shape = 'text' as Route<D>['errors'];
     let route: Route<D> | undefined;
+    const failed = (e: unknown): HubResponse => {
+      if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e, route), raw, route, siteOrigin);
+      if (isClientAbort(e)) {
+        // The client went away mid-body: its doing, not an internal failure (issue 19).
+        deps.log.info({ method: raw.method, path: safePath(raw.url) }, 'request aborted by the client');
+        return finish(errorResponse(shape, 400, 'ABORTED', 'The request body was cut off.'), raw, route, siteOrigin);
+      }
+      deps.log.error({ err: describeError(e), method: raw.method, path: safePath(raw.url) }, 'request failed');
+      return finish(internalError(shape), raw, route, siteOrigin);
+    };
     try {
       const { path, query } = splitUrl(raw.url);
       shape = shapeForPath(path);
@@ -130,19 +145,17 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
           return parsedQuery;
         },
       };
-      const gate = policyGate(deps.settings.policy, deps.index(), route, m.params); // design 11.2, never a redirect
-      const res = finish((gate instanceof Promise ? await gate : gate) ?? (await route.handler(ctx)), raw, route, siteOrigin);
-      if (reuse && recorded && under) answers.put(raw, res, { route, tally: undefined }, reuse, recorded.read, under.index, under.health);
-      return res;
+      const matched = route;
+      const gate = policyGate(deps.settings.policy, deps.index(), matched, m.params); // design 11.2, never a redirect
+      const done = (out: HubResponse): HubResponse => {
+        const res = finish(out, raw, matched, siteOrigin);
+        if (reuse && recorded && under) answers.put(raw, res, { route: matched, tally: undefined }, reuse, recorded.read, under.index, under.health);
+        return res;
+      };
+      const out = whenReady(gate, (refused) => refused ?? matched.handler(ctx));
+      return out instanceof Promise ? out.then(done).catch(failed) : done(out);
     } catch (e) {
-      if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e, route), raw, route, siteOrigin);
-      if (isClientAbort(e)) {
-        // The client went away mid-body: its doing, not an internal failure (issue 19).
-        deps.log.info({ method: raw.method, path: safePath(raw.url) }, 'request aborted by the client');
-        return finish(errorResponse(shape, 400, 'ABORTED', 'The request body was cut off.'), raw, route, siteOrigin);
-      }
-      deps.log.error({ err: describeError(e), method: raw.method, path: safePath(raw.url) }, 'request failed');
-      return finish(internalError(shape), raw, route, siteOrigin);
+      return failed(e);
     }
   }
 

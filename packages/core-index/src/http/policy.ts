@@ -1,4 +1,5 @@
-import type { IndexedModel } from '../index/index-store.js';
+import type { IndexedModel, IndexStore } from '../index/index-store.js';
+import { lookUp, whenReady } from '../index/store-types.js';
 import { SCAN_LEVELS, type ScanLevel } from '../index/schemas.js';
 import { type ErrorShape, errorResponse, type HubResponse, type PolicySubject } from './contract.js';
 
@@ -137,7 +138,7 @@ export function refusedAnswer(shape: ErrorShape, r: Refusal): HubResponse {
  */
 export function policyGate(
   policy: ServePolicy | undefined,
-  index: { model(id: string): IndexedModel | undefined | Promise<IndexedModel | undefined> },
+  index: Pick<IndexStore, 'model' | 'warm'>,
   route: { errors: ErrorShape; subject?: (params: Record<string, string>) => PolicySubject | undefined },
   params: Record<string, string>,
 ): HubResponse | undefined | Promise<HubResponse | undefined> {
@@ -148,6 +149,6 @@ export function policyGate(
     const refused = model ? policyRefusal(policy, model, subject) : undefined;
     return refused ? refusedAnswer(route.errors, refused) : undefined;
   };
-  const found = index.model(subject.id);
-  return found instanceof Promise ? found.then(decide) : decide(found);
+  // a warm model is decided at once (no promise between the request and its answer)
+  return whenReady(lookUp(index, subject.id), decide);
 }

@@ -103,6 +103,6 @@ export function whenReady<T, R>(v: Later<T>, fn: (v: T) => Later<R>): Later<R> {
 }
 
 /** The model `id` without a read when it is warm, else after its look-up. */
-export function lookUp(index: IndexStore, id: string): Later<IndexedModel | undefined> {
+export function lookUp(index: Pick<IndexStore, 'model' | 'warm'>, id: string): Later<IndexedModel | undefined> {
   return index.warm(id) ?? index.model(id);
 }
