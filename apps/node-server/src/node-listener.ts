@@ -59,17 +59,62 @@ export function writeHubResponse(res: ServerResponse, out: HubResponse): void {
   }
 }
 
-/** The last guard of a promised answer (`serve` answers its own errors): a socket is never left open. */
+/** The last guard of an answer that could not be written (`serve` answers its own errors): a socket is never left open. */
 function failed(res: ServerResponse): void {
-  if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-  res.end(res.headersSent ? undefined : '{"error":"Internal error"}');
+  try {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(500, { 'content-type': 'application/json' });
+    res.end('{"error":"Internal error"}');
+  } catch {
+    res.destroy();
+  }
+}
+
+/** At most this many answers wait for the end of a turn; the next one writes them (about 5 ms of cold look-ups). */
+const TURN_WRITE_MAX = 32;
+
+/**
+ * Answers made in one turn of the event loop, written together at its end (`setImmediate`: after the poll phase has
+ * run every request that arrived in it), in the order they were made. Under load a turn reads many requests; written
+ * one by one, each answer's `writev` woke the load's reader on its own (on loopback the receiving side's work is
+ * charged to the sender's system call), which cost a cold look-up at 100,000 models about a fifth of its CPU time
+ * (docs/decisions/scale-and-speed.md "Answers written at the end of the turn"). An idle server answers in the same
+ * turn as before, one `setImmediate` later. Answers on one connection keep their order (node:http queues a pipelined
+ * answer behind the one before it). An answer that cannot be written (a header Node refuses) gets a 500 and does not
+ * stop the others. At most {@link TURN_WRITE_MAX} answers wait: a turn that reads more writes them as it goes.
+ */
+export class TurnWriter {
+  /** response, answer, response, answer, … (no pair allocated per request) */
+  private queue: Array<ServerResponse | HubResponse> = [];
+  private readonly flush = (): void => {
+    const q = this.queue;
+    this.queue = [];
+    for (let i = 0; i < q.length; i += 2) {
+      const res = q[i] as ServerResponse;
+      try {
+        writeHubResponse(res, q[i + 1] as HubResponse);
+      } catch {
+        failed(res);
+      }
+    }
+  };
+
+  write(res: ServerResponse, out: HubResponse): void {
+    if (this.queue.length === 0) setImmediate(this.flush);
+    this.queue.push(res, out);
+    // a turn that reads many requests (thousands of connections) holds none of its answers for long
+    if (this.queue.length >= 2 * TURN_WRITE_MAX) this.flush();
+  }
 }
 
 /**
  * The node:http listener: hub paths go to the one request path (`serve`: the gate, the kept answer, the routes), and
- * a refusal or a kept answer is written in this same turn; the host's own routes under `/-/` (liveness and
- * readiness, host-routes.ts) go to `hostRoutes` first. No Koa context per request: Koa cost about a fifth of the throughput
- * on the hot routes when it wrapped every request (docs/benchmarks.md).
+ * every answer is written at the end of the turn it was made in ({@link TurnWriter}); the host's own routes under
+ * `/-/` (liveness and readiness, host-routes.ts) go to `hostRoutes` first. No Koa context per request: Koa cost about
+ * a fifth of the throughput on the hot routes when it wrapped every request (docs/benchmarks.md).
  */
 export function hubListener(
   hub: Hub,
@@ -77,15 +122,16 @@ export function hubListener(
   policy?: HostPolicy,
   protocol = 'http',
 ) {
+  const turn = new TurnWriter();
   return (req: IncomingMessage, res: ServerResponse): void => {
     // the host's own `/-/` routes; a path under `/-/` they do not answer is the hub's, as any unknown path
     if (req.url?.startsWith('/-/') && hostRoutes(req, res) !== false) return;
     const out = serve(new NodeRequest(req, protocol, policy), hub);
     if (out instanceof Promise)
       out.then(
-        (answer) => writeHubResponse(res, answer),
+        (answer) => turn.write(res, answer),
         () => failed(res),
       );
-    else writeHubResponse(res, out);
+    else turn.write(res, out);
   };
 }

@@ -16,7 +16,12 @@ function req(path: string, method = 'GET'): HubRequest {
 
 async function setup(policyRefuses = false) {
   const t = await createTestHub();
-  const settings = policyRefuses ? { ...t.deps.settings, policy: { requireSignature: [{ models: 'synthetic-org/*', identity: 'someone@example.com', issuer: 'https://issuer.example' }] } } : t.deps.settings;
+  const settings = policyRefuses
+    ? {
+        ...t.deps.settings,
+        policy: { requireSignature: [{ models: 'synthetic-org/*', identity: 'someone@example.com', issuer: 'https://issuer.example' }] },
+      }
+    : t.deps.settings;
   const deps: CoreDeps = { ...t.deps, settings } as CoreDeps;
   const base = { rules: 'read', errors: 'oci', group: 'discovery', cache: 60 } as const;
   const routes: Route<CoreDeps>[] = [
