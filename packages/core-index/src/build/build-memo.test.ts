@@ -36,6 +36,9 @@ const day4 = day2.map((m, i) =>
   i === 0 ? { ...m, license: 'mit-0' } : i === 30 ? { ...m, files: m.files.map((f) => ({ ...f, size: f.size + 1 })) } : m,
 );
 const day5 = day4.map((m, i) => (i === day4.length - 1 ? { ...m, license: 'cc0-1.0' } : m));
+// day 7: the same models, two given with their files in another order (another input key, the same objects): the first
+// model (changed on day 4, so its object has a `prev`) and one never changed
+const day7 = day5.map((m, i) => (i === 0 || i === 50 ? { ...m, files: [...m.files].reverse() } : m));
 const days: Day[] = [
   { date: '2026-11-28', models: base },
   { date: '2026-11-29', models: day2 },
@@ -46,6 +49,7 @@ const days: Day[] = [
   // from them), day 6 unchanged
   { date: '2026-12-02', models: day5 },
   { date: '2026-12-03', models: day5 },
+  { date: '2026-12-04', models: day7 },
 ];
 
 async function build(store: ObjectStore, day: Day, reuse: boolean) {
@@ -62,8 +66,11 @@ describe('a build that reuses the last build (the build memo)', () => {
       reusing.got.length = 0;
       const a = await build(reusing, day, true);
       expect(a).toEqual(await build(full, day, false));
-      // the memo told the builder what yesterday's catalog named: it was not read
+      // the memo told the builder what yesterday's catalog named: it was not read; nor was any model object (the memo
+      // knows each one's `prev`, which tells a changed model from one given in another form)
       if (yesterday) expect(reusing.got).not.toContain(yesterday);
+      const kinds = await Promise.all(reusing.got.map(async (a) => (await reusing.meta(a as Address))?.kind));
+      expect(kinds).not.toContain('model-hub.model');
       yesterday = a.catalog;
     }
   });
@@ -148,5 +155,44 @@ describe('a build that reuses the last build (the build memo)', () => {
     });
     expect(await build(watched, days[2] as Day, true)).toEqual(await build(full, days[2] as Day, false));
     expect(puts.some((p) => p.includes(`"id":"${model}"`))).toBe(true);
+  });
+
+  it('writes again only the look-up pages whose content changed (a page key per bucket and page), and the lost ones', async () => {
+    const made = (store: MemoryObjectStore, roles: Map<string, number>) =>
+      Object.assign(Object.create(store) as MemoryObjectStore, {
+        put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
+          if (o.kind === 'model-hub.index-page') {
+            const role = (JSON.parse(new TextDecoder().decode(bytes)) as { role: string }).role;
+            roles.set(role, (roles.get(role) ?? 0) + 1);
+          }
+          return store.put(bytes, o);
+        },
+      });
+    const reusing = new MemoryObjectStore();
+    const full = new MemoryObjectStore();
+    const first = await build(reusing, days[0] as Day, true);
+    await build(full, days[0] as Day, false);
+    // the next day: one model's row changed (its downloads), so its models page, the id entries of that page's models
+    // and the downloads orders changed; no file, term or id did
+    const next: Day = { date: '2026-11-29', models: base.map((m, i) => (i === 101 ? { ...m, row: { ...m.row, downloads: 7 } } : m)) };
+    // and the store lost one digest bucket of the last build, which is put again
+    const root = JSON.parse(new TextDecoder().decode((await reusing.get(first.pages as Address))?.bytes));
+    const lostPage = root.shas.pages[3] as string;
+    const lost = Object.assign(Object.create(reusing) as MemoryObjectStore, {
+      has: async (a: Address) => a !== lostPage && reusing.has(a),
+    });
+    const withMemo = new Map<string, number>();
+    const without = new Map<string, number>();
+    const watched = made(lost, withMemo);
+    expect(await build(watched, next, true)).toEqual(await build(made(full, without), next, false));
+    // a full build writes every look-up page; the reusing one the changed ones and the lost one
+    expect(without.get('shas')).toBe(root.shas.pages.length);
+    expect(withMemo.get('shas')).toBe(1);
+    expect(withMemo.get('terms') ?? 0).toBe(0);
+    expect(withMemo.get('names') ?? 0).toBe(0);
+    expect(withMemo.get('ids') ?? 0).toBeGreaterThan(0);
+    expect(withMemo.get('ids') ?? 0).toBeLessThan((without.get('ids') ?? 0) / 4);
+    expect(withMemo.get('order') ?? 0).toBeGreaterThan(0);
+    expect(withMemo.get('order') ?? 0).toBeLessThan(without.get('order') ?? 0);
   });
 });

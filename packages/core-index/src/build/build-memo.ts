@@ -45,6 +45,8 @@ interface MemoRoot {
   format: string;
   models: string[];
   pages: string[];
+  /** the look-up pages: 16 bytes of key and 32 of address each (absent in a memo written before they were kept) */
+  looks?: string[];
   /** the pages root the build wrote, and the key of its models pages' list (models-pages.ts `modelsListKey`) */
   root?: string;
   list?: string;
@@ -52,6 +54,7 @@ interface MemoRoot {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
+let keyBuf = new Uint8Array(4096);
 
 /**
  * 32 hex digits (128 bits of BLAKE3) of the parts of a model's input that its model and source objects are made from
@@ -69,7 +72,10 @@ export function inputKey(m: {
   sources: unknown;
 }): string {
   const parts = [m.id, m.revision ?? null, m.license ?? null, m.files, m.facts ?? null, m.signature ?? null, m.scan ?? null, m.sources];
-  return blake3Hex(encoder.encode(JSON.stringify(parts))).slice(0, 32);
+  const text = JSON.stringify(parts);
+  // into one reused buffer (a UTF-16 code unit is at most 3 UTF-8 bytes)
+  if (keyBuf.length < text.length * 3) keyBuf = new Uint8Array(text.length * 3);
+  return blake3Hex(keyBuf.subarray(0, encoder.encodeInto(text, keyBuf).written)).slice(0, 32);
 }
 
 function idHash(id: string): number {
@@ -83,11 +89,20 @@ function putHex(buf: Uint8Array, at: number, hex: string, bytes: number): void {
   for (let k = 0; k < bytes; k++) buf[at + k] = (nibble(hex.charCodeAt(k * 2)) << 4) | nibble(hex.charCodeAt(k * 2 + 1));
 }
 
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+/** The hex digits of each byte value as two ASCII bytes (high digit in the upper byte), for {@link hexAt}. */
+const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, b) => {
+  const d = (v: number) => (v < 10 ? 48 + v : 87 + v);
+  return (d(b >> 4) << 8) | d(b & 15);
+});
+const hexOut = new Uint8Array(64);
+/** `bytes` bytes from `at` as lower-case hex: written as ASCII into one buffer and decoded once (one string made). */
 function hexAt(buf: Uint8Array, at: number, bytes: number): string {
-  let s = '';
-  for (let k = 0; k < bytes; k++) s += HEX[buf[at + k] as number];
-  return s;
+  for (let k = 0; k < bytes; k++) {
+    const pair = HEX_PAIRS[buf[at + k] as number] as number;
+    hexOut[k * 2] = pair >> 8;
+    hexOut[k * 2 + 1] = pair & 0xff;
+  }
+  return decoder.decode(hexOut.subarray(0, bytes * 2));
 }
 
 const bare = (address: string) => (address.startsWith('blake3:') ? address.slice(7) : address);
@@ -137,10 +152,20 @@ class ChunkWriter {
 export class BuildMemoWriter {
   private readonly models: ChunkWriter;
   private readonly pages: ChunkWriter;
+  private readonly looks: ChunkWriter;
 
   constructor(private readonly objects: ObjectStore) {
     this.models = new ChunkWriter(objects);
     this.pages = new ChunkWriter(objects);
+    this.looks = new ChunkWriter(objects);
+  }
+
+  /** A look-up page by its key (page-tables.ts `PageKey`); its address in 64 hex digits. */
+  look(key: string, address: string): void {
+    const [buf, at] = this.looks.room(48);
+    putHex(buf, at, key, 16);
+    putHex(buf, at + 16, address, 32);
+    this.looks.end();
   }
 
   model(id: string, m: MemoModel): void {
@@ -206,6 +231,7 @@ export class BuildMemoWriter {
       format,
       models: await this.models.done(),
       pages: await this.pages.done(),
+      looks: await this.looks.done(),
       ...this.pagesRoot,
     };
     const { meta } = await this.objects.put(canonicalBytes(root), { kind: MEMO_KIND, mediaType: 'application/json' });
@@ -218,6 +244,7 @@ export class BuildMemo {
   private readonly byId = new Map<number, number>();
   private readonly collided = new Map<number, number[]>();
   private readonly byPage = new Map<string, number>();
+  private readonly byLook = new Map<string, number>();
 
   private constructor(
     private readonly objects: ObjectStore,
@@ -227,6 +254,7 @@ export class BuildMemo {
     private readonly pagesRoot: { list?: string; root?: string },
     private readonly modelChunks: Uint8Array[],
     private readonly pageChunks: Uint8Array[],
+    private readonly lookChunks: Uint8Array[],
   ) {
     modelChunks.forEach((buf, c) => {
       const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -246,6 +274,9 @@ export class BuildMemo {
     });
     pageChunks.forEach((buf, c) => {
       for (let at = 0; at < buf.length; at += 49 + (buf[at + 48] as number) * 40) this.byPage.set(hexAt(buf, at, 16), c * AT + at);
+    });
+    lookChunks.forEach((buf, c) => {
+      for (let at = 0; at + 48 <= buf.length; at += 48) this.byLook.set(hexAt(buf, at, 16), c * AT + at);
     });
   }
 
@@ -268,7 +299,8 @@ export class BuildMemo {
       if (!mode) return undefined;
       const models = await Promise.all(root.models.map(checked));
       const pages = await Promise.all(root.pages.map(checked));
-      return new BuildMemo(objects, mode, root.format, { list: root.list, root: root.root }, models, pages);
+      const looks = await Promise.all((root.looks ?? []).map(checked));
+      return new BuildMemo(objects, mode, root.format, { list: root.list, root: root.root }, models, pages, looks);
     } catch {
       return undefined;
     }
@@ -327,6 +359,12 @@ export class BuildMemo {
       named.push(...(v.pages ?? []), ...(v.dirs ?? []));
     for (const a of named) if (!(await this.objects.has(a as Address))) return undefined;
     return root;
+  }
+
+  /** The address (64 hex digits) of the look-up page the memo's build wrote with this key, written as `format` says. */
+  look(key: string, format: string): string | undefined {
+    const pos = format === this.format ? this.byLook.get(key) : undefined;
+    return pos === undefined ? undefined : hexAt(this.lookChunks[Math.floor(pos / AT)] as Uint8Array, (pos % AT) + 16, 32);
   }
 
   /** A models page the memo's build wrote with this key, if it was written the way `format` says pages are now. */

@@ -3,7 +3,7 @@ import { type Address, addressOf } from '../index/blake3.js';
 import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
 import { CatalogWriter, readCatalog } from '../index/catalog-shards.js';
 import { IndexPagesWriter } from '../index/index-pages.js';
-import type { ObjectStore } from '../index/object-store.js';
+import { missingOf, type ObjectStore } from '../index/object-store.js';
 import {
   type Archive,
   type ArchiveDay,
@@ -126,6 +126,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
         record: (k, p) => memoWriter.page(k, p),
         root: async (list) => memo?.root(list, format),
         recordRoot: (list, root) => memoWriter.root(list, root),
+        look: (k) => memo?.look(k, format),
+        recordLook: (k, a) => memoWriter.look(k, a),
       })
     : undefined;
   let modelCount = 0;
@@ -163,19 +165,14 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     // Each object's address is known from its bytes (or the memo): the row and the pages use it at once, and the puts
     // are waited for a chunk later (so the next models are encoded while these are written).
     const puts: Array<Promise<unknown>> = [];
+    const kept: Kept[] = [];
     let modelAddress: Address;
     let sourceAddresses: Address[];
     if (reused) {
-      // Reused objects are put again only if the store lost them (from the same value, checked to hash as the memo says).
+      // Reused objects are put again only if the store lost them (checked for a whole chunk at once, see `keepStored`).
       const keep = (kind: BuiltObjectKind, value: unknown, address: Address): Address => {
         if (input.onObject) input.onObject(kind, address, value, canonicalBytes(value));
-        puts.push(
-          objects.has(address).then(async (has) => {
-            if (has) return;
-            const { meta } = await objects.put(canonicalBytes(value), { kind, mediaType: JSON_MEDIA_TYPE });
-            if (meta.id !== address) throw new Error(`build memo: ${m.id}'s ${kind} hashes to ${meta.id}, the memo says ${address}`);
-          }),
-        );
+        kept.push({ id: m.id, kind, value, address });
         return address;
       };
       modelAddress = keep('model-hub.model', modelObject, `blake3:${reused.model}`);
@@ -187,9 +184,22 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       // read to tell an unchanged model (it keeps its object and address) from a changed one (which points back at
       // yesterday's).
       if (baseModel && encodedModel.address !== baseModel) {
-        const old = await readPrev(objects, baseModel);
-        modelObject.prev = old && sameContent(old, modelObject) ? old.prev : (baseModel as Address);
-        encodedModel = encode(modelObject);
+        if (before && baseModel === `blake3:${before.model}`) {
+          // Yesterday's object is the memo's, whose `prev` the memo knows: this model has the same content exactly when
+          // it hashes to yesterday's address with that `prev` (no read).
+          if (before.prev) {
+            modelObject.prev = `blake3:${before.prev}`;
+            encodedModel = encode(modelObject);
+          }
+          if (encodedModel.address !== baseModel) {
+            modelObject.prev = baseModel as Address;
+            encodedModel = encode(modelObject);
+          }
+        } else {
+          const old = await readPrev(objects, baseModel);
+          modelObject.prev = old && sameContent(old, modelObject) ? old.prev : (baseModel as Address);
+          encodedModel = encode(modelObject);
+        }
       }
       // The model and its source objects in one go (a store that commits puts in groups writes them together). An
       // object that the base catalog or this day's previous build already names for this model, and that the store
@@ -225,6 +235,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       files: files.length,
       bytes: files.reduce((n, f) => n + f.size, 0),
       written: Promise.all(puts),
+      kept,
     };
   };
   // Models are read from the input as they come and written BUILD_CONCURRENCY at a time (the store commits their
@@ -240,7 +251,13 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       fileCount += d.files;
       byteCount += d.bytes;
     }
-    const written = Promise.all(done.map((d) => d.written));
+    const written = Promise.all([
+      ...done.map((d) => d.written),
+      keepStored(
+        objects,
+        done.flatMap((d) => d.kept),
+      ),
+    ]);
     written.catch(() => {}); // waited for below; this only keeps a failure from counting as unhandled meanwhile
     return { written };
   };
@@ -308,6 +325,36 @@ async function readCatalogOrNone(objects: ObjectStore, address: Address | undefi
   } catch {
     return undefined;
   }
+}
+
+/** An object a build reuses (its address from the memo), and the value it is made from. */
+interface Kept {
+  id: string;
+  kind: BuiltObjectKind;
+  value: unknown;
+  address: Address;
+}
+
+/**
+ * Put again the reused objects the store lost (from the same value, checked to hash as the memo says). Asked of the
+ * store for a chunk of models at once (`missing`): each object is still checked, without a promise each.
+ */
+async function keepStored(objects: ObjectStore, kept: Kept[]): Promise<void> {
+  if (kept.length === 0) return;
+  const lost = new Set(
+    await missingOf(
+      objects,
+      kept.map((k) => k.address),
+    ),
+  );
+  await Promise.all(
+    kept
+      .filter((k) => lost.has(k.address))
+      .map(async ({ id, kind, value, address }) => {
+        const { meta } = await objects.put(canonicalBytes(value), { kind, mediaType: JSON_MEDIA_TYPE });
+        if (meta.id !== address) throw new Error(`build memo: ${id}'s ${kind} hashes to ${meta.id}, the memo says ${address}`);
+      }),
+  );
 }
 
 async function readPrev(objects: ObjectStore, address: string): Promise<ModelObject | undefined> {

@@ -26,8 +26,9 @@ export interface BuildModelInput {
 
 /** A stable 24-hex `_id` for a model id (the model host uses 24-hex object ids). */
 export function modelObjectId(id: string): string {
-  return blake3Hex(new TextEncoder().encode(`model:${id}`)).slice(0, 24);
+  return blake3Hex(encoder.encode(`model:${id}`)).slice(0, 24);
 }
+const encoder = new TextEncoder();
 
 /** A model's browse row: the input's listing facts, its files (sorted by path) and its model object's address. */
 export function modelRow(

@@ -13,7 +13,6 @@ import {
   KEPT_ORDERS,
   MODELS_PER_PAGE,
   ORDER_PER_PAGE,
-  PAGE_KIND,
   PAGES_KIND,
   PAGES_VERSION,
   type PagedArray,
@@ -26,13 +25,10 @@ import {
   rowTags,
 } from './page-layout.js';
 import { DigestList, DigestPostings, holds, TermPostings, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
+import { PageWriter } from './page-writer.js';
 import type { SourceObject } from './schemas.js';
 
-const JSON_MEDIA_TYPE = 'application/json';
 const decoder = new TextDecoder();
-
-/** Puts in flight at most while the pages are written (they are waited for in groups of this many). */
-const WRITE_BATCH = 256;
 
 /** The sort column of a browse order, one value per rank (what `rowSortKey` gives). */
 type Column = number[] | string[];
@@ -75,7 +71,7 @@ export class IndexPagesWriter {
     private readonly store: ObjectStore,
     private readonly reuse?: ModelsPageReuse,
   ) {
-    this.w = new PageWriter(store);
+    this.w = new PageWriter(store, reuse);
     this.deferred = Boolean(reuse?.root);
   }
 
@@ -146,12 +142,7 @@ export class IndexPagesWriter {
     const first = this.n - held.length;
     const { reuse } = this;
     const key =
-      reuse && held.every((h) => h.row !== undefined)
-        ? modelsPageKey(
-            first,
-            held.map((h) => ({ address: h.entry.address, sources: h.entry.sources.map((x) => x.address), row: h.row as string })),
-          )
-        : undefined;
+      reuse && held.every((h) => h.row !== undefined) ? modelsPageKey(first, held as Array<{ entry: PagedEntry; row: string }>) : undefined;
     let page = key ? reuse?.page(key) : undefined;
     if (page && !(await this.store.has(`blake3:${page.address}` as Address))) page = undefined;
     if (page) this.modelPages.push(`blake3:${page.address}`);
@@ -214,17 +205,35 @@ export class IndexPagesWriter {
     const idCount = n + idKeys.length;
     const idBuckets = powerOfTwo(Math.ceil((idCount * 200) / BUCKET_TARGET_BYTES));
     const keyOf = (i: number) => (i < n ? (lowerIds[i] as string) : (idKeys[i - n] as [string, number])[0]);
-    const ids = await w.hashed('ids', idBuckets, idCount, keyOf, (entries, i) => {
-      if (i < n) entries[lowerIds[i] as string] = at(i);
-      else entries[(idKeys[i - n] as [string, number])[0]] = at((idKeys[i - n] as [string, number])[1]);
-    });
+    const rankOf = (i: number) => (i < n ? i : (idKeys[i - n] as [string, number])[1]);
+    const ids = await w.hashed(
+      'ids',
+      idBuckets,
+      idCount,
+      keyOf,
+      (entries, i) => {
+        entries[keyOf(i)] = at(rankOf(i));
+      },
+      // what decides an entry, for the bucket's page key: the id, its models page and its rank (where its model lies
+      // in that page and its hash are the page's bytes', which its address fixes)
+      (k, i) => {
+        const rank = rankOf(i);
+        k.str(keyOf(i))
+          .str(this.modelPages[Math.floor(rank / MODELS_PER_PAGE)] as string)
+          .u32(rank);
+      },
+    );
 
     const shaCount = this.shas.group();
     const shaBuckets = powerOfTwo(Math.ceil((shaCount * 80 + this.shas.files * 8) / BUCKET_TARGET_BYTES));
     const shaPages: string[] = [];
-    await this.shas.forEachBucket(shaBuckets, async (_, entries) => {
-      shaPages.push(await w.page({ role: 'shas', entries }));
-    });
+    await this.shas.forEachBucket(
+      shaBuckets,
+      async (_, key, entries) => {
+        shaPages.push(await w.keyed(key, () => ({ role: 'shas', entries: entries() })));
+      },
+      w.keys,
+    );
     const shas: HashedMap = { buckets: shaBuckets, ...(await w.dirs(shaPages)) };
 
     const terms = await this.termPages();
@@ -246,9 +255,13 @@ export class IndexPagesWriter {
         const kb = k[b] as number | string;
         return ka < kb ? -dir : ka > kb ? dir : a - b;
       });
-      orders[`${sort}:${dir}`] = await w.array('order', ranks, ORDER_PER_PAGE);
+      orders[`${sort}:${dir}`] = await w.array('order', ranks, ORDER_PER_PAGE, (key, from, to) =>
+        key.bytes(new Uint8Array(ranks.buffer, from * 4, (to - from) * 4)),
+      );
     }
-    const names = await w.array('names', sorted, ORDER_PER_PAGE);
+    const names = await w.array('names', sorted, ORDER_PER_PAGE, (key, from, to) => {
+      for (let i = from; i < to; i++) key.str(sorted[i] as string);
+    });
     const firsts = (names.dirs ?? []).map((_, d) => sorted[d * DIR_FANOUT * ORDER_PER_PAGE] as string);
 
     const root: PagesRoot = {
@@ -285,98 +298,27 @@ export class IndexPagesWriter {
     const byBucket: string[][] = Array.from({ length: buckets }, () => []);
     for (const key of keys) (byBucket[bucketOf(key, buckets)] as string[]).push(key);
     const pages: string[] = [];
+    const k = w.keys;
     for (const bucketKeys of byBucket) {
-      const entries: Record<string, Postings> = {};
-      for (const key of bucketKeys) entries[key] = await w.postings(terms.take(key));
-      pages.push(await w.page({ role: 'terms', entries }));
+      // the bucket's page key: each term and its ranks as kept (varint deltas)
+      if (k) {
+        k.start('terms');
+        for (const key of bucketKeys) {
+          const b = terms.bytesOf(key);
+          k.str(key).u32(b.length).bytes(b);
+        }
+      }
+      let made = false;
+      pages.push(
+        await w.keyed(k?.key(), async () => {
+          made = true;
+          const entries: Record<string, Postings> = {};
+          for (const key of bucketKeys) entries[key] = await w.postings(terms.take(key));
+          return { role: 'terms', entries };
+        }),
+      );
+      if (!made) for (const key of bucketKeys) terms.drop(key);
     }
     return { buckets, ...(await w.dirs(pages)) };
-  }
-}
-
-/** Writes pages in batches; each page's address is its BLAKE3, computed here (the put is not waited for one by one). */
-class PageWriter {
-  private pending: Promise<unknown>[] = [];
-
-  constructor(private readonly store: ObjectStore) {}
-
-  async put(kind: string, value: unknown): Promise<Address> {
-    const { meta } = await this.store.put(canonicalBytes(value), { kind, mediaType: JSON_MEDIA_TYPE });
-    return meta.id as Address;
-  }
-
-  /** One page: its address at once; its put joins the batch in flight (waited for when the batch is full). */
-  async page(value: Record<string, unknown>): Promise<string> {
-    return this.pageBytes(canonicalBytes({ kind: PAGE_KIND, ...value }));
-  }
-
-  /** One page already in its canonical bytes (and its address, when known). */
-  async pageBytes(bytes: Uint8Array, address: string = addressOf(bytes)): Promise<string> {
-    this.pending.push(this.store.put(bytes, { kind: PAGE_KIND, mediaType: JSON_MEDIA_TYPE }));
-    if (this.pending.length >= WRITE_BATCH) await this.flush();
-    return address;
-  }
-
-  async flush(): Promise<void> {
-    const all = this.pending;
-    this.pending = [];
-    await Promise.all(all);
-  }
-
-  /** The page addresses inline when they are few, else in directory objects of {@link DIR_FANOUT} addresses each. */
-  async dirs(pages: string[]): Promise<{ pages: string[] } | { dirs: string[] }> {
-    if (pages.length <= DIR_FANOUT) return { pages };
-    const out: string[] = [];
-    for (let i = 0; i < pages.length; i += DIR_FANOUT) out.push(await this.page({ role: 'dir', pages: pages.slice(i, i + DIR_FANOUT) }));
-    return { dirs: out };
-  }
-
-  /** A list as pages of `per` items. */
-  async array(role: string, items: ArrayLike<unknown>, per: number): Promise<PagedArray> {
-    const pages: string[] = [];
-    for (let i = 0; i < items.length; i += per)
-      pages.push(
-        await this.page({ role, first: i, items: Array.from({ length: Math.min(per, items.length - i) }, (_, k) => items[i + k]) }),
-      );
-    return { per, count: items.length, ...(await this.dirs(pages)) };
-  }
-
-  /**
-   * `count` keys (`keyOf(i)`) hashed into `buckets` buckets, each one page; `put(entries, i)` sets key `i`'s entry.
-   * The keys are grouped by bucket with a counting sort, so each key is hashed once.
-   */
-  async hashed(
-    role: string,
-    buckets: number,
-    count: number,
-    keyOf: (i: number) => string,
-    put: (entries: Record<string, unknown>, i: number) => void,
-  ): Promise<HashedMap> {
-    const of = new Uint32Array(count);
-    const starts = new Uint32Array(buckets + 1);
-    for (let i = 0; i < count; i++) {
-      of[i] = bucketOf(keyOf(i), buckets);
-      (starts[(of[i] as number) + 1] as number)++;
-    }
-    for (let b = 0; b < buckets; b++) starts[b + 1] = (starts[b + 1] as number) + (starts[b] as number);
-    const order = new Uint32Array(count);
-    const fill = starts.slice(0, buckets);
-    for (let i = 0; i < count; i++) order[(fill[of[i] as number] as number)++] = i;
-    const pages: string[] = [];
-    for (let b = 0; b < buckets; b++) {
-      const entries: Record<string, unknown> = {};
-      for (let j = starts[b] as number; j < (starts[b + 1] as number); j++) put(entries, order[j] as number);
-      pages.push(await this.page({ role, entries }));
-    }
-    return { buckets, ...(await this.dirs(pages)) };
-  }
-
-  /** A posting list, inline when short, else in segments of {@link POSTINGS_SEGMENT}. */
-  async postings(ranks: number[]): Promise<Postings> {
-    if (ranks.length <= POSTINGS_SEGMENT) return { n: ranks.length, r: ranks };
-    const s: string[] = [];
-    for (let i = 0; i < ranks.length; i += POSTINGS_SEGMENT)
-      s.push(await this.page({ role: 'postings', first: i, items: ranks.slice(i, i + POSTINGS_SEGMENT) }));
-    return { n: ranks.length, s };
   }
 }

@@ -1,6 +1,7 @@
 import { addressOf, blake3Hex } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
 import { modelsPageBytes, type PagesRoot } from './page-layout.js';
+import { PageKey } from './page-tables.js';
 
 const textEncoder = new TextEncoder();
 
@@ -23,6 +24,13 @@ export interface ModelsPageReuse {
   root?(list: string): Promise<PagesRoot | undefined>;
   /** This day's pages root and the key of its models pages' list. */
   recordRoot?(list: string, root: string): void;
+  /**
+   * The address (64 hex digits) of the look-up page (an id, digest or term bucket, an order or names page) the last
+   * build wrote with this key (page-tables.ts `PageKey`: the bytes that decide the page, from the compact tables).
+   */
+  look?(key: string): string | undefined;
+  /** A look-up page of this day, by key. */
+  recordLook?(key: string, address: string): void;
 }
 
 /** The key of a list of models pages (their addresses in order). */
@@ -30,15 +38,25 @@ export function modelsListKey(pages: readonly string[]): string {
   return blake3Hex(textEncoder.encode(pages.join('\n'))).slice(0, 32);
 }
 
+const pageKey = new PageKey();
+
 /**
  * The key of a models page: its first rank and, for each model, its model and source addresses and its row's
  * canonical JSON. These decide the page's bytes (each entry is the row's id, the model's address, the row, and the
- * objects those addresses name), so one key is one page.
+ * objects those addresses name), so one key is one page. Appended to one reused buffer (page-tables.ts `PageKey`),
+ * nothing per model is allocated for it.
  */
-export function modelsPageKey(first: number, entries: ReadonlyArray<{ address: string; sources: readonly string[]; row: string }>): string {
-  let s = `${first}`;
-  for (const e of entries) s += `\n${e.address} ${e.sources.join(' ')}\n${e.row.length}:${e.row}`;
-  return blake3Hex(textEncoder.encode(s)).slice(0, 32);
+export function modelsPageKey(
+  first: number,
+  entries: ReadonlyArray<{ entry: { address: string; sources: ReadonlyArray<{ address: string }> }; row: string }>,
+): string {
+  const k = pageKey.start('models').u32(first).u32(entries.length);
+  for (const { entry, row } of entries) {
+    k.str(entry.address).u32(entry.sources.length);
+    for (const x of entry.sources) k.str(x.address);
+    k.str(row);
+  }
+  return k.key();
 }
 
 /** A models page from its models' canonical entry bytes: its bytes and its record. */

@@ -1,3 +1,4 @@
+import { blake3Hex } from './blake3.js';
 import { keyHash } from './page-layout.js';
 
 /**
@@ -8,6 +9,8 @@ import { keyHash } from './page-layout.js';
  */
 
 const CHUNK = 1 << 16;
+/** Ends a list of ranks in a page key (a rank is below 2^32 - 1). */
+const END = 0xffffffff;
 
 /** The value of one lower-case hex digit (its character code). */
 function nibble(c: number): number {
@@ -61,6 +64,12 @@ export class DigestList {
     let s = '';
     for (let k = 0; k < 32; k++) s += HEX_BYTE[chunk[at + k] as number];
     return s;
+  }
+
+  /** Digest `i`'s 32 bytes appended to a page key. */
+  into(k: PageKey, i: number): void {
+    const at = (i & (CHUNK - 1)) * 32;
+    k.bytes((this.chunks[i >>> 16] as Uint8Array).subarray(at, at + 32));
   }
 
   /** Digests `a` and `b` compared byte by byte. */
@@ -131,8 +140,16 @@ export class DigestPostings {
 
   private sorted: { hashes: Uint32Array; ranks: Uint32Array; order: Uint32Array; starts: Uint32Array } | undefined;
 
-  /** Each bucket of `buckets` (a power of two) in order, with its digests and their ranks; {@link group} first. */
-  async forEachBucket(buckets: number, fn: (bucket: number, entries: Record<string, number[]>) => Promise<void>): Promise<void> {
+  /**
+   * Each bucket of `buckets` (a power of two) in order, {@link group} first: `fn` gets the bucket's page key (when `key`
+   * is given: its digests and ranks appended to it, see {@link PageKey}) and its entries, made only when asked for
+   * (a bucket the last build wrote is not made again).
+   */
+  async forEachBucket(
+    buckets: number,
+    fn: (bucket: number, key: string | undefined, entries: () => Record<string, number[]>) => Promise<void>,
+    key?: PageKey,
+  ): Promise<void> {
     const s = this.sorted;
     if (!s) throw new Error('DigestPostings: group() first');
     const groups = s.starts.length;
@@ -152,21 +169,46 @@ export class DigestPostings {
       const b = keyHash(key) & (buckets - 1);
       oddByBucket.set(b, [...(oddByBucket.get(b) ?? []), key]);
     }
-    for (let b = 0; b < buckets; b++) {
-      const entries: Record<string, number[]> = {};
-      for (let j = counts[b] as number; j < (counts[b + 1] as number); j++) {
-        const g = byBucket[j] as number;
-        const from = s.starts[g] as number;
-        const to = g + 1 < groups ? (s.starts[g + 1] as number) : s.order.length;
-        const list: number[] = [];
-        for (let k = from; k < to; k++) {
-          const r = s.ranks[s.order[k] as number] as number;
-          if (list[list.length - 1] !== r) list.push(r);
-        }
-        entries[this.digests.hexOf(s.order[from] as number)] = list;
+    /** Each rank of group `g` once, ascending (a model holding a digest twice is listed once). */
+    const eachRank = (g: number, to: (r: number) => void) => {
+      const end = g + 1 < groups ? (s.starts[g + 1] as number) : s.order.length;
+      let last = -1;
+      for (let k = s.starts[g] as number; k < end; k++) {
+        const r = s.ranks[s.order[k] as number] as number;
+        if (r !== last) to(r);
+        last = r;
       }
-      for (const key of oddByBucket.get(b) ?? []) entries[key] = this.odd.get(key) as number[];
-      await fn(b, entries);
+    };
+    for (let b = 0; b < buckets; b++) {
+      const from = counts[b] as number;
+      const to = counts[b + 1] as number;
+      const odd = oddByBucket.get(b) ?? [];
+      let pageKey: string | undefined;
+      if (key) {
+        key.start('shas').u32(to - from);
+        for (let j = from; j < to; j++) {
+          const g = byBucket[j] as number;
+          this.digests.into(key, s.order[s.starts[g] as number] as number);
+          eachRank(g, (r) => key.u32(r));
+          key.u32(END); // (no rank is this: the digest's ranks end here)
+        }
+        for (const o of odd) {
+          key.str(o).u32((this.odd.get(o) as number[]).length);
+          for (const r of this.odd.get(o) as number[]) key.u32(r);
+        }
+        pageKey = key.key();
+      }
+      await fn(b, pageKey, () => {
+        const entries: Record<string, number[]> = {};
+        for (let j = from; j < to; j++) {
+          const g = byBucket[j] as number;
+          const list: number[] = [];
+          eachRank(g, (r) => list.push(r));
+          entries[this.digests.hexOf(s.order[s.starts[g] as number] as number)] = list;
+        }
+        for (const o of odd) entries[o] = this.odd.get(o) as number[];
+        return entries;
+      });
     }
   }
 }
@@ -203,6 +245,17 @@ export class TermPostings {
     return (function* () {
       for (const [k, l] of it) yield [k, l.n] as [string, number];
     })();
+  }
+
+  /** The key's ranks as they are kept (varint deltas): they decide the ranks, for a page key. */
+  bytesOf(key: string): Uint8Array {
+    const l = this.lists.get(key);
+    return l ? l.bytes.subarray(0, l.length) : new Uint8Array(0);
+  }
+
+  /** Let the key's list go unread (its page was the last build's). */
+  drop(key: string): void {
+    this.lists.delete(key);
   }
 
   /** The ranks of `key`, ascending (its bytes are let go: each list is read once). */
@@ -278,4 +331,60 @@ export function holds(sorted: readonly string[], key: string): boolean {
     else hi = mid;
   }
   return sorted[lo] === key;
+}
+
+const keyEncoder = new TextEncoder();
+
+/**
+ * The key of a look-up page (docs/decisions/scale-and-speed.md, "A day costs what changed"): the bytes that decide the
+ * page, appended from the compact tables (each string with its length, each number as 32 bits, each digest as its 32
+ * bytes, so two different contents never give the same bytes), hashed with BLAKE3 into 32 hex digits. One key is one
+ * page; a page whose key the last build recorded is that build's page, and is neither serialized nor hashed again.
+ */
+export class PageKey {
+  private buf = new Uint8Array(4096);
+  private view = new DataView(this.buf.buffer);
+  private at = 0;
+
+  /** Start a key of a page of `role`. */
+  start(role: string): this {
+    this.at = 0;
+    return this.str(role);
+  }
+
+  private room(n: number): void {
+    if (this.at + n <= this.buf.length) return;
+    const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
+    bigger.set(this.buf.subarray(0, this.at));
+    this.buf = bigger;
+    this.view = new DataView(bigger.buffer);
+  }
+
+  u32(n: number): this {
+    this.room(4);
+    this.view.setUint32(this.at, n);
+    this.at += 4;
+    return this;
+  }
+
+  str(s: string): this {
+    this.room(4 + s.length * 3);
+    const { written } = keyEncoder.encodeInto(s, this.buf.subarray(this.at + 4));
+    this.view.setUint32(this.at, written);
+    this.at += 4 + written;
+    return this;
+  }
+
+  /** Bytes whose length the caller fixes or has given before them. */
+  bytes(b: Uint8Array): this {
+    this.room(b.length);
+    this.buf.set(b, this.at);
+    this.at += b.length;
+    return this;
+  }
+
+  /** 32 hex digits of the BLAKE3 of what was appended. */
+  key(): string {
+    return blake3Hex(this.buf.subarray(0, this.at)).slice(0, 32);
+  }
 }

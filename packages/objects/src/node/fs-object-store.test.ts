@@ -196,3 +196,21 @@ describe('jsonKind', () => {
     expect(k('')).toBeUndefined();
   });
 });
+
+describe('FsObjectStore.missing (a build checks what it reuses, many at once)', () => {
+  it('names exactly the addresses whose files are gone, in their order, as `has` answers for each', async () => {
+    const dir = await tempDir();
+    const store = new FsObjectStore(dir);
+    const values = [0, 1, 2, 3].map((i) => canonicalBytes({ kind: 'model-hub.model', n: i }));
+    const ids = (await Promise.all(values.map((b) => store.put(b, { kind: 'model-hub.model', mediaType: 'application/json' })))).map(
+      (r) => r.meta.id as Address,
+    );
+    const unknown = addressOf(new TextEncoder().encode('never put'));
+    // lost behind the store's back (a fresh store: nothing of it cached)
+    await rm(path.join(dir, 'objects', (ids[2] as string).slice(7, 9), (ids[2] as string).slice(7)));
+    const fresh = new FsObjectStore(dir);
+    const asked = [ids[3], unknown, ids[0], ids[2], 'blake3:not-an-address', ids[1]] as Address[];
+    expect(await fresh.missing(asked)).toEqual([unknown, ids[2], 'blake3:not-an-address']);
+    for (const a of asked) expect(await fresh.has(a)).toBe(!(await fresh.missing([a])).length);
+  });
+});

@@ -1,0 +1,148 @@
+import { type Address, addressOf } from './blake3.js';
+import { canonicalBytes } from './canonical-json.js';
+import type { ModelsPageReuse } from './models-pages.js';
+import type { ObjectStore } from './object-store.js';
+import { bucketOf, DIR_FANOUT, type HashedMap, PAGE_KIND, type PagedArray, POSTINGS_SEGMENT, type Postings } from './page-layout.js';
+import { PageKey } from './page-tables.js';
+
+const JSON_MEDIA_TYPE = 'application/json';
+
+/** Puts in flight at most while the pages are written (they are waited for in groups of this many). */
+const WRITE_BATCH = 256;
+
+/** Writes pages in batches; each page's address is its BLAKE3, computed here (the put is not waited for one by one). */
+export class PageWriter {
+  private pending: Promise<unknown>[] = [];
+  /** The look-up pages' key, when the last build's pages can be looked up by key. */
+  readonly keys: PageKey | undefined;
+
+  constructor(
+    private readonly store: ObjectStore,
+    private readonly reuse?: ModelsPageReuse,
+  ) {
+    this.keys = reuse?.look ? new PageKey() : undefined;
+  }
+
+  /**
+   * A look-up page by its key: the last build's page with that key when the store still has it (its address, nothing
+   * serialized or hashed), else `make`'s page, written now. Either way recorded under the key for the next build.
+   */
+  async keyed(key: string | undefined, make: () => Record<string, unknown> | Promise<Record<string, unknown>>): Promise<string> {
+    const before = key ? this.reuse?.look?.(key) : undefined;
+    if (key && before && (await this.store.has(`blake3:${before}`))) {
+      this.reuse?.recordLook?.(key, before);
+      return `blake3:${before}`;
+    }
+    const address = await this.page(await make());
+    if (key) this.reuse?.recordLook?.(key, address.slice(7));
+    return address;
+  }
+
+  async put(kind: string, value: unknown): Promise<Address> {
+    const { meta } = await this.store.put(canonicalBytes(value), { kind, mediaType: JSON_MEDIA_TYPE });
+    return meta.id as Address;
+  }
+
+  /** One page: its address at once; its put joins the batch in flight (waited for when the batch is full). */
+  async page(value: Record<string, unknown>): Promise<string> {
+    return this.pageBytes(canonicalBytes({ kind: PAGE_KIND, ...value }));
+  }
+
+  /** One page already in its canonical bytes (and its address, when known). */
+  async pageBytes(bytes: Uint8Array, address: string = addressOf(bytes)): Promise<string> {
+    this.pending.push(this.store.put(bytes, { kind: PAGE_KIND, mediaType: JSON_MEDIA_TYPE }));
+    if (this.pending.length >= WRITE_BATCH) await this.flush();
+    return address;
+  }
+
+  async flush(): Promise<void> {
+    const all = this.pending;
+    this.pending = [];
+    await Promise.all(all);
+  }
+
+  /** The page addresses inline when they are few, else in directory objects of {@link DIR_FANOUT} addresses each. */
+  async dirs(pages: string[]): Promise<{ pages: string[] } | { dirs: string[] }> {
+    if (pages.length <= DIR_FANOUT) return { pages };
+    const out: string[] = [];
+    for (let i = 0; i < pages.length; i += DIR_FANOUT) out.push(await this.page({ role: 'dir', pages: pages.slice(i, i + DIR_FANOUT) }));
+    return { dirs: out };
+  }
+
+  /** A list as pages of `per` items; `keyPart` appends items `from` to `to` (excluded) to a page key. */
+  async array(
+    role: string,
+    items: ArrayLike<unknown>,
+    per: number,
+    keyPart: (key: PageKey, from: number, to: number) => void,
+  ): Promise<PagedArray> {
+    const pages: string[] = [];
+    const k = this.keys;
+    for (let i = 0; i < items.length; i += per) {
+      const to = Math.min(i + per, items.length);
+      if (k)
+        keyPart(
+          k
+            .start(role)
+            .u32(i)
+            .u32(to - i),
+          i,
+          to,
+        );
+      pages.push(await this.keyed(k?.key(), () => ({ role, first: i, items: Array.from({ length: to - i }, (_, j) => items[i + j]) })));
+    }
+    return { per, count: items.length, ...(await this.dirs(pages)) };
+  }
+
+  /**
+   * `count` keys (`keyOf(i)`) hashed into `buckets` buckets, each one page; `put(entries, i)` sets key `i`'s entry, and
+   * `keyPart(pageKey, i)` appends key `i` and its entry to the bucket's page key. The keys are grouped by bucket with a
+   * counting sort, so each key is hashed once.
+   */
+  async hashed(
+    role: string,
+    buckets: number,
+    count: number,
+    keyOf: (i: number) => string,
+    put: (entries: Record<string, unknown>, i: number) => void,
+    keyPart: (pageKey: PageKey, i: number) => void,
+  ): Promise<HashedMap> {
+    const of = new Uint32Array(count);
+    const starts = new Uint32Array(buckets + 1);
+    for (let i = 0; i < count; i++) {
+      of[i] = bucketOf(keyOf(i), buckets);
+      (starts[(of[i] as number) + 1] as number)++;
+    }
+    for (let b = 0; b < buckets; b++) starts[b + 1] = (starts[b + 1] as number) + (starts[b] as number);
+    const order = new Uint32Array(count);
+    const fill = starts.slice(0, buckets);
+    for (let i = 0; i < count; i++) order[(fill[of[i] as number] as number)++] = i;
+    const pages: string[] = [];
+    const k = this.keys;
+    for (let b = 0; b < buckets; b++) {
+      const from = starts[b] as number;
+      const to = starts[b + 1] as number;
+      if (k) {
+        k.start(role).u32(to - from);
+        for (let j = from; j < to; j++) keyPart(k, order[j] as number);
+      }
+      pages.push(
+        await this.keyed(k?.key(), () => {
+          const entries: Record<string, unknown> = {};
+          for (let j = from; j < to; j++) put(entries, order[j] as number);
+          return { role, entries };
+        }),
+      );
+    }
+    return { buckets, ...(await this.dirs(pages)) };
+  }
+
+  /** A posting list, inline when short, else in segments of {@link POSTINGS_SEGMENT}. */
+  async postings(ranks: number[]): Promise<Postings> {
+    if (ranks.length <= POSTINGS_SEGMENT) return { n: ranks.length, r: ranks };
+    const s: string[] = [];
+    for (let i = 0; i < ranks.length; i += POSTINGS_SEGMENT)
+      s.push(await this.page({ role: 'postings', first: i, items: ranks.slice(i, i + POSTINGS_SEGMENT) }));
+    return { n: ranks.length, s };
+  }
+}
