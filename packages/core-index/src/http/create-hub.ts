@@ -83,16 +83,6 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
   function answer(raw: HubRequest, scope: RequestScope | undefined, seen: Seen | undefined): Later<HubResponse> {
     let shape = 'text' as Route<D>['errors'];
     let route: Route<D> | undefined;
-    const failed = (e: unknown): HubResponse => {
-      if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e, route), raw, route, siteOrigin);
-      if (isClientAbort(e)) {
-        // The client went away mid-body: its doing, not an internal failure (issue 19).
-        deps.log.info({ method: raw.method, path: safePath(raw.url) }, 'request aborted by the client');
-        return finish(errorResponse(shape, 400, 'ABORTED', 'The request body was cut off.'), raw, route, siteOrigin);
-      }
-      deps.log.error({ err: describeError(e), method: raw.method, path: safePath(raw.url) }, 'request failed');
-      return finish(internalError(shape), raw, route, siteOrigin);
-    };
     try {
       const { path, query } = splitUrl(raw.url);
       shape = shapeForPath(path);
@@ -154,10 +144,22 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
         return res;
       };
       const out = whenReady(gate, (refused) => refused ?? matched.handler(ctx));
-      return out instanceof Promise ? out.then(done).catch(failed) : done(out);
+      return out instanceof Promise ? out.then(done).catch((e) => failed(e, raw, matched.errors, matched)) : done(out);
     } catch (e) {
-      return failed(e);
+      return failed(e, raw, shape, route);
     }
+  }
+
+  /** The answer to a request whose handling threw or rejected: in the error shape of its route group, never a crash. */
+  function failed(e: unknown, raw: HubRequest, shape: Route<D>['errors'], route: Route<D> | undefined): HubResponse {
+    if (e instanceof BodyTooLargeError) return finish(tooLarge(shape, e, route), raw, route, siteOrigin);
+    if (isClientAbort(e)) {
+      // The client went away mid-body: its doing, not an internal failure (issue 19).
+      deps.log.info({ method: raw.method, path: safePath(raw.url) }, 'request aborted by the client');
+      return finish(errorResponse(shape, 400, 'ABORTED', 'The request body was cut off.'), raw, route, siteOrigin);
+    }
+    deps.log.error({ err: describeError(e), method: raw.method, path: safePath(raw.url) }, 'request failed');
+    return finish(internalError(shape), raw, route, siteOrigin);
   }
 
   const shapeOf = shapesOf(router);
