@@ -13,7 +13,7 @@ import {
   SERVER_CACHE_BYTES,
   SourceProber,
 } from '@hub/core-index';
-import { assembleHub, type HubDeps } from '@hub/hub';
+import { assembleHub, cacheUse, type HubDeps } from '@hub/hub';
 import { DEMO_SOURCE, type DemoMirror, type MirrorFolderServer } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
@@ -132,6 +132,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
 
   // The 5xx series HubErrors5xx sums and each source's probe series, shown at 0 from the first scrape.
   observability.prom?.declare({ routes: hub.routes, sources: watch.sources.map((s) => s.name) });
+  observability.prom?.watchCaches(() => cacheUse(hub, deps), budget);
   // Hub paths go to the hub; the host's own `/-/` routes (liveness, readiness) are answered beside it, without Koa
   // (host-routes.ts).
   const own = hostRoutes(() => indexes.current());
