@@ -7,8 +7,9 @@ import { assembleHub, type HubDeps } from '@hub/hub';
 import { DEMO_SOURCE, type DemoMirror, type MirrorFolderServer } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
+import { FsUploadSessions } from './bucket-uploads.js';
 import type { HubConfigFile } from './config.js';
-import { IMPORTED_FILE } from './data-folder.js';
+import { IMPORTED_FILE, UPLOADS_DIR } from './data-folder.js';
 import { hostRoutes } from './host-routes.js';
 import { hubHttpServer } from './hub-http-server.js';
 import { DEFAULT_HOST, listenOn } from './listen.js';
@@ -116,6 +117,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     // URL templates) are unreachable from here and never redirected to.
     ...(airGapped ? { indexSourceFields: { redirect: false } } : {}),
     settings: hubSettings(config, policy.baseUrl),
+    // Open bucket uploads in the data folder: every process on it continues a push another one started.
+    bucketUploads: new FsUploadSessions(path.join(options.dataDir, UPLOADS_DIR)),
   });
 
   // The 5xx series HubErrors5xx sums and each source's probe series, shown at 0 from the first scrape.
