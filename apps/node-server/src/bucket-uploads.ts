@@ -197,6 +197,11 @@ export class FsUploadSessions implements UploadSessionStore {
       throw e;
     }
     await rm(away, { recursive: true, force: true, maxRetries: 3 });
+    // A lock a killed writer left on this session would stay forever: dropped when stale (a live holder's is fresh,
+    // and a holder releases its own).
+    const lock = this.#lockFile(uuid);
+    const info = await stat(lock).catch(() => undefined);
+    if (info && Date.now() - info.mtimeMs > (this.#leaseMs * 3) / 4) await rm(lock, { force: true });
   }
 
   async tryLock<T>(name: string, fn: () => Promise<T>): Promise<T | typeof BUSY> {

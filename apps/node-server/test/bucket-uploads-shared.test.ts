@@ -87,13 +87,13 @@ describe.skipIf(!existsSync(CLI))('two hub processes on one data folder continue
     const location = res.headers.get('location') ?? '';
     return { location, uuid: location.slice(location.lastIndexOf('/') + 1) };
   }
-  const patch = (on: Proc, location: string, body: Uint8Array, range: string) =>
+  const patch = (on: Proc, location: string, body: Uint8Array<ArrayBuffer>, range: string) =>
     fetch(`${on.url}${location}`, {
       method: 'PATCH',
       headers: { ...AUTH, 'content-type': 'application/octet-stream', 'content-range': range },
       body,
     });
-  const close = (on: Proc, location: string, digest: string, body?: Uint8Array) =>
+  const close = (on: Proc, location: string, digest: string, body?: Uint8Array<ArrayBuffer>) =>
     fetch(`${on.url}${location}?digest=${digest}`, {
       method: 'PUT',
       headers: { ...AUTH, 'content-type': 'application/octet-stream' },
