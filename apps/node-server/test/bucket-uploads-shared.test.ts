@@ -17,6 +17,8 @@ import { NGINX, startNginx } from './nginx.js';
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const TOKEN = 'synthetic-shared-uploads-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
+/** `bucketMaxBytes` of these hubs: each test's bucket stays far below it, except the one about the limit. */
+const LIMIT = 3_000_000;
 const run = promisify(execFile);
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -47,7 +49,8 @@ afterAll(async () => {
 async function serve(data: string, extra: string[] = [], ready?: string): Promise<Proc> {
   const port = await freePort();
   const config = path.join(data, 'hub.json');
-  if (!existsSync(config)) await writeFile(config, JSON.stringify({ registryTokens: [TOKEN], demoMirrorPort: 0, logRequests: true }));
+  if (!existsSync(config))
+    await writeFile(config, JSON.stringify({ registryTokens: [TOKEN], demoMirrorPort: 0, logRequests: true, bucketMaxBytes: LIMIT }));
   const out: string[] = [];
   const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--data', data, '--config', config, ...extra], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -137,6 +140,31 @@ describe.skipIf(!existsSync(CLI))('two hub processes on one data folder continue
     expect(skip.headers.get('range')).toBe('0-399');
     expect((await patch(b, location, blob.subarray(400), '400-999')).status).toBe(202);
     expect((await close(a, location, `sha256:${sha256(blob)}`)).status).toBe(201);
+  });
+
+  it('the same chunk PATCHed to both processes at once is accepted once; the other gets 416', async () => {
+    const chunk = bytes(1_000_000, 5);
+    for (let round = 0; round < 5; round++) {
+      const { location } = await open(a, 'race');
+      const answers = await Promise.all([patch(a, location, chunk, '0-999999'), patch(b, location, chunk, '0-999999')]);
+      expect(answers.map((r) => r.status).sort(), `round ${round}`).toEqual([202, 416]);
+      const status = await fetch(`${b.url}${location}`, { headers: AUTH });
+      expect(status.headers.get('range')).toBe('0-999999');
+      expect((await fetch(`${a.url}${location}`, { method: 'DELETE', headers: AUTH })).status).toBe(204);
+    }
+  });
+
+  it("the bucket's limit counts the other process's open uploads: the second one past it is 413", async () => {
+    const first = await open(a, 'limited');
+    const second = await open(b, 'limited');
+    expect((await patch(a, first.location, bytes(2_000_000, 6), '0-1999999')).status).toBe(202);
+    const over = await patch(b, second.location, bytes(2_000_000, 7), '0-1999999');
+    expect(over.status).toBe(413);
+    expect(await errorCode(over)).toBe('SIZE_INVALID');
+    // the refused upload is gone; the first one goes on
+    expect((await fetch(`${a.url}${second.location}`, { headers: AUTH })).status).toBe(404);
+    expect((await fetch(`${b.url}${first.location}`, { headers: AUTH })).headers.get('range')).toBe('0-1999999');
+    expect((await fetch(`${b.url}${first.location}`, { method: 'DELETE', headers: AUTH })).status).toBe(204);
   });
 
   it('a lock another process holds makes a PATCH 416; a lock left by a killed process (stale) is taken over', async () => {
