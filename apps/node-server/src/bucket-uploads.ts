@@ -219,7 +219,7 @@ export class FsUploadSessions implements UploadSessionStore {
     }
   }
 
-  withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  async withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
     return withFileLock(this.#lockFile(name), fn, { leaseMs: this.#leaseMs });
   }
 }
