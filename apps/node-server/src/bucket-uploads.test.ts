@@ -4,8 +4,9 @@ import path from 'node:path';
 import { BUSY } from '@hub/dialect-oci';
 import { uploadSessionStoreContract } from '@hub/dialect-oci/testing';
 import { tempDirs } from '@hub/node-toolkit/testing';
-import { afterAll, describe, expect, it } from 'vitest';
-import { FsUploadSessions } from './bucket-uploads.js';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { FsUploadSessions, sweepUploads } from './bucket-uploads.js';
+import { createLogger } from './logger.js';
 
 const tmp = tempDirs(afterAll);
 const ID = '6f1c2a3b-0d4e-4f50-8a61-72839405a6b7';
@@ -47,5 +48,24 @@ describe('FsUploadSessions on disk', () => {
     expect((await readdir(root)).sort()).toEqual([ID]);
     await store.remove(ID);
     expect(await readdir(root)).toEqual([]);
+  });
+});
+
+describe('sweepUploads', () => {
+  it('sweeps every interval without waiting for a push, and stops', async () => {
+    vi.useFakeTimers();
+    try {
+      let sweeps = 0;
+      const sweeper = sweepUploads(async () => sweeps++, createLogger({ level: 'silent' }), 60_000);
+      await vi.advanceTimersByTimeAsync(59_000);
+      expect(sweeps).toBe(0);
+      await vi.advanceTimersByTimeAsync(121_000);
+      expect(sweeps).toBe(3);
+      sweeper.stop();
+      await vi.advanceTimersByTimeAsync(600_000);
+      expect(sweeps).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

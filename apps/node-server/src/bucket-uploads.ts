@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:fs/promises';
 import path from 'node:path';
+import type { Logger } from '@hub/core-index';
 import { BUSY, isUploadId, type UploadSessionStore, type UploadState } from '@hub/dialect-oci';
 import { releaseLease, renewLease, tryTakeLease, withFileLock } from '@hub/objects/node';
 
@@ -222,6 +223,18 @@ export class FsUploadSessions implements UploadSessionStore {
   async withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
     return withFileLock(this.#lockFile(name), fn, { leaseMs: this.#leaseMs });
   }
+}
+
+/**
+ * Sweep the idle sessions (with their bytes) every `everyMs`, so an abandoned push's bytes go on time even when no
+ * other push comes to sweep them. Every process on the folder sweeps; removing a session twice is harmless.
+ */
+export function sweepUploads(sweep: () => Promise<unknown>, log: Logger, everyMs = 60_000): { stop(): void } {
+  const timer = setInterval(() => {
+    sweep().catch((e: unknown) => log.warn({ err: String(e) }, 'sweeping idle bucket uploads failed'));
+  }, everyMs);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 function stateBytes(s: UploadState): string {

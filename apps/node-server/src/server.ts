@@ -3,11 +3,12 @@ import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { type Hub, type HubSettings, type IndexStore, type Logger, parsePolicy, SourceProber } from '@hub/core-index';
+import { bucketState } from '@hub/dialect-oci';
 import { assembleHub, type HubDeps } from '@hub/hub';
 import { DEMO_SOURCE, type DemoMirror, type MirrorFolderServer } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
-import { FsUploadSessions } from './bucket-uploads.js';
+import { FsUploadSessions, sweepUploads } from './bucket-uploads.js';
 import type { HubConfigFile } from './config.js';
 import { IMPORTED_FILE, UPLOADS_DIR } from './data-folder.js';
 import { hostRoutes } from './host-routes.js';
@@ -121,6 +122,8 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     bucketUploads: new FsUploadSessions(path.join(options.dataDir, UPLOADS_DIR)),
   });
 
+  // Idle bucket uploads lose their bytes on time even when no push comes (the sweep also runs on every upload request).
+  const uploadSweep = sweepUploads(() => bucketState(deps).uploads.openCount(), log);
   // The 5xx series HubErrors5xx sums and each source's probe series, shown at 0 from the first scrape.
   observability.prom?.declare({ routes: hub.routes, sources: watch.sources.map((s) => s.name) });
   // Hub paths go to the hub; the host's own `/-/` routes (liveness, readiness) are answered beside it, without Koa
@@ -156,7 +159,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     hub,
     prober: watch.health,
     reload: () => indexes.reload(),
-    close: () => shutdown(opened, server, metricsServer),
+    close: () => {
+      uploadSweep.stop();
+      return shutdown(opened, server, metricsServer);
+    },
   };
 }
 

@@ -205,6 +205,21 @@ describe.skipIf(!existsSync(CLI))('two hub processes on one data folder continue
     expect(await pulled(b, 'killed', digest)).toBe(digest);
   });
 
+  it('an upload idle past UPLOAD_IDLE_SECONDS is swept with its bytes by the other process', async () => {
+    const { location, uuid } = await open(a, 'idle');
+    expect((await patch(a, location, bytes(50_000, 8), '0-49999')).status).toBe(202);
+    const folder = path.join(data, 'uploads', uuid);
+    expect(existsSync(path.join(folder, 'bytes'))).toBe(true);
+    // its last request 16 minutes ago (the state file's mtime is when the session last had a request)
+    const then = new Date(Date.now() - 16 * 60_000);
+    await utimes(path.join(folder, 'state.json'), then, then);
+    await open(b, 'another-bucket');
+    expect(existsSync(folder)).toBe(false);
+    const gone = await fetch(`${b.url}${location}`, { headers: AUTH });
+    expect(gone.status).toBe(404);
+    expect(await errorCode(gone)).toBe('BLOB_UPLOAD_UNKNOWN');
+  });
+
   it('an upload id that is not one (`../`, `..%2F`) is BLOB_UPLOAD_UNKNOWN and never reaches the data folder', async () => {
     // A folder beside uploads/ that looks like a session: a path built from the id would find it, or delete it.
     const victim = path.join(data, 'victim');
