@@ -1,7 +1,7 @@
 // Round 4: replicas share one data folder. Open blob uploads of bucket pushes live in DIR/uploads/, so a push that
 // POSTs on one process, PATCHes on another and closes on the first works (it got 404 BLOB_UPLOAD_UNKNOWN when the
-// sessions were in each process's memory). Real processes (the built CLI) over real HTTP; skopeo through a real nginx
-// in front of `hub serve --workers 2`. SYNTHETIC bytes.
+// sessions were in each process's memory). Real processes (the built CLI) over real HTTP; skopeo straight at and through
+// a real nginx in front of `hub serve --workers 2`. SYNTHETIC bytes.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
