@@ -64,6 +64,18 @@ describe('blob uploads', () => {
     expect(code(await up.get('hub/buckets/x', s.uuid))).toBe('BLOB_UPLOAD_UNKNOWN');
   });
 
+  it('a closing PUT whose store fails drops the session too (nothing half-kept, the client starts again)', async () => {
+    const up = uploads();
+    const b = bytes(80);
+    const s = await up.start('hub/buckets/x');
+    expect((await up.append('hub/buckets/x', s.uuid, b.subarray(0, 40), '0-39')).ok).toBe(true);
+    const failing = up.finish('hub/buckets/x', s.uuid, digestOf(b), b.subarray(40), async () => {
+      throw new Error('the object store is full');
+    });
+    await expect(failing).rejects.toThrow('the object store is full');
+    expect(code(await up.get('hub/buckets/x', s.uuid))).toBe('BLOB_UPLOAD_UNKNOWN');
+  });
+
   it('past the bucket size limit: 413 SIZE_INVALID and the session dropped', async () => {
     const up = uploads(1000, 950);
     const s = await up.start('hub/buckets/x');

@@ -143,8 +143,12 @@ export class BlobUploads {
       }
       const actual = sha256Hex(bytes);
       if (actual !== m[1]) return this.#drop(s, digestMismatch(digest, `sha256:${actual}`));
-      await keep(bytes);
-      await this.store.remove(uuid);
+      try {
+        await keep(bytes);
+      } finally {
+        // dropped after the store holds the bytes (never counted zero times), and dropped too when storing failed
+        await this.store.remove(uuid);
+      }
       return { ok: true, value: bytes.byteLength };
     });
   }
