@@ -197,7 +197,8 @@ export class FsUploadSessions implements UploadSessionStore {
       if (gone(e)) return;
       throw e;
     }
-    await rm(away, { recursive: true, force: true, maxRetries: 3 });
+    // Out of sight already; what a failed or concurrent deletion leaves is deleted by the next listing.
+    await rm(away, { recursive: true, force: true, maxRetries: 3 }).catch(() => {});
     // A lock a killed writer left on this session would stay forever: dropped when stale (a live holder's is fresh,
     // and a holder releases its own).
     const lock = this.#lockFile(uuid);
