@@ -20,7 +20,7 @@ import { watchMirrorManifest } from './mirror-watch.js';
 import { FileMissingLog } from './missing-log.js';
 import { hubListener } from './node-listener.js';
 import { fileProbeStorage, probeSettingsFrom } from './prober.js';
-import { shareProbes } from './replicas.js';
+import { DEFAULT_LEASE_SECONDS, shareProbes } from './replicas.js';
 import { checkConfig, hostPolicyOf } from './settings-check.js';
 import { LOCAL_MIRROR, sourcesFromConfig } from './sources-config.js';
 import { type Beside, cannotListen, hasMirror, openIndex, startMirrorsBeside } from './start-steps.js';
@@ -119,7 +119,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     ...(airGapped ? { indexSourceFields: { redirect: false } } : {}),
     settings: hubSettings(config, policy.baseUrl),
     // Open bucket uploads in the data folder: every process on it continues a push another one started.
-    bucketUploads: new FsUploadSessions(path.join(options.dataDir, UPLOADS_DIR)),
+    // A lock a killed process left on a session is taken over after three quarters of `leaseSeconds`, like every lease.
+    bucketUploads: new FsUploadSessions(path.join(options.dataDir, UPLOADS_DIR), {
+      leaseMs: (config.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000,
+    }),
   });
 
   // Idle bucket uploads lose their bytes on time even when no push comes (the sweep also runs on every upload request).
