@@ -2,7 +2,17 @@ import { stat } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { type Hub, type HubSettings, type IndexStore, type Logger, parsePolicy, SourceProber } from '@hub/core-index';
+import {
+  type CacheBudget,
+  cacheBudget,
+  type Hub,
+  type HubSettings,
+  type IndexStore,
+  type Logger,
+  parsePolicy,
+  SERVER_CACHE_BYTES,
+  SourceProber,
+} from '@hub/core-index';
 import { bucketState } from '@hub/dialect-oci';
 import { assembleHub, type HubDeps } from '@hub/hub';
 import { DEMO_SOURCE, type DemoMirror, type MirrorFolderServer } from '@hub/node-toolkit';
@@ -73,9 +83,11 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const probeSettings = probeSettingsFrom(config);
   // Metrics and the access log (issue 28): the sink every part emits to; nothing is measured when both are off.
   const observability = await observabilityFrom(config, log, probeSettings.intervalSeconds);
-  const objects = new FsObjectStore(options.dataDir);
+  // One bound on every cache of the process, shared out (core-index cacheBudget; `cacheMegabytes`, HUB_CACHE_MB).
+  const budget = cacheBudget(config.cacheMegabytes !== undefined ? config.cacheMegabytes * 2 ** 20 : SERVER_CACHE_BYTES);
+  const objects = new FsObjectStore(options.dataDir, undefined, budget.objects);
 
-  const { indexes, seeded } = await openIndex(objects, options.dataDir, config, log, observability.metrics);
+  const { indexes, seeded } = await openIndex(objects, options.dataDir, config, log, observability.metrics, budget.index);
 
   // Accounts: PostgreSQL when `database` names one, else one SQLite file under the data folder; without
   // account.publicKey the routes answer 503.
@@ -117,7 +129,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     // Every source the index names is in health (assembleHub); air-gapped, the ones no config lists (with their own
     // URL templates) are unreachable from here and never redirected to.
     ...(airGapped ? { indexSourceFields: { redirect: false } } : {}),
-    settings: hubSettings(config, policy.baseUrl),
+    settings: hubSettings(config, policy.baseUrl, budget),
     // Open bucket uploads in the data folder: every process on it continues a push another one started.
     // A lock a killed process left on a session is taken over after three quarters of `leaseSeconds`, like every lease.
     bucketUploads: new FsUploadSessions(path.join(options.dataDir, UPLOADS_DIR), {
@@ -178,8 +190,9 @@ interface Opened {
 }
 
 /** The hub's settings from the config (`baseUrl` from the host policy; `policy` checked when the config was read). */
-function hubSettings(config: HubConfigFile, baseUrl: string | undefined): Omit<HubSettings, 'version'> {
+function hubSettings(config: HubConfigFile, baseUrl: string | undefined, cache: CacheBudget): Omit<HubSettings, 'version'> {
   return {
+    cache,
     ...(baseUrl ? { baseUrl } : {}),
     publisherTokens: config.publisherTokens ?? [],
     registryTokens: config.registryTokens ?? [],
