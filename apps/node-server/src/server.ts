@@ -13,12 +13,14 @@ import {
   SERVER_CACHE_BYTES,
   SourceProber,
 } from '@hub/core-index';
+import { bucketState } from '@hub/dialect-oci';
 import { assembleHub, cacheUse, type HubDeps } from '@hub/hub';
 import { DEMO_SOURCE, type DemoMirror, type MirrorFolderServer } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
+import { FsUploadSessions, sweepUploads } from './bucket-uploads.js';
 import type { HubConfigFile } from './config.js';
-import { IMPORTED_FILE } from './data-folder.js';
+import { IMPORTED_FILE, UPLOADS_DIR } from './data-folder.js';
 import { hostRoutes } from './host-routes.js';
 import { hubHttpServer } from './hub-http-server.js';
 import { DEFAULT_HOST, listenOn } from './listen.js';
@@ -28,7 +30,7 @@ import { watchMirrorManifest } from './mirror-watch.js';
 import { FileMissingLog } from './missing-log.js';
 import { hubListener } from './node-listener.js';
 import { fileProbeStorage, probeSettingsFrom } from './prober.js';
-import { shareProbes } from './replicas.js';
+import { DEFAULT_LEASE_SECONDS, shareProbes } from './replicas.js';
 import { checkConfig, hostPolicyOf } from './settings-check.js';
 import { LOCAL_MIRROR, sourcesFromConfig } from './sources-config.js';
 import { type Beside, cannotListen, hasMirror, openIndex, startMirrorsBeside } from './start-steps.js';
@@ -128,8 +130,15 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     // URL templates) are unreachable from here and never redirected to.
     ...(airGapped ? { indexSourceFields: { redirect: false } } : {}),
     settings: hubSettings(config, policy.baseUrl, budget),
+    // Open bucket uploads in the data folder: every process on it continues a push another one started.
+    // A lock a killed process left on a session is taken over after three quarters of `leaseSeconds`, like every lease.
+    bucketUploads: new FsUploadSessions(path.join(options.dataDir, UPLOADS_DIR), {
+      leaseMs: (config.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000,
+    }),
   });
 
+  // Idle bucket uploads lose their bytes on time even when no push comes (the sweep also runs on every upload request).
+  const uploadSweep = sweepUploads(() => bucketState(deps).uploads.openCount(), log);
   // The 5xx series HubErrors5xx sums and each source's probe series, shown at 0 from the first scrape.
   observability.prom?.declare({ routes: hub.routes, sources: watch.sources.map((s) => s.name) });
   observability.prom?.watchCaches(() => cacheUse(hub, deps), budget);
@@ -166,7 +175,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     hub,
     prober: watch.health,
     reload: () => indexes.reload(),
-    close: () => shutdown(opened, server, metricsServer),
+    close: () => {
+      uploadSweep.stop();
+      return shutdown(opened, server, metricsServer);
+    },
   };
 }
 
