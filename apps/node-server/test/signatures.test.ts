@@ -14,10 +14,10 @@ import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
 import { bundleCreateCommand, bundleImportCommand } from '../src/cli-bundle.js';
 import { getCommand } from '../src/cli-get.js';
 import { ConfigError, type HubConfigFile } from '../src/config.js';
-import { checkedSettings } from '../src/settings-check.js';
 import { createLogger } from '../src/logger.js';
 import type { MirrorIo } from '../src/pull-choice.js';
 import { type RunningHub, startServer } from '../src/server.js';
+import { checkedSettings } from '../src/settings-check.js';
 import { buildFromUpstream } from '../src/upstream-build.js';
 
 /**
