@@ -396,4 +396,3 @@ describe('the answer cache: whole answers of reuse routes', () => {
     expect(cache.keptBytes).toBe(4 * per);
   });
 });
-});
