@@ -368,7 +368,11 @@ describe('the answer cache: whole answers of reuse routes', () => {
 
   it('holds at most maxBytes, each answer counted at its body, headers and entry; the oldest dropped to fit; an answer over a quarter of it is not kept and pushes nothing out', async () => {
     const t = await createTestHub();
-    const answer = (bytes: number) => ({ status: 200, headers: { etag: '"x"', 'content-type': 'application/json' }, body: new Uint8Array(bytes) });
+    const answer = (bytes: number) => ({
+      status: 200,
+      headers: { etag: '"x"', 'content-type': 'application/json' },
+      body: new Uint8Array(bytes),
+    });
     const keepIn = (cache: AnswerCache<string>, path: string, bytes: number) =>
       cache.put(req(path), answer(bytes), path, 'index', new Set(), t.index, undefined);
     // one answer as counted: more than its body (its headers, its URL and its objects take memory too)
