@@ -5,6 +5,8 @@
 // object store and runs the look-ups in process (no HTTP: the hub's HTTP cost is pnpm bench's; this is the index's).
 // Usage: node bench/scale.mjs [--sizes 10000,100000] [--rounds 3] [--keep DIR]
 // One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--no-reuse] [--null-store] [--pure-blake3]
+//   [--skip K: build only the days after the first K, into a DIR that holds them (a copy made with `cp -al`, to profile
+//   one day of a large index again without building the days before it)]
 //   [--every K: a progress line every K models, with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
 // A day on which few models changed: node bench/scale.mjs --phase days --n N [--rounds 3] [--keep DIR] (the 1 %-changed
 //   and the unchanged day's build time as ratios to the full build of the same run, with and without the build memo).
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     'null-store': { type: 'boolean' },
     'no-reuse': { type: 'boolean' },
     days: { type: 'string' },
+    skip: { type: 'string' },
     'cache-mb': { type: 'string' },
     every: { type: 'string' },
     'default-heap': { type: 'boolean' },
@@ -97,7 +100,7 @@ async function build(n, dir) {
     [28, 0],
     [29, 100],
     [30, 100],
-  ].slice(0, Number(values.days ?? 1))) {
+  ].slice(Number(values.skip ?? 0), Number(values.days ?? 1))) {
     function* models() {
       let i = 0;
       for (const m of testing.syntheticModelStream(n)) {

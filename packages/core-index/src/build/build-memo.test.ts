@@ -52,8 +52,8 @@ const days: Day[] = [
   { date: '2026-12-04', models: day7 },
 ];
 
-async function build(store: ObjectStore, day: Day, reuse: boolean) {
-  const r = await buildIndex(store, { date: day.date, models: day.models, pages: true, reuse });
+async function build(store: ObjectStore, day: Day, reuse: boolean, catalogLimit?: number) {
+  const r = await buildIndex(store, { date: day.date, models: day.models, pages: true, reuse, catalogLimit });
   return { catalog: r.catalog, pages: r.day.pages };
 }
 
@@ -194,5 +194,43 @@ describe('a build that reuses the last build (the build memo)', () => {
     expect(withMemo.get('ids') ?? 0).toBeLessThan((without.get('ids') ?? 0) / 4);
     expect(withMemo.get('order') ?? 0).toBeGreaterThan(0);
     expect(withMemo.get('order') ?? 0).toBeLessThan(without.get('order') ?? 0);
+  });
+
+  it('cuts a sharded catalog as a full build does, names the unchanged shards without composing them, and puts a lost one again', async () => {
+    // a store that records the catalog shards put, and can be told it lost some
+    const shardPuts: string[] = [];
+    const lostShards = new Set<string>();
+    const inner = new MemoryObjectStore();
+    const reusing = Object.assign(Object.create(inner) as MemoryObjectStore, {
+      put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
+        const r = await inner.put(bytes, o);
+        if (o.kind === 'model-hub.catalog-shard') shardPuts.push(r.meta.id);
+        return r;
+      },
+      has: async (a: Address) => !lostShards.has(a) && inner.has(a),
+    });
+    const full = new MemoryObjectStore();
+    const limit = 16 * 1024;
+    let shards: string[] = [];
+    for (const [i, day] of days.entries()) {
+      shardPuts.length = 0;
+      const a = await build(reusing, day, true, limit);
+      expect(a, day.date).toEqual(await build(full, day, false, limit));
+      const root = JSON.parse(new TextDecoder().decode((await inner.get(a.catalog as Address))?.bytes)) as {
+        shards: Array<{ address: string }>;
+      };
+      const named = root.shards.map((r) => r.address);
+      expect(named.length, day.date).toBeGreaterThan(3);
+      // an unchanged day composes and puts no shard; a day of changes, only the shards of changed rows
+      if (i === 2 || i === 5) expect(shardPuts, day.date).toEqual([]);
+      else if (i > 2) expect(shardPuts.length, day.date).toBeLessThan(named.length / 3);
+      shards = named;
+    }
+    // the store lost one of the last day's shards: the next (unchanged) day puts it again, from its rows
+    lostShards.add(shards[1] as string);
+    shardPuts.length = 0;
+    const again = { ...(days[6] as Day), date: '2026-12-05' };
+    expect(await build(reusing, again, true, limit)).toEqual(await build(full, again, false, limit));
+    expect(shardPuts).toEqual([shards[1]]);
   });
 });

@@ -13,7 +13,11 @@ import type { PagesRoot } from '../index/page-layout.js';
  * damaged, or made on another base is not used, and the build does the whole work. Nothing in it is served.
  */
 export const MEMO_REF = 'build-memo';
-export const MEMO_KIND = 'model-hub.build-memo';
+/**
+ * The memo root's kind. `.v2`: a model's record may hold its full key and row bytes (flag 8), which a reader of the
+ * first form would misread; it does not read a root of this kind (another kind: not its memo).
+ */
+export const MEMO_KIND = 'model-hub.build-memo.v2';
 export const MEMO_CHUNK_KIND = 'model-hub.build-memo-chunk';
 /** A chunk is put once its records pass this many bytes. */
 const CHUNK_BYTES = 1 << 20;
@@ -31,6 +35,12 @@ export interface MemoModel {
   base: 0 | 1 | 2;
   revision: string;
   sources: string[];
+  /**
+   * {@link inputKeys}' `full` key (the row's input too), and the bytes the row took in the catalog (`rowText`'s
+   * `bytes`, catalog-shards.ts): absent in a memo written before they were kept
+   */
+  full?: string;
+  rowBytes?: number;
 }
 
 /** A models page as written (index-pages.ts). */
@@ -57,23 +67,43 @@ const decoder = new TextDecoder();
 let keyBuf = new Uint8Array(4096);
 
 /**
- * 32 hex digits (128 bits of BLAKE3) of the parts of a model's input that its model and source objects are made from
- * (everything but the browse row): the same key, the same objects. Serialized with `JSON.stringify`, not canonical
- * JSON: another member order only misses the memo, and it costs a fraction of canonical JSON.
+ * The keys of a model's input, 32 hex digits (128 bits of BLAKE3) each. `objects`: of the parts its model and source
+ * objects are made from (everything but the browse row): the same key, the same objects. `full`: of those parts, the
+ * browse row, and its sources' display names: with the same model address, the same catalog row, the same catalog
+ * member and the same models page entry (what `modelRow` reads is all in it). Serialized with `JSON.stringify`, not
+ * canonical JSON: another member order only misses the memo, and it costs a fraction of canonical JSON. `full` is
+ * asked first (one hash for a model whose input did not change at all); `objects` is hashed only when asked.
  */
-export function inputKey(m: {
-  id: string;
-  revision?: string;
-  license?: string | null;
-  files: unknown;
-  facts?: unknown;
-  signature?: unknown;
-  scan?: unknown;
-  sources: unknown;
-}): string {
-  const parts = [m.id, m.revision ?? null, m.license ?? null, m.files, m.facts ?? null, m.signature ?? null, m.scan ?? null, m.sources];
-  const text = JSON.stringify(parts);
-  // into one reused buffer (a UTF-16 code unit is at most 3 UTF-8 bytes)
+export function inputKeys(
+  m: {
+    id: string;
+    revision?: string;
+    license?: string | null;
+    files: unknown;
+    facts?: unknown;
+    signature?: unknown;
+    scan?: unknown;
+    sources: unknown;
+    row?: unknown;
+  },
+  names: readonly string[],
+): { full: string; objects: () => string } {
+  const parts = JSON.stringify([
+    m.id,
+    m.revision ?? null,
+    m.license ?? null,
+    m.files,
+    m.facts ?? null,
+    m.signature ?? null,
+    m.scan ?? null,
+    m.sources,
+  ]);
+  const full = hashText(`${parts.slice(0, -1)},${JSON.stringify(m.row ?? null)},${JSON.stringify(names)}]`);
+  return { full, objects: () => hashText(parts) };
+}
+
+/** 32 hex digits of BLAKE3 of a text, encoded into one reused buffer (a UTF-16 code unit is at most 3 UTF-8 bytes). */
+function hashText(text: string): string {
   if (keyBuf.length < text.length * 3) keyBuf = new Uint8Array(text.length * 3);
   return blake3Hex(keyBuf.subarray(0, encoder.encodeInto(text, keyBuf).written)).slice(0, 32);
 }
@@ -171,8 +201,9 @@ export class BuildMemoWriter {
   model(id: string, m: MemoModel): void {
     const idBytes = encoder.encode(id);
     const rev = encoder.encode(m.revision);
+    const full = m.full !== undefined && m.rowBytes !== undefined;
     const [buf, start] = this.models.room(
-      2 + idBytes.length + 16 + 32 + 1 + (m.prev ? 32 : 0) + 2 + rev.length + 2 + 32 * m.sources.length,
+      2 + idBytes.length + 16 + 32 + 1 + (m.prev ? 32 : 0) + (full ? 20 : 0) + 2 + rev.length + 2 + 32 * m.sources.length,
     );
     const view = new DataView(buf.buffer, buf.byteOffset);
     let at = start;
@@ -181,11 +212,16 @@ export class BuildMemoWriter {
     at += 2 + idBytes.length;
     putHex(buf, at, m.key, 16);
     putHex(buf, at + 16, bare(m.model), 32);
-    buf[at + 48] = (m.prev ? 1 : 0) | (m.base << 1);
+    buf[at + 48] = (m.prev ? 1 : 0) | (m.base << 1) | (full ? 8 : 0);
     at += 49;
     if (m.prev) {
       putHex(buf, at, bare(m.prev), 32);
       at += 32;
+    }
+    if (full) {
+      putHex(buf, at, m.full as string, 16);
+      view.setUint32(at + 16, m.rowBytes as number);
+      at += 20;
     }
     view.setUint16(at, rev.length);
     buf.set(rev, at + 2);
@@ -267,7 +303,7 @@ export class BuildMemo {
         else this.collided.set(h, [...(this.collided.get(h) ?? []), pos]);
         at += 2 + idLength + 48;
         const flags = buf[at] as number;
-        at += 1 + (flags & 1 ? 32 : 0);
+        at += 1 + (flags & 1 ? 32 : 0) + (flags & 8 ? 20 : 0);
         at += 2 + view.getUint16(at);
         at += 2 + 32 * view.getUint16(at);
       }
@@ -334,6 +370,13 @@ export class BuildMemo {
       prev = hexAt(buf, at, 32);
       at += 32;
     }
+    let full: string | undefined;
+    let rowBytes: number | undefined;
+    if (flags & 8) {
+      full = hexAt(buf, at, 16);
+      rowBytes = view.getUint32(at + 16);
+      at += 20;
+    }
     const revLength = view.getUint16(at);
     const revision = decoder.decode(buf.subarray(at + 2, at + 2 + revLength));
     at += 2 + revLength;
@@ -341,7 +384,7 @@ export class BuildMemo {
     const n = view.getUint16(at);
     at += 2;
     for (let k = 0; k < n; k++, at += 32) sources.push(hexAt(buf, at, 32));
-    return { key, model, prev, base: ((flags >> 1) & 3) as 0 | 1 | 2, revision, sources };
+    return { key, model, prev, base: ((flags >> 1) & 3) as 0 | 1 | 2, revision, sources, ...(full ? { full, rowBytes } : {}) };
   }
 
   /**

@@ -1,7 +1,7 @@
 import { BUCKETS_REF } from '../buckets/schema.js';
 import { type Address, addressOf } from '../index/blake3.js';
 import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
-import { CatalogWriter, readCatalog } from '../index/catalog-shards.js';
+import { CatalogWriter, type RowText, readCatalog, rowText } from '../index/catalog-shards.js';
 import { IndexPagesWriter } from '../index/index-pages.js';
 import { missingOf, type ObjectStore } from '../index/object-store.js';
 import {
@@ -17,7 +17,7 @@ import { sha256Hex } from '../index/sha256.js';
 import type { PageObjects } from '../index/write-index-pages.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import type { NoteSigner } from '../tlog/note.js';
-import { BuildMemo, BuildMemoWriter, inputKey, MEMO_REF, type MemoModel } from './build-memo.js';
+import { BuildMemo, BuildMemoWriter, inputKeys, MEMO_REF, type MemoModel } from './build-memo.js';
 import { commitDays } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 import { type BuildModelInput, modelRow } from './model-row.js';
@@ -118,8 +118,15 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const catalogEntries = async (id: string) => (await readCatalogs()).flatMap((c) => c?.objects[id] ?? []);
   const memoBase = (b: MemoModel) => (b.base === 1 ? `blake3:${b.model}` : b.base === 2 && b.prev ? `blake3:${b.prev}` : null);
   const display = input.display ?? ((s: string) => s);
-  const catalogWriter = new CatalogWriter(objects, { date: input.date, prev: prevCatalogAddress ?? null }, input.catalogLimit);
   const format = await pagesFormat();
+  // A catalog shard whose rows are the last build's (by their input keys and addresses) is that shard.
+  const catalogWriter = new CatalogWriter(objects, { date: input.date, prev: prevCatalogAddress ?? null }, input.catalogLimit, {
+    shard: (k) => {
+      const a = memo?.look(k, format);
+      return a ? (`blake3:${a}` as Address) : undefined;
+    },
+    record: (k, a) => memoWriter.look(k, a.slice('blake3:'.length)),
+  });
   const pagesWriter = input.pages
     ? new IndexPagesWriter(objects, {
         page: (k) => memo?.page(k, format),
@@ -136,8 +143,15 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const seen = new Set<string>();
   const one = async (m: BuildModelInput) => {
     const files = [...m.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const key = inputKey(m);
+    const keys = inputKeys(
+      m,
+      m.sources.map((s) => display(s.source)),
+    );
     const before = memo?.model(m.id);
+    // The whole input as the memo's build had it (its row too): the same objects, row and catalog member, whose size
+    // the memo knows, so the row is not serialized unless its catalog shard must be composed.
+    const same = before?.full === keys.full && before.rowBytes !== undefined ? before : undefined;
+    const key = same ? same.key : keys.objects();
     // The same input as the memo's build: the same objects at the same addresses (see build-memo.ts), when the
     // memo's build chained to the same base or is that base itself. Nothing is encoded or hashed for them.
     const reused = before && before.key === key ? before : undefined;
@@ -217,6 +231,12 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       modelAddress = store('model-hub.model', encodedModel);
       sourceAddresses = sourceValues.map((v) => store('model-hub.source', encode(v)));
     }
+    const row = modelRow(m, files, revision, modelAddress, display);
+    const entry = { model: modelAddress, sources: sourceAddresses };
+    const text: RowText =
+      same && reused
+        ? { row, entry, json: undefined, member: undefined, bytes: same.rowBytes as number, key: keys.full }
+        : { ...rowText(row, entry), key: keys.full };
     memoWriter.model(m.id, {
       key,
       model: modelAddress,
@@ -224,12 +244,13 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       base: baseModel === null ? 0 : baseModel === modelAddress ? 1 : 2,
       revision,
       sources: sourceAddresses,
+      full: keys.full,
+      rowBytes: text.bytes,
     });
-    const row = modelRow(m, files, revision, modelAddress, display);
     return {
       row,
-      rowJson: canonicalJson(row),
-      entry: { model: modelAddress, sources: sourceAddresses },
+      text,
+      entry,
       object: modelObject,
       sources: sourceValues.map((v, k) => ({ address: sourceAddresses[k] as string, object: v })),
       files: files.length,
@@ -244,9 +265,9 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const write = async (chunk: Array<{ m: BuildModelInput; lower: string }>): Promise<{ written: Promise<unknown> }> => {
     const done = await Promise.all(chunk.map((c) => one(c.m)));
     for (const [k, d] of done.entries()) {
-      await catalogWriter.add(d.row, d.entry, d.rowJson);
+      await catalogWriter.addText(d.text);
       const entry = { id: d.row.id, address: d.entry.model, row: d.row, object: d.object, sources: d.sources };
-      await pagesWriter?.add(entry, (chunk[k] as { lower: string }).lower, d.rowJson);
+      await pagesWriter?.add(entry, (chunk[k] as { lower: string }).lower, d.text.key);
       modelCount++;
       fileCount += d.files;
       byteCount += d.bytes;
@@ -281,11 +302,15 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   await last.written;
   seen.clear();
   // One object, or a root plus content-addressed shards when it would pass the message limit.
-  const { address: catalogAddress } = await catalogWriter.finish();
+  // Its address is known before it is stored: the pages and the memo are written while it is, and no ref names it
+  // before it is stored.
+  const { address: catalogAddress, written: catalogWritten } = await catalogWriter.finishing();
   const pages = pagesWriter ? await pagesWriter.finish(catalogAddress, input.date) : undefined;
+  const memoAddress = await memoWriter.finish(catalogAddress, prevCatalogAddress ?? null, format);
+  await catalogWritten;
   // The memo is stored before the day is committed; one whose catalog never became a day is still of a build that
   // chained to the same base, so the next build can use it (BuildMemo.read).
-  await objects.writeRef(MEMO_REF, await memoWriter.finish(catalogAddress, prevCatalogAddress ?? null, format));
+  await objects.writeRef(MEMO_REF, memoAddress);
   const spacesCatalog = (await objects.readRef(SPACES_REF))?.trim();
   const bucketsCatalog = (await objects.readRef(BUCKETS_REF))?.trim();
   const day: ArchiveDay = {

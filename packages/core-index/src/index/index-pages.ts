@@ -60,8 +60,8 @@ export class IndexPagesWriter {
   private readonly modelPages: string[] = [];
   /** the first models of the browse list (the root's `head`) */
   private readonly head: PagedEntry[] = [];
-  /** each model added since the last models page, with its row's canonical JSON when the builder gave it */
-  private pageEntries: Array<{ entry: PagedEntry; row: string | undefined }> = [];
+  /** each model added since the last models page, with the key of its input when the builder gave it */
+  private pageEntries: Array<{ entry: PagedEntry; key: string | undefined }> = [];
   /** where each rank's model lies in its models page, and its BLAKE3 (32 bytes a rank), for the id entries */
   private readonly entryStart = new U32List();
   private readonly entryLength = new U32List();
@@ -76,12 +76,13 @@ export class IndexPagesWriter {
   }
 
   /**
-   * The next model of the browse list (its rank is how many came before); `lower`: its id in lower case; `rowJson`:
-   * the canonical JSON of its row, which lets a models page be reused (see {@link ModelsPageReuse}).
+   * The next model of the browse list (its rank is how many came before); `lower`: its id in lower case; `key`: the
+   * key of the input its objects and row are made from (build-memo.ts `inputKeys`' `full`), which lets a models page
+   * be reused (see {@link ModelsPageReuse}).
    */
-  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase(), rowJson?: string): Promise<void> {
+  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase(), key?: string): Promise<void> {
     const rank = this.n++;
-    this.pageEntries.push({ entry, row: rowJson });
+    this.pageEntries.push({ entry, key });
     if (!this.deferred) this.tabulate(entry, lower, rank);
     if (rank < MODELS_PER_PAGE) this.head.push(entry);
     if (this.pageEntries.length === MODELS_PER_PAGE) await this.modelsPage();
@@ -133,7 +134,7 @@ export class IndexPagesWriter {
 
   /**
    * Write the models page of the models added since the last one, and note where each model lies in it. A page whose
-   * key (its first rank, its models' addresses and rows) names a page the last build wrote, still stored, is that
+   * key (its first rank, its models' addresses and input keys) names a page the last build wrote, still stored, is that
    * page: its address and entries are reused without serializing or hashing it.
    */
   private async modelsPage(): Promise<void> {
@@ -142,7 +143,7 @@ export class IndexPagesWriter {
     const first = this.n - held.length;
     const { reuse } = this;
     const key =
-      reuse && held.every((h) => h.row !== undefined) ? modelsPageKey(first, held as Array<{ entry: PagedEntry; row: string }>) : undefined;
+      reuse && held.every((h) => h.key !== undefined) ? modelsPageKey(first, held as Array<{ entry: PagedEntry; key: string }>) : undefined;
     let page = key ? reuse?.page(key) : undefined;
     if (page && !(await this.store.has(`blake3:${page.address}` as Address))) page = undefined;
     if (page) this.modelPages.push(`blake3:${page.address}`);

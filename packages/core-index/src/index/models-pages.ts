@@ -41,20 +41,21 @@ export function modelsListKey(pages: readonly string[]): string {
 const pageKey = new PageKey();
 
 /**
- * The key of a models page: its first rank and, for each model, its model and source addresses and its row's
- * canonical JSON. These decide the page's bytes (each entry is the row's id, the model's address, the row, and the
- * objects those addresses name), so one key is one page. Appended to one reused buffer (page-tables.ts `PageKey`),
- * nothing per model is allocated for it.
+ * The key of a models page: its first rank and, for each model, its model and source addresses and the key of its
+ * input (build-memo.ts `inputKeys`' `full`: the parts its objects and its row are made from). These decide the page's
+ * bytes (each entry is the row's id, the model's address, the row, and the objects those addresses name; the row is
+ * made from that input and the model's address), so one key is one page, and no row is serialized to learn it.
+ * Appended to one reused buffer (page-tables.ts `PageKey`), nothing per model is allocated for it.
  */
 export function modelsPageKey(
   first: number,
-  entries: ReadonlyArray<{ entry: { address: string; sources: ReadonlyArray<{ address: string }> }; row: string }>,
+  entries: ReadonlyArray<{ entry: { address: string; sources: ReadonlyArray<{ address: string }> }; key: string }>,
 ): string {
-  const k = pageKey.start('models').u32(first).u32(entries.length);
-  for (const { entry, row } of entries) {
+  const k = pageKey.start('models-by-input').u32(first).u32(entries.length);
+  for (const { entry, key } of entries) {
     k.str(entry.address).u32(entry.sources.length);
     for (const x of entry.sources) k.str(x.address);
-    k.str(row);
+    k.str(key);
   }
   return k.key();
 }
