@@ -43,7 +43,25 @@ export interface RowText {
   bytes: number;
   /** the key of the input the row and its entry's addresses are made from (build-memo.ts `inputKeys`' `full`) */
   key?: string;
+  /** where the last build's catalog holds this row's text and member (a row of the same key and addresses) */
+  src?: RowSource;
 }
+
+/** Where a row's text and its `objects` member lie in a catalog object or shard (`part`), in bytes. */
+export interface RowPlace {
+  rowAt: number;
+  rowLen: number;
+  memAt: number;
+  memLen: number;
+}
+
+/** A row's place in the last build's catalog: the part's address, and where in it. */
+export interface RowSource extends RowPlace {
+  part: Address;
+}
+
+/** The bytes of a part of the last build's catalog, checked against its address; undefined if they cannot be had. */
+export type PartReader = (part: Address) => Uint8Array | undefined;
 
 /** The bytes one row takes in a shard: the row, the entry keyed by the id, and the separators. */
 export function rowText(row: Row, entry: Entry | undefined, json = canonicalJson(row)): RowText {
@@ -87,21 +105,73 @@ export function shardKeyOf(rows: readonly RowText[]): string | undefined {
 
 const encoder = new TextEncoder();
 
-/** The `objects` members of rows, in key order (UTF-16 code units, as RFC 8785 sorts), and the rows, as texts. */
-export function memberAndRowTexts(held: readonly RowText[]): { objects: string; rows: string } {
-  const members = new Map<string, string>();
-  const rows: string[] = [];
-  for (const r of held) {
-    const t = texts(r);
-    rows.push(t.json);
-    if (t.member) members.set(r.row.id, t.member);
-  }
-  const ids = [...members.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return { objects: ids.map((id) => members.get(id)).join(','), rows: rows.join(',') };
+/** The canonical bytes of a shard from its rows' texts (the same bytes as `canonicalBytes` of the shard object). */
+export function shardBytes(held: readonly RowText[], read?: PartReader): { bytes: Uint8Array; placed: RowPlace[] } {
+  return composeRows(`{"kind":"${CATALOG_SHARD_KIND}","objects":{`, held, '},"rows":[', ']}', read);
 }
 
-/** The canonical bytes of a shard from its rows' texts (the same bytes as `canonicalBytes` of the shard object). */
-export function shardBytes(held: readonly RowText[]): Uint8Array {
-  const { objects, rows } = memberAndRowTexts(held);
-  return encoder.encode(`{"kind":"${CATALOG_SHARD_KIND}","objects":{${objects}},"rows":[${rows}]}`);
+const comma = 44;
+
+/**
+ * `prefix`, the rows' `objects` members in key order (UTF-16 code units, as RFC 8785 sorts keys) joined by commas,
+ * `middle`, the rows joined by commas, `suffix`: the canonical bytes of a catalog or shard object from its rows. A row
+ * with a {@link RowSource} is copied from the last build's bytes (`read`), not serialized; any other row (or one whose
+ * part cannot be read, or whose place does not have its size) is serialized. Returns where each row and member lie.
+ */
+export function composeRows(
+  prefix: string,
+  held: readonly RowText[],
+  middle: string,
+  suffix: string,
+  read?: PartReader,
+): { bytes: Uint8Array; placed: RowPlace[] } {
+  const rows: Uint8Array[] = [];
+  const members: Array<Uint8Array | undefined> = [];
+  for (const r of held) {
+    const src = r.src;
+    const part = src && read && src.rowLen + src.memLen + 3 === r.bytes && r.entry ? read(src.part) : undefined;
+    if (src && part && src.rowAt + src.rowLen <= part.length && src.memAt + src.memLen <= part.length) {
+      rows.push(part.subarray(src.rowAt, src.rowAt + src.rowLen));
+      members.push(part.subarray(src.memAt, src.memAt + src.memLen));
+    } else {
+      const t = texts(r);
+      rows.push(encoder.encode(t.json));
+      members.push(t.member === undefined ? undefined : encoder.encode(t.member));
+    }
+  }
+  const order = held.map((_, i) => i).filter((i) => members[i] !== undefined);
+  order.sort((a, b) => {
+    const x = (held[a] as RowText).row.id;
+    const y = (held[b] as RowText).row.id;
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
+  const head = encoder.encode(prefix);
+  const mid = encoder.encode(middle);
+  const tail = encoder.encode(suffix);
+  let size = head.length + mid.length + tail.length + Math.max(0, order.length - 1) + Math.max(0, rows.length - 1);
+  for (const r of rows) size += r.length;
+  for (const i of order) size += (members[i] as Uint8Array).length;
+  const out = new Uint8Array(size);
+  const placed: RowPlace[] = held.map(() => ({ rowAt: 0, rowLen: 0, memAt: 0, memLen: 0 }));
+  out.set(head, 0);
+  let at = head.length;
+  for (const [k, i] of order.entries()) {
+    if (k > 0) out[at++] = comma;
+    const m = members[i] as Uint8Array;
+    out.set(m, at);
+    (placed[i] as RowPlace).memAt = at;
+    (placed[i] as RowPlace).memLen = m.length;
+    at += m.length;
+  }
+  out.set(mid, at);
+  at += mid.length;
+  for (const [i, r] of rows.entries()) {
+    if (i > 0) out[at++] = comma;
+    out.set(r, at);
+    (placed[i] as RowPlace).rowAt = at;
+    (placed[i] as RowPlace).rowLen = r.length;
+    at += r.length;
+  }
+  out.set(tail, at);
+  return { bytes: out, placed };
 }

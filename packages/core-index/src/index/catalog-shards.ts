@@ -2,9 +2,11 @@ import { type Address, addressOf } from './blake3.js';
 import { canonicalBytes, canonicalJson } from './canonical-json.js';
 import {
   CATALOG_SHARD_KIND,
+  composeRows,
   type Entry,
-  memberAndRowTexts,
+  type PartReader,
   type Row,
+  type RowPlace,
   type RowText,
   rowText,
   type ShardReuse,
@@ -18,9 +20,15 @@ import { type CatalogObject, CatalogObjectSchema, type CatalogShard, CatalogShar
 export const CATALOG_MESSAGE_LIMIT = 33_554_432;
 
 export const CATALOG_KIND = 'model-hub.catalog';
-export { CATALOG_SHARD_KIND, type RowText, rowText, type ShardReuse, utf8Length } from './catalog-rows.js';
-
-const encoder = new TextEncoder();
+export {
+  CATALOG_SHARD_KIND,
+  type RowPlace,
+  type RowSource,
+  type RowText,
+  rowText,
+  type ShardReuse,
+  utf8Length,
+} from './catalog-rows.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
 
@@ -157,12 +165,30 @@ export class CatalogWriter {
   private readonly refs: Array<{ address: Address; models: number }> = [];
   private readonly puts: Array<Promise<unknown>> = [];
 
+  /** the last build's catalog parts read (at most a few: rows come in the order they were in), checked, by address */
+  private readonly parts = new Map<string, Uint8Array | undefined>();
+
+  /**
+   * `reuse`: the last build's shards by key. `onPlaced`: each row in order, with the index of its part (the catalog
+   * object, or its shard) and where it lies in it (undefined when not known), for the next build's row sources.
+   */
   constructor(
     private readonly objects: ObjectStore,
     private readonly head: Pick<CatalogObject, 'date' | 'prev'>,
     private readonly limit = CATALOG_MESSAGE_LIMIT,
     private readonly reuse?: ShardReuse,
+    private readonly onPlaced?: (part: number, place: RowPlace | undefined) => void,
   ) {}
+
+  /** A part of the last build's catalog, read at once when the store can (else undefined: its rows are serialized). */
+  private readonly read: PartReader = (part) => {
+    if (this.parts.has(part)) return this.parts.get(part);
+    const got = this.objects.readBytes?.(part);
+    const bytes = got instanceof Uint8Array && addressOf(got) === part ? got : undefined;
+    if (this.parts.size >= 3) this.parts.delete(this.parts.keys().next().value as string);
+    this.parts.set(part, bytes);
+    return bytes;
+  };
 
   /** The next row and its entry; `json`: the row's canonical JSON, when the caller has it. */
   async add(row: Row, entry: Entry, json?: string): Promise<void> {
@@ -195,24 +221,29 @@ export class CatalogWriter {
   private putShard(rows: RowText[]): void {
     const key = this.reuse ? shardKeyOf(rows) : undefined;
     const before = key ? this.reuse?.shard(key) : undefined;
+    const part = this.refs.length;
     const compose = () => {
-      const bytes = shardBytes(rows);
-      if (bytes.length > this.limit) throw new Error(`a catalog shard came out at ${bytes.length} bytes, over the limit of ${this.limit}`);
-      return bytes;
+      const composed = shardBytes(rows, this.read);
+      const { length } = composed.bytes;
+      if (length > this.limit) throw new Error(`a catalog shard came out at ${length} bytes, over the limit of ${this.limit}`);
+      return composed;
     };
     let address: Address;
     if (before) {
       address = before;
+      // the same bytes as the last build's shard: each row where it was, when that was this shard
+      for (const r of rows) this.onPlaced?.(part, r.src?.part === before ? r.src : undefined);
       this.puts.push(
         this.objects.has(before).then(async (stored) => {
           if (stored) return;
-          const { meta } = await this.objects.put(compose(), { kind: CATALOG_SHARD_KIND, mediaType: JSON_MEDIA_TYPE });
+          const { meta } = await this.objects.put(compose().bytes, { kind: CATALOG_SHARD_KIND, mediaType: JSON_MEDIA_TYPE });
           if (meta.id !== before) throw new Error(`catalog shard: its rows hash to ${meta.id}, the last build's to ${before}`);
         }),
       );
     } else {
-      const bytes = compose();
+      const { bytes, placed } = compose();
       address = addressOf(bytes);
+      for (const p of placed) this.onPlaced?.(part, p);
       this.puts.push(this.objects.put(bytes, { kind: CATALOG_SHARD_KIND, mediaType: JSON_MEDIA_TYPE }));
     }
     if (key) this.reuse?.record(key, address);
@@ -235,11 +266,16 @@ export class CatalogWriter {
       // One object, composed from the rows' texts (the bytes `canonicalBytes` gives the catalog object; its members
       // in key order: date, kind, objects, prev, rows), unless it would pass the limit after all.
       const held = this.held.splice(0);
-      const { objects, rows } = memberAndRowTexts(held);
-      const whole = encoder.encode(
-        `{"date":${canonicalJson(this.head.date)},"kind":"${CATALOG_KIND}","objects":{${objects}},${this.head.prev === undefined ? '' : `"prev":${canonicalJson(this.head.prev)},`}"rows":[${rows}]}`,
+      const { bytes: whole, placed } = composeRows(
+        `{"date":${canonicalJson(this.head.date)},"kind":"${CATALOG_KIND}","objects":{`,
+        held,
+        `},${this.head.prev === undefined ? '' : `"prev":${canonicalJson(this.head.prev)},`}"rows":[`,
+        ']}',
+        this.read,
       );
+      this.parts.clear();
       if (whole.length <= this.limit) {
+        for (const p of placed) this.onPlaced?.(0, p);
         const written = this.objects.put(whole, { kind: CATALOG_KIND, mediaType: JSON_MEDIA_TYPE });
         written.catch(() => {}); // waited for by the caller; this only keeps a failure from counting as unhandled meanwhile
         return { address: addressOf(whole), shards: [], written };
@@ -248,6 +284,7 @@ export class CatalogWriter {
       for (const { row, entry } of held as Array<{ row: Row; entry: Entry }>) {
         catalog.rows.push(row);
         catalog.objects[row.id] = entry;
+        this.onPlaced?.(0, undefined);
       }
       return { ...(await writeCatalog(this.objects, catalog, this.limit)), written: Promise.resolve() };
     }
