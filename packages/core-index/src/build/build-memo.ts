@@ -4,9 +4,9 @@ import type { RowPlace, RowSource } from '../index/catalog-shards.js';
 import type { ModelsPageRecord } from '../index/models-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import type { PagesRoot } from '../index/page-layout.js';
-import { bare, ChunkWriter, hexAt, idHash, MEMO_CHUNK_KIND, putHex } from './memo-records.js';
+import { bare, ChunkWriter, hexAt, idHash, MEMO_CHUNK_KIND, type MemoModel, type MemoRoot, putHex } from './memo-records.js';
 
-export { inputKeys } from './memo-records.js';
+export { inputKeys, type MemoModel } from './memo-records.js';
 export { MEMO_CHUNK_KIND };
 
 /**
@@ -29,49 +29,8 @@ const AT = 2 ** 26;
 const ROW_BYTES = 20;
 const NO_PLACE = 0xffffffff;
 
-/** What a build made of one model's input. Addresses are 64 hex digits (no `blake3:`). */
-export interface MemoModel {
-  /** {@link inputKey} of the input */
-  key: string;
-  model: string;
-  /** the model object's `prev` */
-  prev: string | null;
-  /** what the build's base catalog named for this id: 0 nothing, 1 `model` (unchanged), 2 `prev` (changed) */
-  base: 0 | 1 | 2;
-  revision: string;
-  sources: string[];
-  /**
-   * {@link inputKeys}' `full` key (the row's input too), and the bytes the row took in the catalog (`rowText`'s
-   * `bytes`, catalog-shards.ts): absent in a memo written before they were kept
-   */
-  full?: string;
-  rowBytes?: number;
-  /** the model's rank in the memo's build (where its row's place is, {@link BuildMemo.source}) */
-  rank?: number;
-}
-
 /** A models page as written (index-pages.ts). */
 export type MemoPage = ModelsPageRecord;
-
-interface MemoRoot {
-  kind: typeof MEMO_KIND;
-  /** the catalog the build wrote, and the catalog it chained to (its base) */
-  catalog: string;
-  base: string | null;
-  /** `pagesFormat` (pages-format.ts) of the build that wrote the pages' records */
-  format: string;
-  models: string[];
-  pages: string[];
-  /** the look-up pages and catalog shards: 16 bytes of key and 32 of address each */
-  looks?: string[];
-  /** where each row lies in the catalog, by rank: its part's index and its {@link RowPlace}, 20 bytes each */
-  rows?: string[];
-  /** the catalog's parts (the catalog object, or its shards), 64 hex digits each */
-  parts?: string[];
-  /** the pages root the build wrote, and the key of its models pages' list (models-pages.ts `modelsListKey`) */
-  root?: string;
-  list?: string;
-}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -82,12 +41,14 @@ export class BuildMemoWriter {
   private readonly pages: ChunkWriter;
   private readonly looks: ChunkWriter;
   private readonly rows: ChunkWriter;
+  private readonly sections: ChunkWriter;
 
   constructor(private readonly objects: ObjectStore) {
     this.models = new ChunkWriter(objects);
     this.pages = new ChunkWriter(objects);
     this.looks = new ChunkWriter(objects);
     this.rows = new ChunkWriter(objects);
+    this.sections = new ChunkWriter(objects);
   }
 
   /** A look-up page by its key (page-tables.ts `PageKey`); its address in 64 hex digits. */
@@ -96,6 +57,14 @@ export class BuildMemoWriter {
     putHex(buf, at, key, 16);
     putHex(buf, at + 16, address, 32);
     this.looks.end();
+  }
+
+  /** The next models page's section keys (index-pages.ts `sectionKey`), 32 hex digits each. */
+  section(terms: string, shas: string): void {
+    const [buf, at] = this.sections.room(32);
+    putHex(buf, at, terms, 16);
+    putHex(buf, at + 16, shas, 16);
+    this.sections.end();
   }
 
   /** The next row's place in the catalog (in rank order): its part's index, and where in it (unknown: undefined). */
@@ -182,6 +151,7 @@ export class BuildMemoWriter {
       pages: await this.pages.done(),
       looks: await this.looks.done(),
       rows: await this.rows.done(),
+      sections: await this.sections.done(),
       parts: parts.map(bare),
       ...this.pagesRoot,
     };
@@ -208,6 +178,7 @@ export class BuildMemo {
     private readonly lookChunks: Uint8Array[],
     private readonly rowChunks: Uint8Array[],
     private readonly parts: string[],
+    private readonly sectionChunks: Uint8Array[],
   ) {
     modelChunks.forEach((buf, c) => {
       const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -254,7 +225,9 @@ export class BuildMemo {
       const pages = await Promise.all(root.pages.map(checked));
       const looks = await Promise.all((root.looks ?? []).map(checked));
       const rows = await Promise.all((root.rows ?? []).map(checked));
-      return new BuildMemo(objects, mode, root.format, { list: root.list, root: root.root }, models, pages, looks, rows, root.parts ?? []);
+      const sections = await Promise.all((root.sections ?? []).map(checked));
+      const pagesRoot = { list: root.list, root: root.root };
+      return new BuildMemo(objects, mode, root.format, pagesRoot, models, pages, looks, rows, root.parts ?? [], sections);
     } catch {
       return undefined;
     }
@@ -312,16 +285,46 @@ export class BuildMemo {
    * pages (`list`), read and checked against its address, and every page it names directly still stored.
    */
   async root(list: string, format: string): Promise<PagesRoot | undefined> {
-    const address = this.pagesRoot.root as Address | undefined;
-    if (!address || format !== this.format || list !== this.pagesRoot.list) return undefined;
-    const stored = await this.objects.get(address);
-    if (!stored || addressOf(stored.bytes) !== address) return undefined;
-    const root = JSON.parse(decoder.decode(stored.bytes)) as PagesRoot;
+    const root = list === this.pagesRoot.list ? await this.lastRoot(format) : undefined;
+    if (!root) return undefined;
     const named: string[] = [];
     for (const v of [root.models, root.ids, root.shas, root.terms, root.names, ...Object.values(root.orders)])
       named.push(...(v.pages ?? []), ...(v.dirs ?? []));
     for (const a of named) if (!(await this.objects.has(a as Address))) return undefined;
     return root;
+  }
+
+  /** The memo build's pages root, read and checked against its address, when its pages were written as `format` says. */
+  async lastRoot(format: string): Promise<PagesRoot | undefined> {
+    const address = this.pagesRoot.root as Address | undefined;
+    if (!address || format !== this.format) return undefined;
+    const stored = await this.objects.get(address);
+    if (!stored || addressOf(stored.bytes) !== address) return undefined;
+    return JSON.parse(decoder.decode(stored.bytes)) as PagesRoot;
+  }
+
+  /** How many models pages the memo's build wrote, with the keys of their sections. */
+  get sectionCount(): number {
+    return this.sectionChunks.reduce((n, c) => n + c.length / 32, 0);
+  }
+
+  /** The section keys of the memo build's models page `index`. */
+  section(index: number): { terms: string; shas: string } | undefined {
+    const per = (this.sectionChunks[0]?.length ?? 0) / 32;
+    const buf = per ? this.sectionChunks[Math.floor(index / per)] : undefined;
+    const at = (index % per) * 32;
+    return buf && at + 32 <= buf.length ? { terms: hexAt(buf, at, 16), shas: hexAt(buf, at + 16, 16) } : undefined;
+  }
+
+  /** The look-up page keys the memo's build recorded for these pages (addresses with `blake3:`): [key, address]. */
+  looksFor(addresses: ReadonlySet<string>): Array<[string, string]> {
+    const out: Array<[string, string]> = [];
+    for (const buf of this.lookChunks)
+      for (let at = 0; at + 48 <= buf.length; at += 48) {
+        const address = hexAt(buf, at + 16, 32);
+        if (addresses.has(`blake3:${address}`)) out.push([hexAt(buf, at, 16), address]);
+      }
+    return out;
   }
 
   /** Where the row of the memo build's model of this rank lies in that build's catalog, when known. */

@@ -142,6 +142,13 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
         recordRoot: (list, root) => memoWriter.root(list, root),
         look: (k) => memo?.look(k, format),
         recordLook: (k, a) => memoWriter.look(k, a),
+        keepLooks: (addresses) => {
+          for (const [k, a] of memo?.looksFor(addresses) ?? []) memoWriter.look(k, a);
+        },
+        section: (i) => memo?.section(i),
+        sectionCount: () => memo?.sectionCount ?? 0,
+        recordSection: (t, d) => memoWriter.section(t, d),
+        lastRoot: async () => memo?.lastRoot(format),
       })
     : undefined;
   let modelCount = 0;

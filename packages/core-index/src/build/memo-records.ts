@@ -120,3 +120,47 @@ export class ChunkWriter {
     return this.addresses;
   }
 }
+
+/** What a build made of one model's input. Addresses are 64 hex digits (no `blake3:`). */
+export interface MemoModel {
+  /** {@link inputKey} of the input */
+  key: string;
+  model: string;
+  /** the model object's `prev` */
+  prev: string | null;
+  /** what the build's base catalog named for this id: 0 nothing, 1 `model` (unchanged), 2 `prev` (changed) */
+  base: 0 | 1 | 2;
+  revision: string;
+  sources: string[];
+  /**
+   * {@link inputKeys}' `full` key (the row's input too), and the bytes the row took in the catalog (`rowText`'s
+   * `bytes`, catalog-shards.ts): absent in a memo written before they were kept
+   */
+  full?: string;
+  rowBytes?: number;
+  /** the model's rank in the memo's build (where its row's place is, {@link BuildMemo.source}) */
+  rank?: number;
+}
+
+/** The memo's root object (`MEMO_KIND`): its chunk lists and what the build was made on. */
+export interface MemoRoot {
+  kind: string;
+  /** the catalog the build wrote, and the catalog it chained to (its base) */
+  catalog: string;
+  base: string | null;
+  /** `pagesFormat` (pages-format.ts) of the build that wrote the pages' records */
+  format: string;
+  models: string[];
+  pages: string[];
+  /** the look-up pages and catalog shards: 16 bytes of key and 32 of address each */
+  looks?: string[];
+  /** where each row lies in the catalog, by rank: its part's index and its {@link RowPlace}, 20 bytes each */
+  rows?: string[];
+  /** the catalog's parts (the catalog object, or its shards), 64 hex digits each */
+  parts?: string[];
+  /** per models page in order, the keys of what its models give the terms and the digests (16 bytes each) */
+  sections?: string[];
+  /** the pages root the build wrote, and the key of its models pages' list (models-pages.ts `modelsListKey`) */
+  root?: string;
+  list?: string;
+}

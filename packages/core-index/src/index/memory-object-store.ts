@@ -20,11 +20,6 @@ export class MemoryObjectStore implements ObjectStore {
     return this.objects.get(address);
   }
 
-  /** An object's bytes (not a copy: not to be changed), at once; undefined when it is missing. */
-  readBytes(address: Address): Uint8Array | undefined {
-    return this.objects.get(address)?.bytes;
-  }
-
   /** A byte range of an object (a copy), at once; undefined when it is missing or shorter. */
   readRange(address: Address, start: number, length: number): Uint8Array | undefined {
     const bytes = this.objects.get(address)?.bytes;

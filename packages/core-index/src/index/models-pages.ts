@@ -31,6 +31,15 @@ export interface ModelsPageReuse {
   look?(key: string): string | undefined;
   /** A look-up page of this day, by key. */
   recordLook?(key: string, address: string): void;
+  /** Carry the last build's look-up page keys of these pages (addresses with `blake3:`), reused as they are. */
+  keepLooks?(addresses: ReadonlySet<string>): void;
+  /** The section keys of the last build's models page `index` (page-sections.ts), and how many pages it wrote. */
+  section?(index: number): { terms: string; shas: string } | undefined;
+  sectionCount?(): number;
+  /** This day's next models page's section keys. */
+  recordSection?(terms: string, shas: string): void;
+  /** The last build's pages root (checked against its address), whose terms or digest map may be this day's. */
+  lastRoot?(): Promise<PagesRoot | undefined>;
 }
 
 /** The key of a list of models pages (their addresses in order). */
