@@ -248,26 +248,29 @@ describe('a build that reuses the last build (the build memo)', () => {
   });
 
   it("copies an unchanged row from the last catalog's bytes, only when they hash to its address", async () => {
-    for (const damaged of [false, true])
-      for (const limit of [undefined, 16 * 1024]) {
-        const inner = new BytesStore();
-        const read: string[] = [];
-        const reusing = Object.assign(Object.create(inner) as BytesStore, {
-          readBytes: (a: Address) => {
-            read.push(a);
-            const bytes = inner.readBytes(a);
-            return damaged && bytes ? bytes.map((b, i) => (i === 60 ? b ^ 1 : b)) : bytes;
-          },
-        });
-        const full = new MemoryObjectStore();
-        for (const day of days.slice(0, 4)) {
-          read.length = 0;
-          const a = await build(reusing, day, true, limit);
-          expect(a, `${day.date} ${limit} ${damaged}`).toEqual(await build(full, day, false, limit));
-          // a changed day (not the first) composes its catalog or its changed shards from the last catalog's rows
-          if (day !== days[0] && day !== days[2]) expect(read.length, day.date).toBeGreaterThan(0);
-        }
+    for (const [damaged, limit] of [
+      [false, undefined],
+      [false, 16 * 1024],
+      [true, 16 * 1024],
+    ] as const) {
+      const inner = new BytesStore();
+      const read: string[] = [];
+      const reusing = Object.assign(Object.create(inner) as BytesStore, {
+        readBytes: (a: Address) => {
+          read.push(a);
+          const bytes = inner.readBytes(a);
+          return damaged && bytes ? bytes.map((b, i) => (i === 60 ? b ^ 1 : b)) : bytes;
+        },
+      });
+      const full = new MemoryObjectStore();
+      for (const day of days.slice(0, 2)) {
+        read.length = 0;
+        const a = await build(reusing, day, true, limit);
+        expect(a, `${day.date} ${limit} ${damaged}`).toEqual(await build(full, day, false, limit));
+        // a changed day composes its catalog or its changed shards from the last catalog's rows
+        if (day !== days[0]) expect(read.length, day.date).toBeGreaterThan(0);
       }
+    }
   });
 
   it("keeps the look-up page keys through a day whose pages were the last build's whole", async () => {
