@@ -11,6 +11,7 @@ import {
   type CatalogObject,
   type FileRecord,
   type ModelObject,
+  type ModelRow,
   type SourceObject,
 } from '../index/schemas.js';
 import { sha256Hex } from '../index/sha256.js';
@@ -245,12 +246,18 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       modelAddress = store('model-hub.model', encodedModel);
       sourceAddresses = sourceValues.map((v) => store('model-hub.source', encode(v)));
     }
-    const row = modelRow(m, files, revision, modelAddress, display);
+    // The row is made when something reads it: an unchanged row whose models page and catalog text are the last
+    // build's is never made.
+    let made: ModelRow | undefined;
+    const rowOf = () => (made ??= modelRow(m, files, revision, modelAddress, display));
     const entry = { model: modelAddress, sources: sourceAddresses };
     const text: RowText =
       same && reused
         ? {
-            row,
+            id: m.id,
+            get row() {
+              return rowOf();
+            },
             entry,
             json: undefined,
             member: undefined,
@@ -258,7 +265,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
             key: keys.full,
             src: same.rank === undefined ? undefined : memo?.source(same.rank),
           }
-        : { ...rowText(row, entry), key: keys.full };
+        : { ...rowText(rowOf(), entry), key: keys.full };
     memoWriter.model(m.id, {
       key,
       model: modelAddress,
@@ -271,7 +278,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       rank,
     });
     return {
-      row,
+      rowOf,
       text,
       entry,
       object: modelObject,
@@ -289,7 +296,16 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     const done = await Promise.all(chunk.map((c) => one(c.m, c.rank)));
     for (const [k, d] of done.entries()) {
       await catalogWriter.addText(d.text);
-      const entry = { id: d.row.id, address: d.entry.model, row: d.row, object: d.object, sources: d.sources };
+      const { rowOf } = d;
+      const entry = {
+        id: d.text.id,
+        address: d.entry.model,
+        get row() {
+          return rowOf();
+        },
+        object: d.object,
+        sources: d.sources,
+      };
       await pagesWriter?.add(entry, (chunk[k] as { lower: string }).lower, d.text.key);
       modelCount++;
       fileCount += d.files;

@@ -36,6 +36,8 @@ export function utf8Length(s: string): number {
  * serialized only if its shard is not the last build's.
  */
 export interface RowText {
+  /** the row's id (the row itself may be made only when it is serialized) */
+  id: string;
   row: Row;
   entry: Entry | undefined;
   json: string | undefined;
@@ -66,14 +68,14 @@ export type PartReader = (part: Address) => Uint8Array | undefined;
 /** The bytes one row takes in a shard: the row, the entry keyed by the id, and the separators. */
 export function rowText(row: Row, entry: Entry | undefined, json = canonicalJson(row)): RowText {
   const member = entry ? `${canonicalJson(row.id)}:${canonicalJson(entry)}` : undefined;
-  return { row, entry, json, member, bytes: utf8Length(json) + (member ? utf8Length(member) + 1 : 0) + 2 };
+  return { id: row.id, row, entry, json, member, bytes: utf8Length(json) + (member ? utf8Length(member) + 1 : 0) + 2 };
 }
 
 /** A row's texts, serialized now when it came with its size alone (checked to take that size). */
 function texts(r: RowText): { json: string; member: string | undefined } {
   if (r.json === undefined) {
     const made = rowText(r.row, r.entry);
-    if (made.bytes !== r.bytes) throw new Error(`catalog row ${r.row.id}: ${made.bytes} bytes, its input's last build gave ${r.bytes}`);
+    if (made.bytes !== r.bytes) throw new Error(`catalog row ${r.id}: ${made.bytes} bytes, its input's last build gave ${r.bytes}`);
     r.json = made.json;
     r.member = made.member;
   }
@@ -141,8 +143,8 @@ export function composeRows(
   }
   const order = held.map((_, i) => i).filter((i) => members[i] !== undefined);
   order.sort((a, b) => {
-    const x = (held[a] as RowText).row.id;
-    const y = (held[b] as RowText).row.id;
+    const x = (held[a] as RowText).id;
+    const y = (held[b] as RowText).id;
     return x < y ? -1 : x > y ? 1 : 0;
   });
   const head = encoder.encode(prefix);

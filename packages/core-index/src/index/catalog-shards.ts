@@ -120,16 +120,16 @@ class ShardCutter {
   }
 
   private cut(r: RowText): void {
-    const { row, entry, bytes } = r;
-    if (bytes > this.budget) throw new Error(`catalog row ${row.id} alone is ${bytes} bytes, over the shard limit of ${this.limit}`);
+    const { entry, bytes } = r;
+    if (bytes > this.budget) throw new Error(`catalog row ${r.id} alone is ${bytes} bytes, over the shard limit of ${this.limit}`);
     if (this.size + bytes > this.budget) this.flush();
     if (this.onShard) this.held.push(r);
     else {
-      this.rows.push(row);
-      if (entry) this.objects[row.id] = entry;
+      this.rows.push(r.row);
+      if (entry) this.objects[r.id] = entry;
     }
     this.size += bytes;
-    if (fnv1a(row.id) % this.every === 0) this.flush();
+    if (fnv1a(r.id) % this.every === 0) this.flush();
   }
 
   /** An entry without a row (none in a built catalog; only {@link splitCatalog} has them). */

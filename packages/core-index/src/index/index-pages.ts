@@ -169,12 +169,16 @@ export class IndexPagesWriter {
     const { reuse } = this;
     const key =
       reuse && held.every((h) => h.key !== undefined) ? modelsPageKey(first, held as Array<{ entry: PagedEntry; key: string }>) : undefined;
+    let page = key ? reuse?.page(key) : undefined;
+    if (page && !(await this.store.has(`blake3:${page.address}` as Address))) page = undefined;
     if (reuse?.recordSection) {
-      // what this page's models give the terms and the digests, against the last build's page at the same place
-      const t = termsKey(first, held);
-      const d = shasKey(first, held);
-      reuse.recordSection(t, d);
+      // what this page's models give the terms and the digests, against the last build's page at the same place (the
+      // same models page there, found by its key, gave the same: its keys are not computed again)
       const was = reuse.section?.(this.modelPages.length);
+      const same = page && was;
+      const t = same ? was.terms : termsKey(first, held);
+      const d = same ? was.shas : shasKey(first, held);
+      reuse.recordSection(t, d);
       const part = { terms: this.termsDeferred && was?.terms !== t, shas: this.shasDeferred && was?.shas !== d };
       if (part.terms || part.shas) await this.catchUp(part);
     }
@@ -182,8 +186,6 @@ export class IndexPagesWriter {
       if (!this.termsDeferred) this.tabulateTerms(entry, entry.row.id.toLowerCase(), first + k);
       if (!this.shasDeferred) for (const f of entry.object.files) this.shas.add(f.sha256, first + k);
     }
-    let page = key ? reuse?.page(key) : undefined;
-    if (page && !(await this.store.has(`blake3:${page.address}` as Address))) page = undefined;
     if (page) this.modelPages.push(`blake3:${page.address}`);
     else {
       if (this.deferred) {
