@@ -1,3 +1,3 @@
 import { packageConfig } from '../../tooling/tsup.package';
 
-export default packageConfig(['src/index.ts']);
+export default packageConfig(['src/index.ts', 'src/testing/index.ts']);

@@ -87,6 +87,8 @@ export interface Env {
   INDEX_RECHECK_MINUTES?: string | number;
   /** Which store serves the day: auto (default: pages from 20,000 models), memory or paged (design 11.1). */
   INDEX_STORE?: string;
+  /** Megabytes every cache of an isolate may hold in all (default 48; index/cache-budget.ts shares it out). */
+  CACHE_MEGABYTES?: string | number;
   BASE_URL?: string;
   /** JSON object: the serving policy, as the node config's `policy` (refuseScanLevels, refuseFailedSignatures, requireSignature). */
   POLICY?: unknown;

@@ -2,6 +2,7 @@ import { type AccountConfig, createAccountServices } from '@hub/account';
 import {
   type Address,
   accessLog,
+  cacheBudget,
   type Hub,
   type IndexStore,
   type Logger,
@@ -25,8 +26,12 @@ import { type ColoCacheLike, R2ObjectStore } from './r2-object-store.js';
 /** The edge's request limit (spec: Limits, "Publish, one request at the edge"). */
 export const EDGE_MAX_REQUEST_BYTES = 8 * 1024 * 1024;
 
-/** The most bytes of index pages and models an isolate keeps (Workers allow 128 MB an isolate). */
-export const EDGE_INDEX_CACHE_BYTES = 24 * 1024 * 1024;
+/**
+ * The most bytes every cache of an isolate keeps in all (Workers allow 128 MB an isolate, the Worker's code and the
+ * requests in flight included): 24 MB for the index pages and models, 9.6 MB each for kept answers and objects, 4.8 MB
+ * for rows and search pages (index/cache-budget.ts). The var `CACHE_MEGABYTES` sets another total.
+ */
+export const EDGE_CACHE_BYTES = 48 * 1024 * 1024;
 
 /**
  * The most storage reads one search makes in an isolate (a Worker may make 1,000 storage operations an invocation):
@@ -105,7 +110,8 @@ export async function createEdgeHub(
   colo: ColoCacheLike | undefined = coloCache(),
 ): Promise<EdgeHub> {
   const log = consoleLogger(env.LOG_LEVEL);
-  const objects = new R2ObjectStore(env.OBJECTS, now, colo);
+  const budget = cacheBudget(numberVar(env.CACHE_MEGABYTES, 'CACHE_MEGABYTES', EDGE_CACHE_BYTES / 2 ** 20) * 2 ** 20);
+  const objects = new R2ObjectStore(env.OBJECTS, now, colo, budget.objects);
   const recheckMs = numberVar(env.INDEX_RECHECK_MINUTES, 'INDEX_RECHECK_MINUTES', 5) * 60_000;
   const probeInterval = numberVar(env.PROBE_INTERVAL_SECONDS, 'PROBE_INTERVAL_SECONDS', 60);
 
@@ -126,7 +132,7 @@ export async function createEdgeHub(
   const kind = indexStoreKind(env.INDEX_STORE, 'The var INDEX_STORE');
   const load = (store: R2ObjectStore, catalog: Address) =>
     openDay(store, catalog, kind, () => loadIndex(store, catalog), {
-      cacheBytes: EDGE_INDEX_CACHE_BYTES,
+      cacheBytes: budget.index,
       pagedFrom: 0,
       searchReadsMax: EDGE_SEARCH_READS,
       // no pending read or memo shared between requests: in workerd a request that chains on another's read would
@@ -179,6 +185,7 @@ export async function createEdgeHub(
       ...(config?.siteOrigin ? { siteOrigin: config.siteOrigin } : {}),
       policy: parsePolicy(jsonVar(env.POLICY, 'POLICY'), 'POLICY'),
       role: 'edge',
+      cache: budget,
       ...(env.COMMIT ? { commit: env.COMMIT } : {}),
       serverId: 'edge@workerd',
     },

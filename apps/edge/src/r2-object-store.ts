@@ -18,7 +18,6 @@ const OBJECTS = 'objects/';
 const REFS = 'refs/';
 /** Objects up to this size are kept in the isolate's memory once read (they never change). */
 const CACHE_OBJECT_MAX = 4 * 1024 * 1024;
-const CACHE_TOTAL_MAX = 32 * 1024 * 1024;
 
 /**
  * The Workers Cache API's cache (`caches.default`): the data center's own copy of what its isolates read, shared by
@@ -53,7 +52,7 @@ export function refKey(name: string): string {
  * holds a ref's value. Objects are immutable, so small ones stay in an in-isolate LRU once read.
  */
 export class R2ObjectStore implements ObjectStore {
-  private readonly cache = new ObjectCache(CACHE_TOTAL_MAX, CACHE_OBJECT_MAX);
+  private readonly cache: ObjectCache;
   /** reads answered by the data center's cache (for tests and logs) */
   coloHits = 0;
 
@@ -62,7 +61,15 @@ export class R2ObjectStore implements ObjectStore {
     private readonly now: () => number = Date.now,
     /** with it, {@link readBytes} (every index page read whole) looks in the data center's cache before R2 */
     private readonly colo?: ColoCacheLike,
-  ) {}
+    /** the most bytes of objects kept in the isolate (the edge's cache budget's `objects` share) */
+    cacheBytes = 8 * 1024 * 1024,
+  ) {
+    this.cache = new ObjectCache(cacheBytes, Math.min(CACHE_OBJECT_MAX, cacheBytes / 4));
+  }
+
+  cachedBytes(): number {
+    return this.cache.bytes;
+  }
 
   async get(address: Address): Promise<StoredObject | undefined> {
     if (!isAddress(address)) return undefined;

@@ -56,6 +56,12 @@ export interface HubConfigFile {
   /** Which store serves the day: `auto` (default: the pages from 20,000 models), `memory` or `paged` (design 11.1). */
   indexStore?: string;
   /**
+   * Megabytes every cache of the process may hold in all (default 128; or `HUB_CACHE_MB`), shared out as
+   * core-index's `cacheBudget` says: half for the index pages and models, a fifth each for kept answers and objects,
+   * a tenth for rows and search pages. A whole index (`memory`) is held besides, not counted here.
+   */
+  cacheMegabytes?: number;
+  /**
    * Several processes on one data folder (issue 41): a lease (`DIR/locks/*.lock`: the probe rounds, the refresh
    * build) whose holder is killed is taken over within this many seconds (default 30).
    */
@@ -156,11 +162,16 @@ export function resolveConfig(
     if (typeof writes !== 'object' || writes === null || !positive(writes.burst) || !positive(writes.perSecond))
       throw new ConfigError('account.writes must be {"burst": N, "perSecond": N} with numbers above 0 (default 20 and 1).');
   }
+  const cacheFromEnv = nonEmpty(env.HUB_CACHE_MB);
+  const cacheMegabytes = cacheFromEnv !== undefined ? Number(cacheFromEnv) : undefined;
+  if (cacheMegabytes !== undefined && !(Number.isFinite(cacheMegabytes) && cacheMegabytes > 0))
+    throw new ConfigError(`HUB_CACHE_MB must be a positive number of megabytes (default 128), not ${JSON.stringify(cacheFromEnv)}.`);
   const database = nonEmpty(env.DATABASE_URL) ?? fromFile.database;
   checkDatabase(database, fromFile.database === database ? 'database' : 'DATABASE_URL');
   return {
     ...fromFile,
     ...(database !== undefined ? { database } : {}),
+    ...(cacheMegabytes !== undefined ? { cacheMegabytes } : {}),
     port: portNumber,
     host: nonEmpty(flags.host) ?? nonEmpty(env.HOST) ?? nonEmpty(fromFile.host) ?? DEFAULT_HOST,
     dataDir: path.resolve(flags.data ?? env.HUB_DATA ?? fromFile.dataDir ?? '.hub-data'),

@@ -7,3 +7,5 @@
 export const IMPORTED_FILE = 'imported-bundles.json';
 /** In a data folder: the mirror a bundle import fills, served by `hub serve` on the next port. */
 export const DATA_MIRROR = 'mirror';
+/** In a data folder: the open blob uploads of bucket pushes, shared by every process on the folder (bucket-uploads.ts). */
+export const UPLOADS_DIR = 'uploads';

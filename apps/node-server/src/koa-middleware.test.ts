@@ -1,4 +1,6 @@
 import type { AddressInfo } from 'node:net';
+import { type CoreDeps, createHub, json, type Route } from '@hub/core-index';
+import { createTestHub } from '@hub/core-index/testing';
 import { createComposedTestHub } from '@hub/hub/testing';
 import Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,5 +36,34 @@ describe('hubMiddleware in an operator Koa app', () => {
   it('passes /-/ paths on to the next middleware', async () => {
     const r = await fetch(`${base}/-/mine`);
     expect(await r.text()).toBe('operator: /-/mine');
+  });
+});
+
+describe('hubMiddleware when an answer cannot be written', () => {
+  it('answers the hub’s own 500 and keeps serving; the operator’s app sees no error it must handle', async () => {
+    const t = await createTestHub();
+    const base = { rules: 'read', errors: 'hub', group: 'discovery', cache: 60 } as const;
+    const routes: Route<CoreDeps>[] = [
+      // a header value Node refuses to write (a line break)
+      { ...base, method: 'GET', path: '/bad', summary: 'unwritable', handler: () => json(200, {}, { 'x-bad': 'a\nb' }) },
+      { ...base, method: 'GET', path: '/good', summary: 'fine', handler: () => json(200, { ok: true }) },
+    ];
+    const app = new Koa();
+    const errors: unknown[] = [];
+    app.on('error', (e) => errors.push(e));
+    app.use(hubMiddleware(createHub(t.deps, routes)));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const at = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const bad = await fetch(`${at}/bad`);
+      expect(bad.status).toBe(500);
+      expect(bad.headers.get('content-type')).toBe('application/json');
+      expect(await bad.json()).toEqual({ error: 'Internal error' });
+      expect(errors).toEqual([]);
+      expect(await (await fetch(`${at}/good`)).json()).toEqual({ ok: true });
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { HostPolicy, Hub } from '@hub/core-index';
 import { serve } from '@hub/core-index';
 import type { Middleware } from 'koa';
-import { NodeRequest, writeHubResponse } from './node-listener.js';
+import { NodeRequest, writeOrFail } from './node-listener.js';
 
 /**
  * The whole hub as one Koa middleware, for operators who mount the hub inside their own Koa app: the same request
@@ -13,6 +13,8 @@ export function hubMiddleware(hub: Hub, policy?: HostPolicy): Middleware {
     if (ctx.req.url?.startsWith('/-/')) return next();
     const out = await serve(new NodeRequest(ctx.req, ctx.protocol, policy), hub);
     ctx.respond = false;
-    writeHubResponse(ctx.res, out);
+    // Koa was told the hub answers: an answer Node cannot write gets the hub's own 500, as on node-server's listener,
+    // never Koa's error path for a response it no longer owns.
+    writeOrFail(ctx.res, out);
   };
 }

@@ -1,4 +1,4 @@
-import type { AnswerLabels, MetricEvent, Metrics, RouteGroup, Tally } from '@hub/core-index';
+import type { AnswerLabels, CacheBudget, MetricEvent, Metrics, RouteGroup, Tally } from '@hub/core-index';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { GroupHistogram, type Series, syncedCounter } from './metrics-series.js';
 
@@ -21,11 +21,16 @@ export interface PromMetrics extends Metrics {
   prepare(answer: AnswerLabels, also: readonly MetricEvent[]): Tally;
   /** Show the series of these routes (their 5xx) and sources (their probes) at 0 from the first scrape. */
   declare(known: { routes?: ReadonlyArray<{ method: string; path: string; group: RouteGroup }>; sources?: readonly string[] }): void;
+  /** Export what each cache holds (read at every scrape) and each cache's bound (`hub_cache_bytes`, `hub_cache_limit_bytes`). */
+  watchCaches(use: () => Readonly<Record<CacheName, number>>, budget: CacheBudget): void;
   readonly registry: Registry;
   /** The exposition text (Prometheus text format 0.0.4). */
   scrape(): Promise<string>;
   readonly contentType: string;
 }
+
+const CACHE_NAMES = ['index', 'answers', 'objects', 'rows'] as const;
+type CacheName = (typeof CACHE_NAMES)[number];
 
 /** Kept answers timed one in this many on average (`Metrics.keptTimingSample`). */
 const KEPT_TIMING_SAMPLE = 16;
@@ -298,10 +303,31 @@ export function promMetrics(
     for (const source of known.sources ?? []) probeDuration.zero({ source });
   }
 
+  function watchCaches(use: () => Readonly<Record<CacheName, number>>, budget: CacheBudget): void {
+    new Gauge({
+      name: 'hub_cache_bytes',
+      help: 'Bytes each cache of the process holds now (index pages and models, kept answers, objects, rows).',
+      labelNames: ['cache'] as const,
+      registers,
+      collect() {
+        const now = use();
+        for (const cache of CACHE_NAMES) this.set({ cache }, now[cache]);
+      },
+    });
+    const limit = new Gauge({
+      name: 'hub_cache_limit_bytes',
+      help: 'The most bytes each cache may hold: its share of cacheMegabytes.',
+      labelNames: ['cache'] as const,
+      registers,
+    });
+    for (const cache of CACHE_NAMES) limit.set({ cache }, budget[cache]);
+  }
+
   return {
     registry,
     contentType: registry.contentType,
     declare,
+    watchCaches,
     emit,
     prepare,
     keptTimingSample: options.keptTimingSample ?? KEPT_TIMING_SAMPLE,

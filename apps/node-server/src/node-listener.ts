@@ -59,6 +59,15 @@ export function writeHubResponse(res: ServerResponse, out: HubResponse): void {
   }
 }
 
+/** Write an answer; one Node cannot write as made (a header value it refuses) gets the last guard's 500 instead. */
+export function writeOrFail(res: ServerResponse, out: HubResponse): void {
+  try {
+    writeHubResponse(res, out);
+  } catch {
+    failed(res);
+  }
+}
+
 /** The last guard of an answer that could not be written (`serve` answers its own errors): a socket is never left open. */
 function failed(res: ServerResponse): void {
   try {
@@ -92,14 +101,7 @@ export class TurnWriter {
   private readonly flush = (): void => {
     const q = this.queue;
     this.queue = [];
-    for (let i = 0; i < q.length; i += 2) {
-      const res = q[i] as ServerResponse;
-      try {
-        writeHubResponse(res, q[i + 1] as HubResponse);
-      } catch {
-        failed(res);
-      }
-    }
+    for (let i = 0; i < q.length; i += 2) writeOrFail(q[i] as ServerResponse, q[i + 1] as HubResponse);
   };
 
   write(res: ServerResponse, out: HubResponse): void {

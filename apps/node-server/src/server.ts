@@ -2,13 +2,25 @@ import { stat } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { type Hub, type HubSettings, type IndexStore, type Logger, parsePolicy, SourceProber } from '@hub/core-index';
-import { assembleHub, type HubDeps } from '@hub/hub';
+import {
+  type CacheBudget,
+  cacheBudget,
+  type Hub,
+  type HubSettings,
+  type IndexStore,
+  type Logger,
+  parsePolicy,
+  SERVER_CACHE_BYTES,
+  SourceProber,
+} from '@hub/core-index';
+import { bucketState } from '@hub/dialect-oci';
+import { assembleHub, cacheUse, type HubDeps } from '@hub/hub';
 import { DEMO_SOURCE, type DemoMirror, type MirrorFolderServer } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import { installFastBlake3 } from './blake3-node.js';
+import { FsUploadSessions, sweepUploads } from './bucket-uploads.js';
 import type { HubConfigFile } from './config.js';
-import { IMPORTED_FILE } from './data-folder.js';
+import { IMPORTED_FILE, UPLOADS_DIR } from './data-folder.js';
 import { hostRoutes } from './host-routes.js';
 import { hubHttpServer } from './hub-http-server.js';
 import { DEFAULT_HOST, listenOn } from './listen.js';
@@ -18,7 +30,7 @@ import { watchMirrorManifest } from './mirror-watch.js';
 import { FileMissingLog } from './missing-log.js';
 import { hubListener } from './node-listener.js';
 import { fileProbeStorage, probeSettingsFrom } from './prober.js';
-import { shareProbes } from './replicas.js';
+import { DEFAULT_LEASE_SECONDS, shareProbes } from './replicas.js';
 import { checkConfig, hostPolicyOf } from './settings-check.js';
 import { LOCAL_MIRROR, sourcesFromConfig } from './sources-config.js';
 import { type Beside, cannotListen, hasMirror, openIndex, startMirrorsBeside } from './start-steps.js';
@@ -71,9 +83,11 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const probeSettings = probeSettingsFrom(config);
   // Metrics and the access log (issue 28): the sink every part emits to; nothing is measured when both are off.
   const observability = await observabilityFrom(config, log, probeSettings.intervalSeconds);
-  const objects = new FsObjectStore(options.dataDir);
+  // One bound on every cache of the process, shared out (core-index cacheBudget; `cacheMegabytes`, HUB_CACHE_MB).
+  const budget = cacheBudget(config.cacheMegabytes !== undefined ? config.cacheMegabytes * 2 ** 20 : SERVER_CACHE_BYTES);
+  const objects = new FsObjectStore(options.dataDir, undefined, budget.objects);
 
-  const { indexes, seeded } = await openIndex(objects, options.dataDir, config, log, observability.metrics);
+  const { indexes, seeded } = await openIndex(objects, options.dataDir, config, log, observability.metrics, budget.index);
 
   // Accounts: PostgreSQL when `database` names one, else one SQLite file under the data folder; without
   // account.publicKey the routes answer 503.
@@ -115,11 +129,19 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     // Every source the index names is in health (assembleHub); air-gapped, the ones no config lists (with their own
     // URL templates) are unreachable from here and never redirected to.
     ...(airGapped ? { indexSourceFields: { redirect: false } } : {}),
-    settings: hubSettings(config, policy.baseUrl),
+    settings: hubSettings(config, policy.baseUrl, budget),
+    // Open bucket uploads in the data folder: every process on it continues a push another one started.
+    // A lock a killed process left on a session is taken over after three quarters of `leaseSeconds`, like every lease.
+    bucketUploads: new FsUploadSessions(path.join(options.dataDir, UPLOADS_DIR), {
+      leaseMs: (config.leaseSeconds ?? DEFAULT_LEASE_SECONDS) * 1000,
+    }),
   });
 
+  // Idle bucket uploads lose their bytes on time even when no push comes (the sweep also runs on every upload request).
+  const uploadSweep = sweepUploads(() => bucketState(deps).uploads.openCount(), log);
   // The 5xx series HubErrors5xx sums and each source's probe series, shown at 0 from the first scrape.
   observability.prom?.declare({ routes: hub.routes, sources: watch.sources.map((s) => s.name) });
+  observability.prom?.watchCaches(() => cacheUse(hub, deps), budget);
   // Hub paths go to the hub; the host's own `/-/` routes (liveness, readiness) are answered beside it, without Koa
   // (host-routes.ts).
   const own = hostRoutes(() => indexes.current());
@@ -153,7 +175,10 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
     hub,
     prober: watch.health,
     reload: () => indexes.reload(),
-    close: () => shutdown(opened, server, metricsServer),
+    close: () => {
+      uploadSweep.stop();
+      return shutdown(opened, server, metricsServer);
+    },
   };
 }
 
@@ -166,8 +191,9 @@ interface Opened {
 }
 
 /** The hub's settings from the config (`baseUrl` from the host policy; `policy` checked when the config was read). */
-function hubSettings(config: HubConfigFile, baseUrl: string | undefined): Omit<HubSettings, 'version'> {
+function hubSettings(config: HubConfigFile, baseUrl: string | undefined, cache: CacheBudget): Omit<HubSettings, 'version'> {
   return {
+    cache,
     ...(baseUrl ? { baseUrl } : {}),
     publisherTokens: config.publisherTokens ?? [],
     registryTokens: config.registryTokens ?? [],

@@ -75,6 +75,7 @@ const CONFIG_KEYS: { [K in keyof Required<HubConfigFile>]: Check } = {
   policy: object,
   signing: object,
   leaseSeconds: positive,
+  cacheMegabytes: positive,
   account: (v) => object(v) ?? (typeof (v as { publicKey?: unknown }).publicKey === 'undefined' ? 'needs "publicKey"' : undefined),
   publisherTokens: texts,
   registryTokens: texts,

@@ -51,6 +51,8 @@ export async function openIndex(
   config: HubConfigFile,
   log: Logger,
   metrics: HubDeps['metrics'],
+  /** the most bytes a paged store's caches hold (the cache budget's `index` share) */
+  cacheBytes: number,
 ): Promise<{ indexes: ReturnType<typeof indexHolder>; seeded: boolean }> {
   let current = (await objects.readRef('current')) as Address | undefined;
   let seeded = false;
@@ -70,7 +72,8 @@ export async function openIndex(
   const pack = fileLoadPack(dataDir);
   // The day whole for a small index, its pages for a large one (`indexStore` / HUB_INDEX_STORE; design 11.1).
   const kind = indexStoreKind(config.indexStore, 'indexStore (or HUB_INDEX_STORE)');
-  const load = (store: FsObjectStore, address: Address) => openDay(store, address, kind, () => loadVerifiedOnce(store, address, pack));
+  const load = (store: FsObjectStore, address: Address) =>
+    openDay(store, address, kind, () => loadVerifiedOnce(store, address, pack), { cacheBytes });
   const indexes = indexHolder(objects, await load(objects, current), load, log, metrics);
   checkOrder(config, [
     ...ownSources,

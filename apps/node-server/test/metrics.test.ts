@@ -84,6 +84,13 @@ describe('/metrics', () => {
     expect(sample(text, 'hub_index_snapshot_timestamp_seconds')).toBe(Date.parse('2026-11-22T00:00:00Z') / 1000);
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(text).not.toContain('nodejs_active_handles_total');
+    // The caches: what each holds (the kept answer of the look-up; the model's objects) within its share of the
+    // default 128 MB (cacheMegabytes).
+    expect(sample(text, 'hub_cache_limit_bytes', { cache: 'index' })).toBe(64 * 2 ** 20);
+    expect(sample(text, 'hub_cache_limit_bytes', { cache: 'answers' })).toBe(Math.floor(128 * 2 ** 20 * 0.2));
+    expect(sample(text, 'hub_cache_bytes', { cache: 'answers' })).toBeGreaterThan(0);
+    for (const cache of ['index', 'answers', 'objects', 'rows'])
+      expect(sample(text, 'hub_cache_bytes', { cache })).toBeLessThanOrEqual(sample(text, 'hub_cache_limit_bytes', { cache }) as number);
 
     expect((await fetch(m?.url.replace('/metrics', '/other') ?? '')).status).toBe(404);
     expect((await fetch(m?.url ?? '', { method: 'POST' })).status).toBe(405);

@@ -82,6 +82,7 @@ export { type HostRequest, type HubStart, serve } from './http/serve.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
 export { BUNDLE_FILE, BUNDLE_FORMAT, type Bundle, BundleSchema } from './index/bundle-schema.js';
 export { ByteLru } from './index/byte-lru.js';
+export { type CacheBudget, cacheBudget, SERVER_CACHE_BYTES } from './index/cache-budget.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';
 export { readCatalog } from './index/catalog-shards.js';
 export {

@@ -1,1 +1,2 @@
+export { hfCachedBytes } from './list-caches.js';
 export { hfRoutes } from './routes.js';

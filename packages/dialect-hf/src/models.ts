@@ -1,5 +1,4 @@
 import {
-  ByteLru,
   type CoreDeps,
   fnv1aText,
   type HubResponse,
@@ -9,7 +8,6 @@ import {
   type ModelInfo,
   type ModelQuery,
   type ModelRow,
-  type PreparedBody,
   parseBool,
   prepare,
   type RouteContext,
@@ -18,6 +16,7 @@ import {
   whenReady,
 } from '@hub/core-index';
 import { badRequest } from './errors.js';
+import { type ListPage, pagesOf, type RowBytes, rowsOf } from './list-caches.js';
 import { findModel, findRevision, isLfs, pointerSize, securityRepoStatus } from './model.js';
 
 /** `/api/models` and `/api/models/{owner}/{name}[/revision/{rev}]`. */
@@ -197,26 +196,6 @@ function rowBytes(rows: RowBytes, model: IndexedModel, full: boolean, expand: st
   return bytes;
 }
 
-/** The most bytes of row JSON kept per loaded index (the rows of the pages asked for most recently). */
-const MAX_ROW_BYTES = 16 * 1024 * 1024;
-
-/**
- * Row bytes of the loaded index, made on first use and kept by browse position (`-1 - rank` with siblings), least
- * recently used out first past {@link MAX_ROW_BYTES}, so a page is a copy of kept bytes, not 50 serialisations, and a
- * crawl of a large index holds no more than the bound.
- */
-class RowBytes {
-  private readonly kept = new ByteLru<Uint8Array, number>(MAX_ROW_BYTES, MAX_ROW_BYTES);
-
-  get(key: number): Uint8Array | undefined {
-    return this.kept.get(key);
-  }
-
-  set(key: number, value: Uint8Array): void {
-    this.kept.set(key, value, value.byteLength);
-  }
-}
-
 /** `[row,row,…]` as one buffer. */
 function joinRows(parts: Uint8Array[]): Uint8Array {
   let size = 2 + Math.max(0, parts.length - 1);
@@ -234,15 +213,6 @@ function joinRows(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-interface ListPage {
-  body: PreparedBody;
-  more: boolean;
-  /** offset of the next page */
-  next: number;
-  /** `Link: rel="next"` values already built, by origin, path and query */
-  links: Map<string, string>;
-}
-
 const MAX_CACHED_LINKS = 16;
 
 /** Limits whose first page of the plain browse list is kept prepared (the hot paths of the host's clients). */
@@ -252,52 +222,10 @@ function isPlainBrowse(r: ListRequest): boolean {
   return r.offset === 0 && !r.expand && Object.keys(r.query).length === 0 && PREPARED_LIMITS.has(r.limit);
 }
 
-/**
- * Recent search pages of one loaded index, by query string (a client paging back, a busy query): a page is kept from
- * the second time its query is asked within the last {@link MAX_SEEN_QUERIES} (a stream of different queries keeps
- * only their strings, not their pages), at most {@link MAX_CACHED_PAGES} pages and {@link MAX_CACHED_BYTES} bytes, the
- * least recently used dropped first. The index owns it, so a switched index drops it.
- */
-class PageCache {
-  private readonly pages = new Map<string, ListPage>();
-  private readonly seen = new Set<string>();
-  private bytes = 0;
-
-  get(key: string): ListPage | undefined {
-    const page = this.pages.get(key);
-    if (page !== undefined) {
-      this.pages.delete(key);
-      this.pages.set(key, page);
-    }
-    return page;
-  }
-
-  set(key: string, page: ListPage): void {
-    if (!this.seen.has(key)) {
-      if (this.seen.size >= MAX_SEEN_QUERIES) this.seen.delete(this.seen.values().next().value as string);
-      this.seen.add(key);
-      return;
-    }
-    const size = page.body.bytes.byteLength + key.length;
-    if (size > MAX_CACHED_BYTES / 8) return;
-    for (const [k, old] of this.pages) {
-      if (this.pages.size < MAX_CACHED_PAGES && this.bytes + size <= MAX_CACHED_BYTES) break;
-      this.pages.delete(k);
-      this.bytes -= old.body.bytes.byteLength + k.length;
-    }
-    this.pages.set(key, page);
-    this.bytes += size;
-  }
-}
-
-const MAX_SEEN_QUERIES = 256;
-const MAX_CACHED_PAGES = 64;
-const MAX_CACHED_BYTES = 8 * 1024 * 1024;
-
 export async function listModels(ctx: RouteContext<CoreDeps>): Promise<HubResponse> {
   const index = ctx.deps.index();
   // A page answered before is answered again as it was (only valid search requests are kept).
-  const pages = index.memo('hf:search-pages', () => new PageCache());
+  const pages = pagesOf(index, ctx.deps);
   let list = pages.get(ctx.search);
   if (list === undefined) {
     const parsed = parseList(ctx.query);
@@ -305,7 +233,7 @@ export async function listModels(ctx: RouteContext<CoreDeps>): Promise<HubRespon
     const r = parsed;
     const build = async (): Promise<ListPage> => {
       const found = await index.search(r.query, r.offset, r.limit);
-      const rows = index.memo('hf:rows', () => new RowBytes());
+      const rows = rowsOf(index, ctx.deps);
       const body = joinRows(found.models.map((m) => rowBytes(rows, m, r.full, r.expand)));
       // The page is a function of the catalog and the query alone, so its ETag is a fingerprint of those (a few dozen
       // bytes) rather than of the page (tens of KB hashed on every search).

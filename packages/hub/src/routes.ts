@@ -1,7 +1,7 @@
 import { type AccountDeps, accountRoutes } from '@hub/account';
 import type { CoreDeps, Route } from '@hub/core-index';
 import { hfRoutes } from '@hub/dialect-hf';
-import { bucketRoutes, ociRoutes } from '@hub/dialect-oci';
+import { type BucketDeps, bucketRoutes, ociRoutes } from '@hub/dialect-oci';
 import { mcpRoutes } from '@hub/mcp';
 import { objectRoutes, publishRoutes } from '@hub/objects';
 import { archiveRoutes } from './discovery/archive-routes.js';
@@ -12,7 +12,7 @@ import { siteAliasRoutes } from './site/alias-routes.js';
 import { spaceRoutes } from './spaces/routes.js';
 
 /** Everything a full hub needs; each dialect adds its own interfaces here as it lands. */
-export type HubDeps = CoreDeps & AccountDeps;
+export type HubDeps = CoreDeps & AccountDeps & BucketDeps;
 
 /** Every route of every package, in one list; `createHub` compiles it into one table. */
 export function hubRoutes(): Route<HubDeps>[] {

@@ -14,6 +14,7 @@ import {
   type SourceConfig,
   type SourceHealth,
 } from '@hub/core-index';
+import type { BucketDeps } from '@hub/dialect-oci';
 import { type HubDeps, hubRoutes } from './routes.js';
 
 /**
@@ -113,6 +114,8 @@ export interface HostParts {
    * redirected to like any other; an air-gapped node-server sets `redirect: false`).
    */
   indexSourceFields?: Pick<SourceConfig, 'redirect'>;
+  /** Where the open blob uploads of bucket pushes live (default: memory; node-server: the data folder). */
+  bucketUploads?: BucketDeps['bucketUploads'];
 }
 
 /** The deps every route reads and the hub over the full route table. */
@@ -141,6 +144,7 @@ export function assembleHub(parts: HostParts): { hub: Hub; deps: HubDeps } {
     now: parts.now,
     defer: parts.defer,
     settings: { ...parts.settings, version: HUB_VERSION },
+    ...(parts.bucketUploads ? { bucketUploads: parts.bucketUploads } : {}),
   };
   return { hub: createHub(deps, hubRoutes()), deps };
 }

@@ -362,13 +362,30 @@ describe('the answer cache: whole answers of reuse routes', () => {
     expect(cache.get(req('/c', { accept: 'text/html' }))?.response.status).toBe(200);
     expect(cache.get(req('/c', { accept: 'text/plain' }))).toBeUndefined();
     expect(cache.get(req('/c', { accept: 'text/html', 'if-none-match': '"x"' }))).toBeUndefined();
-    // bodies: 10 bytes in all, so a 9-byte answer drops the older URLs to fit
-    keep(req('/big'), 9);
-    expect(cache.get(req('/big'))).toBeUndefined();
-    keep(req('/big'), 9);
-    expect(cache.get(req('/big'))?.response.body).toHaveLength(9);
-    expect(cache.get(req('/b'))).toBeUndefined();
     // HEAD is kept apart from GET
-    expect(cache.get(req('/big', {}, 'HEAD'))).toBeUndefined();
+    expect(cache.get(req('/c', {}, 'HEAD'))).toBeUndefined();
+  });
+
+  it('holds at most maxBytes of bodies, the oldest dropped to fit; an answer over a quarter of it is not kept and pushes nothing out', async () => {
+    const t = await createTestHub();
+    const cache = new AnswerCache<string>({ index: () => t.index, health: t.deps.health }, { maxBytes: 12 });
+    const keep = (path: string, bytes: number) =>
+      cache.put(req(path), { status: 200, headers: {}, body: new Uint8Array(bytes) }, path, 'index', new Set(), t.index, undefined);
+    for (const p of ['/1', '/2', '/3', '/4']) keep(p, 3);
+    expect(cache.keptBytes).toBe(12);
+    // full: kept from its second ask (the doorkeeper), then the oldest goes
+    keep('/5', 3);
+    keep('/5', 3);
+    expect(cache.get(req('/1'))).toBeUndefined();
+    expect(cache.get(req('/5'))?.response.body).toHaveLength(3);
+    expect(cache.keptBytes).toBe(12);
+    // 4 bytes is over a quarter of 12: before this rule a body of 12 or more emptied the cache, itself included
+    keep('/big', 4);
+    keep('/big', 4);
+    expect(cache.get(req('/big'))).toBeUndefined();
+    for (const p of ['/2', '/3', '/4', '/5']) expect(cache.get(req(p))?.response.body).toHaveLength(3);
+    keep('/huge', 12);
+    expect(cache.get(req('/huge'))).toBeUndefined();
+    expect(cache.keptBytes).toBe(12);
   });
 });

@@ -14,7 +14,8 @@ import type { CoreDeps } from './deps.js';
  * - Dropped when the index object changes (a reload) or the health's `version()` changes (a probe outcome); a route
  *   marked `'index+health'` is not kept at all when the health has no `version`.
  * - Only answers with status below 400 and a fixed body (bytes or none) of at most `maxBodyBytes`; at most
- *   `maxEntries` URLs, `maxVariants` variants each and `maxBytes` of bodies in all, the oldest GET URL dropped first (then HEAD).
+ *   `maxEntries` URLs, `maxVariants` variants each and `maxBytes` of bodies in all (an answer over a quarter of
+ *   `maxBytes` is not kept), the oldest GET URL dropped first (then HEAD).
  * - The kept answer is frozen (its headers may not be changed by a host) and handed out as is.
  * - Once the cache is full, a new URL is kept from its second ask only (a {@link Doorkeeper}, as the paged store's
  *   caches do): at 1,000,000 models random look-ups are asked once each, and keeping every one only pushed out the
@@ -126,7 +127,8 @@ export class AnswerCache<R> {
     const body = res.body;
     if (body !== null && !(body instanceof Uint8Array)) return;
     const size = body?.byteLength ?? 0;
-    if (size > this.limits.maxBodyBytes) return;
+    // An answer larger than a quarter of the whole is not kept: it would push out every other (or itself).
+    if (size > this.limits.maxBodyBytes || size > this.limits.maxBytes / 4) return;
     if (index !== this.deps.index()) return;
     const key = req.url;
     let entry = entries.get(key);
@@ -166,6 +168,11 @@ export class AnswerCache<R> {
   /** The health version now, or undefined when the health keeps none. */
   healthVersion(): number | undefined {
     return this.deps.health.version?.();
+  }
+
+  /** Bytes of the bodies kept now (what `maxBytes` bounds). */
+  get keptBytes(): number {
+    return this.bytes;
   }
 
   /** URLs kept, per method counted apart (for tests and the benchmark's report). */

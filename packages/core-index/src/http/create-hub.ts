@@ -46,6 +46,8 @@ export interface Hub {
    * never calls this gets the same answers. The answer is frozen: write it, do not change it.
    */
   cached(req: HubRequest): HubResponse | undefined;
+  /** Bytes of the whole answers kept now (bounded by the cache budget's `answers` share). */
+  keptBytes(): number;
   routes: readonly Route<any>[];
 }
 
@@ -58,7 +60,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
   const siteOrigin = deps.settings.siteOrigin;
   const metrics = deps.metrics ?? noMetrics;
   const observe = metrics === noMetrics ? undefined : observer(metrics);
-  const answers = new AnswerCache<KeptMeta>(deps);
+  const answers = new AnswerCache<KeptMeta>(deps, deps.settings.cache ? { maxBytes: deps.settings.cache.answers } : {});
   const keptAnswer = observe ? countedKeptAnswers(metrics, observe, answers) : (raw: HubRequest) => answers.get(raw)?.response;
 
   function respond(raw: HubRequest, scope?: RequestScope): HubResponse | Promise<HubResponse> {
@@ -170,6 +172,7 @@ export function createHub<D extends CoreDeps>(deps: D, routes: Route<D>[]): Hub 
     },
     respond,
     cached: (raw) => keptAnswer(raw),
+    keptBytes: () => answers.keptBytes,
     admit: (req) => admitRequest(req, shapeOf),
     routes,
   };

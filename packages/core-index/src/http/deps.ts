@@ -1,3 +1,4 @@
+import type { CacheBudget } from '../index/cache-budget.js';
 import type { IndexStore } from '../index/index-store.js';
 import { isModelId } from '../index/model-id.js';
 import type { ObjectStore } from '../index/object-store.js';
@@ -69,6 +70,11 @@ export interface HubSettings {
   serverId: string;
   /** What the operator refuses to serve (design 11.2; http/policy.ts). */
   policy?: ServePolicy;
+  /**
+   * The process's one bound on its caches and each cache's share (index/cache-budget.ts): the kept answers and the
+   * dialects' caches read their share here; without it each takes its own default.
+   */
+  cache?: CacheBudget;
 }
 
 /** What every pure handler may use. Dialects extend it with their own needs. */

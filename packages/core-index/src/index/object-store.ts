@@ -53,6 +53,8 @@ export interface ObjectStore {
    * without it are asked {@link has} of each ({@link missingOf}).
    */
   missing?(addresses: readonly Address[]): Promise<Address[]>;
+  /** bytes of objects its in-memory cache holds now (a store that keeps none has no such method) */
+  cachedBytes?(): number;
   put(bytes: Uint8Array, options: PutOptions): Promise<{ meta: ObjectMetadata; created: boolean }>;
   list(query: ListQuery): Promise<ListPage>;
   readRef(name: string): Promise<string | undefined>;

@@ -236,6 +236,27 @@ function damaging(inner: ObjectStore, address: string): ObjectStore {
   });
 }
 
+describe('the paged store’s caches hold at most cacheBytes together (SYNTHETIC index of 10,000 models)', async () => {
+  const { models, catalog, pages, inner } = await countedPagedDay(10_000);
+
+  it('after every model is looked up and memoised twice and every order browsed, its five caches sum to at most the bound', async () => {
+    const bound = 1024 * 1024;
+    const index = await openPagedIndex(inner, pages, catalog, { cacheBytes: bound });
+    for (let round = 0; round < 2; round++) {
+      for (const m of models.slice(0, 4_000)) {
+        const found = await index.model(m.id);
+        expect(found?.id).toBe(m.id);
+        index.memo(`body:${m.id}`, () => new Uint8Array(600));
+      }
+      for (const sort of SORT_KEYS) await index.search({ sort } as ModelQuery, 0, 200);
+      await index.search({ search: 'model-12' } as ModelQuery, 0, 50);
+    }
+    // filled: well past half the bound, and never past it (the parts were a quarter each of five: 5/4 of it)
+    expect(index.cachedBytes()).toBeGreaterThan(bound / 2);
+    expect(index.cachedBytes()).toBeLessThanOrEqual(bound);
+  });
+});
+
 describe('a damaged index page is refused as any object is', () => {
   it('names the page that does not hash to its address, and a root of another catalog is refused', async () => {
     const store = new MemoryObjectStore();

@@ -45,15 +45,13 @@ const PARSED_DIR_PER_JSON_BYTE = 1.4;
 const RECENT_MODELS_PAGES = 32;
 
 export interface PagedIndexOptions {
-  /** the most bytes of pages (and models) kept in memory (default {@link PAGED_CACHE_BYTES}) */
+  /** the most bytes of pages, models and memos kept in all (default {@link PAGED_CACHE_BYTES}; cache-budget.ts) */
   cacheBytes?: number;
   /**
    * Re-hash every page read against its address (default true). A host that verified the day's objects when they
    * were written or switched to (node-server's trusted catalog) may skip it.
    */
   verify?: boolean;
-  /** memo values kept per index, by their own size estimate, at most this many bytes (default a quarter of the cache) */
-  memoBytes?: number;
   /** the most storage reads one search makes (paged-search.ts `SEARCH_READS_MAX` by default) */
   searchReadsMax?: number;
   /**
@@ -101,6 +99,9 @@ export class PagedIndex implements IndexStore, PagedReads {
   readonly snapshot: string;
   /** storage reads this store made (pages not in its cache) */
   reads = 0;
+  cachedBytes(): number {
+    return this.pages.bytes + this.dirPages.bytes + this.warmModels.bytes + this.memos.bytes + this.buckets.bytes;
+  }
 
   constructor(
     private readonly objects: ObjectStore,
@@ -109,14 +110,14 @@ export class PagedIndex implements IndexStore, PagedReads {
     options: PagedIndexOptions = {},
   ) {
     const bytes = options.cacheBytes ?? PAGED_CACHE_BYTES;
-    // Kept from the second ask (ByteLru's `secondAsk`): at a size where look-ups are random, most models are asked
-    // once, and keeping each would only churn the caches and promote garbage to the collector's old space
-    // (docs/decisions/scale-and-speed.md "Kept from the second ask").
-    this.pages = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
+    // Five parts that sum to the bound, directory pages a quarter (docs/decisions/scale-and-speed.md "One bound on
+    // every cache"); the rest kept from the second ask (the decisions' "Kept from the second ask").
+    const part = (bytes * 3) / 16;
+    this.pages = new ByteLru(part, bytes / 16, { secondAsk: true });
     this.dirPages = new ByteLru(bytes / 4, bytes / 16);
-    this.warmModels = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
-    this.memos = new ByteLru(options.memoBytes ?? bytes / 4, undefined, { secondAsk: true });
-    this.buckets = new ByteLru(bytes / 4, bytes / 16, { secondAsk: true });
+    this.warmModels = new ByteLru(part, bytes / 16, { secondAsk: true });
+    this.memos = new ByteLru(part, undefined, { secondAsk: true });
+    this.buckets = new ByteLru(part, bytes / 16, { secondAsk: true });
     this.verify = options.verify !== false;
     this.searchReadsMax = options.searchReadsMax;
     this.sharePending = options.sharePending !== false;

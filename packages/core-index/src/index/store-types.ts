@@ -92,6 +92,8 @@ export interface IndexStore {
    * cache bounded in bytes, so a value may be built again: `build` must not have effects.
    */
   memo<T>(key: string, build: () => T): T;
+  /** bytes its caches hold now, as they count them (a paged store); the whole store holds its index and has none */
+  cachedBytes?(): number;
 }
 
 /** A value now or later: look-ups answer at once when nothing has to be read (a warm model). */

@@ -57,3 +57,13 @@ export function manifestBlobUnknown(digest: string): HubResponse {
 export function manifestInvalid(why: string): HubResponse {
   return ociError(400, 'MANIFEST_INVALID', `The manifest is invalid: ${why}`);
 }
+
+/** Another request is writing to this upload now (in this process or another): 416 with the Range recorded. */
+export function uploadBusy(received: number): HubResponse {
+  return ociError(
+    416,
+    'BLOB_UPLOAD_INVALID',
+    `Another request is writing to this upload now; the upload stands at byte ${received}. Ask where it stands (GET) and resend from there.`,
+    { range: received > 0 ? `0-${received - 1}` : '0-0' },
+  );
+}

@@ -17,6 +17,7 @@ import { BUCKET_API } from './api.js';
 import { manifestBlobUnknown, manifestInvalid } from './errors.js';
 import { bucketRepository } from './names.js';
 import { BucketStore } from './store.js';
+import type { UploadSessionStore } from './upload-store.js';
 import { BlobUploads } from './uploads.js';
 
 /**
@@ -49,27 +50,24 @@ interface BucketState {
   uploads: BlobUploads;
 }
 
+/** What the bucket routes take beyond CoreDeps: where open uploads live (default: this process's memory). */
+export interface BucketDeps {
+  /** node-server: `DIR/uploads/`, shared by every process on the data folder (apps/node-server/src/bucket-uploads.ts). */
+  bucketUploads?: UploadSessionStore;
+}
+
 const states = new WeakMap<ObjectStore, BucketState>();
 
 /** The bucket store and the open upload sessions of one object store (one per hub). */
-export function bucketState(deps: CoreDeps): BucketState {
+export function bucketState(deps: CoreDeps & BucketDeps): BucketState {
   let s = states.get(deps.objects);
   if (!s) {
     const store = new BucketStore(deps.objects);
     const limit = deps.settings.bucketMaxBytes ?? DEFAULT_BUCKET_MAX_BYTES;
-    // the size a bucket holds is read from the last catalog this process wrote or read
-    const sizes = new Map<string, number>();
-    store.onCatalog((c) => {
-      sizes.clear();
-      for (const [name, entry] of Object.entries(c.buckets)) sizes.set(name, entry.size);
-    });
-    s = {
-      store,
-      uploads: new BlobUploads(
-        () => limit,
-        (repository) => sizes.get(repository.slice('hub/buckets/'.length)) ?? 0,
-      ),
-    };
+    // What a bucket holds, from the current catalog (read again when another process moved the ref).
+    const used = async (repository: string) => (await store.catalog()).catalog.buckets[repository.slice('hub/buckets/'.length)]?.size ?? 0;
+    const uploads = new BlobUploads({ limit: () => limit, used, ...(deps.bucketUploads ? { store: deps.bucketUploads } : {}) });
+    s = { store, uploads };
     states.set(deps.objects, s);
   }
   return s;
@@ -120,6 +118,11 @@ function created(name: string, kind: 'blobs' | 'manifests', digest: string): Hub
 function edgeRefusal(ctx: RouteContext<CoreDeps>): HubResponse | undefined {
   if (ctx.deps.settings.role !== 'edge') return undefined;
   return unsupported(ctx.req.method, ctx.path);
+}
+
+/** Verified bytes into the object store and the bucket (the upload's session is dropped after). */
+async function keepBlob(store: BucketStore, name: string, digest: string, bytes: Uint8Array): Promise<void> {
+  await store.store(name, digest, bytes, 'application/octet-stream');
 }
 
 const readTags: Handler<CoreDeps> = async (ctx) => {
@@ -202,21 +205,21 @@ const startUpload: Handler<CoreDeps> = async (ctx) => {
     // not mountable: a plain upload session, as the distribution spec says
   }
   const digest = ctx.query.get('digest');
-  const session = uploads.start(repository);
   if (digest) {
     const body = await readBody(ctx.req, BUCKET_REQUEST_MAX_BYTES);
-    const done = uploads.finish(repository, session.uuid, digest, body);
+    const session = await uploads.start(repository);
+    const done = await uploads.finish(repository, session.uuid, digest, body, (bytes) => keepBlob(store, b.name, digest, bytes));
     if (!done.ok) return done.response;
-    await store.store(b.name, digest, done.value, 'application/octet-stream');
     return created(b.name, 'blobs', digest);
   }
+  const session = await uploads.start(repository);
   return empty(202, { ...uploadHeaders(b.name, session.uuid, 0), 'content-length': '0' });
 };
 
 const uploadStatus: Handler<CoreDeps> = async (ctx) => {
   const b = bucketName(ctx);
   if ('error' in b) return b.error;
-  const got = bucketState(ctx.deps).uploads.get(bucketRepository(b.name), ctx.params.uuid ?? '');
+  const got = await bucketState(ctx.deps).uploads.get(bucketRepository(b.name), ctx.params.uuid ?? '');
   if (!got.ok) return got.response;
   return empty(204, uploadHeaders(b.name, got.value.uuid, got.value.received));
 };
@@ -229,10 +232,10 @@ const patchUpload: Handler<CoreDeps> = async (ctx) => {
   const { uploads } = bucketState(ctx.deps);
   const repository = bucketRepository(b.name);
   const uuid = ctx.params.uuid ?? '';
-  const known = uploads.get(repository, uuid);
+  const known = await uploads.get(repository, uuid);
   if (!known.ok) return known.response;
   const body = await readBody(ctx.req, BUCKET_REQUEST_MAX_BYTES);
-  const got = uploads.append(repository, uuid, body, ctx.req.headers.get('content-range') ?? undefined);
+  const got = await uploads.append(repository, uuid, body, ctx.req.headers.get('content-range') ?? undefined);
   if (!got.ok) return got.response;
   return empty(202, uploadHeaders(b.name, uuid, got.value.received));
 };
@@ -245,13 +248,12 @@ const finishUpload: Handler<CoreDeps> = async (ctx) => {
   const { store, uploads } = bucketState(ctx.deps);
   const repository = bucketRepository(b.name);
   const uuid = ctx.params.uuid ?? '';
-  const known = uploads.get(repository, uuid);
+  const known = await uploads.get(repository, uuid);
   if (!known.ok) return known.response;
   const digest = ctx.query.get('digest') ?? '';
   const body = await readBody(ctx.req, BUCKET_REQUEST_MAX_BYTES);
-  const done = uploads.finish(repository, uuid, digest, body);
+  const done = await uploads.finish(repository, uuid, digest, body, (bytes) => keepBlob(store, b.name, digest, bytes));
   if (!done.ok) return done.response;
-  await store.store(b.name, digest, done.value, 'application/octet-stream');
   return created(b.name, 'blobs', digest);
 };
 
@@ -261,9 +263,8 @@ const cancelUpload: Handler<CoreDeps> = async (ctx) => {
   const repository = bucketRepository(b.name);
   const uuid = ctx.params.uuid ?? '';
   const { uploads } = bucketState(ctx.deps);
-  const known = uploads.get(repository, uuid);
-  if (!known.ok) return known.response;
-  uploads.cancel(repository, uuid);
+  const done = await uploads.cancel(repository, uuid);
+  if (!done.ok) return done.response;
   return empty(204, {});
 };
 

@@ -30,16 +30,10 @@ export class BucketStore {
   /** Writes of the catalog run one after another, so no update is lost. */
   #chain: Promise<unknown> = Promise.resolve();
 
-  #listeners: Array<(c: BucketsCatalog) => void> = [];
   /** The last catalog read, by address: parsed once. */
   #last?: { address: Address; catalog: BucketsCatalog };
 
   constructor(private readonly objects: ObjectStore) {}
-
-  /** Called with every catalog read or written (the upload sessions keep each bucket's size from it). */
-  onCatalog(fn: (c: BucketsCatalog) => void): void {
-    this.#listeners.push(fn);
-  }
 
   /**
    * The current catalog, parsed once per address and shared by every read: callers only read it. Changes go through
@@ -53,7 +47,6 @@ export class BucketStore {
     if (!stored) return { catalog: emptyCatalog(), address: undefined };
     const catalog = BucketsCatalogSchema.parse(JSON.parse(new TextDecoder().decode(stored.bytes)));
     this.#last = { address: ref, catalog };
-    for (const l of this.#listeners) l(catalog);
     return { catalog, address: ref };
   }
 
@@ -114,7 +107,6 @@ export class BucketStore {
         const { meta } = await this.objects.put(canonicalBytes(catalog), { kind: BUCKETS_KIND, mediaType: 'application/json' });
         await this.objects.writeRef(BUCKETS_REF, meta.id);
         this.#last = { address: meta.id as Address, catalog };
-        for (const l of this.#listeners) l(catalog);
         return out;
       }),
     );

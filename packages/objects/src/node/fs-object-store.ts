@@ -55,12 +55,17 @@ export class FsObjectStore implements ObjectStore {
   constructor(
     root: string,
     private readonly now: () => number = Date.now,
+    /** the most bytes of objects kept in memory (a host gives its cache budget's `objects` share) */
     cacheLimitBytes = 64 * 1024 * 1024,
   ) {
     this.cache = new ObjectCache(cacheLimitBytes);
     this.objectsDir = path.join(root, 'objects');
     this.refsDir = path.join(root, 'refs');
     this.locksDir = path.join(root, 'locks');
+  }
+
+  cachedBytes(): number {
+    return this.cache.bytes;
   }
 
   private paths(address: Address) {

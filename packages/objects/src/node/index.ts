@@ -1,2 +1,2 @@
-export { HeldLease, type LeaseBody, leaseHolder, withFileLock } from './file-lease.js';
+export { HeldLease, type LeaseBody, leaseHolder, releaseLease, renewLease, tryTakeLease, withFileLock } from './file-lease.js';
 export { FsObjectStore, writeFileAtomic } from './fs-object-store.js';

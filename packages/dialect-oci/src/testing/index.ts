@@ -1,0 +1,1 @@
+export { uploadSessionStoreContract } from './upload-store.contract.js';
