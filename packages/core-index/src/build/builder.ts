@@ -11,7 +11,6 @@ import {
   type CatalogObject,
   type FileRecord,
   type ModelObject,
-  type ModelRow,
   type SourceObject,
 } from '../index/schemas.js';
 import { sha256Hex } from '../index/sha256.js';
@@ -21,7 +20,7 @@ import type { NoteSigner } from '../tlog/note.js';
 import { BuildMemo, BuildMemoWriter, inputKeys, MEMO_REF, type MemoModel } from './build-memo.js';
 import { commitDays } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
-import { type BuildModelInput, modelRow } from './model-row.js';
+import { type BuildModelInput, lazyRow, withRow } from './model-row.js';
 import { pagesFormat } from './pages-format.js';
 import { type Kept, keepStored, readCatalogOrNone, readPrev, sameContent } from './reuse-store.js';
 
@@ -248,23 +247,22 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     }
     // The row is made when something reads it: an unchanged row whose models page and catalog text are the last
     // build's is never made.
-    let made: ModelRow | undefined;
-    const rowOf = () => (made ??= modelRow(m, files, revision, modelAddress, display));
+    const rowOf = lazyRow(m, files, revision, modelAddress, display);
     const entry = { model: modelAddress, sources: sourceAddresses };
     const text: RowText =
       same && reused
-        ? {
-            id: m.id,
-            get row() {
-              return rowOf();
+        ? withRow(
+            {
+              id: m.id,
+              entry,
+              json: undefined,
+              member: undefined,
+              bytes: same.rowBytes as number,
+              key: keys.full,
+              src: same.rank === undefined ? undefined : memo?.source(same.rank),
             },
-            entry,
-            json: undefined,
-            member: undefined,
-            bytes: same.rowBytes as number,
-            key: keys.full,
-            src: same.rank === undefined ? undefined : memo?.source(same.rank),
-          }
+            rowOf,
+          )
         : { ...rowText(rowOf(), entry), key: keys.full };
     memoWriter.model(m.id, {
       key,
@@ -296,16 +294,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     const done = await Promise.all(chunk.map((c) => one(c.m, c.rank)));
     for (const [k, d] of done.entries()) {
       await catalogWriter.addText(d.text);
-      const { rowOf } = d;
-      const entry = {
-        id: d.text.id,
-        address: d.entry.model,
-        get row() {
-          return rowOf();
-        },
-        object: d.object,
-        sources: d.sources,
-      };
+      const entry = withRow({ id: d.text.id, address: d.entry.model, object: d.object, sources: d.sources }, d.rowOf);
       await pagesWriter?.add(entry, (chunk[k] as { lower: string }).lower, d.text.key);
       modelCount++;
       fileCount += d.files;
