@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PolicyConfigError, parsePolicy, type ServePolicy, type SourceConfig } from '@hub/core-index';
+import type { ServePolicy, SourceConfig } from '@hub/core-index';
 import { indexStoreKind } from '@hub/hub';
-import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
+import type { SigningConfig } from '@hub/model-signing/node';
 import { CliError } from './cli-framework.js';
 import { DEFAULT_HOST } from './listen.js';
 
@@ -145,29 +145,24 @@ export function resolveConfig(
   const portNumber = Number(port);
   if (!Number.isInteger(portNumber) || portNumber < 0 || portNumber > 65535)
     throw new ConfigError(`Port ${port} is not a port number (0-65535).`);
-  checkVerdictSettings(fromFile);
-  try {
-    indexStoreKind(nonEmpty(env.HUB_INDEX_STORE) ?? fromFile.indexStore, 'indexStore (or HUB_INDEX_STORE)');
-  } catch (e) {
-    throw new ConfigError((e as Error).message);
-  }
-  if (
-    fromFile.leaseSeconds !== undefined &&
-    !(typeof fromFile.leaseSeconds === 'number' && fromFile.leaseSeconds >= 0.1 && fromFile.leaseSeconds <= 3600)
-  )
-    throw new ConfigError('leaseSeconds must be a number of seconds from 0.1 to 3600 (default 30).');
-  const writes = fromFile.account?.writes;
-  if (writes !== undefined) {
-    const positive = (v: unknown) => v === undefined || (typeof v === 'number' && Number.isFinite(v) && v > 0);
-    if (typeof writes !== 'object' || writes === null || !positive(writes.burst) || !positive(writes.perSecond))
-      throw new ConfigError('account.writes must be {"burst": N, "perSecond": N} with numbers above 0 (default 20 and 1).');
+  // The file's values are checked by settings-check.ts (checkConfig, which the commands and startServer call); here
+  // only what the environment adds.
+  if (nonEmpty(env.HUB_INDEX_STORE) !== undefined) {
+    try {
+      indexStoreKind(nonEmpty(env.HUB_INDEX_STORE), 'HUB_INDEX_STORE');
+    } catch (e) {
+      throw new ConfigError((e as Error).message);
+    }
   }
   const cacheFromEnv = nonEmpty(env.HUB_CACHE_MB);
   const cacheMegabytes = cacheFromEnv !== undefined ? Number(cacheFromEnv) : undefined;
   if (cacheMegabytes !== undefined && !(Number.isFinite(cacheMegabytes) && cacheMegabytes > 0))
     throw new ConfigError(`HUB_CACHE_MB must be a positive number of megabytes (default 128), not ${JSON.stringify(cacheFromEnv)}.`);
   const database = nonEmpty(env.DATABASE_URL) ?? fromFile.database;
-  checkDatabase(database, fromFile.database === database ? 'database' : 'DATABASE_URL');
+  if (nonEmpty(env.DATABASE_URL) !== undefined) {
+    const problem = databaseProblem(nonEmpty(env.DATABASE_URL));
+    if (problem) throw new ConfigError(`DATABASE_URL ${problem}.`);
+  }
   return {
     ...fromFile,
     ...(database !== undefined ? { database } : {}),
@@ -191,38 +186,8 @@ function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v.trim() === '' ? undefined : v.trim();
 }
 
-/** The serving policy and the signing trust must be usable as given (every key checked), or the start fails with one line. */
-function checkVerdictSettings(c: HubConfigFile): void {
-  try {
-    parsePolicy(c.policy);
-  } catch (e) {
-    if (e instanceof PolicyConfigError) throw new ConfigError(e.message);
-    throw e;
-  }
-  if (c.signing === undefined) return;
-  const s = c.signing as unknown;
-  if (typeof s !== 'object' || s === null || Array.isArray(s))
-    throw new ConfigError('signing must be an object ({trustedRoot?, keys?, certificateAuthorities?}).');
-  const known = new Set(['trustedRoot', 'keys', 'certificateAuthorities']);
-  for (const k of Object.keys(s)) if (!known.has(k)) throw new ConfigError(`signing.${k} is not a signing key (${[...known].join(', ')}).`);
-  const named = (v: unknown, field: string) =>
-    v === undefined || (Array.isArray(v) && v.every((e) => typeof e?.name === 'string' && e.name !== '' && typeof e?.[field] === 'string'));
-  if (!named(c.signing.keys, 'publicKey'))
-    throw new ConfigError('signing.keys must be a list of {name, publicKey} (PEM text or a path to a PEM file).');
-  if (!named(c.signing.certificateAuthorities, 'certificate'))
-    throw new ConfigError('signing.certificateAuthorities must be a list of {name, certificate} (PEM text or a path to a PEM file).');
-  if (c.signing.trustedRoot !== undefined && typeof c.signing.trustedRoot !== 'string')
-    throw new ConfigError('signing.trustedRoot must be the path of a Sigstore trusted_root.json.');
-  try {
-    loadTrust(c.signing);
-  } catch (e) {
-    throw new ConfigError((e as Error).message);
-  }
-}
-
-/** `database` (or `DATABASE_URL`) must name a PostgreSQL database; the message never repeats the value (a password). */
-function checkDatabase(url: unknown, from: string): void {
-  if (url === undefined) return;
+/** Why `url` cannot name a PostgreSQL database, or undefined; the message never repeats the value (a password). */
+export function databaseProblem(url: unknown): string | undefined {
   let protocol = '';
   try {
     protocol = new URL(String(url)).protocol;
@@ -230,5 +195,6 @@ function checkDatabase(url: unknown, from: string): void {
     protocol = '';
   }
   if (typeof url !== 'string' || (protocol !== 'postgres:' && protocol !== 'postgresql:'))
-    throw new ConfigError(`${from} must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:5432/DATABASE).`);
+    return 'must be a PostgreSQL URL (postgres://USER:PASSWORD@HOST:5432/DATABASE)';
+  return undefined;
 }

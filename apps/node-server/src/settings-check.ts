@@ -8,10 +8,11 @@
  */
 
 import { existsSync } from 'node:fs';
-import { DEFAULT_SOURCES, type HostPolicy, HostSettingsError, hostPolicyFrom } from '@hub/core-index';
-import { mergeSources } from '@hub/hub';
+import { DEFAULT_SOURCES, type HostPolicy, HostSettingsError, hostPolicyFrom, PolicyConfigError, parsePolicy } from '@hub/core-index';
+import { INDEX_STORE_KINDS, indexStoreKind, mergeSources } from '@hub/hub';
+import { loadTrust } from '@hub/model-signing/node';
 import { CliError, UsageError } from './cli-framework.js';
-import { ConfigError, configFileOf, type HubConfigFile, type ResolvedConfig, resolveConfig } from './config.js';
+import { ConfigError, configFileOf, databaseProblem, type HubConfigFile, type ResolvedConfig, resolveConfig } from './config.js';
 import { checkProbeConfig } from './prober.js';
 
 /** A value's problem (`must be true or false`), or undefined when it is usable. */
@@ -68,15 +69,32 @@ const CONFIG_KEYS: { [K in keyof Required<HubConfigFile>]: Check } = {
   probeRetrySeconds: positive,
   probeRetryMaxSeconds: positive,
   probeConcurrency: whole,
-  database: text,
-  // checked by config.ts (indexStoreKind)
-  indexStore: text,
-  // checked by config.ts (checkVerdictSettings: parsePolicy and the signing trust)
+  database: (v) => databaseProblem(v),
+  indexStore: (v) => {
+    if (typeof v !== 'string') return `must be one of ${INDEX_STORE_KINDS.join(', ')}`;
+    try {
+      indexStoreKind(v, 'indexStore');
+      return undefined;
+    } catch {
+      return `must be one of ${INDEX_STORE_KINDS.join(', ')} (got ${JSON.stringify(v.slice(0, 40))})`;
+    }
+  },
+  // every key checked by checkVerdictSettings below (parsePolicy and the signing trust)
   policy: object,
   signing: object,
-  leaseSeconds: positive,
+  leaseSeconds: (v) =>
+    typeof v === 'number' && v >= 0.1 && v <= 3600 ? undefined : 'must be a number of seconds from 0.1 to 3600 (default 30)',
   cacheMegabytes: positive,
-  account: (v) => object(v) ?? (typeof (v as { publicKey?: unknown }).publicKey === 'undefined' ? 'needs "publicKey"' : undefined),
+  account: (v) => {
+    if (object(v)) return object(v);
+    const a = v as { publicKey?: unknown; writes?: unknown };
+    if (a.publicKey === undefined) return 'needs "publicKey"';
+    const w = a.writes as { burst?: unknown; perSecond?: unknown } | undefined;
+    const above0 = (n: unknown) => n === undefined || (typeof n === 'number' && Number.isFinite(n) && n > 0);
+    if (w !== undefined && (typeof w !== 'object' || w === null || !above0(w.burst) || !above0(w.perSecond)))
+      return '.writes must be {"burst": N, "perSecond": N} with numbers above 0 (default 20 and 1)';
+    return undefined;
+  },
   publisherTokens: texts,
   registryTokens: texts,
   bucketMaxBytes: whole,
@@ -128,8 +146,10 @@ export function checkConfig(config: HubConfigFile, where = 'config'): void {
     }
     if (value === undefined) continue;
     const problem = check(value);
-    if (problem) throw new ConfigError(`${where}: ${key} ${problem}`);
+    // a problem of a member (`.writes must …`) follows its key without a space
+    if (problem) throw new ConfigError(`${where}: ${key}${problem.startsWith('.') ? '' : ' '}${problem}`);
   }
+  checkVerdictSettings(config);
   hostPolicyOf(config, config.host ?? '127.0.0.1', where);
   checkProbeConfig(mergeSources(config.sources ?? [], []));
 }
@@ -141,6 +161,35 @@ export function hostPolicyOf(config: HubConfigFile, listenHost: string, where = 
   } catch (e) {
     if (e instanceof HostSettingsError) throw new ConfigError(`${where}: ${e.message}`);
     throw e;
+  }
+}
+
+/** The serving policy and the signing trust must be usable as given (every key checked), or the start fails with one line. */
+function checkVerdictSettings(c: HubConfigFile): void {
+  try {
+    parsePolicy(c.policy);
+  } catch (e) {
+    if (e instanceof PolicyConfigError) throw new ConfigError(e.message);
+    throw e;
+  }
+  if (c.signing === undefined) return;
+  const s = c.signing as unknown;
+  if (typeof s !== 'object' || s === null || Array.isArray(s))
+    throw new ConfigError('signing must be an object ({trustedRoot?, keys?, certificateAuthorities?}).');
+  const known = new Set(['trustedRoot', 'keys', 'certificateAuthorities']);
+  for (const k of Object.keys(s)) if (!known.has(k)) throw new ConfigError(`signing.${k} is not a signing key (${[...known].join(', ')}).`);
+  const named = (v: unknown, field: string) =>
+    v === undefined || (Array.isArray(v) && v.every((e) => typeof e?.name === 'string' && e.name !== '' && typeof e?.[field] === 'string'));
+  if (!named(c.signing.keys, 'publicKey'))
+    throw new ConfigError('signing.keys must be a list of {name, publicKey} (PEM text or a path to a PEM file).');
+  if (!named(c.signing.certificateAuthorities, 'certificate'))
+    throw new ConfigError('signing.certificateAuthorities must be a list of {name, certificate} (PEM text or a path to a PEM file).');
+  if (c.signing.trustedRoot !== undefined && typeof c.signing.trustedRoot !== 'string')
+    throw new ConfigError('signing.trustedRoot must be the path of a Sigstore trusted_root.json.');
+  try {
+    loadTrust(c.signing);
+  } catch (e) {
+    throw new ConfigError((e as Error).message);
   }
 }
 

@@ -69,3 +69,24 @@ describe('the cache budget of hub serve', () => {
     expect(() => checkConfig({ cacheMegabytes: 0 })).toThrow(/cacheMegabytes must be a positive number/);
   });
 });
+
+describe('one check of every config value, for the commands and for startServer alike', () => {
+  // Before, these were checked only where the CLI read its config (resolveConfig): a host embedding the hub through
+  // startServer started with a lease of a week, a write limit of "lots" and an index store named "fast".
+  it('startServer refuses what the commands refuse, each with one ConfigError naming its key', async () => {
+    const dataDir = await tmp('config-once-');
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ leaseSeconds: 7 * 24 * 3600 }, /^config: leaseSeconds must be a number of seconds from 0\.1 to 3600/],
+      [{ account: { publicKey: 'k', writes: { burst: 'lots' } } }, /^config: account\.writes must be \{"burst": N, "perSecond": N\}/],
+      [{ indexStore: 'fast' }, /^config: indexStore must be one of auto, memory, paged \(got "fast"\)/],
+      [{ database: 'mysql://hub:secret-pw@db/hub' }, /^config: database must be a PostgreSQL URL/],
+      [{ policy: { refuseScanLevels: 'unsafe' } }, /^policy\.refuseScanLevels must be a list of scan levels/],
+    ];
+    for (const [config, message] of cases) {
+      const start = startServer({ dataDir, port: 0, host: '127.0.0.1', logger: quiet, config: config as never });
+      await expect(start).rejects.toThrow(ConfigError);
+      await expect(start).rejects.toThrow(message);
+      await expect(start).rejects.not.toThrow(/secret-pw/);
+    }
+  });
+});

@@ -112,6 +112,11 @@ describe
       refused(await serve({ order: ['nonexistent'] }), /order names "nonexistent", not a source of this hub/);
       refused(await serve({}, { HUB_LOG_LEVEL: 'loud' }), /^hub serve: HUB_LOG_LEVEL=loud: must be one of fatal, error/);
       refused(await serve({ logLevel: 'loud' }), /logLevel must be one of/);
+      refused(await serve({ leaseSeconds: 604800 }), /leaseSeconds must be a number of seconds from 0\.1 to 3600/);
+      refused(await serve({ indexStore: 'fast' }), /indexStore must be one of auto, memory, paged/);
+      refused(await serve({}, { HUB_INDEX_STORE: 'fast' }), /HUB_INDEX_STORE must be one of auto, memory, paged/);
+      refused(await serve({ cacheMegabytes: -1 }), /cacheMegabytes must be a positive number/);
+      refused(await serve({}, { HUB_CACHE_MB: 'lots' }), /HUB_CACHE_MB must be a positive number of megabytes/);
       // --refresh is checked before the hub starts: nothing listened, nothing was seeded.
       refused(
         await hub(['serve', '--data', data, '--port', port, '--refresh', 'weekly']),

@@ -136,14 +136,14 @@ describe('the write limit setting', () => {
   it('refuses a write limit that could not work, naming the key', async () => {
     const { writeFileSync, mkdtempSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
-    const { resolveConfig } = await import('../src/config.js');
+    const { checkedSettings } = await import('../src/settings-check.js');
     const dir = mkdtempSync(`${tmpdir()}/hub-writes-`);
     try {
       const file = `${dir}/hub.json`;
       writeFileSync(file, JSON.stringify({ account: { publicKey: 'x', writes: { burst: 60, perSecond: 0 } } }));
-      expect(() => resolveConfig({ config: file }, {})).toThrow(/^account\.writes must be/);
+      expect(() => checkedSettings({ config: file }, {})).toThrow(/: account\.writes must be/);
       writeFileSync(file, JSON.stringify({ account: { publicKey: 'x', writes: { burst: 60, perSecond: 0.01 } } }));
-      expect(resolveConfig({ config: file }, {}).account?.writes).toEqual({ burst: 60, perSecond: 0.01 });
+      expect(checkedSettings({ config: file }, {}).account?.writes).toEqual({ burst: 60, perSecond: 0.01 });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

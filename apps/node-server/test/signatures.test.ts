@@ -13,10 +13,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { modelHostFixtures } from '../../../fixtures/model-host/load.js';
 import { bundleCreateCommand, bundleImportCommand } from '../src/cli-bundle.js';
 import { getCommand } from '../src/cli-get.js';
-import { ConfigError, type HubConfigFile, resolveConfig } from '../src/config.js';
+import { ConfigError, type HubConfigFile } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import type { MirrorIo } from '../src/pull-choice.js';
 import { type RunningHub, startServer } from '../src/server.js';
+import { checkedSettings } from '../src/settings-check.js';
 import { buildFromUpstream } from '../src/upstream-build.js';
 
 /**
@@ -342,10 +343,10 @@ describe('the config keys are checked before anything listens', () => {
     for (const [config, message] of cases) {
       const file = path.join(dir, 'config.json');
       writeFileSync(file, JSON.stringify(config));
-      expect(() => resolveConfig({ config: file }, {})).toThrow(ConfigError);
-      expect(() => resolveConfig({ config: file }, {})).toThrow(message);
+      expect(() => checkedSettings({ config: file }, {})).toThrow(ConfigError);
+      expect(() => checkedSettings({ config: file }, {})).toThrow(message);
     }
     writeFileSync(path.join(dir, 'ok.json'), JSON.stringify({ policy: POLICY, signing: {} }));
-    expect(resolveConfig({ config: path.join(dir, 'ok.json') }, {}).policy).toEqual(POLICY);
+    expect(checkedSettings({ config: path.join(dir, 'ok.json') }, {}).policy).toEqual(POLICY);
   });
 });

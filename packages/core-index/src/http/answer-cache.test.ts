@@ -341,7 +341,7 @@ describe('the answer cache: whole answers of reuse routes', () => {
       {
         maxEntries: 2,
         maxVariants: 2,
-        maxBytes: 10,
+        maxBytes: 1_000_000,
       },
     );
     const answer = (n: number) => ({ status: 200, headers: {}, body: new Uint8Array(n) });
@@ -366,26 +366,37 @@ describe('the answer cache: whole answers of reuse routes', () => {
     expect(cache.get(req('/c', {}, 'HEAD'))).toBeUndefined();
   });
 
-  it('holds at most maxBytes of bodies, the oldest dropped to fit; an answer over a quarter of it is not kept and pushes nothing out', async () => {
+  it('holds at most maxBytes, each answer counted at its body, headers and entry; the oldest dropped to fit; an answer over a quarter of it is not kept and pushes nothing out', async () => {
     const t = await createTestHub();
-    const cache = new AnswerCache<string>({ index: () => t.index, health: t.deps.health }, { maxBytes: 12 });
-    const keep = (path: string, bytes: number) =>
-      cache.put(req(path), { status: 200, headers: {}, body: new Uint8Array(bytes) }, path, 'index', new Set(), t.index, undefined);
-    for (const p of ['/1', '/2', '/3', '/4']) keep(p, 3);
-    expect(cache.keptBytes).toBe(12);
+    const answer = (bytes: number) => ({
+      status: 200,
+      headers: { etag: '"x"', 'content-type': 'application/json' },
+      body: new Uint8Array(bytes),
+    });
+    const keepIn = (cache: AnswerCache<string>, path: string, bytes: number) =>
+      cache.put(req(path), answer(bytes), path, 'index', new Set(), t.index, undefined);
+    // one answer as counted: more than its body (its headers, its URL and its objects take memory too)
+    const probe = new AnswerCache<string>({ index: () => t.index, health: t.deps.health }, { maxBytes: 1e9 });
+    keepIn(probe, '/1', 3000);
+    const per = probe.keptBytes;
+    expect(per).toBeGreaterThan(3000 + 2 * 'etag"x"content-typeapplication/json'.length);
+    const cache = new AnswerCache<string>({ index: () => t.index, health: t.deps.health }, { maxBytes: 4 * per });
+    const keep = (path: string, bytes: number) => keepIn(cache, path, bytes);
+    for (const p of ['/1', '/2', '/3', '/4']) keep(p, 3000);
+    expect(cache.keptBytes).toBe(4 * per);
     // full: kept from its second ask (the doorkeeper), then the oldest goes
-    keep('/5', 3);
-    keep('/5', 3);
+    keep('/5', 3000);
+    keep('/5', 3000);
     expect(cache.get(req('/1'))).toBeUndefined();
-    expect(cache.get(req('/5'))?.response.body).toHaveLength(3);
-    expect(cache.keptBytes).toBe(12);
-    // 4 bytes is over a quarter of 12: before this rule a body of 12 or more emptied the cache, itself included
-    keep('/big', 4);
-    keep('/big', 4);
+    expect(cache.get(req('/5'))?.response.body).toHaveLength(3000);
+    expect(cache.keptBytes).toBe(4 * per);
+    // a body over a quarter of the bound: before this rule a body of the whole bound emptied the cache, itself included
+    keep('/big', per + 1);
+    keep('/big', per + 1);
     expect(cache.get(req('/big'))).toBeUndefined();
-    for (const p of ['/2', '/3', '/4', '/5']) expect(cache.get(req(p))?.response.body).toHaveLength(3);
-    keep('/huge', 12);
+    for (const p of ['/2', '/3', '/4', '/5']) expect(cache.get(req(p))?.response.body).toHaveLength(3000);
+    keep('/huge', 4 * per);
     expect(cache.get(req('/huge'))).toBeUndefined();
-    expect(cache.keptBytes).toBe(12);
+    expect(cache.keptBytes).toBe(4 * per);
   });
 });

@@ -14,8 +14,9 @@ import type { CoreDeps } from './deps.js';
  * - Dropped when the index object changes (a reload) or the health's `version()` changes (a probe outcome); a route
  *   marked `'index+health'` is not kept at all when the health has no `version`.
  * - Only answers with status below 400 and a fixed body (bytes or none) of at most `maxBodyBytes`; at most
- *   `maxEntries` URLs, `maxVariants` variants each and `maxBytes` of bodies in all (an answer over a quarter of
- *   `maxBytes` is not kept), the oldest GET URL dropped first (then HEAD).
+ *   `maxEntries` URLs, `maxVariants` variants each and `maxBytes` in all, each answer counted at its body, its
+ *   headers and its entry (an answer whose body is over a quarter of `maxBytes` is not kept), the oldest GET URL
+ *   dropped first (then HEAD).
  * - The kept answer is frozen (its headers may not be changed by a host) and handed out as is.
  * - Once the cache is full, a new URL is kept from its second ask only (a {@link Doorkeeper}, as the paged store's
  *   caches do): at 1,000,000 models random look-ups are asked once each, and keeping every one only pushed out the
@@ -29,7 +30,18 @@ export interface AnswerCacheLimits {
   maxBytes: number;
 }
 
-const DEFAULT_LIMITS: AnswerCacheLimits = { maxEntries: 4096, maxVariants: 8, maxBodyBytes: 256 * 1024, maxBytes: 32 * 1024 * 1024 };
+const DEFAULT_LIMITS: AnswerCacheLimits = { maxEntries: 65_536, maxVariants: 8, maxBodyBytes: 256 * 1024, maxBytes: 32 * 1024 * 1024 };
+
+/**
+ * What one kept answer costs besides its body, counted against `maxBytes` so the bound is one of memory: the entry,
+ * its variant and the frozen answer (about 256 bytes of objects), and its headers' names and values (two bytes a
+ * character: V8 keeps most as two-byte or shared strings; counting them so errs on the safe side).
+ */
+function overheadOf(headers: Readonly<Record<string, string>>): number {
+  let n = 256;
+  for (const k in headers) n += 2 * (k.length + (headers[k] as string).length) + 32;
+  return n;
+}
 
 /** What a route's answer depends on besides the request, when it may be reused (`Route.reuse`). */
 export type Reuse = 'index' | 'index+health';
@@ -149,8 +161,9 @@ export class AnswerCache<R> {
     if (entry.variants.some((k) => k.values.every((v, i) => v === values[i]))) return;
     const response: HubResponse = Object.freeze({ status: res.status, headers: Object.freeze({ ...res.headers }), body });
     entry.variants.push(Object.freeze({ values, response, meta }));
-    entry.bytes += size;
-    this.bytes += size;
+    const counted = size + overheadOf(response.headers) + 2 * key.length;
+    entry.bytes += counted;
+    this.bytes += counted;
     while (this.size > this.limits.maxEntries || this.bytes > this.limits.maxBytes) {
       // the oldest GET URL, then the oldest HEAD URL
       const from = this.byMethod.GET.size > 0 ? this.byMethod.GET : this.byMethod.HEAD;
@@ -170,7 +183,7 @@ export class AnswerCache<R> {
     return this.deps.health.version?.();
   }
 
-  /** Bytes of the bodies kept now (what `maxBytes` bounds). */
+  /** Bytes the kept answers are counted at now: bodies, headers and entries (what `maxBytes` bounds). */
   get keptBytes(): number {
     return this.bytes;
   }
