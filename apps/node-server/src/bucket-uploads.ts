@@ -4,7 +4,7 @@ import { mkdir, open, readdir, readFile, rename, rm, stat, utimes } from 'node:f
 import path from 'node:path';
 import type { Logger } from '@hub/core-index';
 import { BUSY, isUploadId, type UploadSessionStore, type UploadState } from '@hub/dialect-oci';
-import { releaseLease, renewLease, tryTakeLease, withFileLock } from '@hub/objects/node';
+import { releaseLease, renewLease, syncDir, tryTakeLease, withFileLock, writeDurable } from '@hub/objects/node';
 
 /**
  * The open blob uploads of bucket pushes in the data folder (docs/decisions/spaces-and-buckets.md "Upload sessions
@@ -79,7 +79,7 @@ export class FsUploadSessions implements UploadSessionStore {
     await mkdir(this.root, { recursive: true });
     const temp = path.join(this.root, `.new-${state.uuid}`);
     await mkdir(temp);
-    await writeDurable(path.join(temp, 'state.json'), stateBytes(state));
+    await writeDurable(path.join(temp, 'state.json'), stateBytes(state), 0o600);
     await setTime(path.join(temp, 'state.json'), state.touched);
     await rename(temp, dir);
     await syncDir(this.root);
@@ -126,7 +126,7 @@ export class FsUploadSessions implements UploadSessionStore {
     const temp = path.join(dir, `.state-${randomUUID()}`);
     try {
       // no mkdir: a session removed meanwhile stays removed
-      await writeDurable(temp, stateBytes(state));
+      await writeDurable(temp, stateBytes(state), 0o600);
       await setTime(temp, state.touched);
       await rename(temp, file);
     } catch (e) {
@@ -245,24 +245,4 @@ function stateBytes(s: UploadState): string {
 async function setTime(file: string, ms: number): Promise<void> {
   const t = new Date(ms);
   await utimes(file, t, t);
-}
-
-async function writeDurable(file: string, text: string): Promise<void> {
-  const fh = await open(file, constants.O_CREAT | constants.O_WRONLY | constants.O_EXCL, 0o600);
-  try {
-    await fh.writeFile(text);
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const d = await open(dir, 'r');
-    await d.sync().catch(() => {});
-    await d.close();
-  } catch {
-    // Some filesystems do not open folders; the rename is still atomic.
-  }
 }

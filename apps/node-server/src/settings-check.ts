@@ -71,7 +71,8 @@ const CONFIG_KEYS: { [K in keyof Required<HubConfigFile>]: Check } = {
   probeConcurrency: whole,
   database: (v) => databaseProblem(v),
   indexStore: (v) => {
-    if (typeof v !== 'string') return `must be one of ${INDEX_STORE_KINDS.join(', ')}`;
+    // a blank value is refused here as before (indexStoreKind reads it as the default, `auto`)
+    if (typeof v !== 'string' || v.trim() === '') return `must be one of ${INDEX_STORE_KINDS.join(', ')}`;
     try {
       indexStoreKind(v, 'indexStore');
       return undefined;

@@ -79,6 +79,7 @@ describe('one check of every config value, for the commands and for startServer 
       [{ leaseSeconds: 7 * 24 * 3600 }, /^config: leaseSeconds must be a number of seconds from 0\.1 to 3600/],
       [{ account: { publicKey: 'k', writes: { burst: 'lots' } } }, /^config: account\.writes must be \{"burst": N, "perSecond": N\}/],
       [{ indexStore: 'fast' }, /^config: indexStore must be one of auto, memory, paged \(got "fast"\)/],
+      [{ indexStore: ' ' }, /^config: indexStore must be one of auto, memory, paged/],
       [{ database: 'mysql://hub:secret-pw@db/hub' }, /^config: database must be a PostgreSQL URL/],
       [{ policy: { refuseScanLevels: 'unsafe' } }, /^policy\.refuseScanLevels must be a list of scan levels/],
     ];

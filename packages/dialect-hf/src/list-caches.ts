@@ -110,6 +110,8 @@ export const rowsOf = (index: IndexStore, deps: CoreDeps) => cachesOf(index, dep
 export const pagesOf = (index: IndexStore, deps: CoreDeps) => cachesOf(index, deps).pages;
 
 /** Bytes the model-host dialect keeps for `index` now: its row bytes and search pages (the budget's `rows` share). */
-export function hfCachedBytes(index: IndexStore, deps: CoreDeps): number {
-  return rowsOf(index, deps).bytes + pagesOf(index, deps).bytes;
+export function hfCachedBytes(index: IndexStore): number {
+  // read only: a scrape of an index no browse has asked makes no caches for it
+  const caches = perIndex.get(index);
+  return caches ? caches.rows.bytes + caches.pages.bytes : 0;
 }

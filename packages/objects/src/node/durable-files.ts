@@ -11,8 +11,9 @@ export function tempName(dir: string): string {
   return path.join(dir, `.tmp-${process.pid}-${Date.now()}-${tmpCounter++}`);
 }
 
-export async function writeDurable(file: string, bytes: Uint8Array | string): Promise<void> {
-  const fh = await open(file, constants.O_CREAT | constants.O_WRONLY | constants.O_EXCL, 0o644);
+/** Write a new file (never an existing one) and fsync it; `mode` 0o644 unless given. */
+export async function writeDurable(file: string, bytes: Uint8Array | string, mode = 0o644): Promise<void> {
+  const fh = await open(file, constants.O_CREAT | constants.O_WRONLY | constants.O_EXCL, mode);
   try {
     await fh.writeFile(bytes);
     await fh.sync();
