@@ -52,8 +52,6 @@ export class IndexPagesWriter {
   private readonly holders: Record<string, number> = {};
   private readonly kinds = new Map<string, SourceObject['type']>();
   private readonly lowerIds: string[] = [];
-  /** the code units of the lower-case ids seen (the root's `idChars`) */
-  private readonly idUnits = new Uint8Array(65_536);
   private readonly shas = new DigestPostings();
   private readonly terms = new TermPostings();
   private readonly trending: number[] = [];
@@ -135,8 +133,6 @@ export class IndexPagesWriter {
     const { row, object, sources } = entry;
     const rank = this.lowerIds.length;
     this.lowerIds.push(lower);
-    const units = this.idUnits;
-    for (let i = 0; i < lower.length; i++) units[lower.charCodeAt(i)] = 1;
     for (const f of object.files) {
       this.files++;
       this.bytes += f.size;
@@ -317,7 +313,7 @@ export class IndexPagesWriter {
       terms,
       orders,
       names: { ...names, firsts },
-      idChars: idCharsOf(this.idUnits),
+      idChars: idCharsOf(lowerIds),
     };
     await w.flush();
     const address = await w.put(PAGES_KIND, root);
