@@ -44,7 +44,8 @@ function run(side, args) {
   });
   const wall = (performance.now() - t) / 1000;
   const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(res.stderr ?? '')?.[1];
-  if (res.status !== 0) process.stderr.write(`${side} ${args.slice(0, 2).join(' ')}: exit ${res.status}\n${(res.stderr ?? '').slice(-1500)}\n`);
+  if (res.status !== 0)
+    process.stderr.write(`${side} ${args.slice(0, 2).join(' ')}: exit ${res.status}\n${(res.stderr ?? '').slice(-1500)}\n`);
   return { rssMb: kb ? Number(kb) / 1024 : Number.NaN, wall, code: res.status, stdout: res.stdout };
 }
 
@@ -75,7 +76,10 @@ for (const n of sizes) {
   const data = path.join(values.keep, `hub-bundle-scale-${n}`);
   if (!existsSync(path.join(data, 'refs', 'current'))) {
     mkdirSync(data, { recursive: true });
-    execFileSync(process.execPath, ['bench/scale.mjs', '--phase', 'build', '--n', String(n), '--dir', data], { cwd: root, stdio: 'inherit' });
+    execFileSync(process.execPath, ['bench/scale.mjs', '--phase', 'build', '--n', String(n), '--dir', data], {
+      cwd: root,
+      stdio: 'inherit',
+    });
   }
   const hub = await startHub(data);
   try {

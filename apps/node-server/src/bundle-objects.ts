@@ -7,14 +7,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, rename } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  BUNDLE_FORMAT_V1,
-  BUNDLE_OBJECTS_FILE,
-  type Bundle,
-  type BundleObject,
-  BundleObjectSchema,
-  type BundleV1,
-} from '@hub/core-index';
+import { BUNDLE_FORMAT_V1, BUNDLE_OBJECTS_FILE, type Bundle, type BundleObject, BundleObjectSchema, type BundleV1 } from '@hub/core-index';
 
 /** What the object list is read by at a time; a line longer than this is refused (a line is about 150 bytes). */
 export const LIST_READ_BYTES = 64 * 1024;
@@ -153,7 +146,8 @@ export function bundleObjects(dir: string, bundle: Bundle | BundleV1): BundleObj
       let n = 0;
       for await (const text of fileLines(path.join(dir, named.file), (b) => hash.update(b))) {
         n++;
-        if (n > named.count) throw new BundleError(`${named.file}: more than the ${named.count} lines bundle.json gives; the bundle is damaged`);
+        if (n > named.count)
+          throw new BundleError(`${named.file}: more than the ${named.count} lines bundle.json gives; the bundle is damaged`);
         let parsed: ReturnType<typeof BundleObjectSchema.safeParse>;
         try {
           parsed = BundleObjectSchema.safeParse(JSON.parse(text));
@@ -162,14 +156,18 @@ export function bundleObjects(dir: string, bundle: Bundle | BundleV1): BundleObj
         }
         if (!parsed.success) {
           const issue = parsed.error.issues[0];
-          throw new BundleError(`${named.file} line ${n}: ${issue?.path.join('.') || 'the line'}: ${issue?.message}; the bundle is damaged`);
+          throw new BundleError(
+            `${named.file} line ${n}: ${issue?.path.join('.') || 'the line'}: ${issue?.message}; the bundle is damaged`,
+          );
         }
         yield { ...parsed.data, file: objectFile(dir, parsed.data.address, bundle.format) };
       }
       if (n !== named.count) throw new BundleError(`${named.file}: ${n} lines, bundle.json gives ${named.count}; the bundle is damaged`);
       const sha256 = hash.digest('hex');
       if (sha256 !== named.sha256)
-        throw new BundleError(`${named.file}: its bytes hash to sha256:${sha256}, bundle.json gives sha256:${named.sha256}; the bundle is damaged`);
+        throw new BundleError(
+          `${named.file}: its bytes hash to sha256:${sha256}, bundle.json gives sha256:${named.sha256}; the bundle is damaged`,
+        );
     },
   };
 }

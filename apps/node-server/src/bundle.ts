@@ -42,12 +42,15 @@ import { DATA_MIRROR, IMPORTED_FILE } from './data-folder.js';
 import { dayPagesFaults, writeLoadPack } from './verify.js';
 
 export { BundleError };
+
 /** A parsed `bundle.json` of either format; throws a readable error naming the first problem. */
 function parseBundle(v: unknown): Bundle | BundleV1 {
   const format = (v as { format?: unknown } | null)?.format;
   const schema = format === BUNDLE_FORMAT_V1 ? BundleV1Schema : BundleSchema;
   if (format !== BUNDLE_FORMAT && format !== BUNDLE_FORMAT_V1)
-    throw new Error(`format: ${JSON.stringify(String(format).slice(0, 60))} is not a bundle format this hub reads (${BUNDLE_FORMAT}, ${BUNDLE_FORMAT_V1})`);
+    throw new Error(
+      `format: ${JSON.stringify(String(format).slice(0, 60))} is not a bundle format this hub reads (${BUNDLE_FORMAT}, ${BUNDLE_FORMAT_V1})`,
+    );
   const parsed = schema.safeParse(v);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

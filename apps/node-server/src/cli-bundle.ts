@@ -72,7 +72,10 @@ async function bundleCreateRun({ values, positionals }: Parsed<typeof BUNDLE_CRE
 async function bundleImportRun({ values, positionals }: Parsed<typeof BUNDLE_IMPORT_OPTIONS>, io: MirrorIo): Promise<number> {
   const input = positionals[0] ?? '';
   const { checkedSettings } = await import('./settings-check.js');
-  const cfg = checkedSettings({ ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) }, io.env);
+  const cfg = checkedSettings(
+    { ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) },
+    io.env,
+  );
   (await import('./blake3-node.js')).installFastBlake3();
   const { bundleImport } = await import('./bundle.js');
   const result = await bundleImport(input, cfg.dataDir, {

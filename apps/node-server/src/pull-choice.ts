@@ -99,7 +99,8 @@ async function chooseModels(
   const { root } = await hubCatalogRoot(opts.hub, opts.fetch);
   for await (const r of catalogRows(opts.hub, root, opts.fetch)) {
     if (top !== undefined && first.length < top) first.push({ id: r.id, sha: r.sha });
-    for (const n of named) if ('glob' in n ? n.glob.test(r.id) : n.id === r.id && n.hits.length === 0) n.hits.push({ id: r.id, sha: r.sha });
+    for (const n of named)
+      if ('glob' in n ? n.glob.test(r.id) : n.id === r.id && n.hits.length === 0) n.hits.push({ id: r.id, sha: r.sha });
     if (named.length === 0 && first.length === top) break;
   }
   const picks: Array<{ id: string; revision: string; quant?: string }> = [];

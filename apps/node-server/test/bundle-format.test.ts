@@ -152,10 +152,21 @@ describe('a damaged bundle is refused with one line naming what is wrong, and no
     const text = await readFile(list, 'utf8');
     const all = text.trimEnd().split('\n');
     await writeFile(list, `${all.slice(0, -1).join('\n')}\n`);
-    await refused(copy, new RegExp(`^${BUNDLE_OBJECTS_FILE}: ${all.length - 1} lines, bundle.json gives ${all.length}; the bundle is damaged$`));
-    await writeFile(list, text.replace(/"address":"blake3:([0-9a-f])/, (_m, c) => `"address":"blake3:${c === 'a' ? 'b' : 'a'}`));
+    await refused(
+      copy,
+      new RegExp(`^${BUNDLE_OBJECTS_FILE}: ${all.length - 1} lines, bundle.json gives ${all.length}; the bundle is damaged$`),
+    );
+    await writeFile(
+      list,
+      text.replace(/"address":"blake3:([0-9a-f])/, (_m, c) => `"address":"blake3:${c === 'a' ? 'b' : 'a'}`),
+    );
     // the first line's address changed (it still parses): the list's SHA-256 is not the one bundle.json gives
-    await refused(copy, new RegExp(`^${BUNDLE_OBJECTS_FILE}: its bytes hash to sha256:[0-9a-f]{64}, bundle.json gives sha256:[0-9a-f]{64}; the bundle is damaged$`));
+    await refused(
+      copy,
+      new RegExp(
+        `^${BUNDLE_OBJECTS_FILE}: its bytes hash to sha256:[0-9a-f]{64}, bundle.json gives sha256:[0-9a-f]{64}; the bundle is damaged$`,
+      ),
+    );
     await writeFile(list, text.replace(/"address":"blake3:/, '"address":"blake2:'));
     await refused(copy, new RegExp(`^${BUNDLE_OBJECTS_FILE} line 1: address: .*; the bundle is damaged$`));
     await writeFile(list, `${text}${all[0]}\n`);
@@ -168,7 +179,12 @@ describe('a damaged bundle is refused with one line naming what is wrong, and no
     const all = (await readFile(list, 'utf8')).trimEnd().split('\n');
     // the same objects in another order: every line and object is sound, the list is not the one bundle.json names
     await writeFile(list, `${[...all].reverse().join('\n')}\n`);
-    await refused(copy, new RegExp(`^${BUNDLE_OBJECTS_FILE}: its bytes hash to sha256:[0-9a-f]{64}, bundle.json gives sha256:[0-9a-f]{64}; the bundle is damaged$`));
+    await refused(
+      copy,
+      new RegExp(
+        `^${BUNDLE_OBJECTS_FILE}: its bytes hash to sha256:[0-9a-f]{64}, bundle.json gives sha256:[0-9a-f]{64}; the bundle is damaged$`,
+      ),
+    );
   });
 });
 

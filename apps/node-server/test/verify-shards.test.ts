@@ -8,6 +8,7 @@ import path from 'node:path';
 import { type Address, buildIndex, type CatalogObject, canonicalBytes } from '@hub/core-index';
 
 type CatalogShard = Pick<CatalogObject, 'rows' | 'objects'> & { kind: 'model-hub.catalog-shard' };
+
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyStore } from '../src/verify.js';

@@ -48,15 +48,6 @@ export async function fetchObject(hub: string, address: string, given: typeof fe
 const decoder = new TextDecoder();
 const json = (o: FetchedObject): unknown => JSON.parse(decoder.decode(o.bytes));
 
-/** The catalog the hub serves (from its descriptor), shards joined: every row in browse order and the objects map. */
-export async function hubCatalog(hub: string, given: typeof fetch = fetch): Promise<{ address: Address; catalog: CatalogObject }> {
-  const f = namingFetch(given);
-  const r = await f(`${trimSlash(hub)}/.well-known/model-hub.json`, { headers: { accept: 'application/json' } });
-  if (!r.ok) throw new Error(`${hub}: the descriptor answered HTTP ${r.status}; is this a model hub?`);
-  const address = ((await r.json()) as { catalog?: string }).catalog ?? '';
-  return { address: address as Address, catalog: await catalogAt(hub, address, f) };
-}
-
 /** A catalog by its address, shards joined. */
 async function catalogAt(hub: string, address: string, f: typeof fetch): Promise<CatalogObject> {
   const root = CatalogObjectSchema.parse(json(await fetchObject(hub, address, f)));
@@ -183,8 +174,7 @@ export async function collectIndexObjects(
   const walk = async (addresses: string[]): Promise<void> => {
     for (let i = 0; i < addresses.length; i += parallel) {
       const batch: Address[] = [];
-      for (const a of new Set(addresses.slice(i, i + parallel)))
-        if (isAddress(a) && !(await held(a as Address))) batch.push(a as Address);
+      for (const a of new Set(addresses.slice(i, i + parallel))) if (isAddress(a) && !(await held(a as Address))) batch.push(a as Address);
       if (!options.held) for (const a of batch) seen.add(a);
       const got = await Promise.all(batch.map((a) => fetchObject(hub, a, f)));
       const named: string[][] = [];

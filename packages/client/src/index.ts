@@ -24,7 +24,6 @@ export {
   archivedModelFiles,
   catalogRows,
   collectIndexObjects,
-  hubCatalog,
   hubCatalogRoot,
 } from './hub-objects.js';
 export { type LogCheckOptions, modelFilesFromLog, verifyHubLog } from './log.js';
