@@ -44,9 +44,11 @@ function run(side, args) {
   });
   const wall = (performance.now() - t) / 1000;
   const kb = /Maximum resident set size \(kbytes\): (\d+)/.exec(res.stderr ?? '')?.[1];
+  const seconds = (what) => Number(new RegExp(`${what} time \\(seconds\\): ([\\d.]+)`).exec(res.stderr ?? '')?.[1]);
+  const cpu = seconds('User') + seconds('System');
   if (res.status !== 0)
     process.stderr.write(`${side} ${args.slice(0, 2).join(' ')}: exit ${res.status}\n${(res.stderr ?? '').slice(-1500)}\n`);
-  return { rssMb: kb ? Number(kb) / 1024 : Number.NaN, wall, code: res.status, stdout: res.stdout };
+  return { rssMb: kb ? Number(kb) / 1024 : Number.NaN, wall, cpu, code: res.status, stdout: res.stdout };
 }
 
 async function startHub(dir) {
@@ -98,9 +100,9 @@ for (const n of sizes) {
           n,
           round,
           side,
-          create: { rssMb: create.rssMb, s: create.wall, code: create.code },
-          import: { rssMb: imp.rssMb, s: imp.wall, code: imp.code },
-          verify: { rssMb: verify.rssMb, s: verify.wall, code: verify.code, objects: Number(line?.[1]), faults: Number(line?.[3]) },
+          create: { rssMb: create.rssMb, s: create.wall, cpu: create.cpu, code: create.code },
+          import: { rssMb: imp.rssMb, s: imp.wall, cpu: imp.cpu, code: imp.code },
+          verify: { rssMb: verify.rssMb, s: verify.wall, cpu: verify.cpu, code: verify.code, objects: Number(line?.[1]), faults: Number(line?.[3]) },
         };
         results.push(r);
         console.log(JSON.stringify(r));
@@ -116,7 +118,7 @@ rmSync(scratch, { recursive: true, force: true });
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x) => (Number.isFinite(x) ? x.toFixed(0) : '?');
-console.log('\n| models | command | before peak RSS MB (spread) | after peak RSS MB (spread) | after/before | before s | after s |');
+console.log('\n| models | command | before peak RSS MB (spread) | after peak RSS MB (spread) | after/before | before s (CPU s) | after s (CPU s) |');
 console.log('|---:|---|---:|---:|---:|---:|---:|');
 for (const n of sizes)
   for (const cmd of ['create', 'import', 'verify']) {
@@ -127,6 +129,6 @@ for (const n of sizes)
     const ra = median(a.map((x) => x.rssMb));
     const spread = (xs) => `${fmt(Math.min(...xs.map((x) => x.rssMb)))}-${fmt(Math.max(...xs.map((x) => x.rssMb)))}`;
     console.log(
-      `| ${n.toLocaleString('en')} | ${cmd} | ${fmt(rb)} (${spread(b)}) | ${fmt(ra)} (${spread(a)}) | ${(ra / rb).toFixed(2)} | ${median(b.map((x) => x.s)).toFixed(1)} | ${median(a.map((x) => x.s)).toFixed(1)} |`,
+      `| ${n.toLocaleString('en')} | ${cmd} | ${fmt(rb)} (${spread(b)}) | ${fmt(ra)} (${spread(a)}) | ${(ra / rb).toFixed(2)} | ${median(b.map((x) => x.s)).toFixed(1)} (${median(b.map((x) => x.cpu)).toFixed(1)}) | ${median(a.map((x) => x.s)).toFixed(1)} (${median(a.map((x) => x.cpu)).toFixed(1)}) |`,
     );
   }
