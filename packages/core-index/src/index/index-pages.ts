@@ -10,6 +10,7 @@ import {
   gramsOf,
   type HashedMap,
   type IdEntry,
+  idCharsOf,
   KEPT_ORDERS,
   MODELS_PER_PAGE,
   ORDER_PER_PAGE,
@@ -50,6 +51,8 @@ export class IndexPagesWriter {
   private readonly holders: Record<string, number> = {};
   private readonly kinds = new Map<string, SourceObject['type']>();
   private readonly lowerIds: string[] = [];
+  /** the code units of the lower-case ids seen (the root's `idChars`) */
+  private readonly idUnits = new Uint8Array(65_536);
   private readonly shas = new DigestPostings();
   private readonly terms = new TermPostings();
   private readonly trending: number[] = [];
@@ -110,6 +113,8 @@ export class IndexPagesWriter {
   private tabulate(entry: PagedEntry, lower: string, rank: number): void {
     const { row, object, sources } = entry;
     this.lowerIds.push(lower);
+    const units = this.idUnits;
+    for (let i = 0; i < lower.length; i++) units[lower.charCodeAt(i)] = 1;
     for (const f of object.files) {
       this.files++;
       this.bytes += f.size;
@@ -278,6 +283,7 @@ export class IndexPagesWriter {
       terms,
       orders,
       names: { ...names, firsts },
+      idChars: idCharsOf(this.idUnits),
     };
     await w.flush();
     const address = await w.put(PAGES_KIND, root);

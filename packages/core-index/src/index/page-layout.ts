@@ -76,6 +76,20 @@ export interface PagesRoot {
   orders: Record<string, PagedArray>;
   /** lower-case ids in lexical order; `firsts[d]` is the first name under directory `d` */
   names: PagedArray & { firsts: string[] };
+  /**
+   * Every UTF-16 code unit of the lower-case ids, each once, in code-unit order (absent in days written before it).
+   * A search word of three characters is in an id of four or more exactly when one of the 4-grams `word + c` or
+   * `c + word` is, for a `c` of this set, so the word's candidates are the union of those grams' posting lists
+   * (paged-search.ts) instead of a walk of the whole order.
+   */
+  idChars?: string;
+}
+
+/** The {@link PagesRoot.idChars} of a table of the code units seen (`seen[u]` is 1 for a unit in some id). */
+export function idCharsOf(seen: Uint8Array): string {
+  let out = '';
+  for (let u = 0; u < seen.length; u++) if (seen[u]) out += String.fromCharCode(u);
+  return out;
 }
 
 /** One model as its page holds it: what a look-up needs, with no further read. */

@@ -279,17 +279,14 @@ export class PagedIndex implements IndexStore, PagedReads {
     });
   }
 
+  /** The code units of the day's lower-case ids (undefined for a day written before they were recorded). */
+  get idChars(): string | undefined {
+    return this.root.idChars;
+  }
+
   /** The posting list of a term (undefined when no model has it). */
   async postings(key: string): Promise<Postings | undefined> {
     return this.bucket<Postings>(this.root.terms, key);
-  }
-
-  /** The ranks of one posting list, in full (segments read in order). */
-  async ranksOf(p: Postings): Promise<number[]> {
-    if (p.r) return p.r;
-    const out: number[] = [];
-    for (const s of p.s ?? []) for (const r of (await this.page<{ items: number[] }>(s)).items) out.push(r);
-    return out;
   }
 
   /** The kept order `sort:dir` (undefined for the browse order itself). */

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { countedPagedDay } from '../testing/counted-day.js';
+import { buildWithPages, syntheticModels } from '../testing/scale.js';
 import type { Address } from './blake3.js';
+import { canonicalBytes } from './canonical-json.js';
+import { loadIndex } from './index-store.js';
+import { MemoryObjectStore } from './memory-object-store.js';
+import { PAGES_KIND } from './page-layout.js';
 import { openPagedIndex } from './paged-index.js';
 import { READ_AHEAD } from './paged-search.js';
 
@@ -10,23 +15,45 @@ import { READ_AHEAD } from './paged-search.js';
 const ids = (p: { models: { id: string }[] }) => p.models.map((m) => m.id);
 
 describe('the walk of a paged search', async () => {
-  const { models, catalog, pages, store, fresh } = await countedPagedDay(10_000);
+  const { models, catalog, pages, store, inner, fresh } = await countedPagedDay(10_000);
 
   it('a search that no term bounds stops at its budget of reads, with more and no total', async () => {
-    // 'zzz' is in no SYNTHETIC id and too short for a posting list: the search walks the browse order
+    // 'zz' is in no SYNTHETIC id and too short for any posting list: the search walks the browse order
     const unbounded = await fresh();
     store.reset();
-    const all = await unbounded.search({ search: 'zzz' }, 0, 20);
+    const all = await unbounded.search({ search: 'zz' }, 0, 20);
     expect(all).toEqual({ models: [], more: false, total: 0 });
     expect(store.reads).toBeGreaterThan(2_000);
     store.reset();
     const bounded = await openPagedIndex(store, pages, catalog, { searchReadsMax: 100 });
     store.reset();
-    const some = await bounded.search({ search: 'zzz' }, 0, 20);
+    const some = await bounded.search({ search: 'zz' }, 0, 20);
     expect(some).toEqual({ models: [], more: true });
     expect(store.reads).toBeLessThanOrEqual(101);
     // a search its terms bound is not cut short
     expect(ids(await bounded.search({ search: models[6785]?.id }, 0, 20))).toEqual([models[6785]?.id]);
+  });
+
+  it('a word of three characters reads the grams that hold it, not the order: every match and its total within the edge budget', async () => {
+    const whole = await loadIndex(inner, catalog);
+    // '999' is in about twenty ids spread over the browse order; 'zzz' in none
+    for (const [search, sort] of [
+      ['999', undefined],
+      ['999', 'downloads'],
+      ['zzz', undefined],
+      ['999 model', undefined],
+    ] as const) {
+      const q = { search, ...(sort ? { sort } : {}) } as const;
+      const expected = await whole.search(q, 0, 50);
+      const index = await openPagedIndex(store, pages, catalog, { searchReadsMax: 600 });
+      store.reset();
+      const got = await index.search(q, 0, 50);
+      expect(ids(got), search).toEqual(ids(expected));
+      expect([got.more, got.total], search).toEqual([expected.more, expected.total]);
+      // at most two 4-grams per character of the ids (about 30 here) and the matches' models pages
+      expect(store.reads, search).toBeLessThanOrEqual(150);
+    }
+    expect((await whole.search({ search: '999' }, 0, 50)).total).toBeGreaterThan(10);
   });
 
   it('a search over a store that answers with promises keeps up to READ_AHEAD reads waiting at once, same answers', async () => {
@@ -53,5 +80,41 @@ describe('the walk of a paged search', async () => {
     expect([sorted.more, sorted.total]).toEqual([whole.more, whole.total]);
     expect(most).toBeGreaterThan(1);
     expect(most).toBeLessThanOrEqual(READ_AHEAD);
+  });
+});
+
+describe('words of three characters', async () => {
+  // SYNTHETIC ids chosen for the edges of the gram rule: an id of three characters (no 4-gram holds it), a word at
+  // an id's start and end, characters beyond ASCII, and a day written before the root recorded its ids' characters.
+  const base = syntheticModels(40);
+  const odd = ['a/b', 'ab/c', 'xa/b', 'Übü/cöde', 'q/zab', 'zab/q'];
+  const models = [...base, ...odd.map((id, i) => ({ ...(base[i] as (typeof base)[number]), id }))];
+  const inner = new MemoryObjectStore();
+  const { catalog, pages } = await buildWithPages(inner, models);
+  const whole = await loadIndex(inner, catalog);
+
+  it('the paged store answers as the whole store for every three-character word, in both orders', async () => {
+    const index = await openPagedIndex(inner, pages, catalog);
+    expect(index.idChars).toContain('/');
+    expect(index.idChars).toContain('ü');
+    const words = ['a/b', 'b/c', 'zab', 'ab/', '/q', 'übü', 'öde', 'b/c', 'del', '-1-', 'l-3', 'xyz', 'A/B'];
+    for (const search of words)
+      for (const sort of [undefined, 'downloads', 'id'] as const) {
+        const q = { search, ...(sort ? { sort } : {}) };
+        const [got, expected] = [await index.search(q, 0, 100), await whole.search(q, 0, 100)];
+        expect(ids(got), `${search} ${sort}`).toEqual(ids(expected));
+        expect([got.more, got.total], `${search} ${sort}`).toEqual([expected.more, expected.total]);
+      }
+    expect(ids(await index.search({ search: 'a/b' }, 0, 10))).toContain('a/b');
+  });
+
+  it("a day whose root does not record its ids' characters still finds them by walking the order", async () => {
+    const stored = await inner.get(pages);
+    const { idChars: _, ...older } = JSON.parse(new TextDecoder().decode(stored?.bytes)) as Record<string, unknown>;
+    const put = await inner.put(canonicalBytes(older), { kind: PAGES_KIND, mediaType: 'application/json' });
+    const index = await openPagedIndex(inner, put.meta.id as Address, catalog);
+    expect(index.idChars).toBeUndefined();
+    for (const search of ['a/b', 'zab', 'öde'])
+      expect(ids(await index.search({ search }, 0, 100)), search).toEqual(ids(await whole.search({ search }, 0, 100)));
   });
 });

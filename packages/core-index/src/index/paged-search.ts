@@ -18,12 +18,17 @@ export interface PagedReads {
   readonly reads: number;
   /** the most storage reads one search may make (default {@link SEARCH_READS_MAX}) */
   readonly searchReadsMax?: number;
+  /** the code units of the lower-case ids (the root's `idChars`), when the day records them */
+  readonly idChars?: string | undefined;
+  /** the model whose lower-case id is `lower`, if any */
+  model(lower: string): Later<IndexedModel | undefined>;
 }
 
 /**
  * The most models one search tests. A query whose terms bound it (an author, a task, a library, a tag, a word of
- * four characters or more) tests only its candidates; one without any (words of one to three characters alone) walks
- * the order until it has its page, and stops here (then `more` is true and no total is given).
+ * four characters or more, or of three in a day that records its ids' characters) tests only its candidates; one
+ * without any (words of one or two characters alone) walks the order until it has its page, and stops here (then
+ * `more` is true and no total is given).
  */
 export const SEARCH_WALK_MAX = 200_000;
 
@@ -73,6 +78,70 @@ function intersect(a: number[], b: number[]): number[] {
   return out;
 }
 
+/**
+ * The candidates of a word of three characters, when the day records its ids' characters: a word of three is in an id
+ * of four or more exactly when one of the 4-grams `word + c` and `c + word` is (the gram that starts at the word, or
+ * the one that ends with it at the id's end), so its candidates are the union of those grams' posting lists, and an id
+ * of three characters holds it only by being it. Undefined when the day does not record its characters.
+ */
+async function shortWordLists(r: PagedReads, w: string): Promise<{ lists: Postings[]; exact: number[]; n: number } | undefined> {
+  const chars = r.idChars;
+  if (chars === undefined) return undefined;
+  const grams = new Set<string>();
+  for (let i = 0; i < chars.length; i++) {
+    grams.add(`w:${w}${chars[i]}`);
+    grams.add(`w:${chars[i]}${w}`);
+  }
+  const found = await Promise.all([...grams].map((k) => r.postings(k)));
+  const lists = found.filter((l): l is Postings => l !== undefined);
+  const exact: number[] = [];
+  if (w[1] === '/') {
+    const m = await r.model(w);
+    if (m) exact.push(m.rank);
+  }
+  return { lists, exact, n: lists.reduce((sum, l) => sum + l.n, exact.length) };
+}
+
+/** A posting list read as it is walked: its inline ranks, or one segment at a time. */
+class Cursor {
+  items: number[];
+  at = 0;
+  private segment = 0;
+  constructor(
+    private readonly list: Postings | undefined,
+    items?: number[],
+  ) {
+    this.items = items ?? list?.r ?? [];
+  }
+  /** Whether a rank is at `items[at]` (reading the next segment when this one is done). */
+  async ready(r: PagedReads): Promise<boolean> {
+    while (this.at >= this.items.length) {
+      const next = this.list?.r ? undefined : this.list?.s?.[this.segment++];
+      if (next === undefined) return false;
+      this.items = (await r.page<{ items: number[] }>(next)).items;
+      this.at = 0;
+    }
+    return true;
+  }
+}
+
+/** The ranks of any of the ascending lists, ascending and each once; segments read as the walk reaches them. */
+async function* unionOf(r: PagedReads, lists: Postings[], exact: number[]): AsyncGenerator<number> {
+  let live: Cursor[] = [];
+  for (const c of [...lists.map((l) => new Cursor(l)), new Cursor(undefined, exact)]) if (await c.ready(r)) live.push(c);
+  while (live.length > 0) {
+    let min = Number.POSITIVE_INFINITY;
+    for (const c of live) min = Math.min(min, c.items[c.at] as number);
+    yield min;
+    const next: Cursor[] = [];
+    for (const c of live) {
+      if (c.items[c.at] === min) c.at++;
+      if (await c.ready(r)) next.push(c);
+    }
+    live = next;
+  }
+}
+
 /** Positions 0… of an order: the browse order itself, or a kept order's ranks page by page. */
 async function* orderRanks(r: PagedReads, order: PagedArray | undefined, from = 0): AsyncGenerator<number> {
   const n = r.totals.models;
@@ -112,8 +181,24 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   // leave one or two), and only when no list is inline are the shortest list's segments read.
   const shortest = sorted[0];
   const inline = sorted.filter((l) => l.r !== undefined).map((l) => l.r as number[]);
-  const candidates = inline.length ? inline.reduce(intersect) : shortest ? ranksOf(r, shortest) : orderRanks(r, order);
-  const inOrder = p.natural || !shortest;
+  // A word of three characters is bounded by the grams that hold it, when the day records its ids' characters: the
+  // rarest such word gives the candidates when no term does, or when every term's list is long (in segments: walking
+  // it would test each of its models).
+  let short: { lists: Postings[]; exact: number[]; n: number } | undefined;
+  if (!inline.length)
+    for (const w of new Set(p.words.filter((x) => x.length === 3))) {
+      const u = await shortWordLists(r, w);
+      if (u && (!short || u.n < short.n)) short = u;
+    }
+  if (short?.n === 0) return { models: [], more: false, total: 0 };
+  const candidates = inline.length
+    ? inline.reduce(intersect)
+    : short && (!shortest || short.n < shortest.n)
+      ? unionOf(r, short.lists, short.exact)
+      : shortest
+        ? ranksOf(r, shortest)
+        : orderRanks(r, order);
+  const inOrder = p.natural || (!shortest && !short);
   // Models asked ahead of the one tested when the store answers with promises (R2: a round trip a page), so up to
   // READ_AHEAD reads wait at once instead of one after the other; a store that reads at once asks one at a time.
   const ahead: Array<Later<IndexedModel>> = [];
