@@ -13,7 +13,7 @@ export const BUNDLE_CREATE_OPTIONS = {
 
 export const BUNDLE_CREATE = command({
   name: 'bundle create',
-  interrupted: 'What is written is kept (bundle.json comes last): run the same command again to resume.',
+  interrupted: 'The mirror keeps what it verified (bundle.json comes last): run the same command again to resume.',
   summary: "Write the hub's index (as published) and a mirror of chosen models, to carry across an air gap.",
   usage: ['OUT (MODEL[:QUANT]… | --top N) --hub URL [--from-mirror DIR] [--max-bytes SIZE] [--parallel N]'],
   description: `Write OUT: the hub's index objects exactly as published (same addresses, earlier days included),
