@@ -5,6 +5,8 @@
 // object store and runs the look-ups in process (no HTTP: the hub's HTTP cost is pnpm bench's; this is the index's).
 // Usage: node bench/scale.mjs [--sizes 10000,100000] [--rounds 3] [--keep DIR]
 // One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--no-reuse] [--null-store] [--pure-blake3]
+//   [--skip K: build only the days after the first K, into a DIR that holds them (a copy made with `cp -al`, to profile
+//   one day of a large index again without building the days before it)]
 //   [--every K: a progress line every K models, with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
 // A day on which few models changed: node bench/scale.mjs --phase days --n N [--rounds 3] [--keep DIR] (the 1 %-changed
 //   and the unchanged day's build time as ratios to the full build of the same run, with and without the build memo).
@@ -33,6 +35,7 @@ const { values } = parseArgs({
     'null-store': { type: 'boolean' },
     'no-reuse': { type: 'boolean' },
     days: { type: 'string' },
+    skip: { type: 'string' },
     'cache-mb': { type: 'string' },
     every: { type: 'string' },
     'default-heap': { type: 'boolean' },
@@ -97,7 +100,7 @@ async function build(n, dir) {
     [28, 0],
     [29, 100],
     [30, 100],
-  ].slice(0, Number(values.days ?? 1))) {
+  ].slice(Number(values.skip ?? 0), Number(values.days ?? 1))) {
     function* models() {
       let i = 0;
       for (const m of testing.syntheticModelStream(n)) {
@@ -118,10 +121,23 @@ async function build(n, dir) {
     }
     created = 0;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     // The models are made one at a time as the builder reads them (nothing held, as a real input streams).
     const built = await testing.buildWithPages(store, models(), `2026-11-${d}`, { reuse: !values['no-reuse'] });
     const ms = performance.now() - t0;
-    days.push({ date: `2026-11-${d}`, changedEvery: every, buildMs: Math.round(ms), msPerModel: +(ms / n).toFixed(3), created, ...built });
+    // the CPU time of the process (user and system, the thread pool's too): on a shared machine, what the day cost
+    // whatever else ran
+    const cpu = process.cpuUsage(cpu0);
+    const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+    days.push({
+      date: `2026-11-${d}`,
+      changedEvery: every,
+      buildMs: Math.round(ms),
+      cpuMs,
+      msPerModel: +(ms / n).toFixed(3),
+      created,
+      ...built,
+    });
   }
   clearInterval(timer);
   return {
@@ -261,7 +277,10 @@ if (values.phase === 'days') {
       unchangedMs: r[2].buildMs,
       changedRatio: +(r[1].buildMs / r[0].buildMs).toFixed(3),
       unchangedRatio: +(r[2].buildMs / r[0].buildMs).toFixed(3),
-      noReuse: { fullMs: f[0].buildMs, changedMs: f[1].buildMs, unchangedMs: f[2].buildMs },
+      cpuMs: r.map((d) => d.cpuMs),
+      changedCpuRatio: +(r[1].cpuMs / r[0].cpuMs).toFixed(3),
+      unchangedCpuRatio: +(r[2].cpuMs / r[0].cpuMs).toFixed(3),
+      noReuse: { fullMs: f[0].buildMs, changedMs: f[1].buildMs, unchangedMs: f[2].buildMs, cpuMs: f.map((d) => d.cpuMs) },
       created: r.map((d) => d.created),
       peakRssMB: out.reuse.maxRssMB,
       noReusePeakRssMB: out.full.maxRssMB,
@@ -273,7 +292,8 @@ if (values.phase === 'days') {
     const xs = rows.map((x) => x[k]).sort((a, b) => a - b);
     return `${k} median ${xs[Math.floor(xs.length / 2)]} (${xs[0]}–${xs[xs.length - 1]})`;
   };
-  console.log(`n=${n}: ${['changedRatio', 'unchangedRatio', 'fullMs', 'changedMs', 'unchangedMs'].map(spread).join('; ')}`);
+  const keys = ['changedRatio', 'unchangedRatio', 'changedCpuRatio', 'unchangedCpuRatio', 'fullMs', 'changedMs', 'unchangedMs'];
+  console.log(`n=${n}: ${keys.map(spread).join('; ')}`);
   process.exit(0);
 }
 if (values.phase === 'serve') {

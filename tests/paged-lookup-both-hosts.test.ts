@@ -47,6 +47,9 @@ describe('a model look-up from a layout 3 day beyond the head answers the same o
     `/api/models/${ids[1]}/revision/main`,
     `/api/models/${(ids[2] as string).toUpperCase()}`,
     '/api/models/synthetic-org-1/no-such-model',
+    // searches of a word of three characters: the union of the 4-grams that hold it (R2 reads at the edge)
+    '/api/models?search=9-g&limit=50',
+    '/api/models?search=L-2&sort=downloads&limit=20',
   ];
 
   it('node-server serves the day from its pages (the edge is told INDEX_STORE paged)', () => {
@@ -58,5 +61,12 @@ describe('a model look-up from a layout 3 day beyond the head answers the same o
       const [a, b] = [await answer(node.url, p), await answer(edge.url, p)];
       expect(b).toEqual(a);
       if (!p.includes('no-such-model') && p === p.toLowerCase()) expect(a.status).toBe(200);
+      if (p.includes('search=')) {
+        const found = (JSON.parse(a.body) as Array<{ id: string }>).map((m) => m.id);
+        const word = (new URLSearchParams(p.split('?')[1]).get('search') as string).toLowerCase();
+        const matching = models.filter((m) => m.id.toLowerCase().includes(word)).map((m) => m.id);
+        expect(found.length).toBe(Math.min(matching.length, p.includes('limit=20') ? 20 : 50));
+        expect(found.every((id) => matching.includes(id))).toBe(true);
+      }
     });
 });

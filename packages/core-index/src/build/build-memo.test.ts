@@ -8,8 +8,21 @@ import { syntheticModels } from '../testing/scale.js';
 import { MEMO_REF } from './build-memo.js';
 import { type BuildModelInput, buildIndex } from './builder.js';
 
+/** A memory store that reads an object's bytes at once, as the filesystem store does (`readBytes`). */
+class BytesStore extends MemoryObjectStore {
+  private readonly bytes = new Map<string, Uint8Array>();
+  override async put(bytes: Uint8Array, o: { kind: string; mediaType: string }) {
+    const r = await super.put(bytes, o);
+    this.bytes.set(r.meta.id, bytes);
+    return r;
+  }
+  readBytes(address: Address): Uint8Array | undefined {
+    return this.bytes.get(address);
+  }
+}
+
 /** A store that records every address read with `get`, and can be made to fail at the archive's write. */
-class WatchedStore extends MemoryObjectStore {
+class WatchedStore extends BytesStore {
   readonly got: string[] = [];
   failArchive = false;
   override async get(address: Address) {
@@ -52,8 +65,8 @@ const days: Day[] = [
   { date: '2026-12-04', models: day7 },
 ];
 
-async function build(store: ObjectStore, day: Day, reuse: boolean) {
-  const r = await buildIndex(store, { date: day.date, models: day.models, pages: true, reuse });
+async function build(store: ObjectStore, day: Day, reuse: boolean, catalogLimit?: number) {
+  const r = await buildIndex(store, { date: day.date, models: day.models, pages: true, reuse, catalogLimit });
   return { catalog: r.catalog, pages: r.day.pages };
 }
 
@@ -76,7 +89,7 @@ describe('a build that reuses the last build (the build memo)', () => {
   });
 
   it('gives a rebuild of the same day (a memo of a build on the same base) the addresses of a full rebuild', async () => {
-    const reusing = new MemoryObjectStore();
+    const reusing = new BytesStore();
     const full = new MemoryObjectStore();
     for (const [i, day] of [days[0], days[1], { ...(days[3] as Day), date: '2026-11-29' }].entries()) {
       const a = await build(reusing, day as Day, true);
@@ -118,13 +131,13 @@ describe('a build that reuses the last build (the build memo)', () => {
   });
 
   it("derives the look-up pages again when the last build's are not all stored, and gives the addresses of a full build", async () => {
-    const reusing = new MemoryObjectStore();
+    const reusing = new BytesStore();
     const full = new MemoryObjectStore();
     const first = await build(reusing, days[0] as Day, true);
     await build(full, days[0] as Day, false);
     const root = JSON.parse(new TextDecoder().decode((await reusing.get(first.pages as Address))?.bytes));
     const termsPage = root.terms.pages[0] as string;
-    const lost = Object.assign(Object.create(reusing) as MemoryObjectStore, {
+    const lost = Object.assign(Object.create(reusing) as BytesStore, {
       has: async (a: Address) => a !== termsPage && reusing.has(a),
     });
     // day 1 again, as a new day: every models page is the last build's, but one of its look-up pages is gone
@@ -133,12 +146,12 @@ describe('a build that reuses the last build (the build memo)', () => {
   });
 
   it('puts again a reused object the store lost', async () => {
-    const reusing = new MemoryObjectStore();
+    const reusing = new BytesStore();
     const full = new MemoryObjectStore();
     await build(reusing, days[0] as Day, true);
     await build(full, days[0] as Day, false);
     const model = (base[1] as BuildModelInput).id;
-    const lost = Object.assign(Object.create(reusing) as MemoryObjectStore, {
+    const lost = Object.assign(Object.create(reusing) as BytesStore, {
       has: async (a: Address) => {
         const stored = await reusing.get(a);
         const text = stored ? new TextDecoder().decode(stored.bytes) : '';
@@ -159,7 +172,7 @@ describe('a build that reuses the last build (the build memo)', () => {
 
   it('writes again only the look-up pages whose content changed (a page key per bucket and page), and the lost ones', async () => {
     const made = (store: MemoryObjectStore, roles: Map<string, number>) =>
-      Object.assign(Object.create(store) as MemoryObjectStore, {
+      Object.assign(Object.create(store) as BytesStore, {
         put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
           if (o.kind === 'model-hub.index-page') {
             const role = (JSON.parse(new TextDecoder().decode(bytes)) as { role: string }).role;
@@ -168,7 +181,7 @@ describe('a build that reuses the last build (the build memo)', () => {
           return store.put(bytes, o);
         },
       });
-    const reusing = new MemoryObjectStore();
+    const reusing = new BytesStore();
     const full = new MemoryObjectStore();
     const first = await build(reusing, days[0] as Day, true);
     await build(full, days[0] as Day, false);
@@ -178,7 +191,7 @@ describe('a build that reuses the last build (the build memo)', () => {
     // and the store lost one digest bucket of the last build, which is put again
     const root = JSON.parse(new TextDecoder().decode((await reusing.get(first.pages as Address))?.bytes));
     const lostPage = root.shas.pages[3] as string;
-    const lost = Object.assign(Object.create(reusing) as MemoryObjectStore, {
+    const lost = Object.assign(Object.create(reusing) as BytesStore, {
       has: async (a: Address) => a !== lostPage && reusing.has(a),
     });
     const withMemo = new Map<string, number>();
@@ -194,5 +207,93 @@ describe('a build that reuses the last build (the build memo)', () => {
     expect(withMemo.get('ids') ?? 0).toBeLessThan((without.get('ids') ?? 0) / 4);
     expect(withMemo.get('order') ?? 0).toBeGreaterThan(0);
     expect(withMemo.get('order') ?? 0).toBeLessThan(without.get('order') ?? 0);
+  });
+
+  it('cuts a sharded catalog as a full build does, names the unchanged shards without composing them, and puts a lost one again', async () => {
+    // a store that records the catalog shards put, and can be told it lost some
+    const shardPuts: string[] = [];
+    const lostShards = new Set<string>();
+    const inner = new BytesStore();
+    const reusing = Object.assign(Object.create(inner) as BytesStore, {
+      put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
+        const r = await inner.put(bytes, o);
+        if (o.kind === 'model-hub.catalog-shard') shardPuts.push(r.meta.id);
+        return r;
+      },
+      has: async (a: Address) => !lostShards.has(a) && inner.has(a),
+    });
+    const full = new MemoryObjectStore();
+    const limit = 16 * 1024;
+    let shards: string[] = [];
+    for (const [i, day] of days.entries()) {
+      shardPuts.length = 0;
+      const a = await build(reusing, day, true, limit);
+      expect(a, day.date).toEqual(await build(full, day, false, limit));
+      const root = JSON.parse(new TextDecoder().decode((await inner.get(a.catalog as Address))?.bytes)) as {
+        shards: Array<{ address: string }>;
+      };
+      const named = root.shards.map((r) => r.address);
+      expect(named.length, day.date).toBeGreaterThan(3);
+      // an unchanged day composes and puts no shard; a day of changes, only the shards of changed rows
+      if (i === 2 || i === 5) expect(shardPuts, day.date).toEqual([]);
+      else if (i > 2) expect(shardPuts.length, day.date).toBeLessThan(named.length / 3);
+      shards = named;
+    }
+    // the store lost one of the last day's shards: the next (unchanged) day puts it again, from its rows
+    lostShards.add(shards[1] as string);
+    shardPuts.length = 0;
+    const again = { ...(days[6] as Day), date: '2026-12-05' };
+    expect(await build(reusing, again, true, limit)).toEqual(await build(full, again, false, limit));
+    expect(shardPuts).toEqual([shards[1]]);
+  });
+
+  it("copies an unchanged row from the last catalog's bytes, only when they hash to its address", async () => {
+    for (const [damaged, limit] of [
+      [false, undefined],
+      [false, 16 * 1024],
+      [true, 16 * 1024],
+    ] as const) {
+      const inner = new BytesStore();
+      const read: string[] = [];
+      const reusing = Object.assign(Object.create(inner) as BytesStore, {
+        readBytes: (a: Address) => {
+          read.push(a);
+          const bytes = inner.readBytes(a);
+          return damaged && bytes ? bytes.map((b, i) => (i === 60 ? b ^ 1 : b)) : bytes;
+        },
+      });
+      const full = new MemoryObjectStore();
+      for (const day of days.slice(0, 2)) {
+        read.length = 0;
+        const a = await build(reusing, day, true, limit);
+        expect(a, `${day.date} ${limit} ${damaged}`).toEqual(await build(full, day, false, limit));
+        // a changed day composes its catalog or its changed shards from the last catalog's rows
+        if (day !== days[0]) expect(read.length, day.date).toBeGreaterThan(0);
+      }
+    }
+  });
+
+  it("keeps the look-up page keys through a day whose pages were the last build's whole", async () => {
+    const ids = new Map<string, number>();
+    const counting = (store: MemoryObjectStore, key: string) =>
+      Object.assign(Object.create(store) as BytesStore, {
+        put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
+          if (o.kind === 'model-hub.index-page' && (JSON.parse(new TextDecoder().decode(bytes)) as { role: string }).role === 'ids')
+            ids.set(key, (ids.get(key) ?? 0) + 1);
+          return store.put(bytes, o);
+        },
+      });
+    const reusing = new BytesStore();
+    const full = new MemoryObjectStore();
+    const next = base.map((m, i) => (i === 101 ? { ...m, row: { ...m.row, downloads: 7 } } : m));
+    for (const day of [
+      { date: '2026-11-28', models: base },
+      { date: '2026-11-29', models: base },
+      { date: '2026-11-30', models: next },
+    ])
+      expect(await build(counting(reusing, day.date), day, true)).toEqual(await build(counting(full, `full ${day.date}`), day, false));
+    // the third day writes the id buckets of one models page's models, as it would the day after a changed day
+    expect(ids.get('2026-11-30') ?? 0).toBeGreaterThan(0);
+    expect(ids.get('2026-11-30') ?? 0).toBeLessThan((ids.get('full 2026-11-30') ?? 0) / 4);
   });
 });

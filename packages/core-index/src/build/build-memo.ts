@@ -1,8 +1,13 @@
-import { type Address, addressOf, blake3Hex } from '../index/blake3.js';
+import { type Address, addressOf } from '../index/blake3.js';
 import { canonicalBytes } from '../index/canonical-json.js';
+import type { RowPlace, RowSource } from '../index/catalog-shards.js';
 import type { ModelsPageRecord } from '../index/models-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import type { PagesRoot } from '../index/page-layout.js';
+import { bare, ChunkWriter, hexAt, idHash, MEMO_CHUNK_KIND, type MemoModel, type MemoRoot, putHex } from './memo-records.js';
+
+export { inputKeys, type MemoModel } from './memo-records.js';
+export { MEMO_CHUNK_KIND };
 
 /**
  * What a build remembers for the next one (docs/decisions/scale-and-speed.md, "A day costs what changed"): for each
@@ -13,151 +18,37 @@ import type { PagesRoot } from '../index/page-layout.js';
  * damaged, or made on another base is not used, and the build does the whole work. Nothing in it is served.
  */
 export const MEMO_REF = 'build-memo';
-export const MEMO_KIND = 'model-hub.build-memo';
-export const MEMO_CHUNK_KIND = 'model-hub.build-memo-chunk';
-/** A chunk is put once its records pass this many bytes. */
-const CHUNK_BYTES = 1 << 20;
+/**
+ * The memo root's kind. `.v2`: a model's record may hold its full key and row bytes (flag 8), which a reader of the
+ * first form would misread; it does not read a root of this kind (another kind: not its memo).
+ */
+export const MEMO_KIND = 'model-hub.build-memo.v2';
 /** Position of a record: chunk × this + offset. */
 const AT = 2 ** 26;
-
-/** What a build made of one model's input. Addresses are 64 hex digits (no `blake3:`). */
-export interface MemoModel {
-  /** {@link inputKey} of the input */
-  key: string;
-  model: string;
-  /** the model object's `prev` */
-  prev: string | null;
-  /** what the build's base catalog named for this id: 0 nothing, 1 `model` (unchanged), 2 `prev` (changed) */
-  base: 0 | 1 | 2;
-  revision: string;
-  sources: string[];
-}
+/** A row's place: its part's index (or {@link NO_PLACE}), and four 32-bit offsets and lengths. */
+const ROW_BYTES = 20;
+const NO_PLACE = 0xffffffff;
 
 /** A models page as written (index-pages.ts). */
 export type MemoPage = ModelsPageRecord;
 
-interface MemoRoot {
-  kind: typeof MEMO_KIND;
-  /** the catalog the build wrote, and the catalog it chained to (its base) */
-  catalog: string;
-  base: string | null;
-  /** `pagesFormat` (pages-format.ts) of the build that wrote the pages' records */
-  format: string;
-  models: string[];
-  pages: string[];
-  /** the look-up pages: 16 bytes of key and 32 of address each (absent in a memo written before they were kept) */
-  looks?: string[];
-  /** the pages root the build wrote, and the key of its models pages' list (models-pages.ts `modelsListKey`) */
-  root?: string;
-  list?: string;
-}
-
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-let keyBuf = new Uint8Array(4096);
-
-/**
- * 32 hex digits (128 bits of BLAKE3) of the parts of a model's input that its model and source objects are made from
- * (everything but the browse row): the same key, the same objects. Serialized with `JSON.stringify`, not canonical
- * JSON: another member order only misses the memo, and it costs a fraction of canonical JSON.
- */
-export function inputKey(m: {
-  id: string;
-  revision?: string;
-  license?: string | null;
-  files: unknown;
-  facts?: unknown;
-  signature?: unknown;
-  scan?: unknown;
-  sources: unknown;
-}): string {
-  const parts = [m.id, m.revision ?? null, m.license ?? null, m.files, m.facts ?? null, m.signature ?? null, m.scan ?? null, m.sources];
-  const text = JSON.stringify(parts);
-  // into one reused buffer (a UTF-16 code unit is at most 3 UTF-8 bytes)
-  if (keyBuf.length < text.length * 3) keyBuf = new Uint8Array(text.length * 3);
-  return blake3Hex(keyBuf.subarray(0, encoder.encodeInto(text, keyBuf).written)).slice(0, 32);
-}
-
-function idHash(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return (h >>> 0) & 0x3fffffff;
-}
-
-const nibble = (c: number) => (c <= 57 ? c - 48 : c - 87);
-function putHex(buf: Uint8Array, at: number, hex: string, bytes: number): void {
-  for (let k = 0; k < bytes; k++) buf[at + k] = (nibble(hex.charCodeAt(k * 2)) << 4) | nibble(hex.charCodeAt(k * 2 + 1));
-}
-
-/** The hex digits of each byte value as two ASCII bytes (high digit in the upper byte), for {@link hexAt}. */
-const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, b) => {
-  const d = (v: number) => (v < 10 ? 48 + v : 87 + v);
-  return (d(b >> 4) << 8) | d(b & 15);
-});
-const hexOut = new Uint8Array(64);
-/** `bytes` bytes from `at` as lower-case hex: written as ASCII into one buffer and decoded once (one string made). */
-function hexAt(buf: Uint8Array, at: number, bytes: number): string {
-  for (let k = 0; k < bytes; k++) {
-    const pair = HEX_PAIRS[buf[at + k] as number] as number;
-    hexOut[k * 2] = pair >> 8;
-    hexOut[k * 2 + 1] = pair & 0xff;
-  }
-  return decoder.decode(hexOut.subarray(0, bytes * 2));
-}
-
-const bare = (address: string) => (address.startsWith('blake3:') ? address.slice(7) : address);
-
-/** Records appended in order and put as chunk objects of about {@link CHUNK_BYTES}. */
-class ChunkWriter {
-  private buf = new Uint8Array(CHUNK_BYTES * 2);
-  private at = 0;
-  readonly addresses: string[] = [];
-  private readonly puts: Array<Promise<unknown>> = [];
-
-  constructor(private readonly objects: ObjectStore) {}
-
-  /** Room for `n` more bytes; returns the buffer and where to write. */
-  room(n: number): [Uint8Array, number] {
-    if (this.at + n > this.buf.length) {
-      const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
-      bigger.set(this.buf.subarray(0, this.at));
-      this.buf = bigger;
-    }
-    const at = this.at;
-    this.at += n;
-    return [this.buf, at];
-  }
-
-  /** A record is complete: put the chunk when it is full. */
-  end(): void {
-    if (this.at >= CHUNK_BYTES) this.flush();
-  }
-
-  flush(): void {
-    if (this.at === 0) return;
-    const bytes = this.buf.slice(0, this.at);
-    this.at = 0;
-    this.addresses.push(addressOf(bytes));
-    this.puts.push(this.objects.put(bytes, { kind: MEMO_CHUNK_KIND, mediaType: 'application/octet-stream' }));
-  }
-
-  async done(): Promise<string[]> {
-    this.flush();
-    await Promise.all(this.puts.splice(0));
-    return this.addresses;
-  }
-}
 
 /** Writes a build's memo as the build goes ({@link model}, {@link page}), then its root ({@link finish}). */
 export class BuildMemoWriter {
   private readonly models: ChunkWriter;
   private readonly pages: ChunkWriter;
   private readonly looks: ChunkWriter;
+  private readonly rows: ChunkWriter;
+  private readonly sections: ChunkWriter;
 
   constructor(private readonly objects: ObjectStore) {
     this.models = new ChunkWriter(objects);
     this.pages = new ChunkWriter(objects);
     this.looks = new ChunkWriter(objects);
+    this.rows = new ChunkWriter(objects);
+    this.sections = new ChunkWriter(objects);
   }
 
   /** A look-up page by its key (page-tables.ts `PageKey`); its address in 64 hex digits. */
@@ -168,11 +59,32 @@ export class BuildMemoWriter {
     this.looks.end();
   }
 
+  /** The next models page's section keys (index-pages.ts `sectionKey`), 32 hex digits each. */
+  section(terms: string, shas: string): void {
+    const [buf, at] = this.sections.room(32);
+    putHex(buf, at, terms, 16);
+    putHex(buf, at + 16, shas, 16);
+    this.sections.end();
+  }
+
+  /** The next row's place in the catalog (in rank order): its part's index, and where in it (unknown: undefined). */
+  place(part: number, p: RowPlace | undefined): void {
+    const [buf, at] = this.rows.room(ROW_BYTES);
+    const view = new DataView(buf.buffer, buf.byteOffset);
+    view.setUint32(at, p ? part : NO_PLACE);
+    view.setUint32(at + 4, p?.rowAt ?? 0);
+    view.setUint32(at + 8, p?.rowLen ?? 0);
+    view.setUint32(at + 12, p?.memAt ?? 0);
+    view.setUint32(at + 16, p?.memLen ?? 0);
+    this.rows.end();
+  }
+
   model(id: string, m: MemoModel): void {
     const idBytes = encoder.encode(id);
     const rev = encoder.encode(m.revision);
+    const full = m.full !== undefined && m.rowBytes !== undefined && m.rank !== undefined;
     const [buf, start] = this.models.room(
-      2 + idBytes.length + 16 + 32 + 1 + (m.prev ? 32 : 0) + 2 + rev.length + 2 + 32 * m.sources.length,
+      2 + idBytes.length + 16 + 32 + 1 + (m.prev ? 32 : 0) + (full ? 24 : 0) + 2 + rev.length + 2 + 32 * m.sources.length,
     );
     const view = new DataView(buf.buffer, buf.byteOffset);
     let at = start;
@@ -181,11 +93,17 @@ export class BuildMemoWriter {
     at += 2 + idBytes.length;
     putHex(buf, at, m.key, 16);
     putHex(buf, at + 16, bare(m.model), 32);
-    buf[at + 48] = (m.prev ? 1 : 0) | (m.base << 1);
+    buf[at + 48] = (m.prev ? 1 : 0) | (m.base << 1) | (full ? 8 : 0);
     at += 49;
     if (m.prev) {
       putHex(buf, at, bare(m.prev), 32);
       at += 32;
+    }
+    if (full) {
+      putHex(buf, at, m.full as string, 16);
+      view.setUint32(at + 16, m.rowBytes as number);
+      view.setUint32(at + 20, m.rank as number);
+      at += 24;
     }
     view.setUint16(at, rev.length);
     buf.set(rev, at + 2);
@@ -223,7 +141,7 @@ export class BuildMemoWriter {
   }
 
   /** Put what is left and the root; returns the root's address (for {@link MEMO_REF}). */
-  async finish(catalog: Address, base: Address | null, format: string): Promise<Address> {
+  async finish(catalog: Address, base: Address | null, format: string, parts: readonly string[]): Promise<Address> {
     const root: MemoRoot = {
       kind: MEMO_KIND,
       catalog,
@@ -232,6 +150,9 @@ export class BuildMemoWriter {
       models: await this.models.done(),
       pages: await this.pages.done(),
       looks: await this.looks.done(),
+      rows: await this.rows.done(),
+      sections: await this.sections.done(),
+      parts: parts.map(bare),
       ...this.pagesRoot,
     };
     const { meta } = await this.objects.put(canonicalBytes(root), { kind: MEMO_KIND, mediaType: 'application/json' });
@@ -255,6 +176,9 @@ export class BuildMemo {
     private readonly modelChunks: Uint8Array[],
     private readonly pageChunks: Uint8Array[],
     private readonly lookChunks: Uint8Array[],
+    private readonly rowChunks: Uint8Array[],
+    private readonly parts: string[],
+    private readonly sectionChunks: Uint8Array[],
   ) {
     modelChunks.forEach((buf, c) => {
       const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -267,7 +191,7 @@ export class BuildMemo {
         else this.collided.set(h, [...(this.collided.get(h) ?? []), pos]);
         at += 2 + idLength + 48;
         const flags = buf[at] as number;
-        at += 1 + (flags & 1 ? 32 : 0);
+        at += 1 + (flags & 1 ? 32 : 0) + (flags & 8 ? 24 : 0);
         at += 2 + view.getUint16(at);
         at += 2 + 32 * view.getUint16(at);
       }
@@ -300,7 +224,10 @@ export class BuildMemo {
       const models = await Promise.all(root.models.map(checked));
       const pages = await Promise.all(root.pages.map(checked));
       const looks = await Promise.all((root.looks ?? []).map(checked));
-      return new BuildMemo(objects, mode, root.format, { list: root.list, root: root.root }, models, pages, looks);
+      const rows = await Promise.all((root.rows ?? []).map(checked));
+      const sections = await Promise.all((root.sections ?? []).map(checked));
+      const pagesRoot = { list: root.list, root: root.root };
+      return new BuildMemo(objects, mode, root.format, pagesRoot, models, pages, looks, rows, root.parts ?? [], sections);
     } catch {
       return undefined;
     }
@@ -334,6 +261,15 @@ export class BuildMemo {
       prev = hexAt(buf, at, 32);
       at += 32;
     }
+    let full: string | undefined;
+    let rowBytes: number | undefined;
+    let rank: number | undefined;
+    if (flags & 8) {
+      full = hexAt(buf, at, 16);
+      rowBytes = view.getUint32(at + 16);
+      rank = view.getUint32(at + 20);
+      at += 24;
+    }
     const revLength = view.getUint16(at);
     const revision = decoder.decode(buf.subarray(at + 2, at + 2 + revLength));
     at += 2 + revLength;
@@ -341,7 +277,7 @@ export class BuildMemo {
     const n = view.getUint16(at);
     at += 2;
     for (let k = 0; k < n; k++, at += 32) sources.push(hexAt(buf, at, 32));
-    return { key, model, prev, base: ((flags >> 1) & 3) as 0 | 1 | 2, revision, sources };
+    return { key, model, prev, base: ((flags >> 1) & 3) as 0 | 1 | 2, revision, sources, ...(full ? { full, rowBytes, rank } : {}) };
   }
 
   /**
@@ -349,16 +285,59 @@ export class BuildMemo {
    * pages (`list`), read and checked against its address, and every page it names directly still stored.
    */
   async root(list: string, format: string): Promise<PagesRoot | undefined> {
-    const address = this.pagesRoot.root as Address | undefined;
-    if (!address || format !== this.format || list !== this.pagesRoot.list) return undefined;
-    const stored = await this.objects.get(address);
-    if (!stored || addressOf(stored.bytes) !== address) return undefined;
-    const root = JSON.parse(decoder.decode(stored.bytes)) as PagesRoot;
+    const root = list === this.pagesRoot.list ? await this.lastRoot(format) : undefined;
+    if (!root) return undefined;
     const named: string[] = [];
     for (const v of [root.models, root.ids, root.shas, root.terms, root.names, ...Object.values(root.orders)])
       named.push(...(v.pages ?? []), ...(v.dirs ?? []));
     for (const a of named) if (!(await this.objects.has(a as Address))) return undefined;
     return root;
+  }
+
+  /** The memo build's pages root, read and checked against its address, when its pages were written as `format` says. */
+  async lastRoot(format: string): Promise<PagesRoot | undefined> {
+    const address = this.pagesRoot.root as Address | undefined;
+    if (!address || format !== this.format) return undefined;
+    const stored = await this.objects.get(address);
+    if (!stored || addressOf(stored.bytes) !== address) return undefined;
+    return JSON.parse(decoder.decode(stored.bytes)) as PagesRoot;
+  }
+
+  /** How many models pages the memo's build wrote, with the keys of their sections. */
+  get sectionCount(): number {
+    return this.sectionChunks.reduce((n, c) => n + c.length / 32, 0);
+  }
+
+  /** The section keys of the memo build's models page `index`. */
+  section(index: number): { terms: string; shas: string } | undefined {
+    const per = (this.sectionChunks[0]?.length ?? 0) / 32;
+    const buf = per ? this.sectionChunks[Math.floor(index / per)] : undefined;
+    const at = (index % per) * 32;
+    return buf && at + 32 <= buf.length ? { terms: hexAt(buf, at, 16), shas: hexAt(buf, at + 16, 16) } : undefined;
+  }
+
+  /** The look-up page keys the memo's build recorded for these pages (addresses with `blake3:`): [key, address]. */
+  looksFor(addresses: ReadonlySet<string>): Array<[string, string]> {
+    const out: Array<[string, string]> = [];
+    for (const buf of this.lookChunks)
+      for (let at = 0; at + 48 <= buf.length; at += 48) {
+        const address = hexAt(buf, at + 16, 32);
+        if (addresses.has(`blake3:${address}`)) out.push([hexAt(buf, at, 16), address]);
+      }
+    return out;
+  }
+
+  /** Where the row of the memo build's model of this rank lies in that build's catalog, when known. */
+  source(rank: number): RowSource | undefined {
+    const per = (this.rowChunks[0]?.length ?? 0) / ROW_BYTES;
+    const buf = per ? this.rowChunks[Math.floor(rank / per)] : undefined;
+    const at = (rank % per) * ROW_BYTES;
+    if (!buf || at + ROW_BYTES > buf.length) return undefined;
+    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const part = this.parts[view.getUint32(at)];
+    if (!part) return undefined;
+    const [rowAt, rowLen, memAt, memLen] = [4, 8, 12, 16].map((o) => view.getUint32(at + o)) as [number, number, number, number];
+    return { part: `blake3:${part}` as Address, rowAt, rowLen, memAt, memLen };
   }
 
   /** The address (64 hex digits) of the look-up page the memo's build wrote with this key, written as `format` says. */

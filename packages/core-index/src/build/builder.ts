@@ -1,9 +1,9 @@
 import { BUCKETS_REF } from '../buckets/schema.js';
 import { type Address, addressOf } from '../index/blake3.js';
-import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
-import { CatalogWriter, readCatalog } from '../index/catalog-shards.js';
+import { canonicalBytes } from '../index/canonical-json.js';
+import { CatalogWriter, type RowText, rowText } from '../index/catalog-shards.js';
 import { IndexPagesWriter } from '../index/index-pages.js';
-import { missingOf, type ObjectStore } from '../index/object-store.js';
+import type { ObjectStore } from '../index/object-store.js';
 import {
   type Archive,
   type ArchiveDay,
@@ -17,11 +17,12 @@ import { sha256Hex } from '../index/sha256.js';
 import type { PageObjects } from '../index/write-index-pages.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import type { NoteSigner } from '../tlog/note.js';
-import { BuildMemo, BuildMemoWriter, inputKey, MEMO_REF, type MemoModel } from './build-memo.js';
+import { BuildMemo, BuildMemoWriter, inputKeys, MEMO_REF, type MemoModel } from './build-memo.js';
 import { commitDays } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
-import { type BuildModelInput, modelRow } from './model-row.js';
+import { type BuildModelInput, lazyRow, withRow } from './model-row.js';
 import { pagesFormat } from './pages-format.js';
+import { type Kept, keepStored, readCatalogOrNone, readPrev, sameContent } from './reuse-store.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 
@@ -118,8 +119,21 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const catalogEntries = async (id: string) => (await readCatalogs()).flatMap((c) => c?.objects[id] ?? []);
   const memoBase = (b: MemoModel) => (b.base === 1 ? `blake3:${b.model}` : b.base === 2 && b.prev ? `blake3:${b.prev}` : null);
   const display = input.display ?? ((s: string) => s);
-  const catalogWriter = new CatalogWriter(objects, { date: input.date, prev: prevCatalogAddress ?? null }, input.catalogLimit);
   const format = await pagesFormat();
+  // A catalog shard whose rows are the last build's (by their input keys and addresses) is that shard.
+  const catalogWriter = new CatalogWriter(
+    objects,
+    { date: input.date, prev: prevCatalogAddress ?? null },
+    input.catalogLimit,
+    {
+      shard: (k) => {
+        const a = memo?.look(k, format);
+        return a ? (`blake3:${a}` as Address) : undefined;
+      },
+      record: (k, a) => memoWriter.look(k, a.slice('blake3:'.length)),
+    },
+    (part, place) => memoWriter.place(part, place),
+  );
   const pagesWriter = input.pages
     ? new IndexPagesWriter(objects, {
         page: (k) => memo?.page(k, format),
@@ -128,16 +142,30 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
         recordRoot: (list, root) => memoWriter.root(list, root),
         look: (k) => memo?.look(k, format),
         recordLook: (k, a) => memoWriter.look(k, a),
+        keepLooks: (addresses) => {
+          for (const [k, a] of memo?.looksFor(addresses) ?? []) memoWriter.look(k, a);
+        },
+        section: (i) => memo?.section(i),
+        sectionCount: () => memo?.sectionCount ?? 0,
+        recordSection: (t, d) => memoWriter.section(t, d),
+        lastRoot: async () => memo?.lastRoot(format),
       })
     : undefined;
   let modelCount = 0;
   let fileCount = 0;
   let byteCount = 0;
   const seen = new Set<string>();
-  const one = async (m: BuildModelInput) => {
+  const one = async (m: BuildModelInput, rank: number) => {
     const files = [...m.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-    const key = inputKey(m);
+    const keys = inputKeys(
+      m,
+      m.sources.map((s) => display(s.source)),
+    );
     const before = memo?.model(m.id);
+    // The whole input as the memo's build had it (its row too): the same objects, row and catalog member, whose size
+    // the memo knows, so the row is not serialized unless its catalog shard must be composed.
+    const same = before?.full === keys.full && before.rowBytes !== undefined ? before : undefined;
+    const key = same ? same.key : keys.objects();
     // The same input as the memo's build: the same objects at the same addresses (see build-memo.ts), when the
     // memo's build chained to the same base or is that base itself. Nothing is encoded or hashed for them.
     const reused = before && before.key === key ? before : undefined;
@@ -217,6 +245,25 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       modelAddress = store('model-hub.model', encodedModel);
       sourceAddresses = sourceValues.map((v) => store('model-hub.source', encode(v)));
     }
+    // The row is made when something reads it: an unchanged row whose models page and catalog text are the last
+    // build's is never made.
+    const rowOf = lazyRow(m, files, revision, modelAddress, display);
+    const entry = { model: modelAddress, sources: sourceAddresses };
+    const text: RowText =
+      same && reused
+        ? withRow(
+            {
+              id: m.id,
+              entry,
+              json: undefined,
+              member: undefined,
+              bytes: same.rowBytes as number,
+              key: keys.full,
+              src: same.rank === undefined ? undefined : memo?.source(same.rank),
+            },
+            rowOf,
+          )
+        : { ...rowText(rowOf(), entry), key: keys.full };
     memoWriter.model(m.id, {
       key,
       model: modelAddress,
@@ -224,12 +271,14 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       base: baseModel === null ? 0 : baseModel === modelAddress ? 1 : 2,
       revision,
       sources: sourceAddresses,
+      full: keys.full,
+      rowBytes: text.bytes,
+      rank,
     });
-    const row = modelRow(m, files, revision, modelAddress, display);
     return {
-      row,
-      rowJson: canonicalJson(row),
-      entry: { model: modelAddress, sources: sourceAddresses },
+      rowOf,
+      text,
+      entry,
       object: modelObject,
       sources: sourceValues.map((v, k) => ({ address: sourceAddresses[k] as string, object: v })),
       files: files.length,
@@ -241,12 +290,12 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   // Models are read from the input as they come and written BUILD_CONCURRENCY at a time (the store commits their
   // objects together); rows, catalog shards and models pages follow the input order. Nothing is held per model but
   // what the catalog's current shard and the pages' look-up tables need. Objects already stored are not written again.
-  const write = async (chunk: Array<{ m: BuildModelInput; lower: string }>): Promise<{ written: Promise<unknown> }> => {
-    const done = await Promise.all(chunk.map((c) => one(c.m)));
+  const write = async (chunk: Array<{ m: BuildModelInput; lower: string; rank: number }>): Promise<{ written: Promise<unknown> }> => {
+    const done = await Promise.all(chunk.map((c) => one(c.m, c.rank)));
     for (const [k, d] of done.entries()) {
-      await catalogWriter.add(d.row, d.entry, d.rowJson);
-      const entry = { id: d.row.id, address: d.entry.model, row: d.row, object: d.object, sources: d.sources };
-      await pagesWriter?.add(entry, (chunk[k] as { lower: string }).lower, d.rowJson);
+      await catalogWriter.addText(d.text);
+      const entry = withRow({ id: d.text.id, address: d.entry.model, object: d.object, sources: d.sources }, d.rowOf);
+      await pagesWriter?.add(entry, (chunk[k] as { lower: string }).lower, d.text.key);
       modelCount++;
       fileCount += d.files;
       byteCount += d.bytes;
@@ -263,12 +312,12 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   };
   // One chunk's objects are being written while the next chunk is encoded; every put is done before the catalog.
   let writing: Promise<unknown> = Promise.resolve();
-  let chunk: Array<{ m: BuildModelInput; lower: string }> = [];
+  let chunk: Array<{ m: BuildModelInput; lower: string; rank: number }> = [];
   for await (const m of input.models) {
     const lower = m.id.toLowerCase();
     if (seen.has(lower)) continue;
     seen.add(lower);
-    chunk.push({ m, lower });
+    chunk.push({ m, lower, rank: seen.size - 1 });
     if (chunk.length === BUILD_CONCURRENCY) {
       const next = await write(chunk);
       await writing;
@@ -281,11 +330,16 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   await last.written;
   seen.clear();
   // One object, or a root plus content-addressed shards when it would pass the message limit.
-  const { address: catalogAddress } = await catalogWriter.finish();
+  // Its address is known before it is stored: the pages and the memo are written while it is, and no ref names it
+  // before it is stored.
+  const { address: catalogAddress, shards, written: catalogWritten } = await catalogWriter.finishing();
   const pages = pagesWriter ? await pagesWriter.finish(catalogAddress, input.date) : undefined;
+  const parts = shards.length > 0 ? shards : [catalogAddress];
+  const memoAddress = await memoWriter.finish(catalogAddress, prevCatalogAddress ?? null, format, parts);
+  await catalogWritten;
   // The memo is stored before the day is committed; one whose catalog never became a day is still of a build that
   // chained to the same base, so the next build can use it (BuildMemo.read).
-  await objects.writeRef(MEMO_REF, await memoWriter.finish(catalogAddress, prevCatalogAddress ?? null, format));
+  await objects.writeRef(MEMO_REF, memoAddress);
   const spacesCatalog = (await objects.readRef(SPACES_REF))?.trim();
   const bucketsCatalog = (await objects.readRef(BUCKETS_REF))?.trim();
   const day: ArchiveDay = {
@@ -311,55 +365,6 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const written = await commitDays(objects, archive, catalogAddress, input.signers ?? []);
   Object.assign(day, written.days[0]);
   return { catalog: catalogAddress, models: modelCount, files: fileCount, bytes: byteCount, day };
-}
-
-function sameContent(a: ModelObject, b: ModelObject): boolean {
-  return canonicalJson({ ...a, prev: null }) === canonicalJson({ ...b, prev: null });
-}
-
-/** A catalog (joined from its shards), or nothing when there is none or it cannot be read (then nothing is skipped). */
-async function readCatalogOrNone(objects: ObjectStore, address: Address | undefined): Promise<CatalogObject | undefined> {
-  if (!address) return undefined;
-  try {
-    return await readCatalog(objects, address, { verified: true });
-  } catch {
-    return undefined;
-  }
-}
-
-/** An object a build reuses (its address from the memo), and the value it is made from. */
-interface Kept {
-  id: string;
-  kind: BuiltObjectKind;
-  value: unknown;
-  address: Address;
-}
-
-/**
- * Put again the reused objects the store lost (from the same value, checked to hash as the memo says). Asked of the
- * store for a chunk of models at once (`missing`): each object is still checked, without a promise each.
- */
-async function keepStored(objects: ObjectStore, kept: Kept[]): Promise<void> {
-  if (kept.length === 0) return;
-  const lost = new Set(
-    await missingOf(
-      objects,
-      kept.map((k) => k.address),
-    ),
-  );
-  await Promise.all(
-    kept
-      .filter((k) => lost.has(k.address))
-      .map(async ({ id, kind, value, address }) => {
-        const { meta } = await objects.put(canonicalBytes(value), { kind, mediaType: JSON_MEDIA_TYPE });
-        if (meta.id !== address) throw new Error(`build memo: ${id}'s ${kind} hashes to ${meta.id}, the memo says ${address}`);
-      }),
-  );
-}
-
-async function readPrev(objects: ObjectStore, address: string): Promise<ModelObject | undefined> {
-  const s = await objects.get(address as Address);
-  return s ? (JSON.parse(new TextDecoder().decode(s.bytes)) as ModelObject) : undefined;
 }
 
 /** The archive document kept in the `archive` ref (newest day first). */

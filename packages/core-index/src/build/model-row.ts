@@ -75,3 +75,23 @@ export function modelRow(
   if (tags) row.tags = tags;
   return row;
 }
+
+/**
+ * {@link modelRow}, made once when first asked. A function of its own, so what it keeps alive until then is what the
+ * row is made from and nothing else of the builder's (a held catalog row kept a model's objects before).
+ */
+export function lazyRow(
+  m: BuildModelInput,
+  files: readonly FileRecord[],
+  revision: string,
+  modelAddress: Address,
+  display: (source: string) => string,
+): () => ModelRow {
+  let made: ModelRow | undefined;
+  return () => (made ??= modelRow(m, files, revision, modelAddress, display));
+}
+
+/** `rest` with a `row` member read through `rowOf` (an enumerable getter: a serializer sees a plain member). */
+export function withRow<T extends object>(rest: T, rowOf: () => ModelRow): T & { readonly row: ModelRow } {
+  return Object.defineProperty(rest, 'row', { get: rowOf, enumerable: true }) as T & { readonly row: ModelRow };
+}

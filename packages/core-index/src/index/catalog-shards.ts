@@ -1,5 +1,18 @@
 import { type Address, addressOf } from './blake3.js';
 import { canonicalBytes, canonicalJson } from './canonical-json.js';
+import {
+  CATALOG_SHARD_KIND,
+  composeRows,
+  type Entry,
+  type PartReader,
+  type Row,
+  type RowPlace,
+  type RowText,
+  rowText,
+  type ShardReuse,
+  shardBytes,
+  shardKeyOf,
+} from './catalog-rows.js';
 import type { ObjectStore } from './object-store.js';
 import { type CatalogObject, CatalogObjectSchema, type CatalogShard, CatalogShardSchema } from './schemas.js';
 
@@ -7,7 +20,15 @@ import { type CatalogObject, CatalogObjectSchema, type CatalogShard, CatalogShar
 export const CATALOG_MESSAGE_LIMIT = 33_554_432;
 
 export const CATALOG_KIND = 'model-hub.catalog';
-export const CATALOG_SHARD_KIND = 'model-hub.catalog-shard';
+export {
+  CATALOG_SHARD_KIND,
+  type RowPlace,
+  type RowSource,
+  type RowText,
+  rowText,
+  type ShardReuse,
+  utf8Length,
+} from './catalog-rows.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
 
@@ -22,55 +43,6 @@ function fnv1a(s: string): number {
     h = Math.imul(h, 0x01000193) >>> 0;
   }
   return h;
-}
-
-type Row = CatalogObject['rows'][number];
-type Entry = CatalogObject['objects'][string];
-
-// biome-ignore lint/suspicious/noControlCharactersInRegex: every ASCII character, controls too
-const ASCII = /^[\u0000-\u007f]*$/;
-
-/** The length in UTF-8 of a string (what `canonicalBytes(...).length` is, without encoding it). */
-export function utf8Length(s: string): number {
-  if (ASCII.test(s)) return s.length;
-  let n = s.length;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) continue;
-    if (c < 0x800) n += 1;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
-      n += 2; // a surrogate pair: 2 code units, 4 bytes
-      i++;
-    } else n += 2;
-  }
-  return n;
-}
-
-/**
- * One row serialized once (canonical JSON): the row, and its `"id":entry` member of the shard's `objects`. Its size
- * decides the cuts and its text is the shard's, so a streamed shard is composed from these, not serialized again.
- */
-interface RowText {
-  row: Row;
-  entry: Entry | undefined;
-  json: string;
-  member: string | undefined;
-  bytes: number;
-}
-
-function rowText(row: Row, entry: Entry | undefined, json = canonicalJson(row)): RowText {
-  const member = entry ? `${canonicalJson(row.id)}:${canonicalJson(entry)}` : undefined;
-  // The bytes one row takes in a shard: the row, the entry keyed by the id, and the separators.
-  return { row, entry, json, member, bytes: utf8Length(json) + (member ? utf8Length(member) + 1 : 0) + 2 };
-}
-
-const encoder = new TextEncoder();
-
-/** The canonical bytes of a shard from its rows' texts (the same bytes as `canonicalBytes` of the shard object). */
-function shardBytes(rows: string[], members: Map<string, string>): Uint8Array {
-  const ids = [...members.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const objects = ids.map((id) => members.get(id)).join(',');
-  return encoder.encode(`{"kind":"${CATALOG_SHARD_KIND}","objects":{${objects}},"rows":[${rows.join(',')}]}`);
 }
 
 /**
@@ -110,14 +82,13 @@ class ShardCutter {
   private sampleBytes = 0;
   private rows: CatalogShard['rows'] = [];
   private objects: CatalogShard['objects'] = {};
-  /** The shard's rows and `objects` members as text, when it is handed on as bytes (`onShard`). */
-  private texts: string[] = [];
-  private members = new Map<string, string>();
+  /** The shard's rows, when it is handed on as rows (`onShard`). */
+  private held: RowText[] = [];
   private size = 0;
 
   constructor(
     private readonly limit: number,
-    private readonly onShard?: (bytes: Uint8Array, models: number) => void,
+    private readonly onShard?: (rows: RowText[]) => void,
   ) {
     this.budget = limit - 256; // the shard's own keys and brackets
   }
@@ -149,18 +120,16 @@ class ShardCutter {
   }
 
   private cut(r: RowText): void {
-    const { row, entry, bytes } = r;
-    if (bytes > this.budget) throw new Error(`catalog row ${row.id} alone is ${bytes} bytes, over the shard limit of ${this.limit}`);
+    const { entry, bytes } = r;
+    if (bytes > this.budget) throw new Error(`catalog row ${r.id} alone is ${bytes} bytes, over the shard limit of ${this.limit}`);
     if (this.size + bytes > this.budget) this.flush();
-    if (this.onShard) {
-      this.texts.push(r.json);
-      if (r.member) this.members.set(row.id, r.member);
-    } else {
-      this.rows.push(row);
-      if (entry) this.objects[row.id] = entry;
+    if (this.onShard) this.held.push(r);
+    else {
+      this.rows.push(r.row);
+      if (entry) this.objects[r.id] = entry;
     }
     this.size += bytes;
-    if (fnv1a(row.id) % this.every === 0) this.flush();
+    if (fnv1a(r.id) % this.every === 0) this.flush();
   }
 
   /** An entry without a row (none in a built catalog; only {@link splitCatalog} has them). */
@@ -173,9 +142,8 @@ class ShardCutter {
 
   flush(): void {
     if (this.onShard) {
-      if (this.texts.length > 0 || this.members.size > 0) this.onShard(shardBytes(this.texts, this.members), this.texts.length);
-      this.texts = [];
-      this.members = new Map();
+      if (this.held.length > 0) this.onShard(this.held);
+      this.held = [];
     } else if (this.rows.length > 0 || Object.keys(this.objects).length > 0) {
       this.shards.push({ kind: 'model-hub.catalog-shard', rows: this.rows, objects: this.objects });
     }
@@ -197,16 +165,41 @@ export class CatalogWriter {
   private readonly refs: Array<{ address: Address; models: number }> = [];
   private readonly puts: Array<Promise<unknown>> = [];
 
+  /** the last build's catalog parts read (at most a few: rows come in the order they were in), checked, by address */
+  private readonly parts = new Map<string, Uint8Array | undefined>();
+
+  /**
+   * `reuse`: the last build's shards by key. `onPlaced`: each row in order, with the index of its part (the catalog
+   * object, or its shard) and where it lies in it (undefined when not known), for the next build's row sources.
+   */
   constructor(
     private readonly objects: ObjectStore,
     private readonly head: Pick<CatalogObject, 'date' | 'prev'>,
     private readonly limit = CATALOG_MESSAGE_LIMIT,
+    private readonly reuse?: ShardReuse,
+    private readonly onPlaced?: (part: number, place: RowPlace | undefined) => void,
   ) {}
+
+  /** A part of the last build's catalog, read at once when the store can (else undefined: its rows are serialized). */
+  private readonly read: PartReader = (part) => {
+    if (this.parts.has(part)) return this.parts.get(part);
+    const got = this.objects.readBytes?.(part);
+    const bytes = got instanceof Uint8Array && addressOf(got) === part ? got : undefined;
+    if (this.parts.size >= 3) this.parts.delete(this.parts.keys().next().value as string);
+    this.parts.set(part, bytes);
+    return bytes;
+  };
 
   /** The next row and its entry; `json`: the row's canonical JSON, when the caller has it. */
   async add(row: Row, entry: Entry, json?: string): Promise<void> {
-    // Each row is serialized once: its text sizes the cuts and becomes its shard's bytes.
-    const text = rowText(row, entry, json);
+    await this.addText(rowText(row, entry, json));
+  }
+
+  /**
+   * The next row as {@link rowText} gives it, or with its size alone (`json` undefined) when the last build wrote a
+   * row of the same input (`key`): such a row is serialized only when its shard is not the last build's.
+   */
+  async addText(text: RowText): Promise<void> {
     if (this.cutter) {
       this.cutter.addText(text);
       return;
@@ -215,44 +208,90 @@ export class CatalogWriter {
     // Each row costs the whole catalog at least its shard bytes less one separator: past the limit, it is sharded.
     this.heldBytes += text.bytes - 1;
     if (this.heldBytes <= this.limit) return;
-    this.cutter = new ShardCutter(this.limit, (bytes, models) => this.putShard(bytes, models));
+    this.cutter = new ShardCutter(this.limit, (rows) => this.putShard(rows));
     for (const r of this.held.splice(0)) this.cutter.addText(r);
     await Promise.all(this.puts.splice(0));
   }
 
-  private putShard(bytes: Uint8Array, models: number): void {
-    if (bytes.length > this.limit) throw new Error(`a catalog shard came out at ${bytes.length} bytes, over the limit of ${this.limit}`);
-    this.refs.push({ address: addressOf(bytes), models });
-    this.puts.push(this.objects.put(bytes, { kind: CATALOG_SHARD_KIND, mediaType: JSON_MEDIA_TYPE }));
+  /**
+   * A shard whose rows are those of a shard the last build wrote (the same keys and addresses, so the same bytes) is
+   * that shard: named by its address, neither composed nor hashed; checked to be stored, and put again from its rows
+   * when it is not. Any other shard is composed from its rows' texts and put.
+   */
+  private putShard(rows: RowText[]): void {
+    const key = this.reuse ? shardKeyOf(rows) : undefined;
+    const before = key ? this.reuse?.shard(key) : undefined;
+    const part = this.refs.length;
+    const compose = () => {
+      const composed = shardBytes(rows, this.read);
+      const { length } = composed.bytes;
+      if (length > this.limit) throw new Error(`a catalog shard came out at ${length} bytes, over the limit of ${this.limit}`);
+      return composed;
+    };
+    let address: Address;
+    if (before) {
+      address = before;
+      // the same bytes as the last build's shard: each row where it was, when that was this shard
+      for (const r of rows) this.onPlaced?.(part, r.src?.part === before ? r.src : undefined);
+      this.puts.push(
+        this.objects.has(before).then(async (stored) => {
+          if (stored) return;
+          const { meta } = await this.objects.put(compose().bytes, { kind: CATALOG_SHARD_KIND, mediaType: JSON_MEDIA_TYPE });
+          if (meta.id !== before) throw new Error(`catalog shard: its rows hash to ${meta.id}, the last build's to ${before}`);
+        }),
+      );
+    } else {
+      const { bytes, placed } = compose();
+      address = addressOf(bytes);
+      for (const p of placed) this.onPlaced?.(part, p);
+      this.puts.push(this.objects.put(bytes, { kind: CATALOG_SHARD_KIND, mediaType: JSON_MEDIA_TYPE }));
+    }
+    if (key) this.reuse?.record(key, address);
+    this.refs.push({ address, models: rows.length });
   }
 
   /** Write what is left and the root; returns the catalog's address and its shards' (none when it is one object). */
   async finish(): Promise<{ address: Address; shards: Address[] }> {
+    const { written, ...done } = await this.finishing();
+    await written;
+    return done;
+  }
+
+  /**
+   * {@link finish}, answering as soon as the catalog's address is known: `written` resolves when every object of it is
+   * stored (a builder derives its pages meanwhile, and waits for it before any ref names the catalog).
+   */
+  async finishing(): Promise<{ address: Address; shards: Address[]; written: Promise<unknown> }> {
     if (!this.cutter) {
       // One object, composed from the rows' texts (the bytes `canonicalBytes` gives the catalog object; its members
       // in key order: date, kind, objects, prev, rows), unless it would pass the limit after all.
       const held = this.held.splice(0);
-      const members = new Map<string, string>();
-      for (const r of held) if (r.member) members.set(r.row.id, r.member);
-      const ids = [...members.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-      const whole = encoder.encode(
-        `{"date":${canonicalJson(this.head.date)},"kind":"${CATALOG_KIND}","objects":{${ids.map((id) => members.get(id)).join(',')}},${this.head.prev === undefined ? '' : `"prev":${canonicalJson(this.head.prev)},`}"rows":[${held.map((r) => r.json).join(',')}]}`,
+      const { bytes: whole, placed } = composeRows(
+        `{"date":${canonicalJson(this.head.date)},"kind":"${CATALOG_KIND}","objects":{`,
+        held,
+        `},${this.head.prev === undefined ? '' : `"prev":${canonicalJson(this.head.prev)},`}"rows":[`,
+        ']}',
+        this.read,
       );
+      this.parts.clear();
       if (whole.length <= this.limit) {
-        const { meta } = await this.objects.put(whole, { kind: CATALOG_KIND, mediaType: JSON_MEDIA_TYPE });
-        return { address: meta.id as Address, shards: [] };
+        for (const p of placed) this.onPlaced?.(0, p);
+        const written = this.objects.put(whole, { kind: CATALOG_KIND, mediaType: JSON_MEDIA_TYPE });
+        written.catch(() => {}); // waited for by the caller; this only keeps a failure from counting as unhandled meanwhile
+        return { address: addressOf(whole), shards: [], written };
       }
       const catalog: CatalogObject = { kind: 'model-hub.catalog', date: this.head.date, rows: [], objects: {}, prev: this.head.prev };
       for (const { row, entry } of held as Array<{ row: Row; entry: Entry }>) {
         catalog.rows.push(row);
         catalog.objects[row.id] = entry;
+        this.onPlaced?.(0, undefined);
       }
-      return writeCatalog(this.objects, catalog, this.limit);
+      return { ...(await writeCatalog(this.objects, catalog, this.limit)), written: Promise.resolve() };
     }
     this.cutter.end();
     this.cutter.flush();
     await Promise.all(this.puts.splice(0));
-    return putRoot(this.objects, this.head, this.refs, this.limit);
+    return { ...(await putRoot(this.objects, this.head, this.refs, this.limit)), written: Promise.resolve() };
   }
 }
 

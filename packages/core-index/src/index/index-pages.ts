@@ -25,6 +25,7 @@ import {
   rowSortKey,
   rowTags,
 } from './page-layout.js';
+import { shasKey, termsKey } from './page-sections.js';
 import { DigestList, DigestPostings, holds, TermPostings, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import { PageWriter } from './page-writer.js';
 import type { SourceObject } from './schemas.js';
@@ -51,8 +52,6 @@ export class IndexPagesWriter {
   private readonly holders: Record<string, number> = {};
   private readonly kinds = new Map<string, SourceObject['type']>();
   private readonly lowerIds: string[] = [];
-  /** the code units of the lower-case ids seen (the root's `idChars`) */
-  private readonly idUnits = new Uint8Array(65_536);
   private readonly shas = new DigestPostings();
   private readonly terms = new TermPostings();
   private readonly trending: number[] = [];
@@ -63,8 +62,8 @@ export class IndexPagesWriter {
   private readonly modelPages: string[] = [];
   /** the first models of the browse list (the root's `head`) */
   private readonly head: PagedEntry[] = [];
-  /** each model added since the last models page, with its row's canonical JSON when the builder gave it */
-  private pageEntries: Array<{ entry: PagedEntry; row: string | undefined }> = [];
+  /** each model added since the last models page, with the key of its input when the builder gave it */
+  private pageEntries: Array<{ entry: PagedEntry; key: string | undefined }> = [];
   /** where each rank's model lies in its models page, and its BLAKE3 (32 bytes a rank), for the id entries */
   private readonly entryStart = new U32List();
   private readonly entryLength = new U32List();
@@ -76,16 +75,26 @@ export class IndexPagesWriter {
   ) {
     this.w = new PageWriter(store, reuse);
     this.deferred = Boolean(reuse?.root);
+    this.termsDeferred = this.shasDeferred = Boolean(reuse?.section);
   }
 
   /**
-   * The next model of the browse list (its rank is how many came before); `lower`: its id in lower case; `rowJson`:
-   * the canonical JSON of its row, which lets a models page be reused (see {@link ModelsPageReuse}).
+   * The terms and the digest map are not filled while every models page so far gives them what the last build's
+   * page at the same place gave (its section keys, page-sections.ts); the first page that does not catches them up
+   * ({@link catchUp}), and when none does, the last build's terms or digest pages are this day's.
    */
-  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase(), rowJson?: string): Promise<void> {
+  private termsDeferred: boolean;
+  private shasDeferred: boolean;
+
+  /**
+   * The next model of the browse list (its rank is how many came before); `lower`: its id in lower case; `key`: the
+   * key of the input its objects and row are made from (build-memo.ts `inputKeys`' `full`), which lets a models page
+   * be reused (see {@link ModelsPageReuse}).
+   */
+  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase(), key?: string): Promise<void> {
     const rank = this.n++;
-    this.pageEntries.push({ entry, row: rowJson });
-    if (!this.deferred) this.tabulate(entry, lower, rank);
+    this.pageEntries.push({ entry, key });
+    if (!this.deferred) this.tabulate(entry, lower);
     if (rank < MODELS_PER_PAGE) this.head.push(entry);
     if (this.pageEntries.length === MODELS_PER_PAGE) await this.modelsPage();
   }
@@ -97,38 +106,40 @@ export class IndexPagesWriter {
    */
   private deferred: boolean;
 
-  /** Fill the look-up tables from the models pages written so far (each read back and checked against its address). */
-  private async catchUp(): Promise<void> {
-    this.deferred = false;
+  /**
+   * Fill look-up tables from the models pages written so far (each read back and checked against its address): the
+   * totals, ids and orders (`base`), the terms, the digests.
+   */
+  private async catchUp(part: { base?: boolean; terms?: boolean; shas?: boolean }): Promise<void> {
+    if (part.base) this.deferred = false;
+    if (part.terms) this.termsDeferred = false;
+    if (part.shas) this.shasDeferred = false;
     let rank = 0;
     for (const address of this.modelPages) {
       const stored = await this.store.get(address as Address);
       if (!stored || addressOf(stored.bytes) !== address) throw new Error(`index pages: models page ${address} is missing or damaged`);
-      for (const e of (JSON.parse(decoder.decode(stored.bytes)) as { models: PagedEntry[] }).models)
-        this.tabulate(e, e.row.id.toLowerCase(), rank++);
+      for (const e of (JSON.parse(decoder.decode(stored.bytes)) as { models: PagedEntry[] }).models) {
+        const lower = e.row.id.toLowerCase();
+        if (part.base) this.tabulate(e, lower);
+        if (part.terms) this.tabulateTerms(e, lower, rank);
+        if (part.shas) for (const f of e.object.files) this.shas.add(f.sha256, rank);
+        rank++;
+      }
     }
   }
 
-  /** One model's part of the look-up tables. */
-  private tabulate(entry: PagedEntry, lower: string, rank: number): void {
+  /** One model's part of the totals, the ids and the orders. */
+  private tabulate(entry: PagedEntry, lower: string): void {
     const { row, object, sources } = entry;
+    const rank = this.lowerIds.length;
     this.lowerIds.push(lower);
-    const units = this.idUnits;
-    for (let i = 0; i < lower.length; i++) units[lower.charCodeAt(i)] = 1;
     for (const f of object.files) {
       this.files++;
       this.bytes += f.size;
-      this.shas.add(f.sha256, rank);
     }
     if (row.svc.listed !== false) this.listed++;
     for (const s of new Set(sources.map((x) => x.object.source))) this.holders[s] = (this.holders[s] ?? 0) + 1;
     for (const x of sources) if (!this.kinds.has(x.object.source)) this.kinds.set(x.object.source, x.object.type);
-    const terms = this.terms;
-    terms.add(`a:${lower.slice(0, lower.indexOf('/'))}`, rank);
-    if (row.pipeline_tag) terms.add(`t:${row.pipeline_tag.toLowerCase()}`, rank);
-    if (row.library_name) terms.add(`l:${row.library_name.toLowerCase()}`, rank);
-    for (const t of rowTags(row)) terms.add(`g:${t}`, rank);
-    for (const g of gramsOf(lower)) terms.add(`w:${g}`, rank);
     this.trending.push(rowSortKey('trendingScore', row, row.id, rank) as number);
     this.downloads.push(rowSortKey('downloads', row, row.id, rank) as number);
     this.likes.push(rowSortKey('likes', row, row.id, rank) as number);
@@ -136,9 +147,20 @@ export class IndexPagesWriter {
     this.modified.push(rowSortKey('lastModified', row, row.id, rank) as string);
   }
 
+  /** One model's search terms (page-sections.ts `termsKey` keys what they are made from). */
+  private tabulateTerms(entry: PagedEntry, lower: string, rank: number): void {
+    const { row } = entry;
+    const terms = this.terms;
+    terms.add(`a:${lower.slice(0, lower.indexOf('/'))}`, rank);
+    if (row.pipeline_tag) terms.add(`t:${row.pipeline_tag.toLowerCase()}`, rank);
+    if (row.library_name) terms.add(`l:${row.library_name.toLowerCase()}`, rank);
+    for (const t of rowTags(row)) terms.add(`g:${t}`, rank);
+    for (const g of gramsOf(lower)) terms.add(`w:${g}`, rank);
+  }
+
   /**
    * Write the models page of the models added since the last one, and note where each model lies in it. A page whose
-   * key (its first rank, its models' addresses and rows) names a page the last build wrote, still stored, is that
+   * key (its first rank, its models' addresses and input keys) names a page the last build wrote, still stored, is that
    * page: its address and entries are reused without serializing or hashing it.
    */
   private async modelsPage(): Promise<void> {
@@ -147,14 +169,29 @@ export class IndexPagesWriter {
     const first = this.n - held.length;
     const { reuse } = this;
     const key =
-      reuse && held.every((h) => h.row !== undefined) ? modelsPageKey(first, held as Array<{ entry: PagedEntry; row: string }>) : undefined;
+      reuse && held.every((h) => h.key !== undefined) ? modelsPageKey(first, held as Array<{ entry: PagedEntry; key: string }>) : undefined;
     let page = key ? reuse?.page(key) : undefined;
     if (page && !(await this.store.has(`blake3:${page.address}` as Address))) page = undefined;
+    if (reuse?.recordSection) {
+      // what this page's models give the terms and the digests, against the last build's page at the same place (the
+      // same models page there, found by its key, gave the same: its keys are not computed again)
+      const was = reuse.section?.(this.modelPages.length);
+      const same = page && was;
+      const t = same ? was.terms : termsKey(first, held);
+      const d = same ? was.shas : shasKey(first, held);
+      reuse.recordSection(t, d);
+      const part = { terms: this.termsDeferred && was?.terms !== t, shas: this.shasDeferred && was?.shas !== d };
+      if (part.terms || part.shas) await this.catchUp(part);
+    }
+    for (const [k, { entry }] of held.entries()) {
+      if (!this.termsDeferred) this.tabulateTerms(entry, entry.row.id.toLowerCase(), first + k);
+      if (!this.shasDeferred) for (const f of entry.object.files) this.shas.add(f.sha256, first + k);
+    }
     if (page) this.modelPages.push(`blake3:${page.address}`);
     else {
       if (this.deferred) {
-        await this.catchUp();
-        for (const [k, h] of held.entries()) this.tabulate(h.entry, h.entry.row.id.toLowerCase(), first + k);
+        await this.catchUp({ base: true });
+        for (const h of held) this.tabulate(h.entry, h.entry.row.id.toLowerCase());
       }
       const written = writtenModelsPage(
         first,
@@ -182,9 +219,13 @@ export class IndexPagesWriter {
       await w.flush();
       const address = await w.put(PAGES_KIND, { ...before, catalog: catalogAddress, date } satisfies PagesRoot);
       this.reuse?.recordRoot?.(list, address);
+      // its look-up pages' keys, for the next build
+      const looks = [before.ids, before.shas, before.terms, before.names, ...Object.values(before.orders)];
+      this.reuse?.keepLooks?.(new Set(looks.flatMap((v) => v.pages ?? [])));
       return address;
     }
-    if (this.deferred) await this.catchUp();
+    if (this.deferred) await this.catchUp({ base: true });
+    const last = await this.lastSections();
     const models: PagedArray = { per: MODELS_PER_PAGE, count: n, ...(await w.dirs(this.modelPages)) };
 
     // ids (and dash aliases, `~`-prefixed) → rank; the ids in lexical order, each once (a sorted array and a binary
@@ -229,19 +270,8 @@ export class IndexPagesWriter {
       },
     );
 
-    const shaCount = this.shas.group();
-    const shaBuckets = powerOfTwo(Math.ceil((shaCount * 80 + this.shas.files * 8) / BUCKET_TARGET_BYTES));
-    const shaPages: string[] = [];
-    await this.shas.forEachBucket(
-      shaBuckets,
-      async (_, key, entries) => {
-        shaPages.push(await w.keyed(key, () => ({ role: 'shas', entries: entries() })));
-      },
-      w.keys,
-    );
-    const shas: HashedMap = { buckets: shaBuckets, ...(await w.dirs(shaPages)) };
-
-    const terms = await this.termPages();
+    const shas = last.shas ?? (await this.shaPages());
+    const terms = last.terms ?? (await this.termPages());
     const orders: Record<string, PagedArray> = {};
     const columns: Record<string, Column> = {
       trendingScore: this.trending,
@@ -283,12 +313,51 @@ export class IndexPagesWriter {
       terms,
       orders,
       names: { ...names, firsts },
-      idChars: idCharsOf(this.idUnits),
+      idChars: idCharsOf(lowerIds),
     };
     await w.flush();
     const address = await w.put(PAGES_KIND, root);
     if (list) this.reuse?.recordRoot?.(list, address);
     return address;
+  }
+
+  /**
+   * The last build's terms and digest map, for the sections still deferred: when every models page gave them what the
+   * last build's page at the same place gave (and there are as many pages), and each of their pages is still stored.
+   * A deferred section that cannot be reused is caught up here.
+   */
+  private async lastSections(): Promise<{ terms?: HashedMap; shas?: HashedMap }> {
+    const out: { terms?: HashedMap; shas?: HashedMap } = {};
+    if (!this.termsDeferred && !this.shasDeferred) return out;
+    const same = this.reuse?.sectionCount?.() === this.modelPages.length;
+    const root = same ? await this.reuse?.lastRoot?.() : undefined;
+    const stored = async (m: HashedMap) => {
+      for (const a of [...(m.pages ?? []), ...(m.dirs ?? [])]) if (!(await this.store.has(a as Address))) return false;
+      return true;
+    };
+    if (root && this.termsDeferred && (await stored(root.terms))) out.terms = root.terms;
+    if (root && this.shasDeferred && (await stored(root.shas))) out.shas = root.shas;
+    const part = { terms: this.termsDeferred && !out.terms, shas: this.shasDeferred && !out.shas };
+    if (part.terms || part.shas) await this.catchUp(part);
+    const kept = new Set([...(out.terms?.pages ?? []), ...(out.shas?.pages ?? [])]);
+    if (kept.size > 0) this.reuse?.keepLooks?.(kept);
+    return out;
+  }
+
+  /** The digest buckets: sized from the counts alone, each page keyed by its digests and their ranks. */
+  private async shaPages(): Promise<HashedMap> {
+    const { w } = this;
+    const shaCount = this.shas.group();
+    const shaBuckets = powerOfTwo(Math.ceil((shaCount * 80 + this.shas.files * 8) / BUCKET_TARGET_BYTES));
+    const shaPages: string[] = [];
+    await this.shas.forEachBucket(
+      shaBuckets,
+      async (_, key, entries) => {
+        shaPages.push(await w.keyed(key, () => ({ role: 'shas', entries: entries() })));
+      },
+      w.keys,
+    );
+    return { buckets: shaBuckets, ...(await w.dirs(shaPages)) };
   }
 
   /** The term buckets: sized from the counts alone, then filled one bucket at a time (long lists as segments). */

@@ -31,6 +31,15 @@ export interface ModelsPageReuse {
   look?(key: string): string | undefined;
   /** A look-up page of this day, by key. */
   recordLook?(key: string, address: string): void;
+  /** Carry the last build's look-up page keys of these pages (addresses with `blake3:`), reused as they are. */
+  keepLooks?(addresses: ReadonlySet<string>): void;
+  /** The section keys of the last build's models page `index` (page-sections.ts), and how many pages it wrote. */
+  section?(index: number): { terms: string; shas: string } | undefined;
+  sectionCount?(): number;
+  /** This day's next models page's section keys. */
+  recordSection?(terms: string, shas: string): void;
+  /** The last build's pages root (checked against its address), whose terms or digest map may be this day's. */
+  lastRoot?(): Promise<PagesRoot | undefined>;
 }
 
 /** The key of a list of models pages (their addresses in order). */
@@ -41,20 +50,21 @@ export function modelsListKey(pages: readonly string[]): string {
 const pageKey = new PageKey();
 
 /**
- * The key of a models page: its first rank and, for each model, its model and source addresses and its row's
- * canonical JSON. These decide the page's bytes (each entry is the row's id, the model's address, the row, and the
- * objects those addresses name), so one key is one page. Appended to one reused buffer (page-tables.ts `PageKey`),
- * nothing per model is allocated for it.
+ * The key of a models page: its first rank and, for each model, its model and source addresses and the key of its
+ * input (build-memo.ts `inputKeys`' `full`: the parts its objects and its row are made from). These decide the page's
+ * bytes (each entry is the row's id, the model's address, the row, and the objects those addresses name; the row is
+ * made from that input and the model's address), so one key is one page, and no row is serialized to learn it.
+ * Appended to one reused buffer (page-tables.ts `PageKey`), nothing per model is allocated for it.
  */
 export function modelsPageKey(
   first: number,
-  entries: ReadonlyArray<{ entry: { address: string; sources: ReadonlyArray<{ address: string }> }; row: string }>,
+  entries: ReadonlyArray<{ entry: { address: string; sources: ReadonlyArray<{ address: string }> }; key: string }>,
 ): string {
-  const k = pageKey.start('models').u32(first).u32(entries.length);
-  for (const { entry, row } of entries) {
+  const k = pageKey.start('models-by-input').u32(first).u32(entries.length);
+  for (const { entry, key } of entries) {
     k.str(entry.address).u32(entry.sources.length);
     for (const x of entry.sources) k.str(x.address);
-    k.str(row);
+    k.str(key);
   }
   return k.key();
 }

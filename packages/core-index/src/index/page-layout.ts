@@ -85,8 +85,10 @@ export interface PagesRoot {
   idChars?: string;
 }
 
-/** The {@link PagesRoot.idChars} of a table of the code units seen (`seen[u]` is 1 for a unit in some id). */
-export function idCharsOf(seen: Uint8Array): string {
+/** The {@link PagesRoot.idChars} of the lower-case ids. */
+export function idCharsOf(ids: readonly string[]): string {
+  const seen = new Uint8Array(65_536);
+  for (const id of ids) for (let i = 0; i < id.length; i++) seen[id.charCodeAt(i)] = 1;
   let out = '';
   for (let u = 0; u < seen.length; u++) if (seen[u]) out += String.fromCharCode(u);
   return out;

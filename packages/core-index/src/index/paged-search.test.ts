@@ -56,6 +56,17 @@ describe('the walk of a paged search', async () => {
     expect((await whole.search({ search: '999' }, 0, 50)).total).toBeGreaterThan(10);
   });
 
+  it('a common word of three characters in another order walks that order: its first page is right within the budget', async () => {
+    const whole = await loadIndex(inner, catalog);
+    const q = { search: 'org', sort: 'downloads' as const };
+    const index = await openPagedIndex(store, pages, catalog, { searchReadsMax: 600 });
+    store.reset();
+    const got = await index.search(q, 0, 50);
+    expect(ids(got)).toEqual(ids(await whole.search(q, 0, 50)));
+    expect(got.more).toBe(true);
+    expect(store.reads).toBeLessThanOrEqual(600);
+  });
+
   it('a search over a store that answers with promises keeps up to READ_AHEAD reads waiting at once, same answers', async () => {
     let inFlight = 0;
     let most = 0;

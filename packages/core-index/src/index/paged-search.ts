@@ -191,14 +191,18 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
       if (u && (!short || u.n < short.n)) short = u;
     }
   if (short?.n === 0) return { models: [], more: false, total: 0 };
+  // In another order every candidate is tested before the page is known, and the walk of that order meets a match
+  // about every n / short.n models: a word with many candidates is found sooner (and its page is right even when the
+  // budget stops the walk) by walking the order, a rare one by its candidates.
+  const useShort = short !== undefined && (!shortest || short.n < shortest.n) && (p.natural || short.n * short.n <= want * n);
   const candidates = inline.length
     ? inline.reduce(intersect)
-    : short && (!shortest || short.n < shortest.n)
+    : useShort && short
       ? unionOf(r, short.lists, short.exact)
       : shortest
         ? ranksOf(r, shortest)
         : orderRanks(r, order);
-  const inOrder = p.natural || (!shortest && !short);
+  const inOrder = p.natural || (!shortest && !useShort);
   // Models asked ahead of the one tested when the store answers with promises (R2: a round trip a page), so up to
   // READ_AHEAD reads wait at once instead of one after the other; a store that reads at once asks one at a time.
   const ahead: Array<Later<IndexedModel>> = [];

@@ -1,0 +1,166 @@
+// The build memo's binary records (build-memo.ts): hex in and out of bytes, and chunk objects put as they fill.
+import { addressOf, blake3Hex } from '../index/blake3.js';
+import type { ObjectStore } from '../index/object-store.js';
+
+export const MEMO_CHUNK_KIND = 'model-hub.build-memo-chunk';
+/** A chunk is put once its records pass this many bytes. */
+const CHUNK_BYTES = 1 << 20;
+const decoder = new TextDecoder();
+const encoder = new TextEncoder();
+let keyBuf = new Uint8Array(4096);
+
+/**
+ * The keys of a model's input, 32 hex digits (128 bits of BLAKE3) each. `objects`: of the parts its model and source
+ * objects are made from (everything but the browse row): the same key, the same objects. `full`: of those parts, the
+ * browse row, and its sources' display names: with the same model address, the same catalog row, the same catalog
+ * member and the same models page entry (what `modelRow` reads is all in it). Serialized with `JSON.stringify`, not
+ * canonical JSON: another member order only misses the memo, and it costs a fraction of canonical JSON. `full` is
+ * asked first (one hash for a model whose input did not change at all); `objects` is hashed only when asked.
+ */
+export function inputKeys(
+  m: {
+    id: string;
+    revision?: string;
+    license?: string | null;
+    files: unknown;
+    facts?: unknown;
+    signature?: unknown;
+    scan?: unknown;
+    sources: unknown;
+    row?: unknown;
+  },
+  names: readonly string[],
+): { full: string; objects: () => string } {
+  const parts = JSON.stringify([
+    m.id,
+    m.revision ?? null,
+    m.license ?? null,
+    m.files,
+    m.facts ?? null,
+    m.signature ?? null,
+    m.scan ?? null,
+    m.sources,
+  ]);
+  const full = hashText(`${parts.slice(0, -1)},${JSON.stringify(m.row ?? null)},${JSON.stringify(names)}]`);
+  return { full, objects: () => hashText(parts) };
+}
+
+/** 32 hex digits of BLAKE3 of a text, encoded into one reused buffer (a UTF-16 code unit is at most 3 UTF-8 bytes). */
+function hashText(text: string): string {
+  if (keyBuf.length < text.length * 3) keyBuf = new Uint8Array(text.length * 3);
+  return blake3Hex(keyBuf.subarray(0, encoder.encodeInto(text, keyBuf).written)).slice(0, 32);
+}
+
+export function idHash(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
+  return (h >>> 0) & 0x3fffffff;
+}
+
+const nibble = (c: number) => (c <= 57 ? c - 48 : c - 87);
+export function putHex(buf: Uint8Array, at: number, hex: string, bytes: number): void {
+  for (let k = 0; k < bytes; k++) buf[at + k] = (nibble(hex.charCodeAt(k * 2)) << 4) | nibble(hex.charCodeAt(k * 2 + 1));
+}
+
+/** The hex digits of each byte value as two ASCII bytes (high digit in the upper byte), for {@link hexAt}. */
+const HEX_PAIRS = Uint16Array.from({ length: 256 }, (_, b) => {
+  const d = (v: number) => (v < 10 ? 48 + v : 87 + v);
+  return (d(b >> 4) << 8) | d(b & 15);
+});
+const hexOut = new Uint8Array(64);
+/** `bytes` bytes from `at` as lower-case hex: written as ASCII into one buffer and decoded once (one string made). */
+export function hexAt(buf: Uint8Array, at: number, bytes: number): string {
+  for (let k = 0; k < bytes; k++) {
+    const pair = HEX_PAIRS[buf[at + k] as number] as number;
+    hexOut[k * 2] = pair >> 8;
+    hexOut[k * 2 + 1] = pair & 0xff;
+  }
+  return decoder.decode(hexOut.subarray(0, bytes * 2));
+}
+
+export const bare = (address: string) => (address.startsWith('blake3:') ? address.slice(7) : address);
+
+/** Records appended in order and put as chunk objects of about {@link CHUNK_BYTES}. */
+export class ChunkWriter {
+  private buf = new Uint8Array(CHUNK_BYTES * 2);
+  private at = 0;
+  readonly addresses: string[] = [];
+  private readonly puts: Array<Promise<unknown>> = [];
+
+  constructor(private readonly objects: ObjectStore) {}
+
+  /** Room for `n` more bytes; returns the buffer and where to write. */
+  room(n: number): [Uint8Array, number] {
+    if (this.at + n > this.buf.length) {
+      const bigger = new Uint8Array(Math.max(this.buf.length * 2, this.at + n));
+      bigger.set(this.buf.subarray(0, this.at));
+      this.buf = bigger;
+    }
+    const at = this.at;
+    this.at += n;
+    return [this.buf, at];
+  }
+
+  /** A record is complete: put the chunk when it is full. */
+  end(): void {
+    if (this.at >= CHUNK_BYTES) this.flush();
+  }
+
+  flush(): void {
+    if (this.at === 0) return;
+    const bytes = this.buf.slice(0, this.at);
+    this.at = 0;
+    this.addresses.push(addressOf(bytes));
+    this.puts.push(this.objects.put(bytes, { kind: MEMO_CHUNK_KIND, mediaType: 'application/octet-stream' }));
+  }
+
+  async done(): Promise<string[]> {
+    this.flush();
+    await Promise.all(this.puts.splice(0));
+    return this.addresses;
+  }
+}
+
+/** What a build made of one model's input. Addresses are 64 hex digits (no `blake3:`). */
+export interface MemoModel {
+  /** {@link inputKey} of the input */
+  key: string;
+  model: string;
+  /** the model object's `prev` */
+  prev: string | null;
+  /** what the build's base catalog named for this id: 0 nothing, 1 `model` (unchanged), 2 `prev` (changed) */
+  base: 0 | 1 | 2;
+  revision: string;
+  sources: string[];
+  /**
+   * {@link inputKeys}' `full` key (the row's input too), and the bytes the row took in the catalog (`rowText`'s
+   * `bytes`, catalog-shards.ts): absent in a memo written before they were kept
+   */
+  full?: string;
+  rowBytes?: number;
+  /** the model's rank in the memo's build (where its row's place is, {@link BuildMemo.source}) */
+  rank?: number;
+}
+
+/** The memo's root object (`MEMO_KIND`): its chunk lists and what the build was made on. */
+export interface MemoRoot {
+  kind: string;
+  /** the catalog the build wrote, and the catalog it chained to (its base) */
+  catalog: string;
+  base: string | null;
+  /** `pagesFormat` (pages-format.ts) of the build that wrote the pages' records */
+  format: string;
+  models: string[];
+  pages: string[];
+  /** the look-up pages and catalog shards: 16 bytes of key and 32 of address each */
+  looks?: string[];
+  /** where each row lies in the catalog, by rank: its part's index and its {@link RowPlace}, 20 bytes each */
+  rows?: string[];
+  /** the catalog's parts (the catalog object, or its shards), 64 hex digits each */
+  parts?: string[];
+  /** per models page in order, the keys of what its models give the terms and the digests (16 bytes each) */
+  sections?: string[];
+  /** the pages root the build wrote, and the key of its models pages' list (models-pages.ts `modelsListKey`) */
+  root?: string;
+  list?: string;
+}

@@ -1,0 +1,59 @@
+// What a build reuses, kept honest: reused objects checked to be stored (and put again when lost), yesterday's model
+// object and catalog read when the memo cannot tell (builder.ts).
+import type { Address } from '../index/blake3.js';
+import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
+import { readCatalog } from '../index/catalog-shards.js';
+import { missingOf, type ObjectStore } from '../index/object-store.js';
+import type { CatalogObject, ModelObject } from '../index/schemas.js';
+import type { BuiltObjectKind } from './load-pack-writer.js';
+
+const JSON_MEDIA_TYPE = 'application/json';
+
+export function sameContent(a: ModelObject, b: ModelObject): boolean {
+  return canonicalJson({ ...a, prev: null }) === canonicalJson({ ...b, prev: null });
+}
+
+/** A catalog (joined from its shards), or nothing when there is none or it cannot be read (then nothing is skipped). */
+export async function readCatalogOrNone(objects: ObjectStore, address: Address | undefined): Promise<CatalogObject | undefined> {
+  if (!address) return undefined;
+  try {
+    return await readCatalog(objects, address, { verified: true });
+  } catch {
+    return undefined;
+  }
+}
+
+/** An object a build reuses (its address from the memo), and the value it is made from. */
+export interface Kept {
+  id: string;
+  kind: BuiltObjectKind;
+  value: unknown;
+  address: Address;
+}
+
+/**
+ * Put again the reused objects the store lost (from the same value, checked to hash as the memo says). Asked of the
+ * store for a chunk of models at once (`missing`): each object is still checked, without a promise each.
+ */
+export async function keepStored(objects: ObjectStore, kept: Kept[]): Promise<void> {
+  if (kept.length === 0) return;
+  const lost = new Set(
+    await missingOf(
+      objects,
+      kept.map((k) => k.address),
+    ),
+  );
+  await Promise.all(
+    kept
+      .filter((k) => lost.has(k.address))
+      .map(async ({ id, kind, value, address }) => {
+        const { meta } = await objects.put(canonicalBytes(value), { kind, mediaType: JSON_MEDIA_TYPE });
+        if (meta.id !== address) throw new Error(`build memo: ${id}'s ${kind} hashes to ${meta.id}, the memo says ${address}`);
+      }),
+  );
+}
+
+export async function readPrev(objects: ObjectStore, address: string): Promise<ModelObject | undefined> {
+  const s = await objects.get(address as Address);
+  return s ? (JSON.parse(new TextDecoder().decode(s.bytes)) as ModelObject) : undefined;
+}
