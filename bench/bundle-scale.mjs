@@ -102,7 +102,14 @@ for (const n of sizes) {
           side,
           create: { rssMb: create.rssMb, s: create.wall, cpu: create.cpu, code: create.code },
           import: { rssMb: imp.rssMb, s: imp.wall, cpu: imp.cpu, code: imp.code },
-          verify: { rssMb: verify.rssMb, s: verify.wall, cpu: verify.cpu, code: verify.code, objects: Number(line?.[1]), faults: Number(line?.[3]) },
+          verify: {
+            rssMb: verify.rssMb,
+            s: verify.wall,
+            cpu: verify.cpu,
+            code: verify.code,
+            objects: Number(line?.[1]),
+            faults: Number(line?.[3]),
+          },
         };
         results.push(r);
         console.log(JSON.stringify(r));
@@ -118,7 +125,9 @@ rmSync(scratch, { recursive: true, force: true });
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x) => (Number.isFinite(x) ? x.toFixed(0) : '?');
-console.log('\n| models | command | before peak RSS MB (spread) | after peak RSS MB (spread) | after/before | before s (CPU s) | after s (CPU s) |');
+console.log(
+  '\n| models | command | before peak RSS MB (spread) | after peak RSS MB (spread) | after/before | before s (CPU s) | after s (CPU s) |',
+);
 console.log('|---:|---|---:|---:|---:|---:|---:|');
 for (const n of sizes)
   for (const cmd of ['create', 'import', 'verify']) {
