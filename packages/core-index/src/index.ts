@@ -108,7 +108,7 @@ export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export { type IndexedModel, IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index/index-store.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
-export { isModelId, MAX_MODEL_ID_LENGTH } from './index/model-id.js';
+export { isModelId, MAX_MODEL_ID_LENGTH, ociName } from './index/model-id.js';
 export { ObjectCache } from './index/object-cache.js';
 export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
 export { newObjectMetadata, REF_NAME, withRef } from './index/object-store.js';

@@ -1,5 +1,6 @@
 import type { Address } from './blake3.js';
 import type { PackedIndex } from './load-pack.js';
+import { ociName } from './model-id.js';
 import type { ObjectStore } from './object-store.js';
 import type { FileRecord, SourceObject } from './schemas.js';
 import { searchIndexOf } from './search.js';
@@ -166,7 +167,7 @@ export function dashAliasesOf<M extends { id: string }>(models: Iterable<M>, isI
     const slash = m.id.indexOf('/');
     const owner = m.id.slice(0, slash);
     if (!owner.includes('.')) continue;
-    const alias = `${owner.replace(/\./g, '-')}/${m.id.slice(slash + 1)}`.toLowerCase();
+    const alias = ociName(owner, m.id.slice(slash + 1));
     if (isId(alias) || aliases.has(alias)) continue;
     aliases.set(alias, m);
   }

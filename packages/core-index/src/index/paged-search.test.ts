@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { countedPagedDay } from '../testing/counted-day.js';
 import { buildWithPages, syntheticModels } from '../testing/scale.js';
 import type { Address } from './blake3.js';
@@ -7,7 +7,7 @@ import { loadIndex } from './index-store.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import { PAGES_KIND } from './page-layout.js';
 import { openPagedIndex } from './paged-index.js';
-import { READ_AHEAD } from './paged-search.js';
+import { MAX_ID_CHARS, READ_AHEAD } from './paged-search.js';
 
 // The paged search's walk (paged-search.ts) on 10,000 SYNTHETIC models: bounded in reads, and read ahead over a store
 // that answers with promises (R2).
@@ -117,6 +117,23 @@ describe('words of three characters', async () => {
         expect([got.more, got.total], `${search} ${sort}`).toEqual([expected.more, expected.total]);
       }
     expect(ids(await index.search({ search: 'a/b' }, 0, 10))).toContain('a/b');
+  });
+
+  it('a day whose ids use more than MAX_ID_CHARS characters walks the order: same answers, no term read per character', async () => {
+    const scripts = Array.from({ length: MAX_ID_CHARS + 10 }, (_, i) => String.fromCharCode(0x4e00 + i));
+    const many = scripts.map((c, i) => ({ ...(base[i % base.length] as (typeof base)[number]), id: `cjk/${c}${c}${c}-${i}` }));
+    const store = new MemoryObjectStore();
+    const day = await buildWithPages(store, [...base, ...many]);
+    const index = await openPagedIndex(store, day.pages, day.catalog);
+    expect(index.idChars?.length).toBeGreaterThan(MAX_ID_CHARS);
+    const wholeMany = await loadIndex(store, day.catalog);
+    const looked = vi.spyOn(index, 'postings');
+    const word = `${scripts[3]}${scripts[3]}-`;
+    const got = await index.search({ search: word }, 0, 20);
+    expect(ids(got)).toEqual(ids(await wholeMany.search({ search: word }, 0, 20)));
+    expect(ids(got)).toEqual([`cjk/${scripts[3]}${scripts[3]}${scripts[3]}-3`]);
+    // the walk of the order, not a term look-up for each of 2 × 168 grams
+    expect(looked).not.toHaveBeenCalled();
   });
 
   it("a day whose root does not record its ids' characters still finds them by walking the order", async () => {

@@ -39,6 +39,12 @@ export const SEARCH_WALK_MAX = 200_000;
  */
 export const SEARCH_READS_MAX = 50_000;
 
+/**
+ * The most characters a day's ids may use for a word of three characters to be looked up by its 4-grams (two term
+ * reads a character): the public host's ids use about 40; a day of ids in many scripts walks the order instead.
+ */
+export const MAX_ID_CHARS = 128;
+
 /** Models a search asks ahead of the one it tests, when the store answers with promises. */
 export const READ_AHEAD = 8;
 
@@ -86,7 +92,7 @@ function intersect(a: number[], b: number[]): number[] {
  */
 async function shortWordLists(r: PagedReads, w: string): Promise<{ lists: Postings[]; exact: number[]; n: number } | undefined> {
   const chars = r.idChars;
-  if (chars === undefined) return undefined;
+  if (chars === undefined || chars.length > MAX_ID_CHARS) return undefined;
   const grams = new Set<string>();
   for (let i = 0; i < chars.length; i++) {
     grams.add(`w:${w}${chars[i]}`);

@@ -1,4 +1,4 @@
-import type { IndexStore } from '@hub/core-index';
+import { type IndexStore, ociName } from '@hub/core-index';
 import { examples, hostOf } from './sections.js';
 
 /** The last line of the agent brief: a fixed canary, so an agent can tell it read the whole brief. */
@@ -55,8 +55,8 @@ ${BRIEF_CANARY}
 `;
 }
 
-/** The OCI repository name of a model (lower case; dots of the owner as dashes, as the model page writes it). */
+/** The OCI repository name of a model ({@link ociName}, as the model page writes it). */
 function ollamaName(id: string): string {
   const [owner = '', name = ''] = id.split('/');
-  return `${owner.replace(/\./g, '-')}/${name}`.toLowerCase();
+  return ociName(owner, name);
 }

@@ -1,4 +1,4 @@
-import type { IndexedModel, IndexStore } from '@hub/core-index';
+import { type IndexedModel, type IndexStore, ociName } from '@hub/core-index';
 import { examples } from '../discovery/sections.js';
 import { escapeHtml, formatBytes, formatCount, modelHref, page } from './html.js';
 
@@ -109,7 +109,7 @@ export function homePage(index: IndexStore, origin: string, view: BrowseView): s
   const host = origin.replace(/^https?:\/\//, '');
   const ex = examples(index);
   const id = ex.model?.id ?? 'OWNER/NAME';
-  const oci = ex.ociModel ? `${ex.ociModel.owner.replace(/\./g, '-')}/${ex.ociModel.name}`.toLowerCase() : 'owner/name';
+  const oci = ex.ociModel ? ociName(ex.ociModel.owner, ex.ociModel.name) : 'owner/name';
   const body = `<h1>Model hub</h1>
 <p>A read-only hub for open model files. It holds names, addresses and directions, never weight bytes: every download is a redirect to a live source, and you check the SHA-256 that this index gives.</p>
 <dl class="facts"><dt>Snapshot</dt><dd>${escapeHtml(index.snapshot)}</dd><dt>Models</dt><dd>${index.totals.models}</dd><dt>Files</dt><dd>${index.totals.files} (${formatBytes(index.totals.bytes)})</dd><dt>Catalog</dt><dd><a class="hash" href="/api/v1/objects/${escapeHtml(index.catalogAddress)}">${escapeHtml(index.catalogAddress)}</a></dd></dl>

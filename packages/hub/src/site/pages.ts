@@ -6,6 +6,7 @@ import {
   type IndexStore,
   isSourceKind,
   mirrorHolds,
+  ociName,
   ollamaRedirectRules,
   quantOf,
   type RequestObject,
@@ -58,7 +59,7 @@ export function commandsFor(m: IndexedModel, origin: string): string {
     ),
   );
   if (gguf) {
-    const ollamaName = `${m.owner.replace(/\./g, '-')}/${m.name}`.toLowerCase();
+    const ollamaName = ociName(m.owner, m.name);
     parts.push(cmd('Ollama', 'cmd-ollama', `ollama pull --insecure ${host}/${ollamaName}:${gguf.quant ?? 'latest'}`));
     const tag = gguf.quant ?? 'latest';
     parts.push(cmd('Docker Model Runner', 'cmd-dmr', `docker model pull ${host}/${ollamaName}:${tag}`));
@@ -72,12 +73,12 @@ export function commandsFor(m: IndexedModel, origin: string): string {
     parts.push(cmd('llama.cpp', 'cmd-llama', `MODEL_ENDPOINT=${origin}/ llama-cli -hf ${id}${gguf.quant ? `:${gguf.quant}` : ''}`));
   }
   if (!gguf) {
-    const ociName = `${m.owner.replace(/\./g, '-')}/${m.name}`.toLowerCase();
+    const repository = ociName(m.owner, m.name);
     parts.push(
       cmd(
         'modctl (ModelPack)',
         'cmd-modctl',
-        `modctl pull ${origin.startsWith('http:') ? '--plain-http ' : ''}${host}/${ociName}:latest-modelpack`,
+        `modctl pull ${origin.startsWith('http:') ? '--plain-http ' : ''}${host}/${repository}:latest-modelpack`,
       ),
     );
   }
