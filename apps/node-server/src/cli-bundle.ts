@@ -3,7 +3,7 @@
  * beside it. The options, the commands and their code; bundle.ts and the client are imported when a command runs.
  */
 import { command, type OptionSpecs, type Parsed, runWith, UsageError } from './cli-framework.js';
-import { DATA } from './cli-options.js';
+import { CONFIG, DATA } from './cli-options.js';
 import { choosePull, fileReporter, type MirrorIo, PULL_OPTIONS, processMirrorIo, pullArgs } from './pull-choice.js';
 
 export const BUNDLE_CREATE_OPTIONS = {
@@ -13,7 +13,7 @@ export const BUNDLE_CREATE_OPTIONS = {
 
 export const BUNDLE_CREATE = command({
   name: 'bundle create',
-  interrupted: 'What is written is kept (bundle.json comes last): run the same command again to resume.',
+  interrupted: 'The mirror keeps what it verified (bundle.json comes last): run the same command again to resume.',
   summary: "Write the hub's index (as published) and a mirror of chosen models, to carry across an air gap.",
   usage: ['OUT (MODEL[:QUANT]… | --top N) --hub URL [--from-mirror DIR] [--max-bytes SIZE] [--parallel N]'],
   description: `Write OUT: the hub's index objects exactly as published (same addresses, earlier days included),
@@ -24,15 +24,17 @@ written last. Carry OUT to a network that cannot reach the hub and run "hub bund
   run: (args) => bundleCreateRun(args, processMirrorIo()),
 });
 
-export const BUNDLE_IMPORT_OPTIONS = { data: DATA } as const satisfies OptionSpecs;
+export const BUNDLE_IMPORT_OPTIONS = { data: DATA, config: CONFIG } as const satisfies OptionSpecs;
 
 export const BUNDLE_IMPORT = command({
   name: 'bundle import',
   summary: 'Check every object and file of a bundle, then take it into a data folder.',
-  usage: ['IN --data DIR'],
+  usage: ['IN --data DIR [--config FILE]'],
   description: `Check every object of a bundle against its BLAKE3 address and every file against its SHA-256, then
 put them into DIR (objects, DIR/mirror) and switch DIR to the bundle's day. A later day's bundle imports
-on top. "hub serve --data DIR" then serves that index and the mirror (on the next port), and redirects
+on top; an interrupted import resumes when run again. The index store the config names (indexStore or
+HUB_INDEX_STORE) decides how the day is prepared for its first start: its pages opened, or the whole
+index loaded once. "hub serve --data DIR" then serves that index and the mirror (on the next port), and redirects
 to nothing else unless the config names it (airGapped).`,
   options: BUNDLE_IMPORT_OPTIONS,
   positionals: { min: 1, max: 1, name: 'the bundle folder (IN)' },
@@ -48,8 +50,10 @@ async function bundleCreateRun({ values, positionals }: Parsed<typeof BUNDLE_CRE
     return hub;
   });
   const { bars, opts, models } = await choosePull(args, io);
+  (await import('./blake3-node.js')).installFastBlake3();
   const { bundleCreate } = await import('./bundle.js');
   const result = await bundleCreate(opts, out, models, {
+    onObjects: (n) => (io.tty ? io.err(`\r\x1b[2Kfetched ${n} index objects`) : undefined),
     parallel: args.parallel,
     onFile: fileReporter(io),
     ...(values['from-mirror'] ? { fromMirror: values['from-mirror'] } : {}),
@@ -67,10 +71,16 @@ async function bundleCreateRun({ values, positionals }: Parsed<typeof BUNDLE_CRE
 /** `hub bundle import IN --data DIR` */
 async function bundleImportRun({ values, positionals }: Parsed<typeof BUNDLE_IMPORT_OPTIONS>, io: MirrorIo): Promise<number> {
   const input = positionals[0] ?? '';
-  const data = values.data ?? io.env.HUB_DATA ?? '.hub-data';
+  const { checkedSettings } = await import('./settings-check.js');
+  const cfg = checkedSettings(
+    { ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) },
+    io.env,
+  );
+  (await import('./blake3-node.js')).installFastBlake3();
   const { bundleImport } = await import('./bundle.js');
-  const result = await bundleImport(input, data, {
+  const result = await bundleImport(input, cfg.dataDir, {
     progress: (what) => (io.tty ? io.err(`\r\x1b[2K${what}`) : undefined),
+    ...(cfg.indexStore ? { indexStore: cfg.indexStore } : {}),
   });
   if (io.tty) io.err('\r\x1b[2K');
   const line = { event: 'done', ...result };

@@ -83,31 +83,40 @@ async function chooseModels(
   maxBytes: number | undefined,
   skipped: (id: string, why: string) => void,
 ): Promise<MirrorModel[]> {
-  const { globToRegExp, hubCatalog, listFiles, parseRef, selectFiles } = await import('@hub/client');
-  const { catalog } = await hubCatalog(opts.hub, opts.fetch);
-  const rows = catalog.rows;
+  const { catalogRows, globToRegExp, hubCatalogRoot, listFiles, parseRef, selectFiles } = await import('@hub/client');
+  // The catalog's rows are read once, a shard at a time (a catalog of millions of models is never held whole); only
+  // the rows picked are kept, then put in the order asked: the first N, then each name or glob in turn.
+  type Named = { ref: string; hits: Array<{ id: string; sha: string }> } & ({ glob: RegExp } | { id: string; quant?: string });
+  const named = refs.map((ref): Named => {
+    if (/[*?]/.test(ref)) return { ref, glob: globToRegExp(ref), hits: [] };
+    try {
+      return { ref, ...parseRef(ref), hits: [] };
+    } catch (e) {
+      throw new UsageError((e as Error).message);
+    }
+  });
+  const first: Array<{ id: string; sha: string }> = [];
+  const { root } = await hubCatalogRoot(opts.hub, opts.fetch);
+  for await (const r of catalogRows(opts.hub, root, opts.fetch)) {
+    if (top !== undefined && first.length < top) first.push({ id: r.id, sha: r.sha });
+    for (const n of named)
+      if ('glob' in n ? n.glob.test(r.id) : n.id === r.id && n.hits.length === 0) n.hits.push({ id: r.id, sha: r.sha });
+    if (named.length === 0 && first.length === top) break;
+  }
   const picks: Array<{ id: string; revision: string; quant?: string }> = [];
   const add = (id: string, revision: string, quant?: string) => {
     if (!picks.some((p) => p.id === id)) picks.push({ id, revision, ...(quant ? { quant } : {}) });
   };
-  if (top !== undefined) for (const r of rows.slice(0, top)) add(r.id, r.sha);
-  for (const ref of refs) {
-    if (/[*?]/.test(ref)) {
-      const re = globToRegExp(ref);
-      const hits = rows.filter((r) => re.test(r.id));
-      if (hits.length === 0) throw new CliError(`no model the hub indexes matches ${ref}`);
-      for (const r of hits) add(r.id, r.sha);
+  for (const r of first) add(r.id, r.sha);
+  for (const n of named) {
+    if ('glob' in n) {
+      if (n.hits.length === 0) throw new CliError(`no model the hub indexes matches ${n.ref}`);
+      for (const r of n.hits) add(r.id, r.sha);
       continue;
     }
-    let parsed: { id: string; quant?: string };
-    try {
-      parsed = parseRef(ref);
-    } catch (e) {
-      throw new UsageError((e as Error).message);
-    }
-    const row = rows.find((r) => r.id === parsed.id);
-    if (!row) throw new CliError(`${parsed.id} is not in the hub's index`);
-    add(row.id, row.sha, parsed.quant);
+    const row = n.hits[0];
+    if (!row) throw new CliError(`${n.id} is not in the hub's index`);
+    add(row.id, row.sha, n.quant);
   }
   const out: MirrorModel[] = [];
   const counted = new Set<string>();

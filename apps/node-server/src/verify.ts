@@ -176,7 +176,7 @@ export async function verifyStore(store: FsObjectStore, progress?: (n: number) =
       faults.push(`archive day ${day.date}: catalog ${day.catalog} differs from index ${day.index}`);
     if (older && older.date >= day.date) faults.push(`archive day ${day.date}: listed before ${older.date}; days must be newest first`);
     expectedPrev.set(day.index, older?.index ?? null);
-    if (day.pages) await verifyPages(store, day.date, day.pages as Address, (day.catalog ?? day.index) as Address, faults);
+    if (day.pages) faults.push(...(await dayPagesFaults(store, day.date, day.pages as Address, (day.catalog ?? day.index) as Address)));
   }
   const newest = archive.days[0];
   if (current && newest && current !== newest.index)
@@ -192,20 +192,22 @@ export async function verifyStore(store: FsObjectStore, progress?: (n: number) =
 
 /**
  * A day's index pages (design 11.1): the root opens as this day's (its kind, version and catalog), and every page it
- * names is in the store (each was re-hashed with every object above, so a damaged page is named there).
+ * names is in the store (each is re-hashed with every object by {@link verifyStore}, and by a bundle import, so a
+ * damaged page is named there). The faults found, none when the pages are sound.
  */
-async function verifyPages(store: FsObjectStore, date: string, pages: Address, catalog: Address, faults: string[]) {
+export async function dayPagesFaults(store: FsObjectStore, date: string, pages: Address, catalog: Address): Promise<string[]> {
   let root: PagesRoot;
   try {
     root = (await openPagedIndex(store, pages, catalog)).root;
   } catch (e) {
-    faults.push(`archive day ${date}: index pages ${pages}: ${(e as Error).message}`);
-    return;
+    return [`archive day ${date}: index pages ${pages}: ${(e as Error).message}`];
   }
+  const faults: string[] = [];
   const lists = [root.models, root.ids, root.shas, root.terms, root.names, ...Object.values(root.orders)];
   for (const list of lists)
     for (const a of [...(list.pages ?? []), ...(list.dirs ?? [])])
       if (!(await store.has(a as Address))) faults.push(`archive day ${date}: index page ${a} of ${pages} is missing`);
+  return faults;
 }
 
 async function parseObject<T>(store: FsObjectStore, address: string, parse: (v: unknown) => T, what: string, faults: string[]) {
@@ -227,30 +229,52 @@ async function parseObject<T>(store: FsObjectStore, address: string, parse: (v: 
   }
 }
 
+type Row = CatalogObject['rows'][number];
+type Entry = CatalogObject['objects'][string];
+
+/**
+ * Check one catalog a shard at a time (a shard carries a run of rows and their objects entries), so memory is bounded
+ * by a shard whatever the index size: the root, its `prev`, each shard (there, hashing to its address, parsing, its
+ * row count), each entry's model and source objects, and each row against its entry. A row and its entry in different
+ * shards (never so in a built catalog) wait for each other across shards: only those are held.
+ */
 async function verifyCatalog(store: FsObjectStore, address: string, faults: string[], expectedPrev: Map<string, string | null>) {
   const root = await parseObject(store, address, (v) => CatalogObjectSchema.parse(v), 'catalog', faults);
   if (!root) return;
-  // A sharded catalog: every shard the root names must be there, hash to its address (checked above with every
-  // object), parse, and hold the row count the root gives; the rows and entries are then checked as one catalog.
-  const catalog: CatalogObject = { ...root, rows: [...root.rows], objects: { ...root.objects } };
+  const wanted = expectedPrev.get(address);
+  if (wanted !== undefined && root.prev !== wanted)
+    faults.push(`catalog ${address} (${root.date}): prev ${root.prev} should be ${wanted}, the day before in the archive`);
+  if (root.prev && !(await store.has(root.prev as Address))) faults.push(`catalog ${address}: prev ${root.prev} is missing`);
+  const waiting = { rows: new Map<string, Row>(), entries: new Map<string, { entry: Entry; revision: string | undefined }>() };
+  await verifyRun(store, address, root, waiting, faults);
   for (const [i, ref] of (root.shards ?? []).entries()) {
     const shard = await parseObject(store, ref.address, (v) => CatalogShardSchema.parse(v), `catalog ${address} shard ${i}`, faults);
     if (!shard) continue;
     if (shard.rows.length !== ref.models)
       faults.push(`catalog ${address} shard ${i} (${ref.address}): ${shard.rows.length} rows, the root says ${ref.models}`);
-    catalog.rows.push(...shard.rows);
-    Object.assign(catalog.objects, shard.objects);
+    await verifyRun(store, address, shard, waiting, faults);
   }
-  const wanted = expectedPrev.get(address);
-  if (wanted !== undefined && catalog.prev !== wanted)
-    faults.push(`catalog ${address} (${catalog.date}): prev ${catalog.prev} should be ${wanted}, the day before in the archive`);
-  if (catalog.prev && !(await store.has(catalog.prev as Address))) faults.push(`catalog ${address}: prev ${catalog.prev} is missing`);
-  const rows = new Map(catalog.rows.map((r) => [r.id, r] as const));
-  for (const [id, entry] of Object.entries(catalog.objects)) {
+  // A row whose entry no shard holds names a manifest the catalog does not list.
+  for (const row of waiting.rows.values()) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
+}
+
+/** The rows of one run (the root's own or a shard's) and their entries' objects; `waiting` carries the unmatched on. */
+async function verifyRun(
+  store: FsObjectStore,
+  address: string,
+  run: { rows: Row[]; objects: Record<string, Entry> },
+  waiting: { rows: Map<string, Row>; entries: Map<string, { entry: Entry; revision: string | undefined }> },
+  faults: string[],
+) {
+  const rows = new Map(run.rows.map((r) => [r.id, r] as const));
+  const sameRow = (row: Row, entry: Entry, revision: string | undefined) => {
+    if (revision !== undefined && row.sha !== revision)
+      faults.push(`catalog ${address}: row ${row.id} has sha ${row.sha}, its model object ${revision}`);
+    if (entry.model !== row.svc.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
+  };
+  for (const [id, entry] of Object.entries(run.objects)) {
     const model = await parseObject(store, entry.model, (v) => ModelObjectSchema.parse(v), `model ${id}`, faults);
     if (model && model.id !== id) faults.push(`model ${id}: object names ${model.id}`);
-    if (model && rows.get(id) && rows.get(id)?.sha !== model.revision)
-      faults.push(`catalog ${address}: row ${id} has sha ${rows.get(id)?.sha}, its model object ${model.revision}`);
     if (model?.prev && !(await store.has(model.prev as Address))) faults.push(`model ${id}: prev ${model.prev} is missing`);
     for (const s of entry.sources) {
       const source = await parseObject(store, s, (v) => SourceObjectSchema.parse(v), `source of ${id}`, faults);
@@ -258,9 +282,24 @@ async function verifyCatalog(store: FsObjectStore, address: string, faults: stri
         faults.push(`source ${s} of ${id}: names ${source.model}@${source.revision}, the model is at ${model.revision}`);
       }
     }
+    const row = rows.get(id) ?? waiting.rows.get(id);
+    if (!row) waiting.entries.set(id, { entry, revision: model?.revision });
+    else if (!rows.has(id)) {
+      waiting.rows.delete(id);
+      sameRow(row, entry, model?.revision);
+    } else if (model && row.sha !== model.revision)
+      faults.push(`catalog ${address}: row ${id} has sha ${row.sha}, its model object ${model.revision}`);
   }
-  for (const row of catalog.rows) {
-    if (catalog.objects[row.id]?.model !== row.svc.manifest)
-      faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
+  for (const row of run.rows) {
+    const here = run.objects[row.id];
+    if (here) {
+      if (here.model !== row.svc.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
+      continue;
+    }
+    const earlier = waiting.entries.get(row.id);
+    if (earlier) {
+      waiting.entries.delete(row.id);
+      sameRow(row, earlier.entry, earlier.revision);
+    } else waiting.rows.set(row.id, row);
   }
 }

@@ -241,6 +241,6 @@ describe('one "append the day and switch current": the builder and bundle import
     // A second import of the same bundle appends nothing twice.
     await bundleImport(out, imported);
     expect(await committed(imported)).toEqual(fromBuilder);
-    expect(JSON.parse(await readFile(path.join(out, 'bundle.json'), 'utf8')).format).toBe('model-hub.bundle/v1');
+    expect(JSON.parse(await readFile(path.join(out, 'bundle.json'), 'utf8')).format).toBe('model-hub.bundle/v2');
   });
 });

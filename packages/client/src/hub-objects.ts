@@ -13,6 +13,7 @@ import {
   type FileRecord,
   isAddress,
   ModelObjectSchema,
+  type ModelRow,
   PAGE_KIND,
   PAGES_KIND,
 } from '@hub/core-index';
@@ -46,15 +47,6 @@ export async function fetchObject(hub: string, address: string, given: typeof fe
 
 const decoder = new TextDecoder();
 const json = (o: FetchedObject): unknown => JSON.parse(decoder.decode(o.bytes));
-
-/** The catalog the hub serves (from its descriptor), shards joined: every row in browse order and the objects map. */
-export async function hubCatalog(hub: string, given: typeof fetch = fetch): Promise<{ address: Address; catalog: CatalogObject }> {
-  const f = namingFetch(given);
-  const r = await f(`${trimSlash(hub)}/.well-known/model-hub.json`, { headers: { accept: 'application/json' } });
-  if (!r.ok) throw new Error(`${hub}: the descriptor answered HTTP ${r.status}; is this a model hub?`);
-  const address = ((await r.json()) as { catalog?: string }).catalog ?? '';
-  return { address: address as Address, catalog: await catalogAt(hub, address, f) };
-}
 
 /** A catalog by its address, shards joined. */
 async function catalogAt(hub: string, address: string, f: typeof fetch): Promise<CatalogObject> {
@@ -157,30 +149,60 @@ export function objectReferences(kind: string, value: unknown): string[] {
 
 /**
  * Every object reachable from `roots` (catalogs): their shards, model and source objects, earlier days' catalogs and
- * models through `prev`. Each is fetched once and checked against its address. `seen` addresses are not fetched.
+ * models through `prev`, a day's index pages. Each is fetched once and checked against its address; `onObject` sees
+ * it before any object it names is fetched.
+ * The walk is depth first (a shard's models before the next shard), so it holds the references of at most `parallel`
+ * objects at each depth (catalog, shard, model, earlier revision…), never a queue of the whole index. `held` answers
+ * whether an object was already taken in this walk (a bundle asks its own folder, so the walk keeps no set of every
+ * address); without it the walk keeps that set itself.
  */
 export async function collectIndexObjects(
   hub: string,
   roots: string[],
-  options: { fetch?: typeof fetch; onObject?: (o: FetchedObject) => Promise<void> | void; parallel?: number } = {},
+  options: {
+    fetch?: typeof fetch;
+    onObject?: (o: FetchedObject) => Promise<void> | void;
+    parallel?: number;
+    held?: (address: Address) => boolean | Promise<boolean>;
+  } = {},
 ): Promise<number> {
   const f = options.fetch ?? fetch;
+  const parallel = Math.max(1, options.parallel ?? 8);
   const seen = new Set<string>();
-  let queue: string[] = roots.filter((a) => isAddress(a));
+  const held = options.held ?? ((a: Address) => seen.has(a));
   let count = 0;
-  while (queue.length > 0) {
-    const batch = [...new Set(queue)].filter((a) => !seen.has(a));
-    queue = [];
-    for (const a of batch) seen.add(a);
-    const parallel = Math.max(1, options.parallel ?? 8);
-    for (let i = 0; i < batch.length; i += parallel) {
-      const got = await Promise.all(batch.slice(i, i + parallel).map((a) => fetchObject(hub, a, f)));
+  const walk = async (addresses: string[]): Promise<void> => {
+    for (let i = 0; i < addresses.length; i += parallel) {
+      const batch: Address[] = [];
+      for (const a of new Set(addresses.slice(i, i + parallel))) if (isAddress(a) && !(await held(a as Address))) batch.push(a as Address);
+      if (!options.held) for (const a of batch) seen.add(a);
+      const got = await Promise.all(batch.map((a) => fetchObject(hub, a, f)));
+      const named: string[][] = [];
       for (const o of got) {
         count++;
         await options.onObject?.(o);
-        if (o.kind.startsWith('model-hub.')) queue.push(...objectReferences(o.kind, json(o)));
+        named.push(o.kind.startsWith('model-hub.') ? objectReferences(o.kind, json(o)) : []);
       }
+      got.length = 0; // the bytes are not kept while the objects they name are walked
+      for (const refs of named) await walk(refs);
     }
-  }
+  };
+  await walk(roots);
   return count;
+}
+
+/** The root object of the catalog the hub serves (its descriptor names it): a sharded catalog's rows are not read. */
+export async function hubCatalogRoot(hub: string, given: typeof fetch = fetch): Promise<{ address: Address; root: CatalogObject }> {
+  const f = namingFetch(given);
+  const r = await f(`${trimSlash(hub)}/.well-known/model-hub.json`, { headers: { accept: 'application/json' } });
+  if (!r.ok) throw new Error(`${hub}: the descriptor answered HTTP ${r.status}; is this a model hub?`);
+  const address = ((await r.json()) as { catalog?: string }).catalog ?? '';
+  return { address: address as Address, root: CatalogObjectSchema.parse(json(await fetchObject(hub, address, f))) };
+}
+
+/** The rows of a catalog in browse order, read a shard at a time (the whole catalog is never held). */
+export async function* catalogRows(hub: string, root: CatalogObject, given: typeof fetch = fetch): AsyncGenerator<ModelRow> {
+  const f = namingFetch(given);
+  yield* root.rows;
+  for (const ref of root.shards ?? []) yield* CatalogShardSchema.parse(json(await fetchObject(hub, ref.address, f))).rows;
 }

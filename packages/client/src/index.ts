@@ -19,7 +19,13 @@ export {
   type RemoteFile,
   type Sink,
 } from './download.js';
-export { type ArchiveSeen, archivedModelFiles, collectIndexObjects, hubCatalog } from './hub-objects.js';
+export {
+  type ArchiveSeen,
+  archivedModelFiles,
+  catalogRows,
+  collectIndexObjects,
+  hubCatalogRoot,
+} from './hub-objects.js';
 export { type LogCheckOptions, modelFilesFromLog, verifyHubLog } from './log.js';
 export { nobleHasher } from './noble.js';
 export { namingFetch } from './reach.js';

@@ -80,7 +80,18 @@ export { Router } from './http/router.js';
 export { bearerToken, shapeForPath, timingSafeEqualString } from './http/rules.js';
 export { type HostRequest, type HubStart, serve } from './http/serve.js';
 export { type Address, addressOf, blake3Hex, blake3HexPure, isAddress, useBlake3 } from './index/blake3.js';
-export { BUNDLE_FILE, BUNDLE_FORMAT, type Bundle, BundleSchema } from './index/bundle-schema.js';
+export {
+  BUNDLE_FILE,
+  BUNDLE_FORMAT,
+  BUNDLE_FORMAT_V1,
+  BUNDLE_OBJECTS_FILE,
+  type Bundle,
+  type BundleObject,
+  BundleObjectSchema,
+  BundleSchema,
+  type BundleV1,
+  BundleV1Schema,
+} from './index/bundle-schema.js';
 export { ByteLru } from './index/byte-lru.js';
 export { type CacheBudget, cacheBudget, SERVER_CACHE_BYTES } from './index/cache-budget.js';
 export { canonicalBytes, canonicalJson } from './index/canonical-json.js';

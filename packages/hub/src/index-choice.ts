@@ -30,6 +30,19 @@ export async function dayOf(objects: ObjectStore, catalog: Address): Promise<{ p
 }
 
 /**
+ * Whether the store `kind` serves a day from its pages (the archive day's `pages` and `models`): `paged` whenever the
+ * day has pages, `auto` a day of `pagedFrom` models or more, `memory` never. The one rule of {@link openDay}, which a
+ * bundle import follows too (it prepares a whole-index start only for a day that will load whole).
+ */
+export function servedFromPages(
+  kind: IndexStoreKind,
+  day: { pages?: string | undefined; models?: number | undefined },
+  pagedFrom: number = PAGED_FROM_MODELS,
+): boolean {
+  return kind !== 'memory' && !!day.pages && (kind === 'paged' || (day.models ?? 0) >= pagedFrom);
+}
+
+/**
  * Open the day `catalog` in the store `kind` asks for: `paged` reads the day's index pages (the archive day names
  * them); `memory` loads the whole index (`whole`); `auto` pages a day of {@link PAGED_FROM_MODELS} models or more
  * (`pagedFrom`: the edge pages every day that has pages).
@@ -47,6 +60,6 @@ export async function openDay(
 ): Promise<IndexStore> {
   if (kind === 'memory') return whole();
   const day = await dayOf(objects, catalog);
-  if (!day.pages || (kind === 'auto' && (day.models ?? 0) < (options.pagedFrom ?? PAGED_FROM_MODELS))) return whole();
+  if (!day.pages || !servedFromPages(kind, day, options.pagedFrom)) return whole();
   return openPagedIndex(objects, day.pages, catalog, options);
 }
