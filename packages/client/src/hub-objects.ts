@@ -28,7 +28,11 @@ export interface FetchedObject {
   mediaType: string;
 }
 
-/** GET one object and its metadata; throws unless the bytes hash to the address. */
+/**
+ * GET one object and its kind and media type; throws unless the bytes hash to the address. The object API answers
+ * them with the bytes (`X-Object-Kind`, `Content-Type`), so one request is enough; a hub or proxy that leaves
+ * `X-Object-Kind` out is asked `/meta` as well.
+ */
 export async function fetchObject(hub: string, address: string, given: typeof fetch = fetch): Promise<FetchedObject> {
   const f = namingFetch(given);
   if (!isAddress(address)) throw new Error(`not an object address: ${address.slice(0, 80)}`);
@@ -38,6 +42,9 @@ export async function fetchObject(hub: string, address: string, given: typeof fe
   const bytes = new Uint8Array(await r.arrayBuffer());
   const actual = addressOf(bytes);
   if (actual !== address) throw new Error(`object ${address}: the hub's bytes hash to ${actual}`);
+  const kind = r.headers.get('x-object-kind');
+  const type = r.headers.get('content-type');
+  if (kind && type) return { address, bytes, kind, mediaType: type };
   const m = await f(`${base}/meta`);
   if (!m.ok) throw new Error(`object ${address} metadata: HTTP ${m.status} from the hub`);
   const meta = (await m.json()) as { kind?: unknown; media_type?: unknown };
