@@ -108,41 +108,31 @@ async function shortWordLists(r: PagedReads, w: string): Promise<{ lists: Postin
   return { lists, exact, n: lists.reduce((sum, l) => sum + l.n, exact.length) };
 }
 
-/** A posting list read as it is walked: its inline ranks, or one segment at a time. */
-class Cursor {
-  items: number[];
-  at = 0;
-  private segment = 0;
-  constructor(
-    private readonly list: Postings | undefined,
-    items?: number[],
-  ) {
-    this.items = items ?? list?.r ?? [];
-  }
-  /** Whether a rank is at `items[at]` (reading the next segment when this one is done). */
-  async ready(r: PagedReads): Promise<boolean> {
-    while (this.at >= this.items.length) {
-      const next = this.list?.r ? undefined : this.list?.s?.[this.segment++];
-      if (next === undefined) return false;
-      this.items = (await r.page<{ items: number[] }>(next)).items;
-      this.at = 0;
-    }
-    return true;
-  }
-}
-
 /** The ranks of any of the ascending lists, ascending and each once; segments read as the walk reaches them. */
 async function* unionOf(r: PagedReads, lists: Postings[], exact: number[]): AsyncGenerator<number> {
-  let live: Cursor[] = [];
-  for (const c of [...lists.map((l) => new Cursor(l)), new Cursor(undefined, exact)]) if (await c.ready(r)) live.push(c);
+  let live: Array<{ ranks: AsyncGenerator<number>; at: number }> = [];
+  const start = async (ranks: AsyncGenerator<number>) => {
+    const first = await ranks.next();
+    if (!first.done) live.push({ ranks, at: first.value });
+  };
+  for (const l of lists) await start(ranksOf(r, l));
+  await start(
+    (async function* () {
+      yield* exact;
+    })(),
+  );
   while (live.length > 0) {
     let min = Number.POSITIVE_INFINITY;
-    for (const c of live) min = Math.min(min, c.items[c.at] as number);
+    for (const c of live) min = Math.min(min, c.at);
     yield min;
-    const next: Cursor[] = [];
+    const next: typeof live = [];
     for (const c of live) {
-      if (c.items[c.at] === min) c.at++;
-      if (await c.ready(r)) next.push(c);
+      if (c.at === min) {
+        const step = await c.ranks.next();
+        if (step.done) continue;
+        c.at = step.value;
+      }
+      next.push(c);
     }
     live = next;
   }
