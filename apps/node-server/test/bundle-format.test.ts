@@ -8,7 +8,7 @@ import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { nodeGetBytes, nodeHasher } from '@hub/client/node';
 import { BUNDLE_FORMAT_V1, BUNDLE_OBJECTS_FILE, readArchive } from '@hub/core-index';
-import { buildWithPages, syntheticModelStream } from '@hub/core-index/testing';
+import { buildWithPages, syntheticId, syntheticModelStream } from '@hub/core-index/testing';
 import { tempDirs } from '@hub/node-toolkit/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,8 +21,6 @@ import { LOAD_PACK_FILE, VERIFIED_REF, verifyStore } from '../src/verify.js';
 const tmp = tempDirs(afterAll);
 const quiet = createLogger({ level: 'silent' });
 const N = 600;
-/** SYNTHETIC model ids as `syntheticModels` makes them (testing/scale.ts). */
-const idOf = (i: number) => `${i % 97 === 5 ? `dotted.org-${i % 7}` : `synthetic-org-${i % 211}`}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`;
 
 const started: RunningHub[] = [];
 afterAll(async () => {
@@ -71,9 +69,9 @@ async function lookUp(dataDir: string, config: Record<string, unknown> = {}) {
   const hub = await startServer({ dataDir, port: 0, host: '127.0.0.1', logger: quiet, config: { demo: false, ...config } });
   started.push(hub);
   for (const i of [0, 5, N - 1]) {
-    const r = await fetch(`${hub.url}/api/models/${idOf(i)}`);
-    expect(r.status, idOf(i)).toBe(200);
-    expect((await r.json()).id).toBe(idOf(i));
+    const r = await fetch(`${hub.url}/api/models/${syntheticId(i)}`);
+    expect(r.status, syntheticId(i)).toBe(200);
+    expect((await r.json()).id).toBe(syntheticId(i));
   }
   await hub.close();
   started.splice(started.indexOf(hub), 1);

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { nodeGetBytes, nodeHasher } from '@hub/client/node';
 import { readArchive } from '@hub/core-index';
-import { buildWithPages, syntheticModelStream } from '@hub/core-index/testing';
+import { buildWithPages, syntheticId, syntheticModelStream } from '@hub/core-index/testing';
 import { tempDirs } from '@hub/node-toolkit/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,8 +21,6 @@ const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist'
 const tmp = tempDirs(afterAll);
 const quiet = createLogger({ level: 'silent' });
 const N = 10_000;
-/** SYNTHETIC model ids as `syntheticModels` makes them (testing/scale.ts). */
-const idOf = (i: number) => `${i % 97 === 5 ? `dotted.org-${i % 7}` : `synthetic-org-${i % 211}`}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`;
 
 const started: RunningHub[] = [];
 afterAll(async () => {
@@ -58,14 +56,14 @@ describe(`a bundle of an index of ${N.toLocaleString('en')} SYNTHETIC models`, (
     const hubB = await startServer({ dataDir: dataB, port: 0, host: '127.0.0.1', logger: quiet, config: { demo: false } });
     started.push(hubB);
     for (const i of [0, 5, 4_321, N - 1]) {
-      const [a, b] = await Promise.all([hubA, hubB].map((h) => fetch(`${h.url}/api/models/${idOf(i)}`)));
-      expect(b?.status, idOf(i)).toBe(200);
+      const [a, b] = await Promise.all([hubA, hubB].map((h) => fetch(`${h.url}/api/models/${syntheticId(i)}`)));
+      expect(b?.status, syntheticId(i)).toBe(200);
       const model = await (b as Response).json();
-      expect(model.id).toBe(idOf(i));
+      expect(model.id).toBe(syntheticId(i));
       expect(model).toEqual(await (a as Response).json());
     }
-    const search = await (await fetch(`${hubB.url}/api/models?search=${encodeURIComponent(idOf(4_321))}`)).json();
-    expect(search.map((m: { id: string }) => m.id)).toContain(idOf(4_321));
+    const search = await (await fetch(`${hubB.url}/api/models?search=${encodeURIComponent(syntheticId(4_321))}`)).json();
+    expect(search.map((m: { id: string }) => m.id)).toContain(syntheticId(4_321));
     expect((await fetch(`${hubB.url}/api/models/synthetic-org-1/no-such-model`)).status).toBe(404);
   }, 900_000);
 });

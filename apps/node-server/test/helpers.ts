@@ -2,12 +2,31 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type { BuildInput } from '@hub/core-index';
+import { type BuildInput, type BuildResult, buildIndex } from '@hub/core-index';
 import { buildFromDir, type DemoMirror, startDemoMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
 import type { HubConfigFile } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type RunningHub, startServer } from '../src/server.js';
+
+/**
+ * A day of 120 SYNTHETIC models (made-up ids and hashes) whose catalog is cut into several shards (a limit lowered to
+ * 8 KiB), built into the filesystem store at `dataDir`: what the sharded-catalog checks of verify and start read.
+ */
+export async function buildShardedDay(dataDir: string): Promise<{ store: FsObjectStore; built: BuildResult }> {
+  const store = new FsObjectStore(dataDir);
+  const models = Array.from({ length: 120 }, (_, i) => {
+    const hex = i.toString(16).padStart(8, '0');
+    return {
+      id: `synthetic-org/model-${i}`,
+      revision: hex.repeat(5),
+      files: [{ path: `model-${i}.gguf`, size: 1000 + i, sha256: hex.repeat(8) }],
+      row: { downloads: 120 - i, tags: ['gguf'] },
+      sources: [{ source: 'mirror-a', type: 'http' as const }],
+    };
+  });
+  return { store, built: await buildIndex(store, { date: '2026-11-24', models, catalogLimit: 8 * 1024 }) };
+}
 
 /** Where node-server keeps its probe results (read by the test across both hosts, tests/one-prober.test.ts). */
 export { PROBES_FILE } from '../src/prober.js';

@@ -10,7 +10,7 @@ import { buildWithPages, syntheticModels } from '@hub/core-index/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { LOAD_PACK_FILE, loadVerifiedOnce, packDigest, VERIFIED_REF, verifyStore, writeLoadPack } from '../src/verify.js';
-import { startTestHub } from './helpers.js';
+import { buildShardedDay, startTestHub } from './helpers.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -85,19 +85,7 @@ describe('a sharded catalog (root plus shards, here over a lowered limit) is ver
   it('verify walks every shard; a flipped bit in a shard is found by verify and refuses the next start', async () => {
     const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-shardv-'));
     dirs.push(dataDir);
-    const store = new FsObjectStore(dataDir);
-    // SYNTHETIC models (made-up ids and hashes).
-    const models = Array.from({ length: 120 }, (_, i) => {
-      const hex = i.toString(16).padStart(8, '0');
-      return {
-        id: `synthetic-org/model-${i}`,
-        revision: hex.repeat(5),
-        files: [{ path: `model-${i}.gguf`, size: 1000 + i, sha256: hex.repeat(8) }],
-        row: { downloads: 120 - i, tags: ['gguf'] },
-        sources: [{ source: 'mirror-a', type: 'http' as const }],
-      };
-    });
-    const built = await buildIndex(store, { date: '2026-11-24', models, catalogLimit: 8 * 1024 });
+    const { store, built } = await buildShardedDay(dataDir);
     const root = JSON.parse(new TextDecoder().decode((await store.get(built.catalog))?.bytes)) as { shards: { address: string }[] };
     expect(root.shards.length).toBeGreaterThan(2);
     expect((await verifyStore(store)).faults).toEqual([]);

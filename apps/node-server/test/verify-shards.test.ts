@@ -5,13 +5,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { type Address, buildIndex, type CatalogObject, canonicalBytes } from '@hub/core-index';
-
-type CatalogShard = Pick<CatalogObject, 'rows' | 'objects'> & { kind: 'model-hub.catalog-shard' };
-
-import { FsObjectStore } from '@hub/objects/node';
+import { type Address, type CatalogObject, canonicalBytes } from '@hub/core-index';
+import type { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyStore } from '../src/verify.js';
+import { buildShardedDay } from './helpers.js';
+
+type CatalogShard = Pick<CatalogObject, 'rows' | 'objects'> & { kind: 'model-hub.catalog-shard' };
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -20,22 +20,11 @@ afterAll(async () => {
 
 const json = <T>(bytes: Uint8Array | undefined) => JSON.parse(new TextDecoder().decode(bytes)) as T;
 
-/** 120 SYNTHETIC models (made-up ids and hashes) in a catalog of several shards (a lowered limit). */
+/** 120 SYNTHETIC models in a catalog of several shards (helpers.ts `buildShardedDay`). */
 async function sharded() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-verify-shards-'));
   dirs.push(dataDir);
-  const store = new FsObjectStore(dataDir);
-  const models = Array.from({ length: 120 }, (_, i) => {
-    const hex = i.toString(16).padStart(8, '0');
-    return {
-      id: `synthetic-org/model-${i}`,
-      revision: hex.repeat(5),
-      files: [{ path: `model-${i}.gguf`, size: 1000 + i, sha256: hex.repeat(8) }],
-      row: { downloads: 120 - i, tags: ['gguf'] },
-      sources: [{ source: 'mirror-a', type: 'http' as const }],
-    };
-  });
-  const built = await buildIndex(store, { date: '2026-11-24', models, catalogLimit: 8 * 1024 });
+  const { store, built } = await buildShardedDay(dataDir);
   const root = json<CatalogObject>((await store.get(built.catalog))?.bytes);
   const shards: CatalogShard[] = [];
   for (const ref of root.shards ?? []) shards.push(json<CatalogShard>((await store.get(ref.address as Address))?.bytes));

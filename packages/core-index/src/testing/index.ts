@@ -1,4 +1,4 @@
 export { searchModelsScan } from '../index/search.js';
 export { createTestHub, SYNTHETIC_MODELS, type TestHub } from './fixture.js';
 export { request } from './request.js';
-export { buildWithPages, CountingObjectStore, syntheticModelStream, syntheticModels } from './scale.js';
+export { buildWithPages, CountingObjectStore, syntheticId, syntheticModelStream, syntheticModels } from './scale.js';

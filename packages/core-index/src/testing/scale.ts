@@ -24,13 +24,18 @@ export function* syntheticModelStream(n: number): Generator<BuildModelInput> {
   for (let i = 0; i < n; i++) yield syntheticModel(i, n);
 }
 
-function syntheticModel(i: number, n: number): BuildModelInput {
+/** The id of SYNTHETIC model `i` of {@link syntheticModels} (tests and benches pick ids without the model list). */
+export function syntheticId(i: number): string {
   const owner = i % 97 === 5 ? `dotted.org-${i % 7}` : `synthetic-org-${i % 211}`;
+  return `${owner}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`;
+}
+
+function syntheticModel(i: number, n: number): BuildModelInput {
   const task = TASKS[i % TASKS.length];
   const library = LIBRARIES[i % LIBRARIES.length];
   const shared = hexOf(Math.floor(i / 2), 'c');
   return {
-    id: `${owner}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`,
+    id: syntheticId(i),
     revision: hexOf(i, 'a').slice(0, 40),
     license: 'mit',
     files: [
