@@ -18,7 +18,8 @@ export default defineConfig([
   // stay imports. Each command's code is still a chunk of its own, loaded when the command runs; HUB_DEBUG=1 turns
   // the source maps on for its stack traces (cli.ts).
   {
-    entry: ['src/cli.ts'],
+    // `verify-worker.ts`: the worker thread of `hub index verify` (verify-pool.ts), a file of its own.
+    entry: ['src/cli.ts', 'src/verify-worker.ts'],
     format: ['esm'],
     dts: false,
     clean: false,

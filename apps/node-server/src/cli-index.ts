@@ -3,12 +3,11 @@
  * builder, the upstream run, the object store) is imported when it runs; nothing here imports the server.
  */
 import path from 'node:path';
-import type { BuildProgress } from '@hub/upstream';
 import { CliError, command, type OptionSpecs, UsageError, type Values } from './cli-framework.js';
 import { CONFIG, DATA, MODELSCOPE, SOURCE } from './cli-options.js';
 import type { ResolvedConfig } from './config.js';
 import type { upstreamSettings } from './settings-check.js';
-import type { progressBar as ProgressBar } from './upstream-build.js';
+import type { VerifyProgress } from './verify-store.js';
 
 export const INDEX_BUILD_OPTIONS = {
   'from-dir': { type: 'string', arg: 'DIR', help: 'Index this tree ({owner}/{name}/…).' },
@@ -135,7 +134,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
 }
 
 /** stderr on a TTY: log lines above a progress bar that redraws in place. Not a TTY: log lines only. */
-function terminal(progressBar: typeof ProgressBar) {
+function terminal<P>(progressBar: (p: P, width: number) => string) {
   const tty = Boolean(process.stderr.isTTY);
   let bar = '';
   const clear = () => {
@@ -149,7 +148,7 @@ function terminal(progressBar: typeof ProgressBar) {
         if (tty && bar) process.stderr.write(bar);
       },
     },
-    progress(p: BuildProgress) {
+    progress(p: P) {
       if (!tty) return;
       bar = progressBar(p, Math.max(10, Math.min(40, (process.stderr.columns ?? 80) - 90)));
       process.stderr.write(`\r\x1b[2K${bar}`);
@@ -193,16 +192,30 @@ async function upstreamBuildCommand(settings: ReturnType<typeof upstreamSettings
   }
 }
 
-/** `hub index verify`. */
+/** `hub index verify`: progress of both passes on a TTY, structured log lines on stderr, faults and the total on stdout. */
 export async function indexVerifyCommand(values: Values<typeof INDEX_VERIFY_OPTIONS>): Promise<number> {
   const { checkedSettings, existingDataDir } = await import('./settings-check.js');
   const cfg = existingDataDir(checkedSettings(values));
   (await import('./blake3-node.js')).installFastBlake3();
   const { FsObjectStore } = await import('@hub/objects/node');
   const { verifyStore } = await import('./verify.js');
-  const report = await verifyStore(new FsObjectStore(cfg.dataDir), (n) => progressLine(`verified ${n} objects`));
-  progressLine('');
-  for (const f of report.faults) process.stdout.write(`FAULT ${f}\n`);
-  process.stdout.write(`${report.objects} objects, ${report.catalogs} catalogs, ${report.faults.length} faults\n`);
-  return report.faults.length ? 1 : 0;
+  const { createLogger } = await import('./logger.js');
+  const term = terminal(verifyProgressLine);
+  const log = createLogger({ level: cfg.logLevel, destination: term.destination as never });
+  try {
+    const report = await verifyStore(new FsObjectStore(cfg.dataDir), { progress: (p) => term.progress(p), log });
+    term.end();
+    for (const f of report.faults) process.stdout.write(`FAULT ${f}\n`);
+    process.stdout.write(`${report.objects} objects, ${report.catalogs} catalogs, ${report.faults.length} faults\n`);
+    return report.faults.length ? 1 : 0;
+  } finally {
+    term.end();
+  }
+}
+
+/** The progress line of `hub index verify`: the hash pass by fan-out folder, then the catalog pass by shard step. */
+function verifyProgressLine(p: VerifyProgress): string {
+  return p.phase === 'objects'
+    ? `hashing objects: folder ${p.foldersDone}/${p.folders}, ${p.objects} objects`
+    : `checking ${p.catalogs} catalog${p.catalogs === 1 ? '' : 's'}: shard step ${p.step}/${p.steps}, ${p.models} rows`;
 }

@@ -3,25 +3,25 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
   type Address,
-  addressOf,
-  type CatalogObject,
-  CatalogObjectSchema,
-  CatalogShardSchema,
-  checkLogStore,
   type IndexStore,
-  isAddress,
   type LoadPackStorage,
   type LoadPackWriter,
   type Logger,
   loadIndex,
-  ModelObjectSchema,
-  openPagedIndex,
-  type PagesRoot,
-  readArchive,
-  SourceObjectSchema,
 } from '@hub/core-index';
 import { indexStoreKind, PAGED_FROM_MODELS } from '@hub/hub';
 import { type FsObjectStore, writeFileAtomic } from '@hub/objects/node';
+
+import { VERIFIED_REF } from './verify-store.js';
+
+export {
+  dayPagesFaults,
+  VERIFIED_REF,
+  type VerifyOptions,
+  type VerifyProgress,
+  type VerifyReport,
+  verifyStore,
+} from './verify-store.js';
 
 /** The load pack's file in the data folder: replaced whole on each new index (never an object of the store). */
 export const LOAD_PACK_FILE = 'load-pack';
@@ -59,20 +59,7 @@ export function fileLoadPack(dataDir: string): LoadPackStorage {
   };
 }
 
-export interface VerifyReport {
-  objects: number;
-  faults: string[];
-  catalogs: number;
-}
 
-const decoder = new TextDecoder();
-
-/**
- * The ref naming the catalog whose objects were re-hashed and schema-checked in full (when it was first started on
- * or switched to). A start on that catalog reads its objects without re-hashing them; any other catalog is verified
- * in full first. `hub index verify` resets it when it finds a fault.
- */
-export const VERIFIED_REF = 'verified';
 
 /**
  * Load `address`, verifying it in full unless it is the catalog already verified (then recorded as verified). With
@@ -140,166 +127,3 @@ export async function writeLoadPackAfterBuild(store: FsObjectStore, dataDir: str
   }
 }
 
-/**
- * Re-hash every object against its address, check that every catalog's model and source references
- * exist and parse, and walk the archive chain. Any fault is listed; none means the store is sound.
- */
-export async function verifyStore(store: FsObjectStore, progress?: (n: number) => void): Promise<VerifyReport> {
-  const faults: string[] = [];
-  let count = 0;
-  for await (const address of store.addresses()) {
-    const bytes = await store.rawBytes(address);
-    count++;
-    progress?.(count);
-    if (!bytes) {
-      faults.push(`${address}: unreadable`);
-      continue;
-    }
-    const actual = addressOf(bytes);
-    if (actual !== address) faults.push(`${address}: bytes hash to ${actual}`);
-  }
-
-  const catalogs = new Set<string>();
-  const current = await store.readRef('current');
-  if (current) catalogs.add(current);
-  else faults.push('ref current: missing (no index has been built)');
-  const archive = await readArchive(store);
-  // The catalog each archived day's catalog should chain to (`prev`), by catalog address.
-  const expectedPrev = new Map<string, string | null>();
-  for (let i = 0; i < archive.days.length; i++) {
-    const day = archive.days[i]!;
-    catalogs.add(day.index);
-    const older = archive.days[i + 1];
-    if ((day.prev ?? null) !== (older?.index ?? null))
-      faults.push(`archive day ${day.date}: prev ${day.prev} should be ${older?.index ?? null}`);
-    if (day.catalog && day.catalog !== day.index)
-      faults.push(`archive day ${day.date}: catalog ${day.catalog} differs from index ${day.index}`);
-    if (older && older.date >= day.date) faults.push(`archive day ${day.date}: listed before ${older.date}; days must be newest first`);
-    expectedPrev.set(day.index, older?.index ?? null);
-    if (day.pages) faults.push(...(await dayPagesFaults(store, day.date, day.pages as Address, (day.catalog ?? day.index) as Address)));
-  }
-  const newest = archive.days[0];
-  if (current && newest && current !== newest.index)
-    faults.push(`ref current: ${current} is not the newest archived day (${newest.date}, ${newest.index})`);
-  for (const c of catalogs) await verifyCatalog(store, c, faults, expectedPrev);
-  // The transparency log: its tiles against its entries, its checkpoint against its root, its leaves against the days.
-  faults.push(...(await checkLogStore(store, archive.days)));
-  // A store with a fault is no longer trusted: the next start re-hashes and schema-checks the index it serves, and
-  // refuses to start on a fault there (see VERIFIED_REF).
-  if (faults.length > 0) await store.writeRef(VERIFIED_REF, 'none');
-  return { objects: count, faults, catalogs: catalogs.size };
-}
-
-/**
- * A day's index pages (design 11.1): the root opens as this day's (its kind, version and catalog), and every page it
- * names is in the store (each is re-hashed with every object by {@link verifyStore}, and by a bundle import, so a
- * damaged page is named there). The faults found, none when the pages are sound.
- */
-export async function dayPagesFaults(store: FsObjectStore, date: string, pages: Address, catalog: Address): Promise<string[]> {
-  let root: PagesRoot;
-  try {
-    root = (await openPagedIndex(store, pages, catalog)).root;
-  } catch (e) {
-    return [`archive day ${date}: index pages ${pages}: ${(e as Error).message}`];
-  }
-  const faults: string[] = [];
-  const lists = [root.models, root.ids, root.shas, root.terms, root.names, ...Object.values(root.orders)];
-  for (const list of lists)
-    for (const a of [...(list.pages ?? []), ...(list.dirs ?? [])])
-      if (!(await store.has(a as Address))) faults.push(`archive day ${date}: index page ${a} of ${pages} is missing`);
-  return faults;
-}
-
-async function parseObject<T>(store: FsObjectStore, address: string, parse: (v: unknown) => T, what: string, faults: string[]) {
-  if (!isAddress(address)) {
-    faults.push(`${what}: ${address} is not an address`);
-    return undefined;
-  }
-  const bytes = await store.rawBytes(address as Address);
-  if (!bytes) {
-    faults.push(`${what}: ${address} is missing`);
-    return undefined;
-  }
-  if (addressOf(bytes) !== address) return undefined; // already reported
-  try {
-    return parse(JSON.parse(decoder.decode(bytes)));
-  } catch (e) {
-    faults.push(`${what}: ${address} does not match its schema (${(e as Error).message.slice(0, 120)})`);
-    return undefined;
-  }
-}
-
-type Row = CatalogObject['rows'][number];
-type Entry = CatalogObject['objects'][string];
-
-/**
- * Check one catalog a shard at a time (a shard carries a run of rows and their objects entries), so memory is bounded
- * by a shard whatever the index size: the root, its `prev`, each shard (there, hashing to its address, parsing, its
- * row count), each entry's model and source objects, and each row against its entry. A row and its entry in different
- * shards (never so in a built catalog) wait for each other across shards: only those are held.
- */
-async function verifyCatalog(store: FsObjectStore, address: string, faults: string[], expectedPrev: Map<string, string | null>) {
-  const root = await parseObject(store, address, (v) => CatalogObjectSchema.parse(v), 'catalog', faults);
-  if (!root) return;
-  const wanted = expectedPrev.get(address);
-  if (wanted !== undefined && root.prev !== wanted)
-    faults.push(`catalog ${address} (${root.date}): prev ${root.prev} should be ${wanted}, the day before in the archive`);
-  if (root.prev && !(await store.has(root.prev as Address))) faults.push(`catalog ${address}: prev ${root.prev} is missing`);
-  const waiting = { rows: new Map<string, Row>(), entries: new Map<string, { entry: Entry; revision: string | undefined }>() };
-  await verifyRun(store, address, root, waiting, faults);
-  for (const [i, ref] of (root.shards ?? []).entries()) {
-    const shard = await parseObject(store, ref.address, (v) => CatalogShardSchema.parse(v), `catalog ${address} shard ${i}`, faults);
-    if (!shard) continue;
-    if (shard.rows.length !== ref.models)
-      faults.push(`catalog ${address} shard ${i} (${ref.address}): ${shard.rows.length} rows, the root says ${ref.models}`);
-    await verifyRun(store, address, shard, waiting, faults);
-  }
-  // A row whose entry no shard holds names a manifest the catalog does not list.
-  for (const row of waiting.rows.values()) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
-}
-
-/** The rows of one run (the root's own or a shard's) and their entries' objects; `waiting` carries the unmatched on. */
-async function verifyRun(
-  store: FsObjectStore,
-  address: string,
-  run: { rows: Row[]; objects: Record<string, Entry> },
-  waiting: { rows: Map<string, Row>; entries: Map<string, { entry: Entry; revision: string | undefined }> },
-  faults: string[],
-) {
-  const rows = new Map(run.rows.map((r) => [r.id, r] as const));
-  const sameRow = (row: Row, entry: Entry, revision: string | undefined) => {
-    if (revision !== undefined && row.sha !== revision)
-      faults.push(`catalog ${address}: row ${row.id} has sha ${row.sha}, its model object ${revision}`);
-    if (entry.model !== row.svc.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
-  };
-  for (const [id, entry] of Object.entries(run.objects)) {
-    const model = await parseObject(store, entry.model, (v) => ModelObjectSchema.parse(v), `model ${id}`, faults);
-    if (model && model.id !== id) faults.push(`model ${id}: object names ${model.id}`);
-    if (model?.prev && !(await store.has(model.prev as Address))) faults.push(`model ${id}: prev ${model.prev} is missing`);
-    for (const s of entry.sources) {
-      const source = await parseObject(store, s, (v) => SourceObjectSchema.parse(v), `source of ${id}`, faults);
-      if (source && model && (source.model !== id || source.revision !== model.revision)) {
-        faults.push(`source ${s} of ${id}: names ${source.model}@${source.revision}, the model is at ${model.revision}`);
-      }
-    }
-    const row = rows.get(id) ?? waiting.rows.get(id);
-    if (!row) waiting.entries.set(id, { entry, revision: model?.revision });
-    else if (!rows.has(id)) {
-      waiting.rows.delete(id);
-      sameRow(row, entry, model?.revision);
-    } else if (model && row.sha !== model.revision)
-      faults.push(`catalog ${address}: row ${id} has sha ${row.sha}, its model object ${model.revision}`);
-  }
-  for (const row of run.rows) {
-    const here = run.objects[row.id];
-    if (here) {
-      if (here.model !== row.svc.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
-      continue;
-    }
-    const earlier = waiting.entries.get(row.id);
-    if (earlier) {
-      waiting.entries.delete(row.id);
-      sameRow(row, earlier.entry, earlier.revision);
-    } else waiting.rows.set(row.id, row);
-  }
-}

@@ -344,6 +344,11 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
+  /** The folder of the objects' files (`objects/ab/<64 hex>`), for `hub index verify`'s worker threads. */
+  objectsFolder(): string {
+    return this.objectsDir;
+  }
+
   /** The raw bytes on disk, without any check (verify re-hashes them). */
   async rawBytes(address: Address): Promise<Uint8Array | undefined> {
     try {

@@ -1,0 +1,232 @@
+/**
+ * The catalog pass of `hub index verify` (verify-store.ts): every catalog checked a shard at a time, so memory is
+ * bounded by a few shards whatever the index size: the root, its `prev`, each shard (there, parsing, its row count),
+ * each entry's model and source objects, and each row against its entry. A row and its entry in different shards
+ * (never so in a built catalog) wait for each other across shards: only those are held.
+ *
+ * The catalogs are walked together, step by step (step 0 their roots' own runs, step s their shard s−1), because the
+ * days of an archive share most model and source objects and a catalog's rows are in id order: a day's shard s names
+ * nearly the objects the day before's shard s names. An object is parsed and schema-checked once (on the worker
+ * threads, in batches) while its result is in a bounded table of recent results ({@link RECENT}); each day still names
+ * its own faults, in the order a check of that day alone names them.
+ */
+import {
+  type Address,
+  type CatalogObject,
+  CatalogObjectSchema,
+  CatalogShardSchema,
+  isAddress,
+} from '@hub/core-index';
+import type { FsObjectStore } from '@hub/objects/node';
+import type { CheckItem, CheckResult } from './verify-jobs.js';
+import type { VerifyPool } from './verify-pool.js';
+
+type Row = CatalogObject['rows'][number];
+type Entry = CatalogObject['objects'][string];
+type Run = { rows: Row[]; objects: Record<string, Entry> };
+
+/** Objects a worker checks in one job. */
+const BATCH = 256;
+/** Results kept for objects named again (by another day's same shard): about four shards' objects of one day. */
+const RECENT = 1 << 17;
+/** Runs whose objects are being checked while this thread reads and parses the next one. */
+const AHEAD = 2;
+
+export interface WalkInput {
+  store: FsObjectStore;
+  pool: VerifyPool;
+  catalogs: string[];
+  expectedPrev: Map<string, string | null>;
+  /** the addresses the hash pass named damaged or unreadable (not parsed again) */
+  bad: ReadonlySet<string>;
+  /** a catalog object parsed (verify-store.ts parseObject): a fault pushed to `faults` when it is not sound */
+  parse: <T>(address: string, parse: (v: unknown) => T, what: string, faults: string[]) => Promise<T | undefined>;
+  progress?: (p: { step: number; steps: number; models: number }) => void;
+}
+
+interface Batch {
+  items: CheckItem[];
+  promise?: Promise<unknown>;
+  results?: CheckResult[];
+}
+interface Ref {
+  batch: Batch;
+  i: number;
+}
+
+interface Catalog {
+  address: string;
+  faults: string[];
+  root?: CatalogObject;
+  waiting: { rows: Map<string, Row>; entries: Map<string, { entry: Entry; revision: string | undefined }> };
+}
+
+/** One step of one catalog: the faults found reading it, and its run with the objects being checked for it. */
+interface Step {
+  catalog: Catalog;
+  found: string[];
+  run?: Run;
+  refs?: (Ref | undefined)[];
+}
+
+/** Walk `catalogs` together; each one's faults (in the input's order), the rows walked and the objects checked. */
+export async function walkCatalogs(input: WalkInput): Promise<{ faults: string[][]; models: number; checked: number }> {
+  const { store, pool, parse, expectedPrev } = input;
+  const objectsDir = store.objectsFolder();
+  const recent = new Map<string, Ref>();
+  let batch: Batch = { items: [] };
+  let checked = 0;
+  const flush = () => {
+    if (batch.items.length === 0) return;
+    const b = batch;
+    b.promise = pool.run({ type: 'check', objectsDir, items: b.items }).then((r) => {
+      b.results = r as CheckResult[];
+      b.items = [];
+    });
+    batch = { items: [] };
+  };
+  const lookup = (kind: CheckItem['kind'], address: string): Ref | undefined => {
+    if (!isAddress(address)) return undefined;
+    const key = `${kind}:${address}`;
+    const hit = recent.get(key);
+    if (hit) return hit;
+    const ref = { batch, i: batch.items.length };
+    batch.items.push({ kind, address, bad: input.bad.has(address) });
+    checked++;
+    recent.set(key, ref);
+    if (recent.size > RECENT) recent.delete(recent.keys().next().value as string);
+    if (batch.items.length >= BATCH) flush();
+    return ref;
+  };
+  const dispatch = (step: Step): Step => {
+    if (!step.run) return step;
+    const refs: (Ref | undefined)[] = [];
+    for (const entry of Object.values(step.run.objects)) {
+      refs.push(lookup('model', entry.model));
+      for (const s of entry.sources) refs.push(lookup('source', s));
+    }
+    flush();
+    return { ...step, refs };
+  };
+
+  const catalogs: Catalog[] = input.catalogs.map((address) => ({
+    address,
+    faults: [],
+    waiting: { rows: new Map(), entries: new Map() },
+  }));
+  const load = async (c: Catalog, s: number): Promise<Step | undefined> => {
+    const found: string[] = [];
+    if (s === 0) {
+      const root = await parse(c.address, (v) => CatalogObjectSchema.parse(v), 'catalog', found);
+      if (root) {
+        c.root = root;
+        const wanted = expectedPrev.get(c.address);
+        if (wanted !== undefined && root.prev !== wanted)
+          found.push(`catalog ${c.address} (${root.date}): prev ${root.prev} should be ${wanted}, the day before in the archive`);
+        if (root.prev && !(await store.has(root.prev as Address))) found.push(`catalog ${c.address}: prev ${root.prev} is missing`);
+      }
+      return { catalog: c, found, ...(root ? { run: root } : {}) };
+    }
+    const ref = c.root?.shards?.[s - 1];
+    if (!ref) return undefined;
+    const what = `catalog ${c.address} shard ${s - 1}`;
+    const shard = await parse(ref.address, (v) => CatalogShardSchema.parse(v), what, found);
+    if (shard && shard.rows.length !== ref.models)
+      found.push(`catalog ${c.address} shard ${s - 1} (${ref.address}): ${shard.rows.length} rows, the root says ${ref.models}`);
+    return { catalog: c, found, ...(shard ? { run: shard } : {}) };
+  };
+
+  const ahead: Promise<Step>[] = [];
+  let models = 0;
+  let steps = 1;
+  for (let s = 0; s < steps; s++) {
+    for (const c of catalogs) {
+      const step = await load(c, s);
+      if (!step) continue;
+      if (s === 0) steps = Math.max(steps, 1 + (c.root?.shards?.length ?? 0));
+      const refs = dispatch(step).refs;
+      ahead.push(waitFor(refs).then(() => ({ ...step, ...(refs ? { refs } : {}) })));
+      while (ahead.length > AHEAD) models += replay((await ahead.shift()) as Step);
+      input.progress?.({ step: s + 1, steps, models });
+    }
+  }
+  while (ahead.length > 0) models += replay((await ahead.shift()) as Step);
+  input.progress?.({ step: steps, steps, models });
+  for (const c of catalogs) {
+    // A row whose entry no shard holds names a manifest the catalog does not list.
+    for (const row of c.waiting.rows.values()) c.faults.push(`catalog ${c.address}: row ${row.id} names manifest ${row.svc.manifest}`);
+  }
+  return { faults: catalogs.map((c) => c.faults), models, checked };
+}
+
+async function waitFor(refs: (Ref | undefined)[] | undefined): Promise<void> {
+  if (!refs) return;
+  const pending = new Set<Promise<unknown>>();
+  for (const r of refs) if (r?.batch.promise && !r.batch.results) pending.add(r.batch.promise);
+  await Promise.all(pending);
+}
+
+/**
+ * The faults of one step, pushed to its catalog's list in the order a check of that catalog alone names them: what
+ * reading the run found, then each entry's model and source objects and its row, then each row of the run.
+ */
+function replay(step: Step): number {
+  const { catalog, run, refs } = step;
+  const faults = catalog.faults;
+  const address = catalog.address;
+  faults.push(...step.found);
+  if (!run || !refs) return 0;
+  let k = 0;
+  const take = (objectAddress: string, what: string): CheckResult | undefined => {
+    const ref = refs[k++];
+    if (!ref) {
+      faults.push(`${what}: ${objectAddress} is not an address`);
+      return undefined;
+    }
+    const r = (ref.batch.results as CheckResult[])[ref.i] as CheckResult;
+    if (r.m === 'missing') faults.push(`${what}: ${objectAddress} is missing`);
+    else if (r.m === 'schema') faults.push(`${what}: ${objectAddress} does not match its schema (${r.error})`);
+    else if (r.m !== 'skip') return r;
+    return undefined;
+  };
+  const waiting = catalog.waiting;
+  const rows = new Map(run.rows.map((r) => [r.id, r] as const));
+  const sameRow = (row: Row, entry: Entry, revision: string | undefined) => {
+    if (revision !== undefined && row.sha !== revision)
+      faults.push(`catalog ${address}: row ${row.id} has sha ${row.sha}, its model object ${revision}`);
+    if (entry.model !== row.svc.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
+  };
+  for (const [id, entry] of Object.entries(run.objects)) {
+    const r = take(entry.model, `model ${id}`);
+    const model = r?.m === 'model' ? r : undefined;
+    if (model && model.id !== id) faults.push(`model ${id}: object names ${model.id}`);
+    if (model?.prev && model.prevMissing) faults.push(`model ${id}: prev ${model.prev} is missing`);
+    for (const s of entry.sources) {
+      const sr = take(s, `source of ${id}`);
+      const source = sr?.m === 'source' ? sr : undefined;
+      if (source && model && (source.model !== id || source.revision !== model.revision)) {
+        faults.push(`source ${s} of ${id}: names ${source.model}@${source.revision}, the model is at ${model.revision}`);
+      }
+    }
+    const row = rows.get(id) ?? waiting.rows.get(id);
+    if (!row) waiting.entries.set(id, { entry, revision: model?.revision });
+    else if (!rows.has(id)) {
+      waiting.rows.delete(id);
+      sameRow(row, entry, model?.revision);
+    } else if (model && row.sha !== model.revision)
+      faults.push(`catalog ${address}: row ${id} has sha ${row.sha}, its model object ${model.revision}`);
+  }
+  for (const row of run.rows) {
+    const here = run.objects[row.id];
+    if (here) {
+      if (here.model !== row.svc.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
+      continue;
+    }
+    const earlier = waiting.entries.get(row.id);
+    if (earlier) {
+      waiting.entries.delete(row.id);
+      sameRow(row, earlier.entry, earlier.revision);
+    } else waiting.rows.set(row.id, row);
+  }
+  return run.rows.length;
+}

@@ -1,0 +1,114 @@
+/**
+ * The work `hub index verify` hands to its worker threads (verify-pool.ts), a job at a time, each answered with a small
+ * plain result (no parsed object crosses a thread): re-hash every object of one fan-out folder, or read, parse and
+ * schema-check a batch of model and source objects. The same functions run on the calling thread when no worker can
+ * be started (`workers: 0`), so both paths name the same faults.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { addressOf, ModelObjectSchema, SourceObjectSchema } from '@hub/core-index';
+
+/** Re-hash every object of the fan-out folder `dir` (`objects/ab`), in name order. */
+export interface HashJob {
+  type: 'hash';
+  objectsDir: string;
+  dir: string;
+}
+
+export interface HashResult {
+  /** objects found in the folder (every `<64 hex>` name) */
+  objects: number;
+  /** `ADDRESS: unreadable` or `ADDRESS: bytes hash to OTHER`, in name order */
+  faults: string[];
+  /** the addresses of those faults (the catalog pass trusts every other object's bytes) */
+  bad: string[];
+}
+
+/** One object a catalog names, to read and check against its kind's schema. */
+export interface CheckItem {
+  kind: 'model' | 'source';
+  address: string;
+  /** named in a fault of the hash pass: not parsed here (that fault already names it) */
+  bad: boolean;
+}
+
+export interface CheckJob {
+  type: 'check';
+  objectsDir: string;
+  items: CheckItem[];
+}
+
+/**
+ * What a catalog's checks need of one object: `missing` (no bytes), `skip` (a fault of the hash pass names it),
+ * `schema` (the message its JSON parse or schema check threw, cut to 120 characters), or what the object says.
+ */
+export type CheckResult =
+  | { m: 'missing' }
+  | { m: 'skip' }
+  | { m: 'schema'; error: string }
+  | { m: 'model'; id: string; revision: string; prev: string | null; prevMissing: boolean }
+  | { m: 'source'; model: string; revision: string };
+
+const decoder = new TextDecoder();
+
+/** The bytes file of an address in the store's objects folder (as FsObjectStore lays it out). */
+const bytesPath = (objectsDir: string, address: string) => path.join(objectsDir, address.slice(7, 9), address.slice(7));
+
+export function hashDir(job: HashJob): HashResult {
+  const folder = path.join(job.objectsDir, job.dir);
+  const names = readdirSync(folder)
+    .filter((n) => /^[0-9a-f]{64}$/.test(n))
+    .sort();
+  const faults: string[] = [];
+  const bad: string[] = [];
+  for (const name of names) {
+    const address = `blake3:${name}`;
+    let bytes: Uint8Array;
+    try {
+      bytes = readFileSync(path.join(folder, name));
+    } catch {
+      faults.push(`${address}: unreadable`);
+      bad.push(address);
+      continue;
+    }
+    const actual = addressOf(bytes);
+    if (actual !== address) {
+      faults.push(`${address}: bytes hash to ${actual}`);
+      bad.push(address);
+    }
+  }
+  return { objects: names.length, faults, bad };
+}
+
+export function checkObjects(job: CheckJob): CheckResult[] {
+  return job.items.map((item) => checkObject(job.objectsDir, item));
+}
+
+function checkObject(objectsDir: string, item: CheckItem): CheckResult {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(bytesPath(objectsDir, item.address));
+  } catch {
+    return { m: 'missing' };
+  }
+  if (item.bad) return { m: 'skip' };
+  try {
+    const value: unknown = JSON.parse(decoder.decode(bytes));
+    if (item.kind === 'source') {
+      const source = SourceObjectSchema.parse(value);
+      return { m: 'source', model: source.model, revision: source.revision };
+    }
+    const model = ModelObjectSchema.parse(value);
+    const prevMissing = model.prev !== null && !existsSync(bytesPath(objectsDir, model.prev));
+    return { m: 'model', id: model.id, revision: model.revision, prev: model.prev, prevMissing };
+  } catch (e) {
+    return { m: 'schema', error: (e as Error).message.slice(0, 120) };
+  }
+}
+
+export type VerifyJob = HashJob | CheckJob;
+export type VerifyJobResult = HashResult | CheckResult[];
+
+export function runJob(job: VerifyJob): VerifyJobResult {
+  return job.type === 'hash' ? hashDir(job) : checkObjects(job);
+}
