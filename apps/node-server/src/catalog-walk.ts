@@ -10,20 +10,10 @@
  * threads, in batches) while its result is in a bounded table of recent results ({@link RECENT}); each day still names
  * its own faults, in the order a check of that day alone names them.
  */
-import {
-  type Address,
-  type CatalogObject,
-  CatalogObjectSchema,
-  CatalogShardSchema,
-  isAddress,
-} from '@hub/core-index';
+import { type Address, isAddress } from '@hub/core-index';
 import type { FsObjectStore } from '@hub/objects/node';
-import type { CheckItem, CheckResult } from './verify-jobs.js';
-import type { VerifyPool } from './verify-pool.js';
-
-type Row = CatalogObject['rows'][number];
-type Entry = CatalogObject['objects'][string];
-type Run = { rows: Row[]; objects: Record<string, Entry> };
+import type { CheckItem, CheckResult, Entry, Row, Run, RunJob, RunResult } from './verify-jobs.js';
+import { collectGarbage, type VerifyPool } from './verify-pool.js';
 
 /** Objects a worker checks in one job. */
 const BATCH = 256;
@@ -39,8 +29,6 @@ export interface WalkInput {
   expectedPrev: Map<string, string | null>;
   /** the addresses the hash pass named damaged or unreadable (not parsed again) */
   bad: ReadonlySet<string>;
-  /** a catalog object parsed (verify-store.ts parseObject): a fault pushed to `faults` when it is not sound */
-  parse: <T>(address: string, parse: (v: unknown) => T, what: string, faults: string[]) => Promise<T | undefined>;
   progress?: (p: { step: number; steps: number; models: number }) => void;
 }
 
@@ -57,7 +45,8 @@ interface Ref {
 interface Catalog {
   address: string;
   faults: string[];
-  root?: CatalogObject;
+  /** the root's shards, once the root is read */
+  shards?: { address: string; models: number }[];
   waiting: { rows: Map<string, Row>; entries: Map<string, { entry: Entry; revision: string | undefined }> };
 }
 
@@ -71,9 +60,14 @@ interface Step {
 
 /** Walk `catalogs` together; each one's faults (in the input's order), the rows walked and the objects checked. */
 export async function walkCatalogs(input: WalkInput): Promise<{ faults: string[][]; models: number; checked: number }> {
-  const { store, pool, parse, expectedPrev } = input;
+  const { store, pool, expectedPrev } = input;
   const objectsDir = store.objectsFolder();
-  const recent = new Map<string, Ref>();
+  // Two generations of recent results (a Map whose oldest key is deleted one at a time gets slower the more it loses):
+  // when the newer holds half of RECENT, it becomes the older and the older is dropped.
+  let newer = new Map<string, Ref>();
+  let older = new Map<string, Ref>();
+  // One catalog names an object once: the table is kept only when several catalogs are walked.
+  const shared = input.catalogs.length > 1;
   let batch: Batch = { items: [] };
   let checked = 0;
   const flush = () => {
@@ -88,20 +82,23 @@ export async function walkCatalogs(input: WalkInput): Promise<{ faults: string[]
   const lookup = (kind: CheckItem['kind'], address: string): Ref | undefined => {
     if (!isAddress(address)) return undefined;
     const key = `${kind}:${address}`;
-    const hit = recent.get(key);
+    const hit = shared ? (newer.get(key) ?? older.get(key)) : undefined;
     if (hit) return hit;
     const ref = { batch, i: batch.items.length };
     batch.items.push({ kind, address, bad: input.bad.has(address) });
     checked++;
-    recent.set(key, ref);
-    if (recent.size > RECENT) recent.delete(recent.keys().next().value as string);
+    if (shared) newer.set(key, ref);
+    if (newer.size >= RECENT / 2) {
+      older = newer;
+      newer = new Map();
+    }
     if (batch.items.length >= BATCH) flush();
     return ref;
   };
   const dispatch = (step: Step): Step => {
     if (!step.run) return step;
     const refs: (Ref | undefined)[] = [];
-    for (const entry of Object.values(step.run.objects)) {
+    for (const [, entry] of step.run.objects) {
       refs.push(lookup('model', entry.model));
       for (const s of entry.sources) refs.push(lookup('source', s));
     }
@@ -114,26 +111,39 @@ export async function walkCatalogs(input: WalkInput): Promise<{ faults: string[]
     faults: [],
     waiting: { rows: new Map(), entries: new Map() },
   }));
+  // A catalog object read and parsed on a worker (a whole shard never reaches this thread, only its rows' ids, shas and
+  // manifests and its entries' objects); a fault is pushed when it is not an address, is missing or does not parse,
+  // and none for one the hash pass named.
+  const parse = async (kind: RunJob['kind'], address: string, what: string, found: string[]) => {
+    if (!isAddress(address)) {
+      found.push(`${what}: ${address} is not an address`);
+      return undefined;
+    }
+    const r = (await pool.run({ type: 'run', objectsDir, kind, address, bad: input.bad.has(address) })) as RunResult;
+    if (r.m === 'missing') found.push(`${what}: ${address} is missing`);
+    else if (r.m === 'schema') found.push(`${what}: ${address} does not match its schema (${r.error})`);
+    return r.m === 'run' ? r : undefined;
+  };
   const load = async (c: Catalog, s: number): Promise<Step | undefined> => {
     const found: string[] = [];
     if (s === 0) {
-      const root = await parse(c.address, (v) => CatalogObjectSchema.parse(v), 'catalog', found);
+      const r = await parse('root', c.address, 'catalog', found);
+      const root = r?.root;
       if (root) {
-        c.root = root;
+        c.shards = root.shards;
         const wanted = expectedPrev.get(c.address);
         if (wanted !== undefined && root.prev !== wanted)
           found.push(`catalog ${c.address} (${root.date}): prev ${root.prev} should be ${wanted}, the day before in the archive`);
         if (root.prev && !(await store.has(root.prev as Address))) found.push(`catalog ${c.address}: prev ${root.prev} is missing`);
       }
-      return { catalog: c, found, ...(root ? { run: root } : {}) };
+      return { catalog: c, found, ...(r ? { run: r.run } : {}) };
     }
-    const ref = c.root?.shards?.[s - 1];
+    const ref = c.shards?.[s - 1];
     if (!ref) return undefined;
-    const what = `catalog ${c.address} shard ${s - 1}`;
-    const shard = await parse(ref.address, (v) => CatalogShardSchema.parse(v), what, found);
-    if (shard && shard.rows.length !== ref.models)
-      found.push(`catalog ${c.address} shard ${s - 1} (${ref.address}): ${shard.rows.length} rows, the root says ${ref.models}`);
-    return { catalog: c, found, ...(shard ? { run: shard } : {}) };
+    const r = await parse('shard', ref.address, `catalog ${c.address} shard ${s - 1}`, found);
+    if (r && r.run.rows.length !== ref.models)
+      found.push(`catalog ${c.address} shard ${s - 1} (${ref.address}): ${r.run.rows.length} rows, the root says ${ref.models}`);
+    return { catalog: c, found, ...(r ? { run: r.run } : {}) };
   };
 
   const ahead: Promise<Step>[] = [];
@@ -143,10 +153,13 @@ export async function walkCatalogs(input: WalkInput): Promise<{ faults: string[]
     for (const c of catalogs) {
       const step = await load(c, s);
       if (!step) continue;
-      if (s === 0) steps = Math.max(steps, 1 + (c.root?.shards?.length ?? 0));
+      if (s === 0) steps = Math.max(steps, 1 + (c.shards?.length ?? 0));
       const refs = dispatch(step).refs;
       ahead.push(waitFor(refs).then(() => ({ ...step, ...(refs ? { refs } : {}) })));
-      while (ahead.length > AHEAD) models += replay((await ahead.shift()) as Step);
+      while (ahead.length > AHEAD) {
+        models += replay((await ahead.shift()) as Step);
+        collectGarbage();
+      }
       input.progress?.({ step: s + 1, steps, models });
     }
   }
@@ -154,7 +167,7 @@ export async function walkCatalogs(input: WalkInput): Promise<{ faults: string[]
   input.progress?.({ step: steps, steps, models });
   for (const c of catalogs) {
     // A row whose entry no shard holds names a manifest the catalog does not list.
-    for (const row of c.waiting.rows.values()) c.faults.push(`catalog ${c.address}: row ${row.id} names manifest ${row.svc.manifest}`);
+    for (const row of c.waiting.rows.values()) c.faults.push(`catalog ${c.address}: row ${row.id} names manifest ${row.manifest}`);
   }
   return { faults: catalogs.map((c) => c.faults), models, checked };
 }
@@ -194,9 +207,10 @@ function replay(step: Step): number {
   const sameRow = (row: Row, entry: Entry, revision: string | undefined) => {
     if (revision !== undefined && row.sha !== revision)
       faults.push(`catalog ${address}: row ${row.id} has sha ${row.sha}, its model object ${revision}`);
-    if (entry.model !== row.svc.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
+    if (entry.model !== row.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.manifest}`);
   };
-  for (const [id, entry] of Object.entries(run.objects)) {
+  const here = new Map(run.objects);
+  for (const [id, entry] of run.objects) {
     const r = take(entry.model, `model ${id}`);
     const model = r?.m === 'model' ? r : undefined;
     if (model && model.id !== id) faults.push(`model ${id}: object names ${model.id}`);
@@ -217,9 +231,9 @@ function replay(step: Step): number {
       faults.push(`catalog ${address}: row ${id} has sha ${row.sha}, its model object ${model.revision}`);
   }
   for (const row of run.rows) {
-    const here = run.objects[row.id];
-    if (here) {
-      if (here.model !== row.svc.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.svc.manifest}`);
+    const entry = here.get(row.id);
+    if (entry) {
+      if (entry.model !== row.manifest) faults.push(`catalog ${address}: row ${row.id} names manifest ${row.manifest}`);
       continue;
     }
     const earlier = waiting.entries.get(row.id);

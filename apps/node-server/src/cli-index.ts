@@ -50,6 +50,11 @@ export const INDEX_VERIFY_OPTIONS = {
   key: { type: 'string', multiple: true, arg: 'VKEY', help: "With --log: the log's verifier key, from its operator (or HUB_LOG_KEY)." },
   state: { type: 'string', arg: 'FILE', help: 'With --log: the checkpoint and leaves seen before (default DATA/log-seen.json).' },
   day: { type: 'string', arg: 'YYYY-MM-DD', help: 'With --log: the day to prove and walk (default the newest).' },
+  threads: {
+    type: 'string',
+    arg: 'N',
+    help: 'Without --log: the worker threads that read, hash and parse the objects (default one per core; 0: none).',
+  },
 } as const satisfies OptionSpecs;
 
 export const INDEX_VERIFY = command({
@@ -195,6 +200,9 @@ async function upstreamBuildCommand(settings: ReturnType<typeof upstreamSettings
 /** `hub index verify`: progress of both passes on a TTY, structured log lines on stderr, faults and the total on stdout. */
 export async function indexVerifyCommand(values: Values<typeof INDEX_VERIFY_OPTIONS>): Promise<number> {
   const { checkedSettings, existingDataDir } = await import('./settings-check.js');
+  const threads = values.threads === undefined ? undefined : Number(values.threads);
+  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 0 && threads <= 256))
+    throw new UsageError(`--threads ${values.threads}: a whole number from 0 to 256`);
   const cfg = existingDataDir(checkedSettings(values));
   (await import('./blake3-node.js')).installFastBlake3();
   const { FsObjectStore } = await import('@hub/objects/node');
@@ -203,7 +211,11 @@ export async function indexVerifyCommand(values: Values<typeof INDEX_VERIFY_OPTI
   const term = terminal(verifyProgressLine);
   const log = createLogger({ level: cfg.logLevel, destination: term.destination as never });
   try {
-    const report = await verifyStore(new FsObjectStore(cfg.dataDir), { progress: (p) => term.progress(p), log });
+    const report = await verifyStore(new FsObjectStore(cfg.dataDir), {
+      progress: (p) => term.progress(p),
+      log,
+      ...(threads === undefined ? {} : { workers: threads }),
+    });
     term.end();
     for (const f of report.faults) process.stdout.write(`FAULT ${f}\n`);
     process.stdout.write(`${report.objects} objects, ${report.catalogs} catalogs, ${report.faults.length} faults\n`);

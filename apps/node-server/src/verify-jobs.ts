@@ -6,7 +6,14 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { addressOf, ModelObjectSchema, SourceObjectSchema } from '@hub/core-index';
+import {
+  addressOf,
+  type CatalogObject,
+  CatalogObjectSchema,
+  CatalogShardSchema,
+  ModelObjectSchema,
+  SourceObjectSchema,
+} from '@hub/core-index';
 
 /** Re-hash every object of the fan-out folder `dir` (`objects/ab`), in name order. */
 export interface HashJob {
@@ -106,9 +113,54 @@ function checkObject(objectsDir: string, item: CheckItem): CheckResult {
   }
 }
 
-export type VerifyJob = HashJob | CheckJob;
-export type VerifyJobResult = HashResult | CheckResult[];
+/** Read and parse a catalog's root or one of its shards, and give back only what its checks need (catalog-walk.ts). */
+export interface RunJob {
+  type: 'run';
+  objectsDir: string;
+  kind: 'root' | 'shard';
+  address: string;
+  /** named in a fault of the hash pass: not parsed (that fault already names it) */
+  bad: boolean;
+}
+
+/** What the checks need of a row and of an entry. */
+export type Row = { id: string; sha: string; manifest: string };
+export type Entry = { model: string; sources: string[] };
+/** A run of rows and their entries (the root's own or a shard's), in the catalog's order. */
+export type Run = { rows: Row[]; objects: [string, Entry][] };
+
+export type RunResult =
+  | { m: 'missing' }
+  | { m: 'skip' }
+  | { m: 'schema'; error: string }
+  | { m: 'run'; run: Run; root?: { date: string; prev: string | null; shards: { address: string; models: number }[] } };
+
+export function readRun(job: RunJob): RunResult {
+  let bytes: Uint8Array;
+  try {
+    bytes = readFileSync(bytesPath(job.objectsDir, job.address));
+  } catch {
+    return { m: 'missing' };
+  }
+  if (job.bad) return { m: 'skip' };
+  let parsed: Pick<CatalogObject, 'rows' | 'objects'> & Partial<Pick<CatalogObject, 'date' | 'prev' | 'shards'>>;
+  try {
+    const value: unknown = JSON.parse(decoder.decode(bytes));
+    parsed = job.kind === 'root' ? CatalogObjectSchema.parse(value) : CatalogShardSchema.parse(value);
+  } catch (e) {
+    return { m: 'schema', error: (e as Error).message.slice(0, 120) };
+  }
+  const run: Run = {
+    rows: parsed.rows.map((r) => ({ id: r.id, sha: r.sha, manifest: r.svc.manifest })),
+    objects: Object.entries(parsed.objects).map(([id, e]) => [id, { model: e.model, sources: e.sources }]),
+  };
+  if (job.kind === 'shard') return { m: 'run', run };
+  return { m: 'run', run, root: { date: parsed.date as string, prev: parsed.prev ?? null, shards: parsed.shards ?? [] } };
+}
+
+export type VerifyJob = HashJob | CheckJob | RunJob;
+export type VerifyJobResult = HashResult | CheckResult[] | RunResult;
 
 export function runJob(job: VerifyJob): VerifyJobResult {
-  return job.type === 'hash' ? hashDir(job) : checkObjects(job);
+  return job.type === 'hash' ? hashDir(job) : job.type === 'check' ? checkObjects(job) : readRun(job);
 }

@@ -7,11 +7,19 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { runJob, type VerifyJob, type VerifyJobResult } from './verify-jobs.js';
 
 /** Jobs handed to one worker before it answers the first (it never waits for the main thread between two). */
 const IN_FLIGHT = 2;
+
+/**
+ * A worker's heap: a job holds one fan-out folder's names or one batch of small objects, and what it allocates dies
+ * young, so a small young generation (V8 grows it to 48 MB under this allocation rate) keeps each worker's memory low.
+ */
+const LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 };
 
 /** The built worker: next to this module in `dist`, or `dist` beside `src` when the sources run (tests). */
 export function verifyWorkerFile(): string | undefined {
@@ -36,7 +44,7 @@ export class VerifyPool {
     const file = workers > 0 ? verifyWorkerFile() : undefined;
     if (!file) return;
     for (let i = 0; i < workers; i++) {
-      const slot = { worker: new Worker(file), busy: new Map<number, Waiting>() };
+      const slot = { worker: new Worker(file, { resourceLimits: LIMITS }), busy: new Map<number, Waiting>() };
       slot.worker.on('message', (m: { id: number; result?: VerifyJobResult; error?: string }) => {
         const w = slot.busy.get(m.id);
         slot.busy.delete(m.id);
@@ -85,4 +93,24 @@ export class VerifyPool {
   async close(): Promise<void> {
     await Promise.all(this.workers.map((s) => s.worker.terminate()));
   }
+}
+
+let fullGc: (() => void) | null | undefined;
+
+/**
+ * A full garbage collection of this thread, where V8 allows one (`--expose-gc` set now, the function taken from a new
+ * context). The catalog pass calls it after each step: what a step allocates (the workers' answers, a run's rows) is
+ * dead by then, but it outlived the young generation, and V8 lets the old one grow by hundreds of MB before it
+ * collects on its own (measured: heap 160 MB, 25 MB of it live, at 100,000 models).
+ */
+export function collectGarbage(): void {
+  if (fullGc === undefined) {
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      fullGc = vm.runInNewContext('gc') as () => void;
+    } catch {
+      fullGc = null;
+    }
+  }
+  fullGc?.();
 }

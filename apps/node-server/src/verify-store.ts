@@ -10,15 +10,7 @@
  *   once while the days' same shards are walked (a bounded table of recent results, not a set of every object).
  */
 import { readdir } from 'node:fs/promises';
-import {
-  type Address,
-  checkLogStore,
-  isAddress,
-  type Logger,
-  openPagedIndex,
-  type PagesRoot,
-  readArchive,
-} from '@hub/core-index';
+import { type Address, checkLogStore, type Logger, openPagedIndex, type PagesRoot, readArchive } from '@hub/core-index';
 import type { FsObjectStore } from '@hub/objects/node';
 import { walkCatalogs } from './catalog-walk.js';
 import type { HashResult } from './verify-jobs.js';
@@ -117,7 +109,6 @@ async function verifyWith(store: FsObjectStore, pool: VerifyPool, { progress, lo
     catalogs: [...catalogs],
     expectedPrev,
     bad,
-    parse: (address, parse, what, into) => parseObject(store, bad, address, parse, what, into),
     progress: (p) => progress?.({ phase: 'catalogs', catalogs: catalogs.size, ...p }),
   });
   // Each catalog's faults as it named them, catalog after catalog (the catalogs are walked together).
@@ -153,37 +144,4 @@ export async function dayPagesFaults(store: FsObjectStore, date: string, pages: 
     for (const a of [...(list.pages ?? []), ...(list.dirs ?? [])])
       if (!(await store.has(a as Address))) faults.push(`archive day ${date}: index page ${a} of ${pages} is missing`);
   return faults;
-}
-
-const decoder = new TextDecoder();
-
-/**
- * A catalog object (root or shard) read and parsed on this thread; undefined with a fault when it is not an address,
- * is missing or does not parse. One the hash pass found damaged (`bad`) is not parsed: that fault names it already.
- */
-async function parseObject<T>(
-  store: FsObjectStore,
-  bad: ReadonlySet<string>,
-  address: string,
-  parse: (v: unknown) => T,
-  what: string,
-  faults: string[],
-): Promise<T | undefined> {
-  if (!isAddress(address)) {
-    faults.push(`${what}: ${address} is not an address`);
-    return undefined;
-  }
-  const bytes = await store.rawBytes(address as Address);
-  if (!bytes) {
-    faults.push(`${what}: ${address} is missing`);
-    return undefined;
-  }
-  // Not hashed again: the hash pass hashed every object of the store and named each damaged one.
-  if (bad.has(address)) return undefined;
-  try {
-    return parse(JSON.parse(decoder.decode(bytes)));
-  } catch (e) {
-    faults.push(`${what}: ${address} does not match its schema (${(e as Error).message.slice(0, 120)})`);
-    return undefined;
-  }
 }

@@ -1,14 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import {
-  type Address,
-  type IndexStore,
-  type LoadPackStorage,
-  type LoadPackWriter,
-  type Logger,
-  loadIndex,
-} from '@hub/core-index';
+import { type Address, type IndexStore, type LoadPackStorage, type LoadPackWriter, type Logger, loadIndex } from '@hub/core-index';
 import { indexStoreKind, PAGED_FROM_MODELS } from '@hub/hub';
 import { type FsObjectStore, writeFileAtomic } from '@hub/objects/node';
 
@@ -58,8 +51,6 @@ export function fileLoadPack(dataDir: string): LoadPackStorage {
     write: (bytes) => writeFileAtomic(file, bytes),
   };
 }
-
-
 
 /**
  * Load `address`, verifying it in full unless it is the catalog already verified (then recorded as verified). With
@@ -126,4 +117,3 @@ export async function writeLoadPackAfterBuild(store: FsObjectStore, dataDir: str
     log?.warn({ event: 'load-pack', catalog, err: String(e).slice(0, 300) }, 'no load pack: the next start verifies every object');
   }
 }
-
