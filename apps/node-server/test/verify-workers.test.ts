@@ -117,7 +117,10 @@ describe('hub index verify walks the days together, on worker threads', () => {
     expect(entry).toBeDefined();
     expect(day1[0]?.objects['synthetic-org/model-0']).toEqual(entry);
     const notModel = (
-      await store.put(canonicalBytes({ kind: 'model-hub.model', id: 'synthetic-org/model-0' }), { kind: 'model-hub.model' })
+      await store.put(canonicalBytes({ kind: 'model-hub.model', id: 'synthetic-org/model-0' }), {
+        kind: 'model-hub.model',
+        mediaType: 'application/json',
+      })
     ).meta.id;
     const source = entry.sources[0] as string;
     await rm(fileOf(dataDir, source));
