@@ -180,8 +180,11 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
     if (offset < n) for await (const rank of orderRanks(r, order, offset)) if (ranks.push(rank) >= Math.min(end, n) - offset) break;
     return { models: await Promise.all(ranks.map((k) => r.modelAt(k))), more: end < n, total: n };
   }
-  const lists = await Promise.all(termsOf(p, r.root.shortGrams !== undefined).map((k) => r.postings(k)));
+  const keys = termsOf(p, r.root.shortGrams !== undefined);
+  const lists = await Promise.all(keys.map((k) => r.postings(k)));
   if (lists.some((l) => l === undefined)) return { models: [], more: false, total: 0 };
+  // a query of one short word alone matches exactly the ids its term counts, listed or not
+  const known = keys.length === 1 && keys[0]?.startsWith('s:') && !p.listed ? lists[0]?.n : undefined;
   // a word of one or two characters in too many ids to list bounds nothing: the walk meets its matches often
   const sorted = (lists as Postings[]).filter((l) => l.r !== undefined || l.s !== undefined).sort((a, b) => a.n - b.n);
   const test = modelMatcher(p);
@@ -251,7 +254,8 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   while (ahead.length > 0 && !(inOrder && hits.length >= want)) await test1(ahead.shift() as Later<IndexedModel>);
   if (ahead.length > 0) exhausted = false;
   if (inOrder) {
-    return { models: hits.slice(offset, end), more: hits.length > end, ...(exhausted ? { total: hits.length } : {}) };
+    const total = exhausted ? hits.length : known;
+    return { models: hits.slice(offset, end), more: hits.length > end, ...(total !== undefined ? { total } : {}) };
   }
   // Every match is known: sort them as the order does.
   const keyed = hits.map((m) => ({ m, k: rowSortKey(p.sort, m.row, m.id, m.rank), rank: m.rank }));

@@ -63,6 +63,8 @@ describe('search words of one or two characters', async () => {
     const later = await index.search({ search: 'd.' }, 50, 100);
     expect(ids(later)).toEqual(ids(await whole.search({ search: 'd.' }, 50, 100)));
     expect(later.total).toBe(holding('d.'));
+    // one short word alone: its total is its term's count, also when the walk stops at the page
+    for (const w of ['mo', 'gg', 'G']) expect((await index.search({ search: w }, 0, 10)).total, w).toBe(holding(w.toLowerCase()));
   });
 
   it('a walk its budget stops ends the list with what it found: no total, and no link to a page past it', async () => {
