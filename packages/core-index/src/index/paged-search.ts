@@ -209,9 +209,10 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
     }
   if (short?.n === 0) return { models: [], more: false, total: 0 };
   // In another order every candidate is tested before the page is known, and the walk of that order meets a match
-  // about every n / c models for c candidates: many candidates are found sooner (and their page is right even when the
-  // budget stops the walk) by walking the order, few by testing them.
-  const few = (c: number) => p.natural || c * c <= want * n;
+  // about every n / c models for c candidates: many candidates are found sooner by walking the order, few by testing
+  // them. More candidates than the budget of reads walk too: a walk the budget stops has the order's first matches,
+  // candidates it stops have some matches in no order.
+  const few = (c: number) => p.natural || (c * c <= want * n && c <= (r.searchReadsMax ?? SEARCH_READS_MAX));
   const joined = inline.length ? inline.reduce(intersect) : undefined;
   const useShort = short !== undefined && (!shortest || short.n < shortest.n) && few(short.n);
   const useList = joined ? few(joined.length) : !useShort && shortest !== undefined && few(shortest.n);

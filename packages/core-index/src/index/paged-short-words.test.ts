@@ -86,6 +86,14 @@ describe('search words of one or two characters', async () => {
     const near = await bounded.search({ search: 'gg' }, 20, 20);
     expect(ids(near)).toEqual(ids(await whole.search({ search: 'gg' }, 20, 20)));
     expect(near.more).toBe(true);
+    // in another order, more candidates than the budget walk that order: its first matches, in its order (before: the
+    // candidates the budget reached, sorted, which were not the first)
+    const listed = await openPagedIndex(store, pages, catalog, { searchReadsMax: 100 });
+    expect(holding('d.')).toBeGreaterThan(100);
+    const sorted = await listed.search({ search: 'd.', sort: 'downloads' }, 0, 50);
+    const first = ids(await whole.search({ search: 'd.', sort: 'downloads' }, 0, 50));
+    expect(sorted.models.length).toBeGreaterThan(0);
+    expect(ids(sorted)).toEqual(first.slice(0, sorted.models.length));
     // a search its terms bound is not cut short
     expect(ids(await bounded.search({ search: models[6785]?.id }, 0, 20))).toEqual([models[6785]?.id]);
   });
