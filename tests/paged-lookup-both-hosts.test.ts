@@ -50,6 +50,10 @@ describe('a model look-up from a layout 3 day beyond the head answers the same o
     // searches of a word of three characters: the union of the 4-grams that hold it (R2 reads at the edge)
     '/api/models?search=9-g&limit=50',
     '/api/models?search=L-2&sort=downloads&limit=20',
+    // words of one and two characters: their own terms (`s:`), or none for a word in no id
+    '/api/models?search=d.&limit=50',
+    '/api/models?search=zz&limit=50',
+    '/api/models?search=gg&sort=likes&limit=20',
   ];
 
   it('node-server serves the day from its pages (the edge is told INDEX_STORE paged)', () => {

@@ -1,9 +1,9 @@
 // Across the gap (design 10.3): hub A → `hub mirror pull` → `hub bundle create` → a fresh data folder → `hub bundle
 // import` → hub B with no source but the bundle's mirror (served by hub B itself, then by nginx) → the model host's own
 // client and skopeo through hub B get every file with its index SHA-256.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmod, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -18,6 +18,7 @@ import { mirrorPull } from '../src/cli-mirror.js';
 import { createLogger } from '../src/logger.js';
 import type { MirrorIo } from '../src/pull-choice.js';
 import { type RunningHub, startServer } from '../src/server.js';
+import { startNginx } from './nginx.js';
 
 const run = promisify(execFile);
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
@@ -164,9 +165,7 @@ describe('a bundle carried to a hub with no other source', () => {
     const data = await tmp('bundle-nginx-');
     const i = io();
     expect(await bundleImportCommand([bundle, '--data', data], i)).toBe(0);
-    // nginx's workers drop root for an unprivileged user: the folder must be readable by others
-    await chmod(data, 0o755);
-    const nginx = await startNginx(path.join(data, 'mirror'));
+    const nginx = await mirrorNginx(path.join(data, 'mirror'));
     started.push(nginx);
     const hub = await startServer({
       dataDir: data,
@@ -228,23 +227,15 @@ describe('the next day', () => {
   });
 });
 
-/** nginx-light on 127.0.0.1 over a mirror folder, in the foreground (`daemon off;`), stopped by its pid. */
-async function startNginx(root: string): Promise<{ url: string; close(): Promise<void> }> {
-  const prefix = await tmp('bundle-nginx-run-');
+/**
+ * nginx-light on 127.0.0.1 serving a mirror folder as a static byte source (the shared test nginx: its own config, run
+ * folder and pid; stopped by it).
+ */
+async function mirrorNginx(root: string): Promise<{ url: string; close(): Promise<void> }> {
   const port = await freePort();
-  const conf = path.join(prefix, 'nginx.conf');
-  const temps = ['client_body', 'proxy', 'fastcgi', 'uwsgi', 'scgi'].map((t) => `${t}_temp_path ${path.join(prefix, t)};`).join('\n  ');
-  await writeFile(
-    conf,
-    `daemon off;
-worker_processes 1;
-pid ${path.join(prefix, 'nginx.pid')};
-error_log ${path.join(prefix, 'error.log')} warn;
-events { worker_connections 64; }
-http {
-  access_log ${path.join(prefix, 'access.log')};
-  ${temps}
-  types { application/json json; }
+  const nginx = await startNginx(
+    await tmp('bundle-nginx-run-'),
+    `  types { application/json json; }
   default_type application/octet-stream;
   server {
     listen 127.0.0.1:${port};
@@ -252,29 +243,8 @@ http {
     location /sha256/ { add_header Access-Control-Allow-Origin *; }
     location = /manifest.json { add_header Cache-Control no-cache; }
     location / { return 404; }
-  }
-}
-`,
+  }`,
+    [port],
   );
-  const child: ChildProcess = spawn('/usr/sbin/nginx', ['-c', conf, '-p', prefix], { stdio: 'ignore' });
-  const url = `http://127.0.0.1:${port}/`;
-  for (let i = 0; i < 100; i++) {
-    if (
-      await fetch(`${url}manifest.json`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        process.kill(child.pid as number, 'SIGTERM');
-      }),
-  };
+  return { url: `http://127.0.0.1:${port}/`, close: nginx.stop };
 }

@@ -5,7 +5,6 @@ import { type ModelsPageReuse, modelsListKey, modelsPageKey, writtenModelsPage }
 import type { ObjectStore } from './object-store.js';
 import {
   BUCKET_TARGET_BYTES,
-  bucketOf,
   DIR_FANOUT,
   gramsOf,
   type HashedMap,
@@ -19,8 +18,6 @@ import {
   type PagedArray,
   type PagedEntry,
   type PagesRoot,
-  POSTINGS_SEGMENT,
-  type Postings,
   powerOfTwo,
   rowSortKey,
   rowTags,
@@ -29,6 +26,7 @@ import { shasKey, termsKey } from './page-sections.js';
 import { DigestList, DigestPostings, holds, TermPostings, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import { PageWriter } from './page-writer.js';
 import type { SourceObject } from './schemas.js';
+import { SHORT_GRAM_LIST_MAX, ShortGrams, writeTermPages } from './term-pages.js';
 
 const decoder = new TextDecoder();
 
@@ -54,6 +52,7 @@ export class IndexPagesWriter {
   private readonly lowerIds: string[] = [];
   private readonly shas = new DigestPostings();
   private readonly terms = new TermPostings();
+  private readonly short = new ShortGrams();
   private readonly trending: number[] = [];
   private readonly downloads: number[] = [];
   private readonly likes: number[] = [];
@@ -156,6 +155,7 @@ export class IndexPagesWriter {
     if (row.library_name) terms.add(`l:${row.library_name.toLowerCase()}`, rank);
     for (const t of rowTags(row)) terms.add(`g:${t}`, rank);
     for (const g of gramsOf(lower)) terms.add(`w:${g}`, rank);
+    this.short.add(terms, lower, rank);
   }
 
   /**
@@ -271,7 +271,7 @@ export class IndexPagesWriter {
     );
 
     const shas = last.shas ?? (await this.shaPages());
-    const terms = last.terms ?? (await this.termPages());
+    const terms = last.terms ?? (await writeTermPages(this.w, this.terms, this.short));
     const orders: Record<string, PagedArray> = {};
     const columns: Record<string, Column> = {
       trendingScore: this.trending,
@@ -314,6 +314,7 @@ export class IndexPagesWriter {
       orders,
       names: { ...names, firsts },
       idChars: idCharsOf(lowerIds),
+      shortGrams: SHORT_GRAM_LIST_MAX,
     };
     await w.flush();
     const address = await w.put(PAGES_KIND, root);
@@ -358,42 +359,5 @@ export class IndexPagesWriter {
       w.keys,
     );
     return { buckets: shaBuckets, ...(await w.dirs(shaPages)) };
-  }
-
-  /** The term buckets: sized from the counts alone, then filled one bucket at a time (long lists as segments). */
-  private async termPages(): Promise<HashedMap> {
-    const { w, terms } = this;
-    let total = 0;
-    const keys: string[] = [];
-    for (const [key, count] of terms.counts()) {
-      keys.push(key);
-      total += key.length + 16 + (count <= POSTINGS_SEGMENT ? count * 7 : Math.ceil(count / POSTINGS_SEGMENT) * 72);
-    }
-    const buckets = powerOfTwo(Math.ceil(total / BUCKET_TARGET_BYTES));
-    const byBucket: string[][] = Array.from({ length: buckets }, () => []);
-    for (const key of keys) (byBucket[bucketOf(key, buckets)] as string[]).push(key);
-    const pages: string[] = [];
-    const k = w.keys;
-    for (const bucketKeys of byBucket) {
-      // the bucket's page key: each term and its ranks as kept (varint deltas)
-      if (k) {
-        k.start('terms');
-        for (const key of bucketKeys) {
-          const b = terms.bytesOf(key);
-          k.str(key).u32(b.length).bytes(b);
-        }
-      }
-      let made = false;
-      pages.push(
-        await w.keyed(k?.key(), async () => {
-          made = true;
-          const entries: Record<string, Postings> = {};
-          for (const key of bucketKeys) entries[key] = await w.postings(terms.take(key));
-          return { role: 'terms', entries };
-        }),
-      );
-      if (!made) for (const key of bucketKeys) terms.drop(key);
-    }
-    return { buckets, ...(await w.dirs(pages)) };
   }
 }

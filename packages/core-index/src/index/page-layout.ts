@@ -70,7 +70,7 @@ export interface PagesRoot {
   ids: HashedMap;
   /** SHA-256 → ranks of the models holding a file with it */
   shas: HashedMap;
-  /** `a:` author, `t:` task, `l:` library, `g:` tag, `w:` 4-gram of the id → {@link Postings} */
+  /** `a:` author, `t:` task, `l:` library, `g:` tag, `w:` 4-gram of the id, `s:` 1- or 2-gram → {@link Postings} */
   terms: HashedMap;
   /** `sort:direction` → ranks in that order (every order but the browse order itself) */
   orders: Record<string, PagedArray>;
@@ -83,6 +83,12 @@ export interface PagesRoot {
    * (paged-search.ts) instead of a walk of the whole order.
    */
   idChars?: string;
+  /**
+   * Set in days whose terms hold the words of one and two characters (`s:` + the word, term-pages.ts): a word in at
+   * most this many ids lists them, one in more has its count alone, one in none has no term. Absent in days written
+   * before: such a word alone walks the order.
+   */
+  shortGrams?: number;
 }
 
 /** The {@link PagesRoot.idChars} of the lower-case ids. */
@@ -136,7 +142,10 @@ export function modelsPageBytes(
   return { bytes, starts };
 }
 
-/** A posting list: `n` ranks ascending, inline (`r`) or in segments of {@link POSTINGS_SEGMENT} (`s`, addresses). */
+/**
+ * A posting list: `n` ranks ascending, inline (`r`) or in segments of {@link POSTINGS_SEGMENT} (`s`, addresses); or
+ * neither, for an `s:` term of a word of one or two characters in too many ids to list (its count alone).
+ */
 export interface Postings {
   n: number;
   r?: number[];

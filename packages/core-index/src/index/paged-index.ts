@@ -279,11 +279,6 @@ export class PagedIndex implements IndexStore, PagedReads {
     });
   }
 
-  /** The code units of the day's lower-case ids (undefined for a day written before they were recorded). */
-  get idChars(): string | undefined {
-    return this.root.idChars;
-  }
-
   /** The posting list of a term (undefined when no model has it). */
   async postings(key: string): Promise<Postings | undefined> {
     return this.bucket<Postings>(this.root.terms, key);

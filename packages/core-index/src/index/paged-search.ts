@@ -2,7 +2,7 @@
  * The search of the paged store (paged-index.ts): the same answers as the whole-index search (search.ts), found by
  * reading posting lists and the models pages of candidates instead of holding every model. A test compares both.
  */
-import { compareKeyed, gramsOf, type PagedArray, type Postings, rowSortKey } from './page-layout.js';
+import { compareKeyed, gramsOf, type PagedArray, type PagesRoot, type Postings, rowSortKey } from './page-layout.js';
 import { modelMatcher, type ParsedQuery, parseQuery } from './search.js';
 import type { IndexedModel, IndexTotals, Later, ModelQuery, SearchPage } from './store-types.js';
 
@@ -18,17 +18,22 @@ export interface PagedReads {
   readonly reads: number;
   /** the most storage reads one search may make (default {@link SEARCH_READS_MAX}) */
   readonly searchReadsMax?: number;
-  /** the code units of the lower-case ids (the root's `idChars`), when the day records them */
-  readonly idChars?: string | undefined;
+  /**
+   * What the day's root records for short words: the code units of the lower-case ids (`idChars`), and whether its
+   * terms hold the words of one and two characters (`shortGrams`)
+   */
+  readonly root: Pick<PagesRoot, 'idChars' | 'shortGrams'>;
   /** the model whose lower-case id is `lower`, if any */
   model(lower: string): Later<IndexedModel | undefined>;
 }
 
 /**
  * The most models one search tests. A query whose terms bound it (an author, a task, a library, a tag, a word of
- * four characters or more, or of three in a day that records its ids' characters) tests only its candidates; one
- * without any (words of one or two characters alone) walks the order until it has its page, and stops here (then
- * `more` is true and no total is given).
+ * four characters or more, of three in a day that records its ids' characters, of one or two that few ids hold in a
+ * day that lists them) tests only its candidates; one without any (words of one or two characters that many ids hold,
+ * or any in a day written before) walks the order until it has its page, and stops here. A walk stopped so ends the
+ * list with what it found (no total, and no `more` past its last match): a page past it would walk the same models
+ * again and come back empty with a link to the next, for ever.
  */
 export const SEARCH_WALK_MAX = 200_000;
 
@@ -45,17 +50,30 @@ export const SEARCH_READS_MAX = 50_000;
  */
 export const MAX_ID_CHARS = 128;
 
+/** Models a search tests between two turns of the event loop, so a long walk does not hold up other requests. */
+const YIELD_EVERY = 1024;
+
+/** A turn of the event loop: `setImmediate` where the host has it (Node), else a timer. */
+function nextTurn(): Promise<void> {
+  const immediate = (globalThis as { setImmediate?: (f: () => void) => unknown }).setImmediate;
+  return new Promise((resolve) => (immediate ? immediate(resolve) : setTimeout(resolve, 0)));
+}
+
 /** Models a search asks ahead of the one it tests, when the store answers with promises. */
 export const READ_AHEAD = 8;
 
-/** The terms whose posting lists bound the candidates (each match is in every one). */
-function termsOf(p: ParsedQuery): string[] {
+/**
+ * The terms whose posting lists bound the candidates (each match is in every one); with `short`, a word of one or two
+ * characters is its own term (`s:`: its list, or its count alone when it is in too many ids to list).
+ */
+function termsOf(p: ParsedQuery, short: boolean): string[] {
   const keys = new Set<string>();
   if (p.author) keys.add(`a:${p.author}`);
   if (p.pipeline) keys.add(`t:${p.pipeline}`);
   if (p.library) keys.add(`l:${p.library}`);
   for (const f of p.filters) keys.add(`g:${f}`);
   for (const w of p.words) if (w.length >= 4) for (const g of gramsOf(w)) keys.add(`w:${g}`);
+  if (short) for (const w of p.words) if (w.length <= 2) keys.add(`s:${w}`);
   return [...keys];
 }
 
@@ -91,7 +109,7 @@ function intersect(a: number[], b: number[]): number[] {
  * of three characters holds it only by being it. Undefined when the day does not record its characters.
  */
 async function shortWordLists(r: PagedReads, w: string): Promise<{ lists: Postings[]; exact: number[]; n: number } | undefined> {
-  const chars = r.idChars;
+  const chars = r.root.idChars;
   if (chars === undefined || chars.length > MAX_ID_CHARS) return undefined;
   const grams = new Set<string>();
   for (let i = 0; i < chars.length; i++) {
@@ -162,16 +180,19 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
     if (offset < n) for await (const rank of orderRanks(r, order, offset)) if (ranks.push(rank) >= Math.min(end, n) - offset) break;
     return { models: await Promise.all(ranks.map((k) => r.modelAt(k))), more: end < n, total: n };
   }
-  const lists = await Promise.all(termsOf(p).map((k) => r.postings(k)));
+  const keys = termsOf(p, r.root.shortGrams !== undefined);
+  const lists = await Promise.all(keys.map((k) => r.postings(k)));
   if (lists.some((l) => l === undefined)) return { models: [], more: false, total: 0 };
-  const sorted = (lists as Postings[]).sort((a, b) => a.n - b.n);
+  // a query of one short word alone matches exactly the ids its term counts, listed or not
+  const known = keys.length === 1 && keys[0]?.startsWith('s:') && !p.listed ? lists[0]?.n : undefined;
+  // a word of one or two characters in too many ids to list bounds nothing: the walk meets its matches often
+  const sorted = (lists as Postings[]).filter((l) => l.r !== undefined || l.s !== undefined).sort((a, b) => a.n - b.n);
   const test = modelMatcher(p);
   const want = end + 1;
   const hits: IndexedModel[] = [];
   let walked = 0;
   const readsMax = r.reads + (r.searchReadsMax ?? SEARCH_READS_MAX);
   let exhausted = true;
-  let capped = false;
   // The candidates in browse order, or every model in the query's order when no term bounds them. Lists held inline
   // in their buckets (up to 4,096 ranks) cost no read: their intersection is the candidates (a whole id's 4-grams
   // leave one or two), and only when no list is inline are the shortest list's segments read.
@@ -188,17 +209,22 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
     }
   if (short?.n === 0) return { models: [], more: false, total: 0 };
   // In another order every candidate is tested before the page is known, and the walk of that order meets a match
-  // about every n / short.n models: a word with many candidates is found sooner (and its page is right even when the
-  // budget stops the walk) by walking the order, a rare one by its candidates.
-  const useShort = short !== undefined && (!shortest || short.n < shortest.n) && (p.natural || short.n * short.n <= want * n);
-  const candidates = inline.length
-    ? inline.reduce(intersect)
-    : useShort && short
-      ? unionOf(r, short.lists, short.exact)
-      : shortest
-        ? ranksOf(r, shortest)
-        : orderRanks(r, order);
-  const inOrder = p.natural || (!shortest && !useShort);
+  // about every n / c models for c candidates: many candidates are found sooner by walking the order, few by testing
+  // them. More candidates than the budget of reads walk too: a walk the budget stops has the order's first matches,
+  // candidates it stops have some matches in no order.
+  const few = (c: number) => p.natural || (c * c <= want * n && c <= (r.searchReadsMax ?? SEARCH_READS_MAX));
+  const joined = inline.length ? inline.reduce(intersect) : undefined;
+  const useShort = short !== undefined && (!shortest || short.n < shortest.n) && few(short.n);
+  const useList = joined ? few(joined.length) : !useShort && shortest !== undefined && few(shortest.n);
+  const candidates =
+    joined && useList
+      ? joined
+      : useShort && short
+        ? unionOf(r, short.lists, short.exact)
+        : useList && shortest
+          ? ranksOf(r, shortest)
+          : orderRanks(r, order);
+  const inOrder = p.natural || (!useList && !useShort);
   // Models asked ahead of the one tested when the store answers with promises (R2: a round trip a page), so up to
   // READ_AHEAD reads wait at once instead of one after the other; a store that reads at once asks one at a time.
   const ahead: Array<Later<IndexedModel>> = [];
@@ -213,9 +239,10 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
     }
     if (walked++ >= SEARCH_WALK_MAX || r.reads >= readsMax) {
       exhausted = false;
-      capped = true;
       break;
     }
+    // a long walk over pages read at once lets the requests that arrived meanwhile in every so many models
+    if (walked % YIELD_EVERY === 0) await nextTurn();
     const m = r.modelAt(rank);
     if (!(m instanceof Promise) && ahead.length === 0) {
       if (test(m)) hits.push(m);
@@ -228,14 +255,15 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   while (ahead.length > 0 && !(inOrder && hits.length >= want)) await test1(ahead.shift() as Later<IndexedModel>);
   if (ahead.length > 0) exhausted = false;
   if (inOrder) {
-    return { models: hits.slice(offset, end), more: hits.length > end || capped, ...(exhausted ? { total: hits.length } : {}) };
+    const total = exhausted ? hits.length : known;
+    return { models: hits.slice(offset, end), more: hits.length > end, ...(total !== undefined ? { total } : {}) };
   }
   // Every match is known: sort them as the order does.
   const keyed = hits.map((m) => ({ m, k: rowSortKey(p.sort, m.row, m.id, m.rank), rank: m.rank }));
   keyed.sort((a, b) => compareKeyed(a, b, p.dir));
   return {
     models: keyed.slice(offset, end).map((x) => x.m),
-    more: keyed.length > end || capped,
+    more: keyed.length > end,
     ...(exhausted ? { total: keyed.length } : {}),
   };
 }
