@@ -12,8 +12,17 @@
  */
 import { type Address, isAddress } from '@hub/core-index';
 import type { FsObjectStore } from '@hub/objects/node';
-import type { CheckItem, CheckResult, Entry, Row, Run, RunJob, RunResult } from './verify-jobs.js';
-import { collectGarbage, type VerifyPool } from './verify-pool.js';
+import {
+  type CheckItem,
+  type CheckResult,
+  collectGarbage,
+  type Entry,
+  type Row,
+  type Run,
+  type RunJob,
+  type RunResult,
+} from './verify-jobs.js';
+import type { VerifyPool } from './verify-pool.js';
 
 /** Objects a worker checks in one job. */
 const BATCH = 256;

@@ -7,6 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import {
   addressOf,
   type CatalogObject,
@@ -89,7 +91,7 @@ export function hashDir(job: HashJob): HashResult {
  * written in about that order, so their blocks lie on the disk in it: read so, a cold folder is read as one sweep
  * instead of 12,000 reads at random places (the hash order of the names). Measured in docs/benchmarks.md.
  */
-export function namesOnDisk(folder: string): string[] {
+function namesOnDisk(folder: string): string[] {
   try {
     const listing = execFileSync('ls', ['-f', '-i', folder], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
     const entries: [number, string][] = [];
@@ -181,4 +183,24 @@ export type VerifyJobResult = HashResult | CheckResult[] | RunResult;
 
 export function runJob(job: VerifyJob): VerifyJobResult {
   return job.type === 'hash' ? hashDir(job) : job.type === 'check' ? checkObjects(job) : readRun(job);
+}
+
+let fullGc: (() => void) | null | undefined;
+
+/**
+ * A full garbage collection of this thread, where V8 allows one (`--expose-gc` set now, the function taken from a new
+ * context). The catalog pass calls it after each step: what a step allocates (the workers' answers, a run's rows) is
+ * dead by then, but it outlived the young generation, and V8 lets the old one grow by hundreds of MB before it
+ * collects on its own (measured: heap 160 MB, 25 MB of it live, at 100,000 models).
+ */
+export function collectGarbage(): void {
+  if (fullGc === undefined) {
+    try {
+      v8.setFlagsFromString('--expose-gc');
+      fullGc = vm.runInNewContext('gc') as () => void;
+    } catch {
+      fullGc = null;
+    }
+  }
+  fullGc?.();
 }

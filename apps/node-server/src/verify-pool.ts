@@ -7,8 +7,6 @@
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import { Worker } from 'node:worker_threads';
 import { runJob, type VerifyJob, type VerifyJobResult } from './verify-jobs.js';
 
@@ -22,10 +20,15 @@ const IN_FLIGHT = 2;
 const LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 128 };
 
 /** The built worker: next to this module in `dist`, or `dist` beside `src` when the sources run (tests). */
-export function verifyWorkerFile(): string | undefined {
+function verifyWorkerFile(): string | undefined {
   const here = import.meta.url;
   const file = fileURLToPath(new URL(here.endsWith('.ts') ? '../dist/verify-worker.js' : './verify-worker.js', here));
   return existsSync(file) ? file : undefined;
+}
+
+interface Slot {
+  worker: Worker;
+  busy: Map<number, Waiting>;
 }
 
 interface Waiting {
@@ -35,13 +38,16 @@ interface Waiting {
 }
 
 export class VerifyPool {
-  private readonly workers: { worker: Worker; busy: Map<number, Waiting> }[] = [];
+  private readonly workers: Slot[] = [];
   private readonly queue: Waiting[] = [];
   private nextId = 0;
+  /** workers started (the jobs run on this thread when none was) */
+  private readonly started: number;
 
   /** `workers`: threads to start (default one per core); 0 runs every job on this thread. */
   constructor(workers = os.availableParallelism()) {
     const file = workers > 0 ? verifyWorkerFile() : undefined;
+    this.started = file ? workers : 0;
     if (!file) return;
     for (let i = 0; i < workers; i++) {
       const slot = { worker: new Worker(file, { resourceLimits: LIMITS }), busy: new Map<number, Waiting>() };
@@ -52,9 +58,12 @@ export class VerifyPool {
         else w?.resolve(m.result as VerifyJobResult);
         this.pump();
       });
+      // A worker that fails (out of memory, a crash) fails the jobs it holds, and is given no more.
       slot.worker.on('error', (e) => {
         for (const w of slot.busy.values()) w.reject(e);
         slot.busy.clear();
+        this.workers.splice(this.workers.indexOf(slot), 1);
+        if (this.workers.length === 0) for (const w of this.queue.splice(0)) w.reject(e);
       });
       this.workers.push(slot);
     }
@@ -66,7 +75,8 @@ export class VerifyPool {
   }
 
   run(job: VerifyJob): Promise<VerifyJobResult> {
-    if (this.workers.length === 0) {
+    if (this.started > 0 && this.workers.length === 0) return Promise.reject(new Error('hub index verify: every worker thread failed'));
+    if (this.started === 0) {
       try {
         return Promise.resolve(runJob(job));
       } catch (e) {
@@ -79,11 +89,19 @@ export class VerifyPool {
     });
   }
 
+  /**
+   * Hand queued jobs to workers with room. A catalog root or shard (`run`) always goes to the first worker: parsing
+   * one takes tens of MB, and one worker's heap grown for it costs less than every worker's.
+   */
   private pump(): void {
-    while (this.queue.length > 0) {
-      const slot = this.workers.reduce((a, b) => (b.busy.size < a.busy.size ? b : a));
-      if (slot.busy.size >= IN_FLIGHT) return;
-      const w = this.queue.shift() as Waiting;
+    for (let i = 0; i < this.queue.length && this.workers.some((s) => s.busy.size < IN_FLIGHT); ) {
+      const w = this.queue[i] as Waiting;
+      const slot = w.job.type === 'run' ? (this.workers[0] as Slot) : this.workers.reduce((a, b) => (b.busy.size < a.busy.size ? b : a));
+      if (slot.busy.size >= IN_FLIGHT) {
+        i++;
+        continue;
+      }
+      this.queue.splice(i, 1);
       const id = this.nextId++;
       slot.busy.set(id, w);
       slot.worker.postMessage({ id, job: w.job });
@@ -93,24 +111,4 @@ export class VerifyPool {
   async close(): Promise<void> {
     await Promise.all(this.workers.map((s) => s.worker.terminate()));
   }
-}
-
-let fullGc: (() => void) | null | undefined;
-
-/**
- * A full garbage collection of this thread, where V8 allows one (`--expose-gc` set now, the function taken from a new
- * context). The catalog pass calls it after each step: what a step allocates (the workers' answers, a run's rows) is
- * dead by then, but it outlived the young generation, and V8 lets the old one grow by hundreds of MB before it
- * collects on its own (measured: heap 160 MB, 25 MB of it live, at 100,000 models).
- */
-export function collectGarbage(): void {
-  if (fullGc === undefined) {
-    try {
-      v8.setFlagsFromString('--expose-gc');
-      fullGc = vm.runInNewContext('gc') as () => void;
-    } catch {
-      fullGc = null;
-    }
-  }
-  fullGc?.();
 }

@@ -4,12 +4,14 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { installFastBlake3 } from './blake3-node.js';
-import { runJob, type VerifyJob } from './verify-jobs.js';
+import { collectGarbage, runJob, type VerifyJob } from './verify-jobs.js';
 
 installFastBlake3();
 parentPort?.on('message', ({ id, job }: { id: number; job: VerifyJob }) => {
   try {
     parentPort?.postMessage({ id, result: runJob(job) });
+    // A parsed shard (tens of MB) is dead once its run is answered: collected now, not when the heap has doubled.
+    if (job.type === 'run') collectGarbage();
   } catch (e) {
     parentPort?.postMessage({ id, error: String((e as Error)?.message ?? e) });
   }
