@@ -90,7 +90,11 @@ describe
       refused(await hub(['probe', '--data', data]), /^hub probe: no data folder at .*typo/);
       refused(await hub(['index', 'verify', '--data', data]), /^hub index verify: no data folder at .*typo/);
       expect(existsSync(data)).toBe(false);
-      refused(await hub(['index', 'verify', '--data', data, '--threads', 'two']), /^hub index verify: --threads two: a whole number from 0 to 256/, true);
+      refused(
+        await hub(['index', 'verify', '--data', data, '--threads', 'two']),
+        /^hub index verify: --threads two: a whole number from 0 to 256/,
+        true,
+      );
     });
 
     it('config mistakes: a wrong type, an unknown key (named with the key meant), an order naming no source, a log level', async () => {
