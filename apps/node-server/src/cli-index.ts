@@ -50,6 +50,10 @@ export const INDEX_VERIFY_OPTIONS = {
   key: { type: 'string', multiple: true, arg: 'VKEY', help: "With --log: the log's verifier key, from its operator (or HUB_LOG_KEY)." },
   state: { type: 'string', arg: 'FILE', help: 'With --log: the checkpoint and leaves seen before (default DATA/log-seen.json).' },
   day: { type: 'string', arg: 'YYYY-MM-DD', help: 'With --log: the day to prove and walk (default the newest).' },
+  resume: {
+    type: 'boolean',
+    help: 'Without --log: go on from the folders a killed run had hashed (DATA/verify-progress.jsonl), not from the first.',
+  },
   threads: {
     type: 'string',
     arg: 'N',
@@ -207,6 +211,7 @@ export async function indexVerifyCommand(values: Values<typeof INDEX_VERIFY_OPTI
   (await import('./blake3-node.js')).installFastBlake3();
   const { FsObjectStore } = await import('@hub/objects/node');
   const { verifyStore } = await import('./verify.js');
+  const { VERIFY_PROGRESS_FILE } = await import('./verify-resume.js');
   const { createLogger } = await import('./logger.js');
   const term = terminal(verifyProgressLine);
   const log = createLogger({ level: cfg.logLevel, destination: term.destination as never });
@@ -214,6 +219,8 @@ export async function indexVerifyCommand(values: Values<typeof INDEX_VERIFY_OPTI
     const report = await verifyStore(new FsObjectStore(cfg.dataDir), {
       progress: (p) => term.progress(p),
       log,
+      progressFile: path.join(cfg.dataDir, VERIFY_PROGRESS_FILE),
+      resume: values.resume === true,
       ...(threads === undefined ? {} : { workers: threads }),
     });
     term.end();

@@ -15,6 +15,7 @@ import type { FsObjectStore } from '@hub/objects/node';
 import { walkCatalogs } from './catalog-walk.js';
 import type { HashResult } from './verify-jobs.js';
 import { VerifyPool } from './verify-pool.js';
+import { hashProgress } from './verify-resume.js';
 
 export interface VerifyReport {
   objects: number;
@@ -31,6 +32,9 @@ export interface VerifyOptions {
   progress?: (p: VerifyProgress) => void;
   /** worker threads (default one per core; 0: every job on this thread) */
   workers?: number;
+  /** where the hash pass records each folder it finished (verify-resume.ts); with `resume`, an earlier run's are taken */
+  progressFile?: string;
+  resume?: boolean;
   log?: Logger;
 }
 
@@ -54,11 +58,16 @@ export async function verifyStore(store: FsObjectStore, options: VerifyOptions =
   }
 }
 
-async function verifyWith(store: FsObjectStore, pool: VerifyPool, { progress, log }: VerifyOptions): Promise<VerifyReport> {
+async function verifyWith(store: FsObjectStore, pool: VerifyPool, options: VerifyOptions): Promise<VerifyReport> {
+  const { progress, log } = options;
   const faults: string[] = [];
   const objectsDir = store.objectsFolder();
   const started = Date.now();
-  log?.info({ event: 'verify-start', threads: pool.threads }, 'hub index verify: hashing every object');
+  const resumed = options.progressFile ? hashProgress(options.progressFile, options.resume === true) : undefined;
+  log?.info(
+    { event: 'verify-start', threads: pool.threads, resumedFolders: resumed?.done.size ?? 0 },
+    'hub index verify: hashing every object',
+  );
   // The hash pass: every fan-out folder at once on the pool (each a job), its faults kept in folder order.
   const folders = (await readdir(objectsDir).catch(() => [] as string[])).filter((d) => /^[0-9a-f]{2}$/.test(d)).sort();
   const results: HashResult[] = new Array(folders.length);
@@ -66,7 +75,11 @@ async function verifyWith(store: FsObjectStore, pool: VerifyPool, { progress, lo
   let foldersDone = 0;
   await Promise.all(
     folders.map(async (dir, i) => {
-      const r = (await pool.run({ type: 'hash', objectsDir, dir })) as HashResult;
+      let r = resumed?.done.get(dir);
+      if (!r) {
+        r = (await pool.run({ type: 'hash', objectsDir, dir })) as HashResult;
+        resumed?.record(dir, r);
+      }
       results[i] = r;
       objects += r.objects;
       foldersDone++;
@@ -122,6 +135,7 @@ async function verifyWith(store: FsObjectStore, pool: VerifyPool, { progress, lo
   // A store with a fault is no longer trusted: the next start re-hashes and schema-checks the index it serves, and
   // refuses to start on a fault there (see VERIFIED_REF).
   if (faults.length > 0) await store.writeRef(VERIFIED_REF, 'none');
+  resumed?.finish();
   log?.info({ event: 'verify-end', objects, catalogs: catalogs.size, faults: faults.length, ms: Date.now() - started }, 'verify done');
   return { objects, faults, catalogs: catalogs.size };
 }

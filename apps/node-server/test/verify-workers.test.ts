@@ -2,13 +2,15 @@
 // archive are walked together, so an object two days name is read and parsed once. Each day still names its own
 // faults, as a check of that day alone names them; a damaged object is named once, by the hash pass; the worker
 // threads and the calling thread name the same faults. (The worker is the built `dist/verify-worker.js`.)
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type Address, buildIndex, type CatalogObject, canonicalBytes } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyStore } from '../src/verify.js';
+import { VERIFY_PROGRESS_FILE } from '../src/verify-resume.js';
 
 type CatalogShard = Pick<CatalogObject, 'rows' | 'objects'> & { kind: 'model-hub.catalog-shard' };
 type Day = { date: string; index: string; catalog?: string; prev?: string | null; leaf?: number };
@@ -166,5 +168,32 @@ describe('hub index verify walks the days together, on worker threads', () => {
       expect(report.faults).toHaveLength(1);
       expect(report.faults[0]).toMatch(new RegExp(`^${model}: bytes hash to blake3:[0-9a-f]{64}$`));
     }
+  });
+
+  it('goes on from the folders a killed run had hashed (resume), starts afresh without it, and removes the record when done', async () => {
+    const { store, dataDir } = await twoDays();
+    const file = path.join(dataDir, VERIFY_PROGRESS_FILE);
+    const folders = (await readdir(path.join(dataDir, 'objects'))).filter((d) => /^[0-9a-f]{2}$/.test(d)).sort();
+    const first = folders[0] as string;
+    const inFirst = (await readdir(path.join(dataDir, 'objects', first))).filter((n) => /^[0-9a-f]{64}$/.test(n)).length;
+    // What a run killed after its first folder left: that folder's line (here naming a fault, as if an object there
+    // had been damaged when it was read), then a line cut short by the kill.
+    const fault = `blake3:${first}${'0'.repeat(62)}: bytes hash to blake3:${'1'.repeat(64)}`;
+    await writeFile(
+      file,
+      `${JSON.stringify({ format: 'hub.verify-progress/v1' })}\n${JSON.stringify({ folder: first, objects: 7, faults: [fault], bad: [] })}\n{"folder":"${folders[1]}","obj`,
+    );
+    const resumed = await verifyStore(store, { progressFile: file, resume: true });
+    expect(resumed.faults).toEqual([fault]);
+    expect(existsSync(file)).toBe(false);
+    const fresh = await verifyStore(store, { progressFile: file });
+    expect(fresh.faults).toEqual([]);
+    expect(resumed.objects).toBe(fresh.objects - inFirst + 7);
+    // without resume, a record left by a killed run is not taken
+    await writeFile(
+      file,
+      `${JSON.stringify({ format: 'hub.verify-progress/v1' })}\n${JSON.stringify({ folder: first, objects: 7, faults: [fault], bad: [] })}\n`,
+    );
+    expect((await verifyStore(store, { progressFile: file })).faults).toEqual([]);
   });
 });
