@@ -155,7 +155,7 @@ export class IndexPagesWriter {
     if (row.library_name) terms.add(`l:${row.library_name.toLowerCase()}`, rank);
     for (const t of rowTags(row)) terms.add(`g:${t}`, rank);
     for (const g of gramsOf(lower)) terms.add(`w:${g}`, rank);
-    this.short.add(terms, lower, rank);
+    this.short.add(lower, rank);
   }
 
   /**

@@ -217,14 +217,13 @@ export class DigestPostings {
 export class TermPostings {
   private readonly lists = new Map<string, { bytes: Uint8Array; length: number; last: number; n: number }>();
 
-  /** Add `rank` to `key`'s list (ranks come in ascending order; the same rank twice counts once); its length after. */
-  add(key: string, rank: number): number {
+  add(key: string, rank: number): void {
     let l = this.lists.get(key);
     if (!l) {
       l = { bytes: new Uint8Array(8), length: 0, last: -1, n: 0 };
       this.lists.set(key, l);
     }
-    if (l.last === rank) return l.n;
+    if (l.last === rank) return;
     if (l.length + 5 > l.bytes.length) {
       const grown = new Uint8Array(l.bytes.length * 2);
       grown.set(l.bytes);
@@ -237,7 +236,7 @@ export class TermPostings {
     }
     l.bytes[l.length++] = d;
     l.last = rank;
-    return ++l.n;
+    l.n++;
   }
 
   /** Every key with how many ranks it has. */

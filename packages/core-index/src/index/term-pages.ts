@@ -15,49 +15,87 @@ import type { PageWriter } from './page-writer.js';
  */
 export const SHORT_GRAM_LIST_MAX = POSTINGS_SEGMENT;
 
-/** Term keys by the code units they are made of (`s:` + one or two units), so a gram costs no string per id. */
-const keys = new Map<number, string>();
-function keyOf(id: string, k: number, two: boolean): string {
-  const code = two ? id.charCodeAt(k) * 65_536 + id.charCodeAt(k + 1) + 65_536 : id.charCodeAt(k);
-  let key = keys.get(code);
-  if (key === undefined) {
-    key = `s:${two ? id.slice(k, k + 2) : id[k]}`;
-    if (keys.size < 1 << 20) keys.set(code, key);
-  }
-  return key;
+/** One gram's term as the build tabulates it: its ranks as varint deltas until it passes the cap, then none. */
+interface Gram {
+  key: string;
+  /** null once more than {@link SHORT_GRAM_LIST_MAX} ids hold it */
+  bytes: Uint8Array | null;
+  length: number;
+  last: number;
+  n: number;
 }
 
 /**
  * The `s:` terms of the lower-case ids as they are tabulated (in ascending rank): each gram of one and of two code
- * units gets its ranks in the build's {@link TermPostings} until it has more than {@link SHORT_GRAM_LIST_MAX}; then
- * its list is let go and only its count is kept. Memory is bounded by the number of distinct grams times the cap.
+ * units keeps its ranks until more than {@link SHORT_GRAM_LIST_MAX} ids hold it, then its count alone. Kept apart
+ * from the other terms, by the grams' code units (no string made per id), and bounded by the number of distinct grams
+ * times the cap.
  */
 export class ShortGrams {
-  /** grams past the cap: how many ids hold each, and the last rank counted (an id with a gram twice counts once) */
-  readonly common = new Map<string, { n: number; last: number }>();
+  private readonly grams = new Map<number, Gram>();
 
-  add(terms: TermPostings, lower: string, rank: number): void {
-    for (let k = 0; k < lower.length; k++) {
-      this.one(terms, keyOf(lower, k, false), rank);
-      if (k + 1 < lower.length) this.one(terms, keyOf(lower, k, true), rank);
+  add(lower: string, rank: number): void {
+    const last = lower.length - 1;
+    for (let k = 0; k <= last; k++) {
+      const c = lower.charCodeAt(k);
+      this.one(c, lower, k, 1, rank);
+      if (k < last) this.one(65_536 + c * 65_536 + lower.charCodeAt(k + 1), lower, k, 2, rank);
     }
   }
 
-  private one(terms: TermPostings, key: string, rank: number): void {
-    const c = this.common.get(key);
-    if (c) {
-      if (c.last !== rank) {
-        c.n++;
-        c.last = rank;
+  private one(code: number, id: string, k: number, width: number, rank: number): void {
+    let g = this.grams.get(code);
+    if (g === undefined) {
+      g = { key: `s:${id.slice(k, k + width)}`, bytes: new Uint8Array(8), length: 0, last: -1, n: 0 };
+      this.grams.set(code, g);
+    }
+    if (g.last === rank) return;
+    const bytes = g.bytes;
+    if (bytes !== null) {
+      if (g.n >= SHORT_GRAM_LIST_MAX) g.bytes = null;
+      else {
+        let b = bytes;
+        if (g.length + 5 > b.length) {
+          b = new Uint8Array(b.length * 2);
+          b.set(bytes);
+          g.bytes = b;
+        }
+        let d = rank - g.last;
+        while (d >= 0x80) {
+          b[g.length++] = (d & 0x7f) | 0x80;
+          d >>>= 7;
+        }
+        b[g.length++] = d;
       }
-      return;
     }
-    const n = terms.add(key, rank);
-    if (n > SHORT_GRAM_LIST_MAX) {
-      this.common.set(key, { n, last: rank });
-      terms.drop(key);
-    }
+    g.last = rank;
+    g.n++;
   }
+
+  /** Every gram's term: its key, how many ids hold it, and its ranks' bytes (varint deltas; null past the cap). */
+  *terms(): IterableIterator<{ key: string; n: number; bytes: Uint8Array | null }> {
+    for (const g of this.grams.values()) yield { key: g.key, n: g.n, bytes: g.bytes?.subarray(0, g.length) ?? null };
+  }
+}
+
+/** The ranks varint deltas (from -1) hold. */
+function ranksOf(bytes: Uint8Array, n: number): number[] {
+  const out: number[] = new Array(n);
+  let rank = -1;
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    let d = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[at++] as number;
+      d += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) break;
+      shift += 7;
+    }
+    rank += d;
+    out[i] = rank;
+  }
+  return out;
 }
 
 /**
@@ -72,9 +110,11 @@ export async function writeTermPages(w: PageWriter, terms: TermPostings, short: 
     all.push(key);
     total += key.length + 16 + (count <= POSTINGS_SEGMENT ? count * 7 : Math.ceil(count / POSTINGS_SEGMENT) * 72);
   }
-  for (const key of short.common.keys()) {
-    all.push(key);
-    total += key.length + 16;
+  const grams = new Map<string, { n: number; bytes: Uint8Array | null }>();
+  for (const g of short.terms()) {
+    grams.set(g.key, g);
+    all.push(g.key);
+    total += g.key.length + 16 + (g.bytes ? g.n * 7 : 0);
   }
   const buckets = powerOfTwo(Math.ceil(total / BUCKET_TARGET_BYTES));
   const byBucket: string[][] = Array.from({ length: buckets }, () => []);
@@ -85,12 +125,13 @@ export async function writeTermPages(w: PageWriter, terms: TermPostings, short: 
     if (k) {
       k.start('terms');
       for (const key of bucketKeys) {
-        const common = short.common.get(key);
-        if (common) k.str(key).u32(0xffff_ffff).u32(common.n);
-        else {
-          const b = terms.bytesOf(key);
-          k.str(key).u32(b.length).bytes(b);
-        }
+        const g = grams.get(key);
+        const b = g ? g.bytes : terms.bytesOf(key);
+        if (b) k.str(key).u32(b.length).bytes(b);
+        else
+          k.str(key)
+            .u32(0xffff_ffff)
+            .u32((g as { n: number }).n);
       }
     }
     let made = false;
@@ -99,13 +140,14 @@ export async function writeTermPages(w: PageWriter, terms: TermPostings, short: 
         made = true;
         const entries: Record<string, Postings> = {};
         for (const key of bucketKeys) {
-          const common = short.common.get(key);
-          entries[key] = common ? { n: common.n } : await w.postings(terms.take(key));
+          const g = grams.get(key);
+          if (!g) entries[key] = await w.postings(terms.take(key));
+          else entries[key] = g.bytes ? { n: g.n, r: ranksOf(g.bytes, g.n) } : { n: g.n };
         }
         return { role: 'terms', entries };
       }),
     );
-    if (!made) for (const key of bucketKeys) terms.drop(key);
+    if (!made) for (const key of bucketKeys) if (!grams.has(key)) terms.drop(key);
   }
   return { buckets, ...(await w.dirs(pages)) };
 }
