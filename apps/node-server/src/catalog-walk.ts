@@ -26,7 +26,7 @@ import type { VerifyPool } from './verify-pool.js';
 
 /** Objects a worker checks in one job. */
 const BATCH = 256;
-/** Results kept for objects named again (by another day's same shard): about four shards' objects of one day. */
+/** Results kept for objects named again (by another day's same shard): the objects of about seven shards of one day. */
 const RECENT = 1 << 17;
 /** Runs whose objects are being checked while this thread reads and parses the next one. */
 const AHEAD = 2;
@@ -164,7 +164,10 @@ export async function walkCatalogs(input: WalkInput): Promise<{ faults: string[]
       if (!step) continue;
       if (s === 0) steps = Math.max(steps, 1 + (c.shards?.length ?? 0));
       const refs = dispatch(step).refs;
-      ahead.push(waitFor(refs).then(() => ({ ...step, ...(refs ? { refs } : {}) })));
+      const ready = waitFor(refs).then(() => ({ ...step, ...(refs ? { refs } : {}) }));
+      // (a failed job fails the walk where this step is awaited, not as an unhandled rejection before that)
+      ready.catch(() => {});
+      ahead.push(ready);
       while (ahead.length > AHEAD) {
         models += replay((await ahead.shift()) as Step);
         collectGarbage();
