@@ -241,7 +241,7 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
       exhausted = false;
       break;
     }
-    // a long walk over pages read at once lets the requests that arrived meanwhile in every so many models
+    // a long walk over pages read at once lets the requests that arrived meanwhile through every so many models
     if (walked % YIELD_EVERY === 0) await nextTurn();
     const m = r.modelAt(rank);
     if (!(m instanceof Promise) && ahead.length === 0) {
