@@ -4,7 +4,6 @@
  * schema-check a batch of model and source objects. The same functions run on the calling thread when no worker can
  * be started (`workers: 0`), so both paths name the same faults.
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -85,26 +84,11 @@ export function hashDir(job: HashJob): HashResult {
   return { objects: names.length, faults: found.map((f) => f.fault), bad: found.map((f) => f.address) };
 }
 
-/**
- * The object files of a fan-out folder (`<64 hex>` names), in the order of their inode numbers where `ls -fi` gives
- * them (without a stat each: the numbers come with the folder's entries), else in name order. A folder's files were
- * written in about that order, so their blocks lie on the disk in it: read so, a cold folder is read as one sweep
- * instead of 12,000 reads at random places (the hash order of the names). Measured in docs/benchmarks.md.
- */
+/** The object files of a fan-out folder (`<64 hex>` names), in name order. */
 function namesOnDisk(folder: string): string[] {
-  try {
-    const listing = execFileSync('ls', ['-f', '-i', folder], { encoding: 'utf8', maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
-    const entries: [number, string][] = [];
-    for (const line of listing.split('\n')) {
-      const m = /^\s*(\d+) ([0-9a-f]{64})$/.exec(line);
-      if (m) entries.push([Number(m[1]), m[2] as string]);
-    }
-    return entries.sort((a, b) => a[0] - b[0]).map((e) => e[1]);
-  } catch {
-    return readdirSync(folder)
-      .filter((n) => /^[0-9a-f]{64}$/.test(n))
-      .sort();
-  }
+  return readdirSync(folder)
+    .filter((n) => /^[0-9a-f]{64}$/.test(n))
+    .sort();
 }
 
 export function checkObjects(job: CheckJob): CheckResult[] {
