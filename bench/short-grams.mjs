@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // What the terms of search words of one or two characters cost the build (issue 39, term-pages.ts `ShortGrams`): the
 // tabulation of N SYNTHETIC lower-case ids, in process, CPU and wall time per round, and how many grams keep a list
-// (at most 4,096 ids) and how many only a count. Build first.
+// (at most 4,096 ids) and how many only a count. Build first (for the SYNTHETIC ids).
 // Usage: node bench/short-grams.mjs [--n 100000] [--rounds 3]
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -11,7 +12,18 @@ const { values } = parseArgs({
   options: { n: { type: 'string', default: '100000' }, rounds: { type: 'string', default: '3' } },
   args: process.argv.slice(2).filter((a) => a !== '--'),
 });
-const { ShortGrams, syntheticId } = await import(path.join(root, 'packages/core-index/dist/testing/index.js'));
+// `ShortGrams` is internal to the builder: bundled here from its source with the esbuild tsup builds with
+const esbuild = createRequire(createRequire(import.meta.url).resolve('tsup'))('esbuild');
+const bundled = await esbuild.build({
+  entryPoints: [path.join(root, 'packages/core-index/src/index/term-pages.ts')],
+  bundle: true,
+  format: 'esm',
+  platform: 'neutral',
+  write: false,
+  logLevel: 'warning',
+});
+const { ShortGrams } = await import(`data:text/javascript;base64,${Buffer.from(bundled.outputFiles[0].contents).toString('base64')}`);
+const { syntheticId } = await import(path.join(root, 'packages/core-index/dist/testing/index.js'));
 const n = Number(values.n);
 const ids = Array.from({ length: n }, (_, i) => syntheticId(i).toLowerCase());
 for (let round = 1; round <= Number(values.rounds); round++) {
