@@ -13,8 +13,8 @@ if (!dir) {
   process.exit(2);
 }
 const { openDay } = await import(path.join(root, 'packages/hub/dist/index.js'));
-const { FsObjectStore } = await import(path.join(root, 'packages/objects/dist/node/index.js'));
-const file = (a) => path.join(dir, 'objects', a.slice(7, 9), a.slice(7));
+const { FsObjectStore, objectFile } = await import(path.join(root, 'packages/objects/dist/node/index.js'));
+const file = (a) => objectFile(path.join(dir, 'objects'), a);
 const store = new FsObjectStore(dir);
 const day = await openDay(store, await store.readRef('current'), 'paged', () => undefined, { verify: false });
 let files = 0;

@@ -16,6 +16,7 @@ import {
   ModelObjectSchema,
   SourceObjectSchema,
 } from '@hub/core-index';
+import { objectFile } from '@hub/objects/node';
 
 /** Re-hash every object of the fan-out folder `dir` (`objects/ab`), in name order. */
 export interface HashJob {
@@ -60,35 +61,31 @@ export type CheckResult =
 
 const decoder = new TextDecoder();
 
-/** The bytes file of an address in the store's objects folder (as FsObjectStore lays it out). */
-const bytesPath = (objectsDir: string, address: string) => path.join(objectsDir, address.slice(7, 9), address.slice(7));
-
 export function hashDir(job: HashJob): HashResult {
   const folder = path.join(job.objectsDir, job.dir);
-  const names = namesOnDisk(folder);
-  const found: { address: string; fault: string }[] = [];
+  // the object files (`<64 hex>` names) in name order, so the faults come in address order
+  const names = readdirSync(folder)
+    .filter((n) => /^[0-9a-f]{64}$/.test(n))
+    .sort();
+  const faults: string[] = [];
+  const bad: string[] = [];
   for (const name of names) {
     const address = `blake3:${name}`;
     let bytes: Uint8Array;
     try {
       bytes = readFileSync(path.join(folder, name));
     } catch {
-      found.push({ address, fault: `${address}: unreadable` });
+      faults.push(`${address}: unreadable`);
+      bad.push(address);
       continue;
     }
     const actual = addressOf(bytes);
-    if (actual !== address) found.push({ address, fault: `${address}: bytes hash to ${actual}` });
+    if (actual !== address) {
+      faults.push(`${address}: bytes hash to ${actual}`);
+      bad.push(address);
+    }
   }
-  // named in address order, whatever order the files were read in
-  found.sort((a, b) => (a.address < b.address ? -1 : 1));
-  return { objects: names.length, faults: found.map((f) => f.fault), bad: found.map((f) => f.address) };
-}
-
-/** The object files of a fan-out folder (`<64 hex>` names), in name order. */
-function namesOnDisk(folder: string): string[] {
-  return readdirSync(folder)
-    .filter((n) => /^[0-9a-f]{64}$/.test(n))
-    .sort();
+  return { objects: names.length, faults, bad };
 }
 
 export function checkObjects(job: CheckJob): CheckResult[] {
@@ -98,7 +95,7 @@ export function checkObjects(job: CheckJob): CheckResult[] {
 function checkObject(objectsDir: string, item: CheckItem): CheckResult {
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(bytesPath(objectsDir, item.address));
+    bytes = readFileSync(objectFile(objectsDir, item.address));
   } catch {
     return { m: 'missing' };
   }
@@ -110,7 +107,7 @@ function checkObject(objectsDir: string, item: CheckItem): CheckResult {
       return { m: 'source', model: source.model, revision: source.revision };
     }
     const model = ModelObjectSchema.parse(value);
-    const prevMissing = model.prev !== null && !existsSync(bytesPath(objectsDir, model.prev));
+    const prevMissing = model.prev !== null && !existsSync(objectFile(objectsDir, model.prev));
     return { m: 'model', id: model.id, revision: model.revision, prev: model.prev, prevMissing };
   } catch (e) {
     return { m: 'schema', error: (e as Error).message.slice(0, 120) };
@@ -142,7 +139,7 @@ export type RunResult =
 export function readRun(job: RunJob): RunResult {
   let bytes: Uint8Array;
   try {
-    bytes = readFileSync(bytesPath(job.objectsDir, job.address));
+    bytes = readFileSync(objectFile(job.objectsDir, job.address));
   } catch {
     return { m: 'missing' };
   }

@@ -42,6 +42,15 @@ interface PendingPut {
 }
 
 /**
+ * The file holding an address's bytes under a store's objects folder (`objects/ab/<64 hex>`, the layout of
+ * {@link FsObjectStore}), for readers of the folder that hold no store (`hub index verify`'s worker threads). No
+ * `path.join`: it is on the hot path of every read.
+ */
+export function objectFile(objectsDir: string, address: string): string {
+  return `${objectsDir}${path.sep}${address.slice(7, 9)}${path.sep}${address.slice(7)}`;
+}
+
+/**
  * Objects on disk: `objects/ab/<64 hex>` holds the bytes and `objects/ab/<64 hex>.meta` its metadata, except for a
  * JSON object whose metadata is derived from it (derived-meta.ts: no `.meta` file). The bytes file is written last, so
  * an object is visible only once it is whole.
@@ -103,9 +112,9 @@ export class FsObjectStore implements ObjectStore {
     return isAddress(address) ? readRangeSync(this.bytesPath(address), start, length) : undefined;
   }
 
-  /** The bytes file of an address (the hot path of {@link readBytes}: no `path.join`). */
+  /** The bytes file of an address (the hot path of {@link readBytes}). */
   private bytesPath(address: Address): string {
-    return `${this.objectsDir}${path.sep}${address.slice(7, 9)}${path.sep}${address.slice(7)}`;
+    return objectFile(this.objectsDir, address);
   }
 
   /** The `.meta` file, or else the metadata derived from the object (its bytes read here when not given). */
