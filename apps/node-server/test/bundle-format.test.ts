@@ -6,17 +6,17 @@
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { nodeGetBytes, nodeHasher } from '@hub/client/node';
 import { BUNDLE_FORMAT_V1, BUNDLE_OBJECTS_FILE, readArchive } from '@hub/core-index';
-import { buildWithPages, syntheticId, syntheticModelStream } from '@hub/core-index/testing';
+import { syntheticId } from '@hub/core-index/testing';
 import { tempDirs } from '@hub/node-toolkit/testing';
-import { FsObjectStore } from '@hub/objects/node';
+import { FsObjectStore, objectFile } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BundleError, bundleCreate, bundleImport } from '../src/bundle.js';
+import { BundleError, bundleImport } from '../src/bundle.js';
 import { LIST_READ_BYTES } from '../src/bundle-objects.js';
 import { createLogger } from '../src/logger.js';
 import { type RunningHub, startServer } from '../src/server.js';
 import { LOAD_PACK_FILE, VERIFIED_REF, verifyStore } from '../src/verify.js';
+import { bundledSyntheticDay } from './bundle-day.js';
 
 const tmp = tempDirs(afterAll);
 const quiet = createLogger({ level: 'silent' });
@@ -27,18 +27,12 @@ afterAll(async () => {
   for (const h of started.reverse()) await h.close();
 });
 
-let hubA: RunningHub;
 let built: { catalog: string; pages: string };
 let bundle: string;
 let lines: Array<{ address: string; kind: string; media_type: string }>;
 
 beforeAll(async () => {
-  const dataA = await tmp('bundle-format-a-');
-  built = await buildWithPages(new FsObjectStore(dataA), syntheticModelStream(N));
-  hubA = await startServer({ dataDir: dataA, port: 0, host: '127.0.0.1', logger: quiet, config: { demo: false } });
-  started.push(hubA);
-  bundle = path.join(await tmp('bundle-format-out-'), 'day');
-  await bundleCreate({ hub: hubA.url, hasher: nodeHasher, getBytes: nodeGetBytes }, bundle, []);
+  ({ built, bundle } = await bundledSyntheticDay(N, 'bundle-format', tmp, started));
   const text = await readFile(path.join(bundle, BUNDLE_OBJECTS_FILE), 'utf8');
   lines = text
     .trimEnd()
@@ -53,10 +47,7 @@ async function copyOfBundle(): Promise<string> {
   return copy;
 }
 
-const objectPath = (dir: string, address: string) => {
-  const hex = address.slice('blake3:'.length);
-  return path.join(dir, 'objects', hex.slice(0, 2), hex);
-};
+const objectPath = (dir: string, address: string) => objectFile(path.join(dir, 'objects'), address);
 
 /** How many objects a data folder holds. */
 async function storedObjects(dataDir: string): Promise<number> {

@@ -6,15 +6,15 @@ import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { nodeGetBytes, nodeHasher } from '@hub/client/node';
 import { readArchive } from '@hub/core-index';
-import { buildWithPages, syntheticId, syntheticModelStream } from '@hub/core-index/testing';
+import { syntheticId } from '@hub/core-index/testing';
 import { tempDirs } from '@hub/node-toolkit/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundleCreate, bundleImport } from '../src/bundle.js';
+import { bundleImport } from '../src/bundle.js';
 import { createLogger } from '../src/logger.js';
 import { type RunningHub, startServer } from '../src/server.js';
+import { bundledSyntheticDay } from './bundle-day.js';
 
 const run = promisify(execFile);
 const CLI = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'cli.js');
@@ -32,12 +32,7 @@ let built: { catalog: string; pages: string };
 let bundle: string;
 
 beforeAll(async () => {
-  const dataA = await tmp('bundle-large-a-');
-  built = await buildWithPages(new FsObjectStore(dataA), syntheticModelStream(N));
-  hubA = await startServer({ dataDir: dataA, port: 0, host: '127.0.0.1', logger: quiet, config: { demo: false } });
-  started.push(hubA);
-  bundle = path.join(await tmp('bundle-large-out-'), 'day');
-  await bundleCreate({ hub: hubA.url, hasher: nodeHasher, getBytes: nodeGetBytes }, bundle, []);
+  ({ hubA, built, bundle } = await bundledSyntheticDay(N, 'bundle-large', tmp, started));
 }, 600_000);
 
 describe(`a bundle of an index of ${N.toLocaleString('en')} SYNTHETIC models`, () => {

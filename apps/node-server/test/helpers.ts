@@ -9,14 +9,13 @@ import type { HubConfigFile } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { type RunningHub, startServer } from '../src/server.js';
 
-/**
- * A day of 120 SYNTHETIC models (made-up ids and hashes) whose catalog is cut into several shards (a limit lowered to
- * 8 KiB), built into the filesystem store at `dataDir`: what the sharded-catalog checks of verify and start read.
- */
-export async function buildShardedDay(dataDir: string): Promise<{ store: FsObjectStore; built: BuildResult }> {
-  const store = new FsObjectStore(dataDir);
-  const models = Array.from({ length: 120 }, (_, i) => {
-    const hex = i.toString(16).padStart(8, '0');
+/** The catalog limit that cuts the catalog of {@link shardedModels} into several shards. */
+export const SHARDED_CATALOG_LIMIT = 8 * 1024;
+
+/** 120 SYNTHETIC models (made-up ids, revisions and hashes); the model at `changed` gets another revision and file. */
+export function shardedModels(changed = -1) {
+  return Array.from({ length: 120 }, (_, i) => {
+    const hex = (i + (i === changed ? 1000 : 0)).toString(16).padStart(8, '0');
     return {
       id: `synthetic-org/model-${i}`,
       revision: hex.repeat(5),
@@ -25,7 +24,16 @@ export async function buildShardedDay(dataDir: string): Promise<{ store: FsObjec
       sources: [{ source: 'mirror-a', type: 'http' as const }],
     };
   });
-  return { store, built: await buildIndex(store, { date: '2026-11-24', models, catalogLimit: 8 * 1024 }) };
+}
+
+/**
+ * A day of the 120 {@link shardedModels} whose catalog is cut into several shards (the limit lowered to 8 KiB), built
+ * into the filesystem store at `dataDir`: what the sharded-catalog checks of verify and start read.
+ */
+export async function buildShardedDay(dataDir: string): Promise<{ store: FsObjectStore; built: BuildResult }> {
+  const store = new FsObjectStore(dataDir);
+  const built = await buildIndex(store, { date: '2026-11-24', models: shardedModels(), catalogLimit: SHARDED_CATALOG_LIMIT });
+  return { store, built };
 }
 
 /** Where node-server keeps its probe results (read by the test across both hosts, tests/one-prober.test.ts). */

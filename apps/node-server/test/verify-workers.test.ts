@@ -11,6 +11,7 @@ import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyStore } from '../src/verify.js';
 import { VERIFY_PROGRESS_FILE } from '../src/verify-resume.js';
+import { SHARDED_CATALOG_LIMIT, shardedModels } from './helpers.js';
 
 type CatalogShard = Pick<CatalogObject, 'rows' | 'objects'> & { kind: 'model-hub.catalog-shard' };
 type Day = { date: string; index: string; catalog?: string; prev?: string | null; leaf?: number };
@@ -23,27 +24,13 @@ afterAll(async () => {
 const json = <T>(bytes: Uint8Array | undefined) => JSON.parse(new TextDecoder().decode(bytes)) as T;
 const fileOf = (dataDir: string, address: string) => path.join(dataDir, 'objects', address.slice(7, 9), address.slice(7));
 
-/** SYNTHETIC models (made-up ids, revisions and hashes); `changed` gets another revision. */
-function models(changed = -1) {
-  return Array.from({ length: 120 }, (_, i) => {
-    const hex = (i + (i === changed ? 1000 : 0)).toString(16).padStart(8, '0');
-    return {
-      id: `synthetic-org/model-${i}`,
-      revision: hex.repeat(5),
-      files: [{ path: `model-${i}.gguf`, size: 1000 + i, sha256: hex.repeat(8) }],
-      row: { downloads: 120 - i, tags: ['gguf'] },
-      sources: [{ source: 'mirror-a', type: 'http' as const }],
-    };
-  });
-}
-
 /** Two days of the same 120 models (one changed on the second), each catalog in several shards. */
 async function twoDays() {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-verify-workers-'));
   dirs.push(dataDir);
   const store = new FsObjectStore(dataDir);
-  await buildIndex(store, { date: '2026-11-24', models: models(), catalogLimit: 8 * 1024 });
-  await buildIndex(store, { date: '2026-11-25', models: models(5), catalogLimit: 8 * 1024 });
+  await buildIndex(store, { date: '2026-11-24', models: shardedModels(), catalogLimit: SHARDED_CATALOG_LIMIT });
+  await buildIndex(store, { date: '2026-11-25', models: shardedModels(5), catalogLimit: SHARDED_CATALOG_LIMIT });
   return { dataDir, store };
 }
 
