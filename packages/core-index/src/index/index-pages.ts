@@ -23,10 +23,10 @@ import {
   rowTags,
 } from './page-layout.js';
 import { shasKey, termsKey } from './page-sections.js';
-import { DigestList, DigestPostings, holds, TermPostings, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
+import { DigestList, DigestPostings, holds, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import { PageWriter } from './page-writer.js';
 import type { SourceObject } from './schemas.js';
-import { SHORT_GRAM_LIST_MAX, ShortGrams, writeTermPages } from './term-pages.js';
+import { SHORT_GRAM_LIST_MAX, ShortGrams, TermPostings, writeTermPages } from './term-pages.js';
 
 const decoder = new TextDecoder();
 

@@ -1,10 +1,96 @@
 /**
- * The search terms of a day's pages (index-pages.ts): the term buckets, and the terms of search words of one or two
- * characters (`s:`), which no 4-gram holds.
+ * The search terms of a day's pages (index-pages.ts): their posting lists as the build tabulates them, the terms of
+ * search words of one or two characters (`s:`), which no 4-gram holds, and the term buckets.
  */
 import { BUCKET_TARGET_BYTES, bucketOf, type HashedMap, POSTINGS_SEGMENT, type Postings, powerOfTwo } from './page-layout.js';
-import type { TermPostings } from './page-tables.js';
 import type { PageWriter } from './page-writer.js';
+
+/** Ascending ranks kept as varint deltas from -1 in bytes (a common key's ranks cost about a byte each). */
+export interface RankBytes {
+  bytes: Uint8Array;
+  length: number;
+  last: number;
+  n: number;
+}
+
+/** Add `rank` (ascending; the same rank as the last is not added again). */
+export function pushRank(l: RankBytes, rank: number): void {
+  if (l.last === rank) return;
+  if (l.length + 5 > l.bytes.length) {
+    const grown = new Uint8Array(l.bytes.length * 2);
+    grown.set(l.bytes);
+    l.bytes = grown;
+  }
+  let d = rank - l.last;
+  while (d >= 0x80) {
+    l.bytes[l.length++] = (d & 0x7f) | 0x80;
+    d >>>= 7;
+  }
+  l.bytes[l.length++] = d;
+  l.last = rank;
+  l.n++;
+}
+
+/** The `n` ranks the varint deltas in `bytes` hold, ascending. */
+export function ranksIn(bytes: Uint8Array, n: number): number[] {
+  const out: number[] = new Array(n);
+  let rank = -1;
+  let at = 0;
+  for (let i = 0; i < n; i++) {
+    let d = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[at++] as number;
+      d += (b & 0x7f) * 2 ** shift;
+      if (b < 0x80) break;
+      shift += 7;
+    }
+    rank += d;
+    out[i] = rank;
+  }
+  return out;
+}
+
+/** Key → ascending ranks, each list a {@link RankBytes}. */
+export class TermPostings {
+  private readonly lists = new Map<string, RankBytes>();
+
+  add(key: string, rank: number): void {
+    let l = this.lists.get(key);
+    if (!l) {
+      l = { bytes: new Uint8Array(8), length: 0, last: -1, n: 0 };
+      this.lists.set(key, l);
+    }
+    pushRank(l, rank);
+  }
+
+  /** Every key with how many ranks it has. */
+  counts(): IterableIterator<[string, number]> {
+    const it = this.lists.entries();
+    return (function* () {
+      for (const [k, l] of it) yield [k, l.n] as [string, number];
+    })();
+  }
+
+  /** The key's ranks as they are kept (varint deltas): they decide the ranks, for a page key. */
+  bytesOf(key: string): Uint8Array {
+    const l = this.lists.get(key);
+    return l ? l.bytes.subarray(0, l.length) : new Uint8Array(0);
+  }
+
+  /** Let the key's list go unread (its page was the last build's). */
+  drop(key: string): void {
+    this.lists.delete(key);
+  }
+
+  /** The ranks of `key`, ascending (its bytes are let go: each list is read once). */
+  take(key: string): number[] {
+    const l = this.lists.get(key);
+    if (!l) return [];
+    this.lists.delete(key);
+    return ranksIn(l.bytes, l.n);
+  }
+}
 
 /**
  * The most ids a word of one or two characters may be in for its term to list them (`s:` + the word, an inline list);
@@ -15,15 +101,14 @@ import type { PageWriter } from './page-writer.js';
  */
 export const SHORT_GRAM_LIST_MAX = POSTINGS_SEGMENT;
 
-/** One gram's term as the build tabulates it: its ranks as varint deltas until it passes the cap, then none. */
-interface Gram {
+/** One gram's term as the build tabulates it: its ranks until more ids hold it than the cap, then its count alone. */
+interface Gram extends RankBytes {
   key: string;
-  /** null once more than {@link SHORT_GRAM_LIST_MAX} ids hold it */
-  bytes: Uint8Array | null;
-  length: number;
-  last: number;
-  n: number;
+  /** more than {@link SHORT_GRAM_LIST_MAX} ids hold it: `n` and `last` still count, the ranks are let go */
+  common: boolean;
 }
+
+const NO_RANKS = new Uint8Array(0);
 
 /**
  * The `s:` terms of the lower-case ids as they are tabulated (in ascending rank): each gram of one and of two code
@@ -46,27 +131,18 @@ export class ShortGrams {
   private one(code: number, id: string, k: number, width: number, rank: number): void {
     let g = this.grams.get(code);
     if (g === undefined) {
-      g = { key: `s:${id.slice(k, k + width)}`, bytes: new Uint8Array(8), length: 0, last: -1, n: 0 };
+      g = { key: `s:${id.slice(k, k + width)}`, common: false, bytes: new Uint8Array(8), length: 0, last: -1, n: 0 };
       this.grams.set(code, g);
     }
     if (g.last === rank) return;
-    const bytes = g.bytes;
-    if (bytes !== null) {
-      if (g.n >= SHORT_GRAM_LIST_MAX) g.bytes = null;
-      else {
-        let b = bytes;
-        if (g.length + 5 > b.length) {
-          b = new Uint8Array(b.length * 2);
-          b.set(bytes);
-          g.bytes = b;
-        }
-        let d = rank - g.last;
-        while (d >= 0x80) {
-          b[g.length++] = (d & 0x7f) | 0x80;
-          d >>>= 7;
-        }
-        b[g.length++] = d;
-      }
+    if (!g.common && g.n < SHORT_GRAM_LIST_MAX) {
+      pushRank(g, rank);
+      return;
+    }
+    if (!g.common) {
+      g.common = true;
+      g.bytes = NO_RANKS;
+      g.length = 0;
     }
     g.last = rank;
     g.n++;
@@ -74,28 +150,8 @@ export class ShortGrams {
 
   /** Every gram's term: its key, how many ids hold it, and its ranks' bytes (varint deltas; null past the cap). */
   *terms(): IterableIterator<{ key: string; n: number; bytes: Uint8Array | null }> {
-    for (const g of this.grams.values()) yield { key: g.key, n: g.n, bytes: g.bytes?.subarray(0, g.length) ?? null };
+    for (const g of this.grams.values()) yield { key: g.key, n: g.n, bytes: g.common ? null : g.bytes.subarray(0, g.length) };
   }
-}
-
-/** The ranks varint deltas (from -1) hold. */
-function ranksOf(bytes: Uint8Array, n: number): number[] {
-  const out: number[] = new Array(n);
-  let rank = -1;
-  let at = 0;
-  for (let i = 0; i < n; i++) {
-    let d = 0;
-    let shift = 0;
-    for (;;) {
-      const b = bytes[at++] as number;
-      d += (b & 0x7f) * 2 ** shift;
-      if (b < 0x80) break;
-      shift += 7;
-    }
-    rank += d;
-    out[i] = rank;
-  }
-  return out;
 }
 
 /**
@@ -142,7 +198,7 @@ export async function writeTermPages(w: PageWriter, terms: TermPostings, short: 
         for (const key of bucketKeys) {
           const g = grams.get(key);
           if (!g) entries[key] = await w.postings(terms.take(key));
-          else entries[key] = g.bytes ? { n: g.n, r: ranksOf(g.bytes, g.n) } : { n: g.n };
+          else entries[key] = g.bytes ? { n: g.n, r: ranksIn(g.bytes, g.n) } : { n: g.n };
         }
         return { role: 'terms', entries };
       }),
