@@ -191,7 +191,8 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   const want = end + 1;
   const hits: IndexedModel[] = [];
   let walked = 0;
-  const readsMax = r.reads + (r.searchReadsMax ?? SEARCH_READS_MAX);
+  const budget = r.searchReadsMax ?? SEARCH_READS_MAX;
+  const readsMax = r.reads + budget;
   let exhausted = true;
   // The candidates in browse order, or every model in the query's order when no term bounds them. Lists held inline
   // in their buckets (up to 4,096 ranks) cost no read: their intersection is the candidates (a whole id's 4-grams
@@ -212,7 +213,7 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   // about every n / c models for c candidates: many candidates are found sooner by walking the order, few by testing
   // them. More candidates than the budget of reads walk too: a walk the budget stops has the order's first matches,
   // candidates it stops have some matches in no order.
-  const few = (c: number) => p.natural || (c * c <= want * n && c <= (r.searchReadsMax ?? SEARCH_READS_MAX));
+  const few = (c: number) => p.natural || (c * c <= want * n && c <= budget);
   const joined = inline.length ? inline.reduce(intersect) : undefined;
   const useShort = short !== undefined && (!shortest || short.n < shortest.n) && few(short.n);
   const useList = joined ? few(joined.length) : !useShort && shortest !== undefined && few(shortest.n);
