@@ -1,11 +1,17 @@
 import { ByteLru, type CoreDeps, type IndexStore, type PreparedBody } from '@hub/core-index';
 
+/** Where a page of the list starts: matches before it, and where the search's walk goes on (`SearchPage.after`). */
+export interface Cursor {
+  offset: number;
+  from?: number;
+}
+
 /** One page of the browse list or of a search, prepared. */
 export interface ListPage {
   body: PreparedBody;
   more: boolean;
-  /** offset of the next page */
-  next: number;
+  /** the next page's cursor: its offset, and where the walk of this page's search ended (`SearchPage.after`) */
+  next: Cursor;
   /** `Link: rel="next"` values already built, by origin, path and query */
   links: Map<string, string>;
 }

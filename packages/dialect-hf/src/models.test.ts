@@ -117,7 +117,12 @@ describe('GET /api/models', () => {
     expect(res.status).toBe(400);
     expect(res.headers['x-error-code']).toBe('BadRequest');
     expect(res.json().error).toMatch(/cursor/);
-    expect(decodeCursor(encodeCursor(1234))).toBe(1234);
+    expect(decodeCursor(encodeCursor({ offset: 1234 }))).toEqual({ offset: 1234 });
+    expect(decodeCursor(encodeCursor({ offset: 1234, from: 98_765 }))).toEqual({ offset: 1234, from: 98_765 });
+    // an older hub's cursor (`o:50`) still reads; a third part or a sign does not
+    expect(decodeCursor(btoa('o:50').replace(/=+$/, ''))).toEqual({ offset: 50 });
+    expect(decodeCursor(btoa('o:1:2:3').replace(/=+$/, ''))).toBeUndefined();
+    expect(decodeCursor(btoa('o:1:-2').replace(/=+$/, ''))).toBeUndefined();
     expect(decodeCursor('bm9wZQ')).toBeUndefined();
   });
 

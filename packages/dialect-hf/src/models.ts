@@ -16,7 +16,7 @@ import {
   whenReady,
 } from '@hub/core-index';
 import { badRequest } from './errors.js';
-import { type ListPage, pagesOf, type RowBytes, rowsOf } from './list-caches.js';
+import { type Cursor, type ListPage, pagesOf, type RowBytes, rowsOf } from './list-caches.js';
 import { findModel, findRevision, isLfs, pointerSize, securityRepoStatus } from './model.js';
 
 /** `/api/models` and `/api/models/{owner}/{name}[/revision/{rev}]`. */
@@ -79,21 +79,30 @@ interface ListRequest {
   query: ModelQuery;
   limit: number;
   offset: number;
+  /** where the last page's search walk ended (`SearchPage.after`), from the cursor */
+  from: number | undefined;
   full: boolean;
   expand: string[] | undefined;
 }
 
 const CURSOR_PREFIX = 'o';
 
-export function encodeCursor(offset: number): string {
-  return btoa(`${CURSOR_PREFIX}:${offset}`).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
+/**
+ * The opaque `cursor` of a `Link: rel="next"`: `o:OFFSET`, or `o:OFFSET:FROM` when the page's search walked an order
+ * and the next page goes on from where it ended (`SearchPage.after`), base64url. A cursor of an older hub (`o:OFFSET`)
+ * still reads.
+ */
+export function encodeCursor(at: Cursor): string {
+  const text = at.from === undefined ? `${CURSOR_PREFIX}:${at.offset}` : `${CURSOR_PREFIX}:${at.offset}:${at.from}`;
+  return btoa(text).replace(/=+$/, '').replace(/\+/g, '-').replace(/\//g, '_');
 }
 
-export function decodeCursor(cursor: string): number | undefined {
+export function decodeCursor(cursor: string): Cursor | undefined {
   try {
     const b64 = cursor.replace(/-/g, '+').replace(/_/g, '/');
-    const m = /^o:(\d{1,9})$/.exec(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4)));
-    return m ? Number(m[1]) : undefined;
+    const m = /^o:(\d{1,9})(?::(\d{1,9}))?$/.exec(atob(b64 + '='.repeat((4 - (b64.length % 4)) % 4)));
+    if (!m) return undefined;
+    return m[2] === undefined ? { offset: Number(m[1]) } : { offset: Number(m[1]), from: Number(m[2]) };
   } catch {
     return undefined;
   }
@@ -111,13 +120,13 @@ function parseList(query: URLSearchParams): ListRequest | HubResponse {
     }
     limit = n;
   }
-  let offset = 0;
+  let at: Cursor = { offset: 0 };
   const cursor = query.get('cursor');
   if (cursor !== null && cursor !== '') {
     const o = decodeCursor(cursor);
     if (o === undefined)
       return badRequest('cursor is not one this hub issued; start again without cursor and follow the Link rel="next" header.');
-    offset = o;
+    at = o;
   }
   const q: ModelQuery = {};
   const search = query.get('search');
@@ -154,7 +163,7 @@ function parseList(query: URLSearchParams): ListRequest | HubResponse {
     else if (d === '1' || d === 'asc' || d === 'ascending') q.direction = 1;
     else return badRequest(`direction must be -1 (descending) or 1 (ascending) (got ${JSON.stringify(direction.slice(0, 40))}).`);
   }
-  return { query: q, limit, offset, full: parseBool(query.get('full')), expand: expandSet(query) };
+  return { query: q, limit, offset: at.offset, from: at.from, full: parseBool(query.get('full')), expand: expandSet(query) };
 }
 
 /** Everything the dialect can say about one model, in the host's key order; rows and info pick from it. */
@@ -232,13 +241,18 @@ export async function listModels(ctx: RouteContext<CoreDeps>): Promise<HubRespon
     if ('status' in parsed) return parsed;
     const r = parsed;
     const build = async (): Promise<ListPage> => {
-      const found = await index.search(r.query, r.offset, r.limit);
+      const found = await index.search(r.query, r.offset, r.limit, r.from);
       const rows = rowsOf(index, ctx.deps);
       const body = joinRows(found.models.map((m) => rowBytes(rows, m, r.full, r.expand)));
       // The page is a function of the catalog and the query alone, so its ETag is a fingerprint of those (a few dozen
       // bytes) rather than of the page (tens of KB hashed on every search).
       const seed = fnv1aText(`${index.catalogAddress}?${ctx.search}`);
-      return { body: prepare(body, undefined, seed), more: found.more, next: r.offset + r.limit, links: new Map() };
+      return {
+        body: prepare(body, undefined, seed),
+        more: found.more,
+        next: { offset: r.offset + found.models.length, from: found.after },
+        links: new Map(),
+      };
     };
     if (isPlainBrowse(r)) list = await index.memo(`hf:models:${r.limit}:${r.full}`, build);
     else {

@@ -46,6 +46,8 @@ interface CursorBody {
   s: string;
   /** fingerprint of the other arguments */
   h: string;
+  /** where the search's walk of an order ended, when it walked one (`SearchPage.after`): the next page goes on there */
+  f?: number;
 }
 
 /** A fingerprint of a tool's arguments other than `cursor` and `limit`, so a cursor is used with its own query only. */
@@ -55,8 +57,8 @@ export function argsFingerprint(args: Record<string, unknown>): string {
   return fnv1a(new TextEncoder().encode(JSON.stringify(rest)));
 }
 
-export function encodeCursor(tool: string, offset: number, snapshot: string, args: Record<string, unknown>): string {
-  const body: CursorBody = { t: tool, o: offset, s: snapshot, h: argsFingerprint(args) };
+export function encodeCursor(tool: string, offset: number, snapshot: string, args: Record<string, unknown>, from?: number): string {
+  const body: CursorBody = { t: tool, o: offset, s: snapshot, h: argsFingerprint(args), ...(from === undefined ? {} : { f: from }) };
   return btoa(JSON.stringify(body)).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
@@ -64,7 +66,17 @@ export class CursorError extends Error {}
 
 /** The offset a cursor points at; throws {@link CursorError} with a message naming the fix. */
 export function decodeCursor(cursor: string | undefined, tool: string, snapshot: string, args: Record<string, unknown>): number {
-  if (cursor === undefined || cursor === '') return 0;
+  return decodeCursorAt(cursor, tool, snapshot, args).offset;
+}
+
+/** The offset a cursor points at and, for a search that walked an order, where its walk goes on. */
+export function decodeCursorAt(
+  cursor: string | undefined,
+  tool: string,
+  snapshot: string,
+  args: Record<string, unknown>,
+): { offset: number; from?: number } {
+  if (cursor === undefined || cursor === '') return { offset: 0 };
   let body: CursorBody;
   try {
     const b64 = cursor.replace(/-/g, '+').replace(/_/g, '/');
@@ -89,7 +101,8 @@ export function decodeCursor(cursor: string | undefined, tool: string, snapshot:
       `This cursor was given for different ${tool} arguments. Fix: repeat the same arguments with the cursor, or drop the cursor to start a new listing.`,
     );
   }
-  return body.o;
+  const from = Number.isSafeInteger(body.f) && (body.f as number) >= 0 ? body.f : undefined;
+  return from === undefined ? { offset: body.o } : { offset: body.o, from };
 }
 
 /** 1_000_000 → "1.0M", 7_241_000_000 → "7.2B". */

@@ -1,6 +1,6 @@
 import type { ModelQuery } from '@hub/core-index';
-import { createHub } from '@hub/core-index';
-import { createTestHub, request, searchModelsScan } from '@hub/core-index/testing';
+import { createHub, loadIndex, MemoryObjectStore, openPagedIndex } from '@hub/core-index';
+import { buildWithPages, createTestHub, olderRoot, request, searchModelsScan, syntheticModels } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { trendingBuildModels } from '../../../fixtures/model-host/load.js';
 import { mcpRoutes } from './index.js';
@@ -77,5 +77,41 @@ describe('hub_repo_search pages as before (real 600-row fixture)', () => {
       100,
     );
     await expectPaged({ query: 'zzzz-none' }, { search: 'zzzz-none' }, 5);
+  });
+});
+
+describe('hub_repo_search of a word that walks the order, on a paged day its budget stops', () => {
+  it('each next_cursor goes on from where the last walk ended: every match once, in order', async () => {
+    // 3,000 SYNTHETIC models; the day's root without its short words' terms, so `gg` (every third id) walks
+    const objects = new MemoryObjectStore();
+    const synthetic = syntheticModels(3_000);
+    const { catalog, pages } = await buildWithPages(objects, synthetic);
+    const older = await olderRoot(objects, pages, 'shortGrams');
+    // opened afresh for each answer: at a million models no page of an earlier walk is still kept
+    let index = await openPagedIndex(objects, older, catalog, { searchReadsMax: 40 });
+    const paged = createHub({ ...t.deps, index: () => index }, mcpRoutes());
+    const whole = await loadIndex(objects, catalog);
+    const want = (await whole.search({ search: 'gg', listed: true }, 0, synthetic.length)).models.map((m) => m.id);
+    expect(want.length).toBeGreaterThan(500);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    for (let answers = 0; answers < 500; answers++) {
+      index = await openPagedIndex(objects, older, catalog, { searchReadsMax: 40 });
+      const res = await request(paged, '/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'hub_repo_search', arguments: { query: 'gg', limit: 25, ...(cursor ? { cursor } : {}) } },
+        }),
+      });
+      const s = res.json().result.structuredContent;
+      seen.push(...s.models.map((m: { id: string }) => m.id));
+      cursor = s.next_cursor ?? undefined;
+      if (!cursor) break;
+    }
+    expect(seen).toEqual(want);
   });
 });

@@ -323,8 +323,8 @@ export class PagedIndex implements IndexStore, PagedReads {
     return found;
   }
 
-  search(q: ModelQuery, offset: number, limit: number): Promise<SearchPage> {
-    return pagedSearch(this, q, offset, limit);
+  search(q: ModelQuery, offset: number, limit: number, from?: number): Promise<SearchPage> {
+    return pagedSearch(this, q, offset, limit, from);
   }
 
   names(last: string | undefined, n: number): Promise<{ names: string[]; more: boolean }> {

@@ -170,7 +170,7 @@ async function* orderRanks(r: PagedReads, order: PagedArray | undefined, from = 
 }
 
 /** One page of the models `q` matches, as the whole-index store's `search` answers it. */
-export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, limit: number): Promise<SearchPage> {
+export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, limit: number, from?: number): Promise<SearchPage> {
   const p = parseQuery(q);
   const n = r.totals.models;
   const end = offset + limit;
@@ -189,7 +189,6 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   const sorted = (lists as Postings[]).filter((l) => l.r !== undefined || l.s !== undefined).sort((a, b) => a.n - b.n);
   const test = modelMatcher(p);
   const want = end + 1;
-  const hits: IndexedModel[] = [];
   let walked = 0;
   const budget = r.searchReadsMax ?? SEARCH_READS_MAX;
   const readsMax = r.reads + budget;
@@ -217,6 +216,12 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   const joined = inline.length ? inline.reduce(intersect) : undefined;
   const useShort = short !== undefined && (!shortest || short.n < shortest.n) && few(short.n);
   const useList = joined ? few(joined.length) : !useShort && shortest !== undefined && few(shortest.n);
+  const inOrder = p.natural || (!useList && !useShort);
+  // A page that goes on from where the last one's walk ended (`from`, the last page's `after`): the matches before it
+  // are the `offset` the pages so far held, so none is skipped. Its place in the walk: a rank in the browse order (the
+  // candidates ascend), or a position in another order's walk.
+  const resume = inOrder && from !== undefined && Number.isSafeInteger(from) && from >= 0 ? from : undefined;
+  const walksOrder = !useList && !useShort;
   const candidates =
     joined && useList
       ? joined
@@ -224,40 +229,61 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
         ? unionOf(r, short.lists, short.exact)
         : useList && shortest
           ? ranksOf(r, shortest)
-          : orderRanks(r, order);
-  const inOrder = p.natural || (!useList && !useShort);
+          : orderRanks(r, order, resume ?? 0);
+  // In order, the hits before this page's first (all `offset` of them unless it goes on from `from`) and each hit's
+  // place in the walk: the next page's `from` is the first hit past this page, or where the budget stopped the walk.
+  const skip = resume === undefined ? offset : 0;
+  const wanted = skip + limit + 1;
+  const hits: IndexedModel[] = [];
+  const places: number[] = [];
+  let place = resume !== undefined && order && walksOrder ? resume : 0;
+  let stoppedAt: number | undefined;
   // Models asked ahead of the one tested when the store answers with promises (R2: a round trip a page), so up to
   // READ_AHEAD reads wait at once instead of one after the other; a store that reads at once asks one at a time.
-  const ahead: Array<Later<IndexedModel>> = [];
-  const test1 = async (m: Later<IndexedModel>) => {
-    const model = await m;
-    if (test(model)) hits.push(model);
+  const ahead: Array<{ m: Later<IndexedModel>; at: number }> = [];
+  const hit = (model: IndexedModel, at: number) => {
+    if (!test(model)) return;
+    hits.push(model);
+    if (inOrder) places.push(at);
   };
+  const test1 = async (a: { m: Later<IndexedModel>; at: number }) => hit(await a.m, a.at);
   for await (const rank of candidates) {
-    if (inOrder && hits.length >= want) {
+    // its place: a position in a kept order's walk, else its rank
+    const at = order && walksOrder ? place++ : rank;
+    if (resume !== undefined && at < resume) continue;
+    if (inOrder && hits.length >= wanted) {
       exhausted = false;
       break;
     }
-    if (walked++ >= SEARCH_WALK_MAX || r.reads >= readsMax) {
+    // (one model at least: a page that goes on from `from` always gets past it)
+    if (walked > 0 && (walked >= SEARCH_WALK_MAX || r.reads >= readsMax)) {
       exhausted = false;
+      stoppedAt = at;
       break;
     }
+    walked++;
     // a long walk over pages read at once lets the requests that arrived meanwhile through every so many models
     if (walked % YIELD_EVERY === 0) await nextTurn();
     const m = r.modelAt(rank);
     if (!(m instanceof Promise) && ahead.length === 0) {
-      if (test(m)) hits.push(m);
+      hit(m, at);
       continue;
     }
     if (m instanceof Promise) m.catch(() => undefined); // awaited below, or dropped when the walk stops early
-    ahead.push(m);
-    if (ahead.length >= READ_AHEAD) await test1(ahead.shift() as Later<IndexedModel>);
+    ahead.push({ m, at });
+    if (ahead.length >= READ_AHEAD) await test1(ahead.shift() as (typeof ahead)[number]);
   }
-  while (ahead.length > 0 && !(inOrder && hits.length >= want)) await test1(ahead.shift() as Later<IndexedModel>);
+  while (ahead.length > 0 && !(inOrder && hits.length >= wanted)) await test1(ahead.shift() as (typeof ahead)[number]);
   if (ahead.length > 0) exhausted = false;
   if (inOrder) {
-    const total = exhausted ? hits.length : known;
-    return { models: hits.slice(offset, end), more: hits.length > end, ...(total !== undefined ? { total } : {}) };
+    const total = exhausted ? offset - skip + hits.length : known;
+    const models = hits.slice(skip, skip + limit);
+    // The first match past this page, or (the budget stopped the walk with the page not full) where the walk stopped:
+    // the next page goes on there. A walk stopped before it reached the page's first match (an offset with no
+    // `from`, from a link of an older hub) cannot say how many matches lie between, and ends the list as before.
+    const after =
+      hits.length > skip + limit ? places[skip + limit] : stoppedAt !== undefined && hits.length >= skip ? stoppedAt : undefined;
+    return { models, more: after !== undefined, ...(total !== undefined ? { total } : {}), ...(after !== undefined ? { after } : {}) };
   }
   // Every match is known: sort them as the order does.
   const keyed = hits.map((m) => ({ m, k: rowSortKey(p.sort, m.row, m.id, m.rank), rank: m.rank }));

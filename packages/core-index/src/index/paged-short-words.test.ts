@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countedPagedDay } from '../testing/counted-day.js';
-import type { Address } from './blake3.js';
-import { canonicalBytes } from './canonical-json.js';
+import { countedPagedDay, olderRoot } from '../testing/counted-day.js';
 import { loadIndex } from './index-store.js';
-import type { MemoryObjectStore } from './memory-object-store.js';
-import { PAGES_KIND } from './page-layout.js';
 import { openPagedIndex } from './paged-index.js';
 import { SHORT_GRAM_LIST_MAX } from './term-pages.js';
 
@@ -13,14 +9,6 @@ import { SHORT_GRAM_LIST_MAX } from './term-pages.js';
 // a walk that its budget stops ends the list instead of linking to empty pages for ever.
 
 const ids = (p: { models: { id: string }[] }) => p.models.map((m) => m.id);
-
-/** The same day's root without some of its members (as a day written before them), stored beside it. */
-async function olderRoot(inner: MemoryObjectStore, pages: Address, ...drop: string[]): Promise<Address> {
-  const stored = await inner.get(pages);
-  const root = JSON.parse(new TextDecoder().decode(stored?.bytes)) as Record<string, unknown>;
-  for (const k of drop) delete root[k];
-  return (await inner.put(canonicalBytes(root), { kind: PAGES_KIND, mediaType: 'application/json' })).meta.id as Address;
-}
 
 describe('search words of one or two characters', async () => {
   const { models, catalog, pages, store, inner, fresh } = await countedPagedDay(10_000);
@@ -67,7 +55,7 @@ describe('search words of one or two characters', async () => {
     for (const w of ['mo', 'gg', 'G']) expect((await index.search({ search: w }, 0, 10)).total, w).toBe(holding(w.toLowerCase()));
   });
 
-  it('a walk its budget stops ends the list with what it found: no total, and no link to a page past it', async () => {
+  it('a walk its budget stops goes on in the next page from where it stopped, never from the start', async () => {
     // a day written before the short words' terms: 'zz' walks the whole browse order
     const older = await olderRoot(inner, pages, 'shortGrams');
     const unbounded = await openPagedIndex(store, older, catalog);
@@ -76,10 +64,16 @@ describe('search words of one or two characters', async () => {
     expect(store.reads).toBeGreaterThan(2_000);
     const bounded = await openPagedIndex(store, older, catalog, { searchReadsMax: 100 });
     store.reset();
-    expect(await bounded.search({ search: 'zz' }, 0, 20)).toEqual({ models: [], more: false });
+    const first = await bounded.search({ search: 'zz' }, 0, 20);
     expect(store.reads).toBeLessThanOrEqual(101);
-    // a common word's page past what the budget reaches: empty, and the end of the list (before: `more`, so a client
-    // following the links walked the same models again for every page)
+    // an empty page, and where the walk stopped: the next page goes on there (before: the same walk again, for ever)
+    expect(first.models).toEqual([]);
+    expect(first.more).toBe(true);
+    expect(first.after).toBeGreaterThan(100);
+    const second = await bounded.search({ search: 'zz' }, 0, 20, first.after);
+    expect(second.after).toBeGreaterThan(first.after as number);
+    // a common word's page past what the budget reaches, asked by offset alone (a link of an older hub): the walk
+    // cannot know how many matches lie before it, so the list ends there
     const far = await bounded.search({ search: 'gg' }, 3_000, 20);
     expect(far).toEqual({ models: [], more: false });
     // a page the budget reaches is the whole store's
@@ -91,11 +85,45 @@ describe('search words of one or two characters', async () => {
     const listed = await openPagedIndex(store, pages, catalog, { searchReadsMax: 100 });
     expect(holding('d.')).toBeGreaterThan(100);
     const sorted = await listed.search({ search: 'd.', sort: 'downloads' }, 0, 50);
-    const first = ids(await whole.search({ search: 'd.', sort: 'downloads' }, 0, 50));
+    const firsts = ids(await whole.search({ search: 'd.', sort: 'downloads' }, 0, 50));
     expect(sorted.models.length).toBeGreaterThan(0);
-    expect(ids(sorted)).toEqual(first.slice(0, sorted.models.length));
+    expect(ids(sorted)).toEqual(firsts.slice(0, sorted.models.length));
     // a search its terms bound is not cut short
     expect(ids(await bounded.search({ search: models[6785]?.id }, 0, 20))).toEqual([models[6785]?.id]);
+  });
+
+  it('following the pages of a walk lists every match once, in order, each page within its budget', async () => {
+    const older = await olderRoot(inner, pages, 'shortGrams');
+    // pages the budget fills (the next goes on from the first match past it) and pages it stops (from where it stopped)
+    const cases = [
+      { root: older, q: { search: 'zz' }, limit: 200 }, // no match: the walk crosses the whole order a budget at a time
+      { root: older, q: { search: 'gg' }, limit: 30 }, // a match in every third id, in the browse order
+      { root: pages, q: { search: 'mo', sort: 'id' as const }, limit: 60 }, // in every id: another order's pages, walked
+      { root: pages, q: { search: 'gg', sort: 'downloads' as const, direction: 1 as const }, limit: 20 },
+      { root: pages, q: { search: 'd.', sort: 'downloads' as const }, limit: 50 }, // more candidates than the budget
+    ];
+    for (const { root, q, limit } of cases) {
+      const label = JSON.stringify(q);
+      const index = await openPagedIndex(store, root, catalog, { searchReadsMax: 100 });
+      const all = await whole.search(q, 0, models.length);
+      const got: string[] = [];
+      let at: { offset: number; from?: number } = { offset: 0 };
+      let last: Awaited<ReturnType<typeof index.search>> | undefined;
+      for (let page = 0; page < 1_000; page++) {
+        store.reset();
+        last = await index.search(q, at.offset, limit, at.from);
+        // a page reads its budget and the page of the model it stopped at, whatever its depth
+        expect(store.reads, `${label} page ${page}`).toBeLessThanOrEqual(103);
+        got.push(...ids(last));
+        if (!last.more) break;
+        if (at.from !== undefined && last.after !== undefined) expect(last.after, label).toBeGreaterThan(at.from);
+        at = { offset: at.offset + last.models.length, from: last.after };
+      }
+      expect(last?.more, label).toBe(false);
+      expect(got, label).toEqual(ids(all));
+      // the last page of a walk that went to the end counts every match
+      if (last?.total !== undefined) expect(last.total, label).toBe(all.total);
+    }
   });
 
   it('a long walk over pages read at once lets other work run between its steps', async () => {

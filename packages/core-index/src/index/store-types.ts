@@ -55,6 +55,14 @@ export interface SearchPage {
   more: boolean;
   /** every match, when the store knew it without more work (the whole-index store always does) */
   total?: number;
+  /**
+   * Where this page's walk of an order ended, when the search walked one (the paged store, for a query no posting list
+   * bounds): the next page, asked with `offset + models.length` and this as `from`, goes on from there instead of
+   * walking past the first `offset` matches again, so every page costs what the first does, and a walk stopped by its
+   * budget of reads goes on in the next page instead of ending the list. A page that ends so may hold fewer than
+   * `limit` models (none, even) and still have `more`.
+   */
+  after?: number;
 }
 
 /**
@@ -79,7 +87,11 @@ export interface IndexStore {
   /** every (model, file) with this SHA-256, in browse order and path order, for OCI blob look-ups by digest */
   filesBySha256(sha256: string): Promise<ReadonlyArray<{ model: IndexedModel; file: FileRecord }>>;
   /** one page of the models a query matches, in its order (no condition: the browse list in that order) */
-  search(q: ModelQuery, offset: number, limit: number): Promise<SearchPage>;
+  /**
+   * The matches of `[offset, offset + limit)`. `from` is a page's `after` (see {@link SearchPage}); a store that does
+   * not walk ignores it, and so does a search that does not walk, which counts from `offset`.
+   */
+  search(q: ModelQuery, offset: number, limit: number, from?: number): Promise<SearchPage>;
   /** repository names (lower-case ids) after `last` in lexical order, at most `n` */
   names(last: string | undefined, n: number): Promise<{ names: string[]; more: boolean }>;
   /** every source the index's models name, with its kind (first seen first) */

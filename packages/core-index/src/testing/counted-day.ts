@@ -1,4 +1,8 @@
+import type { Address } from '../index/blake3.js';
+import { canonicalBytes } from '../index/canonical-json.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
+import type { ObjectStore } from '../index/object-store.js';
+import { PAGES_KIND } from '../index/page-layout.js';
 import { openPagedIndex, type PagedIndex } from '../index/paged-index.js';
 import { buildWithPages, CountingObjectStore, syntheticModels } from './scale.js';
 
@@ -16,4 +20,15 @@ export async function countedPagedDay(n: number) {
     return openPagedIndex(store, pages, catalog);
   }
   return { models, catalog, pages, inner, store, fresh };
+}
+
+/**
+ * The day's pages root without some of its members, as a day written before them (`shortGrams`: words of one or two
+ * characters then walk the order), stored beside it; its address.
+ */
+export async function olderRoot(objects: ObjectStore, pages: Address, ...drop: string[]): Promise<Address> {
+  const stored = await objects.get(pages);
+  const root = JSON.parse(new TextDecoder().decode(stored?.bytes)) as Record<string, unknown>;
+  for (const k of drop) delete root[k];
+  return (await objects.put(canonicalBytes(root), { kind: PAGES_KIND, mediaType: 'application/json' })).meta.id as Address;
 }

@@ -1,6 +1,6 @@
 /** hub_repo_search and its legacy alias model_search. */
 import type { SortKey } from '@hub/core-index';
-import { type Block, decodeCursor, encodeCursor, page } from '../paging.js';
+import { type Block, decodeCursorAt, encodeCursor, page } from '../paging.js';
 import * as z from '../zod.js';
 import {
   cursorArg,
@@ -33,7 +33,7 @@ async function runSearch(tool: string, args: SearchArgs, ctx: ToolContext): Prom
     throw new ToolError('This hub indexes models only, not datasets or spaces. Fix: leave repo_types out or include "model".');
   }
   const index = ctx.deps.index();
-  const offset = decodeCursor(args.cursor, tool, snapshotKey(index), args as unknown as Record<string, unknown>);
+  const { offset, from } = decodeCursorAt(args.cursor, tool, snapshotKey(index), args as unknown as Record<string, unknown>);
   const query = {
     search: args.query,
     author: args.author,
@@ -43,7 +43,7 @@ async function runSearch(tool: string, args: SearchArgs, ctx: ToolContext): Prom
     sort: args.sort as SortKey | undefined,
   };
   // One page of listed models (and one more, to know whether a page follows); the total when the store knows it.
-  const got = await index.search({ ...query, listed: true }, offset, args.limit);
+  const got = await index.search({ ...query, listed: true }, offset, args.limit, from);
   const total = got.total ?? offset + got.models.length + (got.more ? 1 : 0);
   // Blocks only for the rows this answer can show (at most `limit` from the offset), not for every match.
   const blocks: Block<Record<string, unknown>>[] = got.models.map((m, k) => ({
@@ -69,7 +69,11 @@ async function runSearch(tool: string, args: SearchArgs, ctx: ToolContext): Prom
   // Offsets into the whole answer: where the page stopped, or the first row after the window when it showed it all.
   const stop = offset + (p.next ?? blocks.length);
   const nextOffset = stop < offset + got.models.length || got.more ? stop : null;
-  const next = nextOffset === null ? null : encodeCursor(tool, nextOffset, snapshotKey(index), args as unknown as Record<string, unknown>);
+  // A page that showed every model of a walk's page goes on from where the walk ended; one cut short by its text
+  // budget is asked again by offset (its walk starts over).
+  const place = stop === offset + got.models.length ? got.after : undefined;
+  const next =
+    nextOffset === null ? null : encodeCursor(tool, nextOffset, snapshotKey(index), args as unknown as Record<string, unknown>, place);
   const criteria = [
     args.query && `query "${args.query}"`,
     args.author && `author ${args.author}`,
