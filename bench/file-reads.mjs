@@ -38,5 +38,7 @@ for (let round = 0; round < Number(values.rounds); round++) {
   t = process.hrtime.bigint();
   for (let i = 0; i < N; i++) statSync(pick());
   const stat = us(t);
-  console.log(`round ${round + 1}: open+close ${openClose} µs, pread on a kept descriptor ${pread} µs, stat ${stat} µs (${files.length} object files)`);
+  console.log(
+    `round ${round + 1}: open+close ${openClose} µs, pread on a kept descriptor ${pread} µs, stat ${stat} µs (${files.length} object files)`,
+  );
 }

@@ -10,7 +10,11 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 
 const { values, positionals } = parseArgs({
-  options: { pages: { type: 'string', default: '40' }, port: { type: 'string', default: '18420' }, query: { type: 'string', multiple: true } },
+  options: {
+    pages: { type: 'string', default: '40' },
+    port: { type: 'string', default: '18420' },
+    query: { type: 'string', multiple: true },
+  },
   allowPositionals: true,
   args: process.argv.slice(2).filter((a) => a !== '--'),
 });
@@ -25,12 +29,29 @@ const base = `http://127.0.0.1:${values.port}`;
 const config = path.join(path.dirname(new URL(import.meta.url).pathname), 'short-words-http.json');
 const server = spawn(
   process.execPath,
-  [path.join(checkout, 'apps/node-server/dist/cli.js'), 'serve', '--port', values.port, '--host', '127.0.0.1', '--data', data, '--config', config],
+  [
+    path.join(checkout, 'apps/node-server/dist/cli.js'),
+    'serve',
+    '--port',
+    values.port,
+    '--host',
+    '127.0.0.1',
+    '--data',
+    data,
+    '--config',
+    config,
+  ],
   { env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_INDEX_STORE: 'paged' }, stdio: 'ignore' },
 );
 process.on('exit', () => server.kill());
 for (let i = 0; i < 300; i++) {
-  if (await fetch(`${base}/-/live`).then((r) => r.ok, () => false)) break;
+  if (
+    await fetch(`${base}/-/live`).then(
+      (r) => r.ok,
+      () => false,
+    )
+  )
+    break;
   await new Promise((r) => setTimeout(r, 100));
 }
 
@@ -62,7 +83,8 @@ for (const q of queries) {
   for (let k = 0; k < pages && next; k++) {
     // alternate which way goes first
     const ask = async () => page(next);
-    const askOffset = async () => (offsetEnded === undefined ? page(`/api/models?${q}${offset ? `&cursor=${offsetCursor(offset)}` : ''}`) : undefined);
+    const askOffset = async () =>
+      offsetEnded === undefined ? page(`/api/models?${q}${offset ? `&cursor=${offsetCursor(offset)}` : ''}`) : undefined;
     const [a, b] = k % 2 ? [await askOffset(), await ask()].reverse() : [await ask(), await askOffset()];
     byPlace.push(a.ms);
     listedPlace += a.n;
