@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { constants } from 'node:fs';
 import { mkdir, open, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
@@ -31,13 +30,6 @@ export async function syncDir(dir: string): Promise<void> {
   } catch {
     // Some filesystems do not allow opening folders; the rename is still atomic.
   }
-}
-
-/** Flush the whole filesystem that holds `dir` (syncfs(2), which Node does not bind) with coreutils' `sync -f`. */
-export function syncFs(dir: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    execFile('sync', ['-f', dir], { timeout: 600_000 }, (e) => (e ? reject(e) : resolve()));
-  });
 }
 
 /**

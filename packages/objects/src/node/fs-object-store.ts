@@ -16,9 +16,10 @@ import {
   type StoredObject,
 } from '@hub/core-index';
 import { DERIVED_MAX_BYTES, derivable, derivedMeta } from './derived-meta.js';
-import { syncDir, syncFs, tempName, writeDurable, writeFileAtomic } from './durable-files.js';
+import { syncDir, tempName, writeDurable, writeFileAtomic } from './durable-files.js';
 import { withFileLock } from './file-lease.js';
 import { readRangeSync, readWholeSync } from './fs-read.js';
+import { syncFs } from './sync-fs.js';
 
 export { writeFileAtomic };
 
