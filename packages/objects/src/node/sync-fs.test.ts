@@ -34,7 +34,12 @@ describe('syncFs', () => {
   it('answers each of many flushes asked at once, and a failing one alone', async () => {
     if (!(await hasSyncF)) return;
     const missing = path.join(dir, 'no-such-folder');
-    const asked = Array.from({ length: 40 }, (_, i) => syncFs(i % 10 === 3 ? missing : dir).then(() => 'ok', () => 'failed'));
+    const asked = Array.from({ length: 40 }, (_, i) =>
+      syncFs(i % 10 === 3 ? missing : dir).then(
+        () => 'ok',
+        () => 'failed',
+      ),
+    );
     const answers = await Promise.all(asked);
     expect(answers).toEqual(Array.from({ length: 40 }, (_, i) => (i % 10 === 3 ? 'failed' : 'ok')));
     await expect(syncFs(dir)).resolves.toBeUndefined();
