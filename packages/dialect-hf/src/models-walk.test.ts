@@ -1,5 +1,5 @@
-import { createHub, loadIndex, MemoryObjectStore, openPagedIndex } from '@hub/core-index';
-import { buildWithPages, CountingObjectStore, createTestHub, olderRoot, request, syntheticModels } from '@hub/core-index/testing';
+import { createHub, loadIndex, openPagedIndex } from '@hub/core-index';
+import { type CountingObjectStore, countedPagedDay, createTestHub, olderRoot, request } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { decodeCursor } from './models.js';
 import { hfRoutes } from './routes.js';
@@ -12,7 +12,6 @@ import { hfRoutes } from './routes.js';
  * before them), so words of one or two characters walk.
  */
 
-const models = syntheticModels(3_000);
 const BUDGET = 40;
 type Hub = ReturnType<typeof createHub>;
 let paged: Hub;
@@ -22,10 +21,9 @@ let counted: CountingObjectStore;
 let fresh: () => Promise<void>;
 
 beforeAll(async () => {
-  const objects = new MemoryObjectStore();
-  const { catalog, pages } = await buildWithPages(objects, models);
+  const { catalog, pages, inner: objects, store } = await countedPagedDay(3_000);
   const older = await olderRoot(objects, pages, 'shortGrams');
-  counted = new CountingObjectStore(objects);
+  counted = store;
   let index = await openPagedIndex(counted, older, catalog, { searchReadsMax: BUDGET });
   fresh = async () => {
     index = await openPagedIndex(counted, older, catalog, { searchReadsMax: BUDGET });

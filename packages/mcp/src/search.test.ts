@@ -1,6 +1,6 @@
 import type { ModelQuery } from '@hub/core-index';
-import { createHub, loadIndex, MemoryObjectStore, openPagedIndex } from '@hub/core-index';
-import { buildWithPages, createTestHub, olderRoot, request, searchModelsScan, syntheticModels } from '@hub/core-index/testing';
+import { createHub, loadIndex, openPagedIndex } from '@hub/core-index';
+import { countedPagedDay, createTestHub, olderRoot, request, searchModelsScan } from '@hub/core-index/testing';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { trendingBuildModels } from '../../../fixtures/model-host/load.js';
 import { mcpRoutes } from './index.js';
@@ -22,8 +22,8 @@ beforeAll(async () => {
   hub = createHub(t.deps, mcpRoutes());
 });
 
-async function call(args: Record<string, unknown>) {
-  const res = await request(hub, '/mcp', {
+async function call(args: Record<string, unknown>, on: ReturnType<typeof createHub> = hub) {
+  const res = await request(on, '/mcp', {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'hub_repo_search', arguments: args } }),
@@ -83,31 +83,19 @@ describe('hub_repo_search pages as before (real 600-row fixture)', () => {
 describe('hub_repo_search of a word that walks the order, on a paged day its budget stops', () => {
   it('each next_cursor goes on from where the last walk ended: every match once, in order', async () => {
     // 3,000 SYNTHETIC models; the day's root without its short words' terms, so `gg` (every third id) walks
-    const objects = new MemoryObjectStore();
-    const synthetic = syntheticModels(3_000);
-    const { catalog, pages } = await buildWithPages(objects, synthetic);
+    const { catalog, pages, inner: objects } = await countedPagedDay(3_000);
     const older = await olderRoot(objects, pages, 'shortGrams');
     // opened afresh for each answer: at a million models no page of an earlier walk is still kept
     let index = await openPagedIndex(objects, older, catalog, { searchReadsMax: 40 });
     const paged = createHub({ ...t.deps, index: () => index }, mcpRoutes());
     const whole = await loadIndex(objects, catalog);
-    const want = (await whole.search({ search: 'gg', listed: true }, 0, synthetic.length)).models.map((m) => m.id);
+    const want = (await whole.search({ search: 'gg', listed: true }, 0, 3_000)).models.map((m) => m.id);
     expect(want.length).toBeGreaterThan(500);
     const seen: string[] = [];
     let cursor: string | undefined;
     for (let answers = 0; answers < 500; answers++) {
       index = await openPagedIndex(objects, older, catalog, { searchReadsMax: 40 });
-      const res = await request(paged, '/mcp', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name: 'hub_repo_search', arguments: { query: 'gg', limit: 25, ...(cursor ? { cursor } : {}) } },
-        }),
-      });
-      const s = res.json().result.structuredContent;
+      const s = (await call({ query: 'gg', limit: 25, ...(cursor ? { cursor } : {}) }, paged)).structuredContent;
       seen.push(...s.models.map((m: { id: string }) => m.id));
       cursor = s.next_cursor ?? undefined;
       if (!cursor) break;

@@ -236,7 +236,8 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   const wanted = skip + limit + 1;
   const hits: IndexedModel[] = [];
   const places: number[] = [];
-  let place = resume !== undefined && order && walksOrder ? resume : 0;
+  // (a kept order's walk starts at `resume`, above)
+  let place = resume ?? 0;
   let stoppedAt: number | undefined;
   // Models asked ahead of the one tested when the store answers with promises (R2: a round trip a page), so up to
   // READ_AHEAD reads wait at once instead of one after the other; a store that reads at once asks one at a time.

@@ -1,5 +1,5 @@
 export { searchModelsScan } from '../index/search.js';
-export { olderRoot } from './counted-day.js';
+export { countedPagedDay, olderRoot } from './counted-day.js';
 export { createTestHub, SYNTHETIC_MODELS, type TestHub } from './fixture.js';
 export { request } from './request.js';
 export { buildWithPages, CountingObjectStore, syntheticId, syntheticModelStream, syntheticModels } from './scale.js';
