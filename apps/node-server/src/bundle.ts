@@ -39,6 +39,7 @@ import { indexStoreKind, servedFromPages } from '@hub/hub';
 import { FsObjectStore, syncFs, writeFileAtomic } from '@hub/objects/node';
 import { BundleError, bundleObjects, folderMaker, ObjectListWriter, objectFile } from './bundle-objects.js';
 import { DATA_MIRROR, IMPORTED_FILE } from './data-folder.js';
+import { writeMadeAnswersAfterBuild } from './made-answers-file.js';
 import { dayPagesFaults, writeLoadPack } from './verify.js';
 
 export { BundleError };
@@ -324,6 +325,11 @@ export async function bundleImport(
   // this log, and the exporting hub's checkpoints (objects this folder does not hold) are not named.
   const days = bundle.archive.days.map(({ checkpoint: _checkpoint, leaf: _leaf, ...d }) => d);
   await commitDays(store, { ...bundle.archive, days }, bundle.catalog as Address);
+  // A day served from its pages gets its made answers (cold look-ups read one record each), as after a build.
+  if (servedFromPages(kind, today)) {
+    options.progress?.('making the answers of the cold look-ups');
+    await writeMadeAnswersAfterBuild(store, dataDir, bundle.catalog as Address, options.indexStore);
+  }
   const importedFile = path.join(dataDir, IMPORTED_FILE);
   const imported = JSON.parse(await readFile(importedFile, 'utf8').catch(() => '[]')) as unknown[];
   imported.push({ catalog: bundle.catalog, date: bundle.date, hub: bundle.hub, imported: new Date().toISOString() });

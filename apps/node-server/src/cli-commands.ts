@@ -9,7 +9,7 @@ import { BUCKETS_GET, BUCKETS_PUT } from './cli-buckets.js';
 import { BUNDLE_CREATE, BUNDLE_IMPORT } from './cli-bundle.js';
 import type { Command } from './cli-framework.js';
 import { GET } from './cli-get.js';
-import { INDEX_BUILD, INDEX_VERIFY } from './cli-index.js';
+import { INDEX_ANSWERS, INDEX_BUILD, INDEX_VERIFY } from './cli-index.js';
 import { KEYS_GENERATE } from './cli-keys.js';
 import { MIRROR_PULL, MIRROR_SERVE, MIRROR_VERIFY } from './cli-mirror.js';
 import { OBJECTS_PUT } from './cli-objects.js';
@@ -25,6 +25,7 @@ export const COMMANDS: readonly Command[] = [
   VERIFY_CACHE,
   INDEX_BUILD,
   INDEX_VERIFY,
+  INDEX_ANSWERS,
   KEYS_GENERATE,
   PROBE,
   OBJECTS_PUT,

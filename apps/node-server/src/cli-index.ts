@@ -75,6 +75,39 @@ Exit 1 on any fault.`,
     args.values.log ? (await import('./log-verify.js')).logVerifyRun(args.values, io) : indexVerifyCommand(args.values),
 });
 
+export const INDEX_ANSWERS = command({
+  name: 'index answers',
+  summary: "Make the answers of the served day's cold look-ups again (a day served from its pages).",
+  usage: ['[--data DIR] [--config FILE]'],
+  description: `A day served from its index pages answers a model asked for the first time from one record of the
+data folder's made-answers file, written after each build and import. This writes it again for the
+day served now: after an upgrade whose answers differ (the hub then logs that it does not use the file),
+or when the file was lost. A running hub uses it from its next start or day switch.`,
+  options: { data: DATA, config: CONFIG },
+  run: (args) => indexAnswersCommand(args.values),
+});
+
+async function indexAnswersCommand(values: { data?: string | undefined; config?: string | undefined }): Promise<number> {
+  const { checkedSettings } = await import('./settings-check.js');
+  const cfg = checkedSettings({ ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) });
+  const { FsObjectStore } = await import('@hub/objects/node');
+  const { createLogger } = await import('./logger.js');
+  const { writeMadeAnswers } = await import('./made-answers-file.js');
+  (await import('./blake3-node.js')).installFastBlake3();
+  const store = new FsObjectStore(cfg.dataDir);
+  const current = await store.readRef('current');
+  if (!current) throw new CliError(`no index in ${cfg.dataDir}: run "hub index build" first`);
+  const log = createLogger({ level: cfg.logLevel, destination: process.stderr as never });
+  const r = await writeMadeAnswers(store, cfg.dataDir, current as Parameters<typeof writeMadeAnswers>[2], {
+    log,
+    progress: (done, total) => progressLine(`making answers ${done}/${total}`),
+  });
+  progressLine('');
+  if ('skipped' in r) throw new CliError(`no answers made: ${r.skipped}`);
+  process.stdout.write(`${JSON.stringify({ catalog: current, ...r })}\n`);
+  return 0;
+}
+
 function progressLine(text: string) {
   if (process.stderr.isTTY) process.stderr.write(`\r\x1b[2K${text}`);
 }
@@ -133,6 +166,12 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
       progressLine('');
       // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
       await writeLoadPackAfterBuild(store, cfg.dataDir, r.catalog, pack, log);
+      // A day served from its pages: its cold look-ups' answers, made once now (made-answers-file.ts).
+      const { writeMadeAnswersAfterBuild } = await import('./made-answers-file.js');
+      await writeMadeAnswersAfterBuild(store, cfg.dataDir, r.catalog, cfg.indexStore, log, (done, total) =>
+        progressLine(`making answers ${done}/${total}`),
+      );
+      progressLine('');
       return r;
     }),
   );

@@ -20,6 +20,7 @@ import {
 import type { FsObjectStore } from '@hub/objects/node';
 import { ConfigError, type HubConfigFile } from './config.js';
 import { DATA_MIRROR } from './data-folder.js';
+import { madeAnswersFrom } from './made-answers-file.js';
 import { checkOrder } from './settings-check.js';
 import { LOCAL_MIRROR } from './sources-config.js';
 import { fileLoadPack, loadVerifiedOnce } from './verify.js';
@@ -73,7 +74,10 @@ export async function openIndex(
   // The day whole for a small index, its pages for a large one (`indexStore` / HUB_INDEX_STORE; design 11.1).
   const kind = indexStoreKind(config.indexStore, 'indexStore (or HUB_INDEX_STORE)');
   const load = (store: FsObjectStore, address: Address) =>
-    openDay(store, address, kind, () => loadVerifiedOnce(store, address, pack), { cacheBytes });
+    openDay(store, address, kind, () => loadVerifiedOnce(store, address, pack), {
+      cacheBytes,
+      made: madeAnswersFrom(dataDir, undefined, log),
+    });
   const indexes = indexHolder(objects, await load(objects, current), load, log, metrics);
   checkOrder(config, [
     ...ownSources,

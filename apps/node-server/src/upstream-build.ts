@@ -16,6 +16,7 @@ import { verifyModelSignature } from '@hub/model-signing';
 import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
 import { FsObjectStore } from '@hub/objects/node';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
+import { writeMadeAnswersAfterBuild } from './made-answers-file.js';
 import { FileMissingLog } from './missing-log.js';
 import { loadPackLimit, writeLoadPackAfterBuild } from './verify.js';
 
@@ -118,6 +119,7 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     pages: pack,
   });
   await writeLoadPackAfterBuild(store, options.dataDir, summary.catalog as Address, pack, options.log);
+  await writeMadeAnswersAfterBuild(store, options.dataDir, summary.catalog as Address, options.indexStore, options.log);
   return summary;
 }
 

@@ -1,7 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
 import { type BuildInput, type BuildResult, buildIndex } from '@hub/core-index';
 import { buildFromDir, type DemoMirror, startDemoMirror } from '@hub/node-toolkit';
 import { FsObjectStore } from '@hub/objects/node';
@@ -135,4 +137,24 @@ export async function startTestHub(options: TestHubOptions = {}): Promise<TestHu
       if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** What a `hub` command run as its own process answered. */
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Run the built `hub` (dist/cli.js) with `args`, its settings from the arguments only (no HUB_* of this process). */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+  const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [cli, ...args],
+      { env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_DEBUG: '', HUB_CONFIG: '', HUB_DATA: '', ...env }, timeout: 120_000 },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
 }

@@ -107,6 +107,20 @@ export { encodePath } from './index/encode-path.js';
 export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export { type IndexedModel, IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index/index-store.js';
+export {
+  MADE_DIGEST_BYTES,
+  MADE_SLOT_BYTES,
+  MADE_SLOTS_AT,
+  type MadeAnswerMaker,
+  type MadeAnswers,
+  type MadeHead,
+  madeHeadBytes,
+  madeHeadRead,
+  madeKeyHash,
+  madeRecordFields,
+  madeRecordRead,
+  madeSlotCount,
+} from './index/made-answers.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH, ociName } from './index/model-id.js';
 export { ObjectCache } from './index/object-cache.js';

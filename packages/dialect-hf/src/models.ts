@@ -5,6 +5,7 @@ import {
   type IndexedModel,
   isSortKey,
   type Later,
+  type MadeAnswerMaker,
   type ModelInfo,
   type ModelQuery,
   type ModelRow,
@@ -309,8 +310,33 @@ function infoBody(model: IndexedModel, blobs: boolean, expand: string[] | undefi
   return info;
 }
 
+/** The memo key of a model's info answer (also its key among the answers made before they are asked). */
+function infoKey(id: string, blobs: boolean, security: boolean): string {
+  return `hf:info:${blobs}:${security}:${id}`;
+}
+
+/**
+ * The model info answer every model has (no `blobs`, `expand` or `securityStatus`), made for each model after a build
+ * by a host that keeps made answers (core-index made-answers.ts; node-server writes them), so a cold look-up of a
+ * large day reads its answer whole. `make` is the route's own rendering, so both are the same bytes.
+ */
+export const HF_MADE_ANSWERS: readonly MadeAnswerMaker[] = [
+  { id: 'hf:info:1', key: (m) => infoKey(m.id, false, false), make: (m) => prepare(infoBody(m, false, undefined)) },
+];
+
+/** An info ask with none of the query that changes the answer (`blobs`, `expand`, `securityStatus`). */
+function isPlainInfo(query: URLSearchParams): boolean {
+  return !parseBool(query.get('blobs')) && !expandSet(query) && !parseBool(query.get('securityStatus'));
+}
+
 export function modelInfo(ctx: RouteContext<CoreDeps>, rev: string | undefined): Later<HubResponse> {
   const { owner = '', name = '' } = ctx.params;
+  const index = ctx.deps.index();
+  // The plain ask of a model by its exact id: the answer made before it was asked, when the store has one.
+  if (rev === undefined && index.made && (ctx.search === '' || isPlainInfo(ctx.query))) {
+    const made = index.made(infoKey(`${owner}/${name}`, false, false));
+    if (made) return sendPrepared(made);
+  }
   const looked = rev === undefined ? findModel(ctx.deps, owner, name) : findRevision(ctx.deps, owner, name, rev);
   return whenReady(looked, (found) => {
     if (!found.ok) return found.response;
@@ -324,6 +350,6 @@ export function modelInfo(ctx: RouteContext<CoreDeps>, rev: string | undefined):
       return security ? { ...info, securityRepoStatus: securityRepoStatus(model) } : info;
     };
     if (expand) return sendPrepared(prepare(body(expand)));
-    return sendPrepared(ctx.deps.index().memo(`hf:info:${blobs}:${security}:${model.id}`, () => prepare(body(undefined))));
+    return sendPrepared(index.memo(infoKey(model.id, blobs, security), () => prepare(body(undefined))));
   });
 }

@@ -1,4 +1,19 @@
-import { type Address, ArchiveSchema, type IndexStore, type ObjectStore, openPagedIndex, type PagedIndexOptions } from '@hub/core-index';
+import {
+  type Address,
+  ArchiveSchema,
+  type IndexStore,
+  type MadeAnswerMaker,
+  type ObjectStore,
+  openPagedIndex,
+  type PagedIndexOptions,
+} from '@hub/core-index';
+import { HF_MADE_ANSWERS } from '@hub/dialect-hf';
+
+/**
+ * The answers the hub's dialects make for every model, which a host with a local disk may make for a day before they
+ * are asked (core-index made-answers.ts): the model-host dialect's model info.
+ */
+export const HUB_MADE_ANSWERS: readonly MadeAnswerMaker[] = HF_MADE_ANSWERS;
 
 /** Which store serves the day (design 11.1): the whole index in memory, the paged store, or by the day's size. */
 export type IndexStoreKind = 'auto' | 'memory' | 'paged';

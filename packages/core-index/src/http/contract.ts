@@ -1,3 +1,4 @@
+import type { PreparedBody } from '../index/store-types.js';
 import type { RouteGroup } from '../observe/metrics.js';
 import type { RouteApi } from './api.js';
 /**
@@ -114,14 +115,7 @@ export function text(
   return { status, headers: { 'content-type': contentType, ...headers }, body };
 }
 
-/**
- * A response body built once per index and served many times: its bytes, content type and a strong ETag.
- */
-export interface PreparedBody {
-  bytes: Uint8Array;
-  contentType: string;
-  etag: string;
-}
+export type { PreparedBody };
 
 export function prepare(value: unknown, contentType = 'application/json; charset=utf-8', etagSeed?: string): PreparedBody {
   const bytes =

@@ -2,6 +2,7 @@ import { type Address, addressOf } from './blake3.js';
 import { bucketEntry, NOT_A_BUCKET } from './bucket-scan.js';
 import { ByteLru } from './byte-lru.js';
 import { IndexLoadError, makeModel } from './index-store.js';
+import type { MadeAnswers } from './made-answers.js';
 import type { ObjectStore } from './object-store.js';
 import {
   bucketOf,
@@ -24,6 +25,7 @@ import {
   type IndexTotals,
   type Later,
   type ModelQuery,
+  type PreparedBody,
   type SearchPage,
   whenReady,
 } from './store-types.js';
@@ -47,10 +49,7 @@ const RECENT_MODELS_PAGES = 32;
 export interface PagedIndexOptions {
   /** the most bytes of pages, models and memos kept in all (default {@link PAGED_CACHE_BYTES}; cache-budget.ts) */
   cacheBytes?: number;
-  /**
-   * Re-hash every page read against its address (default true). A host that verified the day's objects when they
-   * were written or switched to (node-server's trusted catalog) may skip it.
-   */
+  /** Re-hash every page read against its address (default true); a host that verified the day may skip it. */
   verify?: boolean;
   /** the most storage reads one search makes (paged-search.ts `SEARCH_READS_MAX` by default) */
   searchReadsMax?: number;
@@ -60,6 +59,8 @@ export interface PagedIndexOptions {
    * or hang ("Cannot perform I/O on behalf of a different request"). Values already read are shared either way.
    */
   sharePending?: boolean;
+  /** The host's answers made for this day (made-answers.ts), given its pages root and head; undefined: none. */
+  made?: (pages: Address, head: readonly IndexedModel[]) => MadeAnswers | undefined;
 }
 
 /** The size a memo value is counted at: its bytes when it has them (prepared bodies), else a few KB. */
@@ -129,6 +130,11 @@ export class PagedIndex implements IndexStore, PagedReads {
       this.warmModels.keep(m.id.toLowerCase(), m, 0);
       this.warmModels.keep(`#${m.rank}`, m, 0);
     }
+    this.madeAnswers = options.made?.(pagesAddress, this.headModels);
+  }
+  private readonly madeAnswers: MadeAnswers | undefined;
+  made(key: string): PreparedBody | undefined {
+    return this.madeAnswers?.get(key);
   }
 
   /**

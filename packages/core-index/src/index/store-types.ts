@@ -104,8 +104,23 @@ export interface IndexStore {
    * cache bounded in bytes, so a value may be built again: `build` must not have effects.
    */
   memo<T>(key: string, build: () => T): T;
+  /**
+   * An answer made before it was asked (made-answers.ts: a host's file of the answers every model has, written after
+   * the build), by the key its maker gives it; undefined when the store has none under that key. Never reads more
+   * than the file's slot and record.
+   */
+  made?(key: string): PreparedBody | undefined;
   /** bytes its caches hold now, as they count them (a paged store); the whole store holds its index and has none */
   cachedBytes?(): number;
+}
+
+/**
+ * A response body built once per index and served many times: its bytes, content type and a strong ETag.
+ */
+export interface PreparedBody {
+  bytes: Uint8Array;
+  contentType: string;
+  etag: string;
 }
 
 /** A value now or later: look-ups answer at once when nothing has to be read (a warm model). */

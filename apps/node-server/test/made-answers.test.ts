@@ -1,0 +1,208 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  type Address,
+  MADE_DIGEST_BYTES,
+  MADE_SLOT_BYTES,
+  MADE_SLOTS_AT,
+  type MadeAnswerMaker,
+  openPagedIndex,
+  prepare,
+} from '@hub/core-index';
+import { buildWithPages, CountingObjectStore, request, syntheticModels } from '@hub/core-index/testing';
+import { HUB_MADE_ANSWERS } from '@hub/hub';
+import { createComposedTestHub } from '@hub/hub/testing';
+import { FsObjectStore } from '@hub/objects/node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MADE_ANSWERS_FILE, madeAnswersFrom, writeMadeAnswers } from '../src/made-answers-file.js';
+import { runCli, startTestHub, type TestHub } from './helpers.js';
+
+/**
+ * Issue 39, cold look-ups at any size: the answers every model has (the model info) made after the build into the
+ * data folder's made-answers file. Over HTTP, a hub that reads them answers byte for byte as one that renders them
+ * (every model, and the asks the file does not hold); in process, a cold look-up reads no object of the store; a
+ * damaged record, a file of another day or of other code, and a write cut off are each refused or left whole.
+ * 1,500 SYNTHETIC models.
+ */
+
+const models = syntheticModels(1_500);
+let dataDir: string;
+let catalog: Address;
+let pages: Address;
+let plain: TestHub;
+let made: TestHub;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(os.tmpdir(), 'hub-made-'));
+  const store = new FsObjectStore(dataDir);
+  ({ catalog, pages } = await buildWithPages(store, models));
+  // one hub started before the file exists (it renders every answer), one after
+  plain = await startTestHub({ dataDir, config: { demo: false, indexStore: 'paged' } });
+  const written = await writeMadeAnswers(store, dataDir, catalog);
+  expect(written).toMatchObject({ records: models.length, pages });
+  made = await startTestHub({ dataDir, config: { demo: false, indexStore: 'paged' } });
+}, 600_000);
+
+afterAll(async () => {
+  await plain?.close();
+  await made?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+async function answer(hub: TestHub, url: string, init?: RequestInit) {
+  const res = await fetch(`${hub.url}${url}`, init);
+  return { status: res.status, etag: res.headers.get('etag'), type: res.headers.get('content-type'), body: await res.text() };
+}
+
+describe('made answers over HTTP', () => {
+  it('answer every model as the hub that renders them, byte for byte', async () => {
+    for (const m of models) {
+      const url = `/api/models/${m.id}`;
+      const [a, b] = await Promise.all([answer(plain, url), answer(made, url)]);
+      expect(b.status).toBe(200);
+      expect(b).toEqual(a);
+    }
+    expect(made.logs.join('')).not.toMatch(/made answers not used|was refused/);
+  });
+
+  it('leave the asks they do not hold to the route, with the same answers', async () => {
+    const m = models[777];
+    if (!m) throw new Error('no model 777');
+    for (const url of [
+      `/api/models/${m.id}?blobs=true`,
+      `/api/models/${m.id}?expand=downloads`,
+      `/api/models/${m.id}?securityStatus=true`,
+      `/api/models/${m.id}/revision/main`,
+      `/api/models/${m.id.toUpperCase()}`,
+      `/api/models/${m.id}?unrelated=1`,
+      '/api/models/synthetic-org-1/no-such-model',
+    ]) {
+      const [a, b] = await Promise.all([answer(plain, url), answer(made, url)]);
+      expect(b, url).toEqual(a);
+    }
+    const etag = (await answer(made, `/api/models/${m.id}`)).etag as string;
+    const conditional = await fetch(`${made.url}/api/models/${models[778]?.id}`, { headers: { 'if-none-match': etag } });
+    expect(conditional.status).toBe(200);
+    const again = await fetch(`${made.url}/api/models/${m.id}`, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+  });
+});
+
+describe('made answers in process', () => {
+  it('answer a cold look-up without reading the store, and leave other asks to it', async () => {
+    const store = new CountingObjectStore(new FsObjectStore(dataDir));
+    const index = await openPagedIndex(store, pages, catalog, { made: madeAnswersFrom(dataDir) });
+    const t = await createComposedTestHub({}, { index: () => index });
+    store.reset();
+    const m = models[1234];
+    const info = await request(t.hub, `/api/models/${m?.id}`);
+    expect(info.status).toBe(200);
+    expect(info.json<{ id: string }>().id).toBe(m?.id);
+    expect(store.reads).toBe(0);
+    const blobs = await request(t.hub, `/api/models/${m?.id}?blobs=true`);
+    expect(blobs.status).toBe(200);
+    expect(store.reads).toBeGreaterThan(0);
+  });
+
+  it('refuse a damaged record and answer that model from the pages', async () => {
+    const copy = await mkdtemp(path.join(os.tmpdir(), 'hub-made-damaged-'));
+    try {
+      const bytes = await readFile(path.join(dataDir, MADE_ANSWERS_FILE));
+      const m = models[321];
+      if (!m) throw new Error('no model 321');
+      // the model's record: found by its id in the records, one byte of its body changed
+      const at = bytes.indexOf(Buffer.from(`"id":"${m.id}"`), MADE_SLOTS_AT);
+      expect(at).toBeGreaterThan(MADE_SLOTS_AT);
+      bytes[at + 6] = (bytes[at + 6] as number) ^ 0x01;
+      await writeFile(path.join(copy, MADE_ANSWERS_FILE), bytes);
+      const logs: string[] = [];
+      const log = { warn: (o: unknown, msg: string) => logs.push(`${JSON.stringify(o)} ${msg}`), info: () => undefined };
+      const reader = madeAnswersFrom(copy, HUB_MADE_ANSWERS, log as never)(pages, []);
+      expect(reader).toBeDefined();
+      expect(reader?.get(`hf:info:false:false:${m.id}`)).toBeUndefined();
+      expect(logs.join('\n')).toMatch(/does not match its digest/);
+      const other = models[322];
+      expect(reader?.get(`hf:info:false:false:${other?.id}`)?.bytes.length).toBeGreaterThan(100);
+      // through the store, the damaged model is still answered, from its pages
+      const index = await openPagedIndex(new FsObjectStore(dataDir), pages, catalog, { made: () => reader });
+      const t = await createComposedTestHub({}, { index: () => index });
+      const res = await request(t.hub, `/api/models/${m.id}`);
+      expect(res.status).toBe(200);
+      expect(res.json<{ id: string }>().id).toBe(m.id);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
+  });
+
+  it('are not used for another day, for other makers, or when the head models answer otherwise now', async () => {
+    const store = new FsObjectStore(dataDir);
+    const index = await openPagedIndex(store, pages, catalog);
+    const head = index.head();
+    const logs: string[] = [];
+    const log = { warn: (o: unknown) => logs.push(JSON.stringify(o)), info: () => undefined };
+    const from = madeAnswersFrom(dataDir, HUB_MADE_ANSWERS, log as never);
+    expect(from(pages, head)).toBeDefined();
+    expect(from(catalog, head)).toBeUndefined();
+    const other: MadeAnswerMaker = { ...(HUB_MADE_ANSWERS[0] as MadeAnswerMaker), id: 'hf:info:2' };
+    expect(madeAnswersFrom(dataDir, [other], log as never)(pages, head)).toBeUndefined();
+    // same id, other bytes: code that renders the info otherwise than the code that made the file
+    const changed: MadeAnswerMaker = { ...(HUB_MADE_ANSWERS[0] as MadeAnswerMaker), make: (m) => prepare({ id: m.id }) };
+    expect(madeAnswersFrom(dataDir, [changed], log as never)(pages, head)).toBeUndefined();
+    expect(logs.join('\n')).toMatch(/another day/);
+    expect(logs.join('\n')).toMatch(/other makers/);
+    expect(logs.join('\n')).toMatch(/is not what this hub makes/);
+  });
+
+  it('a write cut off leaves the last file whole, and the next write removes its temp file', async () => {
+    const store = new FsObjectStore(dataDir);
+    const before = await readFile(path.join(dataDir, MADE_ANSWERS_FILE));
+    let n = 0;
+    const failing: MadeAnswerMaker = {
+      ...(HUB_MADE_ANSWERS[0] as MadeAnswerMaker),
+      make: (m) => {
+        if (++n === 700) throw new Error('killed');
+        return (HUB_MADE_ANSWERS[0] as MadeAnswerMaker).make(m);
+      },
+    };
+    await expect(writeMadeAnswers(store, dataDir, catalog, { makers: [failing] })).rejects.toThrow('killed');
+    expect((await readFile(path.join(dataDir, MADE_ANSWERS_FILE))).equals(before)).toBe(true);
+    // a temp file as a killed process leaves it
+    await writeFile(path.join(dataDir, `${MADE_ANSWERS_FILE}.tmp-999999`), 'cut');
+    const progress: number[] = [];
+    await writeMadeAnswers(store, dataDir, catalog, { progress: (done) => progress.push(done) });
+    expect(progress.at(-1)).toBe(models.length);
+    const { readdir } = await import('node:fs/promises');
+    expect((await readdir(dataDir)).filter((f) => f.startsWith(`${MADE_ANSWERS_FILE}.tmp`))).toEqual([]);
+    // the same day, made again: the same bytes
+    expect((await readFile(path.join(dataDir, MADE_ANSWERS_FILE))).equals(before)).toBe(true);
+  });
+
+  it('the file holds every record once, each found by its key through the slots', async () => {
+    const bytes = await readFile(path.join(dataDir, MADE_ANSWERS_FILE));
+    const head = JSON.parse(bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString()) as { slots: number; records: number };
+    let used = 0;
+    for (let i = 0; i < head.slots; i++) if (bytes.readUInt32LE(MADE_SLOTS_AT + i * MADE_SLOT_BYTES + 12) > MADE_DIGEST_BYTES) used++;
+    expect(used).toBe(head.records);
+    const reader = madeAnswersFrom(dataDir)(pages, []);
+    for (const m of models.slice(0, 300)) expect(reader?.get(`hf:info:false:false:${m.id}`)).toBeDefined();
+    expect(reader?.get('hf:info:false:false:synthetic-org-1/no-such-model')).toBeUndefined();
+  });
+});
+
+describe('hub index answers', () => {
+  it('writes the file for the day served now, and refuses a folder with no index in one line (exit 2)', async () => {
+    const r = await runCli(['index', 'answers', '--data', dataDir]);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ catalog, pages, records: models.length });
+    const empty = await mkdtemp(path.join(os.tmpdir(), 'hub-made-empty-'));
+    try {
+      const none = await runCli(['index', 'answers', '--data', empty]);
+      expect(none.code).toBe(2);
+      expect(none.stderr.trim().split('\n')).toHaveLength(1);
+      expect(none.stderr).toMatch(/no index/);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,187 @@
+import type { IndexedModel, PreparedBody } from './store-types.js';
+
+/**
+ * Answers made before they are asked (issue 39, random look-ups at any size): after a build, a host with a local
+ * disk renders the answers every model has (the model-host dialect's model info) once, into one file of records
+ * found through a hash table of keys, so a cold look-up of a day of 1,000,000 models is two positioned reads of one
+ * file kept open, and no page read, parse, schema check or render. The file is local state beside the store, as the
+ * load pack is: never an object of the store, never listed, served or published; it is derived from the day's
+ * checked pages, names the day's pages root, and is replaced whole by the next day's.
+ *
+ * This module is the layout, shared by the writer and the reader (node-server's made-answers-file.ts); both need only
+ * positioned reads and writes.
+ *
+ * Layout (integers little-endian):
+ * - bytes 0–8: {@link MADE_MAGIC}; 8–12: the head's length; then the head ({@link MadeHead}) as JSON, padded with
+ *   spaces up to {@link MADE_SLOTS_AT}.
+ * - the slot table at {@link MADE_SLOTS_AT}: `slots` (a power of two, at least twice the records) of 16 bytes: two
+ *   32-bit lanes of the key's hash ({@link madeKeyHash}), the record's offset in units of 8 bytes from the start of
+ *   the file, and its length (0: an empty slot). Linear probing from `lane1 & (slots - 1)`.
+ * - the records, each at a multiple of 8: a 12-byte header (the lengths of the key, the content type and the ETag as
+ *   16-bit integers, two bytes unused, the body's length as 32 bits), the key, the content type, the ETag, the body,
+ *   and the SHA-256 of everything before it in the record (32 bytes), so a damaged record is refused.
+ */
+
+export const MADE_MAGIC = 'HUBMADE\n';
+export const MADE_KIND = 'model-hub.made-answers';
+export const MADE_VERSION = 1;
+/** Where the slot table starts: the head is padded to here. */
+export const MADE_SLOTS_AT = 4096;
+export const MADE_SLOT_BYTES = 16;
+export const MADE_RECORD_HEAD = 12;
+export const MADE_DIGEST_BYTES = 32;
+
+/** The head of a made-answers file. */
+export interface MadeHead {
+  kind: typeof MADE_KIND;
+  version: typeof MADE_VERSION;
+  /** the day's catalog and pages root: a file of another day is not read */
+  catalog: string;
+  pages: string;
+  /** the makers whose answers it holds, by id, in order (a host with other makers does not read it) */
+  makers: string[];
+  slots: number;
+  records: number;
+  /** where the records start, and the file's length (a shorter file was cut) */
+  dataAt: number;
+  size: number;
+}
+
+/**
+ * One kind of answer made for every model: its key (what the dialect asks for, such as its memo key) and its body,
+ * exactly as the dialect's own route makes it (the reader's host compares a few on open: a file made by other code
+ * is not used).
+ */
+export interface MadeAnswerMaker {
+  /** names the kind of answer and its form; recorded in the file's head */
+  readonly id: string;
+  key(model: IndexedModel): string;
+  make(model: IndexedModel): PreparedBody;
+}
+
+/** What a store asks a made-answers file: the answer kept under `key`, or undefined (not made, or refused). */
+export interface MadeAnswers {
+  get(key: string): PreparedBody | undefined;
+}
+
+const encoder = new TextEncoder();
+
+/** Two 32-bit lanes of FNV-1a over the key's UTF-8 bytes; the first finished with murmur3's mixer (it picks the slot). */
+export function madeKeyHash(key: string): [number, number] {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193 ^ key.length;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c > 0x7f) return madeBytesHash(encoder.encode(key));
+    h1 = Math.imul(h1 ^ c, 0x01000193);
+    h2 = Math.imul(h2 ^ c, 0x0100019d);
+  }
+  return [mix(h1), h2 >>> 0];
+}
+
+function madeBytesHash(bytes: Uint8Array): [number, number] {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193 ^ bytes.length;
+  for (const b of bytes) {
+    h1 = Math.imul(h1 ^ b, 0x01000193);
+    h2 = Math.imul(h2 ^ b, 0x0100019d);
+  }
+  return [mix(h1), h2 >>> 0];
+}
+
+function mix(h: number): number {
+  let x = h ^ (h >>> 16);
+  x = Math.imul(x, 0x85ebca6b);
+  x ^= x >>> 13;
+  x = Math.imul(x, 0xc2b2ae35);
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+/** The slot count for `records` records: a power of two, at least twice as many (probes stay short). */
+export function madeSlotCount(records: number): number {
+  let n = 16;
+  while (n < records * 2) n *= 2;
+  return n;
+}
+
+/** The bytes a record takes before its padding to 8. */
+export function madeRecordLength(key: Uint8Array, contentType: Uint8Array, etag: Uint8Array, body: Uint8Array): number {
+  return MADE_RECORD_HEAD + key.length + contentType.length + etag.length + body.length + MADE_DIGEST_BYTES;
+}
+
+/**
+ * A record's fields without its digest (the caller appends the SHA-256 of these bytes), or a reason it cannot be
+ * written (a field longer than its length field holds).
+ */
+export function madeRecordFields(key: string, answer: PreparedBody): Uint8Array | string {
+  const k = encoder.encode(key);
+  const ct = encoder.encode(answer.contentType);
+  const etag = encoder.encode(answer.etag);
+  if (k.length > 0xffff || ct.length > 0xffff || etag.length > 0xffff) return `a field of the answer ${key.slice(0, 80)} is too long`;
+  const out = new Uint8Array(madeRecordLength(k, ct, etag, answer.bytes) - MADE_DIGEST_BYTES);
+  const view = new DataView(out.buffer);
+  view.setUint16(0, k.length, true);
+  view.setUint16(2, ct.length, true);
+  view.setUint16(4, etag.length, true);
+  view.setUint32(8, answer.bytes.length, true);
+  let at = MADE_RECORD_HEAD;
+  for (const part of [k, ct, etag, answer.bytes]) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+const decoder = new TextDecoder();
+
+/**
+ * A record's key and answer, when its lengths add up to `record`'s length (the digest is the caller's check);
+ * undefined when they do not.
+ */
+export function madeRecordRead(record: Uint8Array): { key: string; answer: PreparedBody } | undefined {
+  if (record.length < MADE_RECORD_HEAD + MADE_DIGEST_BYTES) return undefined;
+  const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
+  const kl = view.getUint16(0, true);
+  const cl = view.getUint16(2, true);
+  const el = view.getUint16(4, true);
+  const bl = view.getUint32(8, true);
+  if (MADE_RECORD_HEAD + kl + cl + el + bl + MADE_DIGEST_BYTES !== record.length) return undefined;
+  let at = MADE_RECORD_HEAD;
+  const key = decoder.decode(record.subarray(at, at + kl));
+  at += kl;
+  const contentType = decoder.decode(record.subarray(at, at + cl));
+  at += cl;
+  const etag = decoder.decode(record.subarray(at, at + el));
+  at += el;
+  return { key, answer: { bytes: record.subarray(at, at + bl), contentType, etag } };
+}
+
+/** The head's bytes (magic, length, JSON), padded to {@link MADE_SLOTS_AT}; undefined when the head does not fit. */
+export function madeHeadBytes(head: MadeHead): Uint8Array | undefined {
+  const json = encoder.encode(JSON.stringify(head));
+  if (12 + json.length > MADE_SLOTS_AT) return undefined;
+  const out = new Uint8Array(MADE_SLOTS_AT).fill(0x20);
+  out.set(encoder.encode(MADE_MAGIC), 0);
+  new DataView(out.buffer).setUint32(8, json.length, true);
+  out.set(json, 12);
+  return out;
+}
+
+/** The head of a file from its first {@link MADE_SLOTS_AT} bytes, or the reason it is not one this code reads. */
+export function madeHeadRead(first: Uint8Array): MadeHead | string {
+  if (first.length < 12 || decoder.decode(first.subarray(0, 8)) !== MADE_MAGIC) return 'not a made-answers file';
+  const len = new DataView(first.buffer, first.byteOffset, first.byteLength).getUint32(8, true);
+  if (12 + len > first.length) return 'its head is cut';
+  let head: MadeHead;
+  try {
+    head = JSON.parse(decoder.decode(first.subarray(12, 12 + len))) as MadeHead;
+  } catch {
+    return 'its head is not JSON';
+  }
+  if (head?.kind !== MADE_KIND || head.version !== MADE_VERSION) return `not a made-answers file of version ${MADE_VERSION}`;
+  const slots = head.slots;
+  if (!Number.isSafeInteger(slots) || slots < 16 || (slots & (slots - 1)) !== 0 || head.dataAt !== MADE_SLOTS_AT + slots * MADE_SLOT_BYTES)
+    return 'its slot table does not add up';
+  if (!Array.isArray(head.makers) || !Number.isSafeInteger(head.size) || head.size < head.dataAt) return 'its head does not add up';
+  return head;
+}
