@@ -8,11 +8,11 @@
 // k-th most asked model asked about 1/k as often, as traffic to a model host is), a second of them per round.
 // Usage: node bench/scale-http.mjs --sizes 100000 [--keep DIR] [--rounds 3] [--duration 5] [--minutes 1]
 //        [--dir-of N=DIR ...] (a data folder for size N built elsewhere, e.g. 1000000=/tmp/scale-1m) [--cold-pages]
-// Before a paged size is measured, every file of its day's index pages is read once, so the operating system's page
+// Before a paged size is measured, every file of its day's index pages (and its made answers) is read once, so the operating system's page
 // cache holds them (the steady state of a server with the memory for it; a page file read cold from this machine's
 // disk took about 200 µs against 10-20 µs cached); --cold-pages skips that.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -146,6 +146,12 @@ async function warmPages(dir) {
         store.readBytes(seg);
       }
   });
+  // the made answers of the cold look-ups (apps/node-server made-answers-file.ts), when the folder has them
+  const made = path.join(dir, 'made-answers');
+  if (existsSync(made)) {
+    readFileSync(made);
+    files++;
+  }
   return { files, seconds: +((performance.now() - t) / 1000).toFixed(1) };
 }
 

@@ -4,14 +4,14 @@
 // peak RSS measured), then served by a fresh child process per round that opens the day's pages from the filesystem
 // object store and runs the look-ups in process (no HTTP: the hub's HTTP cost is pnpm bench's; this is the index's).
 // Usage: node bench/scale.mjs [--sizes 10000,100000] [--rounds 3] [--keep DIR]
-// One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--no-reuse] [--null-store] [--pure-blake3]
+// One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--no-reuse] [--no-answers] [--null-store] [--pure-blake3]
 //   [--skip K: build only the days after the first K, into a DIR that holds them (a copy made with `cp -al`, to profile
 //   one day of a large index again without building the days before it)]
 //   [--every K: a progress line every K models, with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
 // A day on which few models changed: node bench/scale.mjs --phase days --n N [--rounds 3] [--keep DIR] (the 1 %-changed
 //   and the unchanged day's build time as ratios to the full build of the same run, with and without the build memo).
 // Storage reads are counted by a counting ObjectStore around the filesystem store (every get, has, meta, list, ref).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -34,6 +34,7 @@ const { values } = parseArgs({
     'pure-blake3': { type: 'boolean' },
     'null-store': { type: 'boolean' },
     'no-reuse': { type: 'boolean' },
+    'no-answers': { type: 'boolean' },
     days: { type: 'string' },
     skip: { type: 'string' },
     'cache-mb': { type: 'string' },
@@ -129,6 +130,11 @@ async function build(n, dir) {
     // whatever else ran
     const cpu = process.cpuUsage(cpu0);
     const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+    // The made answers `hub index build` writes after a day served from its pages (apps/node-server
+    // made-answers-writer.ts), made by `hub index answers` in a child process (it copies the last day's unchanged
+    // pages as the build's does; it also re-hashes the pages it reads, which the build's skips): its wall and CPU
+    // time and peak RSS, apart and added into the day's totals (`withAnswers`). --no-answers skips it.
+    const answers = values['no-answers'] || values['null-store'] ? undefined : madeAnswers(dir);
     days.push({
       date: `2026-11-${d}`,
       changedEvery: every,
@@ -137,6 +143,16 @@ async function build(n, dir) {
       msPerModel: +(ms / n).toFixed(3),
       created,
       ...built,
+      ...(answers
+        ? {
+            answers,
+            withAnswers: {
+              ms: Math.round(ms) + answers.ms,
+              cpuMs: cpuMs + answers.cpuMs,
+              msPerModel: +((ms + answers.ms) / n).toFixed(3),
+            },
+          }
+        : {}),
     });
   }
   clearInterval(timer);
@@ -147,6 +163,29 @@ async function build(n, dir) {
     peakRssMB: Math.round(Math.max(peak, process.memoryUsage().rss) / 2 ** 20),
     // the kernel's peak resident set of this process (not sampled): the figure the issue's "peak RSS" is held to
     maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
+  };
+}
+
+/** `hub index answers --data DIR` under GNU time: wall ms, CPU ms, peak RSS MB, and what it wrote. */
+function madeAnswers(dir) {
+  const t0 = performance.now();
+  const cli = dist('apps/node-server/dist/cli.js');
+  const r = spawnSync('/usr/bin/time', ['-f', 'TIME %U %S %M', process.execPath, cli, 'index', 'answers', '--data', dir], {
+    env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+  });
+  if (r.status !== 0) throw new Error(`hub index answers failed: ${r.stderr.slice(-500)}`);
+  const ms = Math.round(performance.now() - t0);
+  const [user, sys, maxKb] = (/TIME (\S+) (\S+) (\d+)/.exec(r.stderr) ?? []).slice(1).map(Number);
+  const written = JSON.parse(r.stdout.trim().split('\n').at(-1));
+  return {
+    ms,
+    cpuMs: Math.round((user + sys) * 1000),
+    maxRssMB: Math.round(maxKb / 1024),
+    records: written.records,
+    copied: written.copied,
+    bytes: written.bytes,
   };
 }
 

@@ -39,7 +39,7 @@ import { indexStoreKind, servedFromPages } from '@hub/hub';
 import { FsObjectStore, syncFs, writeFileAtomic } from '@hub/objects/node';
 import { BundleError, bundleObjects, folderMaker, ObjectListWriter, objectFile } from './bundle-objects.js';
 import { DATA_MIRROR, IMPORTED_FILE } from './data-folder.js';
-import { writeMadeAnswersAfterBuild } from './made-answers-file.js';
+import { writeMadeAnswersAfterBuild } from './made-answers-writer.js';
 import { dayPagesFaults, writeLoadPack } from './verify.js';
 
 export { BundleError };

@@ -78,27 +78,37 @@ Exit 1 on any fault.`,
 export const INDEX_ANSWERS = command({
   name: 'index answers',
   summary: "Make the answers of the served day's cold look-ups again (a day served from its pages).",
-  usage: ['[--data DIR] [--config FILE]'],
+  usage: ['[--data DIR] [--config FILE] [--fresh]'],
   description: `A day served from its index pages answers a model asked for the first time from one record of the
 data folder's made-answers file, written after each build and import. This writes it again for the
-day served now: after an upgrade whose answers differ (the hub then logs that it does not use the file),
-or when the file was lost. A running hub uses it from its next start or day switch.`,
-  options: { data: DATA, config: CONFIG },
+day served now, copying the records of the models pages the last file holds unchanged: when the file
+was lost, or with --fresh after an upgrade whose answers differ (the hub then logs that it does not
+use the file). A running hub uses it from its next start or day switch.`,
+  options: {
+    data: DATA,
+    config: CONFIG,
+    fresh: { type: 'boolean', help: 'Make every answer again, copying nothing from the last file.' },
+  },
   run: (args) => indexAnswersCommand(args.values),
 });
 
-async function indexAnswersCommand(values: { data?: string | undefined; config?: string | undefined }): Promise<number> {
+async function indexAnswersCommand(values: {
+  data?: string | undefined;
+  config?: string | undefined;
+  fresh?: boolean | undefined;
+}): Promise<number> {
   const { checkedSettings } = await import('./settings-check.js');
   const cfg = checkedSettings({ ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) });
   const { FsObjectStore } = await import('@hub/objects/node');
   const { createLogger } = await import('./logger.js');
-  const { writeMadeAnswers } = await import('./made-answers-file.js');
+  const { writeMadeAnswers } = await import('./made-answers-writer.js');
   (await import('./blake3-node.js')).installFastBlake3();
   const store = new FsObjectStore(cfg.dataDir);
   const current = await store.readRef('current');
   if (!current) throw new CliError(`no index in ${cfg.dataDir}: run "hub index build" first`);
   const log = createLogger({ level: cfg.logLevel, destination: process.stderr as never });
   const r = await writeMadeAnswers(store, cfg.dataDir, current as Parameters<typeof writeMadeAnswers>[2], {
+    reuse: !values.fresh,
     log,
     progress: (done, total) => progressLine(`making answers ${done}/${total}`),
   });
@@ -167,7 +177,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
       // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
       await writeLoadPackAfterBuild(store, cfg.dataDir, r.catalog, pack, log);
       // A day served from its pages: its cold look-ups' answers, made once now (made-answers-file.ts).
-      const { writeMadeAnswersAfterBuild } = await import('./made-answers-file.js');
+      const { writeMadeAnswersAfterBuild } = await import('./made-answers-writer.js');
       await writeMadeAnswersAfterBuild(store, cfg.dataDir, r.catalog, cfg.indexStore, log, (done, total) =>
         progressLine(`making answers ${done}/${total}`),
       );

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
-import { closeSync, fstatSync, fsyncSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import crypto from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import path from 'node:path';
 import {
   type Address,
@@ -11,29 +11,26 @@ import {
   type MadeAnswerMaker,
   type MadeAnswers,
   type MadeHead,
-  madeHeadBytes,
   madeHeadRead,
   madeKeyHash,
-  madeRecordFields,
   madeRecordRead,
-  madeSlotCount,
-  openPagedIndex,
   type PreparedBody,
 } from '@hub/core-index';
-import { dayOf, HUB_MADE_ANSWERS, indexStoreKind, servedFromPages } from '@hub/hub';
-import { type FsObjectStore, syncDir } from '@hub/objects/node';
+import { HUB_MADE_ANSWERS } from '@hub/hub';
 
 /**
  * The data folder's answers made before they are asked (core-index made-answers.ts): one file, `made-answers`,
- * replaced whole by each day's (a temp file, fsync, rename), read with positioned reads on a descriptor kept open.
+ * replaced whole by each day's (made-answers-writer.ts), read with positioned reads on a descriptor kept open.
  * A hub whose data folder other replicas share reads the file of its own day only (the head names the pages root).
  */
 export const MADE_ANSWERS_FILE = 'made-answers';
 
-const TEMP_PREFIX = `${MADE_ANSWERS_FILE}.tmp-`;
+/** node:crypto's one-shot `hash` (Node 20.12 and later): about half the cost of a Hash object for a record. */
+const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'buffer') => Buffer }).hash;
 
-function sha256(bytes: Uint8Array): Buffer {
-  return createHash('sha256').update(bytes).digest();
+/** A record's digest: SHA-256 by node:crypto (the file is local state, never a hub object; see the load pack's). */
+export function madeDigest(bytes: Uint8Array): Buffer {
+  return oneShot ? oneShot('sha256', bytes, 'buffer') : crypto.createHash('sha256').update(bytes).digest();
 }
 
 /** Closes the descriptor of a reader nobody holds any more (a day switched away from, once its requests are done). */
@@ -96,7 +93,7 @@ class MadeAnswersFile implements MadeAnswers {
     if (!read) return this.refuse('a record does not add up');
     if (read.key !== key) return undefined;
     const fields = record.subarray(0, length - MADE_DIGEST_BYTES);
-    if (!sha256(fields).equals(record.subarray(length - MADE_DIGEST_BYTES))) return this.refuse('a record does not match its digest');
+    if (!madeDigest(fields).equals(record.subarray(length - MADE_DIGEST_BYTES))) return this.refuse('a record does not match its digest');
     return read.answer;
   }
 
@@ -153,148 +150,4 @@ export function madeAnswersFrom(dataDir: string, makers: readonly MadeAnswerMake
     closer.register(reader, fd);
     return reader;
   };
-}
-
-/** A writer's progress: models done of the day's. */
-export type MadeProgress = (done: number, total: number) => void;
-
-/** Remove temp files a killed writer left. */
-function removeTemps(dataDir: string): void {
-  let names: string[] = [];
-  try {
-    names = readdirSync(dataDir);
-  } catch {
-    return;
-  }
-  for (const n of names)
-    if (n.startsWith(TEMP_PREFIX))
-      try {
-        unlinkSync(path.join(dataDir, n));
-      } catch {
-        // gone already
-      }
-}
-
-/**
- * Write the made answers of the day `catalog` (its pages read and checked as a paged store reads them) into the data
- * folder: a temp file written in order, then its slot table and head, fsync, rename over `made-answers`. A kill
- * leaves the last file whole (a later write removes the temp file). Returns what was written, or why nothing was.
- */
-export async function writeMadeAnswers(
-  objects: FsObjectStore,
-  dataDir: string,
-  catalog: Address,
-  options: { makers?: readonly MadeAnswerMaker[]; log?: Logger; progress?: MadeProgress } = {},
-): Promise<{ records: number; bytes: number; pages: Address } | { skipped: string }> {
-  const makers = options.makers ?? HUB_MADE_ANSWERS;
-  const day = await dayOf(objects, catalog);
-  if (!day.pages) return { skipped: 'the day has no index pages' };
-  const index = await openPagedIndex(objects, day.pages, catalog, { cacheBytes: 16 * 1024 * 1024 });
-  const models = index.totals.models;
-  const records = models * makers.length;
-  const slots = madeSlotCount(records);
-  const dataAt = MADE_SLOTS_AT + slots * MADE_SLOT_BYTES;
-  const table = Buffer.alloc(slots * MADE_SLOT_BYTES);
-  removeTemps(dataDir);
-  const tmp = path.join(dataDir, `${TEMP_PREFIX}${process.pid}`);
-  const fd = openSync(tmp, 'w', 0o644);
-  const chunk = Buffer.allocUnsafe(4 * 1024 * 1024);
-  let used = 0;
-  let at = dataAt;
-  const flush = () => {
-    let off = 0;
-    while (off < used) off += writeSync(fd, chunk, off, used - off, at - used + off);
-    used = 0;
-  };
-  const put = (bytes: Uint8Array) => {
-    if (used + bytes.length > chunk.length) flush();
-    if (bytes.length > chunk.length) {
-      let off = 0;
-      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off, at + off);
-      at += bytes.length;
-      return;
-    }
-    chunk.set(bytes, used);
-    used += bytes.length;
-    at += bytes.length;
-  };
-  const pad = new Uint8Array(8);
-  try {
-    for (let rank = 0; rank < models; rank++) {
-      const model = await index.modelAt(rank);
-      for (const maker of makers) {
-        const key = maker.key(model);
-        const fields = madeRecordFields(key, maker.make(model));
-        if (typeof fields === 'string') throw new Error(fields);
-        const offset = at;
-        const length = fields.length + MADE_DIGEST_BYTES;
-        put(fields);
-        put(sha256(fields));
-        if (at % 8 !== 0) put(pad.subarray(0, 8 - (at % 8)));
-        if (offset / 8 > 0xffffffff) throw new Error('the made answers are larger than 32 GB');
-        const [h1, h2] = madeKeyHash(key);
-        let i = h1 & (slots - 1);
-        while (table.readUInt32LE(i * MADE_SLOT_BYTES + 12) !== 0) i = (i + 1) & (slots - 1);
-        table.writeUInt32LE(h1, i * MADE_SLOT_BYTES);
-        table.writeUInt32LE(h2, i * MADE_SLOT_BYTES + 4);
-        table.writeUInt32LE(offset / 8, i * MADE_SLOT_BYTES + 8);
-        table.writeUInt32LE(length, i * MADE_SLOT_BYTES + 12);
-      }
-      if ((rank + 1) % 10_000 === 0 || rank + 1 === models) options.progress?.(rank + 1, models);
-    }
-    flush();
-    const head = madeHeadBytes({
-      kind: 'model-hub.made-answers',
-      version: 1,
-      catalog,
-      pages: day.pages,
-      makers: makers.map((m) => m.id),
-      slots,
-      records,
-      dataAt,
-      size: at,
-    });
-    if (!head) throw new Error('the made answers head does not fit');
-    writeSync(fd, table, 0, table.length, MADE_SLOTS_AT);
-    writeSync(fd, head, 0, head.length, 0);
-    fsyncSync(fd);
-  } catch (e) {
-    closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // nothing to remove
-    }
-    throw e;
-  }
-  closeSync(fd);
-  renameSync(tmp, path.join(dataDir, MADE_ANSWERS_FILE));
-  await syncDir(dataDir);
-  options.log?.info(
-    { event: 'made-answers', catalog, pages: day.pages, records, bytes: at },
-    'answers made for the cold look-ups of this day',
-  );
-  return { records, bytes: at, pages: day.pages };
-}
-
-/**
- * After a build or an import: write the day's made answers when the hub serves it from its pages (`indexStore`, as
- * `openDay` decides); logged and never thrown (without the file, cold look-ups read the pages, as before).
- */
-export async function writeMadeAnswersAfterBuild(
-  objects: FsObjectStore,
-  dataDir: string,
-  catalog: Address,
-  indexStore: string | undefined,
-  log?: Logger,
-  progress?: MadeProgress,
-): Promise<void> {
-  try {
-    const kind = indexStoreKind(indexStore, 'indexStore (or HUB_INDEX_STORE)');
-    if (!servedFromPages(kind, await dayOf(objects, catalog))) return;
-    const r = await writeMadeAnswers(objects, dataDir, catalog, { ...(log ? { log } : {}), ...(progress ? { progress } : {}) });
-    if ('skipped' in r) log?.info({ event: 'made-answers', catalog, reason: r.skipped }, 'no made answers');
-  } catch (e) {
-    log?.warn({ event: 'made-answers', catalog, err: String(e).slice(0, 300) }, 'no made answers: cold look-ups read the index pages');
-  }
 }

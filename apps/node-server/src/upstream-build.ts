@@ -16,7 +16,7 @@ import { verifyModelSignature } from '@hub/model-signing';
 import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
 import { FsObjectStore } from '@hub/objects/node';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
-import { writeMadeAnswersAfterBuild } from './made-answers-file.js';
+import { writeMadeAnswersAfterBuild } from './made-answers-writer.js';
 import { FileMissingLog } from './missing-log.js';
 import { loadPackLimit, writeLoadPackAfterBuild } from './verify.js';
 

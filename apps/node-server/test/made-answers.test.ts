@@ -15,7 +15,8 @@ import { HUB_MADE_ANSWERS } from '@hub/hub';
 import { createComposedTestHub } from '@hub/hub/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MADE_ANSWERS_FILE, madeAnswersFrom, writeMadeAnswers } from '../src/made-answers-file.js';
+import { MADE_ANSWERS_FILE, madeAnswersFrom } from '../src/made-answers-file.js';
+import { writeMadeAnswers } from '../src/made-answers-writer.js';
 import { runCli, startTestHub, type TestHub } from './helpers.js';
 
 /**
@@ -165,7 +166,7 @@ describe('made answers in process', () => {
         return (HUB_MADE_ANSWERS[0] as MadeAnswerMaker).make(m);
       },
     };
-    await expect(writeMadeAnswers(store, dataDir, catalog, { makers: [failing] })).rejects.toThrow('killed');
+    await expect(writeMadeAnswers(store, dataDir, catalog, { makers: [failing], reuse: false })).rejects.toThrow('killed');
     expect((await readFile(path.join(dataDir, MADE_ANSWERS_FILE))).equals(before)).toBe(true);
     // a temp file as a killed process leaves it
     await writeFile(path.join(dataDir, `${MADE_ANSWERS_FILE}.tmp-999999`), 'cut');
@@ -188,6 +189,43 @@ describe('made answers in process', () => {
     for (const m of models.slice(0, 300)) expect(reader?.get(`hf:info:false:false:${m.id}`)).toBeDefined();
     expect(reader?.get('hf:info:false:false:synthetic-org-1/no-such-model')).toBeUndefined();
   });
+});
+
+describe('the next day', () => {
+  it('copies the records of the pages that did not change, and writes the file a full write would', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'hub-made-days-'));
+    try {
+      const store = new FsObjectStore(dir);
+      const day1 = await buildWithPages(store, models, '2026-11-28');
+      const other: MadeAnswerMaker = { ...(HUB_MADE_ANSWERS[0] as MadeAnswerMaker), make: (m) => prepare({ id: m.id }) };
+      // a file made by other code (same maker id, other bytes): its first copied page differs, so nothing is copied
+      await writeMadeAnswers(store, dir, day1.catalog, { makers: [other] });
+      const changed = models.map((m, i) => (i % 100 === 7 ? { ...m, license: 'apache-2.0' } : m));
+      const day2 = await buildWithPages(store, changed, '2026-11-29');
+      expect(await writeMadeAnswers(store, dir, day2.catalog)).toMatchObject({ copied: 0, records: models.length });
+      const fresh = await readFile(path.join(dir, MADE_ANSWERS_FILE));
+      // day 3, one more model changed: every page but its own and those the changes moved is copied
+      const day3 = await buildWithPages(
+        store,
+        changed.map((m, i) => (i === 900 ? { ...m, license: 'bsd-3-clause' } : m)),
+        '2026-11-30',
+      );
+      const reused = await writeMadeAnswers(store, dir, day3.catalog);
+      if ('skipped' in reused) throw new Error(reused.skipped);
+      expect(reused.copied).toBeGreaterThan(models.length / 2);
+      expect(reused.copied).toBeLessThan(models.length);
+      const copiedBytes = await readFile(path.join(dir, MADE_ANSWERS_FILE));
+      const full = await writeMadeAnswers(store, dir, day3.catalog, { reuse: false });
+      expect(full).toMatchObject({ copied: 0 });
+      expect(copiedBytes.equals(await readFile(path.join(dir, MADE_ANSWERS_FILE)))).toBe(true);
+      expect(copiedBytes.equals(fresh)).toBe(false);
+      // and the file copied is read as the day's
+      const reader = madeAnswersFrom(dir)(day3.pages, []);
+      expect(reader?.get(`hf:info:false:false:${models[900]?.id}`)).toBeDefined();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
 
 describe('hub index answers', () => {

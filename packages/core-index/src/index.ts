@@ -109,6 +109,7 @@ export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
 export { type IndexedModel, IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index/index-store.js';
 export {
   MADE_DIGEST_BYTES,
+  MADE_PAGE_BYTES,
   MADE_SLOT_BYTES,
   MADE_SLOTS_AT,
   type MadeAnswerMaker,
@@ -118,6 +119,7 @@ export {
   madeHeadRead,
   madeKeyHash,
   madeRecordFields,
+  madeRecordLengthAt,
   madeRecordRead,
   madeSlotCount,
 } from './index/made-answers.js';

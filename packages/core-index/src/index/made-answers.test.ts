@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { prepare } from '../http/contract.js';
 import {
   MADE_DIGEST_BYTES,
+  MADE_PAGE_BYTES,
   MADE_SLOT_BYTES,
   MADE_SLOTS_AT,
   type MadeHead,
@@ -24,7 +25,9 @@ const head: MadeHead = {
   slots: 64,
   records: 20,
   dataAt: MADE_SLOTS_AT + 64 * MADE_SLOT_BYTES,
-  size: MADE_SLOTS_AT + 64 * MADE_SLOT_BYTES + 100,
+  pagesAt: MADE_SLOTS_AT + 64 * MADE_SLOT_BYTES + 800,
+  pageCount: 5,
+  size: MADE_SLOTS_AT + 64 * MADE_SLOT_BYTES + 800 + 5 * MADE_PAGE_BYTES,
 };
 
 describe('made answers layout', () => {
@@ -52,7 +55,10 @@ describe('made answers layout', () => {
     expect(madeHeadRead(new Uint8Array(MADE_SLOTS_AT))).toBe('not a made-answers file');
     expect(madeHeadRead(madeHeadBytes({ ...head, version: 2 as 1 }) as Uint8Array)).toMatch(/of version 1/);
     expect(madeHeadRead(madeHeadBytes({ ...head, slots: 48 }) as Uint8Array)).toBe('its slot table does not add up');
-    expect(madeHeadRead(madeHeadBytes({ ...head, size: 10 }) as Uint8Array)).toBe('its head does not add up');
+    expect(madeHeadRead(madeHeadBytes({ ...head, size: head.size - 1 }) as Uint8Array)).toBe('its head does not add up');
+    expect(madeHeadRead(madeHeadBytes({ ...head, pagesAt: 100, size: 100 + 5 * MADE_PAGE_BYTES }) as Uint8Array)).toBe(
+      'its head does not add up',
+    );
     expect(madeHeadBytes({ ...head, makers: ['x'.repeat(5000)] })).toBeUndefined();
   });
 

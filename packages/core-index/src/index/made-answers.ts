@@ -19,7 +19,11 @@ import type { IndexedModel, PreparedBody } from './store-types.js';
  *   the file, and its length (0: an empty slot). Linear probing from `lane1 & (slots - 1)`.
  * - the records, each at a multiple of 8: a 12-byte header (the lengths of the key, the content type and the ETag as
  *   16-bit integers, two bytes unused, the body's length as 32 bits), the key, the content type, the ETag, the body,
- *   and the SHA-256 of everything before it in the record (32 bytes), so a damaged record is refused.
+ *   and the SHA-256 of everything before it in the record (32 bytes), so a damaged record is refused. The records
+ *   of one models page are together, in browse order.
+ * - the models pages at `pagesAt`, {@link MADE_PAGE_BYTES} each: the page's BLAKE3 (32 bytes), where its records
+ *   start and end (in units of 8 bytes). The next day's writer copies the records of a page it finds here unchanged
+ *   instead of reading and rendering its models again, so a day costs what changed.
  */
 
 export const MADE_MAGIC = 'HUBMADE\n';
@@ -30,6 +34,7 @@ export const MADE_SLOTS_AT = 4096;
 export const MADE_SLOT_BYTES = 16;
 export const MADE_RECORD_HEAD = 12;
 export const MADE_DIGEST_BYTES = 32;
+export const MADE_PAGE_BYTES = 40;
 
 /** The head of a made-answers file. */
 export interface MadeHead {
@@ -42,8 +47,10 @@ export interface MadeHead {
   makers: string[];
   slots: number;
   records: number;
-  /** where the records start, and the file's length (a shorter file was cut) */
+  /** where the records start, where the models pages start and how many, and the file's length */
   dataAt: number;
+  pagesAt: number;
+  pageCount: number;
   size: number;
 }
 
@@ -134,6 +141,13 @@ export function madeRecordFields(key: string, answer: PreparedBody): Uint8Array 
 
 const decoder = new TextDecoder();
 
+/** UTF-8 text of `length` bytes from `at`: ASCII (ids, content types, ETags) without a decoder call. */
+function text(bytes: Uint8Array, at: number, length: number): string {
+  const view = bytes.subarray(at, at + length);
+  for (let i = 0; i < view.length; i++) if ((view[i] as number) > 0x7f) return decoder.decode(view);
+  return String.fromCharCode.apply(null, view as unknown as number[]);
+}
+
 /**
  * A record's key and answer, when its lengths add up to `record`'s length (the digest is the caller's check);
  * undefined when they do not.
@@ -147,11 +161,11 @@ export function madeRecordRead(record: Uint8Array): { key: string; answer: Prepa
   const bl = view.getUint32(8, true);
   if (MADE_RECORD_HEAD + kl + cl + el + bl + MADE_DIGEST_BYTES !== record.length) return undefined;
   let at = MADE_RECORD_HEAD;
-  const key = decoder.decode(record.subarray(at, at + kl));
+  const key = text(record, at, kl);
   at += kl;
-  const contentType = decoder.decode(record.subarray(at, at + cl));
+  const contentType = text(record, at, cl);
   at += cl;
-  const etag = decoder.decode(record.subarray(at, at + el));
+  const etag = text(record, at, el);
   at += el;
   return { key, answer: { bytes: record.subarray(at, at + bl), contentType, etag } };
 }
@@ -182,6 +196,26 @@ export function madeHeadRead(first: Uint8Array): MadeHead | string {
   const slots = head.slots;
   if (!Number.isSafeInteger(slots) || slots < 16 || (slots & (slots - 1)) !== 0 || head.dataAt !== MADE_SLOTS_AT + slots * MADE_SLOT_BYTES)
     return 'its slot table does not add up';
-  if (!Array.isArray(head.makers) || !Number.isSafeInteger(head.size) || head.size < head.dataAt) return 'its head does not add up';
+  if (
+    !Array.isArray(head.makers) ||
+    !Number.isSafeInteger(head.pagesAt) ||
+    !Number.isSafeInteger(head.pageCount) ||
+    head.pagesAt < head.dataAt ||
+    head.size !== head.pagesAt + head.pageCount * MADE_PAGE_BYTES
+  )
+    return 'its head does not add up';
   return head;
+}
+
+/** The length of the record that starts at `at` in `bytes` (its digest included, its padding not), from its header. */
+export function madeRecordLengthAt(bytes: Uint8Array, at: number): number {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + at, MADE_RECORD_HEAD);
+  return (
+    MADE_RECORD_HEAD +
+    view.getUint16(0, true) +
+    view.getUint16(2, true) +
+    view.getUint16(4, true) +
+    view.getUint32(8, true) +
+    MADE_DIGEST_BYTES
+  );
 }

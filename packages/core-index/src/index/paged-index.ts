@@ -182,7 +182,7 @@ export class PagedIndex implements IndexStore, PagedReads {
   }
 
   /** The address of page `p` of a paged list (through its directory when it has one). */
-  private pageAddress(list: { pages?: string[]; dirs?: string[] }, p: number): Later<string> {
+  pageAddress(list: { pages?: string[]; dirs?: string[] }, p: number): Later<string> {
     if (list.pages) return list.pages[p] as string;
     const dir = this.page<{ pages: string[] }>((list.dirs as string[])[Math.floor(p / DIR_FANOUT)] as string);
     return whenReady(dir, (d) => d.pages[p % DIR_FANOUT] as string);

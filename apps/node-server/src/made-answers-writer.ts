@@ -1,0 +1,290 @@
+import { closeSync, fsyncSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import {
+  type Address,
+  type IndexedModel,
+  type Logger,
+  MADE_DIGEST_BYTES,
+  MADE_PAGE_BYTES,
+  MADE_SLOT_BYTES,
+  MADE_SLOTS_AT,
+  type MadeAnswerMaker,
+  madeHeadBytes,
+  madeHeadRead,
+  madeKeyHash,
+  madeRecordFields,
+  madeRecordLengthAt,
+  madeSlotCount,
+  openPagedIndex,
+} from '@hub/core-index';
+import { dayOf, HUB_MADE_ANSWERS, indexStoreKind, servedFromPages } from '@hub/hub';
+import { type FsObjectStore, syncDir } from '@hub/objects/node';
+import { MADE_ANSWERS_FILE, madeDigest } from './made-answers-file.js';
+
+/** A writer's progress: models done of the day's. */
+export type MadeProgress = (done: number, total: number) => void;
+
+const TEMP_PREFIX = `${MADE_ANSWERS_FILE}.tmp-`;
+
+/** Remove temp files a killed writer left. */
+function removeTemps(dataDir: string): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(dataDir);
+  } catch {
+    return;
+  }
+  for (const n of names)
+    if (n.startsWith(TEMP_PREFIX))
+      try {
+        unlinkSync(path.join(dataDir, n));
+      } catch {
+        // gone already
+      }
+}
+
+/** The last day's file, to copy the records of its unchanged models pages from: its descriptor and its pages. */
+interface LastFile {
+  fd: number;
+  /** models page address → where its records start and end */
+  pages: Map<string, [number, number]>;
+}
+
+function openLast(file: string, makers: readonly MadeAnswerMaker[]): LastFile | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return undefined;
+  }
+  try {
+    const first = Buffer.alloc(MADE_SLOTS_AT);
+    readSync(fd, first, 0, MADE_SLOTS_AT, 0);
+    const head = madeHeadRead(first);
+    if (typeof head === 'string' || head.makers.join('\n') !== makers.map((m) => m.id).join('\n')) throw new Error('not reusable');
+    const table = Buffer.allocUnsafe(head.pageCount * MADE_PAGE_BYTES);
+    if (readSync(fd, table, 0, table.length, head.pagesAt) !== table.length) throw new Error('cut');
+    const pages = new Map<string, [number, number]>();
+    for (let i = 0; i < head.pageCount; i++) {
+      const at = i * MADE_PAGE_BYTES;
+      pages.set(`blake3:${table.toString('hex', at, at + 32)}`, [table.readUInt32LE(at + 32) * 8, table.readUInt32LE(at + 36) * 8]);
+    }
+    return { fd, pages };
+  } catch {
+    closeSync(fd);
+    return undefined;
+  }
+}
+
+/**
+ * Write the made answers of the day `catalog` into the data folder: the records in browse order (those of a models
+ * page the last day's file holds unchanged copied from it, checked against their digests; the first page copied is
+ * also made again and compared, and on any difference nothing more is copied), then the models pages, the slot table
+ * and the head; fsync, rename over `made-answers`. A kill leaves the last file whole (a later write removes the temp
+ * file). `verify`: re-hash each page read (off after a build or an import, whose objects were just hashed); `reuse`:
+ * copy from the last file (off for `hub index answers`, which makes every answer).
+ */
+export async function writeMadeAnswers(
+  objects: FsObjectStore,
+  dataDir: string,
+  catalog: Address,
+  options: { makers?: readonly MadeAnswerMaker[]; log?: Logger; progress?: MadeProgress; verify?: boolean; reuse?: boolean } = {},
+): Promise<{ records: number; bytes: number; pages: Address; copied: number } | { skipped: string }> {
+  const makers = options.makers ?? HUB_MADE_ANSWERS;
+  const day = await dayOf(objects, catalog);
+  if (!day.pages) return { skipped: 'the day has no index pages' };
+  const index = await openPagedIndex(objects, day.pages, catalog, { cacheBytes: 16 * 1024 * 1024, verify: options.verify !== false });
+  const models = index.totals.models;
+  const list = index.root.models;
+  const pageCount = Math.ceil(list.count / list.per);
+  const records = models * makers.length;
+  const slots = madeSlotCount(records);
+  const dataAt = MADE_SLOTS_AT + slots * MADE_SLOT_BYTES;
+  const table = Buffer.alloc(slots * MADE_SLOT_BYTES);
+  const pagesOut = Buffer.alloc(pageCount * MADE_PAGE_BYTES);
+  const target = path.join(dataDir, MADE_ANSWERS_FILE);
+  let last = options.reuse === false ? undefined : openLast(target, makers);
+  let checkedCopy = false;
+  removeTemps(dataDir);
+  const tmp = path.join(dataDir, `${TEMP_PREFIX}${process.pid}`);
+  const fd = openSync(tmp, 'w', 0o644);
+  const chunk = Buffer.allocUnsafe(4 * 1024 * 1024);
+  let used = 0;
+  let at = dataAt;
+  let done = 0;
+  let copied = 0;
+  const flush = () => {
+    let off = 0;
+    while (off < used) off += writeSync(fd, chunk, off, used - off, at - used + off);
+    used = 0;
+  };
+  const put = (bytes: Uint8Array) => {
+    if (used + bytes.length > chunk.length) flush();
+    if (bytes.length > chunk.length) {
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off, at + off);
+      at += bytes.length;
+      return;
+    }
+    chunk.set(bytes, used);
+    used += bytes.length;
+    at += bytes.length;
+  };
+  const slot = (key: string, offset: number, length: number) => {
+    if (offset / 8 > 0xffffffff) throw new Error('the made answers are larger than 32 GB');
+    const [h1, h2] = madeKeyHash(key);
+    let i = h1 & (slots - 1);
+    while (table.readUInt32LE(i * MADE_SLOT_BYTES + 12) !== 0) i = (i + 1) & (slots - 1);
+    table.writeUInt32LE(h1, i * MADE_SLOT_BYTES);
+    table.writeUInt32LE(h2, i * MADE_SLOT_BYTES + 4);
+    table.writeUInt32LE(offset / 8, i * MADE_SLOT_BYTES + 8);
+    table.writeUInt32LE(length, i * MADE_SLOT_BYTES + 12);
+  };
+  const pad = new Uint8Array(8);
+  /** One record's bytes (fields, digest, padding) and its key. */
+  const made = (model: IndexedModel, maker: MadeAnswerMaker) => {
+    const key = maker.key(model);
+    const fields = madeRecordFields(key, maker.make(model));
+    if (typeof fields === 'string') throw new Error(fields);
+    return { key, fields, digest: madeDigest(fields) };
+  };
+  const modelsOf = async (address: string) => {
+    const page = await index.page<{ first: number; models: unknown[] }>(address);
+    const out: IndexedModel[] = [];
+    for (let i = 0; i < page.models.length; i++) out.push(await index.modelAt(page.first + i));
+    return out;
+  };
+  const makePage = async (address: string) => {
+    for (const model of await modelsOf(address))
+      for (const maker of makers) {
+        const r = made(model, maker);
+        const offset = at;
+        put(r.fields);
+        put(r.digest);
+        if (at % 8 !== 0) put(pad.subarray(0, 8 - (at % 8)));
+        slot(r.key, offset, r.fields.length + MADE_DIGEST_BYTES);
+      }
+  };
+  /** The last file's records of an unchanged page, when each matches its digest (and the first page copied, what is made now). */
+  const copyPage = async (lastFile: LastFile, address: string, [start, end]: [number, number]): Promise<boolean> => {
+    const bytes = Buffer.allocUnsafe(end - start);
+    if (readSync(lastFile.fd, bytes, 0, bytes.length, start) !== bytes.length) return false;
+    const found: Array<{ key: string; at: number; length: number }> = [];
+    for (let o = 0; o < bytes.length; ) {
+      if (o + 12 > bytes.length) return false;
+      const length = madeRecordLengthAt(bytes, o);
+      if (o + length > bytes.length) return false;
+      const fields = bytes.subarray(o, o + length - MADE_DIGEST_BYTES);
+      if (!madeDigest(fields).equals(bytes.subarray(o + length - MADE_DIGEST_BYTES, o + length))) return false;
+      found.push({ key: bytes.toString('utf8', o + 12, o + 12 + bytes.readUInt16LE(o)), at: o, length });
+      o += length + ((8 - (length % 8)) % 8);
+    }
+    if (!checkedCopy) {
+      // made by the code that runs now? The first page copied is made again and compared, record by record.
+      const again = (await modelsOf(address)).flatMap((m) => makers.map((maker) => made(m, maker)));
+      const same =
+        again.length === found.length &&
+        again.every((r, i) => {
+          const f = found[i] as { key: string; at: number; length: number };
+          return r.key === f.key && Buffer.from(r.fields).equals(bytes.subarray(f.at, f.at + f.length - MADE_DIGEST_BYTES));
+        });
+      if (!same) return false;
+      checkedCopy = true;
+    }
+    const offset = at;
+    put(bytes);
+    for (const f of found) slot(f.key, offset + f.at, f.length);
+    copied += found.length;
+    return true;
+  };
+  try {
+    for (let p = 0; p < pageCount; p++) {
+      const address = await index.pageAddress(list, p);
+      const start = at;
+      const was = last?.pages.get(address);
+      let fromLast = false;
+      if (last && was) {
+        fromLast = await copyPage(last, address, was);
+        // the first copy made otherwise now: nothing more is copied (a file of other code)
+        if (!fromLast && !checkedCopy) {
+          closeSync(last.fd);
+          last = undefined;
+        }
+      }
+      if (!fromLast) await makePage(address);
+      const o = p * MADE_PAGE_BYTES;
+      pagesOut.write(address.slice('blake3:'.length), o, 32, 'hex');
+      pagesOut.writeUInt32LE(start / 8, o + 32);
+      pagesOut.writeUInt32LE(at / 8, o + 36);
+      const before = done;
+      done = Math.min(models, (p + 1) * list.per);
+      if (Math.floor(done / 10_000) > Math.floor(before / 10_000) || done === models) options.progress?.(done, models);
+    }
+    const pagesAt = at;
+    put(pagesOut);
+    flush();
+    const head = madeHeadBytes({
+      kind: 'model-hub.made-answers',
+      version: 1,
+      catalog,
+      pages: day.pages,
+      makers: makers.map((m) => m.id),
+      slots,
+      records,
+      dataAt,
+      pagesAt,
+      pageCount,
+      size: at,
+    });
+    if (!head) throw new Error('the made answers head does not fit');
+    writeSync(fd, table, 0, table.length, MADE_SLOTS_AT);
+    writeSync(fd, head, 0, head.length, 0);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // nothing to remove
+    }
+    throw e;
+  } finally {
+    if (last) closeSync(last.fd);
+  }
+  closeSync(fd);
+  renameSync(tmp, target);
+  await syncDir(dataDir);
+  options.log?.info(
+    { event: 'made-answers', catalog, pages: day.pages, records, copied, bytes: at },
+    'answers made for the cold look-ups of this day',
+  );
+  return { records, bytes: at, pages: day.pages, copied };
+}
+
+/**
+ * After a build or an import: write the day's made answers when the hub serves it from its pages (`indexStore`, as
+ * `openDay` decides), copying the last day's unchanged pages; logged and never thrown (without the file, cold
+ * look-ups read the pages, as before).
+ */
+export async function writeMadeAnswersAfterBuild(
+  objects: FsObjectStore,
+  dataDir: string,
+  catalog: Address,
+  indexStore: string | undefined,
+  log?: Logger,
+  progress?: MadeProgress,
+): Promise<void> {
+  try {
+    const kind = indexStoreKind(indexStore, 'indexStore (or HUB_INDEX_STORE)');
+    if (!servedFromPages(kind, await dayOf(objects, catalog))) return;
+    // the day's objects were hashed as they were written (or imported): not again here
+    const r = await writeMadeAnswers(objects, dataDir, catalog, {
+      verify: false,
+      ...(log ? { log } : {}),
+      ...(progress ? { progress } : {}),
+    });
+    if ('skipped' in r) log?.info({ event: 'made-answers', catalog, reason: r.skipped }, 'no made answers');
+  } catch (e) {
+    log?.warn({ event: 'made-answers', catalog, err: String(e).slice(0, 300) }, 'no made answers: cold look-ups read the index pages');
+  }
+}
