@@ -3,6 +3,7 @@
 // keeps its pages (every page carried, `hub index verify` finds no fault), and a look-up, a file listing and a search
 // answer from the imported folder as from the hub that built it.
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -38,7 +39,8 @@ beforeAll(async () => {
 describe(`a bundle of an index of ${N.toLocaleString('en')} SYNTHETIC models`, () => {
   it('imports into a fresh folder with every index page, verifies, and serves look-ups there', async () => {
     const dataB = await tmp('bundle-large-b-');
-    const result = await bundleImport(bundle, dataB);
+    // served from its pages, as a large index is: the import also makes the answers of its cold look-ups
+    const result = await bundleImport(bundle, dataB, { indexStore: 'paged' });
     expect(result.catalog).toBe(built.catalog);
     // Every object of the day: its catalog, model and source objects, and its index pages, all new to the folder.
     expect(result.objectsNew).toBe(result.objects);
@@ -48,7 +50,17 @@ describe(`a bundle of an index of ${N.toLocaleString('en')} SYNTHETIC models`, (
     const verified = await run(process.execPath, [CLI, 'index', 'verify', '--data', dataB], { timeout: 300_000 });
     expect(verified.stdout).toMatch(/ 0 faults/);
 
-    const hubB = await startServer({ dataDir: dataB, port: 0, host: '127.0.0.1', logger: quiet, config: { demo: false } });
+    const made = await readFile(path.join(dataB, 'made-answers'));
+    const madeHead = JSON.parse(made.subarray(12, 12 + made.readUInt32LE(8)).toString()) as { pages: string; records: number };
+    expect(madeHead).toMatchObject({ pages: built.pages, records: N });
+
+    const hubB = await startServer({
+      dataDir: dataB,
+      port: 0,
+      host: '127.0.0.1',
+      logger: quiet,
+      config: { demo: false, indexStore: 'paged' },
+    });
     started.push(hubB);
     for (const i of [0, 5, 4_321, N - 1]) {
       const [a, b] = await Promise.all([hubA, hubB].map((h) => fetch(`${h.url}/api/models/${syntheticId(i)}`)));
