@@ -83,7 +83,7 @@ export const INDEX_ANSWERS = command({
 data folder's made-answers file, written after each build and import. This writes it again for the
 day served now, copying the records of the models pages the last file holds unchanged: when the file
 was lost, or with --fresh after an upgrade whose answers differ (the hub then logs that it does not
-use the file). A running hub uses it from its next start or day switch.`,
+use the file). A running hub takes the new file of its day within 5 seconds.`,
   options: {
     data: DATA,
     config: CONFIG,

@@ -107,47 +107,124 @@ class MadeAnswersFile implements MadeAnswers {
   }
 }
 
-/**
- * The `made` option of the paged store (`PagedIndexOptions.made`) for this data folder: the file's reader when it is
- * the day's (same pages root, same makers) and answers as the makers do now for the day's head models, else
- * undefined (the store reads its pages, as without the file). Each reader keeps its own descriptor, closed when the
- * store that holds it is collected.
- */
-export function madeAnswersFrom(dataDir: string, makers: readonly MadeAnswerMaker[] = HUB_MADE_ANSWERS, log?: Logger) {
-  const file = path.join(dataDir, MADE_ANSWERS_FILE);
-  return (pages: Address, headModels: readonly IndexedModel[]): MadeAnswers | undefined => {
-    let fd: number;
-    try {
-      fd = openSync(file, 'r');
-    } catch {
-      log?.info({ event: 'made-answers', pages }, 'no made answers for this day: cold look-ups read the index pages (hub index answers)');
-      return undefined;
-    }
-    const notUsed = (reason: string) => {
-      closeSync(fd);
-      log?.warn(
-        { event: 'made-answers', file, pages, reason },
-        'made answers not used: cold look-ups read the index pages (hub index answers)',
-      );
-      return undefined;
-    };
+/** How often a store whose day has no usable file looks again (the file is written after the day is switched to). */
+export const MADE_RECHECK_MS = 5_000;
+
+const NO_FILE = 'there is no made-answers file';
+const OTHER_DAY = 'the file is of another day';
+
+/** The file's reader when it is this day's and made by these makers as they make answers now, else why not. */
+function openMade(
+  file: string,
+  pages: Address,
+  headModels: readonly IndexedModel[],
+  makers: readonly MadeAnswerMaker[],
+  log: Logger | undefined,
+): MadeAnswersFile | string {
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch {
+    return NO_FILE;
+  }
+  let reader: MadeAnswersFile | undefined;
+  const why = (() => {
     const first = Buffer.alloc(MADE_SLOTS_AT);
     readSync(fd, first, 0, MADE_SLOTS_AT, 0);
     const head = madeHeadRead(first);
-    if (typeof head === 'string') return notUsed(head);
-    if (head.pages !== pages) return notUsed('they are of another day');
-    if (head.makers.join('\n') !== makers.map((m) => m.id).join('\n')) return notUsed('they were made by other makers');
-    if (fstatSync(fd).size !== head.size) return notUsed('the file is not as long as its head says');
-    const reader = new MadeAnswersFile(fd, file, head, log);
+    if (typeof head === 'string') return head;
+    if (head.pages !== pages) return OTHER_DAY;
+    if (head.makers.join('\n') !== makers.map((m) => m.id).join('\n')) return 'it was made by other makers';
+    if (fstatSync(fd).size !== head.size) return 'the file is not as long as its head says';
+    reader = new MadeAnswersFile(fd, file, head, log);
     // Made by this code? The head models' answers are made again and compared (a file of an older hub is not used).
     for (const model of headModels)
       for (const maker of makers) {
         const kept = reader.get(maker.key(model));
         const now = maker.make(model);
         if (!kept || kept.etag !== now.etag || kept.contentType !== now.contentType || !Buffer.from(kept.bytes).equals(now.bytes))
-          return notUsed(`the answer ${maker.key(model).slice(0, 120)} is not what this hub makes`);
+          return `the answer ${maker.key(model).slice(0, 120)} is not what this hub makes`;
       }
+    return undefined;
+  })();
+  if (why === undefined && reader) {
     closer.register(reader, fd);
     return reader;
-  };
+  }
+  closeSync(fd);
+  return why ?? 'unreadable';
+}
+
+/**
+ * The day's made answers, looked for again while the day has none: the file is written after a build has switched
+ * `current` (a hub watching the folder switches first), so a store opened before it picks it up within
+ * {@link MADE_RECHECK_MS}. Each reason it is not used is logged once.
+ */
+class MadeAnswersOfDay implements MadeAnswers {
+  private reader: MadeAnswersFile | undefined;
+  private nextLook = 0;
+  private said = '';
+
+  constructor(
+    private readonly look: () => MadeAnswersFile | string,
+    private readonly recheckMs: number,
+    private readonly log: Logger | undefined,
+    private readonly pages: Address,
+  ) {
+    this.lookAgain(0);
+  }
+
+  get(key: string): PreparedBody | undefined {
+    if (this.reader) return this.reader.get(key);
+    const now = Date.now();
+    if (now < this.nextLook) return undefined;
+    this.lookAgain(now);
+    return this.reader ? (this.reader as MadeAnswersFile).get(key) : undefined;
+  }
+
+  /** whether the day's file is in use now */
+  get inUse(): boolean {
+    return this.reader !== undefined;
+  }
+
+  private lookAgain(now: number): void {
+    this.nextLook = now + this.recheckMs;
+    let got: MadeAnswersFile | string;
+    try {
+      got = this.look();
+    } catch (e) {
+      got = `a read failed: ${String(e).slice(0, 200)}`;
+    }
+    if (typeof got !== 'string') {
+      this.reader = got;
+      if (this.said) this.log?.info({ event: 'made-answers', pages: this.pages }, 'made answers in use for this day');
+      return;
+    }
+    if (got === this.said) return;
+    this.said = got;
+    // no file, or the last day's, is the state between a switch and the write; anything else is worth a warning
+    const usual = got === NO_FILE || got === OTHER_DAY;
+    (usual ? this.log?.info : this.log?.warn)?.call(
+      this.log,
+      { event: 'made-answers', pages: this.pages, reason: got },
+      'made answers not used (yet): cold look-ups read the index pages; a build or hub index answers writes them',
+    );
+  }
+}
+
+/**
+ * The `made` option of the paged store (`PagedIndexOptions.made`) for this data folder: the day's made answers,
+ * read from the file when it is the day's (same pages root, same makers) and answers as the makers do now for the
+ * day's head models, and looked for again every `recheckMs` while it is not. Each file reader keeps its own
+ * descriptor, closed when the store that holds it is collected.
+ */
+export function madeAnswersFrom(
+  dataDir: string,
+  makers: readonly MadeAnswerMaker[] = HUB_MADE_ANSWERS,
+  log?: Logger,
+  recheckMs = MADE_RECHECK_MS,
+) {
+  const file = path.join(dataDir, MADE_ANSWERS_FILE);
+  return (pages: Address, headModels: readonly IndexedModel[]): MadeAnswersOfDay =>
+    new MadeAnswersOfDay(() => openMade(file, pages, headModels, makers, log), recheckMs, log, pages);
 }

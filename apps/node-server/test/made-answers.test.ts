@@ -120,7 +120,7 @@ describe('made answers in process', () => {
       const logs: string[] = [];
       const log = { warn: (o: unknown, msg: string) => logs.push(`${JSON.stringify(o)} ${msg}`), info: () => undefined };
       const reader = madeAnswersFrom(copy, HUB_MADE_ANSWERS, log as never)(pages, []);
-      expect(reader).toBeDefined();
+      expect(reader.inUse).toBe(true);
       expect(reader?.get(`hf:info:false:false:${m.id}`)).toBeUndefined();
       expect(logs.join('\n')).toMatch(/does not match its digest/);
       const other = models[322];
@@ -140,19 +140,41 @@ describe('made answers in process', () => {
     const store = new FsObjectStore(dataDir);
     const index = await openPagedIndex(store, pages, catalog);
     const head = index.head();
-    const logs: string[] = [];
-    const log = { warn: (o: unknown) => logs.push(JSON.stringify(o)), info: () => undefined };
+    const infos: string[] = [];
+    const warnings: string[] = [];
+    const log = { warn: (o: unknown) => warnings.push(JSON.stringify(o)), info: (o: unknown) => infos.push(JSON.stringify(o)) };
     const from = madeAnswersFrom(dataDir, HUB_MADE_ANSWERS, log as never);
-    expect(from(pages, head)).toBeDefined();
-    expect(from(catalog, head)).toBeUndefined();
+    const key = `hf:info:false:false:${models[50]?.id}`;
+    expect(from(pages, head).get(key)).toBeDefined();
+    const foreign = from(catalog, head);
+    expect(foreign.inUse).toBe(false);
+    expect(foreign.get(key)).toBeUndefined();
     const other: MadeAnswerMaker = { ...(HUB_MADE_ANSWERS[0] as MadeAnswerMaker), id: 'hf:info:2' };
-    expect(madeAnswersFrom(dataDir, [other], log as never)(pages, head)).toBeUndefined();
+    expect(madeAnswersFrom(dataDir, [other], log as never)(pages, head).get(key)).toBeUndefined();
     // same id, other bytes: code that renders the info otherwise than the code that made the file
     const changed: MadeAnswerMaker = { ...(HUB_MADE_ANSWERS[0] as MadeAnswerMaker), make: (m) => prepare({ id: m.id }) };
-    expect(madeAnswersFrom(dataDir, [changed], log as never)(pages, head)).toBeUndefined();
-    expect(logs.join('\n')).toMatch(/another day/);
-    expect(logs.join('\n')).toMatch(/other makers/);
-    expect(logs.join('\n')).toMatch(/is not what this hub makes/);
+    expect(madeAnswersFrom(dataDir, [changed], log as never)(pages, head).inUse).toBe(false);
+    // another day's file is the usual state between a switch and the write (info); other code is worth a warning
+    expect(infos.join('\n')).toMatch(/another day/);
+    expect(warnings.join('\n')).toMatch(/other makers/);
+    expect(warnings.join('\n')).toMatch(/is not what this hub makes/);
+  });
+
+  it('a day opened before its file is written uses the file once it is there', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'hub-made-late-'));
+    try {
+      const store = new FsObjectStore(dir);
+      const day = await buildWithPages(store, models.slice(0, 200));
+      const index = await openPagedIndex(store, day.pages, day.catalog, { made: madeAnswersFrom(dir, HUB_MADE_ANSWERS, undefined, 30) });
+      const key = `hf:info:false:false:${models[150]?.id}`;
+      expect(index.made(key)).toBeUndefined();
+      await writeMadeAnswers(store, dir, day.catalog);
+      // looked for again at most every 30 ms
+      await new Promise((r) => setTimeout(r, 60));
+      expect(index.made(key)?.bytes.length).toBeGreaterThan(100);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('a write cut off leaves the last file whole, and the next write removes its temp file', async () => {
@@ -186,6 +208,7 @@ describe('made answers in process', () => {
     for (let i = 0; i < head.slots; i++) if (bytes.readUInt32LE(MADE_SLOTS_AT + i * MADE_SLOT_BYTES + 12) > MADE_DIGEST_BYTES) used++;
     expect(used).toBe(head.records);
     const reader = madeAnswersFrom(dataDir)(pages, []);
+    expect(reader.inUse).toBe(true);
     for (const m of models.slice(0, 300)) expect(reader?.get(`hf:info:false:false:${m.id}`)).toBeDefined();
     expect(reader?.get('hf:info:false:false:synthetic-org-1/no-such-model')).toBeUndefined();
   });
