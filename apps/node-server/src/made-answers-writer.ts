@@ -198,7 +198,14 @@ export async function writeMadeAnswers(
     return true;
   };
   try {
+    let turn = performance.now();
     for (let p = 0; p < pageCount; p++) {
+      // Pages read at once and answers made in a loop would hold the event loop for minutes at 1,000,000 models: a
+      // hub that builds in its own process (`hub serve --refresh`) keeps answering, a turn of the loop every 10 ms.
+      if (performance.now() - turn > 10) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        turn = performance.now();
+      }
       const address = await index.pageAddress(list, p);
       const start = at;
       const was = last?.pages.get(address);

@@ -201,6 +201,24 @@ describe('made answers in process', () => {
     expect((await readFile(path.join(dataDir, MADE_ANSWERS_FILE))).equals(before)).toBe(true);
   });
 
+  it('a write lets the event loop turn (a hub that builds in its own process keeps answering)', async () => {
+    const store = new FsObjectStore(dataDir);
+    const gaps: number[] = [];
+    let last = performance.now();
+    const timer = setInterval(() => {
+      const t = performance.now();
+      gaps.push(t - last);
+      last = t;
+    }, 1);
+    const started = performance.now();
+    await writeMadeAnswers(store, dataDir, catalog, { reuse: false });
+    const took = performance.now() - started;
+    clearInterval(timer);
+    // without the turns the loop waits for the whole write: one gap as long as the write
+    expect(gaps.length).toBeGreaterThanOrEqual(3);
+    expect(Math.max(...gaps)).toBeLessThan(took / 2);
+  });
+
   it('the file holds every record once, each found by its key through the slots', async () => {
     const bytes = await readFile(path.join(dataDir, MADE_ANSWERS_FILE));
     const head = JSON.parse(bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString()) as { slots: number; records: number };
