@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
@@ -35,6 +36,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A test file mostly waits (on servers, child processes, PostgreSQL, Chromium): one file per core, and two on a
+    // machine of two cores, where vitest's default (one less than the cores) ran every file one after the other.
+    maxWorkers: Math.max(2, availableParallelism()),
     // Under CI a JSON report lets .ci/run print a plain `N passed, N failed` closing line.
     reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-artifacts/vitest.json' }]] : ['default'],
   },
