@@ -33,6 +33,25 @@ export function madeDigest(bytes: Uint8Array): Buffer {
   return oneShot ? oneShot('sha256', bytes, 'buffer') : crypto.createHash('sha256').update(bytes).digest();
 }
 
+/** Whether a record (its digest last) matches its digest. */
+export function madeRecordSound(record: Uint8Array): boolean {
+  const end = record.length - MADE_DIGEST_BYTES;
+  return end >= 0 && madeDigest(record.subarray(0, end)).equals(record.subarray(end));
+}
+
+/**
+ * The head of the made-answers file open on `fd` when this code reads it and `makers` made it (by their ids), else
+ * why not.
+ */
+export function madeHeadOf(fd: number, makers: readonly MadeAnswerMaker[]): MadeHead | string {
+  const first = Buffer.alloc(MADE_SLOTS_AT);
+  readSync(fd, first, 0, MADE_SLOTS_AT, 0);
+  const head = madeHeadRead(first);
+  if (typeof head === 'string') return head;
+  if (head.makers.join('\n') !== makers.map((m) => m.id).join('\n')) return 'it was made by other makers';
+  return head;
+}
+
 /** Closes the descriptor of a reader nobody holds any more (a day switched away from, once its requests are done). */
 const closer = new FinalizationRegistry<number>((fd) => {
   try {
@@ -47,8 +66,6 @@ class MadeAnswersFile implements MadeAnswers {
   private readonly slots: number;
   private readonly scratch = Buffer.allocUnsafe(8 * MADE_SLOT_BYTES);
   private warned = false;
-  /** records refused (their digest or lengths did not match): answered from the pages instead */
-  refused = 0;
 
   constructor(
     private readonly fd: number,
@@ -92,13 +109,11 @@ class MadeAnswersFile implements MadeAnswers {
     const read = madeRecordRead(record);
     if (!read) return this.refuse('a record does not add up');
     if (read.key !== key) return undefined;
-    const fields = record.subarray(0, length - MADE_DIGEST_BYTES);
-    if (!madeDigest(fields).equals(record.subarray(length - MADE_DIGEST_BYTES))) return this.refuse('a record does not match its digest');
+    if (!madeRecordSound(record)) return this.refuse('a record does not match its digest');
     return read.answer;
   }
 
   private refuse(reason: string): undefined {
-    this.refused++;
     if (!this.warned) {
       this.warned = true;
       this.log?.warn({ event: 'made-answers', file: this.file, reason }, 'a made answer was refused: answered from the index pages');
@@ -129,12 +144,9 @@ function openMade(
   }
   let reader: MadeAnswersFile | undefined;
   const why = (() => {
-    const first = Buffer.alloc(MADE_SLOTS_AT);
-    readSync(fd, first, 0, MADE_SLOTS_AT, 0);
-    const head = madeHeadRead(first);
+    const head = madeHeadOf(fd, makers);
     if (typeof head === 'string') return head;
     if (head.pages !== pages) return OTHER_DAY;
-    if (head.makers.join('\n') !== makers.map((m) => m.id).join('\n')) return 'it was made by other makers';
     if (fstatSync(fd).size !== head.size) return 'the file is not as long as its head says';
     reader = new MadeAnswersFile(fd, file, head, log);
     // Made by this code? The head models' answers are made again and compared (a file of an older hub is not used).
@@ -179,7 +191,8 @@ class MadeAnswersOfDay implements MadeAnswers {
     const now = Date.now();
     if (now < this.nextLook) return undefined;
     this.lookAgain(now);
-    return this.reader ? (this.reader as MadeAnswersFile).get(key) : undefined;
+    // (set by lookAgain: TypeScript keeps the narrowing of the first line)
+    return (this.reader as MadeAnswersFile | undefined)?.get(key);
   }
 
   /** whether the day's file is in use now */

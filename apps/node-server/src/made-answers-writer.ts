@@ -6,20 +6,21 @@ import {
   type Logger,
   MADE_DIGEST_BYTES,
   MADE_PAGE_BYTES,
+  MADE_RECORD_HEAD,
   MADE_SLOT_BYTES,
   MADE_SLOTS_AT,
   type MadeAnswerMaker,
   madeHeadBytes,
-  madeHeadRead,
   madeKeyHash,
   madeRecordFields,
   madeRecordLengthAt,
+  madeRecordRead,
   madeSlotCount,
   openPagedIndex,
 } from '@hub/core-index';
 import { dayOf, HUB_MADE_ANSWERS, indexStoreKind, servedFromPages } from '@hub/hub';
 import { type FsObjectStore, syncDir } from '@hub/objects/node';
-import { MADE_ANSWERS_FILE, madeDigest } from './made-answers-file.js';
+import { MADE_ANSWERS_FILE, madeDigest, madeHeadOf, madeRecordSound } from './made-answers-file.js';
 
 /** A writer's progress: models done of the day's. */
 export type MadeProgress = (done: number, total: number) => void;
@@ -58,10 +59,8 @@ function openLast(file: string, makers: readonly MadeAnswerMaker[]): LastFile | 
     return undefined;
   }
   try {
-    const first = Buffer.alloc(MADE_SLOTS_AT);
-    readSync(fd, first, 0, MADE_SLOTS_AT, 0);
-    const head = madeHeadRead(first);
-    if (typeof head === 'string' || head.makers.join('\n') !== makers.map((m) => m.id).join('\n')) throw new Error('not reusable');
+    const head = madeHeadOf(fd, makers);
+    if (typeof head === 'string') throw new Error(head);
     const table = Buffer.allocUnsafe(head.pageCount * MADE_PAGE_BYTES);
     if (readSync(fd, table, 0, table.length, head.pagesAt) !== table.length) throw new Error('cut');
     const pages = new Map<string, [number, number]>();
@@ -171,12 +170,13 @@ export async function writeMadeAnswers(
     if (readSync(lastFile.fd, bytes, 0, bytes.length, start) !== bytes.length) return false;
     const found: Array<{ key: string; at: number; length: number }> = [];
     for (let o = 0; o < bytes.length; ) {
-      if (o + 12 > bytes.length) return false;
+      if (o + MADE_RECORD_HEAD > bytes.length) return false;
       const length = madeRecordLengthAt(bytes, o);
       if (o + length > bytes.length) return false;
-      const fields = bytes.subarray(o, o + length - MADE_DIGEST_BYTES);
-      if (!madeDigest(fields).equals(bytes.subarray(o + length - MADE_DIGEST_BYTES, o + length))) return false;
-      found.push({ key: bytes.toString('utf8', o + 12, o + 12 + bytes.readUInt16LE(o)), at: o, length });
+      const record = bytes.subarray(o, o + length);
+      const read = madeRecordRead(record);
+      if (!read || !madeRecordSound(record)) return false;
+      found.push({ key: read.key, at: o, length });
       o += length + ((8 - (length % 8)) % 8);
     }
     if (!checkedCopy) {

@@ -3,7 +3,7 @@
  * child process). Every refusal is one line (plus the usage where it helps), exit 2, no stack trace, and comes before
  * anything listens or writes; a dead or wrong hub is never a clean pass; Ctrl-C says how to resume.
  */
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
@@ -14,31 +14,15 @@ import { hostPolicyFrom } from '@hub/core-index';
 import { freePort, tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../src/server.js';
+import { type CliRun, runCli as hub } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const tmp = tempDirs(afterAll);
 
-interface Ran {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function hub(args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [CLI, ...args],
-      { env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_DEBUG: '', HUB_CONFIG: '', HUB_DATA: '', ...env }, timeout: 60_000 },
-      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
-
 const STACK = /\n\s+at |node:internal|TypeError|^Error:|"level":/m;
 
 /** One line naming the mistake (and, for a usage mistake, the usage after it), exit 2, no stack trace. */
-function refused(r: Ran, first: RegExp, usage = false): void {
+function refused(r: CliRun, first: RegExp, usage = false): void {
   expect(r.code, r.stderr).toBe(2);
   const lines = r.stderr.split('\n').filter(Boolean);
   expect(lines[0]).toMatch(first);

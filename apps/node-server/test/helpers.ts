@@ -153,7 +153,7 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
     execFile(
       process.execPath,
       [cli, ...args],
-      { env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_DEBUG: '', HUB_CONFIG: '', HUB_DATA: '', ...env }, timeout: 120_000 },
+      { env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_DEBUG: '', HUB_CONFIG: '', HUB_DATA: '', ...env }, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });

@@ -110,6 +110,7 @@ export { type IndexedModel, IndexLoadError, type IndexStore, type LoadPackStorag
 export {
   MADE_DIGEST_BYTES,
   MADE_PAGE_BYTES,
+  MADE_RECORD_HEAD,
   MADE_SLOT_BYTES,
   MADE_SLOTS_AT,
   type MadeAnswerMaker,

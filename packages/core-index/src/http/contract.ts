@@ -1,3 +1,4 @@
+import { fnvLanes, fnvLanesOf, fnvLanesOfText } from '../index/fnv.js';
 import type { PreparedBody } from '../index/store-types.js';
 import type { RouteGroup } from '../observe/metrics.js';
 import type { RouteApi } from './api.js';
@@ -127,32 +128,23 @@ export function sendPrepared(p: PreparedBody, status = 200, headers: Record<stri
   return { status, headers: { 'content-type': p.contentType, etag: p.etag, ...headers }, body: p.bytes };
 }
 
-/** A fast 64-bit-ish content fingerprint for ETags (two FNV-1a lanes); not a security hash. */
+/** A fast 64-bit-ish content fingerprint for ETags (two FNV-1a lanes, index/fnv.ts); not a security hash. */
 export function fnv1a(bytes: Uint8Array): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193 ^ bytes.length;
-  for (let i = 0; i < bytes.length; i++) {
-    const b = bytes[i] as number;
-    h1 = Math.imul(h1 ^ b, 0x01000193);
-    h2 = Math.imul(h2 ^ b, 0x0100019d);
-  }
-  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
+  fnvLanesOf(bytes);
+  return lanesHex();
 }
 
 /**
  * {@link fnv1a} of the UTF-8 bytes of `text`, the same value, without encoding the text when it is ASCII (a query
- * string almost always is): the same loop over character codes, which are the bytes.
+ * string almost always is).
  */
 export function fnv1aText(text: string): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193 ^ text.length;
-  for (let i = 0; i < text.length; i++) {
-    const b = text.charCodeAt(i);
-    if (b > 0x7f) return fnv1a(encoder.encode(text));
-    h1 = Math.imul(h1 ^ b, 0x01000193);
-    h2 = Math.imul(h2 ^ b, 0x0100019d);
-  }
-  return (h1 >>> 0).toString(16).padStart(8, '0') + (h2 >>> 0).toString(16).padStart(8, '0');
+  fnvLanesOfText(text);
+  return lanesHex();
+}
+
+function lanesHex(): string {
+  return (fnvLanes[0] as number).toString(16).padStart(8, '0') + (fnvLanes[1] as number).toString(16).padStart(8, '0');
 }
 
 // ---- errors, one shape per route group -------------------------------------------------------

@@ -1,3 +1,4 @@
+import { fmix32, fnvLanes, fnvLanesOfText } from './fnv.js';
 import type { IndexedModel, PreparedBody } from './store-types.js';
 
 /**
@@ -73,35 +74,10 @@ export interface MadeAnswers {
 
 const encoder = new TextEncoder();
 
-/** Two 32-bit lanes of FNV-1a over the key's UTF-8 bytes; the first finished with murmur3's mixer (it picks the slot). */
+/** Two 32-bit lanes of FNV-1a over the key's UTF-8 bytes (fnv.ts); the first finished with murmur3's mixer (it picks the slot). */
 export function madeKeyHash(key: string): [number, number] {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193 ^ key.length;
-  for (let i = 0; i < key.length; i++) {
-    const c = key.charCodeAt(i);
-    if (c > 0x7f) return madeBytesHash(encoder.encode(key));
-    h1 = Math.imul(h1 ^ c, 0x01000193);
-    h2 = Math.imul(h2 ^ c, 0x0100019d);
-  }
-  return [mix(h1), h2 >>> 0];
-}
-
-function madeBytesHash(bytes: Uint8Array): [number, number] {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193 ^ bytes.length;
-  for (const b of bytes) {
-    h1 = Math.imul(h1 ^ b, 0x01000193);
-    h2 = Math.imul(h2 ^ b, 0x0100019d);
-  }
-  return [mix(h1), h2 >>> 0];
-}
-
-function mix(h: number): number {
-  let x = h ^ (h >>> 16);
-  x = Math.imul(x, 0x85ebca6b);
-  x ^= x >>> 13;
-  x = Math.imul(x, 0xc2b2ae35);
-  return (x ^ (x >>> 16)) >>> 0;
+  fnvLanesOfText(key);
+  return [fmix32(fnvLanes[0] as number), fnvLanes[1] as number];
 }
 
 /** The slot count for `records` records: a power of two, at least twice as many (probes stay short). */

@@ -3,6 +3,7 @@
  * what it needs. Shared by the writer (index-pages.ts) and the reader (paged-index.ts). Every page is a hub object:
  * canonical JSON, addressed by its BLAKE3, immutable, so it caches forever (the isolate's memory, the Cache API).
  */
+import { fmix32 } from './fnv.js';
 import type { ModelObject, ModelRow, SourceObject } from './schemas.js';
 
 export const PAGES_KIND = 'model-hub.index-pages';
@@ -159,13 +160,7 @@ export interface Postings {
  * its address.
  */
 export function keyHash(key: string): number {
-  let h = fnv1a32(key);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  return fmix32(fnv1a32(key));
 }
 
 /** FNV-1a over the UTF-16 code units, unsigned. */
