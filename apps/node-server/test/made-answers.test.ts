@@ -14,6 +14,7 @@ import { buildWithPages, CountingObjectStore, request, syntheticModels } from '@
 import { HUB_MADE_ANSWERS } from '@hub/hub';
 import { createComposedTestHub } from '@hub/hub/testing';
 import { FsObjectStore } from '@hub/objects/node';
+import { modelInfo } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MADE_ANSWERS_FILE, madeAnswersFrom } from '../src/made-answers-file.js';
 import { writeMadeAnswers } from '../src/made-answers-writer.js';
@@ -65,6 +66,14 @@ describe('made answers over HTTP', () => {
       expect(b).toEqual(a);
     }
     expect(made.logs.join('')).not.toMatch(/made answers not used|was refused/);
+  });
+
+  it("reach the host's JavaScript client (@huggingface/hub modelInfo) as the rendered answers do", async () => {
+    const m = models[999];
+    if (!m) throw new Error('no model 999');
+    const [a, b] = await Promise.all([plain, made].map((h) => modelInfo({ name: m.id, hubUrl: h.url })));
+    expect(b?.name).toBe(m.id);
+    expect(b).toEqual(a);
   });
 
   it('leave the asks they do not hold to the route, with the same answers', async () => {
