@@ -1,11 +1,13 @@
 import crypto from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { endianness } from 'node:os';
 import path from 'node:path';
 import {
   type Address,
   type IndexedModel,
   type Logger,
   MADE_DIGEST_BYTES,
+  MADE_RECORD_HEAD,
   MADE_SLOT_BYTES,
   MADE_SLOTS_AT,
   type MadeAnswerMaker,
@@ -13,6 +15,7 @@ import {
   type MadeHead,
   madeHeadRead,
   madeKeyHash,
+  madeRecordLengthAt,
   madeRecordRead,
   type PreparedBody,
 } from '@hub/core-index';
@@ -61,51 +64,143 @@ const closer = new FinalizationRegistry<number>((fd) => {
   }
 });
 
-/** A made-answers file open for reading: a look-up is one positioned read of its slots and one of its record. */
+/**
+ * The most bytes a reader keeps of the slot table by default (8 a slot: 16 MiB holds the 2,097,152 slots of a day of
+ * 1,000,000 models); node-server gives it a quarter of the cache budget's index share (start-steps.ts).
+ */
+export const MADE_TABLE_BYTES = 16 * 1024 * 1024;
+
+/** What a record read takes in one positioned read: most records are under a kilobyte; a longer one is read again whole. */
+const WINDOW = 4096;
+
+/**
+ * A made-answers file open for reading. A look-up is one positioned read of its record when the slot table is kept
+ * in memory (each slot's first hash lane and record offset, 8 bytes a slot, read after the open when it fits
+ * `tableBytes`), or a positioned read of its slots and one of its record until then or when it does not fit.
+ */
 class MadeAnswersFile implements MadeAnswers {
   private readonly slots: number;
-  private readonly scratch = Buffer.allocUnsafe(8 * MADE_SLOT_BYTES);
+  /** where the records end (a record's length from its header is held to it) */
+  private readonly recordsEnd: number;
+  /** per slot: its first hash lane and its record's offset in units of 8 (0: empty), once kept in memory */
+  private table: Uint32Array | undefined;
+  private readonly scratch = Buffer.allocUnsafe(Math.max(WINDOW, 8 * MADE_SLOT_BYTES));
   private warned = false;
 
   constructor(
     private readonly fd: number,
     private readonly file: string,
     head: MadeHead,
+    tableBytes: number,
     private readonly log?: Logger,
   ) {
     this.slots = head.slots;
+    this.recordsEnd = head.pagesAt;
+    if (head.slots * 8 <= tableBytes && endianness() === 'LE') this.fillTable();
+  }
+
+  /**
+   * Read the slot table's first lanes and offsets into memory, 65,536 slots a turn of the event loop, after the
+   * open: its memory is new to the process, and first touching 16 MB costs about 80 ms on this project's VMs (page
+   * faults), so a start does not wait for it; look-ups read the slots from the file until it is whole.
+   */
+  private fillTable(): void {
+    const table = new Uint32Array(this.slots * 2);
+    const per = 65_536;
+    const run = new Uint32Array(per * (MADE_SLOT_BYTES / 4));
+    const bytes = new Uint8Array(run.buffer);
+    let first = 0;
+    const step = () => {
+      try {
+        const n = Math.min(per, this.slots - first);
+        const want = n * MADE_SLOT_BYTES;
+        if (readSync(this.fd, bytes, 0, want, MADE_SLOTS_AT + first * MADE_SLOT_BYTES) !== want) throw new Error('the slot table is cut');
+        // the file is little-endian, read here as 32-bit words of this host (a big-endian host keeps no table); an
+        // empty slot is all zeros, so its offset is 0 in the table too
+        for (let j = 0, t = 2 * first; j < n; j++, t += 2) {
+          table[t] = run[4 * j] as number;
+          table[t + 1] = run[4 * j + 2] as number;
+        }
+        first += n;
+      } catch (e) {
+        this.log?.warn(
+          { event: 'made-answers', file: this.file, err: String(e).slice(0, 200) },
+          'the made answers slot table stays on disk',
+        );
+        return;
+      }
+      if (first < this.slots) setImmediate(step).unref();
+      else this.table = table;
+    };
+    setImmediate(step).unref();
+  }
+
+  /** whether the slot table is kept in memory */
+  get tableInMemory(): boolean {
+    return this.table !== undefined;
   }
 
   get(key: string): PreparedBody | undefined {
     const [h1, h2] = madeKeyHash(key);
-    const mask = this.slots - 1;
-    const s = this.scratch;
-    let i = h1 & mask;
     try {
-      for (let probed = 0; probed < this.slots; ) {
-        const n = Math.min(8, this.slots - i);
-        readSync(this.fd, s, 0, n * MADE_SLOT_BYTES, MADE_SLOTS_AT + i * MADE_SLOT_BYTES);
-        for (let j = 0; j < n; j++) {
-          const at = j * MADE_SLOT_BYTES;
-          const length = s.readUInt32LE(at + 12);
-          if (length === 0) return undefined;
-          if (s.readUInt32LE(at) !== h1 || s.readUInt32LE(at + 4) !== h2) continue;
-          const found = this.record(s.readUInt32LE(at + 8) * 8, length, key);
-          if (found) return found;
-        }
-        probed += n;
-        i = (i + n) & mask;
-      }
+      return this.table ? this.fromTable(this.table, key, h1) : this.fromSlots(key, h1, h2);
     } catch (e) {
-      this.refuse(`a read failed: ${String(e).slice(0, 200)}`);
+      return this.refuse(`a read failed: ${String(e).slice(0, 200)}`);
+    }
+  }
+
+  private fromTable(table: Uint32Array, key: string, h1: number): PreparedBody | undefined {
+    const mask = this.slots - 1;
+    for (let i = h1 & mask, probed = 0; probed < this.slots; probed++, i = (i + 1) & mask) {
+      const unit = table[2 * i + 1] as number;
+      if (unit === 0) return undefined;
+      if (table[2 * i] !== h1) continue;
+      const found = this.record(unit * 8, undefined, key);
+      if (found) return found;
     }
     return undefined;
   }
 
-  /** The record at `offset` if it is `key`'s and whole; a damaged one is refused (logged once). */
-  private record(offset: number, length: number, key: string): PreparedBody | undefined {
-    const record = Buffer.allocUnsafe(length);
-    if (readSync(this.fd, record, 0, length, offset) !== length) return this.refuse('a record is cut');
+  private fromSlots(key: string, h1: number, h2: number): PreparedBody | undefined {
+    const mask = this.slots - 1;
+    const s = this.scratch;
+    let i = h1 & mask;
+    for (let probed = 0; probed < this.slots; ) {
+      const n = Math.min(8, this.slots - i);
+      readSync(this.fd, s, 0, n * MADE_SLOT_BYTES, MADE_SLOTS_AT + i * MADE_SLOT_BYTES);
+      for (let j = 0; j < n; j++) {
+        const at = j * MADE_SLOT_BYTES;
+        const length = s.readUInt32LE(at + 12);
+        if (length === 0) return undefined;
+        if (s.readUInt32LE(at) !== h1 || s.readUInt32LE(at + 4) !== h2) continue;
+        const found = this.record(s.readUInt32LE(at + 8) * 8, length, key);
+        if (found) return found;
+      }
+      probed += n;
+      i = (i + n) & mask;
+    }
+    return undefined;
+  }
+
+  /**
+   * The record at `offset` if it is `key`'s and whole; a damaged one is refused (logged once). Its length is the
+   * slot's, or (from the table, which keeps none) its header's, read with the first window of bytes.
+   */
+  private record(offset: number, length: number | undefined, key: string): PreparedBody | undefined {
+    let record: Buffer;
+    if (length === undefined) {
+      const s = this.scratch;
+      const got = readSync(this.fd, s, 0, Math.min(WINDOW, this.recordsEnd - offset), offset);
+      if (got < MADE_RECORD_HEAD) return this.refuse('a record is cut');
+      length = madeRecordLengthAt(s, 0);
+      if (offset + length > this.recordsEnd) return this.refuse('a record does not add up');
+      record = Buffer.allocUnsafe(length);
+      if (length <= got) s.copy(record, 0, 0, length);
+      else if (readSync(this.fd, record, 0, length, offset) !== length) return this.refuse('a record is cut');
+    } else {
+      record = Buffer.allocUnsafe(length);
+      if (readSync(this.fd, record, 0, length, offset) !== length) return this.refuse('a record is cut');
+    }
     const read = madeRecordRead(record);
     if (!read) return this.refuse('a record does not add up');
     if (read.key !== key) return undefined;
@@ -133,8 +228,7 @@ function openMade(
   file: string,
   pages: Address,
   headModels: readonly IndexedModel[],
-  makers: readonly MadeAnswerMaker[],
-  log: Logger | undefined,
+  { makers, log, tableBytes }: MadeOptions,
 ): MadeAnswersFile | string {
   let fd: number;
   try {
@@ -148,7 +242,11 @@ function openMade(
     if (typeof head === 'string') return head;
     if (head.pages !== pages) return OTHER_DAY;
     if (fstatSync(fd).size !== head.size) return 'the file is not as long as its head says';
-    reader = new MadeAnswersFile(fd, file, head, log);
+    try {
+      reader = new MadeAnswersFile(fd, file, head, tableBytes, log);
+    } catch (e) {
+      return `its slot table could not be read: ${String(e).slice(0, 200)}`;
+    }
     // Made by this code? The head models' answers are made again and compared (a file of an older hub is not used).
     for (const model of headModels)
       for (const maker of makers) {
@@ -200,6 +298,11 @@ class MadeAnswersOfDay implements MadeAnswers {
     return this.reader !== undefined;
   }
 
+  /** whether the file in use keeps its slot table in memory (a look-up is then one positioned read) */
+  get tableInMemory(): boolean {
+    return this.reader?.tableInMemory ?? false;
+  }
+
   private lookAgain(now: number): void {
     this.nextLook = now + this.recheckMs;
     let got: MadeAnswersFile | string;
@@ -225,19 +328,27 @@ class MadeAnswersOfDay implements MadeAnswers {
   }
 }
 
+/** How a data folder's made answers are read. */
+export interface MadeOptions {
+  /** the makers this hub answers with (the file must have been made by them) */
+  makers: readonly MadeAnswerMaker[];
+  log?: Logger;
+  /** how often a day without a usable file looks again, in ms */
+  recheckMs: number;
+  /** the most bytes of memory the slot table may take (8 a slot); a larger table is read from the file per look-up */
+  tableBytes: number;
+}
+
 /**
  * The `made` option of the paged store (`PagedIndexOptions.made`) for this data folder: the day's made answers,
  * read from the file when it is the day's (same pages root, same makers) and answers as the makers do now for the
  * day's head models, and looked for again every `recheckMs` while it is not. Each file reader keeps its own
- * descriptor, closed when the store that holds it is collected.
+ * descriptor, closed when the store that holds it is collected, and its slot table in memory when it fits
+ * `tableBytes`.
  */
-export function madeAnswersFrom(
-  dataDir: string,
-  makers: readonly MadeAnswerMaker[] = HUB_MADE_ANSWERS,
-  log?: Logger,
-  recheckMs = MADE_RECHECK_MS,
-) {
+export function madeAnswersFrom(dataDir: string, options: Partial<MadeOptions> = {}) {
+  const o: MadeOptions = { makers: HUB_MADE_ANSWERS, recheckMs: MADE_RECHECK_MS, tableBytes: MADE_TABLE_BYTES, ...options };
   const file = path.join(dataDir, MADE_ANSWERS_FILE);
   return (pages: Address, headModels: readonly IndexedModel[]): MadeAnswersOfDay =>
-    new MadeAnswersOfDay(() => openMade(file, pages, headModels, makers, log), recheckMs, log, pages);
+    new MadeAnswersOfDay(() => openMade(file, pages, headModels, o), o.recheckMs, o.log, pages);
 }

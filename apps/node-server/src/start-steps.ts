@@ -73,11 +73,12 @@ export async function openIndex(
   const pack = fileLoadPack(dataDir);
   // The day whole for a small index, its pages for a large one (`indexStore` / HUB_INDEX_STORE; design 11.1).
   const kind = indexStoreKind(config.indexStore, 'indexStore (or HUB_INDEX_STORE)');
+  // A quarter of the index share may hold the made answers' slot table (a look-up is then one read: 16 MiB at the
+  // default budget, a day of 1,000,000 models); the paged store's caches take the rest.
+  const tableBytes = Math.floor(cacheBytes / 4);
+  const made = madeAnswersFrom(dataDir, { log, tableBytes });
   const load = (store: FsObjectStore, address: Address) =>
-    openDay(store, address, kind, () => loadVerifiedOnce(store, address, pack), {
-      cacheBytes,
-      made: madeAnswersFrom(dataDir, undefined, log),
-    });
+    openDay(store, address, kind, () => loadVerifiedOnce(store, address, pack), { cacheBytes: cacheBytes - tableBytes, made });
   const indexes = indexHolder(objects, await load(objects, current), load, log, metrics);
   checkOrder(config, [
     ...ownSources,

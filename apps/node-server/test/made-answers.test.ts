@@ -16,7 +16,7 @@ import { createComposedTestHub } from '@hub/hub/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { modelInfo } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MADE_ANSWERS_FILE, madeAnswersFrom } from '../src/made-answers-file.js';
+import { MADE_ANSWERS_FILE, MADE_TABLE_BYTES, madeAnswersFrom } from '../src/made-answers-file.js';
 import { writeMadeAnswers } from '../src/made-answers-writer.js';
 import { runCli, startTestHub, type TestHub } from './helpers.js';
 
@@ -29,6 +29,18 @@ import { runCli, startTestHub, type TestHub } from './helpers.js';
  */
 
 const models = syntheticModels(1_500);
+// One model of many files: its answer is longer than the reader's first read of a record (4 KiB), so it is read again whole.
+const LONG = 700;
+const long = models[LONG];
+if (!long) throw new Error('no model 700');
+long.files = [
+  ...long.files,
+  ...Array.from({ length: 90 }, (_, k) => ({
+    path: `shards/part-${k}-of-90.safetensors`,
+    size: 1000 + k,
+    sha256: `${k.toString(16).padStart(2, '0')}${'e'.repeat(62)}`,
+  })),
+];
 let dataDir: string;
 let catalog: Address;
 let pages: Address;
@@ -115,7 +127,15 @@ describe('made answers in process', () => {
     expect(store.reads).toBeGreaterThan(0);
   });
 
-  it('refuse a damaged record and answer that model from the pages', async () => {
+  // A reader keeps the slot table in memory when it fits its bytes (a look-up is one read), else reads slots per look-up.
+  /** A few turns of the event loop: a reader reads its slot table into memory after its open, a turn per 65,536 slots. */
+  const tableRead = () => new Promise((resolve) => setTimeout(resolve, 50));
+  const READERS = [
+    ['with the slot table in memory', MADE_TABLE_BYTES],
+    ['reading the slots per look-up', 0],
+  ] as const;
+
+  it.each(READERS)('refuse a damaged record and answer that model from the pages (%s)', async (_, tableBytes) => {
     const copy = await mkdtemp(path.join(os.tmpdir(), 'hub-made-damaged-'));
     try {
       const bytes = await readFile(path.join(dataDir, MADE_ANSWERS_FILE));
@@ -128,8 +148,10 @@ describe('made answers in process', () => {
       await writeFile(path.join(copy, MADE_ANSWERS_FILE), bytes);
       const logs: string[] = [];
       const log = { warn: (o: unknown, msg: string) => logs.push(`${JSON.stringify(o)} ${msg}`), info: () => undefined };
-      const reader = madeAnswersFrom(copy, HUB_MADE_ANSWERS, log as never)(pages, []);
+      const reader = madeAnswersFrom(copy, { log: log as never, tableBytes })(pages, []);
       expect(reader.inUse).toBe(true);
+      await tableRead();
+      expect(reader.tableInMemory).toBe(tableBytes > 0);
       expect(reader?.get(`hf:info:false:false:${m.id}`)).toBeUndefined();
       expect(logs.join('\n')).toMatch(/does not match its digest/);
       const other = models[322];
@@ -152,17 +174,17 @@ describe('made answers in process', () => {
     const infos: string[] = [];
     const warnings: string[] = [];
     const log = { warn: (o: unknown) => warnings.push(JSON.stringify(o)), info: (o: unknown) => infos.push(JSON.stringify(o)) };
-    const from = madeAnswersFrom(dataDir, HUB_MADE_ANSWERS, log as never);
+    const from = madeAnswersFrom(dataDir, { log: log as never });
     const key = `hf:info:false:false:${models[50]?.id}`;
     expect(from(pages, head).get(key)).toBeDefined();
     const foreign = from(catalog, head);
     expect(foreign.inUse).toBe(false);
     expect(foreign.get(key)).toBeUndefined();
     const other: MadeAnswerMaker = { ...(HUB_MADE_ANSWERS[0] as MadeAnswerMaker), id: 'hf:info:2' };
-    expect(madeAnswersFrom(dataDir, [other], log as never)(pages, head).get(key)).toBeUndefined();
+    expect(madeAnswersFrom(dataDir, { makers: [other], log: log as never })(pages, head).get(key)).toBeUndefined();
     // same id, other bytes: code that renders the info otherwise than the code that made the file
     const changed: MadeAnswerMaker = { ...(HUB_MADE_ANSWERS[0] as MadeAnswerMaker), make: (m) => prepare({ id: m.id }) };
-    expect(madeAnswersFrom(dataDir, [changed], log as never)(pages, head).inUse).toBe(false);
+    expect(madeAnswersFrom(dataDir, { makers: [changed], log: log as never })(pages, head).inUse).toBe(false);
     // another day's file is the usual state between a switch and the write (info); other code is worth a warning
     expect(infos.join('\n')).toMatch(/another day/);
     expect(warnings.join('\n')).toMatch(/other makers/);
@@ -174,7 +196,7 @@ describe('made answers in process', () => {
     try {
       const store = new FsObjectStore(dir);
       const day = await buildWithPages(store, models.slice(0, 200));
-      const index = await openPagedIndex(store, day.pages, day.catalog, { made: madeAnswersFrom(dir, HUB_MADE_ANSWERS, undefined, 30) });
+      const index = await openPagedIndex(store, day.pages, day.catalog, { made: madeAnswersFrom(dir, { recheckMs: 30 }) });
       const key = `hf:info:false:false:${models[150]?.id}`;
       expect(index.made(key)).toBeUndefined();
       await writeMadeAnswers(store, dir, day.catalog);
@@ -228,15 +250,21 @@ describe('made answers in process', () => {
     expect(Math.max(...gaps)).toBeLessThan(took / 2);
   });
 
-  it('the file holds every record once, each found by its key through the slots', async () => {
+  it.each(READERS)('the file holds every record once, each found by its key through the slots (%s)', async (_, tableBytes) => {
     const bytes = await readFile(path.join(dataDir, MADE_ANSWERS_FILE));
     const head = JSON.parse(bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString()) as { slots: number; records: number };
     let used = 0;
     for (let i = 0; i < head.slots; i++) if (bytes.readUInt32LE(MADE_SLOTS_AT + i * MADE_SLOT_BYTES + 12) > MADE_DIGEST_BYTES) used++;
     expect(used).toBe(head.records);
-    const reader = madeAnswersFrom(dataDir)(pages, []);
+    const reader = madeAnswersFrom(dataDir, { tableBytes })(pages, []);
     expect(reader.inUse).toBe(true);
+    // the table is read after the open: until then every look-up reads the slots from the file
+    expect(reader.tableInMemory).toBe(false);
+    for (const m of models.slice(0, 100)) expect(reader?.get(`hf:info:false:false:${m.id}`)).toBeDefined();
+    await tableRead();
+    expect(reader.tableInMemory).toBe(tableBytes > 0);
     for (const m of models.slice(0, 300)) expect(reader?.get(`hf:info:false:false:${m.id}`)).toBeDefined();
+    expect(reader.get(`hf:info:false:false:${long.id}`)?.bytes.length).toBeGreaterThan(4096);
     expect(reader?.get('hf:info:false:false:synthetic-org-1/no-such-model')).toBeUndefined();
   });
 });

@@ -144,7 +144,8 @@ export class AnswerCache<R> {
     if (index !== this.deps.index()) return;
     const key = req.url;
     let entry = entries.get(key);
-    if (!entry && this.full(size) && !this.door.seen(`${req.method} ${key}`)) return;
+    // (a GET's key is its URL as is: no string is built for the random look-ups that pass through)
+    if (!entry && this.full(size) && !this.door.seen(req.method === 'GET' ? key : `HEAD ${key}`)) return;
     const vary = [...read].filter((n) => n !== 'if-none-match').sort();
     vary.push('if-none-match');
     const healthAt = reuse === 'index+health' ? (health as number) : -1;
