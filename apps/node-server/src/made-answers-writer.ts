@@ -1,10 +1,9 @@
 import { closeSync, fsyncSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import {
   type Address,
-  type IndexedModel,
   type Logger,
-  MADE_DIGEST_BYTES,
   MADE_PAGE_BYTES,
   MADE_RECORD_HEAD,
   MADE_SLOT_BYTES,
@@ -12,7 +11,6 @@ import {
   type MadeAnswerMaker,
   madeHeadBytes,
   madeKeyHash,
-  madeRecordFields,
   madeRecordLengthAt,
   madeRecordRead,
   madeSlotCount,
@@ -20,7 +18,14 @@ import {
 } from '@hub/core-index';
 import { dayOf, HUB_MADE_ANSWERS, indexStoreKind, servedFromPages } from '@hub/hub';
 import { type FsObjectStore, syncDir } from '@hub/objects/node';
-import { MADE_ANSWERS_FILE, madeDigest, madeHeadOf, madeRecordSound } from './made-answers-file.js';
+import { MADE_ANSWERS_FILE, madeHeadOf, madeRecordSound } from './made-answers-file.js';
+import { MADE_READ_CACHE_BYTES, type MadePage, madePage } from './made-jobs.js';
+import { VerifyPool } from './verify-pool.js';
+
+/** Pages asked of each worker ahead of the one written (about 100 models a page). */
+const LOOKAHEAD_PER_THREAD = 16;
+/** From this many pages on (about 6,400 models) pages are made on worker threads by default: below, starting them costs more than they save. */
+const WORKERS_FROM_PAGES = 64;
 
 /** A writer's progress: models done of the day's. */
 export type MadeProgress = (done: number, total: number) => void;
@@ -87,12 +92,22 @@ export async function writeMadeAnswers(
   objects: FsObjectStore,
   dataDir: string,
   catalog: Address,
-  options: { makers?: readonly MadeAnswerMaker[]; log?: Logger; progress?: MadeProgress; verify?: boolean; reuse?: boolean } = {},
-): Promise<{ records: number; bytes: number; pages: Address; copied: number } | { skipped: string }> {
+  options: {
+    makers?: readonly MadeAnswerMaker[];
+    log?: Logger;
+    progress?: MadeProgress;
+    verify?: boolean;
+    reuse?: boolean;
+    /** worker threads that make pages (default one per core from 64 pages on, else none; 0: this thread makes every page) */
+    workers?: number;
+  } = {},
+): Promise<{ records: number; bytes: number; pages: Address; copied: number; threads: number } | { skipped: string }> {
   const makers = options.makers ?? HUB_MADE_ANSWERS;
   const day = await dayOf(objects, catalog);
   if (!day.pages) return { skipped: 'the day has no index pages' };
-  const index = await openPagedIndex(objects, day.pages, catalog, { cacheBytes: 16 * 1024 * 1024, verify: options.verify !== false });
+  const pagesRoot = day.pages;
+  const verify = options.verify !== false;
+  const index = await openPagedIndex(objects, pagesRoot, catalog, { cacheBytes: MADE_READ_CACHE_BYTES, verify });
   const models = index.totals.models;
   const list = index.root.models;
   const pageCount = Math.ceil(list.count / list.per);
@@ -129,9 +144,8 @@ export async function writeMadeAnswers(
     used += bytes.length;
     at += bytes.length;
   };
-  const slot = (key: string, offset: number, length: number) => {
+  const slot = (h1: number, h2: number, offset: number, length: number) => {
     if (offset / 8 > 0xffffffff) throw new Error('the made answers are larger than 32 GB');
-    const [h1, h2] = madeKeyHash(key);
     let i = h1 & (slots - 1);
     while (table.readUInt32LE(i * MADE_SLOT_BYTES + 12) !== 0) i = (i + 1) & (slots - 1);
     table.writeUInt32LE(h1, i * MADE_SLOT_BYTES);
@@ -139,30 +153,12 @@ export async function writeMadeAnswers(
     table.writeUInt32LE(offset / 8, i * MADE_SLOT_BYTES + 8);
     table.writeUInt32LE(length, i * MADE_SLOT_BYTES + 12);
   };
-  const pad = new Uint8Array(8);
-  /** One record's bytes (fields, digest, padding) and its key. */
-  const made = (model: IndexedModel, maker: MadeAnswerMaker) => {
-    const key = maker.key(model);
-    const fields = madeRecordFields(key, maker.make(model));
-    if (typeof fields === 'string') throw new Error(fields);
-    return { key, fields, digest: madeDigest(fields) };
-  };
-  const modelsOf = async (address: string) => {
-    const page = await index.page<{ first: number; models: unknown[] }>(address);
-    const out: IndexedModel[] = [];
-    for (let i = 0; i < page.models.length; i++) out.push(await index.modelAt(page.first + i));
-    return out;
-  };
-  const makePage = async (address: string) => {
-    for (const model of await modelsOf(address))
-      for (const maker of makers) {
-        const r = made(model, maker);
-        const offset = at;
-        put(r.fields);
-        put(r.digest);
-        if (at % 8 !== 0) put(pad.subarray(0, 8 - (at % 8)));
-        slot(r.key, offset, r.fields.length + MADE_DIGEST_BYTES);
-      }
+  /** A page's records, made here or on a worker, put at the end of the file. */
+  const putPage = (made: MadePage) => {
+    const offset = at;
+    put(made.bytes);
+    const s = made.slots;
+    for (let r = 0; r < s.length; r += 4) slot(s[r] as number, s[r + 1] as number, offset + (s[r + 2] as number), s[r + 3] as number);
   };
   /** The last file's records of an unchanged page, when each matches its digest (and the first page copied, what is made now). */
   const copyPage = async (lastFile: LastFile, address: string, [start, end]: [number, number]): Promise<boolean> => {
@@ -180,33 +176,55 @@ export async function writeMadeAnswers(
       o += length + ((8 - (length % 8)) % 8);
     }
     if (!checkedCopy) {
-      // made by the code that runs now? The first page copied is made again and compared, record by record.
-      const again = (await modelsOf(address)).flatMap((m) => makers.map((maker) => made(m, maker)));
-      const same =
-        again.length === found.length &&
-        again.every((r, i) => {
-          const f = found[i] as { key: string; at: number; length: number };
-          return r.key === f.key && Buffer.from(r.fields).equals(bytes.subarray(f.at, f.at + f.length - MADE_DIGEST_BYTES));
-        });
-      if (!same) return false;
+      // made by the code that runs now? The first page copied is made again and compared, byte for byte.
+      if (!Buffer.from((await madePage(index, address, makers)).bytes).equals(bytes)) return false;
       checkedCopy = true;
     }
     const offset = at;
     put(bytes);
-    for (const f of found) slot(f.key, offset + f.at, f.length);
+    for (const f of found) {
+      const [h1, h2] = madeKeyHash(f.key);
+      slot(h1, h2, offset + f.at, f.length);
+    }
     copied += found.length;
     return true;
+  };
+  // Pages are made on worker threads when the hub's own makers make them (a worker knows no other), a few pages ahead
+  // of the one written; the copies and the writes stay on this thread, in page order.
+  const workers = options.workers ?? (pageCount >= WORKERS_FROM_PAGES ? os.availableParallelism() : 0);
+  const pool = makers === HUB_MADE_ANSWERS && workers > 0 ? new VerifyPool(workers) : undefined;
+  const threads = pool?.threads ?? 0;
+  const addresses: string[] = [];
+  for (let p = 0; p < pageCount; p++) addresses.push(await index.pageAddress(list, p));
+  const ahead = new Map<number, Promise<MadePage>>();
+  let asked = 0;
+  const askAhead = (p: number) => {
+    if (!pool || threads === 0) return;
+    for (asked = Math.max(asked, p); asked < Math.min(pageCount, p + threads * LOOKAHEAD_PER_THREAD); asked++) {
+      const address = addresses[asked] as string;
+      if (last?.pages.has(address)) continue;
+      const job = pool.run({ type: 'made', dataDir, catalog, pages: pagesRoot, verify, page: address }) as Promise<MadePage>;
+      // (awaited in its turn; a failure while an earlier page is awaited is not unhandled)
+      job.catch(() => {});
+      ahead.set(asked, job);
+    }
+  };
+  const makePage = async (p: number) => {
+    const job = ahead.get(p);
+    ahead.delete(p);
+    putPage(await (job ?? madePage(index, addresses[p] as string, makers)));
   };
   try {
     let turn = performance.now();
     for (let p = 0; p < pageCount; p++) {
+      askAhead(p);
       // Pages read at once and answers made in a loop would hold the event loop for minutes at 1,000,000 models: a
       // hub that builds in its own process (`hub serve --refresh`) keeps answering, a turn of the loop every 10 ms.
       if (performance.now() - turn > 10) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         turn = performance.now();
       }
-      const address = await index.pageAddress(list, p);
+      const address = addresses[p] as string;
       const start = at;
       const was = last?.pages.get(address);
       let fromLast = false;
@@ -218,7 +236,7 @@ export async function writeMadeAnswers(
           last = undefined;
         }
       }
-      if (!fromLast) await makePage(address);
+      if (!fromLast) await makePage(p);
       const o = p * MADE_PAGE_BYTES;
       pagesOut.write(address.slice('blake3:'.length), o, 32, 'hex');
       pagesOut.writeUInt32LE(start / 8, o + 32);
@@ -257,15 +275,16 @@ export async function writeMadeAnswers(
     throw e;
   } finally {
     if (last) closeSync(last.fd);
+    await pool?.close();
   }
   closeSync(fd);
   renameSync(tmp, target);
   await syncDir(dataDir);
   options.log?.info(
-    { event: 'made-answers', catalog, pages: day.pages, records, copied, bytes: at },
+    { event: 'made-answers', catalog, pages: pagesRoot, records, copied, bytes: at, threads },
     'answers made for the cold look-ups of this day',
   );
-  return { records, bytes: at, pages: day.pages, copied };
+  return { records, bytes: at, pages: pagesRoot, copied, threads };
 }
 
 /**

@@ -4,6 +4,7 @@
  * schema-check a batch of model and source objects. The same functions run on the calling thread when no worker can
  * be started (`workers: 0`), so both paths name the same faults.
  */
+
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
@@ -17,6 +18,7 @@ import {
   SourceObjectSchema,
 } from '@hub/core-index';
 import { objectFile } from '@hub/objects/node';
+import type { MadeJob, MadePage } from './made-jobs.js';
 
 /** Re-hash every object of the fan-out folder `dir` (`objects/ab`), in name order. */
 export interface HashJob {
@@ -159,10 +161,13 @@ export function readRun(job: RunJob): RunResult {
   return { m: 'run', run, root: { date: parsed.date as string, prev: parsed.prev ?? null, shards: parsed.shards ?? [] } };
 }
 
-export type VerifyJob = HashJob | CheckJob | RunJob;
-export type VerifyJobResult = HashResult | CheckResult[] | RunResult;
+/** The jobs of the pool's threads: `hub index verify`'s, and a models page of the made answers (made-jobs.ts). */
+export type VerifyJob = HashJob | CheckJob | RunJob | MadeJob;
+export type VerifyJobResult = HashResult | CheckResult[] | RunResult | MadePage;
 
-export function runJob(job: VerifyJob): VerifyJobResult {
+/** A job's result; a made-answers page is made asynchronously, its code loaded on the first one. */
+export function runJob(job: VerifyJob): VerifyJobResult | Promise<VerifyJobResult> {
+  if (job.type === 'made') return import('./made-jobs.js').then((m) => m.runMadeJob(job));
   return job.type === 'hash' ? hashDir(job) : job.type === 'check' ? checkObjects(job) : readRun(job);
 }
 

@@ -76,13 +76,7 @@ export class VerifyPool {
 
   run(job: VerifyJob): Promise<VerifyJobResult> {
     if (this.started > 0 && this.workers.length === 0) return Promise.reject(new Error('hub index verify: every worker thread failed'));
-    if (this.started === 0) {
-      try {
-        return Promise.resolve(runJob(job));
-      } catch (e) {
-        return Promise.reject(e);
-      }
-    }
+    if (this.started === 0) return Promise.resolve().then(() => runJob(job));
     return new Promise((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
       this.pump();

@@ -79,6 +79,11 @@ describe
         /^hub index verify: --threads two: a whole number from 0 to 256/,
         true,
       );
+      refused(
+        await hub(['index', 'answers', '--data', data, '--threads', '1.5']),
+        /^hub index answers: --threads 1.5: a whole number from 0 to 256/,
+        true,
+      );
     });
 
     it('config mistakes: a wrong type, an unknown key (named with the key meant), an order naming no source, a log level', async () => {

@@ -288,13 +288,18 @@ describe('the next day', () => {
         changed.map((m, i) => (i === 900 ? { ...m, license: 'bsd-3-clause' } : m)),
         '2026-11-30',
       );
-      const reused = await writeMadeAnswers(store, dir, day3.catalog);
+      // the pages that changed made on two worker threads, the rest copied on this one
+      const reused = await writeMadeAnswers(store, dir, day3.catalog, { workers: 2 });
       if ('skipped' in reused) throw new Error(reused.skipped);
+      expect(reused.threads).toBe(2);
       expect(reused.copied).toBeGreaterThan(models.length / 2);
       expect(reused.copied).toBeLessThan(models.length);
       const copiedBytes = await readFile(path.join(dir, MADE_ANSWERS_FILE));
-      const full = await writeMadeAnswers(store, dir, day3.catalog, { reuse: false });
-      expect(full).toMatchObject({ copied: 0 });
+      // every page made again, on this thread, then on the workers: the same bytes each time
+      const full = await writeMadeAnswers(store, dir, day3.catalog, { reuse: false, workers: 0 });
+      expect(full).toMatchObject({ copied: 0, threads: 0 });
+      expect(copiedBytes.equals(await readFile(path.join(dir, MADE_ANSWERS_FILE)))).toBe(true);
+      expect(await writeMadeAnswers(store, dir, day3.catalog, { reuse: false, workers: 2 })).toMatchObject({ copied: 0, threads: 2 });
       expect(copiedBytes.equals(await readFile(path.join(dir, MADE_ANSWERS_FILE)))).toBe(true);
       expect(copiedBytes.equals(fresh)).toBe(false);
       // and the file copied is read as the day's
