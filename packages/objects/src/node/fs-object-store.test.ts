@@ -91,6 +91,13 @@ describe('FsObjectStore grouped puts', () => {
     const again = new FsObjectStore(root);
     const second = await Promise.all(bytes.map((b) => again.put(b, { kind: 'k', mediaType: 'text/plain' })));
     expect(second.every((r) => !r.created)).toBe(true);
+    // A stored object put twice in one turn: both answered as stored, with the metadata it was stored with.
+    const third = new FsObjectStore(root);
+    const twice = await Promise.all([
+      third.put(bytes[1] as Uint8Array, { kind: 'other', mediaType: 'text/plain' }),
+      third.put(bytes[1] as Uint8Array, { kind: 'another', mediaType: 'text/plain' }),
+    ]);
+    for (const r of twice) expect(r).toMatchObject({ created: false, meta: { id: results[1]?.meta.id, kind: 'k' } });
   });
 
   it('rejects every put of a group that cannot be written (none hangs)', async () => {
