@@ -192,10 +192,9 @@ export async function writeMadeAnswers(
   // Pages are made on worker threads when the hub's own makers make them (a worker knows no other), a few pages ahead
   // of the one written; the copies and the writes stay on this thread, in page order.
   const workers = options.workers ?? (pageCount >= WORKERS_FROM_PAGES ? os.availableParallelism() : 0);
-  const pool = makers === HUB_MADE_ANSWERS && workers > 0 ? new VerifyPool(workers) : undefined;
-  const threads = pool?.threads ?? 0;
+  let pool: VerifyPool | undefined;
+  let threads = 0;
   const addresses: string[] = [];
-  for (let p = 0; p < pageCount; p++) addresses.push(await index.pageAddress(list, p));
   const ahead = new Map<number, Promise<MadePage>>();
   let asked = 0;
   const askAhead = (p: number) => {
@@ -215,6 +214,9 @@ export async function writeMadeAnswers(
     putPage(await (job ?? madePage(index, addresses[p] as string, makers)));
   };
   try {
+    for (let p = 0; p < pageCount; p++) addresses.push(await index.pageAddress(list, p));
+    pool = makers === HUB_MADE_ANSWERS && workers > 0 ? new VerifyPool(workers) : undefined;
+    threads = pool?.threads ?? 0;
     let turn = performance.now();
     for (let p = 0; p < pageCount; p++) {
       askAhead(p);

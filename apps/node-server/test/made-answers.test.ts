@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import {
@@ -226,10 +226,33 @@ describe('made answers in process', () => {
     const progress: number[] = [];
     await writeMadeAnswers(store, dataDir, catalog, { progress: (done) => progress.push(done) });
     expect(progress.at(-1)).toBe(models.length);
-    const { readdir } = await import('node:fs/promises');
     expect((await readdir(dataDir)).filter((f) => f.startsWith(`${MADE_ANSWERS_FILE}.tmp`))).toEqual([]);
     // the same day, made again: the same bytes
     expect((await readFile(path.join(dataDir, MADE_ANSWERS_FILE))).equals(before)).toBe(true);
+  });
+
+  it('a page a worker finds damaged fails the write by its address, and leaves the last file whole', async () => {
+    const copy = await mkdtemp(path.join(os.tmpdir(), 'hub-made-worker-'));
+    try {
+      await cp(dataDir, copy, { recursive: true });
+      const store = new FsObjectStore(copy);
+      const before = await readFile(path.join(copy, MADE_ANSWERS_FILE));
+      const index = await openPagedIndex(store, pages, catalog);
+      const page = await index.pageAddress(index.root.models, 5);
+      const hex = page.slice('blake3:'.length);
+      const file = (await readdir(path.join(copy, 'objects'), { recursive: true })).find((f) => path.basename(f) === hex);
+      if (!file) throw new Error(`no file for ${page}`);
+      const bytes = await readFile(path.join(copy, 'objects', file));
+      bytes[10] = (bytes[10] as number) ^ 0x01;
+      await writeFile(path.join(copy, 'objects', file), bytes);
+      await expect(writeMadeAnswers(store, copy, catalog, { reuse: false, workers: 2 })).rejects.toThrow(
+        `index page ${page} does not hash to its address`,
+      );
+      expect((await readFile(path.join(copy, MADE_ANSWERS_FILE))).equals(before)).toBe(true);
+      expect((await readdir(copy)).filter((f) => f.startsWith(`${MADE_ANSWERS_FILE}.tmp`))).toEqual([]);
+    } finally {
+      await rm(copy, { recursive: true, force: true });
+    }
   });
 
   it('a write lets the event loop turn (a hub that builds in its own process keeps answering)', async () => {
