@@ -2,9 +2,9 @@
  * The work `hub index verify` hands to its worker threads (verify-pool.ts), a job at a time, each answered with a small
  * plain result (no parsed object crosses a thread): re-hash every object of one fan-out folder, or read, parse and
  * schema-check a batch of model and source objects. The same functions run on the calling thread when no worker can
- * be started (`workers: 0`), so both paths name the same faults.
+ * be started (`workers: 0`), so both paths name the same faults. The same threads also make the made answers' pages
+ * (`MadeJob`, made-jobs.ts: the records of one models page, their arrays moved back to the writer).
  */
-
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
