@@ -59,7 +59,7 @@ export {
   sendPrepared,
   utf8,
 } from './http/contract.js';
-export { createHub, type Hub, type RequestScope } from './http/create-hub.js';
+export { createHub, type Hub, type RequestScope, withParams } from './http/create-hub.js';
 export {
   type CoreDeps,
   type HubSettings,

@@ -1,4 +1,4 @@
-import { type CoreDeps, describeRoutes, type Route, type RouteContext } from '@hub/core-index';
+import { type CoreDeps, describeRoutes, type Route, type RouteContext, withParams } from '@hub/core-index';
 import { HF_API } from './api.js';
 import { repoNotFound } from './errors.js';
 import { listModels, modelInfo } from './models.js';
@@ -74,7 +74,7 @@ function hfRouteTable<D extends CoreDeps>(): Route<D>[] {
         const id = ctx.params.owner ?? '';
         const slash = id.indexOf('/');
         if (slash > 0 && slash === id.lastIndexOf('/') && slash < id.length - 1) {
-          return modelInfo({ ...ctx, params: { owner: id.slice(0, slash), name: id.slice(slash + 1) } }, undefined);
+          return modelInfo(withParams(ctx, { owner: id.slice(0, slash), name: id.slice(slash + 1) }), undefined);
         }
         return repoNotFound(ctx.deps, id);
       }),

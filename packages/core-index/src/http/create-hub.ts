@@ -192,6 +192,14 @@ class Context<D> implements RouteContext<D> {
   }
 }
 
+/**
+ * `ctx` with other path parameters (a route that answers as another, such as `/api/models/owner%2Fname`): a copy
+ * that keeps its prototype, so `query` still works; a spread (`{ ...ctx }`) would drop the getter.
+ */
+export function withParams<D>(ctx: RouteContext<D>, params: Record<string, string>): RouteContext<D> {
+  return Object.assign(Object.create(Object.getPrototypeOf(ctx)) as RouteContext<D>, ctx, { params });
+}
+
 /** An error raised by reading a body the client stopped sending (Node: `aborted` / ECONNRESET). */
 function isClientAbort(e: unknown): boolean {
   if (!(e instanceof Error)) return false;

@@ -48,6 +48,10 @@ describe("the public host's addresses", () => {
     expect(r.status).toBe(200);
     expect(r.json().id).toBe(BERT);
     expect(await missing()).not.toContain(BERT);
+    // and with a query, which the route reads from the context it answers as
+    const blobs = await request(hub, '/api/models/synthetic-org%2Fbert-ish?blobs=true');
+    expect(blobs.status).toBe(200);
+    expect(blobs.json<{ siblings: Array<{ size?: number }> }>().siblings[0]?.size).toBeGreaterThan(0);
     // a one-segment id stays RepoNotFound
     const one = await request(hub, '/api/models/gpt2');
     expect(one.status).toBe(404);
