@@ -187,20 +187,16 @@ class MadeAnswersFile implements MadeAnswers {
    * slot's, or (from the table, which keeps none) its header's, read with the first window of bytes.
    */
   private record(offset: number, length: number | undefined, key: string): PreparedBody | undefined {
-    let record: Buffer;
+    let window = 0;
     if (length === undefined) {
-      const s = this.scratch;
-      const got = readSync(this.fd, s, 0, Math.min(WINDOW, this.recordsEnd - offset), offset);
-      if (got < MADE_RECORD_HEAD) return this.refuse('a record is cut');
-      length = madeRecordLengthAt(s, 0);
+      window = readSync(this.fd, this.scratch, 0, Math.min(WINDOW, this.recordsEnd - offset), offset);
+      if (window < MADE_RECORD_HEAD) return this.refuse('a record is cut');
+      length = madeRecordLengthAt(this.scratch, 0);
       if (offset + length > this.recordsEnd) return this.refuse('a record does not add up');
-      record = Buffer.allocUnsafe(length);
-      if (length <= got) s.copy(record, 0, 0, length);
-      else if (readSync(this.fd, record, 0, length, offset) !== length) return this.refuse('a record is cut');
-    } else {
-      record = Buffer.allocUnsafe(length);
-      if (readSync(this.fd, record, 0, length, offset) !== length) return this.refuse('a record is cut');
     }
+    const record = Buffer.allocUnsafe(length);
+    if (length <= window) this.scratch.copy(record, 0, 0, length);
+    else if (readSync(this.fd, record, 0, length, offset) !== length) return this.refuse('a record is cut');
     const read = madeRecordRead(record);
     if (!read) return this.refuse('a record does not add up');
     if (read.key !== key) return undefined;

@@ -164,7 +164,8 @@ export async function writeMadeAnswers(
   const copyPage = async (lastFile: LastFile, address: string, [start, end]: [number, number]): Promise<boolean> => {
     const bytes = Buffer.allocUnsafe(end - start);
     if (readSync(lastFile.fd, bytes, 0, bytes.length, start) !== bytes.length) return false;
-    const found: Array<{ key: string; at: number; length: number }> = [];
+    // the page's records as madePage gives them: each key's hash lanes, its place in the page and its length
+    const found: number[] = [];
     for (let o = 0; o < bytes.length; ) {
       if (o + MADE_RECORD_HEAD > bytes.length) return false;
       const length = madeRecordLengthAt(bytes, o);
@@ -172,36 +173,34 @@ export async function writeMadeAnswers(
       const record = bytes.subarray(o, o + length);
       const read = madeRecordRead(record);
       if (!read || !madeRecordSound(record)) return false;
-      found.push({ key: read.key, at: o, length });
+      const [h1, h2] = madeKeyHash(read.key);
+      found.push(h1, h2, o, length);
       o += length + ((8 - (length % 8)) % 8);
     }
     if (!checkedCopy) {
       // made by the code that runs now? The first page copied is made again and compared, byte for byte.
-      if (!Buffer.from((await madePage(index, address, makers)).bytes).equals(bytes)) return false;
+      if (!bytes.equals((await madePage(index, address, makers)).bytes)) return false;
       checkedCopy = true;
     }
-    const offset = at;
-    put(bytes);
-    for (const f of found) {
-      const [h1, h2] = madeKeyHash(f.key);
-      slot(h1, h2, offset + f.at, f.length);
-    }
-    copied += found.length;
+    putPage({ bytes, slots: Uint32Array.from(found) });
+    copied += found.length / 4;
     return true;
   };
   // Pages are made on worker threads when the hub's own makers make them (a worker knows no other), a few pages ahead
   // of the one written; the copies and the writes stay on this thread, in page order.
-  const workers = options.workers ?? (pageCount >= WORKERS_FROM_PAGES ? os.availableParallelism() : 0);
+  const workers = makers === HUB_MADE_ANSWERS ? (options.workers ?? (pageCount >= WORKERS_FROM_PAGES ? os.availableParallelism() : 0)) : 0;
   let pool: VerifyPool | undefined;
-  let threads = 0;
   const addresses: string[] = [];
   const ahead = new Map<number, Promise<MadePage>>();
   let asked = 0;
   const askAhead = (p: number) => {
-    if (!pool || threads === 0) return;
-    for (asked = Math.max(asked, p); asked < Math.min(pageCount, p + threads * LOOKAHEAD_PER_THREAD); asked++) {
+    for (asked = Math.max(asked, p); asked < Math.min(pageCount, p + workers * LOOKAHEAD_PER_THREAD); asked++) {
       const address = addresses[asked] as string;
       if (last?.pages.has(address)) continue;
+      // started for the first page to make: a day whose pages are all copied starts no thread
+      pool ??= new VerifyPool(workers);
+      // (no worker file: the sources run without a build, and this thread makes every page)
+      if (pool.threads === 0) return;
       const job = pool.run({ type: 'made', dataDir, catalog, pages: pagesRoot, verify, page: address }) as Promise<MadePage>;
       // (awaited in its turn; a failure while an earlier page is awaited is not unhandled)
       job.catch(() => {});
@@ -215,8 +214,6 @@ export async function writeMadeAnswers(
   };
   try {
     for (let p = 0; p < pageCount; p++) addresses.push(await index.pageAddress(list, p));
-    pool = makers === HUB_MADE_ANSWERS && workers > 0 ? new VerifyPool(workers) : undefined;
-    threads = pool?.threads ?? 0;
     let turn = performance.now();
     for (let p = 0; p < pageCount; p++) {
       askAhead(p);
@@ -282,6 +279,7 @@ export async function writeMadeAnswers(
   closeSync(fd);
   renameSync(tmp, target);
   await syncDir(dataDir);
+  const threads = pool?.threads ?? 0;
   options.log?.info(
     { event: 'made-answers', catalog, pages: pagesRoot, records, copied, bytes: at, threads },
     'answers made for the cold look-ups of this day',

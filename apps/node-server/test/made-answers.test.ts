@@ -324,6 +324,9 @@ describe('the next day', () => {
       expect(copiedBytes.equals(await readFile(path.join(dir, MADE_ANSWERS_FILE)))).toBe(true);
       expect(await writeMadeAnswers(store, dir, day3.catalog, { reuse: false, workers: 2 })).toMatchObject({ copied: 0, threads: 2 });
       expect(copiedBytes.equals(await readFile(path.join(dir, MADE_ANSWERS_FILE)))).toBe(true);
+      // the same day again: every page copied, and no thread started for none to make
+      expect(await writeMadeAnswers(store, dir, day3.catalog, { workers: 2 })).toMatchObject({ copied: models.length, threads: 0 });
+      expect(copiedBytes.equals(await readFile(path.join(dir, MADE_ANSWERS_FILE)))).toBe(true);
       expect(copiedBytes.equals(fresh)).toBe(false);
       // and the file copied is read as the day's
       const reader = madeAnswersFrom(dir)(day3.pages, []);
