@@ -92,6 +92,7 @@ class MadeAnswersFile implements MadeAnswers {
     private readonly file: string,
     head: MadeHead,
     tableBytes: number,
+    private readonly tally: MadeTally,
     private readonly log?: Logger,
   ) {
     this.slots = head.slots;
@@ -129,10 +130,12 @@ class MadeAnswersFile implements MadeAnswers {
         );
         return;
       }
-      if (first < this.slots) setImmediate(step).unref();
+      if (first < this.slots) setTimeout(step, 0).unref();
       else this.table = table;
     };
-    setImmediate(step).unref();
+    // A timer, not an immediate: an unref'd immediate runs only when something else wakes the event loop (an idle
+    // hub filled one step a request, or none at all), while an unref'd timer sets the loop's wait like any other.
+    setTimeout(step, 0).unref();
   }
 
   /** whether the slot table is kept in memory */
@@ -142,11 +145,14 @@ class MadeAnswersFile implements MadeAnswers {
 
   get(key: string): PreparedBody | undefined {
     const [h1, h2] = madeKeyHash(key);
+    let found: PreparedBody | undefined;
     try {
-      return this.table ? this.fromTable(this.table, key, h1) : this.fromSlots(key, h1, h2);
+      found = this.table ? this.fromTable(this.table, key, h1) : this.fromSlots(key, h1, h2);
     } catch (e) {
-      return this.refuse(`a read failed: ${String(e).slice(0, 200)}`);
+      found = this.refuse(`a read failed: ${String(e).slice(0, 200)}`);
     }
+    if (found) this.tally.answered++;
+    return found;
   }
 
   private fromTable(table: Uint32Array, key: string, h1: number): PreparedBody | undefined {
@@ -205,6 +211,7 @@ class MadeAnswersFile implements MadeAnswers {
   }
 
   private refuse(reason: string): undefined {
+    this.tally.refused++;
     if (!this.warned) {
       this.warned = true;
       this.log?.warn({ event: 'made-answers', file: this.file, reason }, 'a made answer was refused: answered from the index pages');
@@ -225,6 +232,7 @@ function openMade(
   pages: Address,
   headModels: readonly IndexedModel[],
   { makers, log, tableBytes }: MadeOptions,
+  tally: MadeTally,
 ): MadeAnswersFile | string {
   let fd: number;
   try {
@@ -239,14 +247,16 @@ function openMade(
     if (head.pages !== pages) return OTHER_DAY;
     if (fstatSync(fd).size !== head.size) return 'the file is not as long as its head says';
     try {
-      reader = new MadeAnswersFile(fd, file, head, tableBytes, log);
+      reader = new MadeAnswersFile(fd, file, head, tableBytes, tally, log);
     } catch (e) {
       return `its slot table could not be read: ${String(e).slice(0, 200)}`;
     }
     // Made by this code? The head models' answers are made again and compared (a file of an older hub is not used).
+    // (a check reader: its look-ups are not the hub's, so they are not counted)
+    const check = new MadeAnswersFile(fd, file, head, 0, { answered: 0, refused: 0 }, log);
     for (const model of headModels)
       for (const maker of makers) {
-        const kept = reader.get(maker.key(model));
+        const kept = check.get(maker.key(model));
         const now = maker.make(model);
         if (!kept || kept.etag !== now.etag || kept.contentType !== now.contentType || !Buffer.from(kept.bytes).equals(now.bytes))
           return `the answer ${maker.key(model).slice(0, 120)} is not what this hub makes`;
@@ -345,6 +355,24 @@ export interface MadeOptions {
 export function madeAnswersFrom(dataDir: string, options: Partial<MadeOptions> = {}) {
   const o: MadeOptions = { makers: HUB_MADE_ANSWERS, recheckMs: MADE_RECHECK_MS, tableBytes: MADE_TABLE_BYTES, ...options };
   const file = path.join(dataDir, MADE_ANSWERS_FILE);
-  return (pages: Address, headModels: readonly IndexedModel[]): MadeAnswersOfDay =>
-    new MadeAnswersOfDay(() => openMade(file, pages, headModels, o), o.recheckMs, o.log, pages);
+  const tally: MadeTally = { answered: 0, refused: 0 };
+  let last: MadeAnswersOfDay | undefined;
+  const open = (pages: Address, headModels: readonly IndexedModel[]): MadeAnswersOfDay =>
+    (last = new MadeAnswersOfDay(() => openMade(file, pages, headModels, o, tally), o.recheckMs, o.log, pages));
+  return Object.assign(open, {
+    /** The reader of the day opened last (the day served) and the look-ups of every day's reader so far. */
+    state: (): MadeState => ({ inUse: last?.inUse ?? false, tableInMemory: last?.tableInMemory ?? false, ...tally }),
+  });
+}
+
+/** Look-ups a data folder's made answers answered, and records they refused (damaged, cut, or a read failed). */
+interface MadeTally {
+  answered: number;
+  refused: number;
+}
+
+/** What `hub_made_answers_*` report (metrics.ts): the day served's file in use, its table in memory, the tallies. */
+export interface MadeState extends MadeTally {
+  inUse: boolean;
+  tableInMemory: boolean;
 }

@@ -1,5 +1,6 @@
 import type { AnswerLabels, CacheBudget, MetricEvent, Metrics, RouteGroup, Tally } from '@hub/core-index';
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { MadeState } from './made-answers-file.js';
 import { GroupHistogram, type Series, syncedCounter } from './metrics-series.js';
 
 // node-server's metrics sink (design 10.2): the core's metric events as prom-client 15 metrics in one registry, read
@@ -23,6 +24,8 @@ export interface PromMetrics extends Metrics {
   declare(known: { routes?: ReadonlyArray<{ method: string; path: string; group: RouteGroup }>; sources?: readonly string[] }): void;
   /** Export what each cache holds (read at every scrape) and each cache's bound (`hub_cache_bytes`, `hub_cache_limit_bytes`). */
   watchCaches(use: () => Readonly<Record<CacheName, number>>, budget: CacheBudget): void;
+  /** Export the made answers' state and tallies (read at every scrape: `hub_made_answers_*`). */
+  watchMade(state: () => MadeState): void;
   readonly registry: Registry;
   /** The exposition text (Prometheus text format 0.0.4). */
   scrape(): Promise<string>;
@@ -323,11 +326,46 @@ export function promMetrics(
     for (const cache of CACHE_NAMES) limit.set({ cache }, budget[cache]);
   }
 
+  function watchMade(state: () => MadeState): void {
+    new Gauge({
+      name: 'hub_made_answers_in_use',
+      help: "Whether the day served answers its cold look-ups from the data folder's made-answers file (1) or renders them from its index pages (0).",
+      registers,
+      collect() {
+        this.set(state().inUse ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'hub_made_answers_table_in_memory',
+      help: "Whether the made-answers file's slot table is held in memory (1: a look-up is one read) or read from the file (0).",
+      registers,
+      collect() {
+        this.set(state().tableInMemory ? 1 : 0);
+      },
+    });
+    // counted in plain numbers by the readers; the difference since the last scrape is added here
+    const reported = { answered: 0, refused: 0 };
+    new Counter({
+      name: 'hub_made_answers_total',
+      help: 'Look-ups answered from the made-answers file (answered), and records it refused (refused: damaged or cut; answered from the index pages instead).',
+      labelNames: ['outcome'] as const,
+      registers,
+      collect() {
+        const now = state();
+        for (const outcome of ['answered', 'refused'] as const) {
+          this.inc({ outcome }, now[outcome] - reported[outcome]);
+          reported[outcome] = now[outcome];
+        }
+      },
+    });
+  }
+
   return {
     registry,
     contentType: registry.contentType,
     declare,
     watchCaches,
+    watchMade,
     emit,
     prepare,
     keptTimingSample: options.keptTimingSample ?? KEPT_TIMING_SAMPLE,

@@ -87,7 +87,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   const budget = cacheBudget(config.cacheMegabytes !== undefined ? config.cacheMegabytes * 2 ** 20 : SERVER_CACHE_BYTES);
   const objects = new FsObjectStore(options.dataDir, undefined, budget.objects);
 
-  const { indexes, seeded } = await openIndex(objects, options.dataDir, config, log, observability.metrics, budget.index);
+  const { indexes, seeded, made } = await openIndex(objects, options.dataDir, config, log, observability.metrics, budget.index);
 
   // Accounts: PostgreSQL when `database` names one, else one SQLite file under the data folder; without
   // account.publicKey the routes answer 503.
@@ -142,6 +142,7 @@ export async function startServer(options: StartOptions): Promise<RunningHub> {
   // The 5xx series HubErrors5xx sums and each source's probe series, shown at 0 from the first scrape.
   observability.prom?.declare({ routes: hub.routes, sources: watch.sources.map((s) => s.name) });
   observability.prom?.watchCaches(() => cacheUse(hub, deps), budget);
+  observability.prom?.watchMade(made);
   // Hub paths go to the hub; the host's own `/-/` routes (liveness, readiness) are answered beside it, without Koa
   // (host-routes.ts).
   const own = hostRoutes(() => indexes.current());

@@ -20,7 +20,7 @@ import {
 import type { FsObjectStore } from '@hub/objects/node';
 import { ConfigError, type HubConfigFile } from './config.js';
 import { DATA_MIRROR } from './data-folder.js';
-import { madeAnswersFrom } from './made-answers-file.js';
+import { type MadeState, madeAnswersFrom } from './made-answers-file.js';
 import { checkOrder } from './settings-check.js';
 import { LOCAL_MIRROR } from './sources-config.js';
 import { fileLoadPack, loadVerifiedOnce } from './verify.js';
@@ -54,7 +54,7 @@ export async function openIndex(
   metrics: HubDeps['metrics'],
   /** the most bytes a paged store's caches hold (the cache budget's `index` share) */
   cacheBytes: number,
-): Promise<{ indexes: ReturnType<typeof indexHolder>; seeded: boolean }> {
+): Promise<{ indexes: ReturnType<typeof indexHolder>; seeded: boolean; made: () => MadeState }> {
   let current = (await objects.readRef('current')) as Address | undefined;
   let seeded = false;
   // `order` names sources of the config, the hub's own mirrors or the index: checked before anything is written.
@@ -87,7 +87,7 @@ export async function openIndex(
       .sourceKinds()
       .map(([name]) => name),
   ]);
-  return { indexes, seeded };
+  return { indexes, seeded, made: made.state };
 }
 
 /** The mirrors served beside the hub, and the data folder's mirror folder (with the config's entry for it). */

@@ -8,7 +8,7 @@ import { buildIndex } from '@hub/core-index';
 import { freePort } from '@hub/node-toolkit/testing';
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startTestHub, type TestHub } from './helpers.js';
+import { sample, startTestHub, type TestHub } from './helpers.js';
 import { PROMETHEUS, startPrometheus, waitFor } from './prometheus-helper.js';
 
 /**
@@ -63,13 +63,6 @@ async function hubWithDeadSource(): Promise<{ hub: TestHub; dir: string }> {
   });
   cleanups.push(() => hub.close());
   return { hub, dir };
-}
-
-/** The value of one sample line `name{labels} value` of an exposition, or undefined when it is absent. */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && want.every((w) => l.includes(w)));
-  return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
 
 describe('the series the alerts read', () => {

@@ -72,6 +72,17 @@ export interface TestHub {
   close(): Promise<void>;
 }
 
+/** The value of one sample line `name{labels} value` in a Prometheus exposition, or undefined when it is absent. */
+export function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const brace = line.indexOf('{');
+    const labelText = brace === -1 || brace > name.length ? '' : line.slice(brace + 1, line.lastIndexOf('}'));
+    if (Object.entries(labels).every(([k, v]) => labelText.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return undefined;
+}
+
 export const TEST_SOURCE = 'test-mirror';
 
 /**

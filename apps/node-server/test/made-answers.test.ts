@@ -18,7 +18,7 @@ import { modelInfo } from '@huggingface/hub';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MADE_ANSWERS_FILE, MADE_TABLE_BYTES, madeAnswersFrom } from '../src/made-answers-file.js';
 import { writeMadeAnswers } from '../src/made-answers-writer.js';
-import { runCli, startTestHub, type TestHub } from './helpers.js';
+import { runCli, sample, startTestHub, type TestHub } from './helpers.js';
 
 /**
  * Issue 39, cold look-ups at any size: the answers every model has (the model info) made after the build into the
@@ -55,7 +55,7 @@ beforeAll(async () => {
   plain = await startTestHub({ dataDir, config: { demo: false, indexStore: 'paged' } });
   const written = await writeMadeAnswers(store, dataDir, catalog);
   expect(written).toMatchObject({ records: models.length, pages });
-  made = await startTestHub({ dataDir, config: { demo: false, indexStore: 'paged' } });
+  made = await startTestHub({ dataDir, config: { demo: false, indexStore: 'paged', metricsPort: 0 } });
 }, 600_000);
 
 afterAll(async () => {
@@ -78,6 +78,14 @@ describe('made answers over HTTP', () => {
       expect(b).toEqual(a);
     }
     expect(made.logs.join('')).not.toMatch(/made answers not used|was refused/);
+    // what the operator sees: the file in use, its table in memory, each model answered from it once (a repeated ask
+    // is the answer cache's)
+    expect((await answer(made, `/api/models/${models[0]?.id}`)).status).toBe(200);
+    const text = await (await fetch(made.running.metrics?.url ?? '')).text();
+    expect(sample(text, 'hub_made_answers_in_use')).toBe(1);
+    expect(sample(text, 'hub_made_answers_table_in_memory')).toBe(1);
+    expect(sample(text, 'hub_made_answers_total', { outcome: 'answered' })).toBe(models.length);
+    expect(sample(text, 'hub_made_answers_total', { outcome: 'refused' })).toBe(0);
   });
 
   it("reach the host's JavaScript client (@huggingface/hub modelInfo) as the rendered answers do", async () => {
@@ -104,6 +112,7 @@ describe('made answers over HTTP', () => {
       expect(b, url).toEqual(a);
     }
     const etag = (await answer(made, `/api/models/${m.id}`)).etag as string;
+
     const conditional = await fetch(`${made.url}/api/models/${models[778]?.id}`, { headers: { 'if-none-match': etag } });
     expect(conditional.status).toBe(200);
     const again = await fetch(`${made.url}/api/models/${m.id}`, { headers: { 'if-none-match': etag } });
@@ -148,7 +157,8 @@ describe('made answers in process', () => {
       await writeFile(path.join(copy, MADE_ANSWERS_FILE), bytes);
       const logs: string[] = [];
       const log = { warn: (o: unknown, msg: string) => logs.push(`${JSON.stringify(o)} ${msg}`), info: () => undefined };
-      const reader = madeAnswersFrom(copy, { log: log as never, tableBytes })(pages, []);
+      const from = madeAnswersFrom(copy, { log: log as never, tableBytes });
+      const reader = from(pages, []);
       expect(reader.inUse).toBe(true);
       await tableRead();
       expect(reader.tableInMemory).toBe(tableBytes > 0);
@@ -156,6 +166,8 @@ describe('made answers in process', () => {
       expect(logs.join('\n')).toMatch(/does not match its digest/);
       const other = models[322];
       expect(reader?.get(`hf:info:false:false:${other?.id}`)?.bytes.length).toBeGreaterThan(100);
+      // what hub_made_answers_total reports: one refused, one answered (the open's check of the head models is not counted)
+      expect(from.state()).toEqual({ inUse: true, tableInMemory: tableBytes > 0, answered: 1, refused: 1 });
       // through the store, the damaged model is still answered, from its pages
       const index = await openPagedIndex(new FsObjectStore(dataDir), pages, catalog, { made: () => reader });
       const t = await createComposedTestHub({}, { index: () => index });
@@ -271,6 +283,14 @@ describe('made answers in process', () => {
     // without the turns the loop waits for the whole write: one gap as long as the write
     expect(gaps.length).toBeGreaterThanOrEqual(3);
     expect(Math.max(...gaps)).toBeLessThan(took / 2);
+  });
+
+  it('a hub that nobody asks fills its slot table all the same (nothing else need wake the event loop)', async () => {
+    const reader = madeAnswersFrom(dataDir)(pages, []);
+    expect(reader.inUse).toBe(true);
+    // one timer, and no other work: the table is filled while it waits
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(reader.tableInMemory).toBe(true);
   });
 
   it.each(READERS)('the file holds every record once, each found by its key through the slots (%s)', async (_, tableBytes) => {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestHub, type TestHub } from './helpers.js';
+import { sample, startTestHub, type TestHub } from './helpers.js';
 
 /**
  * `/metrics` and the access log over real HTTP (issue 28): where the exposition is served and where it is not, what
@@ -26,17 +26,6 @@ async function hub(config: Parameters<typeof startTestHub>[0] = {}): Promise<Tes
   const h = await startTestHub({ trees: TREES, ...config });
   hubs.push(h);
   return h;
-}
-
-/** The value of one sample line `name{labels} value` in an exposition, or undefined. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const brace = line.indexOf('{');
-    const labelText = brace === -1 || brace > name.length ? '' : line.slice(brace + 1, line.lastIndexOf('}'));
-    if (Object.entries(labels).every(([k, v]) => labelText.includes(`${k}="${v}"`))) return Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return undefined;
 }
 
 describe('/metrics', () => {
@@ -81,6 +70,9 @@ describe('/metrics', () => {
     expect(sample(text, 'hub_request_duration_seconds_bucket', { group: 'hf', le: '0.0001' })).toBeDefined();
     expect(sample(text, 'hub_index_models')).toBe(1);
     expect(sample(text, 'hub_index_files')).toBe(2);
+    // a day loaded whole has no made answers (a day served from its pages reads them: made-answers.test.ts)
+    expect(sample(text, 'hub_made_answers_in_use')).toBe(0);
+    expect(sample(text, 'hub_made_answers_total', { outcome: 'answered' })).toBe(0);
     expect(sample(text, 'hub_index_snapshot_timestamp_seconds')).toBe(Date.parse('2026-11-22T00:00:00Z') / 1000);
     expect(sample(text, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(text).not.toContain('nodejs_active_handles_total');
