@@ -1,11 +1,13 @@
 // Build speed of `hub index build --from-dir` over the SYNTHETIC tree of `pnpm bench --models N` (issue 18).
-// Usage: node bench/build.mjs [--models 10000] [--runs 3] [--keep DIR] [--changed 1] [--cpu-prof DIR]
+// Usage: node bench/build.mjs [--models 10000] [--runs 3] [--keep DIR] [--changed 1] [--feed] [--cpu-prof DIR]
 // (--runs 0 with --keep: only the two rebuilds, on the data folder an earlier run kept)
 // Each run builds the tree into an empty data folder (ms per model: min / median / max over the runs). Then, on the
 // last run's data: the same day built again with nothing changed (0 objects written), and the next day's build after
 // --changed percent of the models changed one file each (objects written: each changed model's model and source
 // objects plus the catalog, or its root and changed shards). --keep DIR keeps the tree (and the last data folder) in
-// DIR/models-N and reuses the tree on the next run. Run `pnpm build` first (it runs the built CLI).
+// DIR/models-N and reuses the tree on the next run. --feed gives both rebuilds a change feed (`--changed FILE`: none
+// for the same day, the changed files for the next), so they walk only what changed. Run `pnpm build` first (it runs
+// the built CLI).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -19,6 +21,7 @@ const { values } = parseArgs({
     runs: { type: 'string', default: '3' },
     keep: { type: 'string' },
     changed: { type: 'string', default: '1' },
+    feed: { type: 'boolean', default: false },
     'cpu-prof': { type: 'string' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -48,11 +51,17 @@ function countObjects(data) {
   return n;
 }
 
-function build(data, label, date = '2026-11-22') {
+function build(data, label, date = '2026-11-22', feed = undefined) {
   const before = countObjects(data);
   const prof = values['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', path.resolve(values['cpu-prof'])] : [];
+  let changedArgs = [];
+  if (feed) {
+    const file = path.join(base, 'changed.txt');
+    writeFileSync(file, feed.map((p) => `${p}\n`).join(''));
+    changedArgs = ['--changed', file];
+  }
   const t0 = performance.now();
-  const out = execFileSync(process.execPath, [...prof, ...fromDirBuildArgs(tree, data, date)], {
+  const out = execFileSync(process.execPath, [...prof, ...fromDirBuildArgs(tree, data, date), ...changedArgs], {
     cwd: root,
     env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -82,18 +91,28 @@ if (RUNS > 0) {
     `build ms/model at ${MODELS}: min ${times[0].toFixed(3)} median ${median.toFixed(3)} max ${times.at(-1).toFixed(3)} (${RUNS} runs; 19 ms/model before issue 18 = ${(19 / median).toFixed(1)}x)`,
   );
 }
-build(data, 'rebuild of the same day, nothing changed');
+build(
+  data,
+  `rebuild of the same day, nothing changed${values.feed ? ' (an empty change feed)' : ''}`,
+  undefined,
+  values.feed ? [] : undefined,
+);
 // Change one file of `changed` percent of the models (spread over the tree), keeping the other files as they are.
 const changed = Math.max(1, Math.round((MODELS * Number(values.changed)) / 100));
 const stamp = Date.now();
+const feed = [];
 for (let k = 0; k < changed; k++) {
   const i = Math.floor((k * MODELS) / changed);
-  writeFileSync(
-    path.join(syntheticModelDir(tree, i), 'config.json'),
-    JSON.stringify({ model_type: 'llama', synthetic: true, i, changed: stamp }),
-  );
+  const file = path.join(syntheticModelDir(tree, i), 'config.json');
+  writeFileSync(file, JSON.stringify({ model_type: 'llama', synthetic: true, i, changed: stamp }));
+  feed.push(path.relative(tree, file));
 }
-const rebuilt = build(data, `next day's build, ${changed} models changed`, '2026-11-23');
+const rebuilt = build(
+  data,
+  `next day's build, ${changed} models changed${values.feed ? ' (told by a change feed)' : ''}`,
+  '2026-11-23',
+  values.feed ? feed : undefined,
+);
 console.log(`expected objects for ${changed} changed models: ${2 * changed} (model + source each) + the catalog`);
 if (!values.keep) rmSync(base, { recursive: true, force: true });
 else console.log(`kept tree and data in ${base} (catalog ${rebuilt.catalog})`);

@@ -22,6 +22,11 @@ export const INDEX_BUILD_OPTIONS = {
   'request-concurrency': { type: 'string', arg: 'N', help: 'Requests to the upstream at once (1-64).' },
   'small-file-cap': { type: 'string', arg: 'BYTES', help: 'Files up to this size are downloaded and hashed.' },
   fresh: { type: 'boolean', help: 'Start over instead of reusing the models a crashed run finished.' },
+  changed: {
+    type: 'string',
+    arg: 'FILE',
+    help: 'With --from-dir: the paths that changed since the last build, one a line (- for stdin); nothing else is walked.',
+  },
 } as const satisfies OptionSpecs;
 
 export const INDEX_BUILD = command({
@@ -29,11 +34,15 @@ export const INDEX_BUILD = command({
   interrupted: 'The index served is unchanged. Run the same command again: an upstream build reuses the models it finished.',
   summary: "Build today's index from a local tree (--from-dir) or a model host (--upstream).",
   usage: [
-    '--from-dir DIR --source NAME=URL_TEMPLATE [--source …] [--data DIR] [--date YYYY-MM-DD]',
+    '--from-dir DIR --source NAME=URL_TEMPLATE [--source …] [--data DIR] [--date YYYY-MM-DD] [--changed FILE]',
     '--upstream URL [--top N] [--data DIR] [--date YYYY-MM-DD] [--modelscope URL|off] [--source NAME=URL_TEMPLATE]',
     '  [--model-concurrency N] [--request-concurrency N] [--small-file-cap BYTES] [--fresh]',
   ],
   description: `--from-dir: index a local tree laid out as {owner}/{name}/…; every file is hashed with SHA-256.
+Files unchanged since the last build (same size, times and inode) are not read again. --changed FILE is a
+change feed (inotifywait, rsync --itemize-changes, zfs diff, a script's list): paths under DIR that were
+added, changed or removed, one a line; the model folders it does not name are taken as the last build
+listed them, without a walk. Anything changed and not named is not seen until a build without it.
 --upstream: today's index of the N (default 500) trending public models of a model host (or a mirror of
 its API): trees with SHA-256, small files hashed, GGUF headers read, sources found (ModelScope by
 SHA-256, IPFS from pins.json in the data folder), archived and chained to the last day. Resumable: run
@@ -143,6 +152,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   const { checkDay, checkedSettings, sourceOptions, upstreamSettings } = await import('./settings-check.js');
   const cfg = checkedSettings({ ...(values.data ? { data: values.data } : {}), ...(values.config ? { config: values.config } : {}) });
   if (values.upstream && values['from-dir']) throw new UsageError('takes --from-dir or --upstream, not both');
+  if (values.changed !== undefined && !values['from-dir']) throw new UsageError('--changed goes with --from-dir');
   // One build at a time on a data folder, whoever runs it (this command, a cron job, a hub serve --refresh).
   const { withBuildLock } = await import('./replicas.js');
   // A build allocates far more than it keeps (each model's objects are encoded, hashed, written and dropped): let V8's
@@ -162,9 +172,25 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   if (values.date) checkDay(values.date);
   const sources = sourceOptions(values.source);
   if (sources.length === 0) throw new UsageError('needs at least one --source NAME=URL_TEMPLATE: the place the bytes can be fetched from');
-  const { buildFromDir, treeLayoutProblem } = await import('@hub/node-toolkit');
+  const { buildFromDir, ChangeFeedError, changeFeedPaths, treeLayoutProblem } = await import('@hub/node-toolkit');
   const layout = treeLayoutProblem(path.resolve(dir));
   if (layout) throw new CliError(`--from-dir: ${layout}`);
+  let changed: string[] | undefined;
+  if (values.changed !== undefined) {
+    const { readFileSync } = await import('node:fs');
+    let text: string;
+    try {
+      text = readFileSync(values.changed === '-' ? 0 : values.changed, 'utf8');
+    } catch (e) {
+      throw new CliError(`--changed: cannot read ${values.changed}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    try {
+      changed = changeFeedPaths(path.resolve(dir), text.split('\n'));
+    } catch (e) {
+      if (e instanceof ChangeFeedError) throw new CliError(`--changed: ${e.message}`);
+      throw e;
+    }
+  }
   (await import('./blake3-node.js')).installFastBlake3();
   const { createLogger } = await import('./logger.js');
   const { loadSigners } = await import('./signing.js');
@@ -184,6 +210,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
       sources,
       // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
       cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
+      ...(changed ? { changed } : {}),
       ...(values.date ? { date: values.date } : {}),
       signers: keys,
       log,
@@ -200,7 +227,10 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
       progressLine('');
       return r;
     }),
-  );
+  ).catch((e: unknown) => {
+    // no rebuild cache of this tree for the change feed: one line, as a path outside it is
+    throw e instanceof ChangeFeedError ? new CliError(`--changed: ${e.message}`) : e;
+  });
   process.stdout.write(
     `${JSON.stringify({ catalog: result.catalog, models: result.models, files: result.files, bytes: result.bytes, date: result.day.date, seconds: (Date.now() - started) / 1000 })}\n`,
   );

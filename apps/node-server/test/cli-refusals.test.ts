@@ -69,6 +69,35 @@ describe
       expect(existsSync(data)).toBe(false);
     });
 
+    it('hub index build --changed: without --from-dir, a feed that cannot be read, a path outside the tree, no rebuild cache', async () => {
+      const from = await tree();
+      const data = path.join(await tmp('hub-refuse-'), 'data');
+      const feed = path.join(await tmp('hub-refuse-feed-'), 'changed.txt');
+      await writeFile(feed, 'acme/widget/config.json\n../outside/file\n');
+      const upstream = await hub(['index', 'build', '--upstream', 'http://127.0.0.1:9', '--changed', feed, '--data', data]);
+      refused(upstream, /^hub index build: --changed goes with --from-dir$/, true);
+      const missing = await hub(['index', 'build', '--from-dir', from, '--source', SOURCE, '--data', data, '--changed', `${feed}.none`]);
+      refused(missing, /^hub index build: --changed: cannot read .*changed\.txt\.none: ENOENT$/);
+      const outside = await hub(['index', 'build', '--from-dir', from, '--source', SOURCE, '--data', data, '--changed', feed]);
+      refused(outside, /^hub index build: --changed: line 2 of the change feed is not a path under /);
+      expect(existsSync(data)).toBe(false);
+      await writeFile(feed, 'acme/widget/config.json\n');
+      const first = await hub(['index', 'build', '--from-dir', from, '--source', SOURCE, '--data', data, '--changed', feed]);
+      refused(
+        first,
+        /^hub index build: --changed: a change feed needs the rebuild cache of an earlier build of .*: build once without it$/,
+      );
+      // after a build without it, the feed is taken (from stdin with -, as a pipe gives it)
+      expect((await hub(['index', 'build', '--from-dir', from, '--source', SOURCE, '--data', data])).code).toBe(0);
+      const fed = await hub(
+        ['index', 'build', '--from-dir', from, '--source', SOURCE, '--data', data, '--changed', '-'],
+        {},
+        'acme/widget\n',
+      );
+      expect(fed.code, fed.stderr).toBe(0);
+      expect(JSON.parse(fed.stdout)).toMatchObject({ models: 1, files: 1 });
+    }, 60_000);
+
     it('read-only commands refuse a data folder that does not exist, and do not create it', async () => {
       const data = path.join(await tmp('hub-refuse-'), 'typo');
       refused(await hub(['probe', '--data', data]), /^hub probe: no data folder at .*typo/);

@@ -157,15 +157,19 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Run the built `hub` (dist/cli.js) with `args`, its settings from the arguments only (no HUB_* of this process). */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+/**
+ * Run the built `hub` (dist/cli.js) with `args`, its settings from the arguments only (no HUB_* of this process);
+ * `input`, when given, is its standard input.
+ */
+export function runCli(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliRun> {
   const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
   return new Promise((resolve) => {
-    execFile(
+    const child = execFile(
       process.execPath,
       [cli, ...args],
       { env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_DEBUG: '', HUB_CONFIG: '', HUB_DATA: '', ...env }, timeout: 60_000 },
       (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
+    if (input !== undefined) child.stdin?.end(input);
   });
 }

@@ -1,7 +1,7 @@
 // buildFromDir after issue 18's build work: the same answers as before (catalog addresses pinned from the build
 // before the change), a rebuild writes only what changed, and the rebuild cache never serves a stale SHA-256.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   type Address,
@@ -15,7 +15,7 @@ import {
 import { FsObjectStore } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoTreeDir } from './demo.js';
-import { buildFromDir } from './from-dir.js';
+import { buildFromDir, ChangeFeedError, changeFeedPaths } from './from-dir.js';
 import { tempDirs } from './testing/temp-dirs.js';
 
 const tmp = tempDirs(afterAll);
@@ -174,5 +174,86 @@ describe('rebuilds with the rebuild cache', () => {
     const catalog = await readJson<CatalogObject>(store, result.catalog);
     const model = await readJson<ModelObject>(store, catalog.objects['org-0/model-0']?.model as string);
     expect(model.files.find((f) => f.path === 'config.json')?.sha256).toBe(sha256(path.join(tree, 'org-0', 'model-0', 'config.json')));
+  });
+});
+
+describe('a change feed (hub index build --from-dir --changed)', () => {
+  let tree: string;
+  let fed: string;
+  let walked: string;
+  const cacheOf = (data: string) => path.join(data, 'cache', 'from-dir.json');
+  /** The day `date` built into each folder: with the feed `changed` into one, walking the whole tree into the other. */
+  const both = async (date: string, changed: string[]) => {
+    const a = await buildFromDir(new FsObjectStore(fed), { dir: tree, sources: SOURCES, date, cacheFile: cacheOf(fed), changed });
+    const b = await buildFromDir(new FsObjectStore(walked), { dir: tree, sources: SOURCES, date, cacheFile: cacheOf(walked) });
+    return { a, b };
+  };
+  const modelOf = async (data: string, catalog: string, id: string) =>
+    readJson<ModelObject>(
+      new FsObjectStore(data),
+      (await readJson<CatalogObject>(new FsObjectStore(data), catalog)).objects[id]?.model as string,
+    );
+
+  beforeAll(async () => {
+    tree = await tmp('hub-feed-tree-');
+    fed = await tmp('hub-feed-a-');
+    walked = await tmp('hub-feed-b-');
+    writeTree(tree);
+    await new Promise((r) => setTimeout(r, 2100)); // entries of files read within 2 s of a change are not kept
+    for (const data of [fed, walked])
+      await buildFromDir(new FsObjectStore(data), { dir: tree, sources: SOURCES, date: '2026-11-22', cacheFile: cacheOf(data) });
+  });
+
+  it('builds the catalog a walk of the whole tree builds: a file changed, a model added, one removed, a facts file', async () => {
+    writeFileSync(path.join(tree, 'org-0', 'model-3', 'config.json'), JSON.stringify({ i: 3, changed: true }));
+    mkdirSync(path.join(tree, 'org-1', 'model-new'));
+    writeFileSync(path.join(tree, 'org-1', 'model-new', 'config.json'), '{"new":true}');
+    rmSync(path.join(tree, 'org-2', 'model-5'), { recursive: true });
+    writeFileSync(path.join(tree, 'org-1', 'model-10', '.hub-facts.json'), JSON.stringify({ license: 'apache-2.0' }));
+    // as a feed gives them: relative and absolute paths, a removed folder, a comment and a blank line
+    const changed = changeFeedPaths(tree, [
+      '# changed since the last build',
+      'org-0/model-3/config.json',
+      path.join(tree, 'org-1', 'model-new', 'config.json'),
+      'org-2/model-5',
+      '',
+      'org-1/model-10/.hub-facts.json',
+    ]);
+    const { a, b } = await both('2026-11-23', changed);
+    expect(a.catalog).toBe(b.catalog);
+    // 30 models, one removed and one added; 90 files, less the removed model's 3, plus 1 (a facts file is not indexed)
+    expect([a.models, a.files]).toEqual([30, 88]);
+    expect((await modelOf(fed, a.catalog, 'org-1/model-10')).license).toBe('apache-2.0');
+  });
+
+  it('an owner named alone has each of its folders walked again, and one removed whole is gone', async () => {
+    rmSync(path.join(tree, 'org-2'), { recursive: true });
+    writeFileSync(path.join(tree, 'org-0', 'model-6', 'config.json'), JSON.stringify({ i: 6, changed: true }));
+    const { a, b } = await both('2026-11-24', ['org-2', 'org-0']);
+    expect(a.catalog).toBe(b.catalog);
+    expect(a.models).toBe(21); // org-2 held 9 (model-5 was removed above)
+  });
+
+  it('walks only what it names: a change it does not name is not seen until a build without the feed', async () => {
+    const file = path.join(tree, 'org-1', 'model-13', 'config.json');
+    const before = sha256(file);
+    writeFileSync(file, JSON.stringify({ i: 13, unnamed: true }));
+    const { a, b } = await both('2026-11-25', ['org-0/model-0']);
+    expect(a.catalog).not.toBe(b.catalog);
+    expect((await modelOf(fed, a.catalog, 'org-1/model-13')).files.find((f) => f.path === 'config.json')?.sha256).toBe(before);
+    expect((await modelOf(walked, b.catalog, 'org-1/model-13')).files.find((f) => f.path === 'config.json')?.sha256).toBe(sha256(file));
+    // the next build without a feed walks the whole tree again: the same catalog as the walked folder's
+    const again = await buildFromDir(new FsObjectStore(fed), { dir: tree, sources: SOURCES, date: '2026-11-25', cacheFile: cacheOf(fed) });
+    expect(again.catalog).toBe(b.catalog);
+  });
+
+  it('refuses without a rebuild cache of the tree, and paths that are not under it', async () => {
+    const data = await tmp('hub-feed-none-');
+    await expect(
+      buildFromDir(new FsObjectStore(data), { dir: tree, sources: SOURCES, cacheFile: cacheOf(data), changed: ['org-0/model-0'] }),
+    ).rejects.toThrow(ChangeFeedError);
+    expect(() => changeFeedPaths(tree, ['org-0/model-0', '../elsewhere/x'])).toThrow(/line 2 of the change feed is not a path under/);
+    expect(() => changeFeedPaths(tree, ['/etc/passwd'])).toThrow(ChangeFeedError);
+    expect(changeFeedPaths(tree, ['./org-0//model-0/', `${tree}/org-1`])).toEqual(['org-0/model-0', 'org-1']);
   });
 });

@@ -13,7 +13,7 @@ import {
   type ObjectStore,
   type ParsedGguf,
 } from '@hub/core-index';
-import { BuildCache } from './build-cache.js';
+import { BuildCache, type FolderFacts, type ListedModel } from './build-cache.js';
 import { hashFileStamped, stampOf } from './hash-file.js';
 
 /** The optional facts file of a model folder (not indexed as a file). */
@@ -47,6 +47,35 @@ export interface FromDirOptions {
   onObject?: BuildInput['onObject'];
   /** The objects to derive the day's index pages from (`BuildInput.pages`: a LoadPackWriter filled through `onObject`). */
   pages?: BuildInput['pages'];
+  /**
+   * A change feed: what changed in the tree since the last build, as paths under `dir` (a file, a model folder
+   * `owner/name`, or an owner folder; added, changed or removed). The model folders it does not name are taken as the
+   * last build listed and hashed them (from the rebuild cache), without listing or stat'ing anything of theirs, so the
+   * tree's walk costs in proportion to what changed. Needs the rebuild cache of a build of the same tree
+   * ({@link ChangeFeedError} otherwise). Paths are checked by {@link changeFeedPaths}.
+   */
+  changed?: readonly string[];
+}
+
+/** A change feed that cannot be used: no rebuild cache of this tree, or a path that is not under it. */
+export class ChangeFeedError extends Error {}
+
+/**
+ * The lines of a change feed as paths under `root`: relative paths, or absolute ones under `root`; blank lines and
+ * `#` comments are skipped. A path outside the tree (or with `..` segments) is a {@link ChangeFeedError}, named.
+ */
+export function changeFeedPaths(root: string, lines: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const [i, raw] of lines.entries()) {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) continue;
+    const rel = path.isAbsolute(line) ? path.relative(root, line) : line;
+    const parts = rel.split(/[\\/]+/).filter((p) => p && p !== '.');
+    if (parts.length === 0 || parts.includes('..') || path.isAbsolute(rel))
+      throw new ChangeFeedError(`line ${i + 1} of the change feed is not a path under ${root}`);
+    out.push(parts.join('/'));
+  }
+  return out;
 }
 
 interface Walked {
@@ -55,6 +84,9 @@ interface Walked {
   /** the model folder holds `.hub-facts.json` */
   hasFacts: boolean;
 }
+
+/** A model folder to index: walked now, or (a change feed did not name it) as the last build listed it. */
+type Todo = { id: string; dir: string } & (({ listed?: undefined } & Walked) | { listed: ListedModel; files: string[] });
 
 /**
  * The files of one model folder, read synchronously: a few `readdir`s per model cost less than a thread-pool round
@@ -84,12 +116,7 @@ export async function ggufFacts(file: string, relPath: string): Promise<GgufFact
   }
 }
 
-interface FactsFile {
-  license?: string;
-  pipeline_tag?: string;
-  library_name?: string;
-  tags?: string[];
-}
+type FactsFile = FolderFacts;
 
 /**
  * Optional `.hub-facts.json` in a model folder (not indexed as a file): license, pipeline_tag,
@@ -135,6 +162,69 @@ export function treeLayoutProblem(root: string): string | undefined {
   return undefined;
 }
 
+const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1);
+
+/** Every model folder of the tree, walked (owners, then their models, by name). */
+function walkedTodo(root: string): Todo[] {
+  const todo: Todo[] = [];
+  const owners = readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.'));
+  for (const owner of owners.sort(byName)) {
+    const names = readdirSync(path.join(root, owner.name), { withFileTypes: true }).filter((e) => e.isDirectory());
+    for (const name of names.sort(byName)) {
+      const dir = path.join(root, owner.name, name.name);
+      todo.push({ id: `${owner.name}/${name.name}`, dir, ...walk(dir) });
+    }
+  }
+  return todo;
+}
+
+/**
+ * The model folders of the tree as a change feed tells them: the last build's folders, less the ones the feed names
+ * (each named folder that is still there is walked; an owner named alone has each of its folders walked), in the
+ * order {@link walkedTodo} gives. Only the named folders are listed or stat'ed.
+ */
+function fedTodo(root: string, cache: BuildCache, changed: readonly string[]): Todo[] {
+  const listed = [...cache.listedModels()];
+  if (listed.length === 0)
+    throw new ChangeFeedError(
+      `a change feed needs the rebuild cache of an earlier build of ${root} (its data folder's cache/from-dir.json): build once without it`,
+    );
+  const ids = new Set(listed);
+  const named = new Set<string>();
+  const owners = new Set<string>();
+  for (const p of changed) {
+    const [owner, name] = p.split('/') as [string, string | undefined];
+    if (owner.startsWith('.')) continue; // not an owner folder (the walk skips it too)
+    if (name === undefined) owners.add(owner);
+    else named.add(`${owner}/${name}`);
+  }
+  const isDir = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
+  for (const owner of owners) {
+    for (const id of listed) if (id.startsWith(`${owner}/`)) ids.delete(id);
+    const dir = path.join(root, owner);
+    if (isDir(dir)) for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) ids.add(`${owner}/${e.name}`);
+  }
+  for (const id of named) {
+    if (isDir(path.join(root, id))) ids.add(id);
+    else ids.delete(id);
+  }
+  const split = [...ids].map((id) => {
+    const slash = id.indexOf('/');
+    return { id, owner: id.slice(0, slash), name: id.slice(slash + 1) };
+  });
+  split.sort((a, b) => (a.owner !== b.owner ? (a.owner < b.owner ? -1 : 1) : a.name < b.name ? -1 : 1));
+  const todo: Todo[] = [];
+  for (const { id, owner, name } of split) {
+    const dir = path.join(root, owner, name);
+    const kept = named.has(id) || owners.has(owner) ? undefined : cache.reuseListed(id);
+    if (kept) todo.push({ id, dir, listed: kept, files: kept.files.map((f) => f.path) });
+    // walked: named by the feed, or its listing cannot be reused (a file changed too close to its last read); one
+    // that is gone is gone from the index too
+    else if (isDir(dir)) todo.push({ id, dir, ...walk(dir) });
+  }
+  return todo;
+}
+
 /**
  * Index a local tree laid out as `{owner}/{name}/…`: every model folder becomes a model, every file
  * is hashed with SHA-256 (streamed), the revision is derived from the listing, and each `--source`
@@ -144,20 +234,16 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
   const models: BuildModelInput[] = [];
   const root = path.resolve(options.dir);
   const cache = BuildCache.load(options.cacheFile, root);
-  const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1);
-  const owners = readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.'));
-  const todo: Array<{ id: string; dir: string } & Walked> = [];
-  for (const owner of owners.sort(byName)) {
-    const names = readdirSync(path.join(root, owner.name), { withFileTypes: true }).filter((e) => e.isDirectory());
-    for (const name of names.sort(byName)) {
-      const dir = path.join(root, owner.name, name.name);
-      todo.push({ id: `${owner.name}/${name.name}`, dir, ...walk(dir) });
-    }
-  }
+  const todo: Todo[] = options.changed ? fedTodo(root, cache, options.changed) : walkedTodo(root);
   const total = todo.reduce((n, t) => n + t.files.length, 0);
   let done = 0;
   /** One file's record and GGUF facts: from the rebuild cache when its stamp is unchanged, else read and hashed. */
-  const fileOne = async (t: (typeof todo)[number], rel: string) => {
+  /** A file of a folder taken as the last build listed it: its record and facts as that build hashed them. */
+  const listedOne = (listed: ListedModel, k: number) => {
+    const f = listed.files[k] as ListedModel['files'][number];
+    return { record: { path: f.path, size: f.size, sha256: f.sha256 }, gguf: f.gguf };
+  };
+  const fileOne = async (t: { id: string; dir: string }, rel: string) => {
     const full = path.join(t.dir, rel);
     const key = `${t.id}/${rel}`;
     if (cache.knows(key)) {
@@ -174,18 +260,20 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     cache.record(key, stamp, sha256, gguf, readAt);
     return { record: { path: rel, size, sha256 }, gguf };
   };
-  const indexOne = async (t: (typeof todo)[number]): Promise<BuildModelInput> => {
+  const indexOne = async (t: Todo): Promise<BuildModelInput> => {
     const files = [];
     const gguf: GgufFacts[] = [];
-    for (const rel of t.files) {
-      const one = await fileOne(t, rel);
+    for (const [k, rel] of t.files.entries()) {
+      const one = t.listed ? listedOne(t.listed, k) : await fileOne(t, rel);
       files.push(one.record);
       if (one.gguf) gguf.push(one.gguf);
       done++;
       options.progress?.(done, total, `${t.id}/${rel}`);
     }
     const first = gguf[0];
-    const extra = t.hasFacts ? readFactsFile(t.dir) : {};
+    const facts = t.listed ? t.listed.facts : t.hasFacts ? readFactsFile(t.dir) : null;
+    if (!t.listed) cache.list(t.id, t.files, facts);
+    const extra = facts ?? {};
     options.log?.info({ model: t.id, files: files.length }, 'indexed model');
     return {
       id: t.id,
