@@ -214,7 +214,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
       ...(values.date ? { date: values.date } : {}),
       signers: keys,
       log,
-      progress: (done, total, file) => progressLine(`hashing ${done}/${total} ${file.slice(-60)}`),
+      progress: (done, file) => progressLine(`indexing: ${done} files, ${file.slice(-60)}`),
     }).then(async (r) => {
       progressLine('');
       // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.

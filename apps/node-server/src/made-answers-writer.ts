@@ -13,6 +13,7 @@ import {
   madeKeyHash,
   madeRecordLengthAt,
   madeRecordRead,
+  madeRecordSpan,
   madeSlotCount,
   openPagedIndex,
 } from '@hub/core-index';
@@ -175,7 +176,7 @@ export async function writeMadeAnswers(
       if (!read || !madeRecordSound(record)) return false;
       const [h1, h2] = madeKeyHash(read.key);
       found.push(h1, h2, o, length);
-      o += length + ((8 - (length % 8)) % 8);
+      o += madeRecordSpan(length);
     }
     if (!checkedCopy) {
       // made by the code that runs now? The first page copied is made again and compared, byte for byte.

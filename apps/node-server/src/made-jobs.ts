@@ -10,6 +10,7 @@ import {
   type MadeAnswerMaker,
   madeKeyHash,
   madeRecordFields,
+  madeRecordSpan,
   openPagedIndex,
   type PagedIndex,
 } from '@hub/core-index';
@@ -64,10 +65,9 @@ export async function madePage(index: PagedIndex, address: string, makers: reado
       slots[r++] = at;
       slots[r++] = length;
       parts.push(fields, madeDigest(fields));
-      at += length;
-      const pad = (8 - (at % 8)) % 8;
-      if (pad) parts.push(PAD.subarray(0, pad));
-      at += pad;
+      const span = madeRecordSpan(length);
+      if (span > length) parts.push(PAD.subarray(0, span - length));
+      at += span;
     }
   }
   // one buffer of its own (never a slice of Node's shared pool), so a worker can hand it over without a copy

@@ -1,8 +1,8 @@
-import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/cli-commands.js';
+import { runCli } from './helpers.js';
 
 /**
  * Every command of the table, run as a user runs it (the built binary in a child process): `--help` answers the
@@ -13,13 +13,7 @@ import { COMMANDS } from '../src/cli-commands.js';
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const PKG = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
-function hub(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_DEBUG: '' } }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const hub = (args: string[]) => runCli(args);
 
 /** What a Node stack trace or an uncaught error report looks like. */
 const STACK = /\n\s+at |node:internal|ERR_PARSE_ARGS|TypeError|^Error:/m;

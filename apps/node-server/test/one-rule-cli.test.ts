@@ -4,7 +4,6 @@
  * does, however it is spelled. The default hub URL, the ModelScope default, one sha256File, one usage-error path, one
  * hostOf, and one "append the day and switch current" for the builder and bundle import.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -40,17 +39,12 @@ import { getCommand } from '../src/cli-get.js';
 import { mirrorPull, mirrorVerify } from '../src/cli-mirror.js';
 import { verifyCacheCommand } from '../src/cli-verify-cache.js';
 import { buildFromUpstream } from '../src/upstream-build.js';
+import { runCli } from './helpers.js';
 
 const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const tmp = tempDirs(afterAll);
 
-function hub(args: string[], env: Record<string, string>): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, HUB_DEBUG: '', ...env }, timeout: 60_000 }, (err, _o, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stderr }),
-    );
-  });
-}
+const hub = (args: string[], env: Record<string, string>) => runCli(args, env);
 
 describe('the default hub URL: written once, HUB_URL read over it, the option over both', () => {
   it('hubUrlOf', () => {

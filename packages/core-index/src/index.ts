@@ -122,6 +122,7 @@ export {
   madeRecordFields,
   madeRecordLengthAt,
   madeRecordRead,
+  madeRecordSpan,
   madeSlotCount,
 } from './index/made-answers.js';
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';

@@ -1,20 +1,33 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import path from 'node:path';
 import type { GgufFacts } from '@hub/core-index';
-import { writeFileAtomic } from '@hub/objects/node';
+import { syncDir } from '@hub/objects/node';
 import type { FileStamp } from './hash-file.js';
 
-const FORMAT = 'hub.from-dir-cache/v1';
+/**
+ * The rebuild cache of `hub index build --from-dir` (a file in the data folder, `cache/from-dir.json`): for each model
+ * folder of the tree, in the order the build walks them, its files as the last build hashed them (each file's stamp:
+ * size, modification and change times in nanoseconds, inode, device; its SHA-256 and GGUF header facts) and its facts
+ * file. A file whose stamp is unchanged is not read again; any difference re-hashes it. Files changed within
+ * {@link RACY_MS} of being read keep no hash, so a write in the same clock tick as the read cannot leave a stale one.
+ * With a change feed (`hub index build --changed`), the folders the feed does not name are taken as the cache lists
+ * them, without a walk.
+ *
+ * One JSON line a model folder, read and written as a stream beside the walk (both in walk order: a merge, not a
+ * map), so a build holds one batch of folders, whatever the tree's size, and no string as long as the file (V8's
+ * strings end at 512 MiB: a single JSON document of a tree of a few million files could not be read or written).
+ * The first line names the format, the second the tree's root, the last the number of folders and the SHA-256 of the
+ * lines between; a cache that does not match it, or was made for another root, is ignored (everything is hashed).
+ * A cache of the first format (one JSON document, `v1`) is read whole, so an upgrade re-hashes nothing; it has no
+ * listings, so a change feed waits for a build without it.
+ */
+
+const FORMAT_V1 = 'hub.from-dir-cache/v1';
+const FORMAT = 'hub.from-dir-cache/v2';
 
 /** Entries changed this close to their read are not kept (timestamps are coarse; git calls such entries racy). */
 const RACY_MS = 2000;
-
-type Entry = [size: number, mtimeNs: string, ctimeNs: string, ino: string, dev: string, sha256: string, gguf: GgufFacts | null];
-
-export interface CachedFile {
-  sha256: string;
-  gguf: GgufFacts | null;
-}
 
 /** What a model folder's `.hub-facts.json` says (from-dir.ts reads it). */
 export interface FolderFacts {
@@ -24,111 +37,253 @@ export interface FolderFacts {
   tags?: string[];
 }
 
-/** A model folder as the last build listed it: its files (paths under the folder, in walk order) and its facts file. */
-type Listing = [files: string[], facts: FolderFacts | null];
+/** A file as a build saw it: its path under the folder, size, stamp, SHA-256, GGUF facts; the path alone: no hash kept. */
+export type CachedRow = [rel: string, size: number, stamp: string, sha256: string, gguf: GgufFacts | null] | [rel: string];
 
-/** A model folder taken as the last build listed and hashed it (a change feed did not name it). */
-export interface ListedModel {
-  files: Array<{ path: string; size: number; sha256: string; gguf: GgufFacts | null }>;
-  facts: FolderFacts | null;
+/** A model folder as a build saw it: its id (`owner/name`), its files in walk order, its facts file. */
+export type CachedModel = [id: string, rows: CachedRow[], facts: FolderFacts | null];
+
+/** A hashed file of a row: what a build needs of it without reading the file. */
+export interface CachedFile {
+  size: number;
+  sha256: string;
+  gguf: GgufFacts | null;
 }
 
-/**
- * The rebuild cache of `hub index build --from-dir`: for each file of the tree (by its path under the tree's root),
- * the stamp it had when it was hashed (size, modification and change times in nanoseconds, inode, device), its
- * SHA-256 and its GGUF header facts. A file whose stamp is unchanged is not read again; any difference re-hashes it.
- * Entries whose file changed within {@link RACY_MS} of being read are not kept, so a write in the same clock tick as
- * the read cannot leave a stale hash. The file starts with a line naming the format and the SHA-256 of the rest; a
- * cache that does not match it, or was made for another root, is ignored (everything is hashed).
- *
- * It also keeps each model folder's listing (its files and facts), so a build told what changed (a change feed:
- * `hub index build --changed`) takes the folders it was not told about as they were, without listing or stat'ing
- * them. A cache written before the listings were kept has none (a build with a feed then refuses).
- */
-export class BuildCache {
-  private readonly old: Map<string, Entry>;
-  private readonly next = new Map<string, Entry>();
-  private readonly nextListings = new Map<string, Listing>();
-  hits = 0;
+/** A file's stamp as one string (the cache compares stamps, never reads their parts). */
+export const stampKey = (s: FileStamp): string => `${s.mtimeNs}:${s.ctimeNs}:${s.ino}:${s.dev}`;
 
-  private constructor(
-    private readonly root: string,
-    old: Map<string, Entry>,
-    private readonly listings: Map<string, Listing> = new Map(),
-  ) {
-    this.old = old;
+/** The row of a file hashed now, or its path alone when it changed too close to its read (`readAtMs`). */
+export function hashedRow(rel: string, stamp: FileStamp, sha256: string, gguf: GgufFacts | null, readAtMs: number): CachedRow {
+  return stamp.changedMs > readAtMs - RACY_MS ? [rel] : [rel, Number(stamp.size), stampKey(stamp), sha256, gguf];
+}
+
+/** The file of a row when its stamp is `stamp` (undefined: hash it again). */
+export function rowFile(row: CachedRow | undefined, stamp: string): CachedFile | undefined {
+  return row && row.length === 5 && row[2] === stamp ? { size: row[1], sha256: row[3], gguf: row[4] } : undefined;
+}
+
+/** Every row of a folder with its hash, or undefined when one has none (then the folder is walked again). */
+export function wholeRows(model: CachedModel): Array<CachedFile & { path: string }> | undefined {
+  const out: Array<CachedFile & { path: string }> = [];
+  for (const row of model[1]) {
+    if (row.length !== 5) return undefined;
+    out.push({ path: row[0], size: row[1], sha256: row[3], gguf: row[4] });
   }
+  return out;
+}
 
-  static load(file: string | undefined, root: string): BuildCache {
-    if (!file) return new BuildCache(root, new Map());
-    try {
-      const text = readFileSync(file, 'utf8');
-      const nl = text.indexOf('\n');
-      const [format, sum] = text.slice(0, nl).split(' ');
-      const body = text.slice(nl + 1);
-      if (format !== FORMAT || createHash('sha256').update(body).digest('hex') !== sum) return new BuildCache(root, new Map());
-      const parsed = JSON.parse(body) as { root: string; entries: Record<string, Entry>; models?: Record<string, Listing> };
-      if (parsed.root !== root) return new BuildCache(root, new Map());
-      return new BuildCache(root, new Map(Object.entries(parsed.entries)), new Map(Object.entries(parsed.models ?? {})));
-    } catch {
-      return new BuildCache(root, new Map());
+/** Lines of a file read forward in chunks (never the whole file at once). */
+class Lines {
+  private readonly buf = Buffer.allocUnsafe(1 << 20);
+  private rest: Buffer = Buffer.alloc(0);
+  private atEnd = false;
+
+  constructor(private readonly fd: number) {}
+
+  next(): Buffer | undefined {
+    for (;;) {
+      const nl = this.rest.indexOf(10);
+      if (nl !== -1) {
+        const line = this.rest.subarray(0, nl);
+        this.rest = this.rest.subarray(nl + 1);
+        return line;
+      }
+      if (this.atEnd) {
+        if (this.rest.length === 0) return undefined;
+        const line = this.rest;
+        this.rest = Buffer.alloc(0);
+        return line;
+      }
+      const n = readSync(this.fd, this.buf, 0, this.buf.length, null);
+      if (n === 0) this.atEnd = true;
+      else this.rest = this.rest.length === 0 ? Buffer.from(this.buf.subarray(0, n)) : Buffer.concat([this.rest, this.buf.subarray(0, n)]);
     }
   }
+}
 
-  /** Whether a previous build recorded this path (then a stat tells whether it can be reused). */
-  knows(rel: string): boolean {
-    return this.old.has(rel);
+/** Whether a v2 cache file is whole and of `root`: its lines hash to its last line's SHA-256 (one pass, streamed). */
+function wholeV2(file: string, root: string): boolean {
+  const fd = openSync(file, 'r');
+  try {
+    const lines = new Lines(fd);
+    if (lines.next()?.toString() !== FORMAT) return false;
+    const head = lines.next();
+    if (!head || (JSON.parse(head.toString()) as { root?: string }).root !== root) return false;
+    const hash = createHash('sha256').update(head).update('\n');
+    let count = 0;
+    for (let line = lines.next(); line; line = lines.next()) {
+      if (line[0] === 0x7b /* { */) {
+        const end = JSON.parse(line.toString()) as { end?: boolean; models?: number; sha256?: string };
+        return end.end === true && end.models === count && end.sha256 === hash.digest('hex') && lines.next() === undefined;
+      }
+      hash.update(line).update('\n');
+      count++;
+    }
+    return false;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The last build's cache, read forward: model folders asked for in walk order, or all of them in turn (a feed). */
+export class BuildCache {
+  private lines: Lines | undefined;
+  private fd: number | undefined;
+  private pending: CachedModel | undefined;
+  /** a cache of the first format: its entries by `owner/name/path`, and no listings */
+  private legacy: Map<string, [number, string, string, string, string, string, GgufFacts | null]> | undefined;
+  hits = 0;
+
+  private constructor() {}
+
+  static open(file: string | undefined, root: string): BuildCache {
+    const cache = new BuildCache();
+    if (!file) return cache;
+    try {
+      const fd = openSync(file, 'r');
+      const first = Buffer.alloc(FORMAT.length + 1);
+      readSync(fd, first, 0, first.length, 0);
+      closeSync(fd);
+      if (first.toString() === `${FORMAT}\n`) {
+        if (!wholeV2(file, root)) return cache;
+        cache.fd = openSync(file, 'r');
+        cache.lines = new Lines(cache.fd);
+        cache.lines.next(); // the format
+        cache.lines.next(); // the root
+      } else cache.legacy = readV1(file, root);
+    } catch {
+      // no cache, or one that cannot be read: everything is hashed
+    }
+    return cache;
   }
 
-  /** The recorded hash and facts when the stamp is exactly the recorded one. */
-  lookup(rel: string, stamp: FileStamp): CachedFile | undefined {
-    const e = this.old.get(rel);
-    if (!e || e[0] !== stamp.size || e[1] !== stamp.mtimeNs || e[2] !== stamp.ctimeNs || e[3] !== stamp.ino || e[4] !== stamp.dev)
+  /** Whether the cache lists the last build's folders (a change feed needs it). */
+  get listed(): boolean {
+    return this.lines !== undefined;
+  }
+
+  /** The next folder of the last build, in walk order (undefined at the end). */
+  nextModel(): CachedModel | undefined {
+    if (this.pending) {
+      const p = this.pending;
+      this.pending = undefined;
+      return p;
+    }
+    const line = this.lines?.next();
+    // the last line (the count and checksum) starts with {, a folder's with [
+    if (line?.[0] !== 0x5b) {
+      this.lines = undefined;
       return undefined;
-    this.next.set(rel, e);
-    this.hits++;
-    return { sha256: e[5], gguf: e[6] };
-  }
-
-  /** Record a file hashed now (`readAtMs`: when its bytes were read). */
-  record(rel: string, stamp: FileStamp, sha256: string, gguf: GgufFacts | null, readAtMs: number): void {
-    if (stamp.changedMs > readAtMs - RACY_MS) return;
-    this.next.set(rel, [stamp.size, stamp.mtimeNs, stamp.ctimeNs, stamp.ino, stamp.dev, sha256, gguf]);
-  }
-
-  /** The model folders the last build listed (`owner/name`), in no particular order. */
-  listedModels(): IterableIterator<string> {
-    return this.listings.keys();
+    }
+    return JSON.parse(line.toString()) as CachedModel;
   }
 
   /**
-   * The model folder `id` as the last build listed and hashed it, kept for the next build too; undefined when it was
-   * not listed or one of its files has no entry (one changed too close to its read): then it is listed again.
+   * The last build's record of folder `id` (asked in walk order: folders before it are passed over), as the rows a
+   * walk looks files up in.
    */
-  reuseListed(id: string): ListedModel | undefined {
-    const listing = this.listings.get(id);
-    if (!listing) return undefined;
-    const files: ListedModel['files'] = [];
-    for (const rel of listing[0]) {
-      const e = this.old.get(`${id}/${rel}`);
-      if (!e) return undefined;
-      files.push({ path: rel, size: e[0], sha256: e[5], gguf: e[6] });
+  model(id: string, before: (a: string, b: string) => boolean): ((rel: string) => CachedRow | undefined) | undefined {
+    if (this.legacy) {
+      const legacy = this.legacy;
+      return (rel) => {
+        const e = legacy.get(`${id}/${rel}`);
+        return e ? [rel, e[0], `${e[1]}:${e[2]}:${e[3]}:${e[4]}`, e[5], e[6]] : undefined;
+      };
     }
-    for (const rel of listing[0]) this.next.set(`${id}/${rel}`, this.old.get(`${id}/${rel}`) as Entry);
-    this.nextListings.set(id, listing);
-    this.hits += files.length;
-    return { files, facts: listing[1] };
+    for (let m = this.nextModel(); m; m = this.nextModel()) {
+      if (m[0] === id) {
+        const rows = new Map(m[1].map((r) => [r[0], r]));
+        return (rel) => rows.get(rel);
+      }
+      if (!before(m[0], id)) {
+        this.pending = m;
+        return undefined;
+      }
+    }
+    return undefined;
   }
 
-  /** Record a model folder as this build listed it. */
-  list(id: string, files: string[], facts: FolderFacts | null): void {
-    this.nextListings.set(id, [files, facts]);
+  close(): void {
+    if (this.fd !== undefined) closeSync(this.fd);
+    this.fd = undefined;
+    this.lines = undefined;
+  }
+}
+
+/** A cache of the first format, read whole (as it was written). */
+function readV1(file: string, root: string): BuildCache['legacy'] {
+  const text = readFileSync(file, 'utf8');
+  const nl = text.indexOf('\n');
+  const [format, sum] = text.slice(0, nl).split(' ');
+  const body = text.slice(nl + 1);
+  if (format !== FORMAT_V1 || createHash('sha256').update(body).digest('hex') !== sum) return undefined;
+  const parsed = JSON.parse(body) as {
+    root: string;
+    entries: Record<string, [number, string, string, string, string, string, GgufFacts | null]>;
+  };
+  return parsed.root === root ? new Map(Object.entries(parsed.entries)) : undefined;
+}
+
+/**
+ * The next cache, written beside the build as its folders are indexed (in walk order), to a temp file renamed over
+ * the last one only when the build is done: a build that fails leaves the last cache, which is still true of the
+ * files it names.
+ */
+export class NextCache {
+  private readonly fd: number;
+  private readonly tmp: string;
+  private readonly hash: Hash;
+  private chunk: string[] = [];
+  private size = 0;
+  private count = 0;
+
+  constructor(
+    private readonly file: string,
+    root: string,
+  ) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    // one name: builds on a data folder take turns (its build lock), and a killed one's file is written over
+    this.tmp = `${file}.tmp`;
+    this.fd = openSync(this.tmp, 'w', 0o644);
+    const head = JSON.stringify({ root });
+    this.hash = createHash('sha256').update(`${head}\n`);
+    writeSync(this.fd, `${FORMAT}\n${head}\n`);
   }
 
-  /** Write the files and folders seen by this build (those gone from the tree drop out), atomically. */
-  async save(file: string | undefined): Promise<void> {
-    if (!file) return;
-    const body = JSON.stringify({ root: this.root, entries: Object.fromEntries(this.next), models: Object.fromEntries(this.nextListings) });
-    await writeFileAtomic(file, `${FORMAT} ${createHash('sha256').update(body).digest('hex')}\n${body}`);
+  add(model: CachedModel): void {
+    const line = `${JSON.stringify(model)}\n`;
+    this.hash.update(line);
+    this.chunk.push(line);
+    this.size += line.length;
+    this.count++;
+    if (this.size > 1 << 20) this.flush();
+  }
+
+  /** Write the last line, make the file durable and put it in place. */
+  async commit(): Promise<void> {
+    this.chunk.push(`${JSON.stringify({ end: true, models: this.count, sha256: this.hash.digest('hex') })}\n`);
+    this.flush();
+    fsyncSync(this.fd);
+    closeSync(this.fd);
+    renameSync(this.tmp, this.file);
+    await syncDir(path.dirname(this.file));
+  }
+
+  abort(): void {
+    try {
+      closeSync(this.fd);
+      unlinkSync(this.tmp);
+    } catch {
+      // already gone
+    }
+  }
+
+  private flush(): void {
+    if (this.chunk.length) writeSync(this.fd, this.chunk.join(''));
+    this.chunk = [];
+    this.size = 0;
   }
 }

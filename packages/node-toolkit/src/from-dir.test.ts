@@ -163,10 +163,8 @@ describe('rebuilds with the rebuild cache', () => {
 
   it('a damaged cache file is ignored (every file hashed, same answers)', async () => {
     const text = readFileSync(cacheFile, 'utf8');
-    // Point one entry at another hash without fixing the checksum line.
-    const damaged = text.replace(/"org-0\/model-0\/config.json":\[(\d+),("[^"]*",){4}"([0-9a-f]{64})"/, (m, _s, _t, h) =>
-      m.replace(h, '0'.repeat(64)),
-    );
+    // Point one file at another hash without fixing the checksum line.
+    const damaged = text.replace(/\["config.json",(\d+),"[^"]*","([0-9a-f]{64})"/, (m, _s, h) => m.replace(h, '0'.repeat(64)));
     expect(damaged).not.toBe(text);
     writeFileSync(cacheFile, damaged);
     const store = new FsObjectStore(data);
@@ -174,6 +172,70 @@ describe('rebuilds with the rebuild cache', () => {
     const catalog = await readJson<CatalogObject>(store, result.catalog);
     const model = await readJson<ModelObject>(store, catalog.objects['org-0/model-0']?.model as string);
     expect(model.files.find((f) => f.path === 'config.json')?.sha256).toBe(sha256(path.join(tree, 'org-0', 'model-0', 'config.json')));
+  });
+});
+
+describe('the rebuild cache as a stream', () => {
+  it('a cache of the first format (one JSON document) is still read: an upgrade hashes nothing again', async () => {
+    const tree = await tmp('hub-cache-v1-tree-');
+    const data = await tmp('hub-cache-v1-data-');
+    writeTree(tree);
+    await new Promise((r) => setTimeout(r, 2100));
+    const cacheFile = path.join(data, 'cache', 'from-dir.json');
+    // as the first format recorded each file: [size, mtimeNs, ctimeNs, ino, dev, sha256, gguf]; one hash marked, so
+    // its use shows (a real cache holds the file's own)
+    const entries: Record<string, unknown[]> = {};
+    for (const owner of readdirSync(tree))
+      for (const model of readdirSync(path.join(tree, owner)))
+        for (const rel of ['config.json', 'sub/README.md', `${model}-Q4_K_M.gguf`]) {
+          const file = path.join(tree, owner, model, rel);
+          const st = statSync(file, { bigint: true });
+          const marked = owner === 'org-0' && model === 'model-0' && rel === 'config.json';
+          entries[`${owner}/${model}/${rel}`] = [
+            Number(st.size),
+            String(st.mtimeNs),
+            String(st.ctimeNs),
+            String(st.ino),
+            String(st.dev),
+            marked ? 'a'.repeat(64) : sha256(file),
+            null,
+          ];
+        }
+    const body = JSON.stringify({ root: tree, entries });
+    mkdirSync(path.dirname(cacheFile), { recursive: true });
+    writeFileSync(cacheFile, `hub.from-dir-cache/v1 ${createHash('sha256').update(body).digest('hex')}\n${body}`);
+    const read: string[] = [];
+    const store = new FsObjectStore(data);
+    const result = await buildFromDir(store, {
+      dir: tree,
+      sources: SOURCES,
+      date: '2026-11-22',
+      cacheFile,
+      log: { ...silentLogger, info: (o: object) => read.push(JSON.stringify(o)) },
+    });
+    expect(read).toContain(JSON.stringify({ files: 90, reused: 90 }));
+    const catalog = await readJson<CatalogObject>(store, result.catalog);
+    const model = await readJson<ModelObject>(store, catalog.objects['org-0/model-0']?.model as string);
+    expect(model.files.find((f) => f.path === 'config.json')?.sha256).toBe('a'.repeat(64));
+    // and it is written again in the second format, one line a folder
+    expect(readFileSync(cacheFile, 'utf8').split('\n')).toHaveLength(1 + 1 + 30 + 1 + 1);
+  });
+
+  it('a build that fails leaves the last cache as it was, and no temp file', async () => {
+    const tree = await tmp('hub-cache-fail-tree-');
+    const data = await tmp('hub-cache-fail-data-');
+    writeTree(tree);
+    const cacheFile = path.join(data, 'cache', 'from-dir.json');
+    await buildFromDir(new FsObjectStore(data), { dir: tree, sources: SOURCES, date: '2026-11-22', cacheFile });
+    const before = readFileSync(cacheFile);
+    writeFileSync(path.join(tree, 'org-1', 'model-1', 'config.json'), '{"changed":true}');
+    const failing = new FsObjectStore(data);
+    failing.put = async () => {
+      throw new Error('disk full (SYNTHETIC)');
+    };
+    await expect(buildFromDir(failing, { dir: tree, sources: SOURCES, date: '2026-11-23', cacheFile })).rejects.toThrow(/disk full/);
+    expect(readFileSync(cacheFile).equals(before)).toBe(true);
+    expect(readdirSync(path.dirname(cacheFile))).toEqual(['from-dir.json']);
   });
 });
 

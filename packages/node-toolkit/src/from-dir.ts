@@ -13,7 +13,18 @@ import {
   type ObjectStore,
   type ParsedGguf,
 } from '@hub/core-index';
-import { BuildCache, type FolderFacts, type ListedModel } from './build-cache.js';
+import {
+  BuildCache,
+  type CachedFile,
+  type CachedModel,
+  type CachedRow,
+  type FolderFacts,
+  hashedRow,
+  NextCache,
+  rowFile,
+  stampKey,
+  wholeRows,
+} from './build-cache.js';
 import { hashFileStamped, stampOf } from './hash-file.js';
 
 /** The optional facts file of a model folder (not indexed as a file). */
@@ -41,8 +52,8 @@ export interface FromDirOptions {
   cacheFile?: string;
   /** Keys that sign the transparency log's checkpoint (design 10.4). */
   signers?: readonly NoteSigner[];
-  /** progress callback: files hashed so far, of total */
-  progress?: (done: number, total: number, file: string) => void;
+  /** progress callback: files indexed so far (hashed or taken from the rebuild cache), and the last one */
+  progress?: (done: number, file: string) => void;
   /** Every model and source object of the new catalog, for the host's load pack (`BuildInput.onObject`). */
   onObject?: BuildInput['onObject'];
   /** The objects to derive the day's index pages from (`BuildInput.pages`: a LoadPackWriter filled through `onObject`). */
@@ -85,9 +96,6 @@ interface Walked {
   hasFacts: boolean;
 }
 
-/** A model folder to index: walked now, or (a change feed did not name it) as the last build listed it. */
-type Todo = { id: string; dir: string } & (({ listed?: undefined } & Walked) | { listed: ListedModel; files: string[] });
-
 /**
  * The files of one model folder, read synchronously: a few `readdir`s per model cost less than a thread-pool round
  * trip each (the build is a command, not a server answering requests).
@@ -116,16 +124,14 @@ export async function ggufFacts(file: string, relPath: string): Promise<GgufFact
   }
 }
 
-type FactsFile = FolderFacts;
-
 /**
  * Optional `.hub-facts.json` in a model folder (not indexed as a file): license, pipeline_tag,
  * library_name and tags, which a bare tree cannot tell.
  */
-function readFactsFile(dir: string): FactsFile {
+function readFolderFacts(dir: string): FolderFacts {
   try {
-    const raw = JSON.parse(readFileSync(path.join(dir, FACTS_FILE), 'utf8')) as FactsFile;
-    const out: FactsFile = {};
+    const raw = JSON.parse(readFileSync(path.join(dir, FACTS_FILE), 'utf8')) as FolderFacts;
+    const out: FolderFacts = {};
     if (typeof raw.license === 'string') out.license = raw.license;
     if (typeof raw.pipeline_tag === 'string') out.pipeline_tag = raw.pipeline_tag;
     if (typeof raw.library_name === 'string') out.library_name = raw.library_name;
@@ -164,32 +170,43 @@ export function treeLayoutProblem(root: string): string | undefined {
 
 const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1);
 
-/** Every model folder of the tree, walked (owners, then their models, by name). */
-function walkedTodo(root: string): Todo[] {
-  const todo: Todo[] = [];
+/** Whether folder `a` comes before folder `b` in walk order (owners by name, then their models by name). */
+function walksBefore(a: string, b: string): boolean {
+  const [sa, sb] = [a.indexOf('/'), b.indexOf('/')];
+  const [oa, ob] = [a.slice(0, sa), b.slice(0, sb)];
+  return oa !== ob ? oa < ob : a.slice(sa + 1) < b.slice(sb + 1);
+}
+
+/** A model folder to index: walked now (with the last build's rows to look its files up in), or taken as listed. */
+type Todo = { id: string; dir: string } & (
+  | { files: string[]; hasFacts: boolean; rows: ((rel: string) => CachedRow | undefined) | undefined; listed?: undefined }
+  | { listed: CachedModel; whole: Array<CachedFile & { path: string }> }
+);
+
+/** Every model folder of the tree, walked in order (owners, then their models, by name); one owner's names held at a time. */
+function* walkedTodo(root: string, cache: BuildCache): Generator<Todo> {
   const owners = readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.'));
   for (const owner of owners.sort(byName)) {
     const names = readdirSync(path.join(root, owner.name), { withFileTypes: true }).filter((e) => e.isDirectory());
     for (const name of names.sort(byName)) {
+      const id = `${owner.name}/${name.name}`;
       const dir = path.join(root, owner.name, name.name);
-      todo.push({ id: `${owner.name}/${name.name}`, dir, ...walk(dir) });
+      yield { id, dir, ...walk(dir), rows: cache.model(id, walksBefore) };
     }
   }
-  return todo;
 }
 
 /**
- * The model folders of the tree as a change feed tells them: the last build's folders, less the ones the feed names
- * (each named folder that is still there is walked; an owner named alone has each of its folders walked), in the
- * order {@link walkedTodo} gives. Only the named folders are listed or stat'ed.
+ * The model folders of the tree as a change feed tells them: the last build's folders in turn (from the cache, in
+ * walk order), each one the feed names walked again (or gone, when it is), the others taken as listed; and, merged in
+ * order, the folders the feed names that the last build did not have (an owner named alone: each of its folders).
+ * Only what the feed names is listed or stat'ed.
  */
-function fedTodo(root: string, cache: BuildCache, changed: readonly string[]): Todo[] {
-  const listed = [...cache.listedModels()];
-  if (listed.length === 0)
+function* fedTodo(root: string, cache: BuildCache, changed: readonly string[]): Generator<Todo> {
+  if (!cache.listed)
     throw new ChangeFeedError(
       `a change feed needs the rebuild cache of an earlier build of ${root} (its data folder's cache/from-dir.json): build once without it`,
     );
-  const ids = new Set(listed);
   const named = new Set<string>();
   const owners = new Set<string>();
   for (const p of changed) {
@@ -199,57 +216,59 @@ function fedTodo(root: string, cache: BuildCache, changed: readonly string[]): T
     else named.add(`${owner}/${name}`);
   }
   const isDir = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
+  // the named folders that are there (the last build's among them are met again in the cache)
+  const there = new Set([...named].filter((id) => isDir(path.join(root, id))));
   for (const owner of owners) {
-    for (const id of listed) if (id.startsWith(`${owner}/`)) ids.delete(id);
     const dir = path.join(root, owner);
-    if (isDir(dir)) for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) ids.add(`${owner}/${e.name}`);
+    if (isDir(dir)) for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) there.add(`${owner}/${e.name}`);
   }
-  for (const id of named) {
-    if (isDir(path.join(root, id))) ids.add(id);
-    else ids.delete(id);
+  const fresh = [...there].sort((a, b) => (walksBefore(a, b) ? -1 : 1));
+  let f = 0;
+  const walked = (id: string, model: CachedModel | undefined): Todo => {
+    const dir = path.join(root, id);
+    const rows = model ? new Map(model[1].map((r) => [r[0], r])) : undefined;
+    return { id, dir, ...walk(dir), rows: rows ? (rel) => rows.get(rel) : undefined };
+  };
+  for (let m = cache.nextModel(); m; m = cache.nextModel()) {
+    const id = m[0];
+    for (; f < fresh.length && walksBefore(fresh[f] as string, id); f++) yield walked(fresh[f] as string, undefined);
+    if (fresh[f] === id) f++;
+    if (named.has(id) || owners.has(id.slice(0, id.indexOf('/')))) {
+      if (there.has(id)) yield walked(id, m);
+      continue;
+    }
+    const whole = wholeRows(m);
+    // a folder with a file that kept no hash (changed too close to its read) is walked again; one gone is gone
+    if (whole) yield { id, dir: path.join(root, id), listed: m, whole };
+    else if (isDir(path.join(root, id))) yield walked(id, m);
   }
-  const split = [...ids].map((id) => {
-    const slash = id.indexOf('/');
-    return { id, owner: id.slice(0, slash), name: id.slice(slash + 1) };
-  });
-  split.sort((a, b) => (a.owner !== b.owner ? (a.owner < b.owner ? -1 : 1) : a.name < b.name ? -1 : 1));
-  const todo: Todo[] = [];
-  for (const { id, owner, name } of split) {
-    const dir = path.join(root, owner, name);
-    const kept = named.has(id) || owners.has(owner) ? undefined : cache.reuseListed(id);
-    if (kept) todo.push({ id, dir, listed: kept, files: kept.files.map((f) => f.path) });
-    // walked: named by the feed, or its listing cannot be reused (a file changed too close to its last read); one
-    // that is gone is gone from the index too
-    else if (isDir(dir)) todo.push({ id, dir, ...walk(dir) });
-  }
-  return todo;
+  for (; f < fresh.length; f++) yield walked(fresh[f] as string, undefined);
 }
 
 /**
  * Index a local tree laid out as `{owner}/{name}/…`: every model folder becomes a model, every file
  * is hashed with SHA-256 (streamed), the revision is derived from the listing, and each `--source`
  * is recorded as holding every file. The descriptor switches to the new catalog atomically.
+ * The folders are walked, hashed and handed to the builder a batch at a time, beside the rebuild cache read and
+ * written as a stream in the same order: a build holds a batch of folders, not the tree.
  */
 export async function buildFromDir(objects: ObjectStore, options: FromDirOptions): Promise<BuildResult> {
-  const models: BuildModelInput[] = [];
   const root = path.resolve(options.dir);
-  const cache = BuildCache.load(options.cacheFile, root);
-  const todo: Todo[] = options.changed ? fedTodo(root, cache, options.changed) : walkedTodo(root);
-  const total = todo.reduce((n, t) => n + t.files.length, 0);
-  let done = 0;
-  /** One file's record and GGUF facts: from the rebuild cache when its stamp is unchanged, else read and hashed. */
-  /** A file of a folder taken as the last build listed it: its record and facts as that build hashed them. */
-  const listedOne = (listed: ListedModel, k: number) => {
-    const f = listed.files[k] as ListedModel['files'][number];
-    return { record: { path: f.path, size: f.size, sha256: f.sha256 }, gguf: f.gguf };
-  };
-  const fileOne = async (t: { id: string; dir: string }, rel: string) => {
+  const cache = BuildCache.open(options.cacheFile, root);
+  let next: NextCache | undefined;
+  let files = 0;
+  let reused = 0;
+  /** One file of a walked folder: from the last build's row when its stamp is unchanged, else read and hashed. */
+  const fileOne = async (t: { dir: string; rows: ((rel: string) => CachedRow | undefined) | undefined }, rel: string) => {
     const full = path.join(t.dir, rel);
-    const key = `${t.id}/${rel}`;
-    if (cache.knows(key)) {
+    const row = t.rows?.(rel);
+    if (row && row.length === 5) {
       const stamp = stampOf(statSync(full, { bigint: true }));
-      const hit = cache.lookup(key, stamp);
-      if (hit) return { record: { path: rel, size: stamp.size, sha256: hit.sha256 }, gguf: hit.gguf };
+      const hit = rowFile(row, stampKey(stamp));
+      if (hit && hit.size === stamp.size) {
+        reused++;
+        return { file: hit, row };
+      }
     }
     const readAt = Date.now();
     const { sha256, size, stamp, head } = await hashFileStamped(full);
@@ -257,27 +276,38 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     // A small file that does not start with the GGUF magic is not parsed (the parser would refuse it anyway).
     const magic = !head || GGUF_MAGIC.every((b, i) => head[i] === b);
     if (magic && /\.gguf$/i.test(rel) && !isMmproj(rel)) gguf = (await ggufFacts(full, rel)) ?? null;
-    cache.record(key, stamp, sha256, gguf, readAt);
-    return { record: { path: rel, size, sha256 }, gguf };
+    return { file: { size, sha256, gguf }, row: hashedRow(rel, stamp, sha256, gguf, readAt) };
   };
-  const indexOne = async (t: Todo): Promise<BuildModelInput> => {
-    const files = [];
+  const indexOne = async (t: Todo): Promise<{ input: BuildModelInput; line: CachedModel }> => {
+    const records: Array<{ path: string; size: number; sha256: string }> = [];
+    const rows: CachedRow[] = [];
     const gguf: GgufFacts[] = [];
-    for (const [k, rel] of t.files.entries()) {
-      const one = t.listed ? listedOne(t.listed, k) : await fileOne(t, rel);
-      files.push(one.record);
-      if (one.gguf) gguf.push(one.gguf);
-      done++;
-      options.progress?.(done, total, `${t.id}/${rel}`);
+    const take = (rel: string, file: CachedFile) => {
+      records.push({ path: rel, size: file.size, sha256: file.sha256 });
+      if (file.gguf) gguf.push(file.gguf);
+      files++;
+      options.progress?.(files, `${t.id}/${rel}`);
+    };
+    let facts: FolderFacts | null;
+    if (t.listed) {
+      for (const f of t.whole) take(f.path, f);
+      rows.push(...t.listed[1]);
+      reused += t.whole.length;
+      facts = t.listed[2];
+    } else {
+      for (const rel of t.files) {
+        const one = await fileOne(t, rel);
+        take(rel, one.file);
+        rows.push(one.row);
+      }
+      facts = t.hasFacts ? readFolderFacts(t.dir) : null;
     }
     const first = gguf[0];
-    const facts = t.listed ? t.listed.facts : t.hasFacts ? readFactsFile(t.dir) : null;
-    if (!t.listed) cache.list(t.id, t.files, facts);
     const extra = facts ?? {};
-    options.log?.info({ model: t.id, files: files.length }, 'indexed model');
-    return {
+    options.log?.info({ model: t.id, files: records.length }, 'indexed model');
+    const input: BuildModelInput = {
       id: t.id,
-      files,
+      files: records,
       license: extra.license ?? null,
       facts: {
         ...(extra.pipeline_tag ? { pipeline_tag: extra.pipeline_tag } : {}),
@@ -290,22 +320,53 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
       },
       sources: options.sources.map((s) => ({ source: s.name, type: 'http' as const, ...(s.url ? { url: s.url } : {}) })),
     };
+    return { input, line: [t.id, rows, facts] };
   };
   // A few models at once: big files' streamed reads and GGUF header reads overlap instead of waiting on one file at a
-  // time (small files are read synchronously). Models keep the tree's order.
-  for (let i = 0; i < todo.length; i += HASH_CONCURRENCY) {
-    models.push(...(await Promise.all(todo.slice(i, i + HASH_CONCURRENCY).map(indexOne))));
+  // time (small files are read synchronously). Models keep the tree's order, and so do the next cache's lines.
+  async function* models(todo: Iterable<Todo>): AsyncGenerator<BuildModelInput> {
+    let batch: Todo[] = [];
+    const done = async () => {
+      const out = await Promise.all(batch.map(indexOne));
+      batch = [];
+      for (const o of out) next?.add(o.line);
+      return out.map((o) => o.input);
+    };
+    for (const t of todo) {
+      batch.push(t);
+      if (batch.length === HASH_CONCURRENCY) yield* await done();
+    }
+    yield* await done();
   }
-  const result = await buildIndex(objects, {
-    date: options.date ?? new Date().toISOString().slice(0, 10),
-    models,
-    ...(options.display ? { display: options.display } : {}),
-    ...(options.signers ? { signers: options.signers } : {}),
-    ...(options.onObject ? { onObject: options.onObject } : {}),
-    ...(options.pages ? { pages: options.pages } : {}),
-  });
-  // Only after the index is written: a build that failed leaves the previous cache (still true of the files).
-  await cache.save(options.cacheFile);
-  options.log?.info({ files: total, reused: cache.hits }, 'from-dir cache');
-  return result;
+  try {
+    const todo = options.changed ? fedTodo(root, cache, options.changed) : walkedTodo(root, cache);
+    // the first folder before anything is written: a feed without a cache to go on is refused here
+    const first = todo.next();
+    const rest: Iterable<Todo> = { [Symbol.iterator]: () => todo };
+    if (options.cacheFile) next = new NextCache(options.cacheFile, root);
+    const result = await buildIndex(objects, {
+      date: options.date ?? new Date().toISOString().slice(0, 10),
+      models: models(
+        first.done
+          ? []
+          : (function* () {
+              yield first.value;
+              yield* rest;
+            })(),
+      ),
+      ...(options.display ? { display: options.display } : {}),
+      ...(options.signers ? { signers: options.signers } : {}),
+      ...(options.onObject ? { onObject: options.onObject } : {}),
+      ...(options.pages ? { pages: options.pages } : {}),
+    });
+    // Only after the index is written: a build that failed leaves the previous cache (still true of the files).
+    cache.close();
+    await next?.commit();
+    options.log?.info({ files, reused }, 'from-dir cache');
+    return result;
+  } catch (e) {
+    cache.close();
+    next?.abort();
+    throw e;
+  }
 }

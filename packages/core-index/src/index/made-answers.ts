@@ -87,6 +87,11 @@ export function madeSlotCount(records: number): number {
   return n;
 }
 
+/** The bytes a record of `length` bytes takes in the file: records start at multiples of 8, padded with zeros. */
+export function madeRecordSpan(length: number): number {
+  return length + ((8 - (length % 8)) % 8);
+}
+
 /** The bytes a record takes before its padding to 8. */
 export function madeRecordLength(key: Uint8Array, contentType: Uint8Array, etag: Uint8Array, body: Uint8Array): number {
   return MADE_RECORD_HEAD + key.length + contentType.length + etag.length + body.length + MADE_DIGEST_BYTES;
