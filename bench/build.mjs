@@ -1,5 +1,5 @@
 // Build speed of `hub index build --from-dir` over the SYNTHETIC tree of `pnpm bench --models N` (issue 18).
-// Usage: node bench/build.mjs [--models 10000] [--runs 3] [--keep DIR] [--changed 1] [--feed] [--cpu-prof DIR]
+// Usage: node bench/build.mjs [--models 10000] [--runs 3] [--keep DIR] [--changed 1] [--feed] [--dist CHECKOUT] [--cpu-prof DIR]
 // (--runs 0 with --keep: only the two rebuilds, on the data folder an earlier run kept)
 // Each run builds the tree into an empty data folder (ms per model: min / median / max over the runs). Then, on the
 // last run's data: the same day built again with nothing changed (0 objects written), and the next day's build after
@@ -7,8 +7,9 @@
 // objects plus the catalog, or its root and changed shards). --keep DIR keeps the tree (and the last data folder) in
 // DIR/models-N and reuses the tree on the next run. --feed gives both rebuilds a change feed (`--changed FILE`: none
 // for the same day, the changed files for the next), so they walk only what changed. Run `pnpm build` first (it runs
-// the built CLI).
-import { execFileSync } from 'node:child_process';
+// the built CLI). --dist runs the hub of another built checkout (a before/after comparison on copies of one kept folder).
+// Each build's wall time and peak RSS (the build's process) are printed.
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,6 +23,7 @@ const { values } = parseArgs({
     keep: { type: 'string' },
     changed: { type: 'string', default: '1' },
     feed: { type: 'boolean', default: false },
+    dist: { type: 'string' },
     'cpu-prof': { type: 'string' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
@@ -61,17 +63,21 @@ function build(data, label, date = '2026-11-22', feed = undefined) {
     changedArgs = ['--changed', file];
   }
   const t0 = performance.now();
-  const out = execFileSync(process.execPath, [...prof, ...fromDirBuildArgs(tree, data, date), ...changedArgs], {
-    cwd: root,
+  const out = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...prof, ...fromDirBuildArgs(tree, data, date), ...changedArgs], {
+    cwd: values.dist ? path.resolve(values.dist) : root,
     env: { ...process.env, HUB_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     encoding: 'utf8',
+    maxBuffer: 1 << 30,
   });
+  if (out.status !== 0) throw new Error(`the build failed (exit ${out.status}): ${out.stderr}`);
   const ms = performance.now() - t0;
-  const result = JSON.parse(out.trim().split('\n').pop());
+  const result = JSON.parse(out.stdout.trim().split('\n').pop());
+  // GNU time's last line: the build's peak resident set in KB
+  const peakMB = Math.round(Number(out.stderr.trim().split('\n').pop()) / 1024);
   const written = countObjects(data) - before;
   console.log(
-    `${label}: ${(ms / 1000).toFixed(2)} s, ${(ms / MODELS).toFixed(3)} ms/model, ${result.models} models, ${written} objects written`,
+    `${label}: ${(ms / 1000).toFixed(2)} s, ${(ms / MODELS).toFixed(3)} ms/model, ${result.models} models, ${written} objects written, peak RSS ${peakMB} MB`,
   );
   return { ms, written, catalog: result.catalog };
 }

@@ -173,7 +173,8 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   const sources = sourceOptions(values.source);
   if (sources.length === 0) throw new UsageError('needs at least one --source NAME=URL_TEMPLATE: the place the bytes can be fetched from');
   const { buildFromDir, ChangeFeedError, changeFeedPaths, treeLayoutProblem } = await import('@hub/node-toolkit');
-  const layout = treeLayoutProblem(path.resolve(dir));
+  // (lists every owner folder: a build with a change feed goes on from a build of this tree that was checked)
+  const layout = values.changed === undefined ? treeLayoutProblem(path.resolve(dir)) : undefined;
   if (layout) throw new CliError(`--from-dir: ${layout}`);
   let changed: string[] | undefined;
   if (values.changed !== undefined) {
