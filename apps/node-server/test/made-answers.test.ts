@@ -285,7 +285,7 @@ describe('made answers in process', () => {
     expect(Math.max(...gaps)).toBeLessThan(took / 2);
   });
 
-  it('a hub that nobody asks fills its slot table all the same (nothing else need wake the event loop)', async () => {
+  it('a reader that nobody asks fills its slot table within a timer'"'"'s wait', async () => {
     const reader = madeAnswersFrom(dataDir)(pages, []);
     expect(reader.inUse).toBe(true);
     // one timer, and no other work: the table is filled while it waits
