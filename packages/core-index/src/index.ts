@@ -128,7 +128,7 @@ export {
 export { listFrom, MemoryObjectStore } from './index/memory-object-store.js';
 export { isModelId, MAX_MODEL_ID_LENGTH, ociName } from './index/model-id.js';
 export { ObjectCache } from './index/object-cache.js';
-export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredObject } from './index/object-store.js';
+export type { ListPage, ListQuery, ObjectStore, PutOptions, StoredListing, StoredObject } from './index/object-store.js';
 export { newObjectMetadata, REF_NAME, withRef } from './index/object-store.js';
 export { ollamaTemplateFor } from './index/ollama-template.js';
 export { PAGE_KIND, PAGES_KIND, type PagesRoot } from './index/page-layout.js';

@@ -221,6 +221,20 @@ describe('the rebuild cache as a stream', () => {
     expect(readFileSync(cacheFile, 'utf8').split('\n')).toHaveLength(1 + 1 + 30 + 1 + 1);
   });
 
+  it('a reused object lost from the data folder is written again by the next build (checked against its listing)', async () => {
+    const tree = await tmp('hub-lost-tree-');
+    const data = await tmp('hub-lost-data-');
+    writeTree(tree);
+    const first = await buildFromDir(new FsObjectStore(data), { dir: tree, sources: SOURCES, date: '2026-11-22' });
+    const model = (await readJson<CatalogObject>(new FsObjectStore(data), first.catalog)).objects['org-1/model-4']?.model as string;
+    const file = path.join(data, 'objects', model.slice(7, 9), model.slice(7));
+    rmSync(file);
+    const store = new FsObjectStore(data);
+    const next = await buildFromDir(store, { dir: tree, sources: SOURCES, date: '2026-11-23' });
+    expect((await readJson<CatalogObject>(store, next.catalog)).objects['org-1/model-4']?.model).toBe(model);
+    expect(statSync(file).isFile()).toBe(true);
+  });
+
   it('a build that fails leaves the last cache as it was, and no temp file', async () => {
     const tree = await tmp('hub-cache-fail-tree-');
     const data = await tmp('hub-cache-fail-data-');

@@ -107,6 +107,9 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   // What the last build remembered (build-memo.ts): with it, yesterday's catalog is not read.
   const memo = input.reuse === false ? undefined : await BuildMemo.read(objects, prevCatalogAddress);
   const memoWriter = new BuildMemoWriter(objects);
+  // What the store holds as the build starts, listed once (a local store): the objects the memo reuses are checked
+  // against it, not one call to the disk each. Only with a memo: a build without one reuses nothing.
+  const listed = memo && objects.listing ? await objects.listing() : undefined;
   // Without a memo that knows an id: yesterday's catalog and (its objects need not be put again either) the catalog of
   // this same day when it is built again, each read once when first needed.
   let catalogs: Promise<Array<CatalogObject | undefined>> | undefined;
@@ -305,6 +308,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       keepStored(
         objects,
         done.flatMap((d) => d.kept),
+        listed,
       ),
     ]);
     written.catch(() => {}); // waited for below; this only keeps a failure from counting as unhandled meanwhile

@@ -3,7 +3,7 @@
 import type { Address } from '../index/blake3.js';
 import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
 import { readCatalog } from '../index/catalog-shards.js';
-import { missingOf, type ObjectStore } from '../index/object-store.js';
+import { missingOf, type ObjectStore, type StoredListing } from '../index/object-store.js';
 import type { CatalogObject, ModelObject } from '../index/schemas.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 
@@ -33,16 +33,13 @@ export interface Kept {
 
 /**
  * Put again the reused objects the store lost (from the same value, checked to hash as the memo says). Asked of the
- * store for a chunk of models at once (`missing`): each object is still checked, without a promise each.
+ * store's listing taken when the build started, when it has one (no call to the disk per object), else of the store
+ * for a chunk of models at once (`missing`): each object is still checked, without a promise each.
  */
-export async function keepStored(objects: ObjectStore, kept: Kept[]): Promise<void> {
+export async function keepStored(objects: ObjectStore, kept: Kept[], listed?: StoredListing): Promise<void> {
   if (kept.length === 0) return;
-  const lost = new Set(
-    await missingOf(
-      objects,
-      kept.map((k) => k.address),
-    ),
-  );
+  const addresses = kept.map((k) => k.address);
+  const lost = new Set(listed ? listed.missing(addresses) : await missingOf(objects, addresses));
   await Promise.all(
     kept
       .filter((k) => lost.has(k.address))

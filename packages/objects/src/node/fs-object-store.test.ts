@@ -219,5 +219,19 @@ describe('FsObjectStore.missing (a build checks what it reuses, many at once)', 
     const asked = [ids[3], unknown, ids[0], ids[2], 'blake3:not-an-address', ids[1]] as Address[];
     expect(await fresh.missing(asked)).toEqual([unknown, ids[2], 'blake3:not-an-address']);
     for (const a of asked) expect(await fresh.has(a)).toBe(!(await fresh.missing([a])).length);
+    // the listing a build takes when it starts answers the same, without a call to the disk per address
+    const listed = await fresh.listing();
+    expect(listed.missing(asked)).toEqual([unknown, ids[2], 'blake3:not-an-address']);
+    // it is of its moment: an object another process put after it counts as missing (a build then puts it again,
+    // harmlessly), one removed after it as stored
+    const other = new FsObjectStore(dir);
+    const later = (
+      await other.put(canonicalBytes({ kind: 'model-hub.model', n: 9 }), { kind: 'model-hub.model', mediaType: 'application/json' })
+    ).meta.id as Address;
+    await rm(path.join(dir, 'objects', (ids[0] as string).slice(7, 9), (ids[0] as string).slice(7)));
+    expect(listed.missing([later, ids[0] as Address])).toEqual([later]);
+    expect((await fresh.listing()).missing([later, ids[0] as Address])).toEqual([ids[0]]);
+    // an empty data folder lists nothing
+    expect((await new FsObjectStore(await tempDir()).listing()).missing([ids[1] as Address])).toEqual([ids[1]]);
   });
 });
