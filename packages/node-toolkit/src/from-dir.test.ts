@@ -10,6 +10,7 @@ import {
   MEMO_CHUNK_KIND,
   MEMO_KIND,
   type ModelObject,
+  PAGE_KIND,
   silentLogger,
 } from '@hub/core-index';
 import { FsObjectStore } from '@hub/objects/node';
@@ -233,6 +234,23 @@ describe('the rebuild cache as a stream', () => {
     const next = await buildFromDir(store, { dir: tree, sources: SOURCES, date: '2026-11-23' });
     expect((await readJson<CatalogObject>(store, next.catalog)).objects['org-1/model-4']?.model).toBe(model);
     expect(statSync(file).isFile()).toBe(true);
+  });
+
+  it('index pages lost from the data folder are written again by the next build (checked against its listing)', async () => {
+    const tree = await tmp('hub-lost-pages-tree-');
+    const data = await tmp('hub-lost-pages-data-');
+    writeTree(tree);
+    await buildFromDir(new FsObjectStore(data), { dir: tree, sources: SOURCES, date: '2026-11-22', pages: true });
+    const store = new FsObjectStore(data);
+    const pages: string[] = [];
+    for (const a of objectFiles(data)) if ((await store.meta(a as Address))?.kind === PAGE_KIND) pages.push(a);
+    expect(pages.length).toBeGreaterThan(3);
+    const lost = pages.filter((_, i) => i % 3 === 0);
+    for (const a of lost) rmSync(path.join(data, 'objects', a.slice(7, 9), a.slice(7)));
+    // the next day, nothing changed: the same pages, the lost ones put again
+    await buildFromDir(new FsObjectStore(data), { dir: tree, sources: SOURCES, date: '2026-11-23', pages: true });
+    const after = objectFiles(data);
+    for (const a of pages) expect(after.has(a), a).toBe(true);
   });
 
   it('a build that fails leaves the last cache as it was, and no temp file', async () => {

@@ -110,6 +110,9 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   // What the store holds as the build starts, listed once (a local store): the objects the memo reuses are checked
   // against it, not one call to the disk each. Only with a memo: a build without one reuses nothing.
   const listed = memo && objects.listing ? await objects.listing() : undefined;
+  // The store as the checks of what the memo names see it: `has` from that listing (the catalog shards, index pages
+  // and objects of earlier builds), everything else the store's own.
+  const checking: ObjectStore = listed ? withHas(objects, async (a) => listed.missing([a]).length === 0) : objects;
   // Without a memo that knows an id: yesterday's catalog and (its objects need not be put again either) the catalog of
   // this same day when it is built again, each read once when first needed.
   let catalogs: Promise<Array<CatalogObject | undefined>> | undefined;
@@ -125,7 +128,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const format = await pagesFormat();
   // A catalog shard whose rows are the last build's (by their input keys and addresses) is that shard.
   const catalogWriter = new CatalogWriter(
-    objects,
+    checking,
     { date: input.date, prev: prevCatalogAddress ?? null },
     input.catalogLimit,
     {
@@ -138,7 +141,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     (part, place) => memoWriter.place(part, place),
   );
   const pagesWriter = input.pages
-    ? new IndexPagesWriter(objects, {
+    ? new IndexPagesWriter(checking, {
         page: (k) => memo?.page(k, format),
         record: (k, p) => memoWriter.page(k, p),
         root: async (list) => memo?.root(list, format),
@@ -242,7 +245,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       const store = (kind: BuiltObjectKind, { value, bytes, address }: ReturnType<typeof encode>): Address => {
         input.onObject?.(kind, address, value, bytes);
         const put = () => objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE });
-        puts.push(known.has(address) ? objects.has(address).then((has) => (has ? undefined : put())) : put());
+        puts.push(known.has(address) ? checking.has(address).then((has) => (has ? undefined : put())) : put());
         return address;
       };
       modelAddress = store('model-hub.model', encodedModel);
@@ -369,6 +372,24 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const written = await commitDays(objects, archive, catalogAddress, input.signers ?? []);
   Object.assign(day, written.days[0]);
   return { catalog: catalogAddress, models: modelCount, files: fileCount, bytes: byteCount, day };
+}
+
+/**
+ * `objects` with another `has`: every other member is the store's own, called on the store (a view made with
+ * `Object.create` would set the store's fields on itself, such as its group commit's state).
+ */
+function withHas(objects: ObjectStore, has: (a: Address) => Promise<boolean>): ObjectStore {
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(objects, {
+    get(target, key) {
+      if (key === 'has') return has;
+      const value = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      let b = bound.get(key);
+      if (!b) bound.set(key, (b = value.bind(target)));
+      return b;
+    },
+  });
 }
 
 /** The archive document kept in the `archive` ref (newest day first). */

@@ -113,6 +113,8 @@ export class IndexPagesWriter {
     if (part.base) this.deferred = false;
     if (part.terms) this.termsDeferred = false;
     if (part.shas) this.shasDeferred = false;
+    // a page written again this build (one the store had lost) may still be in the writer's batch: read what is stored
+    await this.w.flush();
     let rank = 0;
     for (const address of this.modelPages) {
       const stored = await this.store.get(address as Address);
