@@ -386,7 +386,10 @@ function withHas(objects: ObjectStore, has: (a: Address) => Promise<boolean>): O
       const value = Reflect.get(target, key, target);
       if (typeof value !== 'function') return value;
       let b = bound.get(key);
-      if (!b) bound.set(key, (b = value.bind(target)));
+      if (!b) {
+        b = value.bind(target);
+        bound.set(key, b);
+      }
       return b;
     },
   });
