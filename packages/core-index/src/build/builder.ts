@@ -22,7 +22,7 @@ import { commitDays } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 import { type BuildModelInput, lazyRow, withRow } from './model-row.js';
 import { pagesFormat } from './pages-format.js';
-import { type Kept, keepStored, readCatalogOrNone, readPrev, sameContent } from './reuse-store.js';
+import { type Kept, keepStored, readCatalogOrNone, readPrev, sameContent, withHas } from './reuse-store.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 
@@ -372,27 +372,6 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const written = await commitDays(objects, archive, catalogAddress, input.signers ?? []);
   Object.assign(day, written.days[0]);
   return { catalog: catalogAddress, models: modelCount, files: fileCount, bytes: byteCount, day };
-}
-
-/**
- * `objects` with another `has`: every other member is the store's own, called on the store (a view made with
- * `Object.create` would set the store's fields on itself, such as its group commit's state).
- */
-function withHas(objects: ObjectStore, has: (a: Address) => Promise<boolean>): ObjectStore {
-  const bound = new Map<PropertyKey, unknown>();
-  return new Proxy(objects, {
-    get(target, key) {
-      if (key === 'has') return has;
-      const value = Reflect.get(target, key, target);
-      if (typeof value !== 'function') return value;
-      let b = bound.get(key);
-      if (!b) {
-        b = value.bind(target);
-        bound.set(key, b);
-      }
-      return b;
-    },
-  });
 }
 
 /** The archive document kept in the `archive` ref (newest day first). */

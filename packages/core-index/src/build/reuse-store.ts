@@ -54,3 +54,24 @@ export async function readPrev(objects: ObjectStore, address: string): Promise<M
   const s = await objects.get(address as Address);
   return s ? (JSON.parse(new TextDecoder().decode(s.bytes)) as ModelObject) : undefined;
 }
+
+/**
+ * `objects` with another `has`: every other member is the store's own, called on the store (a view made with
+ * `Object.create` would set the store's fields on itself, such as its group commit's state).
+ */
+export function withHas(objects: ObjectStore, has: (a: Address) => Promise<boolean>): ObjectStore {
+  const bound = new Map<PropertyKey, unknown>();
+  return new Proxy(objects, {
+    get(target, key) {
+      if (key === 'has') return has;
+      const value = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      let b = bound.get(key);
+      if (!b) {
+        b = value.bind(target);
+        bound.set(key, b);
+      }
+      return b;
+    },
+  });
+}

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, renameSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -19,6 +19,7 @@ import {
 import { DERIVED_MAX_BYTES, derivable, derivedMeta } from './derived-meta.js';
 import { syncDir, tempName, writeDurable, writeFileAtomic } from './durable-files.js';
 import { withFileLock } from './file-lease.js';
+import { listObjects } from './fs-listing.js';
 import { readRangeSync, readWholeSync } from './fs-read.js';
 import { syncFs } from './sync-fs.js';
 
@@ -48,9 +49,6 @@ interface PendingPut {
  * {@link FsObjectStore}), for readers of the folder that hold no store (`hub index verify`'s worker threads). No
  * `path.join`: it is on the hot path of every read.
  */
-/** An object's bytes file name: its address's 64 hex digits. */
-const HEX64 = /^[0-9a-f]{64}$/;
-
 export function objectFile(objectsDir: string, address: string): string {
   return `${objectsDir}${path.sep}${address.slice(7, 9)}${path.sep}${address.slice(7)}`;
 }
@@ -156,44 +154,9 @@ export class FsObjectStore implements ObjectStore {
     return addresses.filter((a) => !this.hasSync(a));
   }
 
-  /**
-   * The objects stored now (`ObjectStore.listing`): each fan-out folder read once, kept as the sorted 32-bit numbers of
-   * the eight hex digits after the folder's two (4 bytes an object: 13 MB for 3,200,000 objects), so a build's
-   * hundreds of thousands of checks cost a binary search each instead of an `access` (about 10 µs on a VM). Two
-   * addresses alike in those 40 bits count as one: a lost object is then taken as stored, about 3 chances in a million
-   * in a folder of 12,500 objects (3,200,000 in all), and `hub index verify` still names it.
-   */
+  /** The objects stored now (`ObjectStore.listing`; fs-listing.ts): one read of each fan-out folder. */
   async listing(): Promise<StoredListing> {
-    const folders = new Map<string, Uint32Array>();
-    let fanOut: string[];
-    try {
-      fanOut = readdirSync(this.objectsDir);
-    } catch {
-      fanOut = [];
-    }
-    for (const folder of fanOut) {
-      if (!/^[0-9a-f]{2}$/.test(folder)) continue;
-      const names = readdirSync(path.join(this.objectsDir, folder));
-      const ids = new Uint32Array(names.length);
-      let n = 0;
-      for (const name of names) if (name.length === 64 && HEX64.test(name)) ids[n++] = Number.parseInt(name.slice(2, 10), 16);
-      folders.set(folder, ids.subarray(0, n).sort());
-    }
-    const listed = (address: Address): boolean => {
-      const ids = folders.get(address.slice(7, 9));
-      if (!ids) return false;
-      const want = Number.parseInt(address.slice(9, 17), 16);
-      let [lo, hi] = [0, ids.length - 1];
-      while (lo <= hi) {
-        const mid = (lo + hi) >>> 1;
-        const at = ids[mid] as number;
-        if (at === want) return true;
-        if (at < want) lo = mid + 1;
-        else hi = mid - 1;
-      }
-      return false;
-    };
-    return { missing: (addresses) => addresses.filter((a) => !this.cache.has(a) && !(isAddress(a) && listed(a))) };
+    return listObjects(this.objectsDir, (a) => this.cache.has(a));
   }
 
   private hasSync(address: Address): boolean {
