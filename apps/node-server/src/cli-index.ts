@@ -176,6 +176,8 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   // (lists every owner folder: a build with a change feed goes on from a build of this tree that was checked)
   const layout = values.changed === undefined ? treeLayoutProblem(path.resolve(dir)) : undefined;
   if (layout) throw new CliError(`--from-dir: ${layout}`);
+  // a change feed that cannot be used (a path outside the tree, no rebuild cache of it): one line
+  const feedError = (e: unknown) => (e instanceof ChangeFeedError ? new CliError(`--changed: ${e.message}`) : e);
   let changed: string[] | undefined;
   if (values.changed !== undefined) {
     const { readFileSync } = await import('node:fs');
@@ -188,8 +190,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
     try {
       changed = changeFeedPaths(path.resolve(dir), text.split('\n'));
     } catch (e) {
-      if (e instanceof ChangeFeedError) throw new CliError(`--changed: ${e.message}`);
-      throw e;
+      throw feedError(e);
     }
   }
   (await import('./blake3-node.js')).installFastBlake3();
@@ -229,8 +230,7 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
       return r;
     }),
   ).catch((e: unknown) => {
-    // no rebuild cache of this tree for the change feed: one line, as a path outside it is
-    throw e instanceof ChangeFeedError ? new CliError(`--changed: ${e.message}`) : e;
+    throw feedError(e);
   });
   process.stdout.write(
     `${JSON.stringify({ catalog: result.catalog, models: result.models, files: result.files, bytes: result.bytes, date: result.day.date, seconds: (Date.now() - started) / 1000 })}\n`,

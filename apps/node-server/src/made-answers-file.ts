@@ -246,13 +246,8 @@ function openMade(
     if (typeof head === 'string') return head;
     if (head.pages !== pages) return OTHER_DAY;
     if (fstatSync(fd).size !== head.size) return 'the file is not as long as its head says';
-    try {
-      reader = new MadeAnswersFile(fd, file, head, tableBytes, tally, log);
-    } catch (e) {
-      return `its slot table could not be read: ${String(e).slice(0, 200)}`;
-    }
-    // Made by this code? The head models' answers are made again and compared (a file of an older hub is not used).
-    // (a check reader: its look-ups are not the hub's, so they are not counted)
+    // Made by this code? The head models' answers are made again and compared (a file of an older hub is not used),
+    // by a reader of its own: its look-ups are not the hub's (not counted), and it keeps no table.
     const check = new MadeAnswersFile(fd, file, head, 0, { answered: 0, refused: 0 }, log);
     for (const model of headModels)
       for (const maker of makers) {
@@ -261,6 +256,12 @@ function openMade(
         if (!kept || kept.etag !== now.etag || kept.contentType !== now.contentType || !Buffer.from(kept.bytes).equals(now.bytes))
           return `the answer ${maker.key(model).slice(0, 120)} is not what this hub makes`;
       }
+    // the hub's reader, whose slot table is filled after the open, only for a file that is used
+    try {
+      reader = new MadeAnswersFile(fd, file, head, tableBytes, tally, log);
+    } catch (e) {
+      return `its slot table could not be read: ${String(e).slice(0, 200)}`;
+    }
     return undefined;
   })();
   if (why === undefined && reader) {

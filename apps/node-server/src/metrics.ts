@@ -327,22 +327,26 @@ export function promMetrics(
   }
 
   function watchMade(state: () => MadeState): void {
-    new Gauge({
-      name: 'hub_made_answers_in_use',
-      help: "Whether the day served answers its cold look-ups from the data folder's made-answers file (1) or renders them from its index pages (0).",
-      registers,
-      collect() {
-        this.set(state().inUse ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'hub_made_answers_table_in_memory',
-      help: "Whether the made-answers file's slot table is held in memory (1: a look-up is one read) or read from the file (0).",
-      registers,
-      collect() {
-        this.set(state().tableInMemory ? 1 : 0);
-      },
-    });
+    /** a 0/1 gauge read from the state at each scrape */
+    const flag = (name: string, help: string, on: (s: MadeState) => boolean) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(on(state()) ? 1 : 0);
+        },
+      });
+    flag(
+      'hub_made_answers_in_use',
+      "Whether the day served answers its cold look-ups from the data folder's made-answers file (1) or renders them from its index pages (0).",
+      (s) => s.inUse,
+    );
+    flag(
+      'hub_made_answers_table_in_memory',
+      "Whether the made-answers file's slot table is held in memory (1: a look-up is one read) or read from the file (0).",
+      (s) => s.tableInMemory,
+    );
     // counted in plain numbers by the readers; the difference since the last scrape is added here
     const reported = { answered: 0, refused: 0 };
     new Counter({

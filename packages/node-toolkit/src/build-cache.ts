@@ -55,12 +55,18 @@ export const stampKey = (s: FileStamp): string => `${s.mtimeNs}:${s.ctimeNs}:${s
 
 /** The row of a file hashed now, or its path alone when it changed too close to its read (`readAtMs`). */
 export function hashedRow(rel: string, stamp: FileStamp, sha256: string, gguf: GgufFacts | null, readAtMs: number): CachedRow {
-  return stamp.changedMs > readAtMs - RACY_MS ? [rel] : [rel, Number(stamp.size), stampKey(stamp), sha256, gguf];
+  return stamp.changedMs > readAtMs - RACY_MS ? [rel] : [rel, stamp.size, stampKey(stamp), sha256, gguf];
 }
 
 /** The file of a row when its stamp is `stamp` (undefined: hash it again). */
 export function rowFile(row: CachedRow | undefined, stamp: string): CachedFile | undefined {
   return row && row.length === 5 && row[2] === stamp ? { size: row[1], sha256: row[3], gguf: row[4] } : undefined;
+}
+
+/** A folder's rows by path, as a walk looks its files up. */
+export function rowsOf(model: CachedModel): (rel: string) => CachedRow | undefined {
+  const rows = new Map(model[1].map((r) => [r[0], r]));
+  return (rel) => rows.get(rel);
 }
 
 /** Every row of a folder with its hash, or undefined when one has none (then the folder is walked again). */
@@ -194,10 +200,7 @@ export class BuildCache {
       };
     }
     for (let m = this.nextModel(); m; m = this.nextModel()) {
-      if (m[0] === id) {
-        const rows = new Map(m[1].map((r) => [r[0], r]));
-        return (rel) => rows.get(rel);
-      }
+      if (m[0] === id) return rowsOf(m);
       if (!before(m[0], id)) {
         this.pending = m;
         return undefined;

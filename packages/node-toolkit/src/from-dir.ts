@@ -22,6 +22,7 @@ import {
   hashedRow,
   NextCache,
   rowFile,
+  rowsOf,
   stampKey,
   wholeRows,
 } from './build-cache.js';
@@ -226,8 +227,7 @@ function* fedTodo(root: string, cache: BuildCache, changed: readonly string[]): 
   let f = 0;
   const walked = (id: string, model: CachedModel | undefined): Todo => {
     const dir = path.join(root, id);
-    const rows = model ? new Map(model[1].map((r) => [r[0], r])) : undefined;
-    return { id, dir, ...walk(dir), rows: rows ? (rel) => rows.get(rel) : undefined };
+    return { id, dir, ...walk(dir), rows: model ? rowsOf(model) : undefined };
   };
   for (let m = cache.nextModel(); m; m = cache.nextModel()) {
     const id = m[0];
