@@ -1,15 +1,20 @@
-import { type Address, MemoryObjectStore } from '@hub/core-index';
+import { type Address, loadIndex, MemoryObjectStore } from '@hub/core-index';
 import { buildWithPages, syntheticModels } from '@hub/core-index/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Env } from '../src/bindings.js';
 import worker from '../src/worker.js';
-import { type RunningEdge, startEdge } from './harness.js';
+import { demoStore, type RunningEdge, startEdge } from './harness.js';
 
 /**
  * A cold isolate's storage operations before its first answer (design 11.1; Workers allow 1,000 an invocation): the
  * Worker's own code (src/worker.ts) run with a fresh `env` whose R2, KV and D1 bindings are Miniflare's, each wrapped
  * to count every call, on a SYNTHETIC index of 300 models and on the demo index. With the day's pages the count is
  * small and the same at both sizes; the whole store reads every model and source object.
+ *
+ * The whole store's case runs on the demo day: Miniflare's bindings seen from Node make every property read of an R2
+ * object a synchronous call to workerd, and under a loaded CI machine hundreds of them (300 models read whole) once
+ * answered a call with another's reply (cloudflare/workers-sdk#15552, fixed only in Miniflares that need Node 22),
+ * which failed the start. Every model object the demo's catalog names is asserted read, so the contrast is exact.
  */
 
 interface Counts {
@@ -69,11 +74,13 @@ let big: RunningEdge;
 let small: RunningEdge;
 const models = syntheticModels(300);
 const store = new MemoryObjectStore();
+let demo: MemoryObjectStore;
 
 beforeAll(async () => {
   await buildWithPages(store, models);
+  demo = await demoStore();
   big = await startEdge({ store });
-  small = await startEdge();
+  small = await startEdge({ store: demo });
 }, 600_000);
 
 afterAll(async () => {
@@ -117,9 +124,22 @@ describe('a cold isolate reads a bounded number of storage objects before its fi
   });
 
   it('memory loads the day whole: every model object read before the first answer (what the pages remove)', async () => {
-    const cold = await coldEnv(big, { INDEX_STORE: 'memory' });
-    const res = await worker.fetch(new Request(`http://edge.test/api/models/${models[7]?.id}`), cold.env, ctx);
-    expect(res.status).toBe(200);
-    expect(cold.counts.r2).toBeGreaterThan(300);
-  }, 300_000);
+    const current = (await demo.readRef('current')) as Address;
+    const day = await loadIndex(demo, current);
+    const modelKeys = day.models().map((m) => `objects/${m.address.slice('blake3:'.length)}`);
+    expect(modelKeys.length).toBeGreaterThan(0);
+
+    const paged = await coldEnv(small, { INDEX_STORE: 'paged' });
+    const res = await worker.fetch(new Request('http://edge.test/api/models/demo/tiny-bert-synthetic'), paged.env, ctx);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const pagedKeys = new Set(paged.calls.filter((c) => c.binding === 'r2' && c.method === 'get').map((c) => c.key));
+    for (const k of modelKeys) expect(pagedKeys.has(k)).toBe(false);
+
+    const whole = await coldEnv(small, { INDEX_STORE: 'memory' });
+    const r = await worker.fetch(new Request('http://edge.test/api/models/demo/tiny-bert-synthetic'), whole.env, ctx);
+    expect(r.status, await r.clone().text()).toBe(200);
+    const wholeKeys = new Set(whole.calls.filter((c) => c.binding === 'r2' && c.method === 'get').map((c) => c.key));
+    for (const k of modelKeys) expect(wholeKeys.has(k)).toBe(true);
+    expect(whole.counts.r2).toBeGreaterThan(paged.counts.r2);
+  });
 });
