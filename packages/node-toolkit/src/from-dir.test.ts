@@ -1,7 +1,7 @@
 // buildFromDir after issue 18's build work: the same answers as before (catalog addresses pinned from the build
 // before the change), a rebuild writes only what changed, and the rebuild cache never serves a stale SHA-256.
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import {
   type Address,
@@ -349,5 +349,31 @@ describe('a change feed (hub index build --from-dir --changed)', () => {
     expect(() => changeFeedPaths(tree, ['org-0/model-0', '../elsewhere/x'])).toThrow(/line 2 of the change feed is not a path under/);
     expect(() => changeFeedPaths(tree, ['/etc/passwd'])).toThrow(ChangeFeedError);
     expect(changeFeedPaths(tree, ['./org-0//model-0/', `${tree}/org-1`])).toEqual(['org-0/model-0', 'org-1']);
+  });
+
+  it('takes the real paths of a tree reached through a symbolic link, as a watcher of the real folder reports them', async () => {
+    const links = await tmp('hub-feed-link-');
+    const link = path.join(links, 'tree');
+    symlinkSync(tree, link);
+    const real = realpathSync(tree);
+    expect(changeFeedPaths(link, [`${real}/org-0/model-0`, `${link}/org-1`, 'org-1/model-1'])).toEqual([
+      'org-0/model-0',
+      'org-1',
+      'org-1/model-1',
+    ]);
+    expect(() => changeFeedPaths(link, [`${path.dirname(real)}/elsewhere`])).toThrow(/line 1 of the change feed is not a path under/);
+    // and a build through the link with such a feed reads the change
+    const data = await tmp('hub-feed-link-data-');
+    await buildFromDir(new FsObjectStore(data), { dir: link, sources: SOURCES, date: '2026-11-24', cacheFile: cacheOf(data) });
+    const file = path.join(tree, 'org-0', 'model-0', 'config.json');
+    writeFileSync(file, JSON.stringify({ i: 0, through: 'a link' }));
+    const fedBuild = await buildFromDir(new FsObjectStore(data), {
+      dir: link,
+      sources: SOURCES,
+      date: '2026-11-25',
+      cacheFile: cacheOf(data),
+      changed: changeFeedPaths(link, [`${real}/org-0/model-0/config.json`]),
+    });
+    expect((await modelOf(data, fedBuild.catalog, 'org-0/model-0')).files.find((f) => f.path === 'config.json')?.sha256).toBe(sha256(file));
   });
 });

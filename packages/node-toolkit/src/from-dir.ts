@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
   type BuildInput,
@@ -73,21 +73,39 @@ export interface FromDirOptions {
 export class ChangeFeedError extends Error {}
 
 /**
- * The lines of a change feed as paths under `root`: relative paths, or absolute ones under `root`; blank lines and
- * `#` comments are skipped. A path outside the tree (or with `..` segments) is a {@link ChangeFeedError}, named.
+ * The lines of a change feed as paths under `root`: relative paths, or absolute ones under `root` as given or under
+ * its real path (a tree reached through a symbolic link, whose watcher reports real paths, as macOS's FSEvents does);
+ * blank lines and `#` comments are skipped. A path outside the tree (or with `..` segments) is a
+ * {@link ChangeFeedError}, named.
  */
 export function changeFeedPaths(root: string, lines: readonly string[]): string[] {
   const out: string[] = [];
+  let real: string | undefined;
+  const under = (line: string): string => {
+    const rel = path.relative(root, line);
+    if (rel !== '..' && !rel.startsWith(`..${path.sep}`) && !path.isAbsolute(rel)) return rel;
+    real ??= realOr(root);
+    return path.relative(real, line);
+  };
   for (const [i, raw] of lines.entries()) {
     const line = raw.trim();
     if (!line || line.startsWith('#')) continue;
-    const rel = path.isAbsolute(line) ? path.relative(root, line) : line;
+    const rel = path.isAbsolute(line) ? under(line) : line;
     const parts = rel.split(/[\\/]+/).filter((p) => p && p !== '.');
     if (parts.length === 0 || parts.includes('..') || path.isAbsolute(rel))
       throw new ChangeFeedError(`line ${i + 1} of the change feed is not a path under ${root}`);
     out.push(parts.join('/'));
   }
   return out;
+}
+
+/** The real path of `dir`, or `dir` when it cannot be resolved (a missing tree is named by the build that reads it). */
+function realOr(dir: string): string {
+  try {
+    return realpathSync(dir);
+  } catch {
+    return dir;
+  }
 }
 
 interface Walked {
