@@ -79,6 +79,24 @@ const stop = (child) =>
     child.once('exit', r);
     child.kill('SIGTERM');
   });
+/**
+ * The share of a file in the page cache, in per cent (`fincore`), or undefined without it: a made answer whose record is
+ * not there waits for the disk, and this machine's kernel pages out what was not read for some minutes (DAMON
+ * reclaim), so the look-ups' figures are printed with the state the file was in.
+ */
+function residentPercent(file) {
+  if (!existsSync(file)) return undefined;
+  try {
+    const [res, size] = execFileSync('fincore', ['--bytes', '--noheadings', '--output', 'RES,SIZE', file], { encoding: 'utf8' })
+      .trim()
+      .split(/\s+/)
+      .map(Number);
+    return size ? Math.round((100 * res) / size) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const rssMB = (pid) => Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024;
 
 /** The environment of skewed look-ups (bench/random-models.lua). */
@@ -159,6 +177,8 @@ async function measure(n, store, rounds) {
   const warmed = store === 'paged' && !values['cold-pages'] ? await warmPages(folder(n)) : undefined;
   const { child, startMs } = await startHub(folder(n), store);
   try {
+    const made = path.join(folder(n), 'made-answers');
+    const madeResident = [residentPercent(made)];
     let lookups = wrk('random-models.lua', n, 2).requests; // warm-up
     const rps = [];
     for (let r = 0; r < rounds; r++) {
@@ -166,6 +186,7 @@ async function measure(n, store, rounds) {
       rps.push(got.rps);
       lookups += got.requests;
     }
+    madeResident.push(residentPercent(made));
     wrk('random-models.lua', n, 2, base, SKEWED); // warm-up
     const skewedRps = [];
     for (let r = 0; r < rounds; r++) skewedRps.push(wrk('random-models.lua', n, Number(values.duration), base, SKEWED).rps);
@@ -184,6 +205,7 @@ async function measure(n, store, rounds) {
       ...(warmed ? { warmedPages: warmed } : {}),
       startMs: Math.round(startMs),
       rps,
+      ...(madeResident[0] === undefined ? {} : { madeResidentPercent: madeResident }),
       skewedRps,
       lookups,
       hotRps: hot?.rps,
