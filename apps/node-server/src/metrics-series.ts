@@ -19,6 +19,7 @@ export function syncedCounter(registry: Registry, name: string, help: string, la
     registers: [registry],
     collect() {
       for (const s of all) {
+        if (s.read) s.count = s.read();
         const delta = s.count - s.reported;
         // A series opened and not yet counted is shown at 0 from the first scrape, so increase() sees its first rise.
         if (delta > 0 || !s.shown) {
@@ -29,13 +30,16 @@ export function syncedCounter(registry: Registry, name: string, help: string, la
       }
     },
   });
-  const open = (labels: Labels): Series => {
-    const s: Series = { labels, count: 0, reported: 0, shown: false };
+  const open = (labels: Labels, read?: () => number): Series => {
+    const s: Series = { labels, count: 0, reported: 0, shown: false, ...(read ? { read } : {}) };
     all.push(s);
     return s;
   };
   return {
-    /** A new series: the caller keeps it and adds to `count`. */
+    /**
+     * A new series: the caller keeps it and adds to `count`, or, with `read`, a series whose count is read from the
+     * caller's own tally at each scrape.
+     */
     open,
     /** The series whose one label `label` has the value `value`. */
     series: (label: string, value: string): Series => seriesOf(label, value),
@@ -60,6 +64,8 @@ export interface Series {
   reported: number;
   /** Whether a scrape has shown the series (at 0 or more). */
   shown: boolean;
+  /** Where the count is read from at each scrape, when the caller keeps its own tally. */
+  read?: () => number;
 }
 
 interface GroupCounts {

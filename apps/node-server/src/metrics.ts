@@ -347,21 +347,14 @@ export function promMetrics(
       "Whether the made-answers file's slot table is held in memory (1: a look-up is one read) or read from the file (0).",
       (s) => s.tableInMemory,
     );
-    // counted in plain numbers by the readers; the difference since the last scrape is added here
-    const reported = { answered: 0, refused: 0 };
-    new Counter({
-      name: 'hub_made_answers_total',
-      help: 'Look-ups answered from the made-answers file (answered), and records it refused (refused: damaged or cut; answered from the index pages instead).',
-      labelNames: ['outcome'] as const,
-      registers,
-      collect() {
-        const now = state();
-        for (const outcome of ['answered', 'refused'] as const) {
-          this.inc({ outcome }, now[outcome] - reported[outcome]);
-          reported[outcome] = now[outcome];
-        }
-      },
-    });
+    // counted in plain numbers by the readers, read at each scrape
+    const made = syncedCounter(
+      registry,
+      'hub_made_answers_total',
+      'Look-ups answered from the made-answers file (answered), and records it refused (refused: damaged or cut; answered from the index pages instead).',
+      ['outcome'],
+    );
+    for (const outcome of ['answered', 'refused'] as const) made.open({ outcome }, () => state()[outcome]);
   }
 
   return {
