@@ -7,7 +7,10 @@
 // walk (rssMB), and again at the end (rssEndMB). Beside the uniform look-ups, skewed ones (bench/random-models.lua with SKEW=1: the
 // k-th most asked model asked about 1/k as often, as traffic to a model host is), a second of them per round.
 // Usage: node bench/scale-http.mjs --sizes 100000 [--keep DIR] [--rounds 3] [--duration 5] [--minutes 1]
-//        [--dir-of N=DIR ...] (a data folder for size N built elsewhere, e.g. 1000000=/tmp/scale-1m) [--cold-pages]
+//        [--dir-of N=DIR ...] (a data folder for size N built elsewhere, e.g. 1000000=/tmp/scale-1m) [--cold-pages] [--pairs 4]
+// Each round first measures the random look-ups of each size against the yardstick's with both hubs alive, in --pairs
+// alternating bursts (0: not), the figure that least depends on how fast this machine is at that minute; then each
+// hub alone as above.
 // Before a paged size is measured, every file of its day's index pages (and its made answers) is read once, so the operating system's page
 // cache holds them (the steady state of a server with the memory for it; a page file read cold from this machine's
 // disk took about 200 µs against 10-20 µs cached); --cold-pages skips that.
@@ -30,6 +33,7 @@ const { values } = parseArgs({
     minutes: { type: 'string', default: '1' },
     'dir-of': { type: 'string', multiple: true, default: [] },
     'cold-pages': { type: 'boolean' },
+    pairs: { type: 'string', default: '4' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -47,11 +51,12 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const PORT = 18390;
 const base = `http://127.0.0.1:${PORT}`;
 
-async function startHub(dir, store) {
+async function startHub(dir, store, port = PORT) {
+  const base = `http://127.0.0.1:${port}`;
   const t = performance.now();
   const child = spawn(
     process.execPath,
-    ['apps/node-server/dist/cli.js', 'serve', '--port', String(PORT), '--host', '127.0.0.1', '--data', dir, '--config', config],
+    ['apps/node-server/dist/cli.js', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dir, '--config', config],
     {
       cwd: root,
       env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_INDEX_STORE: store },
@@ -219,6 +224,39 @@ async function measure(n, store, rounds) {
   }
 }
 
+/**
+ * Random look-ups of size `n` (paged) and of the yardstick (2,000, whole) with both hubs alive at once, in `pairs`
+ * alternating bursts of --duration seconds (yardstick first, then the size, then the other way round): the ratio of
+ * each pair, so a machine whose speed drifts over minutes (this one's does: rounds minutes apart differed by half)
+ * weighs on both sides of a ratio alike. Each hub is given 2 s of look-ups first.
+ */
+async function pairedLookups(n, pairs) {
+  const warmed = values['cold-pages'] ? undefined : await warmPages(folder(n));
+  const y = await startHub(folder(2000), 'memory', PORT + 1);
+  let s;
+  try {
+    s = await startHub(folder(n), 'paged', PORT);
+    const yUrl = `http://127.0.0.1:${PORT + 1}`;
+    wrk('random-models.lua', 2000, 2, yUrl);
+    wrk('random-models.lua', n, 2);
+    const ratios = [];
+    for (let k = 0; k < pairs; k++) {
+      const order = k % 2 === 0 ? ['y', 's'] : ['s', 'y'];
+      const got = {};
+      for (const side of order)
+        got[side] =
+          side === 'y'
+            ? wrk('random-models.lua', 2000, Number(values.duration), yUrl).rps
+            : wrk('random-models.lua', n, Number(values.duration)).rps;
+      ratios.push(+(got.s / got.y).toFixed(2));
+    }
+    return { n, ...(warmed ? { warmedPages: warmed } : {}), pairs: ratios, median: median(ratios) };
+  } finally {
+    if (s) await stop(s.child);
+    await stop(y.child);
+  }
+}
+
 const sizes = values.sizes.split(',').map(Number);
 const rounds = Number(values.rounds);
 console.log(
@@ -228,6 +266,11 @@ console.log(
     .join(' ')}`,
 );
 for (let round = 1; round <= rounds; round++) {
+  for (const n of sizes)
+    if (values.pairs !== '0')
+      console.log(
+        `round ${round} paired look-ups n=${n} against 2,000 whole: ${JSON.stringify(await pairedLookups(n, Number(values.pairs)))}`,
+      );
   const y = await measure(2000, 'memory', 1);
   console.log(`round ${round} yardstick ${JSON.stringify(y)}`);
   for (const n of sizes) {
