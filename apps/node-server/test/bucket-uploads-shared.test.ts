@@ -2,26 +2,24 @@
 // POSTs on one process, PATCHes on another and closes on the first works (it got 404 BLOB_UPLOAD_UNKNOWN when the
 // sessions were in each process's memory). Real processes (the built CLI) over real HTTP; skopeo straight at and through
 // a real nginx in front of `hub serve --workers 2`. SYNTHETIC bytes.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort, tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, type HubProcess, hubProcesses } from './hub-process.js';
 import { NGINX, startNginx } from './nginx.js';
 
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const TOKEN = 'synthetic-shared-uploads-token';
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 /** `bucketMaxBytes` of these hubs: each test's bucket stays far below it, except the one about the limit. */
 const LIMIT = 3_000_000;
 const run = promisify(execFile);
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const tmp = tempDirs(afterAll);
 const hasSkopeo = await run('skopeo', ['--version']).then(
   () => true,
@@ -30,53 +28,22 @@ const hasSkopeo = await run('skopeo', ['--version']).then(
 /** SYNTHETIC bytes, made here. */
 const bytes = (n: number, seed: number) => Uint8Array.from({ length: n }, (_, i) => (i * 131 + seed * 7 + (i >> 8)) & 0xff);
 
-interface Proc {
-  child: ChildProcess;
-  url: string;
-  out: string[];
-}
-const procs: Proc[] = [];
-afterAll(async () => {
-  for (const p of procs) {
-    if (p.child.exitCode !== null || p.child.signalCode !== null) continue;
-    const exited = new Promise((r) => p.child.once('exit', r));
-    p.child.kill('SIGTERM');
-    await Promise.race([exited, sleep(10_000)]);
-  }
-});
+const hubProcess = hubProcesses(afterAll);
 
 /** `hub serve` (the built CLI) on `data`; resolves once `ready` shows in its output or /-/ready answers. */
-async function serve(data: string, extra: string[] = [], ready?: string): Promise<Proc> {
-  const port = await freePort();
+async function serve(data: string, extra: string[] = [], ready?: string): Promise<HubProcess> {
   const config = path.join(data, 'hub.json');
   if (!existsSync(config))
     await writeFile(config, JSON.stringify({ registryTokens: [TOKEN], demoMirrorPort: 0, logRequests: true, bucketMaxBytes: LIMIT }));
-  const out: string[] = [];
-  const child = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--data', data, '--config', config, ...extra], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (c: Buffer) => out.push(String(c)));
-  child.stderr?.on('data', (c: Buffer) => out.push(String(c)));
-  const p = { child, url: `http://127.0.0.1:${port}`, out };
-  procs.push(p);
-  for (let i = 0; ; i++) {
-    const up = ready
-      ? out.join('').includes(ready)
-      : await fetch(`${p.url}/-/ready`)
-          .then((r) => r.ok)
-          .catch(() => false);
-    if (up) return p;
-    if (i > 600 || child.exitCode !== null) throw new Error(`hub did not start:\n${out.join('')}`);
-    await sleep(100);
-  }
+  return hubProcess({ args: ['--data', data, '--config', config, ...extra], ...(ready ? { ready } : {}) });
 }
 
 const errorCode = async (res: Response) => ((await res.json()) as { errors: Array<{ code: string }> }).errors[0]?.code;
 
 describe.skipIf(!existsSync(CLI))('two hub processes on one data folder continue each other’s uploads (needs the built CLI)', () => {
   let data = '';
-  let a: Proc;
-  let b: Proc;
+  let a: HubProcess;
+  let b: HubProcess;
   beforeAll(async () => {
     data = await tmp('hub-shared-uploads-');
     a = await serve(data);
@@ -84,25 +51,25 @@ describe.skipIf(!existsSync(CLI))('two hub processes on one data folder continue
   }, 120_000);
 
   const bucket = (name: string) => `/v2/hub/buckets/${name}`;
-  async function open(on: Proc, name: string): Promise<{ location: string; uuid: string }> {
+  async function open(on: HubProcess, name: string): Promise<{ location: string; uuid: string }> {
     const res = await fetch(`${on.url}${bucket(name)}/blobs/uploads/`, { method: 'POST', headers: AUTH });
     expect(res.status).toBe(202);
     const location = res.headers.get('location') ?? '';
     return { location, uuid: location.slice(location.lastIndexOf('/') + 1) };
   }
-  const patch = (on: Proc, location: string, body: Uint8Array<ArrayBuffer>, range: string) =>
+  const patch = (on: HubProcess, location: string, body: Uint8Array<ArrayBuffer>, range: string) =>
     fetch(`${on.url}${location}`, {
       method: 'PATCH',
       headers: { ...AUTH, 'content-type': 'application/octet-stream', 'content-range': range },
       body,
     });
-  const close = (on: Proc, location: string, digest: string, body?: Uint8Array<ArrayBuffer>) =>
+  const close = (on: HubProcess, location: string, digest: string, body?: Uint8Array<ArrayBuffer>) =>
     fetch(`${on.url}${location}?digest=${digest}`, {
       method: 'PUT',
       headers: { ...AUTH, 'content-type': 'application/octet-stream' },
       ...(body ? { body } : {}),
     });
-  async function pulled(on: Proc, name: string, digest: string): Promise<string> {
+  async function pulled(on: HubProcess, name: string, digest: string): Promise<string> {
     const res = await fetch(`${on.url}${bucket(name)}/blobs/${digest}`);
     expect(res.status).toBe(200);
     return `sha256:${sha256(new Uint8Array(await res.arrayBuffer()))}`;
@@ -305,7 +272,7 @@ const skopeo = (args: string[]) =>
  * skopeo copies a layout to `registry` (a two-worker hub, or nginx before one), then back; both workers answered
  * PATCHes and closing PUTs (each access-log line names its worker), and every blob pulled hashes to its digest.
  */
-async function pushAcrossWorkers(hub: Proc, registry: string, more: () => Promise<string> = async () => ''): Promise<void> {
+async function pushAcrossWorkers(hub: HubProcess, registry: string, more: () => Promise<string> = async () => ''): Promise<void> {
   const src = await layout();
   const target = `docker://${registry}/hub/buckets/workers:v1`;
   const push = await skopeo([

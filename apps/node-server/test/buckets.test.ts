@@ -1,22 +1,21 @@
 // Buckets through real clients: skopeo pushes an OCI layout to hub/buckets/{name} and pulls it back; a push without
 // the token and a blob with the wrong digest store nothing; kill -9 of the server during a push leaves a store that
 // `hub index verify` passes (issue 14).
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { freePort, tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from './helpers.js';
+import { CLI, hubProcesses } from './hub-process.js';
 
 const run = promisify(execFile);
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const TOKEN = 'bucket-registry-token';
 const hasSkopeo = await run('skopeo', ['--version']).then(
   () => true,
@@ -25,6 +24,7 @@ const hasSkopeo = await run('skopeo', ['--version']).then(
 if (!hasSkopeo) console.warn('bucket skopeo tests skipped: skopeo is not installed (apt-get install -y skopeo)');
 
 const tmp = tempDirs(afterAll);
+const hubProcess = hubProcesses(afterAll);
 
 /**
  * A SYNTHETIC OCI image layout: a config and `layers` uncompressed layers of the given sizes (made-up bytes, not real
@@ -177,30 +177,16 @@ describe.skipIf(!hasSkopeo)('buckets through skopeo (needs skopeo)', () => {
 
 /** A free port on loopback, and the next one (the demo mirror's). */
 describe.skipIf(!hasSkopeo || !existsSync(CLI))('kill -9 during a bucket push (needs skopeo and the built CLI)', () => {
-  let server: ChildProcess | undefined;
-  afterAll(() => {
-    server?.kill('SIGKILL');
-  });
-
   it('leaves a store that hub index verify passes', async () => {
     const data = await tmp('hub-kill-data-');
     const config = path.join(data, 'hub.json');
     await writeFile(config, JSON.stringify({ registryTokens: [TOKEN], demoMirrorPort: 0 }));
-    const port = await freePort(65000);
-    server = spawn(process.execPath, [CLI, 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', data, '--config', config], {
-      stdio: 'ignore',
+    const server = await hubProcess({
+      args: ['--host', '127.0.0.1', '--data', data, '--config', config],
+      port: await freePort(65000),
+      quiet: true,
     });
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; ; i++) {
-      if (
-        await fetch(`${base}/-/ready`)
-          .then((r) => r.ok)
-          .catch(() => false)
-      )
-        break;
-      if (i > 300) throw new Error('the hub did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const { port, url: base } = server;
     // a small blob first, then a large one: the kill lands while the large one is in flight
     const src = await ociLayout([500, 60 * 1024 * 1024]);
     const push = skopeo([
@@ -218,8 +204,7 @@ describe.skipIf(!hasSkopeo || !existsSync(CLI))('kill -9 during a bucket push (n
       if ((catalog.repositories as string[]).includes('hub/buckets/killed')) break;
       await new Promise((r) => setTimeout(r, 20));
     }
-    server.kill('SIGKILL');
-    await new Promise((r) => server?.once('exit', r));
+    await server.stop('SIGKILL');
     const pushed = await push;
     expect(pushed.code).not.toBe(0);
     const verify = await run(process.execPath, [CLI, 'index', 'verify', '--data', data]).then(

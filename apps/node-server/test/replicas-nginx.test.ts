@@ -1,16 +1,16 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createTestIdentityProvider, type TestIdentityProvider } from '@hub/account/testing';
 import { freePort, tempDirs } from '@hub/node-toolkit/testing';
 import { leaseHolder } from '@hub/objects/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { leaseFile, REFRESH_LEASE } from '../src/replicas.js';
+import { CLI, type HubProcess, hubProcesses } from './hub-process.js';
 import { NGINX, startNginx, type TestNginx } from './nginx.js';
 import { postgresBin, startPostgres, type TestPostgres } from './postgres.js';
 
@@ -20,7 +20,6 @@ import { postgresBin, startPostgres, type TestPostgres } from './postgres.js';
  * its pid) whose `upstream` block retries a failed request on the other hub (`proxy_next_upstream`). SYNTHETIC
  * accounts and model ids.
  */
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const ready = existsSync(NGINX) && existsSync(CLI) && postgresBin() !== undefined;
 const why = [!existsSync(NGINX) && 'nginx', !existsSync(CLI) && 'the built CLI', !postgresBin() && 'PostgreSQL'].filter(Boolean).join(', ');
 const tmp = tempDirs(afterAll);
@@ -29,12 +28,8 @@ const LEASE_SECONDS = 2;
 const TOKEN = 'synthetic-replicas-publisher-token';
 const run = promisify(execFile);
 
-interface Hub {
-  child: ChildProcess;
-  port: number;
-  url: string;
-  out: string[];
-}
+type Hub = HubProcess;
+const hubProcess = hubProcesses(afterAll);
 
 let pg: TestPostgres;
 let idp: TestIdentityProvider;
@@ -43,26 +38,8 @@ let hubs: Hub[] = [];
 let nginx: TestNginx | undefined;
 let front: string;
 
-async function startHub(config: string): Promise<Hub> {
-  const port = await freePort();
-  const out: string[] = [];
-  const child = spawn(process.execPath, [CLI, 'serve', '--refresh', 'daily', '--port', String(port), '--data', data, '--config', config], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout?.on('data', (c: Buffer) => out.push(String(c)));
-  child.stderr?.on('data', (c: Buffer) => out.push(String(c)));
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    if (
-      await fetch(`${url}/-/ready`)
-        .then((r) => r.ok)
-        .catch(() => false)
-    )
-      break;
-    if (i > 300 || child.exitCode !== null) throw new Error(`hub did not start:\n${out.join('')}`);
-    await sleep(100);
-  }
-  return { child, port, url, out };
+function startHub(config: string): Promise<Hub> {
+  return hubProcess({ args: ['--refresh', 'daily', '--data', data, '--config', config] });
 }
 
 /** One GET through a keep-alive agent (as a client behind nginx would), answering the status or the error. */
@@ -138,10 +115,7 @@ describe.skipIf(!ready)(
 
     afterAll(async () => {
       await nginx?.stop();
-      const alive = hubs.filter((h) => h.child.exitCode === null && h.child.signalCode === null);
-      const exited = alive.map((h) => new Promise((r) => h.child.once('exit', r)));
-      for (const h of alive) h.child.kill('SIGTERM');
-      await Promise.all(exited);
+      await Promise.all(hubs.map((h) => h.stop()));
       await pg?.stop();
     });
 

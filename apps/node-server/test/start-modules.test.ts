@@ -1,13 +1,13 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { freePort } from '@hub/node-toolkit/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI, hubProcesses } from './hub-process.js';
 
 /**
  * What a `hub serve` start loads (docs/decisions/scale-and-speed.md, "A start loads what it serves"): the built CLI
@@ -16,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
  * the MCP SDK (nor Ajv, zod-to-json-schema), Koa or jose has been loaded; the first POST /mcp, from the SDK's own
  * client, still works, and loads the SDK then.
  */
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 
 /** Module URLs a start must not load, each with what it is. */
 const NOT_AT_START: Array<[RegExp, string]> = [
@@ -31,7 +30,6 @@ const NOT_AT_START: Array<[RegExp, string]> = [
 ];
 
 let dir: string;
-let child: ChildProcess | undefined;
 let base: string;
 let loadedFile: string;
 
@@ -59,19 +57,6 @@ const GROUP_CODE: Array<[RegExp, string]> = [
   [/\/packages\/client\/src\/download\.ts$/, 'the download client (get, verify-cache, mirror pull, bundle create)'],
   [/\/apps\/node-server\/src\/get-signature\.ts$/, 'the signature checks of get'],
 ];
-
-async function waitLive(url: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (child?.exitCode !== null) throw new Error(`hub serve exited with ${child?.exitCode}`);
-    const ok = await fetch(`${url}/-/live`).then(
-      (r) => r.ok,
-      () => false,
-    );
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('hub serve did not answer /-/live within 60 s');
-}
 
 let register: string;
 
@@ -101,35 +86,21 @@ beforeAll(async () => {
   );
   register = path.join(dir, 'register.mjs');
   await writeFile(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
-  const port = await freePort();
-  base = `http://127.0.0.1:${port}`;
-  child = spawn(
-    process.execPath,
-    [
-      '--import',
-      pathToFileURL(register).href,
-      CLI,
-      'serve',
-      '--port',
-      String(port),
-      '--host',
-      '127.0.0.1',
-      '--data',
-      path.join(dir, 'data'),
-    ],
-    { env: { ...process.env, HUB_LOG_LEVEL: 'warn', HUB_CONFIG: '' }, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  await waitLive(base);
+  base = (
+    await hubProcess({
+      node: ['--import', pathToFileURL(register).href],
+      args: ['--host', '127.0.0.1', '--data', path.join(dir, 'data')],
+      env: { HUB_LOG_LEVEL: 'warn', HUB_CONFIG: '' },
+      readyPath: '/-/live',
+    })
+  ).url;
 }, 90_000);
 
 afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child?.once('exit', r));
-    child.kill('SIGTERM');
-    await exited;
-  }
   if (dir) await rm(dir, { recursive: true, force: true });
 });
+// after the folder's removal above, so stopped before it (vitest runs after-hooks last registered first)
+const hubProcess = hubProcesses(afterAll);
 
 describe.skipIf(!existsSync(CLI))('the modules a hub serve start loads (needs the built CLI: pnpm test builds first)', () => {
   it('answers /-/live and /-/ready without having loaded the MCP SDK, Ajv, Koa, jose or all of zod', async () => {

@@ -1,19 +1,18 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { freePort, tempDirs } from '@hub/node-toolkit/testing';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CLI, hubProcesses } from './hub-process.js';
 
 /**
  * Issue 41: `hub serve --workers 2` (the built CLI, node:cluster): both workers answer on the one port, `/metrics`
  * sums the requests of both, and a source is probed once per round (counted at the source). SYNTHETIC probe bytes.
  */
-const CLI = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 const tmp = tempDirs(afterAll);
 const PROBE = new TextEncoder().encode('SYNTHETIC probe bytes for the workers test\n');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -45,15 +44,11 @@ function total(text: string, name: string, labels: Record<string, string>): numb
   return sum;
 }
 
-let hub: ChildProcess | undefined;
 let source: http.Server | undefined;
 afterAll(async () => {
-  if (hub && hub.exitCode === null) {
-    hub.kill('SIGTERM');
-    await new Promise((r) => hub?.once('exit', r));
-  }
   await new Promise<void>((r) => (source ? source.close(() => r()) : r()));
 });
+const hubProcess = hubProcesses(afterAll);
 
 describe.skipIf(!existsSync(CLI))('hub serve --workers 2 (needs the built CLI)', () => {
   it('answers from both workers on one port, sums their requests in /metrics, and probes once per round', async () => {
@@ -88,21 +83,12 @@ describe.skipIf(!existsSync(CLI))('hub serve --workers 2 (needs the built CLI)',
         ],
       }),
     );
-    const out: string[] = [];
-    hub = spawn(
-      process.execPath,
-      [CLI, 'serve', '--workers', '2', '--port', String(port), '--data', data, '--config', path.join(data, 'hub.json')],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    hub.stdout?.on('data', (c: Buffer) => out.push(String(c)));
-    hub.stderr?.on('data', (c: Buffer) => out.push(String(c)));
-    const base = `http://127.0.0.1:${port}`;
-    for (let i = 0; !out.join('').includes('every worker listens'); i++) {
-      if (i > 600 || hub.exitCode !== null) throw new Error(`the hub did not start:\n${out.join('')}`);
-      await sleep(100);
-    }
+    const hub = await hubProcess({
+      args: ['--workers', '2', '--data', data, '--config', path.join(data, 'hub.json')],
+      port,
+      ready: 'every worker listens',
+    });
+    const { out, url: base } = hub;
 
     const N = 60;
     for (let i = 0; i < N; i++) expect((await get(`${base}/api/models?limit=1`)).status).toBe(200);
