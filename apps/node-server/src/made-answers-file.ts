@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { endianness } from 'node:os';
 import path from 'node:path';
@@ -6,7 +5,6 @@ import {
   type Address,
   type IndexedModel,
   type Logger,
-  MADE_DIGEST_BYTES,
   MADE_RECORD_HEAD,
   MADE_SLOT_BYTES,
   MADE_SLOTS_AT,
@@ -15,11 +13,12 @@ import {
   type MadeHead,
   madeHeadRead,
   madeKeyHash,
+  madeRecordAnswer,
   madeRecordLengthAt,
-  madeRecordRead,
   type PreparedBody,
 } from '@hub/core-index';
 import { HUB_MADE_ANSWERS } from '@hub/hub';
+import { madeRecordSound } from './made-digest.js';
 
 /**
  * The data folder's answers made before they are asked (core-index made-answers.ts): one file, `made-answers`,
@@ -27,20 +26,6 @@ import { HUB_MADE_ANSWERS } from '@hub/hub';
  * A hub whose data folder other replicas share reads the file of its own day only (the head names the pages root).
  */
 export const MADE_ANSWERS_FILE = 'made-answers';
-
-/** node:crypto's one-shot `hash` (Node 20.12 and later): about half the cost of a Hash object for a record. */
-const oneShot = (crypto as { hash?: (algorithm: string, data: Uint8Array, encoding: 'buffer') => Buffer }).hash;
-
-/** A record's digest: SHA-256 by node:crypto (the file is local state, never a hub object; see the load pack's). */
-export function madeDigest(bytes: Uint8Array): Buffer {
-  return oneShot ? oneShot('sha256', bytes, 'buffer') : crypto.createHash('sha256').update(bytes).digest();
-}
-
-/** Whether a record (its digest last) matches its digest. */
-export function madeRecordSound(record: Uint8Array): boolean {
-  const end = record.length - MADE_DIGEST_BYTES;
-  return end >= 0 && madeDigest(record.subarray(0, end)).equals(record.subarray(end));
-}
 
 /**
  * The head of the made-answers file open on `fd` when this code reads it and `makers` made it (by their ids), else
@@ -118,8 +103,11 @@ class MadeAnswersFile implements MadeAnswers {
         if (readSync(this.fd, bytes, 0, want, MADE_SLOTS_AT + first * MADE_SLOT_BYTES) !== want) throw new Error('the slot table is cut');
         // the file is little-endian, read here as 32-bit words of this host (a big-endian host keeps no table); an
         // empty slot is all zeros, so its offset is 0 in the table too
+        // per slot: the first lane's high 16 bits with the record's length in the low 16 (0: longer, read from its
+        // header), so a look-up reads the record alone; and its offset
         for (let j = 0, t = 2 * first; j < n; j++, t += 2) {
-          table[t] = run[4 * j] as number;
+          const length = run[4 * j + 3] as number;
+          table[t] = (((run[4 * j] as number) & 0xffff0000) | (length <= 0xffff ? length : 0)) >>> 0;
           table[t + 1] = run[4 * j + 2] as number;
         }
         first += n;
@@ -157,11 +145,14 @@ class MadeAnswersFile implements MadeAnswers {
 
   private fromTable(table: Uint32Array, key: string, h1: number): PreparedBody | undefined {
     const mask = this.slots - 1;
+    const lane = h1 >>> 16;
     for (let i = h1 & mask, probed = 0; probed < this.slots; probed++, i = (i + 1) & mask) {
       const unit = table[2 * i + 1] as number;
       if (unit === 0) return undefined;
-      if (table[2 * i] !== h1) continue;
-      const found = this.record(unit * 8, undefined, key);
+      const word = table[2 * i] as number;
+      if (word >>> 16 !== lane) continue;
+      const length = word & 0xffff;
+      const found = this.record(unit * 8, length === 0 ? undefined : length, key);
       if (found) return found;
     }
     return undefined;
@@ -190,7 +181,8 @@ class MadeAnswersFile implements MadeAnswers {
 
   /**
    * The record at `offset` if it is `key`'s and whole; a damaged one is refused (logged once). Its length is the
-   * slot's, or (from the table, which keeps none) its header's, read with the first window of bytes.
+   * slot's (the table keeps it up to 64 KiB), read alone into the answer's own buffer; else its header's, read with the
+   * first window of bytes.
    */
   private record(offset: number, length: number | undefined, key: string): PreparedBody | undefined {
     let window = 0;
@@ -198,16 +190,16 @@ class MadeAnswersFile implements MadeAnswers {
       window = readSync(this.fd, this.scratch, 0, Math.min(WINDOW, this.recordsEnd - offset), offset);
       if (window < MADE_RECORD_HEAD) return this.refuse('a record is cut');
       length = madeRecordLengthAt(this.scratch, 0);
-      if (offset + length > this.recordsEnd) return this.refuse('a record does not add up');
     }
+    if (offset + length > this.recordsEnd) return this.refuse('a record does not add up');
     const record = Buffer.allocUnsafe(length);
     if (length <= window) this.scratch.copy(record, 0, 0, length);
     else if (readSync(this.fd, record, 0, length, offset) !== length) return this.refuse('a record is cut');
-    const read = madeRecordRead(record);
-    if (!read) return this.refuse('a record does not add up');
-    if (read.key !== key) return undefined;
+    const answer = madeRecordAnswer(record, key);
+    if (answer === undefined) return this.refuse('a record does not add up');
+    if (answer === null) return undefined;
     if (!madeRecordSound(record)) return this.refuse('a record does not match its digest');
-    return read.answer;
+    return answer;
   }
 
   private refuse(reason: string): undefined {

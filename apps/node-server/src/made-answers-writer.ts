@@ -8,6 +8,7 @@ import {
   MADE_RECORD_HEAD,
   MADE_SLOT_BYTES,
   MADE_SLOTS_AT,
+  MADE_VERSION,
   type MadeAnswerMaker,
   madeHeadBytes,
   madeKeyHash,
@@ -19,7 +20,8 @@ import {
 } from '@hub/core-index';
 import { dayOf, HUB_MADE_ANSWERS, indexStoreKind, servedFromPages } from '@hub/hub';
 import { type FsObjectStore, syncDir } from '@hub/objects/node';
-import { MADE_ANSWERS_FILE, madeHeadOf, madeRecordSound } from './made-answers-file.js';
+import { MADE_ANSWERS_FILE, madeHeadOf } from './made-answers-file.js';
+import { madeRecordSound } from './made-digest.js';
 import { MADE_READ_CACHE_BYTES, type MadePage, madePage } from './made-jobs.js';
 import { VerifyPool } from './verify-pool.js';
 
@@ -250,7 +252,7 @@ export async function writeMadeAnswers(
     flush();
     const head = madeHeadBytes({
       kind: 'model-hub.made-answers',
-      version: 1,
+      version: MADE_VERSION,
       catalog,
       pages: day.pages,
       makers: makers.map((m) => m.id),

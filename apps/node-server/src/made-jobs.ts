@@ -16,7 +16,7 @@ import {
 } from '@hub/core-index';
 import { HUB_MADE_ANSWERS } from '@hub/hub';
 import { FsObjectStore } from '@hub/objects/node';
-import { madeDigest } from './made-answers-file.js';
+import { madeDigest } from './made-digest.js';
 
 /**
  * A page's records: their bytes (each record's fields, digest and padding), and per record 4 numbers; each array has

@@ -41,6 +41,19 @@ long.files = [
     sha256: `${k.toString(16).padStart(2, '0')}${'e'.repeat(62)}`,
   })),
 ];
+// One of more files still: its answer passes 64 KiB, the longest whose length the slot table keeps in memory, so its
+// length is read from its record's head first.
+const LONGER = 900;
+const longer = models[LONGER];
+if (!longer) throw new Error('no model 900');
+longer.files = [
+  ...longer.files,
+  ...Array.from({ length: 1500 }, (_, k) => ({
+    path: `shards/model-${String(k).padStart(5, '0')}-of-01500.safetensors`,
+    size: 5000 + k,
+    sha256: `${(k % 256).toString(16).padStart(2, '0')}${'d'.repeat(62)}`,
+  })),
+];
 let dataDir: string;
 let catalog: Address;
 let pages: Address;
@@ -78,6 +91,7 @@ describe('made answers over HTTP', () => {
       expect(b).toEqual(a);
     }
     expect(made.logs.join('')).not.toMatch(/made answers not used|was refused/);
+    expect((await answer(made, `/api/models/${longer.id}`)).body.length).toBeGreaterThan(65_536);
     // what the operator sees: the file in use, its table in memory, each model answered from it once (a repeated ask
     // is the answer cache's)
     expect((await answer(made, `/api/models/${models[0]?.id}`)).status).toBe(200);

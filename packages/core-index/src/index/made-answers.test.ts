@@ -5,10 +5,12 @@ import {
   MADE_PAGE_BYTES,
   MADE_SLOT_BYTES,
   MADE_SLOTS_AT,
+  MADE_VERSION,
   type MadeHead,
   madeHeadBytes,
   madeHeadRead,
   madeKeyHash,
+  madeRecordAnswer,
   madeRecordFields,
   madeRecordRead,
   madeSlotCount,
@@ -18,7 +20,7 @@ import {
 
 const head: MadeHead = {
   kind: 'model-hub.made-answers',
-  version: 1,
+  version: MADE_VERSION,
   catalog: 'blake3:aa',
   pages: 'blake3:bb',
   makers: ['hf:info:1'],
@@ -47,13 +49,38 @@ describe('made answers layout', () => {
     expect(madeRecordFields('k'.repeat(70_000), answer)).toMatch(/too long/);
   });
 
+  it("a record's answer for a key: its key compared as bytes, another key's record null, a record not adding up undefined", () => {
+    const answers = ['ünïcode/modèl', 'org/model-1', 'org/model-2'].map((id) => {
+      const answer = prepare({ id });
+      const fields = madeRecordFields(`hf:info:false:false:${id}`, answer);
+      if (typeof fields === 'string') throw new Error(fields);
+      const record = new Uint8Array(fields.length + MADE_DIGEST_BYTES);
+      record.set(fields);
+      return { id, answer, record };
+    });
+    for (const { id, answer, record } of answers) {
+      const got = madeRecordAnswer(record, `hf:info:false:false:${id}`);
+      expect(got?.contentType).toBe(answer.contentType);
+      expect(got?.etag).toBe(answer.etag);
+      expect(Buffer.from(got?.bytes ?? []).equals(Buffer.from(answer.bytes))).toBe(true);
+      // the same length, another key; a longer key; the key without its last character
+      expect(madeRecordAnswer(record, `hf:info:false:false:${id.slice(0, -1)}X`)).toBeNull();
+      expect(madeRecordAnswer(record, `hf:info:false:false:${id}0`)).toBeNull();
+      expect(madeRecordAnswer(record, `hf:info:false:false:${id.slice(0, -1)}`)).toBeNull();
+      expect(madeRecordAnswer(record.subarray(0, record.length - 1), `hf:info:false:false:${id}`)).toBeUndefined();
+    }
+    // a non-ASCII key of as many UTF-16 units as the record's bytes of an ASCII one is not taken for it
+    const ascii = answers[1] as { record: Uint8Array };
+    expect(madeRecordAnswer(ascii.record, 'hf:info:false:false:örg/model-1'.slice(0, 30))).toBeNull();
+  });
+
   it('the head reads back; a cut, foreign or inconsistent head is refused with its reason', () => {
     const bytes = madeHeadBytes(head) as Uint8Array;
     expect(bytes.length).toBe(MADE_SLOTS_AT);
     expect(madeHeadRead(bytes)).toEqual(head);
     expect(madeHeadRead(bytes.subarray(0, 40))).toBe('its head is cut');
     expect(madeHeadRead(new Uint8Array(MADE_SLOTS_AT))).toBe('not a made-answers file');
-    expect(madeHeadRead(madeHeadBytes({ ...head, version: 2 as 1 }) as Uint8Array)).toMatch(/of version 1/);
+    expect(madeHeadRead(madeHeadBytes({ ...head, version: 1 as typeof MADE_VERSION }) as Uint8Array)).toMatch(/of version 2/);
     expect(madeHeadRead(madeHeadBytes({ ...head, slots: 48 }) as Uint8Array)).toBe('its slot table does not add up');
     expect(madeHeadRead(madeHeadBytes({ ...head, size: head.size - 1 }) as Uint8Array)).toBe('its head does not add up');
     expect(madeHeadRead(madeHeadBytes({ ...head, pagesAt: 100, size: 100 + 5 * MADE_PAGE_BYTES }) as Uint8Array)).toBe(

@@ -20,8 +20,10 @@ import type { IndexedModel, PreparedBody } from './store-types.js';
  *   the file, and its length (0: an empty slot). Linear probing from `lane1 & (slots - 1)`.
  * - the records, each at a multiple of 8: a 12-byte header (the lengths of the key, the content type and the ETag as
  *   16-bit integers, two bytes unused, the body's length as 32 bits), the key, the content type, the ETag, the body,
- *   and the SHA-256 of everything before it in the record (32 bytes), so a damaged record is refused. The records
- *   of one models page are together, in browse order.
+ *   and the CRC-32 of everything before it in the record (4 bytes, little-endian), so a damaged record is refused.
+ *   The records of one models page are together, in browse order. (Version 1 ended each record with its SHA-256: two
+ *   microseconds a look-up on this project's machines against a third of one, for a check of local state against
+ *   damage, which a CRC is made for; a file of version 1 is refused and written again by the next build.)
  * - the models pages at `pagesAt`, {@link MADE_PAGE_BYTES} each: the page's BLAKE3 (32 bytes), where its records
  *   start and end (in units of 8 bytes). The next day's writer copies the records of a page it finds here unchanged
  *   instead of reading and rendering its models again, so a day costs what changed.
@@ -29,12 +31,12 @@ import type { IndexedModel, PreparedBody } from './store-types.js';
 
 export const MADE_MAGIC = 'HUBMADE\n';
 export const MADE_KIND = 'model-hub.made-answers';
-export const MADE_VERSION = 1;
+export const MADE_VERSION = 2;
 /** Where the slot table starts: the head is padded to here. */
 export const MADE_SLOTS_AT = 4096;
 export const MADE_SLOT_BYTES = 16;
 export const MADE_RECORD_HEAD = 12;
-export const MADE_DIGEST_BYTES = 32;
+export const MADE_DIGEST_BYTES = 4;
 export const MADE_PAGE_BYTES = 40;
 
 /** The head of a made-answers file. */
@@ -98,7 +100,7 @@ export function madeRecordLength(key: Uint8Array, contentType: Uint8Array, etag:
 }
 
 /**
- * A record's fields without its digest (the caller appends the SHA-256 of these bytes), or a reason it cannot be
+ * A record's fields without its digest (the caller appends the CRC-32 of these bytes), or a reason it cannot be
  * written (a field longer than its length field holds).
  */
 export function madeRecordFields(key: string, answer: PreparedBody): Uint8Array | string {
@@ -127,6 +129,67 @@ function text(bytes: Uint8Array, at: number, length: number): string {
   const view = bytes.subarray(at, at + length);
   for (let i = 0; i < view.length; i++) if ((view[i] as number) > 0x7f) return decoder.decode(view);
   return String.fromCharCode.apply(null, view as unknown as number[]);
+}
+
+/** Whether `length` bytes of `bytes` from `at` are the UTF-8 of `key` (ASCII compared as is, without encoding it). */
+function sameKey(bytes: Uint8Array, at: number, length: number, key: string): boolean {
+  if (length === key.length) {
+    let ascii = true;
+    for (let i = 0; i < length; i++) {
+      const c = key.charCodeAt(i);
+      if (c > 0x7f) {
+        ascii = false;
+        break;
+      }
+      if (bytes[at + i] !== c) return false;
+    }
+    if (ascii) return true;
+  }
+  const k = encoder.encode(key);
+  if (k.length !== length) return false;
+  for (let i = 0; i < length; i++) if (bytes[at + i] !== k[i]) return false;
+  return true;
+}
+
+/** The last content type read, so the one every record of a maker shares is not decoded again for each. */
+let lastContentType: { bytes: Uint8Array; text: string } | undefined;
+
+function contentTypeAt(record: Uint8Array, at: number, length: number): string {
+  const last = lastContentType;
+  if (last && last.bytes.length === length) {
+    let same = true;
+    for (let i = 0; i < length; i++)
+      if (record[at + i] !== last.bytes[i]) {
+        same = false;
+        break;
+      }
+    if (same) return last.text;
+  }
+  const t = text(record, at, length);
+  lastContentType = { bytes: record.slice(at, at + length), text: t };
+  return t;
+}
+
+/**
+ * The answer of a record that holds `key` (its key compared as bytes, not decoded), `null` when it holds another
+ * key, undefined when its lengths do not add up to `record`'s length (the digest is the caller's check).
+ */
+export function madeRecordAnswer(record: Uint8Array, key: string): PreparedBody | null | undefined {
+  if (record.length < MADE_RECORD_HEAD + MADE_DIGEST_BYTES) return undefined;
+  const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
+  const kl = view.getUint16(0, true);
+  const cl = view.getUint16(2, true);
+  const el = view.getUint16(4, true);
+  const bl = view.getUint32(8, true);
+  if (MADE_RECORD_HEAD + kl + cl + el + bl + MADE_DIGEST_BYTES !== record.length) return undefined;
+  let at = MADE_RECORD_HEAD;
+  if (!sameKey(record, at, kl, key)) return null;
+  at += kl;
+  const contentType = contentTypeAt(record, at, cl);
+  at += cl;
+  const etag = text(record, at, el);
+  at += el;
+  return { bytes: record.subarray(at, at + bl), contentType, etag };
 }
 
 /**
