@@ -29,31 +29,26 @@ import { runCli, sample, startTestHub, type TestHub } from './helpers.js';
  */
 
 const models = syntheticModels(1_500);
+/** SYNTHETIC files added to model `index`: `count` of them, named by `name`, their digests `fill` after the number. */
+function widen(index: number, count: number, name: (k: number) => string, size: number, fill: string) {
+  const m = models[index];
+  if (!m) throw new Error(`no model ${index}`);
+  m.files = [
+    ...m.files,
+    ...Array.from({ length: count }, (_, k) => ({
+      path: name(k),
+      size: size + k,
+      sha256: `${(k % 256).toString(16).padStart(2, '0')}${fill.repeat(62)}`,
+    })),
+  ];
+  return m;
+}
 // One model of many files: its answer is longer than the reader's first read of a record (4 KiB), so it is read again whole.
 const LONG = 700;
-const long = models[LONG];
-if (!long) throw new Error('no model 700');
-long.files = [
-  ...long.files,
-  ...Array.from({ length: 90 }, (_, k) => ({
-    path: `shards/part-${k}-of-90.safetensors`,
-    size: 1000 + k,
-    sha256: `${k.toString(16).padStart(2, '0')}${'e'.repeat(62)}`,
-  })),
-];
+const long = widen(LONG, 90, (k) => `shards/part-${k}-of-90.safetensors`, 1000, 'e');
 // One of more files still: its answer passes 64 KiB, the longest whose length the slot table keeps in memory, so its
 // length is read from its record's head first.
-const LONGER = 900;
-const longer = models[LONGER];
-if (!longer) throw new Error('no model 900');
-longer.files = [
-  ...longer.files,
-  ...Array.from({ length: 1500 }, (_, k) => ({
-    path: `shards/model-${String(k).padStart(5, '0')}-of-01500.safetensors`,
-    size: 5000 + k,
-    sha256: `${(k % 256).toString(16).padStart(2, '0')}${'d'.repeat(62)}`,
-  })),
-];
+const longer = widen(900, 1500, (k) => `shards/model-${String(k).padStart(5, '0')}-of-01500.safetensors`, 5000, 'd');
 let dataDir: string;
 let catalog: Address;
 let pages: Address;

@@ -96,7 +96,7 @@ export function madeRecordSpan(length: number): number {
 
 /** The bytes a record takes before its padding to 8. */
 export function madeRecordLength(key: Uint8Array, contentType: Uint8Array, etag: Uint8Array, body: Uint8Array): number {
-  return MADE_RECORD_HEAD + key.length + contentType.length + etag.length + body.length + MADE_DIGEST_BYTES;
+  return recordLength({ key: key.length, type: contentType.length, etag: etag.length, body: body.length });
 }
 
 /**
@@ -170,26 +170,49 @@ function contentTypeAt(record: Uint8Array, at: number, length: number): string {
   return t;
 }
 
+/** A record's field lengths, from its head at `at`: the key, the content type, the ETag and the body. */
+interface RecordLengths {
+  key: number;
+  type: number;
+  etag: number;
+  body: number;
+}
+
+function lengthsAt(bytes: Uint8Array, at: number): RecordLengths {
+  const view = new DataView(bytes.buffer, bytes.byteOffset + at, MADE_RECORD_HEAD);
+  return { key: view.getUint16(0, true), type: view.getUint16(2, true), etag: view.getUint16(4, true), body: view.getUint32(8, true) };
+}
+
+/** The bytes a record of these field lengths takes, its head and digest included (not its padding). */
+function recordLength(l: RecordLengths): number {
+  return MADE_RECORD_HEAD + l.key + l.type + l.etag + l.body + MADE_DIGEST_BYTES;
+}
+
+/** A record's field lengths when they add up to `record`'s length; undefined when they do not. */
+function lengthsOf(record: Uint8Array): RecordLengths | undefined {
+  if (record.length < MADE_RECORD_HEAD + MADE_DIGEST_BYTES) return undefined;
+  const l = lengthsAt(record, 0);
+  return recordLength(l) === record.length ? l : undefined;
+}
+
+/** The answer a record holds after its key. */
+function answerOf(record: Uint8Array, l: RecordLengths): PreparedBody {
+  let at = MADE_RECORD_HEAD + l.key;
+  const contentType = contentTypeAt(record, at, l.type);
+  at += l.type;
+  const etag = text(record, at, l.etag);
+  at += l.etag;
+  return { bytes: record.subarray(at, at + l.body), contentType, etag };
+}
+
 /**
  * The answer of a record that holds `key` (its key compared as bytes, not decoded), `null` when it holds another
  * key, undefined when its lengths do not add up to `record`'s length (the digest is the caller's check).
  */
 export function madeRecordAnswer(record: Uint8Array, key: string): PreparedBody | null | undefined {
-  if (record.length < MADE_RECORD_HEAD + MADE_DIGEST_BYTES) return undefined;
-  const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
-  const kl = view.getUint16(0, true);
-  const cl = view.getUint16(2, true);
-  const el = view.getUint16(4, true);
-  const bl = view.getUint32(8, true);
-  if (MADE_RECORD_HEAD + kl + cl + el + bl + MADE_DIGEST_BYTES !== record.length) return undefined;
-  let at = MADE_RECORD_HEAD;
-  if (!sameKey(record, at, kl, key)) return null;
-  at += kl;
-  const contentType = contentTypeAt(record, at, cl);
-  at += cl;
-  const etag = text(record, at, el);
-  at += el;
-  return { bytes: record.subarray(at, at + bl), contentType, etag };
+  const l = lengthsOf(record);
+  if (!l) return undefined;
+  return sameKey(record, MADE_RECORD_HEAD, l.key, key) ? answerOf(record, l) : null;
 }
 
 /**
@@ -197,21 +220,8 @@ export function madeRecordAnswer(record: Uint8Array, key: string): PreparedBody 
  * undefined when they do not.
  */
 export function madeRecordRead(record: Uint8Array): { key: string; answer: PreparedBody } | undefined {
-  if (record.length < MADE_RECORD_HEAD + MADE_DIGEST_BYTES) return undefined;
-  const view = new DataView(record.buffer, record.byteOffset, record.byteLength);
-  const kl = view.getUint16(0, true);
-  const cl = view.getUint16(2, true);
-  const el = view.getUint16(4, true);
-  const bl = view.getUint32(8, true);
-  if (MADE_RECORD_HEAD + kl + cl + el + bl + MADE_DIGEST_BYTES !== record.length) return undefined;
-  let at = MADE_RECORD_HEAD;
-  const key = text(record, at, kl);
-  at += kl;
-  const contentType = text(record, at, cl);
-  at += cl;
-  const etag = text(record, at, el);
-  at += el;
-  return { key, answer: { bytes: record.subarray(at, at + bl), contentType, etag } };
+  const l = lengthsOf(record);
+  return l ? { key: text(record, MADE_RECORD_HEAD, l.key), answer: answerOf(record, l) } : undefined;
 }
 
 /** The head's bytes (magic, length, JSON), padded to {@link MADE_SLOTS_AT}; undefined when the head does not fit. */
@@ -253,13 +263,5 @@ export function madeHeadRead(first: Uint8Array): MadeHead | string {
 
 /** The length of the record that starts at `at` in `bytes` (its digest included, its padding not), from its header. */
 export function madeRecordLengthAt(bytes: Uint8Array, at: number): number {
-  const view = new DataView(bytes.buffer, bytes.byteOffset + at, MADE_RECORD_HEAD);
-  return (
-    MADE_RECORD_HEAD +
-    view.getUint16(0, true) +
-    view.getUint16(2, true) +
-    view.getUint16(4, true) +
-    view.getUint32(8, true) +
-    MADE_DIGEST_BYTES
-  );
+  return recordLength(lengthsAt(bytes, at));
 }
