@@ -152,19 +152,33 @@ describe('two hubs on one data folder', () => {
   it('run one index build at a time: a second builder waits for the first', async () => {
     const dataDir = await tmp('hub-replicas-build-');
     const events: string[] = [];
+    // no timing guessed: the second asks once the first holds the lock, and the first lets go once the second waits
+    // (or after 5 s, when a broken lock let the second in at once: the order below then fails)
+    let held = () => {};
+    const holding = new Promise<void>((r) => {
+      held = r;
+    });
+    let waited = () => {};
+    const waiting = new Promise<void>((r) => {
+      waited = r;
+    });
     await Promise.all([
       withBuildLock(dataDir, async () => {
         events.push('first starts');
-        await sleep(300);
+        held();
+        await Promise.race([waiting, sleep(5000)]);
         events.push('first ends');
       }),
-      sleep(50).then(() =>
+      holding.then(() =>
         withBuildLock(
           dataDir,
           async () => {
             events.push('second starts');
           },
-          (holder) => events.push(`second waits for pid ${holder.pid}`),
+          (holder) => {
+            events.push(`second waits for pid ${holder.pid}`);
+            waited();
+          },
         ),
       ),
     ]);
