@@ -4,7 +4,7 @@
 // peak RSS measured), then served by a fresh child process per round that opens the day's pages from the filesystem
 // object store and runs the look-ups in process (no HTTP: the hub's HTTP cost is pnpm bench's; this is the index's).
 // Usage: node bench/scale.mjs [--sizes 10000,100000] [--rounds 3] [--keep DIR]
-// One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--no-reuse] [--no-answers] [--null-store] [--pure-blake3]
+// One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--no-reuse] [--no-answers | --answers-after] [--null-store] [--pure-blake3]
 //   [--skip K: build only the days after the first K, into a DIR that holds them (a copy made with `cp -al`, to profile
 //   one day of a large index again without building the days before it)]
 //   [--every K: a progress line every K models, with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
@@ -35,6 +35,7 @@ const { values } = parseArgs({
     'null-store': { type: 'boolean' },
     'no-reuse': { type: 'boolean' },
     'no-answers': { type: 'boolean' },
+    'answers-after': { type: 'boolean' },
     days: { type: 'string' },
     skip: { type: 'string' },
     'cache-mb': { type: 'string' },
@@ -77,6 +78,7 @@ async function build(n, dir) {
   const testing = await import(dist('packages/core-index/dist/testing/index.js'));
   const core = await import(dist('packages/core-index/dist/index.js'));
   const { FsObjectStore } = await import(dist('packages/objects/dist/node/index.js'));
+  const nodeServer = await import(dist('apps/node-server/dist/index.js'));
   // BLAKE3 as `hub index build` hashes (blake3-wasm, apps/node-server/src/blake3-node.ts), unless --pure-blake3.
   if (!values['pure-blake3']) {
     const b3 = createRequire(dist('apps/node-server/package.json'))('blake3-wasm');
@@ -123,24 +125,34 @@ async function build(n, dir) {
     created = 0;
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
+    // The made answers `hub index build` writes for a day served from its pages, made as the build writes its models
+    // pages (apps/node-server made-answers-build.ts, on worker threads; their CPU is in the process's), and finished
+    // after it (`answersTail`). --answers-after: the build without them, then the pass over the built day by
+    // `hub index answers` in a child process (as `hub index build` did before; it also re-hashes the pages it reads),
+    // its wall and CPU time and peak RSS apart and added into the day's totals (`withAnswers`). --no-answers: neither.
+    const noAnswers = values['no-answers'] || values['null-store'];
+    const along =
+      noAnswers || values['answers-after'] ? undefined : new nodeServer.MadeAnswersAlongBuild(inner, dir, { indexStore: 'paged' });
     // The models are made one at a time as the builder reads them (nothing held, as a real input streams).
-    const built = await testing.buildWithPages(store, models(), `2026-11-${d}`, { reuse: !values['no-reuse'] });
+    const built = await testing.buildWithPages(store, models(), `2026-11-${d}`, {
+      reuse: !values['no-reuse'],
+      ...(along ? { onModelsPage: along.onModelsPage } : {}),
+    });
+    const builtMs = performance.now() - t0;
+    if (along) await along.finish(built.catalog);
     const ms = performance.now() - t0;
-    // the CPU time of the process (user and system, the thread pool's too): on a shared machine, what the day cost
-    // whatever else ran
+    // the CPU time of the process (user and system, the thread pool's and the workers' too): on a shared machine,
+    // what the day cost whatever else ran
     const cpu = process.cpuUsage(cpu0);
     const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
-    // The made answers `hub index build` writes after a day served from its pages (apps/node-server
-    // made-answers-writer.ts), made by `hub index answers` in a child process (it copies the last day's unchanged
-    // pages as the build's does; it also re-hashes the pages it reads, which the build's skips): its wall and CPU
-    // time and peak RSS, apart and added into the day's totals (`withAnswers`). --no-answers skips it.
-    const answers = values['no-answers'] || values['null-store'] ? undefined : madeAnswers(dir);
+    const answers = noAnswers || along ? undefined : madeAnswers(dir);
     days.push({
       date: `2026-11-${d}`,
       changedEvery: every,
       buildMs: Math.round(ms),
       cpuMs,
       msPerModel: +(ms / n).toFixed(3),
+      ...(along ? { answersAlong: true, answersTailMs: Math.round(ms - builtMs) } : {}),
       created,
       ...built,
       ...(answers

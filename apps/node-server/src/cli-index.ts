@@ -89,7 +89,7 @@ export const INDEX_ANSWERS = command({
   summary: "Make the answers of the served day's cold look-ups again (a day served from its pages).",
   usage: ['[--data DIR] [--config FILE] [--fresh] [--threads N]'],
   description: `A day served from its index pages answers a model asked for the first time from one record of the
-data folder's made-answers file, written after each build and import. This writes it again for the
+data folder's made-answers file, written by each build (as it writes the day's pages) and import. This writes it again for the
 day served now, copying the records of the models pages the last file holds unchanged: when the file
 was lost, or with --fresh after an upgrade whose answers differ (the hub then logs that it does not
 use the file). A running hub takes the new file of its day within 5 seconds.`,
@@ -100,7 +100,7 @@ use the file). A running hub takes the new file of its day within 5 seconds.`,
     threads: {
       type: 'string',
       arg: 'N',
-      help: 'The worker threads that make the answers of changed pages (default one per core from 6,400 models on; 0: none).',
+      help: 'The worker threads that make the answers of changed pages (default one per core from 256 models, 64 models pages, on; 0: none).',
     },
   },
   run: (args) => indexAnswersCommand(args.values),
@@ -204,11 +204,15 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
   const started = Date.now();
   const pack = new LoadPackWriter({ maxModels: loadPackLimit(cfg.indexStore) });
   const keys = await loadSigners(cfg);
+  // A day served from its pages: its cold look-ups' answers, made as its models pages are written (made-answers-file.ts).
+  const { MadeAnswersAlongBuild } = await import('./made-answers-build.js');
+  const made = new MadeAnswersAlongBuild(store, cfg.dataDir, { indexStore: cfg.indexStore, log });
   const result = await oneBuild(() =>
     buildFromDir(store, {
       dir: path.resolve(dir),
       onObject: pack.add,
       pages: pack,
+      onModelsPage: made.onModelsPage,
       sources,
       // The rebuild cache: unchanged files (same size, times and inode) are not read again on the next build.
       cacheFile: path.join(cfg.dataDir, 'cache', 'from-dir.json'),
@@ -221,15 +225,12 @@ export async function indexBuildCommand(values: Values<typeof INDEX_BUILD_OPTION
       progressLine('');
       // What the first start needs (the load pack, the verified ref), from the objects just hashed: no re-hash at start.
       await writeLoadPackAfterBuild(store, cfg.dataDir, r.catalog, pack, log);
-      // A day served from its pages: its cold look-ups' answers, made once now (made-answers-file.ts).
-      const { writeMadeAnswersAfterBuild } = await import('./made-answers-writer.js');
-      await writeMadeAnswersAfterBuild(store, cfg.dataDir, r.catalog, cfg.indexStore, log, (done, total) =>
-        progressLine(`making answers ${done}/${total}`),
-      );
+      await made.finish(r.catalog, (done, total) => progressLine(`making answers ${done}/${total}`));
       progressLine('');
       return r;
     }),
-  ).catch((e: unknown) => {
+  ).catch(async (e: unknown) => {
+    await made.abort();
     throw feedError(e);
   });
   process.stdout.write(

@@ -1,4 +1,5 @@
 export { hubMiddleware } from './koa-middleware.js';
+export { MadeAnswersAlongBuild } from './made-answers-build.js';
 export { promMetrics } from './metrics.js';
 export { hubListener } from './node-listener.js';
 export { type RunningHub, type StartOptions, startServer } from './server.js';

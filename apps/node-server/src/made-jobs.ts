@@ -6,13 +6,16 @@
  */
 import {
   type Address,
+  type IndexedModel,
   MADE_DIGEST_BYTES,
   type MadeAnswerMaker,
   madeKeyHash,
   madeRecordFields,
   madeRecordSpan,
   openPagedIndex,
+  type PagedEntry,
   type PagedIndex,
+  pagedModel,
 } from '@hub/core-index';
 import { HUB_MADE_ANSWERS } from '@hub/hub';
 import { FsObjectStore } from '@hub/objects/node';
@@ -48,12 +51,39 @@ const PAD = new Uint8Array(8);
 /** The records of the models page at `address` of `index`, made by `makers` in order. */
 export async function madePage(index: PagedIndex, address: string, makers: readonly MadeAnswerMaker[]): Promise<MadePage> {
   const page = await index.page<{ first: number; models: unknown[] }>(address);
+  const models: IndexedModel[] = [];
+  for (let i = 0; i < page.models.length; i++) models.push(await index.modelAt(page.first + i));
+  return madeRecords(models, makers);
+}
+
+const decoder = new TextDecoder();
+
+/** The records of a models page from its bytes (as a build writes it, `BuildInput.onModelsPage`), made by `makers`. */
+export function madePageOf(bytes: Uint8Array, makers: readonly MadeAnswerMaker[]): MadePage {
+  const page = JSON.parse(decoder.decode(bytes)) as { first: number; models: PagedEntry[] };
+  return madeRecords(
+    page.models.map((e, i) => pagedModel(e, page.first + i)),
+    makers,
+  );
+}
+
+/** What a worker is asked as a build writes its models pages: the records of each of these pages (their bytes). */
+export interface MadeBytesJob {
+  type: 'made-bytes';
+  pages: Uint8Array[];
+}
+
+/** Answer a {@link MadeBytesJob}: each page's records, in order. */
+export function runMadeBytesJob(job: MadeBytesJob): MadePage[] {
+  return job.pages.map((bytes) => madePageOf(bytes, HUB_MADE_ANSWERS));
+}
+
+function madeRecords(models: readonly IndexedModel[], makers: readonly MadeAnswerMaker[]): MadePage {
   const parts: Uint8Array[] = [];
-  const slots = new Uint32Array(page.models.length * makers.length * 4);
+  const slots = new Uint32Array(models.length * makers.length * 4);
   let at = 0;
   let r = 0;
-  for (let i = 0; i < page.models.length; i++) {
-    const model = await index.modelAt(page.first + i);
+  for (const model of models) {
     for (const maker of makers) {
       const key = maker.key(model);
       const fields = madeRecordFields(key, maker.make(model));

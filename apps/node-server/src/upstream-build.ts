@@ -16,7 +16,7 @@ import { verifyModelSignature } from '@hub/model-signing';
 import { loadTrust, type SigningConfig } from '@hub/model-signing/node';
 import { FsObjectStore } from '@hub/objects/node';
 import { type BuildProgress, type BuildSummary, runUpstreamBuild } from '@hub/upstream';
-import { writeMadeAnswersAfterBuild } from './made-answers-writer.js';
+import { MadeAnswersAlongBuild } from './made-answers-build.js';
 import { FileMissingLog } from './missing-log.js';
 import { loadPackLimit, writeLoadPackAfterBuild } from './verify.js';
 
@@ -90,6 +90,8 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
   const pack = new LoadPackWriter({ maxModels: loadPackLimit(options.indexStore) });
   // Every revision's model.sig is checked offline against this trust (docs/verification.md).
   const trust = loadTrust(options.signing);
+  // A day served from its pages: its cold look-ups' answers, made as its models pages are written.
+  const made = new MadeAnswersAlongBuild(store, options.dataDir, { indexStore: options.indexStore, log: options.log });
   const summary = await runUpstreamBuild({
     objects: store,
     upstream: options.upstream,
@@ -117,9 +119,13 @@ export async function buildFromUpstream(options: NodeUpstreamBuildOptions): Prom
     onObject: pack.add,
     verdicts: { verifySignature: (bundle, files, at) => verifyModelSignature(bundle, files, trust, at) },
     pages: pack,
+    onModelsPage: made.onModelsPage,
+  }).catch(async (e: unknown) => {
+    await made.abort();
+    throw e;
   });
   await writeLoadPackAfterBuild(store, options.dataDir, summary.catalog as Address, pack, options.log);
-  await writeMadeAnswersAfterBuild(store, options.dataDir, summary.catalog as Address, options.indexStore, options.log);
+  await made.finish(summary.catalog as Address);
   return summary;
 }
 

@@ -18,7 +18,7 @@ import {
   SourceObjectSchema,
 } from '@hub/core-index';
 import { objectFile } from '@hub/objects/node';
-import type { MadeJob, MadePage } from './made-jobs.js';
+import type { MadeBytesJob, MadeJob, MadePage } from './made-jobs.js';
 
 /** Re-hash every object of the fan-out folder `dir` (`objects/ab`), in name order. */
 export interface HashJob {
@@ -162,12 +162,13 @@ export function readRun(job: RunJob): RunResult {
 }
 
 /** The jobs of the pool's threads: `hub index verify`'s, and a models page of the made answers (made-jobs.ts). */
-export type VerifyJob = HashJob | CheckJob | RunJob | MadeJob;
-export type VerifyJobResult = HashResult | CheckResult[] | RunResult | MadePage;
+export type VerifyJob = HashJob | CheckJob | RunJob | MadeJob | MadeBytesJob;
+export type VerifyJobResult = HashResult | CheckResult[] | RunResult | MadePage | MadePage[];
 
 /** A job's result; a made-answers page is made asynchronously, its code loaded on the first one. */
 export function runJob(job: VerifyJob): VerifyJobResult | Promise<VerifyJobResult> {
   if (job.type === 'made') return import('./made-jobs.js').then((m) => m.runMadeJob(job));
+  if (job.type === 'made-bytes') return import('./made-jobs.js').then((m) => m.runMadeBytesJob(job));
   return job.type === 'hash' ? hashDir(job) : job.type === 'check' ? checkObjects(job) : readRun(job);
 }
 

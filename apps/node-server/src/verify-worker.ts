@@ -16,7 +16,8 @@ parentPort?.on('message', ({ id, job }: { id: number; job: VerifyJob }) => {
     .then(
       (result) => {
         // a made-answers page's arrays are moved, not copied (each has a buffer of its own: made-jobs.ts)
-        const moved = job.type === 'made' ? [(result as MadePage).bytes.buffer, (result as MadePage).slots.buffer] : [];
+        const pages = job.type === 'made' ? [result as MadePage] : job.type === 'made-bytes' ? (result as MadePage[]) : [];
+        const moved = pages.flatMap((p) => [p.bytes.buffer, p.slots.buffer]);
         parentPort?.postMessage({ id, result }, moved as ArrayBuffer[]);
         // A parsed shard (tens of MB) is dead once its run is answered: collected now, not when the heap has doubled.
         if (job.type === 'run') collectGarbage();

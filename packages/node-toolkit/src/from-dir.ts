@@ -59,6 +59,8 @@ export interface FromDirOptions {
   onObject?: BuildInput['onObject'];
   /** The objects to derive the day's index pages from (`BuildInput.pages`: a LoadPackWriter filled through `onObject`). */
   pages?: BuildInput['pages'];
+  /** Each models page as the build writes it (`BuildInput.onModelsPage`: node-server makes the day's answers from them). */
+  onModelsPage?: BuildInput['onModelsPage'];
   /**
    * A change feed: what changed in the tree since the last build, as paths under `dir` (a file, a model folder
    * `owner/name`, or an owner folder; added, changed or removed). The model folders it does not name are taken as the
@@ -376,6 +378,7 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
       ...(options.signers ? { signers: options.signers } : {}),
       ...(options.onObject ? { onObject: options.onObject } : {}),
       ...(options.pages ? { pages: options.pages } : {}),
+      ...(options.onModelsPage ? { onModelsPage: options.onModelsPage } : {}),
     });
     // Only after the index is written: a build that failed leaves the previous cache (still true of the files).
     cache.close();

@@ -163,6 +163,7 @@ export async function writePhase(
     ...(o.signers ? { signers: o.signers } : {}),
     ...(o.onObject ? { onObject: o.onObject } : {}),
     ...(o.pages ? { pages: o.pages } : {}),
+    ...(o.onModelsPage ? { onModelsPage: o.onModelsPage } : {}),
     now: () => rc.clock.now(),
     archive: { registry: ARCHIVE_REGISTRY, ...(o.pins?.gateway ? { gateway: o.pins.gateway } : {}), ...o.archive },
   });

@@ -65,6 +65,8 @@ export interface UpstreamBuildOptions {
   onObject?: BuildInput['onObject'];
   /** The objects to derive the day's index pages from (`BuildInput.pages`). */
   pages?: BuildInput['pages'];
+  /** Each models page as the build writes it (`BuildInput.onModelsPage`). */
+  onModelsPage?: BuildInput['onModelsPage'];
 }
 
 export interface BuildProgress {

@@ -2,7 +2,7 @@ import { BUCKETS_REF } from '../buckets/schema.js';
 import { type Address, addressOf } from '../index/blake3.js';
 import { canonicalBytes } from '../index/canonical-json.js';
 import { CatalogWriter, type RowText, rowText } from '../index/catalog-shards.js';
-import { IndexPagesWriter } from '../index/index-pages.js';
+import { IndexPagesWriter, type ModelsPageHook } from '../index/index-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import {
   type Archive,
@@ -69,6 +69,12 @@ export interface BuildInput {
    * through `onObject`: its objects are no longer read for the pages.
    */
   pages?: boolean | PageObjects;
+  /**
+   * With `pages`: each models page of the day in browse order, once its address is known, with its bytes when this
+   * build composed it (none for a page reused from the last build, which is stored). Awaited: a host that makes
+   * answers from the pages as they come (node-server's made answers) holds the build back while it is behind.
+   */
+  onModelsPage?: ModelsPageHook;
 }
 
 export interface BuildResult {
@@ -141,21 +147,25 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     (part, place) => memoWriter.place(part, place),
   );
   const pagesWriter = input.pages
-    ? new IndexPagesWriter(checking, {
-        page: (k) => memo?.page(k, format),
-        record: (k, p) => memoWriter.page(k, p),
-        root: async (list) => memo?.root(list, format),
-        recordRoot: (list, root) => memoWriter.root(list, root),
-        look: (k) => memo?.look(k, format),
-        recordLook: (k, a) => memoWriter.look(k, a),
-        keepLooks: (addresses) => {
-          for (const [k, a] of memo?.looksFor(addresses) ?? []) memoWriter.look(k, a);
+    ? new IndexPagesWriter(
+        checking,
+        {
+          page: (k) => memo?.page(k, format),
+          record: (k, p) => memoWriter.page(k, p),
+          root: async (list) => memo?.root(list, format),
+          recordRoot: (list, root) => memoWriter.root(list, root),
+          look: (k) => memo?.look(k, format),
+          recordLook: (k, a) => memoWriter.look(k, a),
+          keepLooks: (addresses) => {
+            for (const [k, a] of memo?.looksFor(addresses) ?? []) memoWriter.look(k, a);
+          },
+          section: (i) => memo?.section(i),
+          sectionCount: () => memo?.sectionCount ?? 0,
+          recordSection: (t, d) => memoWriter.section(t, d),
+          lastRoot: async () => memo?.lastRoot(format),
         },
-        section: (i) => memo?.section(i),
-        sectionCount: () => memo?.sectionCount ?? 0,
-        recordSection: (t, d) => memoWriter.section(t, d),
-        lastRoot: async () => memo?.lastRoot(format),
-      })
+        input.onModelsPage,
+      )
     : undefined;
   let modelCount = 0;
   let fileCount = 0;

@@ -33,6 +33,9 @@ const decoder = new TextDecoder();
 /** The sort column of a browse order, one value per rank (what `rowSortKey` gives). */
 type Column = number[] | string[];
 
+/** A models page of the day being built, in browse order: its address, and its bytes when the build composed it. */
+export type ModelsPageHook = (address: Address, bytes: Uint8Array | undefined) => void | Promise<void>;
+
 /**
  * Writes the index pages of a day (design 11.1; layout in page-layout.ts) while the builder streams its models in
  * browse order ({@link add}), then the look-up pages and the root ({@link finish}). Every page is a content-addressed
@@ -68,9 +71,14 @@ export class IndexPagesWriter {
   private readonly entryLength = new U32List();
   private readonly entryHash = new DigestList();
 
+  /**
+   * `onModelsPage`: each models page in browse order once its address is known, with its bytes when this build composed
+   * it (a page reused from the last build has none: it is stored); awaited, so a slow consumer holds the build back.
+   */
   constructor(
     private readonly store: ObjectStore,
     private readonly reuse?: ModelsPageReuse,
+    private readonly onModelsPage?: ModelsPageHook,
   ) {
     this.w = new PageWriter(store, reuse);
     this.deferred = Boolean(reuse?.root);
@@ -189,8 +197,10 @@ export class IndexPagesWriter {
       if (!this.termsDeferred) this.tabulateTerms(entry, entry.row.id.toLowerCase(), first + k);
       if (!this.shasDeferred) for (const f of entry.object.files) this.shas.add(f.sha256, first + k);
     }
-    if (page) this.modelPages.push(`blake3:${page.address}`);
-    else {
+    if (page) {
+      this.modelPages.push(`blake3:${page.address}`);
+      await this.onModelsPage?.(`blake3:${page.address}`, undefined);
+    } else {
       if (this.deferred) {
         await this.catchUp({ base: true });
         for (const h of held) this.tabulate(h.entry, h.entry.row.id.toLowerCase());
@@ -201,6 +211,7 @@ export class IndexPagesWriter {
       );
       page = written.record;
       this.modelPages.push(await this.w.pageBytes(written.bytes, `blake3:${page.address}`));
+      await this.onModelsPage?.(this.modelPages.at(-1) as Address, written.bytes);
     }
     for (let k = 0; k < page.starts.length; k++) {
       this.entryStart.push(page.starts[k] as number);

@@ -1,7 +1,7 @@
 import { type Address, addressOf } from './blake3.js';
 import { bucketEntry, NOT_A_BUCKET } from './bucket-scan.js';
 import { ByteLru } from './byte-lru.js';
-import { IndexLoadError, makeModel } from './index-store.js';
+import { IndexLoadError } from './index-store.js';
 import type { MadeAnswers } from './made-answers.js';
 import type { ObjectStore } from './object-store.js';
 import {
@@ -16,9 +16,10 @@ import {
   type PagesRoot,
   type Postings,
 } from './page-layout.js';
+import { pagedModel } from './paged-model.js';
 import { pagedNames } from './paged-names.js';
 import { type PagedReads, pagedSearch } from './paged-search.js';
-import { type FileRecord, ModelObjectSchema, ModelRowSchema, type SourceObject, SourceObjectSchema } from './schemas.js';
+import type { FileRecord, SourceObject } from './schemas.js';
 import {
   type IndexedModel,
   type IndexStore,
@@ -222,17 +223,7 @@ export class PagedIndex implements IndexStore, PagedReads {
   }
 
   private fromEntry(e: PagedEntry, rank: number, size: number): IndexedModel {
-    // Through the schemas, as the whole store's first load reads them: the same fields in the same order (a page is
-    // canonical JSON, keys sorted), so every answer is byte for byte the whole store's.
-    const m = makeModel(
-      e.id,
-      e.address as Address,
-      ModelObjectSchema.parse(e.object),
-      ModelRowSchema.parse(e.row),
-      e.sources.map((s) => SourceObjectSchema.parse(s.object)),
-      e.sources.map((s) => s.address as Address),
-    );
-    m.rank = rank;
+    const m = pagedModel(e, rank);
     if (size > 0) {
       this.warmModels.set(e.id.toLowerCase(), m, size);
       this.warmModels.set(`#${rank}`, m, 64);

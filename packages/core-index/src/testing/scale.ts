@@ -1,4 +1,4 @@
-import { type BuildModelInput, buildIndex } from '../build/builder.js';
+import { type BuildInput, type BuildModelInput, buildIndex } from '../build/builder.js';
 import type { Address } from '../index/blake3.js';
 import type { ListQuery, ObjectStore, PutOptions } from '../index/object-store.js';
 
@@ -67,7 +67,7 @@ export async function buildWithPages(
   store: ObjectStore,
   models: Iterable<BuildModelInput> | AsyncIterable<BuildModelInput>,
   date = '2026-11-28',
-  options: { reuse?: boolean } = {},
+  options: { reuse?: boolean; onModelsPage?: BuildInput['onModelsPage'] } = {},
 ): Promise<{ catalog: Address; pages: Address }> {
   const built = await buildIndex(store, { date, models, pages: true, ...options });
   if (!built.day.pages) throw new Error('the build wrote no index pages');
