@@ -54,7 +54,16 @@ export class MadeAnswersAlongBuild {
       /** worker threads once the day has {@link WORKERS_FROM_PAGES} pages (default one per core beyond two; 0: this thread) */
       workers?: number;
     } = {},
-  ) {}
+  ) {
+    // a hub that loads every day whole (`indexStore: memory`) reads no made answers: none are made
+    let some = true;
+    try {
+      some = servedFromPages(indexStoreKind(options.indexStore, 'indexStore (or HUB_INDEX_STORE)'), { pages: 'any', models: Infinity });
+    } catch {
+      // a setting this code does not know: `finish` says so
+    }
+    if (!some) this.failed = 'the hub loads its days whole';
+  }
 
   /** The build's hook (`BuildInput.onModelsPage`): each models page in browse order. */
   readonly onModelsPage = async (address: Address, bytes: Uint8Array | undefined): Promise<void> => {

@@ -110,11 +110,19 @@ describe('made answers along the build', () => {
     expect((await readFile(path.join(dir, MADE_ANSWERS_FILE))).equals(await byThePass(dir, day.catalog))).toBe(true);
   }, 120_000);
 
-  it('write nothing for a day not served from its pages', async () => {
+  it('write nothing for a hub that loads its days whole', async () => {
     const dir = await folder('whole');
     const store = new FsObjectStore(dir);
     const along = new MadeAnswersAlongBuild(store, dir, { indexStore: 'memory' });
-    const day = await buildWithPages(store, models.slice(0, 50), '2026-11-28', { onModelsPage: along.onModelsPage });
+    // nothing is made for it as it is built either: no temp file after any page
+    let temp = false;
+    const day = await buildWithPages(store, models.slice(0, 50), '2026-11-28', {
+      onModelsPage: async (address, bytes) => {
+        await along.onModelsPage(address, bytes);
+        temp ||= (await readdir(dir)).some((n) => n.startsWith(`${MADE_ANSWERS_FILE}.`));
+      },
+    });
+    expect(temp).toBe(false);
     expect(await along.finish(day.catalog)).toBe('none');
     expect((await readdir(dir)).filter((n) => n.startsWith(MADE_ANSWERS_FILE))).toEqual([]);
   }, 60_000);
