@@ -40,6 +40,8 @@ import type { MadePage } from './made-jobs.js';
 
 const TEMP_PREFIX = `${MADE_ANSWERS_FILE}.tmp-`;
 const CHUNK_BYTES = 4 * 1024 * 1024;
+/** What a copy from the last file reads at once (about 280 pages' records). */
+const READ_AHEAD = 1024 * 1024;
 
 /** Remove temp files a killed writer left. */
 function removeTemps(dataDir: string): void {
@@ -285,7 +287,10 @@ export class LastMadeFile {
     return this.fd !== undefined && this.spans.has(address);
   }
 
-  /** The records of the models page at `address`, copied, or undefined when they cannot be (then make them). */
+  /**
+   * The records of the models page at `address`, copied (their bytes valid until the next call), or undefined when
+   * they cannot be (then make them).
+   */
   async copy(address: string, remake: () => Promise<MadePage>): Promise<MadePage | undefined> {
     const span = this.spans.get(address);
     if (this.fd === undefined || !span) return undefined;
@@ -306,9 +311,27 @@ export class LastMadeFile {
     return found;
   }
 
+  /** Bytes of the file read ahead: the records of the next pages usually follow this page's (one read, not one a page). */
+  private ahead = Buffer.alloc(0);
+  private aheadAt = 0;
+  private aheadBuffer: Buffer | undefined;
+
+  /** The file's bytes from `start` to `end`, valid until the next call. */
+  private bytesAt(fd: number, start: number, end: number): Buffer | undefined {
+    if (start < this.aheadAt || end > this.aheadAt + this.ahead.length) {
+      let buf = this.aheadBuffer;
+      if (!buf || buf.length < end - start) buf = this.aheadBuffer = Buffer.allocUnsafe(Math.max(READ_AHEAD, end - start));
+      const n = readSync(fd, buf, 0, buf.length, start);
+      if (n < end - start) return undefined;
+      this.ahead = buf.subarray(0, n);
+      this.aheadAt = start;
+    }
+    return this.ahead.subarray(start - this.aheadAt, end - this.aheadAt);
+  }
+
   private read(fd: number, [start, end]: [number, number]): MadePage | undefined {
-    const bytes = Buffer.allocUnsafe(end - start);
-    if (readSync(fd, bytes, 0, bytes.length, start) !== bytes.length) return undefined;
+    const bytes = this.bytesAt(fd, start, end);
+    if (!bytes) return undefined;
     // the page's records as madePage gives them: each key's hash lanes, its place in the page and its length
     const found: number[] = [];
     for (let o = 0; o < bytes.length; ) {
