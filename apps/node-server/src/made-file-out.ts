@@ -312,7 +312,7 @@ export class LastMadeFile {
   }
 
   /** Bytes of the file read ahead: the records of the next pages usually follow this page's (one read, not one a page). */
-  private ahead = Buffer.alloc(0);
+  private ahead: Buffer = Buffer.alloc(0);
   private aheadAt = 0;
   private aheadBuffer: Buffer | undefined;
 
