@@ -91,7 +91,7 @@ export class MadeAnswersAlongBuild {
   private startPool(): void {
     // The build keeps one core busy and its file system work most of another: the records are made on the cores
     // beyond two, else on the build's own thread (on this project's 2-vCPU VM a worker's CPU slowed the build's
-    // thread by as much as it took off it, and its isolate added 60 MB to the peak: docs/benchmarks.md, 2026-11-30).
+    // thread by as much as it took off it, and its isolate added about 50 MB to the peak: docs/benchmarks.md, 2026-11-30).
     const workers = this.options.workers ?? Math.max(0, os.availableParallelism() - 2);
     if (workers === 0) return;
     const pool = new VerifyPool(workers);
