@@ -2,13 +2,7 @@
 -- models of an index of N (env N), a few hundred models asked again and again, as a hot set is.
 local n = tonumber(os.getenv("N"))
 local k = 0
-local function id(i)
-  local owner
-  if i % 97 == 5 then owner = "dotted.org-" .. (i % 7) else owner = "synthetic-org-" .. (i % 211) end
-  local suffix = ""
-  if i % 3 == 0 then suffix = "-GGUF" end
-  return owner .. "/model-" .. i .. suffix, i
-end
+local id = dofile((debug.getinfo(1, "S").source:match("^@(.*)/") or ".") .. "/synthetic-id.lua")
 request = function()
   k = k + 1
   local m, i = id((k * 7) % math.min(n, 300))
