@@ -135,7 +135,6 @@ export class MadeAnswersAlongBuild {
   /** The build failed: nothing is written (the temp file is removed, the last file stays). */
   async abort(): Promise<void> {
     this.fail(new Error('the build failed'));
-    this.last?.close();
   }
 
   private fail(e: unknown): void {
