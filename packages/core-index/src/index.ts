@@ -19,6 +19,7 @@ export {
 export { commitDays } from './build/commit-days.js';
 export { namedJsonSchemas } from './build/json-schema.js';
 export { LoadPackWriter } from './build/load-pack-writer.js';
+export type { UnchangedModelInput } from './build/unchanged-model.js';
 export { admitRequest, errorShapes } from './http/admit.js';
 export {
   type ApiContent,

@@ -108,27 +108,31 @@ class Lines {
   }
 }
 
-/** Whether a v2 cache file is whole and of `root`: its lines hash to its last line's SHA-256 (one pass, streamed). */
-function wholeV2(file: string, root: string): boolean {
+/**
+ * A v2 cache file's checksum (its last line's SHA-256 of the lines before) when it is whole and of `root`: its lines
+ * hash to it (one pass, streamed). Undefined otherwise.
+ */
+function wholeV2(file: string, root: string): string | undefined {
   const fd = openSync(file, 'r');
   try {
     const lines = new Lines(fd);
-    if (lines.next()?.toString() !== FORMAT) return false;
+    if (lines.next()?.toString() !== FORMAT) return undefined;
     const head = lines.next();
-    if (!head || (JSON.parse(head.toString()) as { root?: string }).root !== root) return false;
+    if (!head || (JSON.parse(head.toString()) as { root?: string }).root !== root) return undefined;
     const hash = createHash('sha256').update(head).update('\n');
     let count = 0;
     for (let line = lines.next(); line; line = lines.next()) {
       if (line[0] === 0x7b /* { */) {
         const end = JSON.parse(line.toString()) as { end?: boolean; models?: number; sha256?: string };
-        return end.end === true && end.models === count && end.sha256 === hash.digest('hex') && lines.next() === undefined;
+        const whole = end.end === true && end.models === count && end.sha256 === hash.digest('hex') && lines.next() === undefined;
+        return whole ? end.sha256 : undefined;
       }
       hash.update(line).update('\n');
       count++;
     }
-    return false;
+    return undefined;
   } catch {
-    return false;
+    return undefined;
   } finally {
     closeSync(fd);
   }
@@ -142,6 +146,8 @@ export class BuildCache {
   /** a cache of the first format: its entries by `owner/name/path`, and no listings */
   private legacy: Map<string, [number, string, string, string, string, string, GgufFacts | null]> | undefined;
   hits = 0;
+  /** the last line's checksum of a whole cache of the second format (what the builder's input stamp is made from) */
+  checksum: string | undefined;
 
   private constructor() {}
 
@@ -154,7 +160,9 @@ export class BuildCache {
       readSync(fd, first, 0, first.length, 0);
       closeSync(fd);
       if (first.toString() === `${FORMAT}\n`) {
-        if (!wholeV2(file, root)) return cache;
+        const checksum = wholeV2(file, root);
+        if (!checksum) return cache;
+        cache.checksum = checksum;
         cache.fd = openSync(file, 'r');
         cache.lines = new Lines(cache.fd);
         cache.lines.next(); // the format
@@ -263,6 +271,11 @@ export class NextCache {
     this.size += line.length;
     this.count++;
     if (this.size > 1 << 20) this.flush();
+  }
+
+  /** The checksum the last line will hold: of every line added so far. */
+  checksum(): string {
+    return this.hash.copy().digest('hex');
   }
 
   /** Write the last line, make the file durable and put it in place. */

@@ -341,6 +341,30 @@ describe('a change feed (hub index build --from-dir --changed)', () => {
     expect(again.catalog).toBe(b.catalog);
   });
 
+  it('takes the folders it does not name from the last memo only when the memo is of the cache they are listed in', async () => {
+    // a build killed after its memo was written and before its cache was: the memo holds a changed model the cache
+    // does not, and the file is then put back as the last whole build had it, so a feed naming nothing is true
+    const file = path.join(tree, 'org-1', 'model-16', 'config.json');
+    const original = readFileSync(file);
+    writeFileSync(file, JSON.stringify({ i: 16, killed: true }));
+    const killed = new FsObjectStore(fed);
+    const writeRef = killed.writeRef.bind(killed);
+    killed.writeRef = async (name: string, value: string) => {
+      if (name === 'archive') throw new Error('killed (SYNTHETIC)');
+      return writeRef(name, value);
+    };
+    const date = '2026-11-26';
+    const changed = ['org-1/model-16'];
+    await expect(buildFromDir(killed, { dir: tree, sources: SOURCES, date, cacheFile: cacheOf(fed), changed })).rejects.toThrow(/killed/);
+    writeFileSync(file, original);
+    const { a, b } = await both(date, []);
+    expect(a.catalog).toBe(b.catalog);
+    // and the day after, fed again from the memo and cache of that build
+    writeFileSync(path.join(tree, 'org-0', 'model-0', 'config.json'), JSON.stringify({ i: 0, again: true }));
+    const next = await both('2026-11-27', ['org-0/model-0/config.json']);
+    expect(next.a.catalog).toBe(next.b.catalog);
+  });
+
   it('refuses without a rebuild cache of the tree, and paths that are not under it', async () => {
     const data = await tmp('hub-feed-none-');
     await expect(

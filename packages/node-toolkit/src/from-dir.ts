@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import {
   type BuildInput,
@@ -12,6 +13,7 @@ import {
   type NoteSigner,
   type ObjectStore,
   type ParsedGguf,
+  type UnchangedModelInput,
 } from '@hub/core-index';
 import {
   BuildCache,
@@ -22,14 +24,13 @@ import {
   hashedRow,
   NextCache,
   rowFile,
-  rowsOf,
   stampKey,
-  wholeRows,
 } from './build-cache.js';
 import { hashFileStamped, stampOf } from './hash-file.js';
+import { ChangeFeedError, fedTodo, readFolderFacts, type Todo, walkedTodo } from './tree-todo.js';
 
-/** The optional facts file of a model folder (not indexed as a file). */
-const FACTS_FILE = '.hub-facts.json';
+export { ChangeFeedError };
+
 const GGUF_MAGIC = [0x47, 0x47, 0x55, 0x46];
 
 /** Models hashed at once by {@link buildFromDir}. */
@@ -71,9 +72,6 @@ export interface FromDirOptions {
   changed?: readonly string[];
 }
 
-/** A change feed that cannot be used: no rebuild cache of this tree, or a path that is not under it. */
-export class ChangeFeedError extends Error {}
-
 /**
  * The lines of a change feed as paths under `root`: relative paths, or absolute ones under `root` as given or under
  * its real path (a tree reached through a symbolic link, whose watcher reports real paths, as macOS's FSEvents does);
@@ -110,30 +108,6 @@ function realOr(dir: string): string {
   }
 }
 
-interface Walked {
-  /** file paths relative to the model folder, sorted per folder */
-  files: string[];
-  /** the model folder holds `.hub-facts.json` */
-  hasFacts: boolean;
-}
-
-/**
- * The files of one model folder, read synchronously: a few `readdir`s per model cost less than a thread-pool round
- * trip each (the build is a command, not a server answering requests).
- */
-function walk(dir: string, prefix = '', out: Walked = { files: [], hasFacts: false }): Walked {
-  const entries = readdirSync(dir, { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const e of entries) {
-    if (!prefix && e.name === FACTS_FILE) out.hasFacts = true;
-    if (e.name.startsWith('.') && e.name !== '.gitattributes') continue;
-    const rel = prefix ? `${prefix}/${e.name}` : e.name;
-    if (e.isDirectory()) walk(path.join(dir, e.name), rel, out);
-    else if (e.isFile()) out.files.push(rel);
-  }
-  return out;
-}
-
 /** GGUF header facts by local read (architecture, context, parameters, quantisation, chat template). */
 export async function ggufFacts(file: string, relPath: string): Promise<GgufFacts | undefined> {
   try {
@@ -142,24 +116,6 @@ export async function ggufFacts(file: string, relPath: string): Promise<GgufFact
     return ggufFactsOf(relPath, parsed);
   } catch {
     return undefined;
-  }
-}
-
-/**
- * Optional `.hub-facts.json` in a model folder (not indexed as a file): license, pipeline_tag,
- * library_name and tags, which a bare tree cannot tell.
- */
-function readFolderFacts(dir: string): FolderFacts {
-  try {
-    const raw = JSON.parse(readFileSync(path.join(dir, FACTS_FILE), 'utf8')) as FolderFacts;
-    const out: FolderFacts = {};
-    if (typeof raw.license === 'string') out.license = raw.license;
-    if (typeof raw.pipeline_tag === 'string') out.pipeline_tag = raw.pipeline_tag;
-    if (typeof raw.library_name === 'string') out.library_name = raw.library_name;
-    if (Array.isArray(raw.tags)) out.tags = raw.tags.filter((t): t is string => typeof t === 'string');
-    return out;
-  } catch {
-    return {};
   }
 }
 
@@ -187,82 +143,6 @@ export function treeLayoutProblem(root: string): string | undefined {
   }
   if (models === 0) return `${root} holds no model folder: the tree must be {owner}/{name}/… (for example acme/widget/config.json)`;
   return undefined;
-}
-
-const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : 1);
-
-/** Whether folder `a` comes before folder `b` in walk order (owners by name, then their models by name). */
-function walksBefore(a: string, b: string): boolean {
-  const [sa, sb] = [a.indexOf('/'), b.indexOf('/')];
-  const [oa, ob] = [a.slice(0, sa), b.slice(0, sb)];
-  return oa !== ob ? oa < ob : a.slice(sa + 1) < b.slice(sb + 1);
-}
-
-/** A model folder to index: walked now (with the last build's rows to look its files up in), or taken as listed. */
-type Todo = { id: string; dir: string } & (
-  | { files: string[]; hasFacts: boolean; rows: ((rel: string) => CachedRow | undefined) | undefined; listed?: undefined }
-  | { listed: CachedModel; whole: Array<CachedFile & { path: string }> }
-);
-
-/** Every model folder of the tree, walked in order (owners, then their models, by name); one owner's names held at a time. */
-function* walkedTodo(root: string, cache: BuildCache): Generator<Todo> {
-  const owners = readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory() && !e.name.startsWith('.'));
-  for (const owner of owners.sort(byName)) {
-    const names = readdirSync(path.join(root, owner.name), { withFileTypes: true }).filter((e) => e.isDirectory());
-    for (const name of names.sort(byName)) {
-      const id = `${owner.name}/${name.name}`;
-      const dir = path.join(root, owner.name, name.name);
-      yield { id, dir, ...walk(dir), rows: cache.model(id, walksBefore) };
-    }
-  }
-}
-
-/**
- * The model folders of the tree as a change feed tells them: the last build's folders in turn (from the cache, in
- * walk order), each one the feed names walked again (or gone, when it is), the others taken as listed; and, merged in
- * order, the folders the feed names that the last build did not have (an owner named alone: each of its folders).
- * Only what the feed names is listed or stat'ed.
- */
-function* fedTodo(root: string, cache: BuildCache, changed: readonly string[]): Generator<Todo> {
-  if (!cache.listed)
-    throw new ChangeFeedError(
-      `a change feed needs the rebuild cache of an earlier build of ${root} (its data folder's cache/from-dir.json): build once without it`,
-    );
-  const named = new Set<string>();
-  const owners = new Set<string>();
-  for (const p of changed) {
-    const [owner, name] = p.split('/') as [string, string | undefined];
-    if (owner.startsWith('.')) continue; // not an owner folder (the walk skips it too)
-    if (name === undefined) owners.add(owner);
-    else named.add(`${owner}/${name}`);
-  }
-  const isDir = (dir: string) => statSync(dir, { throwIfNoEntry: false })?.isDirectory() === true;
-  // the named folders that are there (the last build's among them are met again in the cache)
-  const there = new Set([...named].filter((id) => isDir(path.join(root, id))));
-  for (const owner of owners) {
-    const dir = path.join(root, owner);
-    if (isDir(dir)) for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) there.add(`${owner}/${e.name}`);
-  }
-  const fresh = [...there].sort((a, b) => (walksBefore(a, b) ? -1 : 1));
-  let f = 0;
-  const walked = (id: string, model: CachedModel | undefined): Todo => {
-    const dir = path.join(root, id);
-    return { id, dir, ...walk(dir), rows: model ? rowsOf(model) : undefined };
-  };
-  for (let m = cache.nextModel(); m; m = cache.nextModel()) {
-    const id = m[0];
-    for (; f < fresh.length && walksBefore(fresh[f] as string, id); f++) yield walked(fresh[f] as string, undefined);
-    if (fresh[f] === id) f++;
-    if (named.has(id) || owners.has(id.slice(0, id.indexOf('/')))) {
-      if (there.has(id)) yield walked(id, m);
-      continue;
-    }
-    const whole = wholeRows(m);
-    // a folder with a file that kept no hash (changed too close to its read) is walked again; one gone is gone
-    if (whole) yield { id, dir: path.join(root, id), listed: m, whole };
-    else if (isDir(path.join(root, id))) yield walked(id, m);
-  }
-  for (; f < fresh.length; f++) yield walked(fresh[f] as string, undefined);
 }
 
 /**
@@ -298,36 +178,14 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     if (magic && /\.gguf$/i.test(rel) && !isMmproj(rel)) gguf = (await ggufFacts(full, rel)) ?? null;
     return { file: { size, sha256, gguf }, row: hashedRow(rel, stamp, sha256, gguf, readAt) };
   };
-  const indexOne = async (t: Todo): Promise<{ input: BuildModelInput; line: CachedModel }> => {
-    const records: Array<{ path: string; size: number; sha256: string }> = [];
-    const rows: CachedRow[] = [];
-    const gguf: GgufFacts[] = [];
-    const take = (rel: string, file: CachedFile) => {
-      records.push({ path: rel, size: file.size, sha256: file.sha256 });
-      if (file.gguf) gguf.push(file.gguf);
-      files++;
-      options.progress?.(files, `${t.id}/${rel}`);
-    };
-    let facts: FolderFacts | null;
-    if (t.listed) {
-      for (const f of t.whole) take(f.path, f);
-      rows.push(...t.listed[1]);
-      reused += t.whole.length;
-      facts = t.listed[2];
-    } else {
-      for (const rel of t.files) {
-        const one = await fileOne(t, rel);
-        take(rel, one.file);
-        rows.push(one.row);
-      }
-      facts = t.hasFacts ? readFolderFacts(t.dir) : null;
-    }
+  /** A folder's input from its files (hashed now or taken from the cache) and facts. */
+  const inputOf = (id: string, taken: ReadonlyArray<CachedFile & { path: string }>, facts: FolderFacts | null): BuildModelInput => {
+    const gguf = taken.flatMap((f) => (f.gguf ? [f.gguf] : []));
     const first = gguf[0];
     const extra = facts ?? {};
-    options.log?.info({ model: t.id, files: records.length }, 'indexed model');
-    const input: BuildModelInput = {
-      id: t.id,
-      files: records,
+    return {
+      id,
+      files: taken.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })),
       license: extra.license ?? null,
       facts: {
         ...(extra.pipeline_tag ? { pipeline_tag: extra.pipeline_tag } : {}),
@@ -340,11 +198,33 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
       },
       sources: options.sources.map((s) => ({ source: s.name, type: 'http' as const, ...(s.url ? { url: s.url } : {}) })),
     };
-    return { input, line: [t.id, rows, facts] };
+  };
+  const indexOne = async (t: Todo): Promise<{ input: BuildModelInput | UnchangedModelInput; line: CachedModel }> => {
+    if (t.listed) {
+      // A folder the change feed does not name, as the last build listed it: given to the builder as unchanged (its
+      // input made only if the last build's memo cannot serve it), and its cache line kept as it was.
+      files += t.whole.length;
+      reused += t.whole.length;
+      options.progress?.(files, `${t.id}/${t.whole.at(-1)?.path ?? ''}`);
+      const { listed, whole } = t;
+      return { input: { id: t.id, input: () => inputOf(t.id, whole, listed[2]) }, line: listed };
+    }
+    const taken: Array<CachedFile & { path: string }> = [];
+    const rows: CachedRow[] = [];
+    for (const rel of t.files) {
+      const one = await fileOne(t, rel);
+      taken.push({ path: rel, ...one.file });
+      rows.push(one.row);
+      files++;
+      options.progress?.(files, `${t.id}/${rel}`);
+    }
+    const facts = t.hasFacts ? readFolderFacts(t.dir) : null;
+    options.log?.info({ model: t.id, files: taken.length }, 'indexed model');
+    return { input: inputOf(t.id, taken, facts), line: [t.id, rows, facts] };
   };
   // A few models at once: big files' streamed reads and GGUF header reads overlap instead of waiting on one file at a
   // time (small files are read synchronously). Models keep the tree's order, and so do the next cache's lines.
-  async function* models(todo: Iterable<Todo>): AsyncGenerator<BuildModelInput> {
+  async function* models(todo: Iterable<Todo>): AsyncGenerator<BuildModelInput | UnchangedModelInput> {
     let batch: Todo[] = [];
     const done = async () => {
       const out = await Promise.all(batch.map(indexOne));
@@ -358,6 +238,12 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     }
     yield* await done();
   }
+  // A `display` is a function, which no stamp can hold: a build with one gives the memo no stamp (and takes none).
+  const stamped = !options.display;
+  const inputStamp = (checksum: string) =>
+    createHash('sha256')
+      .update(JSON.stringify({ cache: checksum, sources: options.sources }))
+      .digest('hex');
   try {
     const todo = options.changed ? fedTodo(root, cache, options.changed) : walkedTodo(root, cache);
     // the first folder before anything is written: a feed without a cache to go on is refused here
@@ -375,6 +261,10 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
             })(),
       ),
       ...(options.display ? { display: options.display } : {}),
+      // The input's stamp: the rebuild cache's checksum (every folder's files and facts) and the sources, which is all a
+      // model's input is made from here; the unchanged models of a feed are unchanged since the last cache's stamp.
+      ...(stamped && cache.checksum ? { since: inputStamp(cache.checksum) } : {}),
+      ...(stamped && next ? { stamp: () => inputStamp((next as NextCache).checksum()) } : {}),
       ...(options.signers ? { signers: options.signers } : {}),
       ...(options.onObject ? { onObject: options.onObject } : {}),
       ...(options.pages ? { pages: options.pages } : {}),

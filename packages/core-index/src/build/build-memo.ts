@@ -20,9 +20,10 @@ export { MEMO_CHUNK_KIND };
 export const MEMO_REF = 'build-memo';
 /**
  * The memo root's kind. `.v2`: a model's record may hold its full key and row bytes (flag 8), which a reader of the
- * first form would misread; it does not read a root of this kind (another kind: not its memo).
+ * first form would misread; it does not read a root of this kind (another kind: not its memo). `.v3`: also its file
+ * count and bytes (flag 16), for a model the next build takes unchanged without its input.
  */
-export const MEMO_KIND = 'model-hub.build-memo.v2';
+export const MEMO_KIND = 'model-hub.build-memo.v3';
 /** Position of a record: chunk × this + offset. */
 const AT = 2 ** 26;
 /** A row's place: its part's index (or {@link NO_PLACE}), and four 32-bit offsets and lengths. */
@@ -83,8 +84,20 @@ export class BuildMemoWriter {
     const idBytes = encoder.encode(id);
     const rev = encoder.encode(m.revision);
     const full = m.full !== undefined && m.rowBytes !== undefined && m.rank !== undefined;
+    const sized = m.files !== undefined && m.bytes !== undefined;
     const [buf, start] = this.models.room(
-      2 + idBytes.length + 16 + 32 + 1 + (m.prev ? 32 : 0) + (full ? 24 : 0) + 2 + rev.length + 2 + 32 * m.sources.length,
+      2 +
+        idBytes.length +
+        16 +
+        32 +
+        1 +
+        (m.prev ? 32 : 0) +
+        (full ? 24 : 0) +
+        (sized ? 12 : 0) +
+        2 +
+        rev.length +
+        2 +
+        32 * m.sources.length,
     );
     const view = new DataView(buf.buffer, buf.byteOffset);
     let at = start;
@@ -93,7 +106,7 @@ export class BuildMemoWriter {
     at += 2 + idBytes.length;
     putHex(buf, at, m.key, 16);
     putHex(buf, at + 16, bare(m.model), 32);
-    buf[at + 48] = (m.prev ? 1 : 0) | (m.base << 1) | (full ? 8 : 0);
+    buf[at + 48] = (m.prev ? 1 : 0) | (m.base << 1) | (full ? 8 : 0) | (sized ? 16 : 0);
     at += 49;
     if (m.prev) {
       putHex(buf, at, bare(m.prev), 32);
@@ -104,6 +117,11 @@ export class BuildMemoWriter {
       view.setUint32(at + 16, m.rowBytes as number);
       view.setUint32(at + 20, m.rank as number);
       at += 24;
+    }
+    if (sized) {
+      view.setUint32(at, m.files as number);
+      view.setFloat64(at + 4, m.bytes as number);
+      at += 12;
     }
     view.setUint16(at, rev.length);
     buf.set(rev, at + 2);
@@ -141,7 +159,7 @@ export class BuildMemoWriter {
   }
 
   /** Put what is left and the root; returns the root's address (for {@link MEMO_REF}). */
-  async finish(catalog: Address, base: Address | null, format: string, parts: readonly string[]): Promise<Address> {
+  async finish(catalog: Address, base: Address | null, format: string, parts: readonly string[], stamp?: string): Promise<Address> {
     const root: MemoRoot = {
       kind: MEMO_KIND,
       catalog,
@@ -154,6 +172,7 @@ export class BuildMemoWriter {
       sections: await this.sections.done(),
       parts: parts.map(bare),
       ...this.pagesRoot,
+      ...(stamp === undefined ? {} : { stamp }),
     };
     const { meta } = await this.objects.put(canonicalBytes(root), { kind: MEMO_KIND, mediaType: 'application/json' });
     return meta.id as Address;
@@ -179,6 +198,8 @@ export class BuildMemo {
     private readonly rowChunks: Uint8Array[],
     private readonly parts: string[],
     private readonly sectionChunks: Uint8Array[],
+    /** the stamp of the memo build's input (`BuildInput.stamp`), if it was given one */
+    readonly stamp: string | undefined,
   ) {
     modelChunks.forEach((buf, c) => {
       const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
@@ -191,7 +212,7 @@ export class BuildMemo {
         else this.collided.set(h, [...(this.collided.get(h) ?? []), pos]);
         at += 2 + idLength + 48;
         const flags = buf[at] as number;
-        at += 1 + (flags & 1 ? 32 : 0) + (flags & 8 ? 24 : 0);
+        at += 1 + (flags & 1 ? 32 : 0) + (flags & 8 ? 24 : 0) + (flags & 16 ? 12 : 0);
         at += 2 + view.getUint16(at);
         at += 2 + 32 * view.getUint16(at);
       }
@@ -227,7 +248,8 @@ export class BuildMemo {
       const rows = await Promise.all((root.rows ?? []).map(checked));
       const sections = await Promise.all((root.sections ?? []).map(checked));
       const pagesRoot = { list: root.list, root: root.root };
-      return new BuildMemo(objects, mode, root.format, pagesRoot, models, pages, looks, rows, root.parts ?? [], sections);
+      const stamp = typeof root.stamp === 'string' ? root.stamp : undefined;
+      return new BuildMemo(objects, mode, root.format, pagesRoot, models, pages, looks, rows, root.parts ?? [], sections, stamp);
     } catch {
       return undefined;
     }
@@ -270,6 +292,11 @@ export class BuildMemo {
       rank = view.getUint32(at + 20);
       at += 24;
     }
+    let size: { files: number; bytes: number } | undefined;
+    if (flags & 16) {
+      size = { files: view.getUint32(at), bytes: view.getFloat64(at + 4) };
+      at += 12;
+    }
     const revLength = view.getUint16(at);
     const revision = decoder.decode(buf.subarray(at + 2, at + 2 + revLength));
     at += 2 + revLength;
@@ -277,7 +304,16 @@ export class BuildMemo {
     const n = view.getUint16(at);
     at += 2;
     for (let k = 0; k < n; k++, at += 32) sources.push(hexAt(buf, at, 32));
-    return { key, model, prev, base: ((flags >> 1) & 3) as 0 | 1 | 2, revision, sources, ...(full ? { full, rowBytes, rank } : {}) };
+    return {
+      key,
+      model,
+      prev,
+      base: ((flags >> 1) & 3) as 0 | 1 | 2,
+      revision,
+      sources,
+      ...(full ? { full, rowBytes, rank } : {}),
+      ...size,
+    };
   }
 
   /**

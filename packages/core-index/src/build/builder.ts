@@ -4,25 +4,18 @@ import { canonicalBytes } from '../index/canonical-json.js';
 import { CatalogWriter, type RowText, rowText } from '../index/catalog-shards.js';
 import { IndexPagesWriter, type ModelsPageHook } from '../index/index-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
-import {
-  type Archive,
-  type ArchiveDay,
-  ArchiveSchema,
-  type CatalogObject,
-  type FileRecord,
-  type ModelObject,
-  type SourceObject,
-} from '../index/schemas.js';
-import { sha256Hex } from '../index/sha256.js';
+import type { PagedEntry } from '../index/page-layout.js';
+import type { Archive, ArchiveDay, CatalogObject } from '../index/schemas.js';
 import type { PageObjects } from '../index/write-index-pages.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import type { NoteSigner } from '../tlog/note.js';
 import { BuildMemo, BuildMemoWriter, inputKeys, MEMO_REF, type MemoModel } from './build-memo.js';
-import { commitDays } from './commit-days.js';
+import { commitDays, readArchive } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
-import { type BuildModelInput, lazyRow, withRow } from './model-row.js';
+import { type BuildModelInput, filesByPath, lazyRow, modelObjectOf, sourceObjectsOf, treeRevision, withRow } from './model-row.js';
 import { pagesFormat } from './pages-format.js';
 import { type Kept, keepStored, readCatalogOrNone, readPrev, sameContent, withHas } from './reuse-store.js';
+import { isUnchanged, type MadeModel, takesUnchanged, type UnchangedModelInput, unchangedModel } from './unchanged-model.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 
@@ -38,8 +31,18 @@ export async function putJson(objects: ObjectStore, kind: string, value: unknown
 
 export interface BuildInput {
   date: string;
-  /** in browse order; an iterable (sync or async) is read as it is built, so a million models need not be held */
-  models: Iterable<BuildModelInput> | AsyncIterable<BuildModelInput>;
+  /**
+   * in browse order; an iterable (sync or async) is read as it is built, so a million models need not be held. A model
+   * that did not change since the build `since` stamps may be given without its input ({@link UnchangedModelInput}).
+   */
+  models: Iterable<BuildModelInput | UnchangedModelInput> | AsyncIterable<BuildModelInput | UnchangedModelInput>;
+  /**
+   * The stamp of the input the unchanged models are unchanged since: the `stamp` of the last build's input. Its memo
+   * serves them only when it was written with that stamp; otherwise each is built from its input.
+   */
+  since?: string;
+  /** This build's input stamp, asked once every model is read, kept in the memo for the next build's `since`. */
+  stamp?: () => string;
   /** display spelling of each source by health key, for `svc.sources` */
   display?: (source: string) => string;
   /** code commit that built it, recorded in the archive */
@@ -85,18 +88,8 @@ export interface BuildResult {
   day: ArchiveDay;
 }
 
-/**
- * A deterministic 40-hex revision for a local tree: the first 40 hex of the SHA-256 of the canonical
- * listing `[{path,size,sha256}]` sorted by path. The same tree always gets the same revision.
- */
-export function treeRevision(files: FileRecord[]): string {
-  const sorted = [...files]
-    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
-    .map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 }));
-  return sha256Hex(canonicalBytes(sorted)).slice(0, 40);
-}
-
-export { type BuildModelInput, modelObjectId } from './model-row.js';
+export { readArchive } from './commit-days.js';
+export { type BuildModelInput, modelObjectId, treeRevision } from './model-row.js';
 
 /**
  * Write one day's index: model, source and catalog objects; chain the catalog to the previous one
@@ -172,7 +165,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   let byteCount = 0;
   const seen = new Set<string>();
   const one = async (m: BuildModelInput, rank: number) => {
-    const files = [...m.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const files = filesByPath(m.files);
     const keys = inputKeys(
       m,
       m.sources.map((s) => display(s.source)),
@@ -186,18 +179,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     // memo's build chained to the same base or is that base itself. Nothing is encoded or hashed for them.
     const reused = before && before.key === key ? before : undefined;
     const revision = reused ? reused.revision : (m.revision ?? treeRevision(files));
-    const modelObject: ModelObject = {
-      kind: 'model-hub.model',
-      id: m.id,
-      revision,
-      license: m.license ?? null,
-      files: files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })),
-      facts: m.facts ?? {},
-      ...(m.signature ? { signature: m.signature } : {}),
-      ...(m.scan ? { scan: m.scan } : {}),
-      prev: reused?.prev ? (`blake3:${reused.prev}` as Address) : null,
-    };
-    const sourceValues = m.sources.map((s) => ({ kind: 'model-hub.source', model: m.id, revision, ...s }) satisfies SourceObject);
+    const modelObject = modelObjectOf(m, files, revision, reused?.prev ? (`blake3:${reused.prev}` as Address) : null);
+    const sourceValues = sourceObjectsOf(m, revision);
     // Each object is encoded and hashed once: the unchanged check below and the put share its bytes and address.
     const encode = (value: unknown) => {
       const bytes = canonicalBytes(value);
@@ -216,7 +199,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       // Reused objects are put again only if the store lost them (checked for a whole chunk at once, see `keepStored`).
       const keep = (kind: BuiltObjectKind, value: unknown, address: Address): Address => {
         if (input.onObject) input.onObject(kind, address, value, canonicalBytes(value));
-        kept.push({ id: m.id, kind, value, address });
+        kept.push({ id: m.id, kind, value: () => value, address });
         return address;
       };
       modelAddress = keep('model-hub.model', modelObject, `blake3:${reused.model}`);
@@ -290,28 +273,49 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       full: keys.full,
       rowBytes: text.bytes,
       rank,
+      files: files.length,
+      bytes: files.reduce((n, f) => n + f.size, 0),
     });
+    const sources = sourceValues.map((v, k) => ({ address: sourceAddresses[k] as string, object: v }));
     return {
-      rowOf,
       text,
-      entry,
-      object: modelObject,
-      sources: sourceValues.map((v, k) => ({ address: sourceAddresses[k] as string, object: v })),
+      page: withRow({ id: m.id, address: modelAddress as string, object: modelObject, sources }, rowOf) as PagedEntry,
       files: files.length,
       bytes: files.reduce((n, f) => n + f.size, 0),
       written: Promise.all(puts),
       kept,
     };
   };
+  // A model given as unchanged since the memo's input is taken from the memo (unchanged-model.ts), else built from
+  // its input as any model is.
+  const sameInput = memo !== undefined && input.since !== undefined && memo.stamp === input.since;
+  const make = async (m: BuildModelInput | UnchangedModelInput, rank: number): Promise<MadeModel> => {
+    if (!isUnchanged(m)) return one(m, rank);
+    const before = sameInput ? memo?.model(m.id) : undefined;
+    if (!memo || !takesUnchanged(before)) {
+      const given = m.input();
+      if (given.id !== m.id) throw new Error(`build: the input of unchanged model ${m.id} is of ${given.id}`);
+      return one(given, rank);
+    }
+    const { made, record } = unchangedModel(m, before, {
+      rank,
+      base: memo.mode === 'yesterday' ? 1 : before.base,
+      place: memo.source(before.rank),
+      display,
+      ...(input.onObject ? { onObject: input.onObject } : {}),
+    });
+    memoWriter.model(m.id, record);
+    return made;
+  };
   // Models are read from the input as they come and written BUILD_CONCURRENCY at a time (the store commits their
   // objects together); rows, catalog shards and models pages follow the input order. Nothing is held per model but
   // what the catalog's current shard and the pages' look-up tables need. Objects already stored are not written again.
-  const write = async (chunk: Array<{ m: BuildModelInput; lower: string; rank: number }>): Promise<{ written: Promise<unknown> }> => {
-    const done = await Promise.all(chunk.map((c) => one(c.m, c.rank)));
+  type Item = { m: BuildModelInput | UnchangedModelInput; lower: string; rank: number };
+  const write = async (chunk: Item[]): Promise<{ written: Promise<unknown> }> => {
+    const done = await Promise.all(chunk.map((c) => make(c.m, c.rank)));
     for (const [k, d] of done.entries()) {
       await catalogWriter.addText(d.text);
-      const entry = withRow({ id: d.text.id, address: d.entry.model, object: d.object, sources: d.sources }, d.rowOf);
-      await pagesWriter?.add(entry, (chunk[k] as { lower: string }).lower, d.text.key);
+      await pagesWriter?.add(d.page, (chunk[k] as Item).lower, d.text.key);
       modelCount++;
       fileCount += d.files;
       byteCount += d.bytes;
@@ -329,7 +333,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   };
   // One chunk's objects are being written while the next chunk is encoded; every put is done before the catalog.
   let writing: Promise<unknown> = Promise.resolve();
-  let chunk: Array<{ m: BuildModelInput; lower: string; rank: number }> = [];
+  let chunk: Item[] = [];
   for await (const m of input.models) {
     const lower = m.id.toLowerCase();
     if (seen.has(lower)) continue;
@@ -352,7 +356,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const { address: catalogAddress, shards, written: catalogWritten } = await catalogWriter.finishing();
   const pages = pagesWriter ? await pagesWriter.finish(catalogAddress, input.date) : undefined;
   const parts = shards.length > 0 ? shards : [catalogAddress];
-  const memoAddress = await memoWriter.finish(catalogAddress, prevCatalogAddress ?? null, format, parts);
+  const memoAddress = await memoWriter.finish(catalogAddress, prevCatalogAddress ?? null, format, parts, input.stamp?.());
   await catalogWritten;
   // The memo is stored before the day is committed; one whose catalog never became a day is still of a build that
   // chained to the same base, so the next build can use it (BuildMemo.read).
@@ -382,12 +386,4 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const written = await commitDays(objects, archive, catalogAddress, input.signers ?? []);
   Object.assign(day, written.days[0]);
   return { catalog: catalogAddress, models: modelCount, files: fileCount, bytes: byteCount, day };
-}
-
-/** The archive document kept in the `archive` ref (newest day first). */
-export async function readArchive(objects: ObjectStore): Promise<Archive> {
-  const raw = await objects.readRef('archive');
-  if (!raw) return { format: 'svc.model-hub.archive/v1', days: [] };
-  const parsed = ArchiveSchema.safeParse(JSON.parse(raw));
-  return parsed.success ? { format: 'svc.model-hub.archive/v1', ...parsed.data } : { format: 'svc.model-hub.archive/v1', days: [] };
 }

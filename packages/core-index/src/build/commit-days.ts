@@ -1,6 +1,6 @@
 import type { Address } from '../index/blake3.js';
 import type { ObjectStore } from '../index/object-store.js';
-import type { Archive } from '../index/schemas.js';
+import { type Archive, ArchiveSchema } from '../index/schemas.js';
 import { appendDays, LogEntrySchema, readLogEntries, readLogState } from '../tlog/log-store.js';
 import type { NoteSigner } from '../tlog/note.js';
 
@@ -41,4 +41,12 @@ export async function commitDays(
   await objects.writeRef('archive', JSON.stringify(written));
   await objects.writeRef('current', current);
   return written;
+}
+
+/** The archive document kept in the `archive` ref (newest day first). */
+export async function readArchive(objects: ObjectStore): Promise<Archive> {
+  const raw = await objects.readRef('archive');
+  if (!raw) return { format: 'svc.model-hub.archive/v1', days: [] };
+  const parsed = ArchiveSchema.safeParse(JSON.parse(raw));
+  return parsed.success ? { format: 'svc.model-hub.archive/v1', ...parsed.data } : { format: 'svc.model-hub.archive/v1', days: [] };
 }

@@ -140,6 +140,9 @@ export interface MemoModel {
   rowBytes?: number;
   /** the model's rank in the memo's build (where its row's place is, {@link BuildMemo.source}) */
   rank?: number;
+  /** how many files the model has and their bytes (the day's totals, for a model taken unchanged without its input) */
+  files?: number;
+  bytes?: number;
 }
 
 /** The memo's root object (`MEMO_KIND`): its chunk lists and what the build was made on. */
@@ -163,4 +166,6 @@ export interface MemoRoot {
   /** the pages root the build wrote, and the key of its models pages' list (models-pages.ts `modelsListKey`) */
   root?: string;
   list?: string;
+  /** the stamp of the build's input (`BuildInput.stamp`), which the next build's unchanged models are said against */
+  stamp?: string;
 }

@@ -1,6 +1,8 @@
 import type { Address } from '../index/blake3.js';
 import { blake3Hex } from '../index/blake3.js';
-import type { FileRecord, ModelFacts, ModelRow, ScanVerdict, SignatureVerdict, SourceObject } from '../index/schemas.js';
+import { canonicalBytes } from '../index/canonical-json.js';
+import type { FileRecord, ModelFacts, ModelObject, ModelRow, ScanVerdict, SignatureVerdict, SourceObject } from '../index/schemas.js';
+import { sha256Hex } from '../index/sha256.js';
 import { isWeightFile } from '../index/weights.js';
 
 /** One model of a build's input (`BuildInput.models`). */
@@ -22,6 +24,31 @@ export interface BuildModelInput {
     listed?: boolean;
   };
   sources: Array<Omit<SourceObject, 'kind' | 'model' | 'revision'>>;
+}
+
+/** A model's files in path order (a model object lists them so). */
+export function filesByPath(files: readonly FileRecord[]): FileRecord[] {
+  return [...files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+/** The model object of an input (its files already in path order), chained to `prev`. */
+export function modelObjectOf(m: BuildModelInput, files: readonly FileRecord[], revision: string, prev: Address | null): ModelObject {
+  return {
+    kind: 'model-hub.model',
+    id: m.id,
+    revision,
+    license: m.license ?? null,
+    files: files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 })),
+    facts: m.facts ?? {},
+    ...(m.signature ? { signature: m.signature } : {}),
+    ...(m.scan ? { scan: m.scan } : {}),
+    prev,
+  };
+}
+
+/** The source objects of an input, one per source it lists. */
+export function sourceObjectsOf(m: BuildModelInput, revision: string): SourceObject[] {
+  return m.sources.map((s) => ({ kind: 'model-hub.source', model: m.id, revision, ...s }) satisfies SourceObject);
 }
 
 /** A stable 24-hex `_id` for a model id (the model host uses 24-hex object ids). */
@@ -94,4 +121,15 @@ export function lazyRow(
 /** `rest` with a `row` member read through `rowOf` (an enumerable getter: a serializer sees a plain member). */
 export function withRow<T extends object>(rest: T, rowOf: () => ModelRow): T & { readonly row: ModelRow } {
   return Object.defineProperty(rest, 'row', { get: rowOf, enumerable: true }) as T & { readonly row: ModelRow };
+}
+
+/**
+ * A deterministic 40-hex revision for a local tree: the first 40 hex of the SHA-256 of the canonical
+ * listing `[{path,size,sha256}]` sorted by path. The same tree always gets the same revision.
+ */
+export function treeRevision(files: FileRecord[]): string {
+  const sorted = [...files]
+    .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+    .map((f) => ({ path: f.path, size: f.size, sha256: f.sha256 }));
+  return sha256Hex(canonicalBytes(sorted)).slice(0, 40);
 }

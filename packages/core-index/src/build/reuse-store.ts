@@ -23,11 +23,11 @@ export async function readCatalogOrNone(objects: ObjectStore, address: Address |
   }
 }
 
-/** An object a build reuses (its address from the memo), and the value it is made from. */
+/** An object a build reuses (its address from the memo), and the value it is made from (made only if it was lost). */
 export interface Kept {
   id: string;
   kind: BuiltObjectKind;
-  value: unknown;
+  value: () => unknown;
   address: Address;
 }
 
@@ -44,7 +44,7 @@ export async function keepStored(objects: ObjectStore, kept: Kept[], listed?: St
     kept
       .filter((k) => lost.has(k.address))
       .map(async ({ id, kind, value, address }) => {
-        const { meta } = await objects.put(canonicalBytes(value), { kind, mediaType: JSON_MEDIA_TYPE });
+        const { meta } = await objects.put(canonicalBytes(value()), { kind, mediaType: JSON_MEDIA_TYPE });
         if (meta.id !== address) throw new Error(`build memo: ${id}'s ${kind} hashes to ${meta.id}, the memo says ${address}`);
       }),
   );

@@ -1,0 +1,159 @@
+// Issue 39 (a day in proportion): models a change feed says did not change are given to the builder without their
+// input (unchanged-model.ts), taken from the last build's memo, and every day still gets exactly the catalog and pages
+// addresses of a build that reuses nothing. SYNTHETIC models.
+import { describe, expect, it } from 'vitest';
+import type { Address } from '../index/blake3.js';
+import { MemoryObjectStore } from '../index/memory-object-store.js';
+import type { ObjectStore } from '../index/object-store.js';
+import { MODELS_PER_PAGE } from '../index/page-layout.js';
+import { syntheticModels } from '../testing/scale.js';
+import { type BuildModelInput, buildIndex } from './builder.js';
+import type { UnchangedModelInput } from './unchanged-model.js';
+
+/** A memory store that reads an object's bytes at once, as the filesystem store does (`readBytes`). */
+class BytesStore extends MemoryObjectStore {
+  private readonly bytes = new Map<string, Uint8Array>();
+  override async put(bytes: Uint8Array, o: { kind: string; mediaType: string }) {
+    const r = await super.put(bytes, o);
+    this.bytes.set(r.meta.id, bytes);
+    return r;
+  }
+  readBytes(address: Address): Uint8Array | undefined {
+    return this.bytes.get(address);
+  }
+}
+
+const base = syntheticModels(240);
+const day2 = [
+  ...base
+    .filter((_, i) => i !== 17)
+    .map((m, i) => (i % 25 === 3 ? { ...m, license: 'apache-2.0' } : i % 40 === 9 ? { ...m, row: { ...m.row, downloads: 1 } } : m)),
+  { ...(base[5] as BuildModelInput), id: 'synthetic-new/model-x' },
+];
+const day4 = day2.map((m, i) => (i === 0 ? { ...m, license: 'mit-0' } : m));
+const day5 = day4.map((m, i) => (i === day4.length - 1 ? { ...m, license: 'cc0-1.0' } : m));
+/** Days: the first, a day of changes (a model gone, one new), unchanged, the first model changed, the last, unchanged. */
+const days = [base, day2, day2, day4, day5, day5].map((models, i) => ({ date: `2026-12-0${i + 1}`, models }));
+
+/**
+ * A day's input as a change feed gives it: a model whose input is the one of the day before (the same object) comes
+ * without its input, and `calls` counts the inputs asked for.
+ */
+function fed(models: BuildModelInput[], before: BuildModelInput[] | undefined, calls: { n: number }) {
+  const was = new Set(before ?? []);
+  return models.map((m): BuildModelInput | UnchangedModelInput =>
+    was.has(m)
+      ? {
+          id: m.id,
+          input: () => {
+            calls.n++;
+            return m;
+          },
+        }
+      : m,
+  );
+}
+
+async function build(store: ObjectStore, date: string, models: Array<BuildModelInput | UnchangedModelInput>, o: object = {}) {
+  const r = await buildIndex(store, { date, models, pages: true, stamp: () => `input of ${date}`, ...o });
+  return { catalog: r.catalog, pages: r.day.pages, files: r.files, bytes: r.bytes, models: r.models };
+}
+
+describe('models given as unchanged since the last build', () => {
+  it('give every day the addresses and totals of a full build, and their inputs are not asked for on a day they make nothing', async () => {
+    for (const catalogLimit of [undefined, 16 * 1024]) {
+      const fedStore = new BytesStore();
+      const full = new MemoryObjectStore();
+      const asked: number[] = [];
+      for (const [i, day] of days.entries()) {
+        const calls = { n: 0 };
+        const models = fed(day.models, days[i - 1]?.models, calls);
+        const since = i > 0 ? `input of ${days[i - 1]?.date}` : undefined;
+        const a = await build(fedStore, day.date, models, { since, catalogLimit });
+        const b = await build(full, day.date, day.models, { reuse: false, catalogLimit });
+        expect(a, `${day.date}, catalog limit ${catalogLimit}`).toEqual(b);
+        asked.push(calls.n);
+      }
+      // the unchanged days ask for nothing: no page, shard or row is made again
+      expect(asked[2]).toBe(0);
+      expect(asked[5]).toBe(0);
+      // a day on which the last model alone changed asks for the inputs of its models page's neighbours and of the
+      // browse list's head (the pages root holds the first models' entries), no more
+      expect(asked[4]).toBeLessThan(2 * MODELS_PER_PAGE);
+      // a day of changes asks for some: the neighbours in composed models pages, rows of composed shards, the tables
+      expect(asked[1]).toBeGreaterThan(0);
+    }
+  });
+
+  it('are built from their input when the memo is of another input, or there is none', async () => {
+    const store = new BytesStore();
+    const full = new MemoryObjectStore();
+    await build(store, days[0]?.date as string, base);
+    await build(full, days[0]?.date as string, base, { reuse: false });
+    for (const o of [{ since: 'input of another day' }, {}, { since: `input of ${days[0]?.date}`, reuse: false }]) {
+      const calls = { n: 0 };
+      const models = fed(day2, base, calls);
+      expect(await build(store, '2026-12-02', models, o)).toEqual(await build(full, '2026-12-02', day2, { reuse: false }));
+      // every unchanged model's input was asked for (the memo could not serve it)
+      expect(calls.n, JSON.stringify(o)).toBe(models.filter((m) => 'input' in m).length);
+    }
+  });
+
+  it('leave a memo a rebuild of the same day chains from: a model changed again chains to the base day object', async () => {
+    const store = new BytesStore();
+    const full = new MemoryObjectStore();
+    // day 2 changed model 3; day 3 is fed as unchanged, then built again with model 3 changed once more
+    const again = day2.map((m, i) => (i === 3 ? { ...m, license: 'mit-0' } : m));
+    const steps: Array<[string, BuildModelInput[], BuildModelInput[] | undefined, string | undefined]> = [
+      ['2026-12-01', base, undefined, undefined],
+      ['2026-12-02', day2, base, 'input of 2026-12-01'],
+      ['2026-12-03', day2, day2, 'input of 2026-12-02'],
+      ['2026-12-03', again, day2, 'input of 2026-12-03'],
+    ];
+    for (const [date, models, before, since] of steps) {
+      const a = await build(store, date, fed(models, before, { n: 0 }), { since });
+      expect(a, date).toEqual(await build(full, date, models, { reuse: false }));
+    }
+  });
+
+  it('refuse an input of another model', async () => {
+    const store = new BytesStore();
+    await build(store, '2026-12-01', base);
+    const wrong = [{ id: (base[0] as BuildModelInput).id, input: () => base[1] as BuildModelInput }, ...base.slice(1)];
+    await expect(build(store, '2026-12-02', wrong, { since: 'another input' })).rejects.toThrow(/is of/);
+  });
+
+  it('put again an object the store lost, made from the input, and report every object to onObject as a full build does', async () => {
+    const store = new BytesStore();
+    const full = new MemoryObjectStore();
+    await build(store, '2026-12-01', base);
+    await build(full, '2026-12-01', base, { reuse: false });
+    const model = (base[9] as BuildModelInput).id;
+    const lost = Object.assign(Object.create(store) as BytesStore, {
+      has: async (a: Address) => {
+        const stored = await store.get(a);
+        const text = stored ? new TextDecoder().decode(stored.bytes) : '';
+        return text.includes('"kind":"model-hub.model"') && text.includes(`"id":"${model}"`) ? false : store.has(a);
+      },
+    });
+    const puts: string[] = [];
+    const watched = Object.assign(Object.create(lost) as MemoryObjectStore, {
+      put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
+        const r = await store.put(bytes, o);
+        if (o.kind === 'model-hub.model') puts.push(new TextDecoder().decode(bytes));
+        return r;
+      },
+    });
+    const reported = (into: string[]) => (kind: string, address: Address, _v: unknown, bytes: Uint8Array) =>
+      void into.push(`${kind} ${address} ${new TextDecoder().decode(bytes)}`);
+    const [fromFeed, fromFull]: [string[], string[]] = [[], []];
+    const calls = { n: 0 };
+    const a = await build(watched, '2026-12-02', fed(base, base, calls), {
+      since: 'input of 2026-12-01',
+      onObject: reported(fromFeed),
+    });
+    expect(a).toEqual(await build(full, '2026-12-02', base, { reuse: false, onObject: reported(fromFull) }));
+    expect(puts.some((p) => p.includes(`"id":"${model}"`))).toBe(true);
+    expect(fromFeed.sort()).toEqual(fromFull.sort());
+  });
+});
