@@ -5,6 +5,7 @@
 // object store and runs the look-ups in process (no HTTP: the hub's HTTP cost is pnpm bench's; this is the index's).
 // Usage: node bench/scale.mjs [--sizes 10000,100000] [--rounds 3] [--keep DIR]
 // One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--no-reuse] [--no-answers | --answers-after] [--null-store] [--pure-blake3]
+//   [--feed: days 2 and 3 given as a change feed gives them: each model the day before had the same way as its id alone]
 //   [--skip K: build only the days after the first K, into a DIR that holds them (a copy made with `cp -al`, to profile
 //   one day of a large index again without building the days before it)]
 //   [--every K: a progress line every K models, with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
@@ -41,6 +42,7 @@ const { values } = parseArgs({
     'cache-mb': { type: 'string' },
     every: { type: 'string' },
     'default-heap': { type: 'boolean' },
+    feed: { type: 'boolean' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -99,15 +101,26 @@ async function build(n, dir) {
   }, 200);
   // Day 1 into the folder; with --days 3, day 2 with 1 % of the models changed (their license) and day 3 unchanged.
   const days = [];
-  for (const [d, every] of [
+  const schedule = [
     [28, 0],
     [29, 100],
     [30, 100],
-  ].slice(Number(values.skip ?? 0), Number(values.days ?? 1))) {
+  ];
+  for (let j = Number(values.skip ?? 0); j < Number(values.days ?? 1); j++) {
+    const [d, every] = schedule[j];
+    // --feed: as a change feed gives a day, a model the day before had the same way comes as its id alone
+    // (`UnchangedModelInput`), its input made only if the build asks for it
+    const before = j > 0 ? schedule[j - 1][1] : undefined;
+    const changedOn = (e, i) => Boolean(e) && i % e === 7;
     function* models() {
       let i = 0;
-      for (const m of testing.syntheticModelStream(n)) {
-        yield every && i % every === 7 ? { ...m, license: 'apache-2.0' } : m;
+      for (; i < n; ) {
+        const k = i;
+        const made = () => {
+          const m = testing.syntheticModel(k, n);
+          return changedOn(every, k) ? { ...m, license: 'apache-2.0' } : m;
+        };
+        yield values.feed && before !== undefined && changedOn(before, k) === changedOn(every, k) ? { id: idOf(k), input: made } : made();
         // progress on stderr (the one result line stays the only stdout)
         if (++i % (values.every ? Number(values.every) : 100_000) === 0) {
           const rss = Math.round(process.memoryUsage().rss / 2 ** 20);
@@ -134,8 +147,10 @@ async function build(n, dir) {
     const along =
       noAnswers || values['answers-after'] ? undefined : new nodeServer.MadeAnswersAlongBuild(inner, dir, { indexStore: 'paged' });
     // The models are made one at a time as the builder reads them (nothing held, as a real input streams).
+    const stamp = (day) => `SYNTHETIC ${n} models, 2026-11-${day}`;
     const built = await testing.buildWithPages(store, models(), `2026-11-${d}`, {
       reuse: !values['no-reuse'],
+      ...(values.feed ? { stamp: () => stamp(d), ...(j > 0 ? { since: stamp(d - 1) } : {}) } : {}),
       ...(along ? { onModelsPage: along.onModelsPage } : {}),
     });
     const builtMs = performance.now() - t0;

@@ -196,19 +196,24 @@ export class BuildCache {
   }
 
   /**
-   * The last build's record of folder `id` (asked in walk order: folders before it are passed over), as the rows a
-   * walk looks files up in.
+   * The last build's record of folder `id` (asked in walk order: folders before it are passed over): the rows a walk
+   * looks files up in, and its line (a cache of the first format has none).
    */
-  model(id: string, before: (a: string, b: string) => boolean): ((rel: string) => CachedRow | undefined) | undefined {
+  model(
+    id: string,
+    before: (a: string, b: string) => boolean,
+  ): { rows: (rel: string) => CachedRow | undefined; line?: CachedModel } | undefined {
     if (this.legacy) {
       const legacy = this.legacy;
-      return (rel) => {
-        const e = legacy.get(`${id}/${rel}`);
-        return e ? [rel, e[0], `${e[1]}:${e[2]}:${e[3]}:${e[4]}`, e[5], e[6]] : undefined;
+      return {
+        rows: (rel) => {
+          const e = legacy.get(`${id}/${rel}`);
+          return e ? [rel, e[0], `${e[1]}:${e[2]}:${e[3]}:${e[4]}`, e[5], e[6]] : undefined;
+        },
       };
     }
     for (let m = this.nextModel(); m; m = this.nextModel()) {
-      if (m[0] === id) return rowsOf(m);
+      if (m[0] === id) return { rows: rowsOf(m), line: m };
       if (!before(m[0], id)) {
         this.pending = m;
         return undefined;

@@ -220,6 +220,10 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     }
     const facts = t.hasFacts ? readFolderFacts(t.dir) : null;
     options.log?.info({ model: t.id, files: taken.length }, 'indexed model');
+    // Walked and found as the last build listed it (every file taken from its row, the same facts): unchanged too.
+    const was = t.last;
+    if (was && was[1].length === rows.length && rows.every((r, k) => r === was[1][k]) && JSON.stringify(facts) === JSON.stringify(was[2]))
+      return { input: { id: t.id, input: () => inputOf(t.id, taken, facts) }, line: was };
     return { input: inputOf(t.id, taken, facts), line: [t.id, rows, facts] };
   };
   // A few models at once: big files' streamed reads and GGUF header reads overlap instead of waiting on one file at a

@@ -62,7 +62,14 @@ function walksBefore(a: string, b: string): boolean {
 
 /** A model folder to index: walked now (with the last build's rows to look its files up in), or taken as listed. */
 export type Todo = { id: string; dir: string } & (
-  | { files: string[]; hasFacts: boolean; rows: ((rel: string) => CachedRow | undefined) | undefined; listed?: undefined }
+  | {
+      files: string[];
+      hasFacts: boolean;
+      rows: ((rel: string) => CachedRow | undefined) | undefined;
+      /** the last build's line of this folder, when the cache has it */
+      last?: CachedModel | undefined;
+      listed?: undefined;
+    }
   | { listed: CachedModel; whole: Array<CachedFile & { path: string }> }
 );
 
@@ -74,7 +81,8 @@ export function* walkedTodo(root: string, cache: BuildCache): Generator<Todo> {
     for (const name of names.sort(byName)) {
       const id = `${owner.name}/${name.name}`;
       const dir = path.join(root, owner.name, name.name);
-      yield { id, dir, ...walk(dir), rows: cache.model(id, walksBefore) };
+      const last = cache.model(id, walksBefore);
+      yield { id, dir, ...walk(dir), rows: last?.rows, last: last?.line };
     }
   }
 }
@@ -109,7 +117,7 @@ export function* fedTodo(root: string, cache: BuildCache, changed: readonly stri
   let f = 0;
   const walked = (id: string, model: CachedModel | undefined): Todo => {
     const dir = path.join(root, id);
-    return { id, dir, ...walk(dir), rows: model ? rowsOf(model) : undefined };
+    return { id, dir, ...walk(dir), rows: model ? rowsOf(model) : undefined, last: model };
   };
   for (let m = cache.nextModel(); m; m = cache.nextModel()) {
     const id = m[0];

@@ -57,9 +57,10 @@ export interface BuildInput {
   /**
    * Called with every model and source object the new catalog names (written now or kept from before), with its
    * value and canonical bytes, before `current` switches: a host collects them into the load pack (`LoadPackWriter`) so
-   * the first start after the build reads what the builder already hashed instead of re-hashing every object.
+   * the first start after the build reads what the builder already hashed instead of re-hashing every object. It
+   * answers `false` when it wants no more (a pack past its size): it is not called again in this build.
    */
-  onObject?: (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array) => void;
+  onObject?: (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array) => undefined | boolean;
   /**
    * Reuse what the last build remembered (its memo, build-memo.ts) for the models whose input did not change and the
    * models pages whose models did not (default). `false`: do the whole work; the memo is written either way.
@@ -164,6 +165,12 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   let fileCount = 0;
   let byteCount = 0;
   const seen = new Set<string>();
+  // The host's `onObject` until it answers `false` (it wants no more: a load pack past its size): then no object's
+  // bytes are made for it (a reused or unchanged model's are not at hand).
+  let onObject = input.onObject;
+  const report = (kind: BuiltObjectKind, address: Address, value: unknown, bytes?: Uint8Array) => {
+    if (onObject?.(kind, address, value, bytes ?? canonicalBytes(value)) === false) onObject = undefined;
+  };
   const one = async (m: BuildModelInput, rank: number) => {
     const files = filesByPath(m.files);
     const keys = inputKeys(
@@ -198,7 +205,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     if (reused) {
       // Reused objects are put again only if the store lost them (checked for a whole chunk at once, see `keepStored`).
       const keep = (kind: BuiltObjectKind, value: unknown, address: Address): Address => {
-        if (input.onObject) input.onObject(kind, address, value, canonicalBytes(value));
+        if (onObject) report(kind, address, value);
         kept.push({ id: m.id, kind, value: () => value, address });
         return address;
       };
@@ -236,7 +243,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       else if (memo?.mode !== 'yesterday')
         for (const e of await catalogEntries(m.id)) for (const a of [e.model, ...e.sources]) known.add(a);
       const store = (kind: BuiltObjectKind, { value, bytes, address }: ReturnType<typeof encode>): Address => {
-        input.onObject?.(kind, address, value, bytes);
+        if (onObject) report(kind, address, value, bytes);
         const put = () => objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE });
         puts.push(known.has(address) ? checking.has(address).then((has) => (has ? undefined : put())) : put());
         return address;
@@ -302,7 +309,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       base: memo.mode === 'yesterday' ? 1 : before.base,
       place: memo.source(before.rank),
       display,
-      ...(input.onObject ? { onObject: input.onObject } : {}),
+      ...(onObject ? { onObject: report } : {}),
     });
     memoWriter.model(m.id, record);
     return made;

@@ -27,23 +27,25 @@ export class LoadPackWriter {
     this.maxModels = options.maxModels ?? Number.POSITIVE_INFINITY;
   }
 
-  readonly add = (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array): void => {
-    if (this.skipped) return;
+  /** Returns `false` once the writer keeps nothing more (`skipped`): a builder then stops reporting objects. */
+  readonly add = (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array): boolean => {
+    if (this.skipped) return false;
     if (kind === 'model-hub.model' && !this.models.has(address) && this.models.size >= this.maxModels) {
       this.skipped = `more than ${this.maxModels} models: the day is served from its index pages`;
       this.models.clear();
       this.sources.clear();
-      return;
+      return false;
     }
     if (kind === 'model-hub.model') {
       const checked = ModelObjectSchema.safeParse(value);
       if (checked.success) this.models.set(address, { json: bytes, facts: packFacts(checked.data) });
       else this.fault ??= `${kind} ${address} does not match its schema: ${checked.error.message.slice(0, 300)}`;
-      return;
+      return true;
     }
     const checked = SourceObjectSchema.safeParse(value);
     if (checked.success) this.sources.set(address, { bytes, source: checked.data.source, type: checked.data.type });
     else this.fault ??= `${kind} ${address} does not match its schema: ${checked.error.message.slice(0, 300)}`;
+    return true;
   };
 
   /**

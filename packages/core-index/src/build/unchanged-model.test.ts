@@ -116,6 +116,23 @@ describe('models given as unchanged since the last build', () => {
     }
   });
 
+  it('are not made for a host that answered onObject with false (it wants no more objects)', async () => {
+    const store = new BytesStore();
+    await build(store, '2026-12-01', base);
+    let asked = 0;
+    const calls = { n: 0 };
+    await build(store, '2026-12-02', fed(base, base, calls), {
+      since: 'input of 2026-12-01',
+      onObject: () => {
+        asked++;
+        return asked < 3 ? undefined : false;
+      },
+    });
+    expect(asked).toBe(3);
+    // the first model's input was made for its objects (they were reported), no other's
+    expect(calls.n).toBeLessThanOrEqual(2 * MODELS_PER_PAGE);
+  });
+
   it('refuse an input of another model', async () => {
     const store = new BytesStore();
     await build(store, '2026-12-01', base);

@@ -1,6 +1,5 @@
 // A model the caller says did not change since the last build, taken from that build's memo without its input.
 import type { Address } from '../index/blake3.js';
-import { canonicalBytes } from '../index/canonical-json.js';
 import type { RowSource, RowText } from '../index/catalog-shards.js';
 import type { PagedEntry } from '../index/page-layout.js';
 import type { ModelObject, ModelRow, SourceObject } from '../index/schemas.js';
@@ -65,7 +64,7 @@ export function unchangedModel(
     base: 0 | 1 | 2;
     place: RowSource | undefined;
     display: (source: string) => string;
-    onObject?: (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array) => void;
+    onObject?: (kind: BuiltObjectKind, address: Address, value: unknown) => void;
   },
 ): { made: MadeModel; record: MemoModel } {
   const { revision } = before;
@@ -92,7 +91,7 @@ export function unchangedModel(
     { id: u.id, kind: 'model-hub.model', value: object, address },
     ...sourceAddresses.map((a, k) => ({ id: u.id, kind: 'model-hub.source' as const, value: () => sources()[k], address: a })),
   ];
-  if (at.onObject) for (const k of kept) at.onObject(k.kind, k.address, k.value(), canonicalBytes(k.value()));
+  if (at.onObject) for (const k of kept) at.onObject(k.kind, k.address, k.value());
   const text: RowText = withRow(
     { id: u.id, entry, json: undefined, member: undefined, bytes: before.rowBytes, key: before.full, src: at.place },
     row,

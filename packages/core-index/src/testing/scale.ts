@@ -30,7 +30,8 @@ export function syntheticId(i: number): string {
   return `${owner}/model-${i}${i % 3 === 0 ? '-GGUF' : ''}`;
 }
 
-function syntheticModel(i: number, n: number): BuildModelInput {
+/** SYNTHETIC model `i` of `n` (the model {@link syntheticModelStream} gives at `i`). */
+export function syntheticModel(i: number, n: number): BuildModelInput {
   const task = TASKS[i % TASKS.length];
   const library = LIBRARIES[i % LIBRARIES.length];
   const shared = hexOf(Math.floor(i / 2), 'c');
@@ -65,9 +66,9 @@ function syntheticModel(i: number, n: number): BuildModelInput {
 /** Build a day with its index pages; returns the catalog and the pages root. `reuse: false`: no build memo read. */
 export async function buildWithPages(
   store: ObjectStore,
-  models: Iterable<BuildModelInput> | AsyncIterable<BuildModelInput>,
+  models: BuildInput['models'],
   date = '2026-11-28',
-  options: { reuse?: boolean; onModelsPage?: BuildInput['onModelsPage'] } = {},
+  options: Pick<BuildInput, 'reuse' | 'onModelsPage' | 'since' | 'stamp'> = {},
 ): Promise<{ catalog: Address; pages: Address }> {
   const built = await buildIndex(store, { date, models, pages: true, ...options });
   if (!built.day.pages) throw new Error('the build wrote no index pages');
