@@ -142,7 +142,7 @@ function wholeV2(file: string, root: string): string | undefined {
 export class BuildCache {
   private lines: Lines | undefined;
   private fd: number | undefined;
-  private pending: CachedModel | undefined;
+  private pending: { model: CachedModel; text: string } | undefined;
   /** a cache of the first format: its entries by `owner/name/path`, and no listings */
   private legacy: Map<string, [number, string, string, string, string, string, GgufFacts | null]> | undefined;
   hits = 0;
@@ -180,7 +180,7 @@ export class BuildCache {
   }
 
   /** The next folder of the last build, in walk order (undefined at the end). */
-  nextModel(): CachedModel | undefined {
+  nextModel(): { model: CachedModel; text: string } | undefined {
     if (this.pending) {
       const p = this.pending;
       this.pending = undefined;
@@ -192,7 +192,8 @@ export class BuildCache {
       this.lines = undefined;
       return undefined;
     }
-    return JSON.parse(line.toString()) as CachedModel;
+    const text = line.toString();
+    return { model: JSON.parse(text) as CachedModel, text };
   }
 
   /**
@@ -202,7 +203,7 @@ export class BuildCache {
   model(
     id: string,
     before: (a: string, b: string) => boolean,
-  ): { rows: (rel: string) => CachedRow | undefined; line?: CachedModel } | undefined {
+  ): { rows: (rel: string) => CachedRow | undefined; line?: CachedModel; text?: string } | undefined {
     if (this.legacy) {
       const legacy = this.legacy;
       return {
@@ -213,8 +214,8 @@ export class BuildCache {
       };
     }
     for (let m = this.nextModel(); m; m = this.nextModel()) {
-      if (m[0] === id) return { rows: rowsOf(m), line: m };
-      if (!before(m[0], id)) {
+      if (m.model[0] === id) return { rows: rowsOf(m.model), line: m.model, text: m.text };
+      if (!before(m.model[0], id)) {
         this.pending = m;
         return undefined;
       }
@@ -269,8 +270,9 @@ export class NextCache {
     writeSync(this.fd, `${FORMAT}\n${head}\n`);
   }
 
-  add(model: CachedModel): void {
-    const line = `${JSON.stringify(model)}\n`;
+  add(model: CachedModel | string): void {
+    // a line as the last cache held it (a folder unchanged) is written as it was
+    const line = `${typeof model === 'string' ? model : JSON.stringify(model)}\n`;
     this.hash.update(line);
     this.chunk.push(line);
     this.size += line.length;

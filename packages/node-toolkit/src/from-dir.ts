@@ -25,6 +25,7 @@ import {
   NextCache,
   rowFile,
   stampKey,
+  wholeRows,
 } from './build-cache.js';
 import { hashFileStamped, stampOf } from './hash-file.js';
 import { ChangeFeedError, fedTodo, readFolderFacts, type Todo, walkedTodo } from './tree-todo.js';
@@ -199,15 +200,23 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
       sources: options.sources.map((s) => ({ source: s.name, type: 'http' as const, ...(s.url ? { url: s.url } : {}) })),
     };
   };
-  const indexOne = async (t: Todo): Promise<{ input: BuildModelInput | UnchangedModelInput; line: CachedModel }> => {
+  // An unchanged folder's input, made from its cache line's text when the builder asks: the text is all it holds
+  // (a catalog shard holds its rows' inputs until it is cut; parsed lines kept that long cost the collector more).
+  const unchanged = (id: string, text: string): UnchangedModelInput => ({
+    id,
+    input: () => {
+      const line = JSON.parse(text) as CachedModel;
+      return inputOf(id, wholeRows(line) ?? [], line[2]);
+    },
+  });
+  const indexOne = async (t: Todo): Promise<{ input: BuildModelInput | UnchangedModelInput; line: CachedModel | string }> => {
     if (t.listed) {
       // A folder the change feed does not name, as the last build listed it: given to the builder as unchanged (its
       // input made only if the last build's memo cannot serve it), and its cache line kept as it was.
       files += t.whole.length;
       reused += t.whole.length;
       options.progress?.(files, `${t.id}/${t.whole.at(-1)?.path ?? ''}`);
-      const { listed, whole } = t;
-      return { input: { id: t.id, input: () => inputOf(t.id, whole, listed[2]) }, line: listed };
+      return { input: unchanged(t.id, t.text), line: t.text };
     }
     const taken: Array<CachedFile & { path: string }> = [];
     const rows: CachedRow[] = [];
@@ -221,9 +230,9 @@ export async function buildFromDir(objects: ObjectStore, options: FromDirOptions
     const facts = t.hasFacts ? readFolderFacts(t.dir) : null;
     options.log?.info({ model: t.id, files: taken.length }, 'indexed model');
     // Walked and found as the last build listed it (every file taken from its row, the same facts): unchanged too.
-    const was = t.last;
+    const was = t.last?.model;
     if (was && was[1].length === rows.length && rows.every((r, k) => r === was[1][k]) && JSON.stringify(facts) === JSON.stringify(was[2]))
-      return { input: { id: t.id, input: () => inputOf(t.id, taken, facts) }, line: was };
+      return { input: unchanged(t.id, t.last?.text as string), line: t.last?.text as string };
     return { input: inputOf(t.id, taken, facts), line: [t.id, rows, facts] };
   };
   // A few models at once: big files' streamed reads and GGUF header reads overlap instead of waiting on one file at a

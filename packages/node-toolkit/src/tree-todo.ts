@@ -66,11 +66,11 @@ export type Todo = { id: string; dir: string } & (
       files: string[];
       hasFacts: boolean;
       rows: ((rel: string) => CachedRow | undefined) | undefined;
-      /** the last build's line of this folder, when the cache has it */
-      last?: CachedModel | undefined;
+      /** the last build's line of this folder, when the cache has it: parsed, and its text */
+      last?: { model: CachedModel; text: string } | undefined;
       listed?: undefined;
     }
-  | { listed: CachedModel; whole: Array<CachedFile & { path: string }> }
+  | { listed: CachedModel; whole: Array<CachedFile & { path: string }>; text: string }
 );
 
 /** Every model folder of the tree, walked in order (owners, then their models, by name); one owner's names held at a time. */
@@ -82,7 +82,7 @@ export function* walkedTodo(root: string, cache: BuildCache): Generator<Todo> {
       const id = `${owner.name}/${name.name}`;
       const dir = path.join(root, owner.name, name.name);
       const last = cache.model(id, walksBefore);
-      yield { id, dir, ...walk(dir), rows: last?.rows, last: last?.line };
+      yield { id, dir, ...walk(dir), rows: last?.rows, last: last?.line && last.text ? { model: last.line, text: last.text } : undefined };
     }
   }
 }
@@ -115,22 +115,23 @@ export function* fedTodo(root: string, cache: BuildCache, changed: readonly stri
   }
   const fresh = [...there].sort((a, b) => (walksBefore(a, b) ? -1 : 1));
   let f = 0;
-  const walked = (id: string, model: CachedModel | undefined): Todo => {
+  const walked = (id: string, last: { model: CachedModel; text: string } | undefined): Todo => {
     const dir = path.join(root, id);
-    return { id, dir, ...walk(dir), rows: model ? rowsOf(model) : undefined, last: model };
+    return { id, dir, ...walk(dir), rows: last ? rowsOf(last.model) : undefined, last };
   };
-  for (let m = cache.nextModel(); m; m = cache.nextModel()) {
+  for (let line = cache.nextModel(); line; line = cache.nextModel()) {
+    const m = line.model;
     const id = m[0];
     for (; f < fresh.length && walksBefore(fresh[f] as string, id); f++) yield walked(fresh[f] as string, undefined);
     if (fresh[f] === id) f++;
     if (named.has(id) || owners.has(id.slice(0, id.indexOf('/')))) {
-      if (there.has(id)) yield walked(id, m);
+      if (there.has(id)) yield walked(id, line);
       continue;
     }
     const whole = wholeRows(m);
     // a folder with a file that kept no hash (changed too close to its read) is walked again; one gone is gone
-    if (whole) yield { id, dir: path.join(root, id), listed: m, whole };
-    else if (isDir(path.join(root, id))) yield walked(id, m);
+    if (whole) yield { id, dir: path.join(root, id), listed: m, whole, text: line.text };
+    else if (isDir(path.join(root, id))) yield walked(id, line);
   }
   for (; f < fresh.length; f++) yield walked(fresh[f] as string, undefined);
 }

@@ -2,7 +2,7 @@
 import type { Address } from '../index/blake3.js';
 import type { RowSource, RowText } from '../index/catalog-shards.js';
 import type { PagedEntry } from '../index/page-layout.js';
-import type { ModelObject, ModelRow, SourceObject } from '../index/schemas.js';
+import type { FileRecord, ModelObject, ModelRow, SourceObject } from '../index/schemas.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 import type { MemoModel } from './memo-records.js';
 import { type BuildModelInput, filesByPath, modelObjectOf, modelRow, sourceObjectsOf, withRow } from './model-row.js';
@@ -70,30 +70,29 @@ export function unchangedModel(
   const { revision } = before;
   const address = `blake3:${before.model}` as Address;
   const sourceAddresses = before.sources.map((s) => `blake3:${s}` as Address);
-  let m: BuildModelInput | undefined;
-  const input = () => {
-    if (m) return m;
-    const given = u.input();
-    if (given.id !== u.id) throw new Error(`build: the input of unchanged model ${u.id} is of ${given.id}`);
-    m = given;
-    return m;
-  };
-  const once = <T>(make: () => T): (() => T) => {
-    let made: T | undefined;
-    return () => (made ??= make());
-  };
-  const files = once(() => filesByPath(input().files));
-  const object = once(() => modelObjectOf(input(), files(), revision, before.prev ? (`blake3:${before.prev}` as Address) : null));
-  const sources = once(() => sourceObjectsOf(input(), revision));
-  const row = once(() => modelRow(input(), files(), revision, address, at.display));
-  const entry = { model: address, sources: sourceAddresses };
+  // Each getter is made by a function of its own, so what a held one keeps alive is what it is made from: a catalog
+  // shard holds its rows' getters until it is cut, and a row's must not keep the model's objects too.
+  const given = new GivenInput(u);
+  const object = madeOnce(() =>
+    modelObjectOf(given.input(), given.files(), revision, before.prev ? (`blake3:${before.prev}` as Address) : null),
+  );
+  const sources = madeOnce(() => sourceObjectsOf(given.input(), revision));
+  const row = rowOf(given, revision, address, at.display);
   const kept: Kept[] = [
     { id: u.id, kind: 'model-hub.model', value: object, address },
     ...sourceAddresses.map((a, k) => ({ id: u.id, kind: 'model-hub.source' as const, value: () => sources()[k], address: a })),
   ];
   if (at.onObject) for (const k of kept) at.onObject(k.kind, k.address, k.value());
   const text: RowText = withRow(
-    { id: u.id, entry, json: undefined, member: undefined, bytes: before.rowBytes, key: before.full, src: at.place },
+    {
+      id: u.id,
+      entry: { model: address, sources: sourceAddresses },
+      json: undefined,
+      member: undefined,
+      bytes: before.rowBytes,
+      key: before.full,
+      src: at.place,
+    },
     row,
   );
   // each source's address is known; its object is made when read (a models page's key reads the addresses alone)
@@ -105,6 +104,34 @@ export function unchangedModel(
     made: { text, page, files: before.files, bytes: before.bytes, written: Promise.resolve(), kept },
     record: { ...before, base: at.base, rank: at.rank },
   };
+}
+
+/** An unchanged model's input and its files in path order, made once when first asked. */
+class GivenInput {
+  private m: BuildModelInput | undefined;
+  private sorted: FileRecord[] | undefined;
+  constructor(private readonly u: UnchangedModelInput) {}
+  input(): BuildModelInput {
+    if (this.m) return this.m;
+    const m = this.u.input();
+    if (m.id !== this.u.id) throw new Error(`build: the input of unchanged model ${this.u.id} is of ${m.id}`);
+    this.m = m;
+    return m;
+  }
+  files(): FileRecord[] {
+    this.sorted ??= filesByPath(this.input().files);
+    return this.sorted;
+  }
+}
+
+function madeOnce<T>(make: () => T): () => T {
+  let made: T | undefined;
+  return () => (made ??= make());
+}
+
+/** The row getter: keeps the input and what the row is made from, not the model's objects. */
+function rowOf(given: GivenInput, revision: string, address: Address, display: (source: string) => string): () => ModelRow {
+  return madeOnce(() => modelRow(given.input(), given.files(), revision, address, display));
 }
 
 /** A models page entry whose object, sources and row are made when first read (enumerable getters: a serializer sees members). */
