@@ -5,7 +5,7 @@ import type { PagedEntry } from '../index/page-layout.js';
 import type { FileRecord, ModelObject, ModelRow, SourceObject } from '../index/schemas.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 import type { MemoModel } from './memo-records.js';
-import { type BuildModelInput, filesByPath, modelObjectOf, modelRow, sourceObjectsOf, withRow } from './model-row.js';
+import { type BuildModelInput, filesByPath, modelObjectOf, modelRow, sourceObjectsOf } from './model-row.js';
 import type { Kept } from './reuse-store.js';
 
 /**
@@ -67,50 +67,39 @@ export function unchangedModel(
     onObject?: (kind: BuiltObjectKind, address: Address, value: unknown) => void;
   },
 ): { made: MadeModel; record: MemoModel } {
-  const { revision } = before;
   const address = `blake3:${before.model}` as Address;
   const sourceAddresses = before.sources.map((s) => `blake3:${s}` as Address);
-  // Each getter is made by a function of its own, so what a held one keeps alive is what it is made from: a catalog
-  // shard holds its rows' getters until it is cut, and a row's must not keep the model's objects too.
-  const given = new GivenInput(u);
-  const object = madeOnce(() =>
-    modelObjectOf(given.input(), given.files(), revision, before.prev ? (`blake3:${before.prev}` as Address) : null),
-  );
-  const sources = madeOnce(() => sourceObjectsOf(given.input(), revision));
-  const row = rowOf(given, revision, address, at.display);
+  const given = new GivenInput(u, before.revision, address, at.display);
+  const page = new UnchangedEntry(given, before.prev ? (`blake3:${before.prev}` as Address) : null, sourceAddresses);
   const kept: Kept[] = [
-    { id: u.id, kind: 'model-hub.model', value: object, address },
-    ...sourceAddresses.map((a, k) => ({ id: u.id, kind: 'model-hub.source' as const, value: () => sources()[k], address: a })),
+    { id: u.id, kind: 'model-hub.model', value: () => page.object, address },
+    ...sourceAddresses.map((a, k) => ({ id: u.id, kind: 'model-hub.source' as const, value: () => page.sourceObject(k), address: a })),
   ];
   if (at.onObject) for (const k of kept) at.onObject(k.kind, k.address, k.value());
-  const text: RowText = withRow(
-    {
-      id: u.id,
-      entry: { model: address, sources: sourceAddresses },
-      json: undefined,
-      member: undefined,
-      bytes: before.rowBytes,
-      key: before.full,
-      src: at.place,
-    },
-    row,
-  );
-  // each source's address is known; its object is made when read (a models page's key reads the addresses alone)
-  const paged = sourceAddresses.map(
-    (a, k) => Object.defineProperty({ address: a as string }, 'object', { get: () => sources()[k], enumerable: true }) as PagedSource,
-  );
-  const page = lazyEntry(u.id, address, object, paged, row);
+  const text = new UnchangedRowText(given, { model: address, sources: sourceAddresses }, before.rowBytes, before.full, at.place);
   return {
     made: { text, page, files: before.files, bytes: before.bytes, written: Promise.resolve(), kept },
     record: { ...before, base: at.base, rank: at.rank },
   };
 }
 
-/** An unchanged model's input and its files in path order, made once when first asked. */
+/**
+ * An unchanged model's input, its files in path order and its row, each made once when first asked. A catalog shard
+ * holds its rows until it is cut, so this is all a held row keeps (not the model's objects, which its entry makes).
+ */
 class GivenInput {
   private m: BuildModelInput | undefined;
   private sorted: FileRecord[] | undefined;
-  constructor(private readonly u: UnchangedModelInput) {}
+  private made: ModelRow | undefined;
+  constructor(
+    private readonly u: UnchangedModelInput,
+    readonly revision: string,
+    readonly address: Address,
+    private readonly display: (source: string) => string,
+  ) {}
+  get id(): string {
+    return this.u.id;
+  }
   input(): BuildModelInput {
     if (this.m) return this.m;
     const m = this.u.input();
@@ -122,25 +111,79 @@ class GivenInput {
     this.sorted ??= filesByPath(this.input().files);
     return this.sorted;
   }
+  row(): ModelRow {
+    this.made ??= modelRow(this.input(), this.files(), this.revision, this.address, this.display);
+    return this.made;
+  }
 }
 
-function madeOnce<T>(make: () => T): () => T {
-  let made: T | undefined;
-  return () => (made ??= make());
+/** The catalog row text of an unchanged model: its size, key and place known, its row made when it is serialized. */
+class UnchangedRowText implements RowText {
+  readonly json = undefined;
+  readonly member = undefined;
+  constructor(
+    private readonly given: GivenInput,
+    readonly entry: RowText['entry'],
+    readonly bytes: number,
+    readonly key: string,
+    readonly src: RowSource | undefined,
+  ) {}
+  get id(): string {
+    return this.given.id;
+  }
+  get row(): ModelRow {
+    return this.given.row();
+  }
 }
 
-/** The row getter: keeps the input and what the row is made from, not the model's objects. */
-function rowOf(given: GivenInput, revision: string, address: Address, display: (source: string) => string): () => ModelRow {
-  return madeOnce(() => modelRow(given.input(), given.files(), revision, address, display));
+/**
+ * The models page entry of an unchanged model: its addresses known, its model object, source objects and row made
+ * when first read (getters; `toJSON` gives a serializer the plain entry). A models page's key reads the addresses alone.
+ */
+class UnchangedEntry implements PagedEntry {
+  readonly sources: PagedSource[];
+  private obj: ModelObject | undefined;
+  private srcs: SourceObject[] | undefined;
+  constructor(
+    private readonly given: GivenInput,
+    private readonly prev: Address | null,
+    sourceAddresses: readonly Address[],
+  ) {
+    this.sources = sourceAddresses.map((a, k) => new UnchangedSource(this, a, k));
+  }
+  get id(): string {
+    return this.given.id;
+  }
+  get address(): string {
+    return this.given.address;
+  }
+  get object(): ModelObject {
+    this.obj ??= modelObjectOf(this.given.input(), this.given.files(), this.given.revision, this.prev);
+    return this.obj;
+  }
+  sourceObject(k: number): SourceObject {
+    this.srcs ??= sourceObjectsOf(this.given.input(), this.given.revision);
+    return this.srcs[k] as SourceObject;
+  }
+  get row(): ModelRow {
+    return this.given.row();
+  }
+  toJSON(): PagedEntry {
+    return { id: this.id, address: this.address, object: this.object, sources: this.sources, row: this.row };
+  }
 }
 
-/** A models page entry whose object, sources and row are made when first read (enumerable getters: a serializer sees members). */
-function lazyEntry(id: string, address: string, object: () => ModelObject, sources: PagedSource[], row: () => ModelRow): PagedEntry {
-  return Object.defineProperties(
-    { id, address, sources },
-    {
-      object: { get: object, enumerable: true },
-      row: { get: row, enumerable: true },
-    },
-  ) as PagedEntry;
+/** A source of an unchanged model's entry: its address, and its object made when read. */
+class UnchangedSource {
+  constructor(
+    private readonly of: UnchangedEntry,
+    readonly address: string,
+    private readonly k: number,
+  ) {}
+  get object(): SourceObject {
+    return this.of.sourceObject(this.k);
+  }
+  toJSON(): { address: string; object: SourceObject } {
+    return { address: this.address, object: this.object };
+  }
 }
