@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { idOf } from './synthetic-ids.mjs';
+import { idOf, modelOf } from './synthetic-ids.mjs';
 
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 const dist = (p) => path.join(root, p);
@@ -113,13 +113,9 @@ async function build(n, dir) {
     const before = j > 0 ? schedule[j - 1][1] : undefined;
     const changedOn = (e, i) => Boolean(e) && i % e === 7;
     function* models() {
-      let i = 0;
-      for (; i < n; ) {
+      for (let i = 0; i < n; ) {
         const k = i;
-        const made = () => {
-          const m = testing.syntheticModel(k, n);
-          return changedOn(every, k) ? { ...m, license: 'apache-2.0' } : m;
-        };
+        const made = () => (changedOn(every, k) ? { ...modelOf(k, n), license: 'apache-2.0' } : modelOf(k, n));
         yield values.feed && before !== undefined && changedOn(before, k) === changedOn(every, k) ? { id: idOf(k), input: made } : made();
         // progress on stderr (the one result line stays the only stdout)
         if (++i % (values.every ? Number(values.every) : 100_000) === 0) {

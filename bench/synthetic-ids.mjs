@@ -1,9 +1,11 @@
 // The id of SYNTHETIC model `i`: core-index's own `syntheticId` (packages/core-index/src/testing/scale.ts, the ids
 // `syntheticModels` makes), so the scale benches pick ids without holding the model list. The wrk scripts spell the
 // same rule once in Lua (bench/synthetic-id.lua); `node bench/synthetic-ids.mjs --check` compares the two through wrk.
-import { syntheticId } from '../packages/core-index/dist/testing/index.js';
+import { syntheticId, syntheticModel } from '../packages/core-index/dist/testing/index.js';
 
 export const idOf = syntheticId;
+/** SYNTHETIC model `i` of `n` (what core-index's `syntheticModelStream(n)` gives at `i`). */
+export const modelOf = syntheticModel;
 
 // `--check`: wrk runs bench/random-models.lua against a server that records each path, and every id asked must be
 // core-index's for its number.
