@@ -4,22 +4,10 @@ import { describe, expect, it } from 'vitest';
 import type { Address } from '../index/blake3.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
 import type { ObjectStore } from '../index/object-store.js';
+import { BytesStore, lostModelObject } from '../testing/memo-stores.js';
 import { syntheticModels } from '../testing/scale.js';
 import { MEMO_REF } from './build-memo.js';
 import { type BuildModelInput, buildIndex } from './builder.js';
-
-/** A memory store that reads an object's bytes at once, as the filesystem store does (`readBytes`). */
-class BytesStore extends MemoryObjectStore {
-  private readonly bytes = new Map<string, Uint8Array>();
-  override async put(bytes: Uint8Array, o: { kind: string; mediaType: string }) {
-    const r = await super.put(bytes, o);
-    this.bytes.set(r.meta.id, bytes);
-    return r;
-  }
-  readBytes(address: Address): Uint8Array | undefined {
-    return this.bytes.get(address);
-  }
-}
 
 /** A store that records every address read with `get`, and can be made to fail at the archive's write. */
 class WatchedStore extends BytesStore {
@@ -151,21 +139,8 @@ describe('a build that reuses the last build (the build memo)', () => {
     await build(reusing, days[0] as Day, true);
     await build(full, days[0] as Day, false);
     const model = (base[1] as BuildModelInput).id;
-    const lost = Object.assign(Object.create(reusing) as BytesStore, {
-      has: async (a: Address) => {
-        const stored = await reusing.get(a);
-        const text = stored ? new TextDecoder().decode(stored.bytes) : '';
-        return text.includes('"kind":"model-hub.model"') && text.includes(`"id":"${model}"`) ? false : reusing.has(a);
-      },
-    });
     const puts: string[] = [];
-    const watched = Object.assign(Object.create(lost) as MemoryObjectStore, {
-      put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
-        const r = await reusing.put(bytes, o);
-        if (o.kind === 'model-hub.model') puts.push(new TextDecoder().decode(bytes));
-        return r;
-      },
-    });
+    const watched = lostModelObject(reusing, model, puts);
     expect(await build(watched, days[2] as Day, true)).toEqual(await build(full, days[2] as Day, false));
     expect(puts.some((p) => p.includes(`"id":"${model}"`))).toBe(true);
   });

@@ -6,22 +6,10 @@ import type { Address } from '../index/blake3.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
 import type { ObjectStore } from '../index/object-store.js';
 import { MODELS_PER_PAGE } from '../index/page-layout.js';
+import { BytesStore, lostModelObject } from '../testing/memo-stores.js';
 import { syntheticModels } from '../testing/scale.js';
 import { type BuildModelInput, buildIndex } from './builder.js';
 import type { UnchangedModelInput } from './unchanged-model.js';
-
-/** A memory store that reads an object's bytes at once, as the filesystem store does (`readBytes`). */
-class BytesStore extends MemoryObjectStore {
-  private readonly bytes = new Map<string, Uint8Array>();
-  override async put(bytes: Uint8Array, o: { kind: string; mediaType: string }) {
-    const r = await super.put(bytes, o);
-    this.bytes.set(r.meta.id, bytes);
-    return r;
-  }
-  readBytes(address: Address): Uint8Array | undefined {
-    return this.bytes.get(address);
-  }
-}
 
 const base = syntheticModels(240);
 const day2 = [
@@ -146,21 +134,8 @@ describe('models given as unchanged since the last build', () => {
     await build(store, '2026-12-01', base);
     await build(full, '2026-12-01', base, { reuse: false });
     const model = (base[9] as BuildModelInput).id;
-    const lost = Object.assign(Object.create(store) as BytesStore, {
-      has: async (a: Address) => {
-        const stored = await store.get(a);
-        const text = stored ? new TextDecoder().decode(stored.bytes) : '';
-        return text.includes('"kind":"model-hub.model"') && text.includes(`"id":"${model}"`) ? false : store.has(a);
-      },
-    });
     const puts: string[] = [];
-    const watched = Object.assign(Object.create(lost) as MemoryObjectStore, {
-      put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
-        const r = await store.put(bytes, o);
-        if (o.kind === 'model-hub.model') puts.push(new TextDecoder().decode(bytes));
-        return r;
-      },
-    });
+    const watched = lostModelObject(store, model, puts);
     const reported = (into: string[]) => (kind: string, address: Address, _v: unknown, bytes: Uint8Array) =>
       void into.push(`${kind} ${address} ${new TextDecoder().decode(bytes)}`);
     const [fromFeed, fromFull]: [string[], string[]] = [[], []];
