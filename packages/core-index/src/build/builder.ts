@@ -15,7 +15,7 @@ import type { BuiltObjectKind } from './load-pack-writer.js';
 import { type BuildModelInput, filesByPath, lazyRow, modelObjectOf, sourceObjectsOf, treeRevision, withRow } from './model-row.js';
 import { pagesFormat } from './pages-format.js';
 import { type Kept, keepStored, readCatalogOrNone, readPrev, sameContent, withHas } from './reuse-store.js';
-import { isUnchanged, type MadeModel, takesUnchanged, type UnchangedModelInput, unchangedModel } from './unchanged-model.js';
+import { inputOf, isUnchanged, type MadeModel, takesUnchanged, type UnchangedModelInput, unchangedModel } from './unchanged-model.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
 
@@ -299,11 +299,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const make = async (m: BuildModelInput | UnchangedModelInput, rank: number): Promise<MadeModel> => {
     if (!isUnchanged(m)) return one(m, rank);
     const before = sameInput ? memo?.model(m.id) : undefined;
-    if (!memo || !takesUnchanged(before)) {
-      const given = m.input();
-      if (given.id !== m.id) throw new Error(`build: the input of unchanged model ${m.id} is of ${given.id}`);
-      return one(given, rank);
-    }
+    if (!memo || !takesUnchanged(before)) return one(inputOf(m), rank);
     const { made, record } = unchangedModel(m, before, {
       rank,
       base: memo.mode === 'yesterday' ? 1 : before.base,

@@ -26,6 +26,13 @@ export function isUnchanged(m: BuildModelInput | UnchangedModelInput): m is Unch
   return typeof (m as Partial<UnchangedModelInput>).input === 'function';
 }
 
+/** An unchanged model's input, checked to be of that model. */
+export function inputOf(u: UnchangedModelInput): BuildModelInput {
+  const m = u.input();
+  if (m.id !== u.id) throw new Error(`build: the input of unchanged model ${u.id} is of ${m.id}`);
+  return m;
+}
+
 /** What the builder makes of one model: its catalog row text, its models page entry, its totals, its objects' writes. */
 export interface MadeModel {
   text: RowText;
@@ -101,11 +108,8 @@ class GivenInput {
     return this.u.id;
   }
   input(): BuildModelInput {
-    if (this.m) return this.m;
-    const m = this.u.input();
-    if (m.id !== this.u.id) throw new Error(`build: the input of unchanged model ${this.u.id} is of ${m.id}`);
-    this.m = m;
-    return m;
+    this.m ??= inputOf(this.u);
+    return this.m;
   }
   files(): FileRecord[] {
     this.sorted ??= filesByPath(this.input().files);
