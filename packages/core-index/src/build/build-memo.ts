@@ -4,7 +4,21 @@ import type { RowPlace, RowSource } from '../index/catalog-shards.js';
 import type { ModelsPageRecord } from '../index/models-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import type { PagesRoot } from '../index/page-layout.js';
-import { bare, ChunkWriter, hexAt, idHash, MEMO_CHUNK_KIND, type MemoModel, type MemoRoot, putHex } from './memo-records.js';
+import type { TableFacts } from '../index/table-facts.js';
+import { FactsReader, FactsWriter } from './memo-facts.js';
+import {
+  bare,
+  ChunkWriter,
+  hexAt,
+  idHash,
+  MEMO_CHUNK_KIND,
+  type MemoModel,
+  type MemoRoot,
+  modelIdAt,
+  putHex,
+  readModel,
+  writeModel,
+} from './memo-records.js';
 
 export { inputKeys, type MemoModel } from './memo-records.js';
 export { MEMO_CHUNK_KIND };
@@ -33,7 +47,6 @@ const NO_PLACE = 0xffffffff;
 /** A models page as written (index-pages.ts). */
 export type MemoPage = ModelsPageRecord;
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /** Writes a build's memo as the build goes ({@link model}, {@link page}), then its root ({@link finish}). */
@@ -43,6 +56,7 @@ export class BuildMemoWriter {
   private readonly looks: ChunkWriter;
   private readonly rows: ChunkWriter;
   private readonly sections: ChunkWriter;
+  private readonly factsW: FactsWriter;
 
   constructor(private readonly objects: ObjectStore) {
     this.models = new ChunkWriter(objects);
@@ -50,6 +64,7 @@ export class BuildMemoWriter {
     this.looks = new ChunkWriter(objects);
     this.rows = new ChunkWriter(objects);
     this.sections = new ChunkWriter(objects);
+    this.factsW = new FactsWriter(objects);
   }
 
   /** A look-up page by its key (page-tables.ts `PageKey`); its address in 64 hex digits. */
@@ -81,58 +96,12 @@ export class BuildMemoWriter {
   }
 
   model(id: string, m: MemoModel): void {
-    const idBytes = encoder.encode(id);
-    const rev = encoder.encode(m.revision);
-    const full = m.full !== undefined && m.rowBytes !== undefined && m.rank !== undefined;
-    const sized = m.files !== undefined && m.bytes !== undefined;
-    const [buf, start] = this.models.room(
-      2 +
-        idBytes.length +
-        16 +
-        32 +
-        1 +
-        (m.prev ? 32 : 0) +
-        (full ? 24 : 0) +
-        (sized ? 12 : 0) +
-        2 +
-        rev.length +
-        2 +
-        32 * m.sources.length,
-    );
-    const view = new DataView(buf.buffer, buf.byteOffset);
-    let at = start;
-    view.setUint16(at, idBytes.length);
-    buf.set(idBytes, at + 2);
-    at += 2 + idBytes.length;
-    putHex(buf, at, m.key, 16);
-    putHex(buf, at + 16, bare(m.model), 32);
-    buf[at + 48] = (m.prev ? 1 : 0) | (m.base << 1) | (full ? 8 : 0) | (sized ? 16 : 0);
-    at += 49;
-    if (m.prev) {
-      putHex(buf, at, bare(m.prev), 32);
-      at += 32;
-    }
-    if (full) {
-      putHex(buf, at, m.full as string, 16);
-      view.setUint32(at + 16, m.rowBytes as number);
-      view.setUint32(at + 20, m.rank as number);
-      at += 24;
-    }
-    if (sized) {
-      view.setUint32(at, m.files as number);
-      view.setFloat64(at + 4, m.bytes as number);
-      at += 12;
-    }
-    view.setUint16(at, rev.length);
-    buf.set(rev, at + 2);
-    at += 2 + rev.length;
-    view.setUint16(at, m.sources.length);
-    at += 2;
-    for (const s of m.sources) {
-      putHex(buf, at, bare(s), 32);
-      at += 32;
-    }
-    this.models.end();
+    writeModel(this.models, id, m);
+  }
+
+  /** The next model's part of the look-up tables (in rank order). */
+  facts(f: TableFacts): void {
+    this.factsW.add(f);
   }
 
   page(key: string, p: MemoPage): void {
@@ -170,6 +139,7 @@ export class BuildMemoWriter {
       looks: await this.looks.done(),
       rows: await this.rows.done(),
       sections: await this.sections.done(),
+      ...(await this.factsW.done()),
       parts: parts.map(bare),
       ...this.pagesRoot,
       ...(stamp === undefined ? {} : { stamp }),
@@ -200,21 +170,18 @@ export class BuildMemo {
     private readonly sectionChunks: Uint8Array[],
     /** the stamp of the memo build's input (`BuildInput.stamp`), if it was given one */
     readonly stamp: string | undefined,
+    private readonly factsRead: FactsReader,
   ) {
     modelChunks.forEach((buf, c) => {
       const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
       for (let at = 0; at < buf.length; ) {
-        const idLength = view.getUint16(at);
-        const h = idHash(decoder.decode(buf.subarray(at + 2, at + 2 + idLength)));
+        const { id, next } = modelIdAt(buf, view, at);
+        const h = idHash(id);
         const pos = c * AT + at;
         const first = this.byId.get(h);
         if (first === undefined) this.byId.set(h, pos);
         else this.collided.set(h, [...(this.collided.get(h) ?? []), pos]);
-        at += 2 + idLength + 48;
-        const flags = buf[at] as number;
-        at += 1 + (flags & 1 ? 32 : 0) + (flags & 8 ? 24 : 0) + (flags & 16 ? 12 : 0);
-        at += 2 + view.getUint16(at);
-        at += 2 + 32 * view.getUint16(at);
+        at = next;
       }
     });
     pageChunks.forEach((buf, c) => {
@@ -249,7 +216,8 @@ export class BuildMemo {
       const sections = await Promise.all((root.sections ?? []).map(checked));
       const pagesRoot = { list: root.list, root: root.root };
       const stamp = typeof root.stamp === 'string' ? root.stamp : undefined;
-      return new BuildMemo(objects, mode, root.format, pagesRoot, models, pages, looks, rows, root.parts ?? [], sections, stamp);
+      const facts = new FactsReader(await Promise.all((root.facts ?? []).map(checked)), root.sets);
+      return new BuildMemo(objects, mode, root.format, pagesRoot, models, pages, looks, rows, root.parts ?? [], sections, stamp, facts);
     } catch {
       return undefined;
     }
@@ -268,52 +236,7 @@ export class BuildMemo {
   }
 
   private modelAt(pos: number, id: string): MemoModel | undefined {
-    const buf = this.modelChunks[Math.floor(pos / AT)] as Uint8Array;
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    let at = pos % AT;
-    const idLength = view.getUint16(at);
-    if (decoder.decode(buf.subarray(at + 2, at + 2 + idLength)) !== id) return undefined;
-    at += 2 + idLength;
-    const key = hexAt(buf, at, 16);
-    const model = hexAt(buf, at + 16, 32);
-    const flags = buf[at + 48] as number;
-    at += 49;
-    let prev: string | null = null;
-    if (flags & 1) {
-      prev = hexAt(buf, at, 32);
-      at += 32;
-    }
-    let full: string | undefined;
-    let rowBytes: number | undefined;
-    let rank: number | undefined;
-    if (flags & 8) {
-      full = hexAt(buf, at, 16);
-      rowBytes = view.getUint32(at + 16);
-      rank = view.getUint32(at + 20);
-      at += 24;
-    }
-    let size: { files: number; bytes: number } | undefined;
-    if (flags & 16) {
-      size = { files: view.getUint32(at), bytes: view.getFloat64(at + 4) };
-      at += 12;
-    }
-    const revLength = view.getUint16(at);
-    const revision = decoder.decode(buf.subarray(at + 2, at + 2 + revLength));
-    at += 2 + revLength;
-    const sources: string[] = [];
-    const n = view.getUint16(at);
-    at += 2;
-    for (let k = 0; k < n; k++, at += 32) sources.push(hexAt(buf, at, 32));
-    return {
-      key,
-      model,
-      prev,
-      base: ((flags >> 1) & 3) as 0 | 1 | 2,
-      revision,
-      sources,
-      ...(full ? { full, rowBytes, rank } : {}),
-      ...size,
-    };
+    return readModel(this.modelChunks[Math.floor(pos / AT)] as Uint8Array, pos % AT, id);
   }
 
   /**
@@ -374,6 +297,11 @@ export class BuildMemo {
     if (!part) return undefined;
     const [rowAt, rowLen, memAt, memLen] = [4, 8, 12, 16].map((o) => view.getUint32(at + o)) as [number, number, number, number];
     return { part: `blake3:${part}` as Address, rowAt, rowLen, memAt, memLen };
+  }
+
+  /** The look-up tables' facts of the memo build's model of this rank, when it kept them (memo-facts.ts). */
+  facts(rank: number): TableFacts | undefined {
+    return this.factsRead.at(rank);
   }
 
   /** The address (64 hex digits) of the look-up page the memo's build wrote with this key, written as `format` says. */

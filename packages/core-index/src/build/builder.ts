@@ -157,6 +157,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
           sectionCount: () => memo?.sectionCount ?? 0,
           recordSection: (t, d) => memoWriter.section(t, d),
           lastRoot: async () => memo?.lastRoot(format),
+          recordFacts: (f) => memoWriter.facts(f),
         },
         input.onModelsPage,
       )
@@ -291,6 +292,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       bytes: files.reduce((n, f) => n + f.size, 0),
       written: Promise.all(puts),
       kept,
+      // the same row as the memo's: its part of the look-up tables is the memo's too
+      facts: same && reused && same.rank !== undefined ? memo?.facts(same.rank) : undefined,
     };
   };
   // A model given as unchanged since the memo's input is taken from the memo (unchanged-model.ts), else built from
@@ -308,6 +311,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       ...(onObject ? { onObject: report } : {}),
     });
     memoWriter.model(m.id, record);
+    made.facts = memo.facts(before.rank);
     return made;
   };
   // Models are read from the input as they come and written BUILD_CONCURRENCY at a time (the store commits their
@@ -318,7 +322,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     const done = await Promise.all(chunk.map((c) => make(c.m, c.rank)));
     for (const [k, d] of done.entries()) {
       await catalogWriter.addText(d.text);
-      await pagesWriter?.add(d.page, (chunk[k] as Item).lower, d.text.key);
+      await pagesWriter?.add(d.page, (chunk[k] as Item).lower, d.text.key, d.facts);
       modelCount++;
       fileCount += d.files;
       byteCount += d.bytes;

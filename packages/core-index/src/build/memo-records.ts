@@ -168,4 +168,100 @@ export interface MemoRoot {
   list?: string;
   /** the stamp of the build's input (`BuildInput.stamp`), which the next build's unchanged models are said against */
   stamp?: string;
+  /** each model's part of the look-up tables by rank (memo-facts.ts), and the source sets they name */
+  facts?: string[];
+  sets?: unknown;
+}
+
+/** Append a model's record: its id, keys, addresses, flags (1 prev, 2–4 base, 8 full key, 16 size) and revision. */
+export function writeModel(models: ChunkWriter, id: string, m: MemoModel): void {
+  const idBytes = encoder.encode(id);
+  const rev = encoder.encode(m.revision);
+  const full = m.full !== undefined && m.rowBytes !== undefined && m.rank !== undefined;
+  const sized = m.files !== undefined && m.bytes !== undefined;
+  const [buf, start] = models.room(
+    2 + idBytes.length + 16 + 32 + 1 + (m.prev ? 32 : 0) + (full ? 24 : 0) + (sized ? 12 : 0) + 2 + rev.length + 2 + 32 * m.sources.length,
+  );
+  const view = new DataView(buf.buffer, buf.byteOffset);
+  let at = start;
+  view.setUint16(at, idBytes.length);
+  buf.set(idBytes, at + 2);
+  at += 2 + idBytes.length;
+  putHex(buf, at, m.key, 16);
+  putHex(buf, at + 16, bare(m.model), 32);
+  buf[at + 48] = (m.prev ? 1 : 0) | (m.base << 1) | (full ? 8 : 0) | (sized ? 16 : 0);
+  at += 49;
+  if (m.prev) {
+    putHex(buf, at, bare(m.prev), 32);
+    at += 32;
+  }
+  if (full) {
+    putHex(buf, at, m.full as string, 16);
+    view.setUint32(at + 16, m.rowBytes as number);
+    view.setUint32(at + 20, m.rank as number);
+    at += 24;
+  }
+  if (sized) {
+    view.setUint32(at, m.files as number);
+    view.setFloat64(at + 4, m.bytes as number);
+    at += 12;
+  }
+  view.setUint16(at, rev.length);
+  buf.set(rev, at + 2);
+  at += 2 + rev.length;
+  view.setUint16(at, m.sources.length);
+  at += 2;
+  for (const s of m.sources) {
+    putHex(buf, at, bare(s), 32);
+    at += 32;
+  }
+  models.end();
+}
+
+/** The id of the model record at `at` and where the next record starts. */
+export function modelIdAt(buf: Uint8Array, view: DataView, at: number): { id: string; next: number } {
+  const idLength = view.getUint16(at);
+  const id = decoder.decode(buf.subarray(at + 2, at + 2 + idLength));
+  let next = at + 2 + idLength + 48;
+  const flags = buf[next] as number;
+  next += 1 + (flags & 1 ? 32 : 0) + (flags & 8 ? 24 : 0) + (flags & 16 ? 12 : 0);
+  next += 2 + view.getUint16(next);
+  next += 2 + 32 * view.getUint16(next);
+  return { id, next };
+}
+
+/** The model record at `start` when it is of `id`. */
+export function readModel(buf: Uint8Array, start: number, id: string): MemoModel | undefined {
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  let at = start;
+  const idLength = view.getUint16(at);
+  if (decoder.decode(buf.subarray(at + 2, at + 2 + idLength)) !== id) return undefined;
+  at += 2 + idLength;
+  const key = hexAt(buf, at, 16);
+  const model = hexAt(buf, at + 16, 32);
+  const flags = buf[at + 48] as number;
+  at += 49;
+  let prev: string | null = null;
+  if (flags & 1) {
+    prev = hexAt(buf, at, 32);
+    at += 32;
+  }
+  let whole: Pick<MemoModel, 'full' | 'rowBytes' | 'rank'> = {};
+  if (flags & 8) {
+    whole = { full: hexAt(buf, at, 16), rowBytes: view.getUint32(at + 16), rank: view.getUint32(at + 20) };
+    at += 24;
+  }
+  let size: { files: number; bytes: number } | undefined;
+  if (flags & 16) {
+    size = { files: view.getUint32(at), bytes: view.getFloat64(at + 4) };
+    at += 12;
+  }
+  const revLength = view.getUint16(at);
+  const revision = decoder.decode(buf.subarray(at + 2, at + 2 + revLength));
+  at += 2 + revLength;
+  const sources: string[] = [];
+  const n = view.getUint16(at);
+  at += 2;
+  for (let k = 0; k < n; k++, at += 32) sources.push(hexAt(buf, at, 32));
+  return { key, model, prev, base: ((flags >> 1) & 3) as 0 | 1 | 2, revision, sources, ...whole, ...size };
 }

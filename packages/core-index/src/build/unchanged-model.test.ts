@@ -73,6 +73,40 @@ describe('models given as unchanged since the last build', () => {
     }
   });
 
+  it('fill the look-up tables from the memo: a day with a few changes asks only for their models pages neighbours', async () => {
+    // some rows without a trending score (its key is made from the rank) and one time not in toISOString's form (the
+    // tables then sort the times as texts, and that model's facts are not kept)
+    const first = syntheticModels(240).map((m, i) => {
+      const { trendingScore: _, ...row } = m.row as Record<string, unknown>;
+      return i % 7 === 2 ? { ...m, row } : i === 50 ? { ...m, row: { ...m.row, createdAt: '2024-01-01' } } : m;
+    });
+    // every 30th model changed: its license, or its downloads and likes (which move it in those orders)
+    const changed = first.map((m, i) =>
+      i % 30 !== 11 ? m : i % 60 === 11 ? { ...m, license: 'apache-2.0' } : { ...m, row: { ...m.row, downloads: 10 ** 9 + i, likes: i } },
+    );
+    const changes = changed.filter((m, i) => m !== first[i]).length;
+    for (const catalogLimit of [undefined, 16 * 1024]) {
+      const fedStore = new BytesStore();
+      const full = new MemoryObjectStore();
+      const asked: number[] = [];
+      const steps: Array<[string, BuildModelInput[], BuildModelInput[] | undefined]> = [
+        ['2026-12-01', first, undefined],
+        ['2026-12-02', changed, first],
+        ['2026-12-03', first, changed],
+      ];
+      for (const [i, [date, models, before]] of steps.entries()) {
+        const calls = { n: 0 };
+        const since = i > 0 ? `input of ${steps[i - 1]?.[0]}` : undefined;
+        const a = await build(fedStore, date, fed(models, before, calls), { since, catalogLimit });
+        expect(a, `${date}, catalog limit ${catalogLimit}`).toEqual(await build(full, date, models, { reuse: false, catalogLimit }));
+        asked.push(calls.n);
+      }
+      // the neighbours in each changed model's models page, the browse list's head, and the model whose facts were not
+      // kept; not the other models (whose rows the tables would otherwise be filled from)
+      for (const n of asked.slice(1)) expect(n).toBeLessThanOrEqual(changes * MODELS_PER_PAGE + MODELS_PER_PAGE + 1);
+    }
+  });
+
   it('are built from their input when the memo is of another input, or there is none', async () => {
     const store = new BytesStore();
     const full = new MemoryObjectStore();

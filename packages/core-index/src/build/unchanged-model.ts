@@ -3,6 +3,7 @@ import type { Address } from '../index/blake3.js';
 import type { RowSource, RowText } from '../index/catalog-shards.js';
 import type { PagedEntry } from '../index/page-layout.js';
 import type { FileRecord, ModelObject, ModelRow, SourceObject } from '../index/schemas.js';
+import type { TableFacts } from '../index/table-facts.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 import type { MemoModel } from './memo-records.js';
 import { type BuildModelInput, filesByPath, modelObjectOf, modelRow, sourceObjectsOf } from './model-row.js';
@@ -41,6 +42,8 @@ export interface MadeModel {
   bytes: number;
   written: Promise<unknown>;
   kept: Kept[];
+  /** its part of the look-up tables, when the last build's memo kept it (else made from `page`) */
+  facts?: TableFacts | undefined;
 }
 
 type PagedSource = { address: string; object: SourceObject };

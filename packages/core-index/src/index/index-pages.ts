@@ -19,13 +19,13 @@ import {
   type PagedEntry,
   type PagesRoot,
   powerOfTwo,
-  rowSortKey,
   rowTags,
 } from './page-layout.js';
 import { shasKey, termsKey } from './page-sections.js';
 import { DigestList, DigestPostings, holds, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import { PageWriter } from './page-writer.js';
 import type { SourceObject } from './schemas.js';
+import { factsOf, type SourceSet, type TableFacts, trendingKey } from './table-facts.js';
 import { SHORT_GRAM_LIST_MAX, ShortGrams, TermPostings, writeTermPages } from './term-pages.js';
 
 const decoder = new TextDecoder();
@@ -64,8 +64,8 @@ export class IndexPagesWriter {
   private readonly modelPages: string[] = [];
   /** the first models of the browse list (the root's `head`) */
   private readonly head: PagedEntry[] = [];
-  /** each model added since the last models page, with the key of its input when the builder gave it */
-  private pageEntries: Array<{ entry: PagedEntry; key: string | undefined }> = [];
+  /** each model added since the last models page, with the key of its input when the builder gave it, and its facts */
+  private pageEntries: Array<{ entry: PagedEntry; key: string | undefined; facts: TableFacts }> = [];
   /** where each rank's model lies in its models page, and its BLAKE3 (32 bytes a rank), for the id entries */
   private readonly entryStart = new U32List();
   private readonly entryLength = new U32List();
@@ -96,12 +96,15 @@ export class IndexPagesWriter {
   /**
    * The next model of the browse list (its rank is how many came before); `lower`: its id in lower case; `key`: the
    * key of the input its objects and row are made from (build-memo.ts `inputKeys`' `full`), which lets a models page
-   * be reused (see {@link ModelsPageReuse}).
+   * be reused (see {@link ModelsPageReuse}); `facts`: its part of the look-up tables when the builder knows it (kept
+   * from the last build for a model whose row did not change), else made from the entry.
    */
-  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase(), key?: string): Promise<void> {
+  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase(), key?: string, facts?: TableFacts): Promise<void> {
     const rank = this.n++;
-    this.pageEntries.push({ entry, key });
-    if (!this.deferred) this.tabulate(entry, lower);
+    const f = facts ?? factsOf(entry);
+    this.reuse?.recordFacts?.(f);
+    this.pageEntries.push({ entry, key, facts: f });
+    if (!this.deferred) this.tabulate(f, lower);
     if (rank < MODELS_PER_PAGE) this.head.push(entry);
     if (this.pageEntries.length === MODELS_PER_PAGE) await this.modelsPage();
   }
@@ -129,7 +132,7 @@ export class IndexPagesWriter {
       if (!stored || addressOf(stored.bytes) !== address) throw new Error(`index pages: models page ${address} is missing or damaged`);
       for (const e of (JSON.parse(decoder.decode(stored.bytes)) as { models: PagedEntry[] }).models) {
         const lower = e.row.id.toLowerCase();
-        if (part.base) this.tabulate(e, lower);
+        if (part.base) this.tabulate(factsOf(e), lower);
         if (part.terms) this.tabulateTerms(e, lower, rank);
         if (part.shas) for (const f of e.object.files) this.shas.add(f.sha256, rank);
         rank++;
@@ -137,23 +140,27 @@ export class IndexPagesWriter {
     }
   }
 
-  /** One model's part of the totals, the ids and the orders. */
-  private tabulate(entry: PagedEntry, lower: string): void {
-    const { row, object, sources } = entry;
+  /** One model's part of the totals, the ids and the orders (its row is not read: see table-facts.ts). */
+  private tabulate(f: TableFacts, lower: string): void {
     const rank = this.lowerIds.length;
     this.lowerIds.push(lower);
-    for (const f of object.files) {
-      this.files++;
-      this.bytes += f.size;
+    this.files += f.files;
+    this.bytes += f.bytes;
+    if (f.listed) this.listed++;
+    const sources = f.sources;
+    for (let i = 0; i < sources.length; i++) {
+      const [name, type] = sources[i] as SourceSet[number];
+      if (!this.kinds.has(name)) this.kinds.set(name, type);
+      // each source a model names counts once
+      let again = false;
+      for (let j = 0; j < i && !again; j++) again = (sources[j] as SourceSet[number])[0] === name;
+      if (!again) this.holders[name] = (this.holders[name] ?? 0) + 1;
     }
-    if (row.svc.listed !== false) this.listed++;
-    for (const s of new Set(sources.map((x) => x.object.source))) this.holders[s] = (this.holders[s] ?? 0) + 1;
-    for (const x of sources) if (!this.kinds.has(x.object.source)) this.kinds.set(x.object.source, x.object.type);
-    this.trending.push(rowSortKey('trendingScore', row, row.id, rank) as number);
-    this.downloads.push(rowSortKey('downloads', row, row.id, rank) as number);
-    this.likes.push(rowSortKey('likes', row, row.id, rank) as number);
-    this.created.push(rowSortKey('createdAt', row, row.id, rank) as string);
-    this.modified.push(rowSortKey('lastModified', row, row.id, rank) as string);
+    this.trending.push(trendingKey(f, rank));
+    this.downloads.push(f.downloads);
+    this.likes.push(f.likes);
+    this.created.push(f.created);
+    this.modified.push(f.modified);
   }
 
   /** One model's search terms (page-sections.ts `termsKey` keys what they are made from). */
@@ -203,7 +210,7 @@ export class IndexPagesWriter {
     } else {
       if (this.deferred) {
         await this.catchUp({ base: true });
-        for (const h of held) this.tabulate(h.entry, h.entry.row.id.toLowerCase());
+        for (const h of held) this.tabulate(h.facts, h.entry.id.toLowerCase());
       }
       const written = writtenModelsPage(
         first,

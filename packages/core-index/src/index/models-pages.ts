@@ -2,6 +2,7 @@ import { addressOf, blake3Hex } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
 import { modelsPageBytes, type PagesRoot } from './page-layout.js';
 import { PageKey } from './page-tables.js';
+import type { TableFacts } from './table-facts.js';
 
 const textEncoder = new TextEncoder();
 
@@ -40,6 +41,8 @@ export interface ModelsPageReuse {
   recordSection?(terms: string, shas: string): void;
   /** The last build's pages root (checked against its address), whose terms or digest map may be this day's. */
   lastRoot?(): Promise<PagesRoot | undefined>;
+  /** This day's next model's part of the look-up tables (in rank order), for the next build. */
+  recordFacts?(facts: TableFacts): void;
 }
 
 /** The key of a list of models pages (their addresses in order). */

@@ -222,12 +222,17 @@ export const KEPT_ORDERS: ReadonlyArray<readonly [string, 1 | -1]> = [
 ];
 
 /** The sort key of a row at a rank, exactly as the whole-index search sorts (search.ts `sortKeyOf`). */
+/** The trending order's key: the row's score, else (a model without one) after every scored model, in rank order. */
+export function trendingFor(score: number | undefined, rank: number): number {
+  return score ?? -rank / 1e6;
+}
+
 export function rowSortKey(sort: string, row: ModelRow, id: string, rank: number): number | string {
   switch (sort) {
     case 'id':
       return id.toLowerCase();
     case 'trendingScore':
-      return row.trendingScore ?? -rank / 1e6;
+      return trendingFor(row.trendingScore, rank);
     case 'downloads':
       return row.downloads ?? -1;
     case 'likes':

@@ -213,28 +213,26 @@ export class DigestPostings {
   }
 }
 
-/** toISOString's form: fixed width, so its text order is its time order. */
-const CANONICAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+const textOf = (v: number) => (v === Number.NEGATIVE_INFINITY ? '' : new Date(v).toISOString());
 
 /**
- * A sort column of times (`createdAt`, `lastModified`, or '' for none): kept as numbers (8 bytes a model instead of a
- * string of about 48) while every time is in toISOString's form, where number order is text order ('' first, as
- * -Infinity); at the first time in another form it turns back to the texts, so the order is always the texts' order.
+ * A sort column of times (`createdAt`, `lastModified`, or '' for none), pushed as table-facts.ts `timeKey` gives them:
+ * kept as numbers (8 bytes a model instead of a string of about 48) while every time is in toISOString's form, where
+ * number order is text order ('' first, as -Infinity); at the first time in another form (pushed as its text) it turns
+ * back to the texts, so the order is always the texts' order.
  */
 export class TimeColumn {
   private times: number[] | undefined = [];
   private texts: string[] | undefined;
 
-  push(t: string): void {
+  push(t: number | string): void {
     const times = this.times;
     if (times) {
-      if (t === '') return void times.push(Number.NEGATIVE_INFINITY);
-      const ms = CANONICAL_TIME.test(t) ? Date.parse(t) : Number.NaN;
-      if (Number.isFinite(ms) && new Date(ms).toISOString() === t) return void times.push(ms);
-      this.texts = times.map((v) => (v === Number.NEGATIVE_INFINITY ? '' : new Date(v).toISOString()));
+      if (typeof t === 'number') return void times.push(t);
+      this.texts = times.map(textOf);
       this.times = undefined;
     }
-    (this.texts as string[]).push(t);
+    (this.texts as string[]).push(typeof t === 'number' ? textOf(t) : t);
   }
 
   /** The keys to sort by, in the texts' order: the times, or the texts themselves. */

@@ -1,4 +1,4 @@
-import { rowTags } from './page-layout.js';
+import { rowTags, trendingFor } from './page-layout.js';
 import { type GramKey, gramKey, intersect, MAX_GRAM, pack, post } from './search-postings.js';
 import type { IndexedModel, ModelQuery, SearchPage, SortKey } from './store-types.js';
 
@@ -48,7 +48,7 @@ function sortKeyOf(sort: SortKey): (m: IndexedModel) => number | string {
       case 'id':
         return m.id.toLowerCase();
       case 'trendingScore':
-        return m.row.trendingScore ?? -m.rank / 1e6;
+        return trendingFor(m.row.trendingScore, m.rank);
       case 'downloads':
         return m.row.downloads ?? -1;
       case 'likes':
