@@ -5,9 +5,9 @@
 // object store and runs the look-ups in process (no HTTP: the hub's HTTP cost is pnpm bench's; this is the index's).
 // Usage: node bench/scale.mjs [--sizes 10000,100000] [--rounds 3] [--keep DIR]
 // One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--no-reuse] [--no-answers | --answers-after] [--null-store] [--pure-blake3]
-//   [--feed: days 2 and 3 given as a change feed gives them: each model the day before had the same way as its id alone]
-//   [--skip K: build only the days after the first K, into a DIR that holds them (a copy made with `cp -al`, to profile
-//   one day of a large index again without building the days before it)]
+//   [--feed: days 2 and 3 given as a change feed gives them: a model the day before had the same way as its id alone]
+//   [--skip K: only the days after the first K, into a DIR that holds them (a `cp -al` copy: one day again, to profile)]
+//   [--insert K: K new models on days 2 and 3, spread evenly through the browse order (the ranks after each shift)]
 //   [--every K: a progress line every K models, with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
 // A day on which few models changed: node bench/scale.mjs --phase days --n N [--rounds 3] [--keep DIR] (the 1 %-changed
 //   and the unchanged day's build time as ratios to the full build of the same run, with and without the build memo).
@@ -43,6 +43,7 @@ const { values } = parseArgs({
     every: { type: 'string' },
     'default-heap': { type: 'boolean' },
     feed: { type: 'boolean' },
+    insert: { type: 'string' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -112,9 +113,11 @@ async function build(n, dir) {
     // (`UnchangedModelInput`), its input made only if the build asks for it
     const before = j > 0 ? schedule[j - 1][1] : undefined;
     const changedOn = (e, i) => Boolean(e) && i % e === 7;
+    const gap = j > 0 && values.insert ? Math.floor(n / Number(values.insert)) : 0;
     function* models() {
       for (let i = 0; i < n; ) {
         const k = i;
+        if (gap && k % gap === gap >> 1) yield modelOf(n + k, 2 * n); // a model new since day 1 (SYNTHETIC)
         const made = () => (changedOn(every, k) ? { ...modelOf(k, n), license: 'apache-2.0' } : modelOf(k, n));
         yield values.feed && before !== undefined && changedOn(before, k) === changedOn(every, k) ? { id: idOf(k), input: made } : made();
         // progress on stderr (the one result line stays the only stdout)

@@ -115,6 +115,50 @@ export function shardBytes(held: readonly RowText[], read?: PartReader): { bytes
 const comma = 44;
 
 /**
+ * Byte ranges copied into a composed catalog in order, a comma between two: a range taken from a part that ends one
+ * byte (the comma between two rows or members there) before the next one taken from the same part is extended over
+ * it, so the rows and members the last build wrote side by side are copied as one range, not one at a time.
+ */
+class Runs {
+  private readonly from: Uint8Array[] = [];
+  private readonly starts: number[] = [];
+  private readonly ends: number[] = [];
+  /** for each item added, its range's index and where it starts in that range */
+  readonly item: Array<[number, number]> = [];
+
+  add(bytes: Uint8Array, start: number, end: number): void {
+    const last = this.from.length - 1;
+    if (last >= 0 && this.from[last] === bytes && this.ends[last] === start - 1 && bytes[start - 1] === comma) {
+      this.item.push([last, start - (this.starts[last] as number)]);
+      this.ends[last] = end;
+      return;
+    }
+    this.item.push([this.from.length, 0]);
+    this.from.push(bytes);
+    this.starts.push(start);
+    this.ends.push(end);
+  }
+
+  get bytes(): number {
+    let n = Math.max(0, this.from.length - 1);
+    for (let k = 0; k < this.from.length; k++) n += (this.ends[k] as number) - (this.starts[k] as number);
+    return n;
+  }
+
+  /** Copy every range into `out` from `at`; returns where each range landed. */
+  copy(out: Uint8Array, at: number): number[] {
+    const landed: number[] = [];
+    for (let k = 0; k < this.from.length; k++) {
+      if (k > 0) out[at++] = comma;
+      landed.push(at);
+      out.set((this.from[k] as Uint8Array).subarray(this.starts[k], this.ends[k]), at);
+      at += (this.ends[k] as number) - (this.starts[k] as number);
+    }
+    return landed;
+  }
+}
+
+/**
  * `prefix`, the rows' `objects` members in key order (UTF-16 code units, as RFC 8785 sorts keys) joined by commas,
  * `middle`, the rows joined by commas, `suffix`: the canonical bytes of a catalog or shard object from its rows. A row
  * with a {@link RowSource} is copied from the last build's bytes (`read`), not serialized; any other row (or one whose
@@ -127,53 +171,57 @@ export function composeRows(
   suffix: string,
   read?: PartReader,
 ): { bytes: Uint8Array; placed: RowPlace[] } {
-  const rows: Uint8Array[] = [];
-  const members: Array<Uint8Array | undefined> = [];
+  const rows = new Runs();
+  const rowLengths: number[] = [];
+  // each member's bytes and where they start (a part of the last build's, or its own serialized text)
+  const members: Array<[Uint8Array, number, number] | undefined> = [];
   for (const r of held) {
     const src = r.src;
     const part = src && read && src.rowLen + src.memLen + 3 === r.bytes && r.entry ? read(src.part) : undefined;
     if (src && part && src.rowAt + src.rowLen <= part.length && src.memAt + src.memLen <= part.length) {
-      rows.push(part.subarray(src.rowAt, src.rowAt + src.rowLen));
-      members.push(part.subarray(src.memAt, src.memAt + src.memLen));
+      rows.add(part, src.rowAt, src.rowAt + src.rowLen);
+      rowLengths.push(src.rowLen);
+      members.push([part, src.memAt, src.memAt + src.memLen]);
     } else {
       const t = texts(r);
-      rows.push(encoder.encode(t.json));
-      members.push(t.member === undefined ? undefined : encoder.encode(t.member));
+      const row = encoder.encode(t.json);
+      rows.add(row, 0, row.length);
+      rowLengths.push(row.length);
+      const m = t.member === undefined ? undefined : encoder.encode(t.member);
+      members.push(m && [m, 0, m.length]);
     }
   }
   const order = held.map((_, i) => i).filter((i) => members[i] !== undefined);
+  const ids = held.map((r) => r.id);
   order.sort((a, b) => {
-    const x = (held[a] as RowText).id;
-    const y = (held[b] as RowText).id;
+    const x = ids[a] as string;
+    const y = ids[b] as string;
     return x < y ? -1 : x > y ? 1 : 0;
   });
+  const mems = new Runs();
+  for (const i of order) mems.add(...(members[i] as [Uint8Array, number, number]));
   const head = encoder.encode(prefix);
   const mid = encoder.encode(middle);
   const tail = encoder.encode(suffix);
-  let size = head.length + mid.length + tail.length + Math.max(0, order.length - 1) + Math.max(0, rows.length - 1);
-  for (const r of rows) size += r.length;
-  for (const i of order) size += (members[i] as Uint8Array).length;
-  const out = new Uint8Array(size);
-  const placed: RowPlace[] = held.map(() => ({ rowAt: 0, rowLen: 0, memAt: 0, memLen: 0 }));
+  const out = new Uint8Array(head.length + mems.bytes + mid.length + rows.bytes + tail.length);
   out.set(head, 0);
   let at = head.length;
-  for (const [k, i] of order.entries()) {
-    if (k > 0) out[at++] = comma;
-    const m = members[i] as Uint8Array;
-    out.set(m, at);
-    (placed[i] as RowPlace).memAt = at;
-    (placed[i] as RowPlace).memLen = m.length;
-    at += m.length;
-  }
+  const memLanded = mems.copy(out, at);
+  at += mems.bytes;
   out.set(mid, at);
   at += mid.length;
-  for (const [i, r] of rows.entries()) {
-    if (i > 0) out[at++] = comma;
-    out.set(r, at);
-    (placed[i] as RowPlace).rowAt = at;
-    (placed[i] as RowPlace).rowLen = r.length;
-    at += r.length;
-  }
+  const rowLanded = rows.copy(out, at);
+  at += rows.bytes;
   out.set(tail, at);
+  const placed: RowPlace[] = held.map((_, i) => {
+    const [run, off] = rows.item[i] as [number, number];
+    return { rowAt: (rowLanded[run] as number) + off, rowLen: rowLengths[i] as number, memAt: 0, memLen: 0 };
+  });
+  for (const [k, i] of order.entries()) {
+    const [run, off] = mems.item[k] as [number, number];
+    const [, start, end] = members[i] as [Uint8Array, number, number];
+    (placed[i] as RowPlace).memAt = (memLanded[run] as number) + off;
+    (placed[i] as RowPlace).memLen = end - start;
+  }
   return { bytes: out, placed };
 }
