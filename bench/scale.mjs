@@ -7,7 +7,8 @@
 // One build: node bench/scale.mjs --phase build --n N --dir DIR [--days 3] [--no-reuse] [--no-answers | --answers-after] [--null-store] [--pure-blake3]
 //   [--feed: days 2 and 3 given as a change feed gives them: a model the day before had the same way as its id alone]
 //   [--skip K: only the days after the first K, into a DIR that holds them (a `cp -al` copy: one day again, to profile)]
-//   [--insert K: K new models on days 2 and 3, spread evenly through the browse order (the ranks after each shift)]
+//   [--insert K: K new models on days 2 and 3, spread through the browse order] [--change license|files|tags: what
+//   day 2 changes in every hundredth model (synthetic-ids.mjs `changedModel`)]
 //   [--every K: a progress line every K models, with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
 // A day on which few models changed: node bench/scale.mjs --phase days --n N [--rounds 3] [--keep DIR] (the 1 %-changed
 //   and the unchanged day's build time as ratios to the full build of the same run, with and without the build memo).
@@ -18,7 +19,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { idOf, modelOf } from './synthetic-ids.mjs';
+import { changedModel, idOf, modelOf } from './synthetic-ids.mjs';
 
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
 const dist = (p) => path.join(root, p);
@@ -44,6 +45,7 @@ const { values } = parseArgs({
     'default-heap': { type: 'boolean' },
     feed: { type: 'boolean' },
     insert: { type: 'string' },
+    change: { type: 'string' },
   },
   args: process.argv.slice(2).filter((a) => a !== '--'),
   strict: false,
@@ -100,25 +102,21 @@ async function build(n, dir) {
   const timer = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 200);
-  // Day 1 into the folder; with --days 3, day 2 with 1 % of the models changed (their license) and day 3 unchanged.
+  // Day 1 (the 28th) into the folder; with --days 3, day 2 with every hundredth model changed and day 3 unchanged.
   const days = [];
-  const schedule = [
-    [28, 0],
-    [29, 100],
-    [30, 100],
-  ];
+  const changedEvery = [0, 100, 100];
   for (let j = Number(values.skip ?? 0); j < Number(values.days ?? 1); j++) {
-    const [d, every] = schedule[j];
+    const [d, every] = [28 + j, changedEvery[j]];
     // --feed: as a change feed gives a day, a model the day before had the same way comes as its id alone
     // (`UnchangedModelInput`), its input made only if the build asks for it
-    const before = j > 0 ? schedule[j - 1][1] : undefined;
+    const before = j > 0 ? changedEvery[j - 1] : undefined;
     const changedOn = (e, i) => Boolean(e) && i % e === 7;
     const gap = j > 0 && values.insert ? Math.floor(n / Number(values.insert)) : 0;
     function* models() {
       for (let i = 0; i < n; ) {
         const k = i;
         if (gap && k % gap === gap >> 1) yield modelOf(n + k, 2 * n); // a model new since day 1 (SYNTHETIC)
-        const made = () => (changedOn(every, k) ? { ...modelOf(k, n), license: 'apache-2.0' } : modelOf(k, n));
+        const made = () => (changedOn(every, k) ? changedModel(k, n, values.change) : modelOf(k, n));
         yield values.feed && before !== undefined && changedOn(before, k) === changedOn(every, k) ? { id: idOf(k), input: made } : made();
         // progress on stderr (the one result line stays the only stdout)
         if (++i % (values.every ? Number(values.every) : 100_000) === 0) {

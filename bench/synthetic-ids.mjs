@@ -6,6 +6,17 @@ import { syntheticId, syntheticModel } from '../packages/core-index/dist/testing
 export const idOf = syntheticId;
 /** SYNTHETIC model `i` of `n` (what core-index's `syntheticModelStream(n)` gives at `i`). */
 export const modelOf = syntheticModel;
+/**
+ * SYNTHETIC model `i` of `n` as a day that changed it has it (bench/scale.mjs `--change`): its license (the default),
+ * its first file's digest (`files`: the digest map is made again), or a tag added (`tags`: the search terms are).
+ */
+export function changedModel(i, n, change = 'license') {
+  const m = syntheticModel(i, n);
+  if (change === 'files') return { ...m, files: m.files.map((f, k) => (k === 0 ? { ...f, sha256: `f${f.sha256.slice(1)}` } : f)) };
+  if (change === 'tags') return { ...m, row: { ...m.row, tags: [...m.row.tags, 'changed'] } };
+  if (change !== 'license') throw new Error(`--change: license, files or tags, not ${change}`);
+  return { ...m, license: 'apache-2.0' };
+}
 
 // `--check`: wrk runs bench/random-models.lua against a server that records each path, and every id asked must be
 // core-index's for its number.

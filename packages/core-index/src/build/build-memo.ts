@@ -216,7 +216,21 @@ export class BuildMemo {
       const sections = await Promise.all((root.sections ?? []).map(checked));
       const pagesRoot = { list: root.list, root: root.root };
       const stamp = typeof root.stamp === 'string' ? root.stamp : undefined;
-      const facts = new FactsReader(await Promise.all((root.facts ?? []).map(checked)), root.sets);
+      // the section facts' data chunks are read when first asked, at once from a store that can (the filesystem's),
+      // else all now
+      const sync = (a: string) => {
+        const b = objects.readBytes?.(a as Address);
+        return b instanceof Uint8Array && addressOf(b) === a ? b : undefined;
+      };
+      const data = root.sectionData ?? [];
+      const all = objects.readBytes ? undefined : new Map(await Promise.all(data.map(async (a) => [a, await checked(a)] as const)));
+      const facts = new FactsReader(
+        await Promise.all((root.facts ?? []).map(checked)),
+        root.sets,
+        await Promise.all((root.sectionIndex ?? []).map(checked)),
+        data,
+        (a) => all?.get(a) ?? sync(a),
+      );
       return new BuildMemo(objects, mode, root.format, pagesRoot, models, pages, looks, rows, root.parts ?? [], sections, stamp, facts);
     } catch {
       return undefined;

@@ -1,7 +1,7 @@
 // The build memo's table facts (index/table-facts.ts): each model's part of the look-up tables, by rank, in fixed-size
 // records, so the next build fills its tables for a model whose row did not change without making that row.
 import type { ObjectStore } from '../index/object-store.js';
-import type { SourceSet, TableFacts } from '../index/table-facts.js';
+import { type SourceSet, sectionFactsAt, sectionLength, type TableFacts } from '../index/table-facts.js';
 import { ChunkWriter } from './memo-records.js';
 
 /**
@@ -12,6 +12,9 @@ const FACTS_BYTES = 56;
 const HAS = 1;
 const LISTED = 2;
 const NO_SET = 0xffff;
+/** A model's section facts: the number of the data chunk they are in and where (8 bytes a rank), or none. */
+const SECTION_INDEX_BYTES = 8;
+const NO_SECTION = 0xffffffff;
 
 /** The source sets a memo's facts name by index, as its root keeps them. */
 export type MemoSets = Array<Array<[string, string]>>;
@@ -23,12 +26,39 @@ export class FactsWriter {
   /** a source set's index: by the array (a set read from the last memo is one shared array), else by its text */
   private readonly bySet = new Map<SourceSet, number>();
   private readonly byText = new Map<string, number>();
+  private readonly sectionIndex: ChunkWriter;
+  private readonly sectionData: ChunkWriter;
 
   constructor(objects: ObjectStore) {
     this.chunks = new ChunkWriter(objects);
+    this.sectionIndex = new ChunkWriter(objects);
+    this.sectionData = new ChunkWriter(objects);
   }
 
   add(f: TableFacts): void {
+    this.addSections(f.sectionBytes());
+    this.addTable(f);
+  }
+
+  /** The model's section facts (table-facts.ts `sectionBytes`), copied into the data chunks and indexed by rank. */
+  private addSections(raw: Uint8Array | undefined): void {
+    const [ib, ia] = this.sectionIndex.room(SECTION_INDEX_BYTES);
+    const index = new DataView(ib.buffer, ib.byteOffset);
+    if (raw) {
+      const [db, da] = this.sectionData.room(raw.length);
+      db.set(raw, da);
+      // the chunk being filled is put as the next one
+      index.setUint32(ia, this.sectionData.addresses.length);
+      index.setUint32(ia + 4, da);
+      this.sectionData.end();
+    } else {
+      index.setUint32(ia, NO_SECTION);
+      index.setUint32(ia + 4, 0);
+    }
+    this.sectionIndex.end();
+  }
+
+  private addTable(f: TableFacts): void {
     const [buf, at] = this.chunks.room(FACTS_BYTES);
     const view = new DataView(buf.buffer, buf.byteOffset);
     const set = this.setOf(f.sources);
@@ -67,20 +97,34 @@ export class FactsWriter {
   }
 
   /** Put what is left; returns the chunks' addresses and the source sets. */
-  async done(): Promise<{ facts: string[]; sets: MemoSets }> {
-    return { facts: await this.chunks.done(), sets: this.sets.map((s) => s.map(([name, type]) => [name, type])) };
+  async done(): Promise<{ facts: string[]; sets: MemoSets; sectionIndex: string[]; sectionData: string[] }> {
+    return {
+      facts: await this.chunks.done(),
+      sets: this.sets.map((s) => s.map(([name, type]) => [name, type])),
+      sectionIndex: await this.sectionIndex.done(),
+      sectionData: await this.sectionData.done(),
+    };
   }
 }
 
-/** A memo's facts read back. */
+/**
+ * A memo's facts read back. The section facts' data chunks (the largest part: a model's tags and digests) are read
+ * when first asked, a few at a time (a build asks in about rank order), through `readChunk`, which checks each.
+ */
 export class FactsReader {
   private readonly sets: SourceSet[];
   private readonly per: number;
+  private readonly perIndex: number;
+  private readonly loaded = new Map<number, Uint8Array | undefined>();
 
   constructor(
     private readonly chunks: readonly Uint8Array[],
     sets: unknown,
+    private readonly sectionIndex: readonly Uint8Array[],
+    private readonly sectionData: readonly string[],
+    private readonly readChunk: (address: string) => Uint8Array | undefined,
   ) {
+    this.perIndex = (sectionIndex[0]?.length ?? 0) / SECTION_INDEX_BYTES;
     const valid =
       Array.isArray(sets) &&
       sets.every((s) => Array.isArray(s) && s.every((p) => Array.isArray(p) && p.length === 2 && p.every((x) => typeof x === 'string')));
@@ -98,6 +142,16 @@ export class FactsReader {
     const sources = this.sets[view.getUint16(at + 2)];
     if (!sources) return undefined;
     return {
+      sections: () => {
+        const s = this.section(rank);
+        return s && sectionFactsAt(s[0], s[1]);
+      },
+      sectionBytes: () => {
+        const s = this.section(rank);
+        if (!s) return undefined;
+        const [data, start] = s;
+        return data.subarray(start, start + sectionLength(data, start));
+      },
       files: view.getUint32(at + 4),
       bytes: view.getFloat64(at + 8),
       listed: ((buf[at] as number) & LISTED) !== 0,
@@ -108,5 +162,23 @@ export class FactsReader {
       created: view.getFloat64(at + 40),
       modified: view.getFloat64(at + 48),
     };
+  }
+
+  /** The data chunk holding the section facts of the model of this rank, and where they start in it. */
+  private section(rank: number): [Uint8Array, number] | undefined {
+    const index = this.perIndex ? this.sectionIndex[Math.floor(rank / this.perIndex)] : undefined;
+    const at = (rank % this.perIndex) * SECTION_INDEX_BYTES;
+    if (!index || at + SECTION_INDEX_BYTES > index.length) return undefined;
+    const view = new DataView(index.buffer, index.byteOffset, index.byteLength);
+    const c = view.getUint32(at);
+    if (c === NO_SECTION) return undefined;
+    if (!this.loaded.has(c)) {
+      const address = this.sectionData[c];
+      if (this.loaded.size >= 2) this.loaded.delete(this.loaded.keys().next().value as number);
+      this.loaded.set(c, address === undefined ? undefined : this.readChunk(address));
+    }
+    const data = this.loaded.get(c);
+    const start = view.getUint32(at + 4);
+    return data && start + 3 <= data.length && start + sectionLength(data, start) <= data.length ? [data, start] : undefined;
   }
 }

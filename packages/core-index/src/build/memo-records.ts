@@ -171,6 +171,9 @@ export interface MemoRoot {
   /** each model's part of the look-up tables by rank (memo-facts.ts), and the source sets they name */
   facts?: string[];
   sets?: unknown;
+  /** each model's section facts (its tags and digests) by rank: an index (8 bytes a rank) and the data it points in */
+  sectionIndex?: string[];
+  sectionData?: string[];
 }
 
 /** Append a model's record: its id, keys, addresses, flags (1 prev, 2–4 base, 8 full key, 16 size) and revision. */

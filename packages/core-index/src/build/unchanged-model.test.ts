@@ -73,17 +73,22 @@ describe('models given as unchanged since the last build', () => {
     }
   });
 
-  it('fill the look-up tables from the memo: a day with a few changes asks only for their models pages neighbours', async () => {
+  it('fill the look-up tables, terms and digests from the memo: a day of a few changes asks only for their neighbours', async () => {
     // some rows without a trending score (its key is made from the rank) and one time not in toISOString's form (the
     // tables then sort the times as texts, and that model's facts are not kept)
     const first = syntheticModels(240).map((m, i) => {
       const { trendingScore: _, ...row } = m.row as Record<string, unknown>;
       return i % 7 === 2 ? { ...m, row } : i === 50 ? { ...m, row: { ...m.row, createdAt: '2024-01-01' } } : m;
     });
-    // every 30th model changed: its license, or its downloads and likes (which move it in those orders)
-    const changed = first.map((m, i) =>
-      i % 30 !== 11 ? m : i % 60 === 11 ? { ...m, license: 'apache-2.0' } : { ...m, row: { ...m.row, downloads: 10 ** 9 + i, likes: i } },
-    );
+    // a few models changed: a license; downloads and likes (which move a model in those orders); tags (the search
+    // terms are made again); a file's digest (the digest map is made again)
+    const changed = first.map((m, i) => {
+      if (i % 60 === 11) return { ...m, license: 'apache-2.0' };
+      if (i % 60 === 41) return { ...m, row: { ...m.row, downloads: 10 ** 9 + i, likes: i } };
+      if (i === 100) return { ...m, row: { ...m.row, tags: ['changed'] } };
+      if (i === 150) return { ...m, files: m.files.map((f, k) => (k === 0 ? { ...f, sha256: 'f'.repeat(64) } : f)) };
+      return m;
+    });
     const changes = changed.filter((m, i) => m !== first[i]).length;
     for (const catalogLimit of [undefined, 16 * 1024]) {
       const fedStore = new BytesStore();

@@ -19,13 +19,12 @@ import {
   type PagedEntry,
   type PagesRoot,
   powerOfTwo,
-  rowTags,
 } from './page-layout.js';
 import { shasKey, termsKey } from './page-sections.js';
 import { DigestList, DigestPostings, holds, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import { PageWriter } from './page-writer.js';
 import type { SourceObject } from './schemas.js';
-import { factsOf, type SourceSet, type TableFacts, trendingKey } from './table-facts.js';
+import { factsOf, type SectionFacts, type SourceSet, sectionFactsOf, type TableFacts, trendingKey } from './table-facts.js';
 import { SHORT_GRAM_LIST_MAX, ShortGrams, TermPostings, writeTermPages } from './term-pages.js';
 
 const decoder = new TextDecoder();
@@ -133,8 +132,11 @@ export class IndexPagesWriter {
       for (const e of (JSON.parse(decoder.decode(stored.bytes)) as { models: PagedEntry[] }).models) {
         const lower = e.row.id.toLowerCase();
         if (part.base) this.tabulate(factsOf(e), lower);
-        if (part.terms) this.tabulateTerms(e, lower, rank);
-        if (part.shas) for (const f of e.object.files) this.shas.add(f.sha256, rank);
+        if (part.terms || part.shas) {
+          const s = sectionFactsOf(e);
+          if (part.terms) this.tabulateTerms(s, lower, rank);
+          if (part.shas) for (const d of s.shas) this.shas.add(d, rank);
+        }
         rank++;
       }
     }
@@ -164,13 +166,12 @@ export class IndexPagesWriter {
   }
 
   /** One model's search terms (page-sections.ts `termsKey` keys what they are made from). */
-  private tabulateTerms(entry: PagedEntry, lower: string, rank: number): void {
-    const { row } = entry;
+  private tabulateTerms(s: SectionFacts, lower: string, rank: number): void {
     const terms = this.terms;
     terms.add(`a:${lower.slice(0, lower.indexOf('/'))}`, rank);
-    if (row.pipeline_tag) terms.add(`t:${row.pipeline_tag.toLowerCase()}`, rank);
-    if (row.library_name) terms.add(`l:${row.library_name.toLowerCase()}`, rank);
-    for (const t of rowTags(row)) terms.add(`g:${t}`, rank);
+    if (s.pipeline) terms.add(`t:${s.pipeline}`, rank);
+    if (s.library) terms.add(`l:${s.library}`, rank);
+    for (const t of s.tags) terms.add(`g:${t}`, rank);
     for (const g of gramsOf(lower)) terms.add(`w:${g}`, rank);
     this.short.add(lower, rank);
   }
@@ -200,10 +201,12 @@ export class IndexPagesWriter {
       const part = { terms: this.termsDeferred && was?.terms !== t, shas: this.shasDeferred && was?.shas !== d };
       if (part.terms || part.shas) await this.catchUp(part);
     }
-    for (const [k, { entry }] of held.entries()) {
-      if (!this.termsDeferred) this.tabulateTerms(entry, entry.row.id.toLowerCase(), first + k);
-      if (!this.shasDeferred) for (const f of entry.object.files) this.shas.add(f.sha256, first + k);
-    }
+    if (!this.termsDeferred || !this.shasDeferred)
+      for (const [k, { entry, facts }] of held.entries()) {
+        const s = facts.sections() ?? sectionFactsOf(entry);
+        if (!this.termsDeferred) this.tabulateTerms(s, entry.id.toLowerCase(), first + k);
+        if (!this.shasDeferred) for (const d of s.shas) this.shas.add(d, first + k);
+      }
     if (page) {
       this.modelPages.push(`blake3:${page.address}`);
       await this.onModelsPage?.(`blake3:${page.address}`, undefined);

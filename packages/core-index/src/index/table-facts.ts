@@ -1,7 +1,7 @@
 // What one model gives its day's look-up tables (the totals, the ids' holders and kinds, the browse orders) apart from
 // its id: made from its models page entry, or (a model that did not change) kept from the last build by its memo, so
 // the tables are filled without making the model's row again.
-import { type PagedEntry, rowSortKey, trendingFor } from './page-layout.js';
+import { type PagedEntry, rowSortKey, rowTags, trendingFor } from './page-layout.js';
 import type { SourceObject } from './schemas.js';
 
 /** Each source of a model, as its name and type, in its entry's order. */
@@ -21,6 +21,87 @@ export interface TableFacts {
   /** the sort keys of createdAt and lastModified: a canonical time as its milliseconds, `''` as -Infinity, else the text */
   created: number | string;
   modified: number | string;
+  /**
+   * what it gives the search terms and the digest map, made when asked (a day whose sections are kept asks none);
+   * undefined when a memo did not keep them (they are then made from the model's entry)
+   */
+  sections(): SectionFacts | undefined;
+  /** those as a build memo keeps them ({@link sectionBytes}), undefined when they do not fit */
+  sectionBytes(): Uint8Array | undefined;
+}
+
+/** A model's part of the search terms (index-pages.ts `tabulateTerms`) and of the digest map, apart from its id. */
+export interface SectionFacts {
+  /** its pipeline tag and library in lower case ('' for none), and its tags as `rowTags` gives them */
+  pipeline: string;
+  library: string;
+  tags: string[];
+  /** its files' SHA-256 digests, in its object's order */
+  shas: string[];
+}
+
+/** The section facts of a models page entry (its row and object are read). */
+export function sectionFactsOf(entry: PagedEntry): SectionFacts {
+  const { row, object } = entry;
+  return {
+    pipeline: row.pipeline_tag ? row.pipeline_tag.toLowerCase() : '',
+    library: row.library_name ? row.library_name.toLowerCase() : '',
+    tags: [...rowTags(row)],
+    shas: object.files.map((f) => f.sha256),
+  };
+}
+
+const HEX = /^[0-9a-f]{64}$/;
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Section facts as bytes: the length of a JSON text (u16), the text (`[pipeline, library, ...tags]`), the number of
+ * digests (u8) and each digest's 32 bytes. Undefined when they do not fit (a digest that is not 64 lower-case hex
+ * digits, more than 255 files, a text past 65,535 bytes): the next build then makes them from the model's entry.
+ */
+export function sectionBytes(f: SectionFacts): Uint8Array | undefined {
+  if (f.shas.length > 255 || !f.shas.every((d) => HEX.test(d))) return undefined;
+  const text = encoder.encode(JSON.stringify([f.pipeline, f.library, ...f.tags]));
+  if (text.length > 0xffff) return undefined;
+  const out = new Uint8Array(2 + text.length + 1 + 32 * f.shas.length);
+  out[0] = text.length >> 8;
+  out[1] = text.length & 0xff;
+  out.set(text, 2);
+  let at = 2 + text.length;
+  out[at++] = f.shas.length;
+  const nibble = (c: number) => (c <= 57 ? c - 48 : c - 87);
+  for (const d of f.shas) for (let k = 0; k < 64; k += 2, at++) out[at] = (nibble(d.charCodeAt(k)) << 4) | nibble(d.charCodeAt(k + 1));
+  return out;
+}
+
+/** The length of the section facts record at `at` ({@link sectionBytes}). */
+export function sectionLength(buf: Uint8Array, at: number): number {
+  const text = ((buf[at] as number) << 8) | (buf[at + 1] as number);
+  return 2 + text + 1 + 32 * (buf[at + 2 + text] as number);
+}
+
+const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/** Section facts read back from {@link sectionBytes}' form; undefined when they are not in it. */
+export function sectionFactsAt(buf: Uint8Array, at: number): SectionFacts | undefined {
+  try {
+    const length = ((buf[at] as number) << 8) | (buf[at + 1] as number);
+    const words: unknown = JSON.parse(decoder.decode(buf.subarray(at + 2, at + 2 + length)));
+    if (!Array.isArray(words) || words.length < 2 || !words.every((w) => typeof w === 'string')) return undefined;
+    const [pipeline, library, ...tags] = words as string[];
+    const shas: string[] = [];
+    let o = at + 2 + length + 1;
+    for (let n = buf[o - 1] as number; n > 0; n--) {
+      let d = '';
+      for (let k = 0; k < 32; k++) d += HEX_BYTE[buf[o + k] as number];
+      shas.push(d);
+      o += 32;
+    }
+    return { pipeline: pipeline as string, library: library as string, tags, shas };
+  } catch {
+    return undefined;
+  }
 }
 
 const CANONICAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -42,7 +123,14 @@ export function factsOf(entry: PagedEntry): TableFacts {
   const { row, object, sources, id } = entry;
   let bytes = 0;
   for (const f of object.files) bytes += f.size;
+  let sections: SectionFacts | undefined;
+  const made = () => {
+    sections ??= sectionFactsOf(entry);
+    return sections;
+  };
   return {
+    sections: made,
+    sectionBytes: () => sectionBytes(made()),
     files: object.files.length,
     bytes,
     listed: row.svc.listed !== false,
