@@ -23,7 +23,10 @@ export type MemoSets = Array<Array<[string, string]>>;
 export class FactsWriter {
   private readonly chunks: ChunkWriter;
   private readonly sets: SourceSet[] = [];
-  /** a source set's index: by the array (a set read from the last memo is one shared array), else by its text */
+  /**
+   * a source set's index: by the array for a set read from the last memo (one frozen array, shared by every model that
+   * names it), else by its text (a model's own array is not kept: a million of them were 140 MB at 1,000,000 models)
+   */
   private readonly bySet = new Map<SourceSet, number>();
   private readonly byText = new Map<string, number>();
   private readonly sectionIndex: ChunkWriter;
@@ -92,7 +95,7 @@ export class FactsWriter {
       this.sets.push(sources);
       this.byText.set(text, k);
     }
-    this.bySet.set(sources, k);
+    if (Object.isFrozen(sources)) this.bySet.set(sources, k);
     return k;
   }
 
@@ -128,8 +131,10 @@ export class FactsReader {
     const valid =
       Array.isArray(sets) &&
       sets.every((s) => Array.isArray(s) && s.every((p) => Array.isArray(p) && p.length === 2 && p.every((x) => typeof x === 'string')));
-    // a set read once is one array, shared by every model that names it
-    this.sets = valid ? (sets as SourceSet[]) : [];
+    // a set read once is one frozen array, shared by every model that names it (and known by it to FactsWriter)
+    this.sets = valid
+      ? ((sets as Array<Array<[string, string]>>).map((set) => Object.freeze(set.map((p) => Object.freeze(p)))) as SourceSet[])
+      : [];
     this.per = valid ? (chunks[0]?.length ?? 0) / FACTS_BYTES : 0;
   }
 
