@@ -18,6 +18,21 @@ function nibble(c: number): number {
 }
 const HEX = /^[0-9a-f]{64}$/;
 
+/** Whether a digest is 64 lower-case hex digits (the form kept as 32 bytes). */
+export const isHexDigest = (d: string): boolean => HEX.test(d);
+
+/** Write a digest of 64 lower-case hex digits as its 32 bytes at `at`. */
+export function putDigest(out: Uint8Array, at: number, hex: string): void {
+  for (let k = 0; k < 32; k++) out[at + k] = (nibble(hex.charCodeAt(k * 2)) << 4) | nibble(hex.charCodeAt(k * 2 + 1));
+}
+
+/** The 32 bytes at `at` as 64 lower-case hex digits. */
+export function digestAt(buf: Uint8Array, at: number): string {
+  let s = '';
+  for (let k = 0; k < 32; k++) s += HEX_BYTE[buf[at + k] as number];
+  return s;
+}
+
 /** A growing list of unsigned 32-bit numbers in fixed chunks (no copy of everything when it grows). */
 export class U32List {
   private chunks: Uint32Array[] = [];
@@ -53,17 +68,14 @@ export class DigestList {
     const at = this.length & (CHUNK - 1);
     if (at === 0) this.chunks.push(new Uint8Array(CHUNK * 32));
     const chunk = this.chunks[this.chunks.length - 1] as Uint8Array;
-    for (let k = 0; k < 32; k++) chunk[at * 32 + k] = (nibble(hex.charCodeAt(k * 2)) << 4) | nibble(hex.charCodeAt(k * 2 + 1));
+    putDigest(chunk, at * 32, hex);
     this.length++;
   }
 
   /** Digest `i` as 64 lower-case hex digits. */
   hexOf(i: number): string {
     const chunk = this.chunks[i >>> 16] as Uint8Array;
-    const at = (i & (CHUNK - 1)) * 32;
-    let s = '';
-    for (let k = 0; k < 32; k++) s += HEX_BYTE[chunk[at + k] as number];
-    return s;
+    return digestAt(chunk, (i & (CHUNK - 1)) * 32);
   }
 
   /** Digest `i`'s 32 bytes appended to a page key. */

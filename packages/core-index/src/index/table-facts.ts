@@ -2,6 +2,7 @@
 // its id: made from its models page entry, or (a model that did not change) kept from the last build by its memo, so
 // the tables are filled without making the model's row again.
 import { type PagedEntry, rowSortKey, rowTags, trendingFor } from './page-layout.js';
+import { digestAt, isHexDigest, putDigest } from './page-tables.js';
 import type { SourceObject } from './schemas.js';
 
 /** Each source of a model, as its name and type, in its entry's order. */
@@ -51,7 +52,6 @@ export function sectionFactsOf(entry: PagedEntry): SectionFacts {
   };
 }
 
-const HEX = /^[0-9a-f]{64}$/;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
@@ -61,7 +61,7 @@ const decoder = new TextDecoder();
  * digits, more than 255 files, a text past 65,535 bytes): the next build then makes them from the model's entry.
  */
 export function sectionBytes(f: SectionFacts): Uint8Array | undefined {
-  if (f.shas.length > 255 || !f.shas.every((d) => HEX.test(d))) return undefined;
+  if (f.shas.length > 255 || !f.shas.every(isHexDigest)) return undefined;
   const text = encoder.encode(JSON.stringify([f.pipeline, f.library, ...f.tags]));
   if (text.length > 0xffff) return undefined;
   const out = new Uint8Array(2 + text.length + 1 + 32 * f.shas.length);
@@ -70,8 +70,10 @@ export function sectionBytes(f: SectionFacts): Uint8Array | undefined {
   out.set(text, 2);
   let at = 2 + text.length;
   out[at++] = f.shas.length;
-  const nibble = (c: number) => (c <= 57 ? c - 48 : c - 87);
-  for (const d of f.shas) for (let k = 0; k < 64; k += 2, at++) out[at] = (nibble(d.charCodeAt(k)) << 4) | nibble(d.charCodeAt(k + 1));
+  for (const d of f.shas) {
+    putDigest(out, at, d);
+    at += 32;
+  }
   return out;
 }
 
@@ -80,8 +82,6 @@ export function sectionLength(buf: Uint8Array, at: number): number {
   const text = ((buf[at] as number) << 8) | (buf[at + 1] as number);
   return 2 + text + 1 + 32 * (buf[at + 2 + text] as number);
 }
-
-const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 
 /** Section facts read back from {@link sectionBytes}' form; undefined when they are not in it. */
 export function sectionFactsAt(buf: Uint8Array, at: number): SectionFacts | undefined {
@@ -93,9 +93,7 @@ export function sectionFactsAt(buf: Uint8Array, at: number): SectionFacts | unde
     const shas: string[] = [];
     let o = at + 2 + length + 1;
     for (let n = buf[o - 1] as number; n > 0; n--) {
-      let d = '';
-      for (let k = 0; k < 32; k++) d += HEX_BYTE[buf[o + k] as number];
-      shas.push(d);
+      shas.push(digestAt(buf, o));
       o += 32;
     }
     return { pipeline: pipeline as string, library: library as string, tags, shas };
