@@ -28,6 +28,8 @@ interface Pending {
   address: string;
   /** the page's bytes when the build composed it */
   bytes: Uint8Array | undefined;
+  /** the rank of its first model */
+  first: number;
   /** its records, being made on a worker */
   job?: Promise<MadePage>;
   /** waiting in the next job to send */
@@ -66,14 +68,14 @@ export class MadeAnswersAlongBuild {
   }
 
   /** The build's hook (`BuildInput.onModelsPage`): each models page in browse order. */
-  readonly onModelsPage = async (address: Address, bytes: Uint8Array | undefined): Promise<void> => {
+  readonly onModelsPage = async (address: Address, bytes: Uint8Array | undefined, first: number): Promise<void> => {
     if (this.failed !== undefined) return;
     try {
       if (!this.out) {
         this.last = LastMadeFile.open(this.dataDir, HUB_MADE_ANSWERS);
         this.out = new MadeFileOut(this.dataDir, this.last?.records ?? 0);
       }
-      const p: Pending = { address, bytes };
+      const p: Pending = { address, bytes, first };
       this.pending.push(p);
       if (++this.pages === WORKERS_FROM_PAGES) this.startPool();
       if (bytes && this.pool && !this.last?.has(address)) {
@@ -104,7 +106,11 @@ export class MadeAnswersAlongBuild {
     const batch = this.batch;
     this.batch = [];
     const pool = this.pool as VerifyPool;
-    const job = pool.run({ type: 'made-bytes', pages: batch.map((p) => p.bytes as Uint8Array) }) as Promise<MadePage[]>;
+    const job = pool.run({
+      type: 'made-bytes',
+      pages: batch.map((p) => p.bytes as Uint8Array),
+      firsts: batch.map((p) => p.first),
+    }) as Promise<MadePage[]>;
     // (awaited in its turn; a failure while an earlier page is awaited is not unhandled)
     job.catch(() => {});
     batch.forEach((p, k) => {
@@ -115,17 +121,18 @@ export class MadeAnswersAlongBuild {
   }
 
   /** A page's records when the build reused it: from the store (it was there when the build checked). */
-  private async fromStore(address: string): Promise<MadePage> {
+  private async fromStore(address: string, first: number): Promise<MadePage> {
     const stored = await this.objects.get(address as Address);
     if (!stored) throw new Error(`models page ${address} is not in the store`);
-    return madePageOf(stored.bytes, HUB_MADE_ANSWERS);
+    return madePageOf(stored.bytes, first, HUB_MADE_ANSWERS);
   }
 
   /** Write the records of the oldest page not written yet. */
   private async writeNext(): Promise<void> {
     const p = this.pending[0] as Pending;
     if (p.batched) this.send();
-    const make = () => p.job ?? (p.bytes ? Promise.resolve(madePageOf(p.bytes, HUB_MADE_ANSWERS)) : this.fromStore(p.address));
+    const make = () =>
+      p.job ?? (p.bytes ? Promise.resolve(madePageOf(p.bytes, p.first, HUB_MADE_ANSWERS)) : this.fromStore(p.address, p.first));
     const copy = this.last?.has(p.address) ? await this.last.copy(p.address, make) : undefined;
     if (copy) this.copied += copy.slots.length / 4;
     (this.out as MadeFileOut).page(p.address, copy ?? (await make()));

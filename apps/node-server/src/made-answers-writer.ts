@@ -43,8 +43,14 @@ export async function writeMadeAnswers(
   const verify = options.verify !== false;
   const index = await openPagedIndex(objects, pagesRoot, catalog, { cacheBytes: MADE_READ_CACHE_BYTES, verify });
   const models = index.totals.models;
-  const list = index.root.models;
-  const pageCount = Math.ceil(list.count / list.per);
+  // the models pages in browse order with each one's first rank (directory pages read first, before any file is made)
+  const addresses: string[] = [];
+  const firsts: number[] = [];
+  for await (const page of index.modelsPages()) {
+    addresses.push(page.address);
+    firsts.push(page.first);
+  }
+  const pageCount = addresses.length;
   const last = options.reuse === false ? undefined : LastMadeFile.open(dataDir, makers);
   const out = new MadeFileOut(dataDir, models * makers.length);
   let done = 0;
@@ -53,18 +59,18 @@ export async function writeMadeAnswers(
   // of the one written; the copies and the writes stay on this thread, in page order.
   const workers = makers === HUB_MADE_ANSWERS ? (options.workers ?? (pageCount >= WORKERS_FROM_PAGES ? os.availableParallelism() : 0)) : 0;
   let pool: VerifyPool | undefined;
-  const addresses: string[] = [];
   const ahead = new Map<number, Promise<MadePage>>();
   let asked = 0;
   const askAhead = (p: number) => {
     for (asked = Math.max(asked, p); asked < Math.min(pageCount, p + workers * LOOKAHEAD_PER_THREAD); asked++) {
       const address = addresses[asked] as string;
+      const first = firsts[asked] as number;
       if (last?.has(address)) continue;
       // started for the first page to make: a day whose pages are all copied starts no thread
       pool ??= new VerifyPool(workers);
       // (no worker file: the sources run without a build, and this thread makes every page)
       if (pool.threads === 0) return;
-      const job = pool.run({ type: 'made', dataDir, catalog, pages: pagesRoot, verify, page: address }) as Promise<MadePage>;
+      const job = pool.run({ type: 'made', dataDir, catalog, pages: pagesRoot, verify, page: address, first }) as Promise<MadePage>;
       // (awaited in its turn; a failure while an earlier page is awaited is not unhandled)
       job.catch(() => {});
       ahead.set(asked, job);
@@ -73,11 +79,10 @@ export async function writeMadeAnswers(
   const made = async (p: number) => {
     const job = ahead.get(p);
     ahead.delete(p);
-    return job ?? madePage(index, addresses[p] as string, makers);
+    return job ?? madePage(index, addresses[p] as string, firsts[p] as number, makers);
   };
   let bytes: number;
   try {
-    for (let p = 0; p < pageCount; p++) addresses.push(await index.pageAddress(list, p));
     let turn = performance.now();
     for (let p = 0; p < pageCount; p++) {
       askAhead(p);
@@ -88,11 +93,11 @@ export async function writeMadeAnswers(
         turn = performance.now();
       }
       const address = addresses[p] as string;
-      const copy = await last?.copy(address, () => madePage(index, address, makers));
+      const copy = await last?.copy(address, () => madePage(index, address, firsts[p] as number, makers));
       if (copy) copied += copy.slots.length / 4;
       out.page(address, copy ?? (await made(p)));
       const before = done;
-      done = Math.min(models, (p + 1) * list.per);
+      done = p + 1 < pageCount ? (firsts[p + 1] as number) : models;
       if (Math.floor(done / 10_000) > Math.floor(before / 10_000) || done === models) options.progress?.(done, models);
     }
     bytes = (await out.finish(catalog, pagesRoot, makers)).bytes;

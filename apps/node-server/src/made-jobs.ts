@@ -41,6 +41,8 @@ export interface MadeJob {
   /** re-hash each object read (as the writer's `verify`) */
   verify: boolean;
   page: string;
+  /** the rank of the page's first model */
+  first: number;
 }
 
 /** The writer's cache for reading the day's pages: a page of models and their objects at a time. */
@@ -48,21 +50,24 @@ export const MADE_READ_CACHE_BYTES = 16 * 1024 * 1024;
 
 const PAD = new Uint8Array(8);
 
-/** The records of the models page at `address` of `index`, made by `makers` in order. */
-export async function madePage(index: PagedIndex, address: string, makers: readonly MadeAnswerMaker[]): Promise<MadePage> {
-  const page = await index.page<{ first: number; models: unknown[] }>(address);
+/** The records of the models page at `address` of `index` (its first model at rank `first`), made by `makers` in order. */
+export async function madePage(index: PagedIndex, address: string, first: number, makers: readonly MadeAnswerMaker[]): Promise<MadePage> {
+  const page = await index.page<{ models: unknown[] }>(address);
   const models: IndexedModel[] = [];
-  for (let i = 0; i < page.models.length; i++) models.push(await index.modelAt(page.first + i));
+  for (let i = 0; i < page.models.length; i++) models.push(await index.modelAt(first + i));
   return madeRecords(models, makers);
 }
 
 const decoder = new TextDecoder();
 
-/** The records of a models page from its bytes (as a build writes it, `BuildInput.onModelsPage`), made by `makers`. */
-export function madePageOf(bytes: Uint8Array, makers: readonly MadeAnswerMaker[]): MadePage {
-  const page = JSON.parse(decoder.decode(bytes)) as { first: number; models: PagedEntry[] };
+/**
+ * The records of a models page from its bytes (as a build writes it, `BuildInput.onModelsPage`, its first model at
+ * rank `first`), made by `makers`.
+ */
+export function madePageOf(bytes: Uint8Array, first: number, makers: readonly MadeAnswerMaker[]): MadePage {
+  const page = JSON.parse(decoder.decode(bytes)) as { models: PagedEntry[] };
   return madeRecords(
-    page.models.map((e, i) => pagedModel(e, page.first + i)),
+    page.models.map((e, i) => pagedModel(e, first + i)),
     makers,
   );
 }
@@ -71,11 +76,13 @@ export function madePageOf(bytes: Uint8Array, makers: readonly MadeAnswerMaker[]
 export interface MadeBytesJob {
   type: 'made-bytes';
   pages: Uint8Array[];
+  /** each page's first rank */
+  firsts: number[];
 }
 
 /** Answer a {@link MadeBytesJob}: each page's records, in order. */
 export function runMadeBytesJob(job: MadeBytesJob): MadePage[] {
-  return job.pages.map((bytes) => madePageOf(bytes, HUB_MADE_ANSWERS));
+  return job.pages.map((bytes, k) => madePageOf(bytes, job.firsts[k] as number, HUB_MADE_ANSWERS));
 }
 
 function madeRecords(models: readonly IndexedModel[], makers: readonly MadeAnswerMaker[]): MadePage {
@@ -120,5 +127,5 @@ export async function runMadeJob(job: MadeJob): Promise<MadePage> {
     const store = new FsObjectStore(job.dataDir);
     open = { key, index: openPagedIndex(store, job.pages, job.catalog, { cacheBytes: MADE_READ_CACHE_BYTES, verify: job.verify }) };
   }
-  return madePage(await open.index, job.page, HUB_MADE_ANSWERS);
+  return madePage(await open.index, job.page, job.first, HUB_MADE_ANSWERS);
 }

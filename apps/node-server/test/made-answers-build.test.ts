@@ -104,7 +104,8 @@ describe('made answers along the build', () => {
     let pages = 0;
     const day = await buildWithPages(store, models, '2026-11-28', {
       // the hook given a page that is not one: the records cannot be made from it
-      onModelsPage: (address, bytes) => along.onModelsPage(address, ++pages === 40 && bytes ? new TextEncoder().encode('{') : bytes),
+      onModelsPage: (address, bytes, first) =>
+        along.onModelsPage(address, ++pages === 40 && bytes ? new TextEncoder().encode('{') : bytes, first),
     });
     expect(await along.finish(day.catalog)).toBe('after');
     expect((await readFile(path.join(dir, MADE_ANSWERS_FILE))).equals(await byThePass(dir, day.catalog))).toBe(true);
@@ -117,8 +118,8 @@ describe('made answers along the build', () => {
     // nothing is made for it as it is built either: no temp file after any page
     let temp = false;
     const day = await buildWithPages(store, models.slice(0, 50), '2026-11-28', {
-      onModelsPage: async (address, bytes) => {
-        await along.onModelsPage(address, bytes);
+      onModelsPage: async (address, bytes, first) => {
+        await along.onModelsPage(address, bytes, first);
         temp ||= (await readdir(dir)).some((n) => n.startsWith(`${MADE_ANSWERS_FILE}.`));
       },
     });

@@ -6,16 +6,17 @@ import type { ObjectStore } from './object-store.js';
 import {
   BUCKET_TARGET_BYTES,
   DIR_FANOUT,
+  endsModelsDir,
+  endsModelsPage,
   gramsOf,
   type HashedMap,
   type IdEntry,
   idCharsOf,
-  KEPT_ORDERS,
+  keyHash,
   MODELS_PER_PAGE,
   ORDER_PER_PAGE,
   PAGES_KIND,
   PAGES_VERSION,
-  type PagedArray,
   type PagedEntry,
   type PagesRoot,
   powerOfTwo,
@@ -29,11 +30,11 @@ import { SHORT_GRAM_LIST_MAX, ShortGrams, TermPostings, writeTermPages } from '.
 
 const decoder = new TextDecoder();
 
-/** The sort column of a browse order, one value per rank (what `rowSortKey` gives). */
-type Column = number[] | string[];
-
-/** A models page of the day being built, in browse order: its address, and its bytes when the build composed it. */
-export type ModelsPageHook = (address: Address, bytes: Uint8Array | undefined) => void | Promise<void>;
+/**
+ * A models page of the day being built, in browse order: its address, its bytes when the build composed it, and the
+ * rank of its first model.
+ */
+export type ModelsPageHook = (address: Address, bytes: Uint8Array | undefined, first: number) => void | Promise<void>;
 
 /**
  * Writes the index pages of a day (design 11.1; layout in page-layout.ts) while the builder streams its models in
@@ -61,6 +62,12 @@ export class IndexPagesWriter {
   private readonly created = new TimeColumn();
   private readonly modified = new TimeColumn();
   private readonly modelPages: string[] = [];
+  /** each models page's first rank and size, and the key hash of its last model's id (where directories end) */
+  private readonly pageFirst = new U32List();
+  private readonly pageSize = new U32List();
+  private readonly pageEnd = new U32List();
+  /** each rank's models page (its index in {@link modelPages}) */
+  private readonly pageOf = new U32List();
   /** the first models of the browse list (the root's `head`) */
   private readonly head: PagedEntry[] = [];
   /** each model added since the last models page, with the key of its input when the builder gave it, and its facts */
@@ -105,8 +112,13 @@ export class IndexPagesWriter {
     this.pageEntries.push({ entry, key, facts: f });
     if (!this.deferred) this.tabulate(f, lower);
     if (rank < MODELS_PER_PAGE) this.head.push(entry);
-    if (this.pageEntries.length === MODELS_PER_PAGE) await this.modelsPage();
+    const hash = keyHash(lower);
+    if (endsModelsPage(hash, this.pageEntries.length)) await this.modelsPage(hash);
+    else this.lastHash = hash;
   }
+
+  /** The key hash of the last model added when it did not end its page (the last page ends with it). */
+  private lastHash = 0;
 
   /**
    * The look-up tables are not filled while every models page so far is the last build's (its look-up pages may be
@@ -177,17 +189,23 @@ export class IndexPagesWriter {
   }
 
   /**
-   * Write the models page of the models added since the last one, and note where each model lies in it. A page whose
-   * key (its first rank, its models' addresses and input keys) names a page the last build wrote, still stored, is that
-   * page: its address and entries are reused without serializing or hashing it.
+   * Write the models page of the models added since the last one (the last of them has id hash `endHash`), and note
+   * where each model lies in it. A page whose key (its models' addresses and input keys) names a page the last build
+   * wrote, still stored, is that page, wherever it is in the list: its address and entries are reused without
+   * serializing or hashing it.
    */
-  private async modelsPage(): Promise<void> {
+  private async modelsPage(endHash: number): Promise<void> {
     const held = this.pageEntries;
     this.pageEntries = [];
     const first = this.n - held.length;
+    const index = this.modelPages.length;
+    this.pageFirst.push(first);
+    this.pageSize.push(held.length);
+    this.pageEnd.push(endHash);
+    for (let k = 0; k < held.length; k++) this.pageOf.push(index);
     const { reuse } = this;
     const key =
-      reuse && held.every((h) => h.key !== undefined) ? modelsPageKey(first, held as Array<{ entry: PagedEntry; key: string }>) : undefined;
+      reuse && held.every((h) => h.key !== undefined) ? modelsPageKey(held as Array<{ entry: PagedEntry; key: string }>) : undefined;
     let page = key ? reuse?.page(key) : undefined;
     if (page && !(await this.store.has(`blake3:${page.address}` as Address))) page = undefined;
     if (reuse?.recordSection) {
@@ -209,19 +227,16 @@ export class IndexPagesWriter {
       }
     if (page) {
       this.modelPages.push(`blake3:${page.address}`);
-      await this.onModelsPage?.(`blake3:${page.address}`, undefined);
+      await this.onModelsPage?.(`blake3:${page.address}`, undefined, first);
     } else {
       if (this.deferred) {
         await this.catchUp({ base: true });
         for (const h of held) this.tabulate(h.facts, h.entry.id.toLowerCase());
       }
-      const written = writtenModelsPage(
-        first,
-        held.map((h) => canonicalBytes(h.entry)),
-      );
+      const written = writtenModelsPage(held.map((h) => canonicalBytes(h.entry)));
       page = written.record;
       this.modelPages.push(await this.w.pageBytes(written.bytes, `blake3:${page.address}`));
-      await this.onModelsPage?.(this.modelPages.at(-1) as Address, written.bytes);
+      await this.onModelsPage?.(this.modelPages.at(-1) as Address, written.bytes, first);
     }
     for (let k = 0; k < page.starts.length; k++) {
       this.entryStart.push(page.starts[k] as number);
@@ -234,7 +249,7 @@ export class IndexPagesWriter {
   /** Write the look-up pages and the root; returns the root's address. Call once, after every {@link add}. */
   async finish(catalogAddress: Address, date: string): Promise<Address> {
     const { w, n, lowerIds } = this;
-    if (this.pageEntries.length) await this.modelsPage();
+    if (this.pageEntries.length) await this.modelsPage(this.lastHash);
     const list = this.reuse?.recordRoot ? modelsListKey(this.modelPages) : undefined;
     const before = list ? await this.reuse?.root?.(list) : undefined;
     if (list && before) {
@@ -249,7 +264,8 @@ export class IndexPagesWriter {
     }
     if (this.deferred) await this.catchUp({ base: true });
     const last = await this.lastSections();
-    const models: PagedArray = { per: MODELS_PER_PAGE, count: n, ...(await w.dirs(this.modelPages)) };
+    const sizes = Array.from({ length: this.modelPages.length }, (_, p) => this.pageSize.get(p));
+    const models = await w.modelsList(this.modelPages, sizes, (p, size) => endsModelsDir(this.pageEnd.get(p), size));
 
     // ids (and dash aliases, `~`-prefixed) → rank; the ids in lexical order, each once (a sorted array and a binary
     // search instead of a Set of a million strings)
@@ -262,14 +278,16 @@ export class IndexPagesWriter {
     );
     const idKeys: Array<[string, number]> = [];
     for (const [alias, m] of aliases) idKeys.push([`~${alias}`, m.rank]);
-    // Each id names its models page, its rank and its model's bytes in that page, so a look-up reads no directory and
-    // parses its own model only.
+    // Each id names its models page, its rank, its model's bytes in that page and its place there, so a look-up reads
+    // no directory and parses its own model only.
+    const pageOf = this.pageOf;
     const at = (rank: number): IdEntry => [
-      this.modelPages[Math.floor(rank / MODELS_PER_PAGE)] as string,
+      this.modelPages[pageOf.get(rank)] as string,
       rank,
       this.entryStart.get(rank),
       this.entryLength.get(rank),
       `blake3:${this.entryHash.hexOf(rank)}`,
+      rank - this.pageFirst.get(pageOf.get(rank)),
     ];
     const idCount = n + idKeys.length;
     const idBuckets = powerOfTwo(Math.ceil((idCount * 200) / BUCKET_TARGET_BYTES));
@@ -284,39 +302,25 @@ export class IndexPagesWriter {
         entries[keyOf(i)] = at(rankOf(i));
       },
       // what decides an entry, for the bucket's page key: the id, its models page and its rank (where its model lies
-      // in that page and its hash are the page's bytes', which its address fixes)
+      // in that page, its hash and its place are the page's bytes', which its address fixes)
       (k, i) => {
         const rank = rankOf(i);
         k.str(keyOf(i))
-          .str(this.modelPages[Math.floor(rank / MODELS_PER_PAGE)] as string)
+          .str(this.modelPages[pageOf.get(rank)] as string)
           .u32(rank);
       },
     );
 
     const shas = last.shas ?? (await this.shaPages());
     const terms = last.terms ?? (await writeTermPages(this.w, this.terms, this.short));
-    const orders: Record<string, PagedArray> = {};
-    const columns: Record<string, Column> = {
+    const orders = await w.orders({
       trendingScore: this.trending,
       downloads: this.downloads,
       likes: this.likes,
       createdAt: this.created.keys(),
       lastModified: this.modified.keys(),
       id: lowerIds,
-    };
-    for (const [sort, dir] of KEPT_ORDERS) {
-      const k = columns[sort] as Column;
-      const ranks = new Uint32Array(n);
-      for (let i = 0; i < n; i++) ranks[i] = i;
-      ranks.sort((a, b) => {
-        const ka = k[a] as number | string;
-        const kb = k[b] as number | string;
-        return ka < kb ? -dir : ka > kb ? dir : a - b;
-      });
-      orders[`${sort}:${dir}`] = await w.array('order', ranks, ORDER_PER_PAGE, (key, from, to) =>
-        key.bytes(new Uint8Array(ranks.buffer, from * 4, (to - from) * 4)),
-      );
-    }
+    });
     const names = await w.array('names', sorted, ORDER_PER_PAGE, (key, from, to) => {
       for (let i = from; i < to; i++) key.str(sorted[i] as string);
     });

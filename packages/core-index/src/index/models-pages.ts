@@ -53,17 +53,15 @@ export function modelsListKey(pages: readonly string[]): string {
 const pageKey = new PageKey();
 
 /**
- * The key of a models page: its first rank and, for each model, its model and source addresses and the key of its
- * input (build-memo.ts `inputKeys`' `full`: the parts its objects and its row are made from). These decide the page's
+ * The key of a models page: for each model, its model and source addresses and the key of its input (build-memo.ts `inputKeys`' `full`: the parts its objects and its row are made from). These decide the page's
  * bytes (each entry is the row's id, the model's address, the row, and the objects those addresses name; the row is
  * made from that input and the model's address), so one key is one page, and no row is serialized to learn it.
  * Appended to one reused buffer (page-tables.ts `PageKey`), nothing per model is allocated for it.
  */
 export function modelsPageKey(
-  first: number,
   entries: ReadonlyArray<{ entry: { address: string; sources: ReadonlyArray<{ address: string }> }; key: string }>,
 ): string {
-  const k = pageKey.start('models-by-input').u32(first).u32(entries.length);
+  const k = pageKey.start('models-by-input').u32(entries.length);
   for (const { entry, key } of entries) {
     k.str(entry.address).u32(entry.sources.length);
     for (const x of entry.sources) k.str(x.address);
@@ -73,8 +71,8 @@ export function modelsPageKey(
 }
 
 /** A models page from its models' canonical entry bytes: its bytes and its record. */
-export function writtenModelsPage(first: number, entries: Uint8Array[]): { bytes: Uint8Array; record: ModelsPageRecord } {
-  const { bytes, starts } = modelsPageBytes(first, entries, canonicalBytes);
+export function writtenModelsPage(entries: Uint8Array[]): { bytes: Uint8Array; record: ModelsPageRecord } {
+  const { bytes, starts } = modelsPageBytes(undefined, entries, canonicalBytes);
   return {
     bytes,
     record: {

@@ -9,26 +9,68 @@ import type { ModelObject, ModelRow, SourceObject } from './schemas.js';
 export const PAGES_KIND = 'model-hub.index-pages';
 export const PAGE_KIND = 'model-hub.index-page';
 /**
- * 3: an id names its models page, its rank, and where its model lies in that page (`[page, rank, start, length,
- * entry]`, `entry` the BLAKE3 address of those bytes), so a look-up reads and parses its id bucket and its own model
- * (about 4 KB), not the page of four, and checks the model by its own address. 2: `[page, rank]`; models pages of 4
- * and id buckets of about 2 KB. 1: the rank alone. Versions 1 and 2 are still read.
+ * 4: models pages are cut where their models' ids say ({@link endsModelsPage}), not every 4 ranks, and hold no rank,
+ * so a model added or removed changes its own page and not every page after it; the models list names each page's
+ * size ({@link ModelsList}), and an id entry adds the model's place in its page. 3: an id names its models page, its
+ * rank, and where its model lies in that page (`[page, rank, start, length, entry]`, `entry` the BLAKE3 address of
+ * those bytes), so a look-up reads and parses its id bucket and its own model (about 4 KB), not the page of four, and
+ * checks the model by its own address. 2: `[page, rank]`; models pages of 4 and id buckets of about 2 KB. 1: the rank
+ * alone. Versions 1 to 3 are still read.
  */
-export const PAGES_VERSION = 3;
+export const PAGES_VERSION = 4;
 /** The versions a reader opens. */
-export const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3];
+export const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4];
 
-/** Where an id's model lies (version 3): its models page, its rank, its bytes in that page, their BLAKE3 address. */
-export type IdEntry = [page: string, rank: number, start: number, length: number, entry: string];
+/**
+ * Where an id's model lies: its models page, its rank, its bytes in that page, their BLAKE3 address, and (version 4)
+ * its place in the page.
+ */
+export type IdEntry = [page: string, rank: number, start: number, length: number, entry: string, place?: number];
 
 /** Page addresses one directory object lists. */
 export const DIR_FANOUT = 1024;
 /**
- * Models in one models page (one read answers a look-up; 4 models of 4 files are about 9 KB). Fewer models a page
- * make a cold look-up cheaper (it parses the page whole) and a browse page read more pages: at 16 a cold look-up
- * parsed 36 KB and ran at a third of the rate (docs/decisions/scale-and-speed.md "Pages read at once").
+ * Models in one models page on average (4 models of 4 files are about 9 KB; version 3 and before: exactly). Fewer
+ * models a page make a browse page read more pages, more make a page read whole (a store without ranged reads, a
+ * bundle's answers) parse more: at 16 a cold look-up parsed 36 KB and ran at a third of the rate
+ * (docs/decisions/scale-and-speed.md "Pages read at once").
  */
 export const MODELS_PER_PAGE = 4;
+/** The most models one models page holds (version 4), however long a run of ids that do not end a page. */
+export const MODELS_PAGE_MAX = 16;
+/** Models pages one directory of the models list holds on average (version 4; {@link endsModelsDir}), and at most. */
+export const MODELS_DIR_PAGES = 1024;
+export const MODELS_DIR_MAX = 2048;
+
+/**
+ * Whether a models page ends after the model whose lower-case id has {@link keyHash} `hash`, the page holding `size`
+ * models with it (version 4): one id in {@link MODELS_PER_PAGE} ends a page (the hash's top two bits; its low bits
+ * pick the id's bucket), and a page holds at most {@link MODELS_PAGE_MAX}. The cut depends on the ids alone, so a
+ * model added, removed or changed moves no page boundary but its own (and, in a run cut by the bound, the run's).
+ */
+export function endsModelsPage(hash: number, size: number): boolean {
+  return hash >>> 30 === 0 || size >= MODELS_PAGE_MAX;
+}
+
+/**
+ * Whether a directory of the models list ends after a page whose last model's id has {@link keyHash} `hash` (one
+ * that ended its page by {@link endsModelsPage}), the directory holding `size` pages with it: one such page in
+ * {@link MODELS_DIR_PAGES} (ten bits of the hash no other cut uses), at most {@link MODELS_DIR_MAX}.
+ */
+export function endsModelsDir(hash: number, size: number): boolean {
+  return (hash >>> 30 === 0 && ((hash >>> 10) & (MODELS_DIR_PAGES - 1)) === 0) || size >= MODELS_DIR_MAX;
+}
+
+/**
+ * The models list (version 4): its pages with each one's model count (`sizes`), inline when they are at most
+ * {@link DIR_FANOUT}, else in directories (`dirs`, each `{role: 'dir', pages, sizes}`) cut by
+ * {@link endsModelsDir}, with each directory's first rank (`firsts`). A reader finds a rank's page by a binary search.
+ * Version 3 and before: a {@link PagedArray} of `per` models a page.
+ */
+export interface ModelsList extends PagedArray {
+  sizes?: number[];
+  firsts?: number[];
+}
 /** Browse positions (ranks) in one order page, and names in one names page. */
 export const ORDER_PER_PAGE = 4096;
 /** Ranks in one postings segment; a shorter posting list is kept in its bucket. */
@@ -65,8 +107,8 @@ export interface PagesRoot {
   head: PagedEntry[];
   totals: { models: number; files: number; bytes: number; listed: number; holders: Record<string, number> };
   kinds: Array<[string, SourceObject['type']]>;
-  /** models in browse order, {@link MODELS_PER_PAGE} a page */
-  models: PagedArray;
+  /** models in browse order: pages cut by their ids (version 4: {@link ModelsList}), else {@link MODELS_PER_PAGE} a page */
+  models: ModelsList;
   /** lower-case id (and `~` + dash alias) → an {@link IdEntry} (version 2: `[page, rank]`; version 1: the rank) */
   ids: HashedMap;
   /** SHA-256 → ranks of the models holding a file with it */
@@ -114,15 +156,16 @@ const textEncoder = new TextEncoder();
 
 /**
  * A models page's canonical bytes from its models' own canonical bytes, and where each lies in it: the page is
- * `{"first":…,"kind":…,"models":[e0,e1,…],"role":"models"}` (keys sorted, no space), so it is the page with no
- * models with the entries joined by commas spliced into its empty array, byte for byte `canonicalBytes` of the page.
+ * `{"kind":…,"models":[e0,e1,…],"role":"models"}` (keys sorted, no space; version 3 and before: with its `first`
+ * rank), so it is the page with no models with the entries joined by commas spliced into its empty array, byte for
+ * byte `canonicalBytes` of the page.
  */
 export function modelsPageBytes(
-  first: number,
+  first: number | undefined,
   entries: readonly Uint8Array[],
   canonical: (value: unknown) => Uint8Array,
 ): { bytes: Uint8Array; starts: number[] } {
-  const empty = canonical({ kind: PAGE_KIND, role: 'models', first, models: [] });
+  const empty = canonical({ kind: PAGE_KIND, role: 'models', ...(first === undefined ? {} : { first }), models: [] });
   const marker = textEncoder.encode('"models":[]');
   let at = -1;
   for (let i = 0; at < 0 && i + marker.length <= empty.length; i++)

@@ -2,7 +2,19 @@ import { type Address, addressOf } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
 import type { ModelsPageReuse } from './models-pages.js';
 import type { ObjectStore } from './object-store.js';
-import { bucketOf, DIR_FANOUT, type HashedMap, PAGE_KIND, type PagedArray, POSTINGS_SEGMENT, type Postings } from './page-layout.js';
+import {
+  bucketOf,
+  DIR_FANOUT,
+  type HashedMap,
+  KEPT_ORDERS,
+  MODELS_PER_PAGE,
+  type ModelsList,
+  ORDER_PER_PAGE,
+  PAGE_KIND,
+  type PagedArray,
+  POSTINGS_SEGMENT,
+  type Postings,
+} from './page-layout.js';
 import { PageKey } from './page-tables.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
@@ -67,6 +79,55 @@ export class PageWriter {
     const out: string[] = [];
     for (let i = 0; i < pages.length; i += DIR_FANOUT) out.push(await this.page({ role: 'dir', pages: pages.slice(i, i + DIR_FANOUT) }));
     return { dirs: out };
+  }
+
+  /**
+   * The models list (version 4): the pages and their sizes inline when they are few, else in directories that end
+   * after page `p` when `ends(p, pages in the directory with it)` says so (and after the last), with each one's
+   * first rank.
+   */
+  async modelsList(pages: readonly string[], sizes: ArrayLike<number>, ends: (p: number, size: number) => boolean): Promise<ModelsList> {
+    let count = 0;
+    for (let p = 0; p < sizes.length; p++) count += sizes[p] as number;
+    const list = { per: MODELS_PER_PAGE, count };
+    if (pages.length <= DIR_FANOUT) return { ...list, pages: [...pages], sizes: Array.from(sizes) };
+    const dirs: string[] = [];
+    const firsts: number[] = [];
+    let from = 0;
+    let first = 0;
+    let rank = 0;
+    for (let p = 0; p < pages.length; p++) {
+      rank += sizes[p] as number;
+      if (p < pages.length - 1 && !ends(p, p + 1 - from)) continue;
+      const these = Array.from({ length: p + 1 - from }, (_, k) => sizes[from + k] as number);
+      dirs.push(await this.page({ role: 'dir', pages: pages.slice(from, p + 1), sizes: these }));
+      firsts.push(first);
+      first = rank;
+      from = p + 1;
+    }
+    return { ...list, dirs, firsts };
+  }
+
+  /**
+   * Every kept order ({@link KEPT_ORDERS}) as a list of ranks, {@link ORDER_PER_PAGE} a page, from the sort columns
+   * (one key per rank, what `rowSortKey` gives); ties by rank.
+   */
+  async orders(columns: Record<string, number[] | string[]>): Promise<Record<string, PagedArray>> {
+    const orders: Record<string, PagedArray> = {};
+    for (const [sort, dir] of KEPT_ORDERS) {
+      const k = columns[sort] as number[] | string[];
+      const ranks = new Uint32Array(k.length);
+      for (let i = 0; i < ranks.length; i++) ranks[i] = i;
+      ranks.sort((a, b) => {
+        const ka = k[a] as number | string;
+        const kb = k[b] as number | string;
+        return ka < kb ? -dir : ka > kb ? dir : a - b;
+      });
+      orders[`${sort}:${dir}`] = await this.array('order', ranks, ORDER_PER_PAGE, (key, from, to) =>
+        key.bytes(new Uint8Array(ranks.buffer, from * 4, (to - from) * 4)),
+      );
+    }
+    return orders;
   }
 
   /** A list as pages of `per` items; `keyPart` appends items `from` to `to` (excluded) to a page key. */

@@ -3,6 +3,7 @@ import { bucketEntry, NOT_A_BUCKET } from './bucket-scan.js';
 import { ByteLru } from './byte-lru.js';
 import { IndexLoadError } from './index-store.js';
 import type { MadeAnswers } from './made-answers.js';
+import { type ListDir, type ModelsPageAt, modelsPageOf, modelsPagesOf } from './models-list.js';
 import type { ObjectStore } from './object-store.js';
 import {
   bucketOf,
@@ -235,13 +236,23 @@ export class PagedIndex implements IndexStore, PagedReads {
   modelAt(rank: number): Later<IndexedModel> {
     const warm = this.warmModels.get(`#${rank}`);
     if (warm) return warm;
-    return whenReady(this.pageAddress(this.root.models, Math.floor(rank / this.root.models.per)), (a) => this.modelIn(a, rank));
+    return whenReady(this.modelsPage(rank), (at) => this.modelIn(at.address, rank, at.first));
   }
 
-  /** The model at a browse position, from its models page. */
-  private modelIn(address: string, rank: number): Later<IndexedModel> {
-    return whenReady(this.page<{ first: number; models: PagedEntry[] }>(address), (page) => {
-      const e = page.models[rank - page.first] as PagedEntry;
+  /** The models page that holds a browse position (through a directory of the models list when it has one). */
+  modelsPage(rank: number): Later<ModelsPageAt> {
+    return modelsPageOf(this.root.models, this.root.version, rank, (a) => this.page<ListDir>(a));
+  }
+
+  /** Every models page of the day in browse order, with its first rank and size. */
+  modelsPages(): AsyncGenerator<ModelsPageAt> {
+    return modelsPagesOf(this.root.models, this.root.version, (a) => this.page<ListDir>(a));
+  }
+
+  /** The model at a browse position, from its models page (first rank `first`; a page of version 3 says its own). */
+  private modelIn(address: string, rank: number, first?: number): Later<IndexedModel> {
+    return whenReady(this.page<{ first?: number; models: PagedEntry[] }>(address), (page) => {
+      const e = page.models[rank - (page.first ?? (first as number))] as PagedEntry;
       return (
         this.warmModels.get(e.id.toLowerCase()) ?? this.fromEntry(e, rank, 2048 + e.object.files.length * 200 + e.sources.length * 400)
       );
@@ -262,11 +273,11 @@ export class PagedIndex implements IndexStore, PagedReads {
    * address (a store without ranged reads, or a page read just now, answers from the whole page).
    */
   private modelFrom(at: IdEntry): Later<IndexedModel> {
-    const [page, rank, start, length, entry] = at;
+    const [page, rank, start, length, entry, place] = at;
     const warm = this.warmModels.get(`#${rank}`);
     if (warm) return warm;
     const objects = this.objects;
-    if (!objects.readRange || this.recentPages.has(page)) return this.modelIn(page, rank);
+    if (!objects.readRange || this.recentPages.has(page)) return this.modelIn(page, rank, place === undefined ? undefined : rank - place);
     this.reads++;
     return whenReady(objects.readRange(page as Address, start, length), (bytes) => {
       if (!bytes) throw new IndexLoadError(`index page ${page} is missing from the object store, or shorter than its id entries say`);

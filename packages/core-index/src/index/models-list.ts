@@ -1,0 +1,112 @@
+/**
+ * Finding a rank's models page in a day's models list (page-layout.ts `ModelsList`): version 4 cuts its pages where
+ * their ids say and names each page's size, so a rank's page is found by a binary search of the directory's first
+ * ranks and then of the pages' running sizes; version 3 and before hold `per` models a page.
+ */
+import { DIR_FANOUT, type ModelsList } from './page-layout.js';
+import { type Later, whenReady } from './store-types.js';
+
+/** A models page of the list: its address, the rank of its first model and how many models it holds. */
+export interface ModelsPageAt {
+  address: string;
+  first: number;
+  size: number;
+}
+
+/** A directory page of a list: its page addresses and, in a version 4 models list, each page's size. */
+export interface ListDir {
+  pages: string[];
+  sizes?: number[];
+}
+
+/** The running sizes of a list of sizes (`starts[i]`: the models before page `i`), made once per array. */
+const startsBySizes = new WeakMap<readonly number[], Uint32Array>();
+
+function startsOf(sizes: readonly number[]): Uint32Array {
+  let starts = startsBySizes.get(sizes);
+  if (!starts) {
+    starts = new Uint32Array(sizes.length + 1);
+    for (let i = 0; i < sizes.length; i++) starts[i + 1] = (starts[i] as number) + (sizes[i] as number);
+    startsBySizes.set(sizes, starts);
+  }
+  return starts;
+}
+
+/** The last index `i` of an ascending list with `list[i] <= value` (-1 when none is). */
+function lastAtMost(list: ArrayLike<number>, value: number, length = list.length): number {
+  let lo = 0;
+  let hi = length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((list[mid] as number) <= value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo - 1;
+}
+
+/** The page of `pages` (sizes `sizes`, the first holding rank `base`) that holds `rank`. */
+function within(pages: readonly string[], sizes: readonly number[], base: number, rank: number): ModelsPageAt {
+  const starts = startsOf(sizes);
+  const p = lastAtMost(starts, rank - base, sizes.length);
+  if (p < 0 || rank - base >= (starts[sizes.length] as number)) throw new RangeError(`rank ${rank} is not in the models list`);
+  return { address: pages[p] as string, first: base + (starts[p] as number), size: sizes[p] as number };
+}
+
+/**
+ * The models page that holds `rank` of a day's list (`version`: its root's); `dir` reads a directory page. At once
+ * when the list is inline or its directory is at hand, else a promise.
+ */
+export function modelsPageOf(
+  list: ModelsList,
+  version: number,
+  rank: number,
+  dir: (address: string) => Later<ListDir>,
+): Later<ModelsPageAt> {
+  if (!(rank >= 0 && rank < list.count)) throw new RangeError(`rank ${rank} is not in the models list of ${list.count}`);
+  if (version < 4) {
+    const p = Math.floor(rank / list.per);
+    const first = p * list.per;
+    const at = (address: string): ModelsPageAt => ({ address, first, size: Math.min(list.per, list.count - first) });
+    if (list.pages) return at(list.pages[p] as string);
+    return whenReady(dir((list.dirs as string[])[Math.floor(p / DIR_FANOUT)] as string), (d) => at(d.pages[p % DIR_FANOUT] as string));
+  }
+  if (list.pages) return within(list.pages, list.sizes as number[], 0, rank);
+  const firsts = list.firsts as number[];
+  const d = lastAtMost(firsts, rank);
+  return whenReady(dir((list.dirs as string[])[d] as string), (page) =>
+    within(page.pages, page.sizes as number[], firsts[d] as number, rank),
+  );
+}
+
+/** Every models page of a day's list in browse order (a directory page read at a time). */
+export async function* modelsPagesOf(
+  list: ModelsList,
+  version: number,
+  dir: (address: string) => Later<ListDir>,
+): AsyncGenerator<ModelsPageAt> {
+  if (version < 4) {
+    const count = Math.ceil(list.count / list.per);
+    for (let p = 0; p < count; p++) {
+      const first = p * list.per;
+      const address = list.pages
+        ? (list.pages[p] as string)
+        : ((await dir((list.dirs as string[])[Math.floor(p / DIR_FANOUT)] as string)).pages[p % DIR_FANOUT] as string);
+      yield { address, first, size: Math.min(list.per, list.count - first) };
+    }
+    return;
+  }
+  let first = 0;
+  const walk = function* (pages: readonly string[], sizes: readonly number[]): Generator<ModelsPageAt> {
+    for (let p = 0; p < pages.length; p++) {
+      const size = sizes[p] as number;
+      yield { address: pages[p] as string, first, size };
+      first += size;
+    }
+  };
+  if (list.pages) yield* walk(list.pages, list.sizes as number[]);
+  else
+    for (const a of list.dirs as string[]) {
+      const page = await dir(a);
+      yield* walk(page.pages, page.sizes as number[]);
+    }
+}

@@ -1,0 +1,112 @@
+// Days whose index pages an earlier version wrote still open (page-layout.ts PAGES_VERSIONS_READ): each test writes
+// the earlier form from a day built now (SYNTHETIC models) and asks the same look-ups of both.
+import { describe, expect, it } from 'vitest';
+import { buildWithPages, CountingObjectStore, syntheticModels } from '../testing/scale.js';
+import type { Address } from './blake3.js';
+import { canonicalBytes } from './canonical-json.js';
+import { MemoryObjectStore } from './memory-object-store.js';
+import type { ObjectStore } from './object-store.js';
+import { bucketOf, type IdEntry, modelsPageBytes, PAGE_KIND, PAGES_KIND, type PagedEntry } from './page-layout.js';
+import { openPagedIndex, type PagedIndex } from './paged-index.js';
+
+const put = async (store: ObjectStore, kind: string, value: unknown) =>
+  (await store.put(canonicalBytes(value), { kind, mediaType: 'application/json' })).meta.id as Address;
+
+/**
+ * A day of 60 models built now, and its models list written as version 3 wrote it: pages of 4 that say their first
+ * rank, with each rank's page and where its model starts there.
+ */
+async function dayOf3(store: ObjectStore) {
+  const models = syntheticModels(60);
+  const { catalog, pages } = await buildWithPages(store, models);
+  const now = (await openPagedIndex(store, pages, catalog)) as PagedIndex;
+  const entries: Uint8Array[] = [];
+  for await (const p of now.modelsPages())
+    for (const e of (await now.page<{ models: PagedEntry[] }>(p.address)).models) entries.push(canonicalBytes(e));
+  const list: string[] = [];
+  const pageOf: string[] = [];
+  const startOf: number[] = [];
+  for (let first = 0; first < entries.length; first += 4) {
+    const { bytes, starts } = modelsPageBytes(first, entries.slice(first, first + 4), canonicalBytes);
+    const address = (await store.put(bytes, { kind: PAGE_KIND, mediaType: 'application/json' })).meta.id;
+    list.push(address);
+    for (const s of starts) {
+      pageOf.push(address);
+      startOf.push(s);
+    }
+  }
+  // each id's entry of this day, by key
+  const ids: Array<[string, IdEntry]> = [];
+  for (const a of now.root.ids.pages ?? []) ids.push(...Object.entries((await now.page<{ entries: Record<string, IdEntry> }>(a)).entries));
+  const root = { ...now.root, models: { per: 4, count: entries.length, pages: list } };
+  return { models, catalog, now, root, ids, pageOf, startOf };
+}
+
+describe('a day of pages of an earlier version still opens', () => {
+  it('version 3: models pages of 4 that say their first rank; an id names its page, rank and bytes', async () => {
+    const store = new CountingObjectStore(new MemoryObjectStore());
+    const { models, catalog, now, root, ids, pageOf, startOf } = await dayOf3(store);
+    const three = Object.fromEntries(ids.map(([k, [, rank, , length, entry]]) => [k, [pageOf[rank], rank, startOf[rank], length, entry]]));
+    const idPages: string[] = [];
+    for (let b = 0; b < now.root.ids.buckets; b++) {
+      const entries = Object.fromEntries(Object.entries(three).filter(([k]) => bucketOf(k, now.root.ids.buckets) === b));
+      idPages.push(await put(store, PAGE_KIND, { kind: PAGE_KIND, role: 'ids', entries }));
+    }
+    const v3 = await openPagedIndex(
+      store,
+      await put(store, PAGES_KIND, { ...root, version: 3, ids: { ...root.ids, pages: idPages } }),
+      catalog,
+    );
+    store.reset();
+    for (const m of models) expect((await v3.model(m.id.toUpperCase()))?.id).toBe(m.id);
+    // each model read by its own range of a page of 4
+    expect(store.ranges.length).toBeGreaterThan(0);
+    for (let rank = 0; rank < models.length; rank++) expect((await v3.modelAt(rank)).id).toBe((await now.modelAt(rank)).id);
+    const listed = [];
+    for await (const p of v3.modelsPages()) listed.push([p.address, p.first, p.size]);
+    expect(listed).toEqual(root.models.pages.map((a, p) => [a, 4 * p, 4]));
+    expect((await v3.search({}, 10, 20)).models.map((m) => m.id)).toEqual(models.slice(10, 30).map((m) => m.id));
+    expect((await v3.dashAlias('dotted-org-5/model-5'))?.id).toBe('dotted.org-5/model-5');
+  });
+
+  it('version 2: an id names its models page and rank, and the look-up reads the page whole', async () => {
+    const store = new CountingObjectStore(new MemoryObjectStore());
+    const { models, catalog, now, root, ids, pageOf } = await dayOf3(store);
+    const two = Object.fromEntries(ids.map(([k, [, rank]]) => [k, [pageOf[rank], rank]]));
+    const idPages: string[] = [];
+    for (let b = 0; b < now.root.ids.buckets; b++) {
+      const entries = Object.fromEntries(Object.entries(two).filter(([k]) => bucketOf(k, now.root.ids.buckets) === b));
+      idPages.push(await put(store, PAGE_KIND, { kind: PAGE_KIND, role: 'ids', entries }));
+    }
+    const v2 = await openPagedIndex(
+      store,
+      await put(store, PAGES_KIND, { ...root, version: 2, ids: { ...root.ids, pages: idPages } }),
+      catalog,
+    );
+    store.reset();
+    for (const m of models) expect((await v2.model(m.id.toUpperCase()))?.id).toBe(m.id);
+    expect(store.ranges).toHaveLength(0);
+    expect((await v2.dashAlias('dotted-org-5/model-5'))?.id).toBe('dotted.org-5/model-5');
+  });
+
+  it('version 1: an id names its rank, bucketed by FNV-1a alone', async () => {
+    const store = new MemoryObjectStore();
+    const { models, catalog, now, root, ids } = await dayOf3(store);
+    const buckets = now.root.ids.buckets;
+    const split: Array<Record<string, number>> = Array.from({ length: buckets }, () => ({}));
+    for (const [key, [, rank]] of ids) (split[bucketOf(key, buckets, 1)] as Record<string, number>)[key] = rank;
+    const idPages: string[] = [];
+    for (const entries of split) idPages.push(await put(store, PAGE_KIND, { kind: PAGE_KIND, role: 'ids', entries }));
+    const v1 = await openPagedIndex(
+      store,
+      await put(store, PAGES_KIND, { ...root, version: 1, ids: { buckets, pages: idPages } }),
+      catalog,
+    );
+    for (const m of models) expect((await v1.model(m.id.toUpperCase()))?.id).toBe(m.id);
+    expect(await v1.model('synthetic-org-1/none')).toBeUndefined();
+    expect((await v1.dashAlias('dotted-org-5/model-5'))?.id).toBe('dotted.org-5/model-5');
+    await expect(openPagedIndex(store, await put(store, PAGES_KIND, { ...root, version: 5 }), catalog)).rejects.toThrow(
+      /version 1 or 2 or 3 or 4/,
+    );
+  });
+});
