@@ -30,7 +30,7 @@ const spans = [];
 for (let o = 0; o + per <= pageOf.length; o += per) spans.push(pageOf[o + per - 1] - pageOf[o] + 1);
 spans.sort((a, b) => a - b);
 const at = (f) => spans[Math.floor(f * (spans.length - 1))];
-const most = Math.max(...sizes);
+const most = sizes.reduce((m, s) => Math.max(m, s), 0);
 console.log(
   JSON.stringify({
     version: day.root.version,
