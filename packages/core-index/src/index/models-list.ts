@@ -62,7 +62,8 @@ export function modelsPageOf(
   rank: number,
   dir: (address: string) => Later<ListDir>,
 ): Later<ModelsPageAt> {
-  if (!(Number.isInteger(rank) && rank >= 0 && rank < list.count)) throw new RangeError(`rank ${rank} is not in the models list of ${list.count}`);
+  if (!(Number.isInteger(rank) && rank >= 0 && rank < list.count))
+    throw new RangeError(`rank ${rank} is not in the models list of ${list.count}`);
   if (version < 4) {
     const p = Math.floor(rank / list.per);
     const first = p * list.per;
