@@ -155,7 +155,6 @@ describe('models given as unchanged since the last build', () => {
       const made = after.filter((p) => !before.has(p.address));
       expect(made.length).toBeGreaterThan(0);
       expect(made.length).toBeLessThanOrEqual(2 * 3);
-      expect(after.length - made.length).toBeGreaterThan(after.length - 2 * 3 - 1);
       // the inputs asked for are those of the models in the pages made, and of the browse list's head
       expect(calls.n).toBeLessThanOrEqual(made.reduce((n, p) => n + p.size, 0) + MODELS_PER_PAGE);
     }

@@ -62,9 +62,12 @@ export class IndexPagesWriter {
   private readonly created = new TimeColumn();
   private readonly modified = new TimeColumn();
   private readonly modelPages: string[] = [];
-  /** each models page's first rank and size, and the key hash of its last model's id (where directories end) */
+  /** each models page's first rank */
   private readonly pageFirst = new U32List();
-  private readonly pageSize = new U32List();
+  /**
+   * the key hash of the id that ended each models page (where directories end, page-layout.ts `endsModelsDir`); the
+   * last page, ended by the end of the list, has none (no directory is cut after it)
+   */
   private readonly pageEnd = new U32List();
   /** each rank's models page (its index in {@link modelPages}) */
   private readonly pageOf = new U32List();
@@ -113,12 +116,11 @@ export class IndexPagesWriter {
     if (!this.deferred) this.tabulate(f, lower);
     if (rank < MODELS_PER_PAGE) this.head.push(entry);
     const hash = keyHash(lower);
-    if (endsModelsPage(hash, this.pageEntries.length)) await this.modelsPage(hash);
-    else this.lastHash = hash;
+    if (endsModelsPage(hash, this.pageEntries.length)) {
+      this.pageEnd.push(hash);
+      await this.modelsPage();
+    }
   }
-
-  /** The key hash of the last model added when it did not end its page (the last page ends with it). */
-  private lastHash = 0;
 
   /**
    * The look-up tables are not filled while every models page so far is the last build's (its look-up pages may be
@@ -189,19 +191,16 @@ export class IndexPagesWriter {
   }
 
   /**
-   * Write the models page of the models added since the last one (the last of them has id hash `endHash`), and note
-   * where each model lies in it. A page whose key (its models' addresses and input keys) names a page the last build
+   * Write the models page of the models added since the last one, and note where each model lies in it. A page whose key (its models' addresses and input keys) names a page the last build
    * wrote, still stored, is that page, wherever it is in the list: its address and entries are reused without
    * serializing or hashing it.
    */
-  private async modelsPage(endHash: number): Promise<void> {
+  private async modelsPage(): Promise<void> {
     const held = this.pageEntries;
     this.pageEntries = [];
     const first = this.n - held.length;
     const index = this.modelPages.length;
     this.pageFirst.push(first);
-    this.pageSize.push(held.length);
-    this.pageEnd.push(endHash);
     for (let k = 0; k < held.length; k++) this.pageOf.push(index);
     const { reuse } = this;
     const key =
@@ -249,7 +248,7 @@ export class IndexPagesWriter {
   /** Write the look-up pages and the root; returns the root's address. Call once, after every {@link add}. */
   async finish(catalogAddress: Address, date: string): Promise<Address> {
     const { w, n, lowerIds } = this;
-    if (this.pageEntries.length) await this.modelsPage(this.lastHash);
+    if (this.pageEntries.length) await this.modelsPage();
     const list = this.reuse?.recordRoot ? modelsListKey(this.modelPages) : undefined;
     const before = list ? await this.reuse?.root?.(list) : undefined;
     if (list && before) {
@@ -264,7 +263,8 @@ export class IndexPagesWriter {
     }
     if (this.deferred) await this.catchUp({ base: true });
     const last = await this.lastSections();
-    const sizes = Array.from({ length: this.modelPages.length }, (_, p) => this.pageSize.get(p));
+    const pages = this.modelPages.length;
+    const sizes = Array.from({ length: pages }, (_, p) => (p + 1 < pages ? this.pageFirst.get(p + 1) : n) - this.pageFirst.get(p));
     const models = await w.modelsList(this.modelPages, sizes, (p, size) => endsModelsDir(this.pageEnd.get(p), size));
 
     // ids (and dash aliases, `~`-prefixed) → rank; the ids in lexical order, each once (a sorted array and a binary

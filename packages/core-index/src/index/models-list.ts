@@ -19,6 +19,19 @@ export interface ListDir {
   sizes?: number[];
 }
 
+/**
+ * The address of page `p` of a paged list of `per` items a page: inline, or through its directories of
+ * {@link DIR_FANOUT} pages (`dir` reads one). At once when inline or the directory is at hand.
+ */
+export function pageAddressIn(
+  list: { pages?: string[]; dirs?: string[] },
+  p: number,
+  dir: (address: string) => Later<ListDir>,
+): Later<string> {
+  if (list.pages) return list.pages[p] as string;
+  return whenReady(dir((list.dirs as string[])[Math.floor(p / DIR_FANOUT)] as string), (d) => d.pages[p % DIR_FANOUT] as string);
+}
+
 /** The running sizes of a list of sizes (`starts[i]`: the models before page `i`), made once per array. */
 const startsBySizes = new WeakMap<readonly number[], Uint32Array>();
 
@@ -67,9 +80,7 @@ export function modelsPageOf(
   if (version < 4) {
     const p = Math.floor(rank / list.per);
     const first = p * list.per;
-    const at = (address: string): ModelsPageAt => ({ address, first, size: Math.min(list.per, list.count - first) });
-    if (list.pages) return at(list.pages[p] as string);
-    return whenReady(dir((list.dirs as string[])[Math.floor(p / DIR_FANOUT)] as string), (d) => at(d.pages[p % DIR_FANOUT] as string));
+    return whenReady(pageAddressIn(list, p, dir), (address) => ({ address, first, size: Math.min(list.per, list.count - first) }));
   }
   if (list.pages) return within(list.pages, list.sizes as number[], 0, rank);
   const firsts = list.firsts as number[];
@@ -89,10 +100,7 @@ export async function* modelsPagesOf(
     const count = Math.ceil(list.count / list.per);
     for (let p = 0; p < count; p++) {
       const first = p * list.per;
-      const address = list.pages
-        ? (list.pages[p] as string)
-        : ((await dir((list.dirs as string[])[Math.floor(p / DIR_FANOUT)] as string)).pages[p % DIR_FANOUT] as string);
-      yield { address, first, size: Math.min(list.per, list.count - first) };
+      yield { address: await pageAddressIn(list, p, dir), first, size: Math.min(list.per, list.count - first) };
     }
     return;
   }

@@ -86,11 +86,9 @@ export class PageWriter {
    * after page `p` when `ends(p, pages in the directory with it)` says so (and after the last), with each one's
    * first rank.
    */
-  async modelsList(pages: readonly string[], sizes: ArrayLike<number>, ends: (p: number, size: number) => boolean): Promise<ModelsList> {
-    let count = 0;
-    for (let p = 0; p < sizes.length; p++) count += sizes[p] as number;
-    const list = { per: MODELS_PER_PAGE, count };
-    if (pages.length <= DIR_FANOUT) return { ...list, pages: [...pages], sizes: Array.from(sizes) };
+  async modelsList(pages: readonly string[], sizes: readonly number[], ends: (p: number, size: number) => boolean): Promise<ModelsList> {
+    const list = { per: MODELS_PER_PAGE, count: sizes.reduce((n, s) => n + s, 0) };
+    if (pages.length <= DIR_FANOUT) return { ...list, pages: [...pages], sizes: [...sizes] };
     const dirs: string[] = [];
     const firsts: number[] = [];
     let from = 0;
@@ -99,8 +97,7 @@ export class PageWriter {
     for (let p = 0; p < pages.length; p++) {
       rank += sizes[p] as number;
       if (p < pages.length - 1 && !ends(p, p + 1 - from)) continue;
-      const these = Array.from({ length: p + 1 - from }, (_, k) => sizes[from + k] as number);
-      dirs.push(await this.page({ role: 'dir', pages: pages.slice(from, p + 1), sizes: these }));
+      dirs.push(await this.page({ role: 'dir', pages: pages.slice(from, p + 1), sizes: sizes.slice(from, p + 1) }));
       firsts.push(first);
       first = rank;
       from = p + 1;

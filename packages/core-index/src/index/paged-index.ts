@@ -3,11 +3,10 @@ import { bucketEntry, NOT_A_BUCKET } from './bucket-scan.js';
 import { ByteLru } from './byte-lru.js';
 import { IndexLoadError } from './index-store.js';
 import type { MadeAnswers } from './made-answers.js';
-import { type ListDir, type ModelsPageAt, modelsPageOf, modelsPagesOf } from './models-list.js';
+import { type ListDir, type ModelsPageAt, modelsPageOf, modelsPagesOf, pageAddressIn } from './models-list.js';
 import type { ObjectStore } from './object-store.js';
 import {
   bucketOf,
-  DIR_FANOUT,
   type HashedMap,
   type IdEntry,
   PAGES_KIND,
@@ -185,9 +184,7 @@ export class PagedIndex implements IndexStore, PagedReads {
 
   /** The address of page `p` of a paged list (through its directory when it has one). */
   pageAddress(list: { pages?: string[]; dirs?: string[] }, p: number): Later<string> {
-    if (list.pages) return list.pages[p] as string;
-    const dir = this.page<{ pages: string[] }>((list.dirs as string[])[Math.floor(p / DIR_FANOUT)] as string);
-    return whenReady(dir, (d) => d.pages[p % DIR_FANOUT] as string);
+    return pageAddressIn(list, p, (a) => this.page<ListDir>(a));
   }
 
   /** The items of page `p` of a paged list of items. */

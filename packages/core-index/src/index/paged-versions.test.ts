@@ -6,7 +6,7 @@ import type { Address } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
-import { bucketOf, type IdEntry, modelsPageBytes, PAGE_KIND, PAGES_KIND, type PagedEntry } from './page-layout.js';
+import { bucketOf, type IdEntry, modelsPageBytes, PAGE_KIND, PAGES_KIND, type PagedEntry, type PagesRoot } from './page-layout.js';
 import { openPagedIndex, type PagedIndex } from './paged-index.js';
 
 const put = async (store: ObjectStore, kind: string, value: unknown) =>
@@ -42,21 +42,31 @@ async function dayOf3(store: ObjectStore) {
   return { models, catalog, now, root, ids, pageOf, startOf };
 }
 
+/**
+ * The day `root` (from {@link dayOf3}) as `version` wrote it, with these id entries in that version's buckets (as many
+ * as the day built now has), opened.
+ */
+async function asVersion(
+  store: ObjectStore,
+  catalog: Address,
+  root: PagesRoot,
+  version: number,
+  ids: ReadonlyArray<[string, unknown]>,
+): Promise<PagedIndex> {
+  const buckets = root.ids.buckets;
+  const split: Array<Record<string, unknown>> = Array.from({ length: buckets }, () => ({}));
+  for (const [key, entry] of ids) (split[bucketOf(key, buckets, version)] as Record<string, unknown>)[key] = entry;
+  const pages: string[] = [];
+  for (const entries of split) pages.push(await put(store, PAGE_KIND, { kind: PAGE_KIND, role: 'ids', entries }));
+  return openPagedIndex(store, await put(store, PAGES_KIND, { ...root, version, ids: { buckets, pages } }), catalog);
+}
+
 describe('a day of pages of an earlier version still opens', () => {
   it('version 3: models pages of 4 that say their first rank; an id names its page, rank and bytes', async () => {
     const store = new CountingObjectStore(new MemoryObjectStore());
     const { models, catalog, now, root, ids, pageOf, startOf } = await dayOf3(store);
-    const three = Object.fromEntries(ids.map(([k, [, rank, , length, entry]]) => [k, [pageOf[rank], rank, startOf[rank], length, entry]]));
-    const idPages: string[] = [];
-    for (let b = 0; b < now.root.ids.buckets; b++) {
-      const entries = Object.fromEntries(Object.entries(three).filter(([k]) => bucketOf(k, now.root.ids.buckets) === b));
-      idPages.push(await put(store, PAGE_KIND, { kind: PAGE_KIND, role: 'ids', entries }));
-    }
-    const v3 = await openPagedIndex(
-      store,
-      await put(store, PAGES_KIND, { ...root, version: 3, ids: { ...root.ids, pages: idPages } }),
-      catalog,
-    );
+    const three = ids.map(([k, [, rank, , length, entry]]): [string, unknown] => [k, [pageOf[rank], rank, startOf[rank], length, entry]]);
+    const v3 = await asVersion(store, catalog, root, 3, three);
     store.reset();
     for (const m of models) expect((await v3.model(m.id.toUpperCase()))?.id).toBe(m.id);
     // each model read by its own range of a page of 4
@@ -71,17 +81,13 @@ describe('a day of pages of an earlier version still opens', () => {
 
   it('version 2: an id names its models page and rank, and the look-up reads the page whole', async () => {
     const store = new CountingObjectStore(new MemoryObjectStore());
-    const { models, catalog, now, root, ids, pageOf } = await dayOf3(store);
-    const two = Object.fromEntries(ids.map(([k, [, rank]]) => [k, [pageOf[rank], rank]]));
-    const idPages: string[] = [];
-    for (let b = 0; b < now.root.ids.buckets; b++) {
-      const entries = Object.fromEntries(Object.entries(two).filter(([k]) => bucketOf(k, now.root.ids.buckets) === b));
-      idPages.push(await put(store, PAGE_KIND, { kind: PAGE_KIND, role: 'ids', entries }));
-    }
-    const v2 = await openPagedIndex(
+    const { models, catalog, root, ids, pageOf } = await dayOf3(store);
+    const v2 = await asVersion(
       store,
-      await put(store, PAGES_KIND, { ...root, version: 2, ids: { ...root.ids, pages: idPages } }),
       catalog,
+      root,
+      2,
+      ids.map(([k, [, rank]]) => [k, [pageOf[rank], rank]]),
     );
     store.reset();
     for (const m of models) expect((await v2.model(m.id.toUpperCase()))?.id).toBe(m.id);
@@ -91,16 +97,13 @@ describe('a day of pages of an earlier version still opens', () => {
 
   it('version 1: an id names its rank, bucketed by FNV-1a alone', async () => {
     const store = new MemoryObjectStore();
-    const { models, catalog, now, root, ids } = await dayOf3(store);
-    const buckets = now.root.ids.buckets;
-    const split: Array<Record<string, number>> = Array.from({ length: buckets }, () => ({}));
-    for (const [key, [, rank]] of ids) (split[bucketOf(key, buckets, 1)] as Record<string, number>)[key] = rank;
-    const idPages: string[] = [];
-    for (const entries of split) idPages.push(await put(store, PAGE_KIND, { kind: PAGE_KIND, role: 'ids', entries }));
-    const v1 = await openPagedIndex(
+    const { models, catalog, root, ids } = await dayOf3(store);
+    const v1 = await asVersion(
       store,
-      await put(store, PAGES_KIND, { ...root, version: 1, ids: { buckets, pages: idPages } }),
       catalog,
+      root,
+      1,
+      ids.map(([k, [, rank]]) => [k, rank]),
     );
     for (const m of models) expect((await v1.model(m.id.toUpperCase()))?.id).toBe(m.id);
     expect(await v1.model('synthetic-org-1/none')).toBeUndefined();
