@@ -9,7 +9,7 @@
 //   [--skip K: only the days after the first K, into a DIR that holds them (a `cp -al` copy: one day again, to profile)]
 //   [--insert K: K new models on days 2 and 3, spread through the browse order] [--change license|files|tags: what
 //   day 2 changes in every hundredth model (synthetic-ids.mjs `changedModel`)]
-//   [--every K: a progress line every K models, with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
+//   [--every K: a progress line every K models (memory.mjs), with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
 // A day on which few models changed: node bench/scale.mjs --phase days --n N [--rounds 3] [--keep DIR] (the 1 %-changed
 //   and the unchanged day's build time as ratios to the full build of the same run, with and without the build memo).
 // Storage reads are counted by a counting ObjectStore around the filesystem store (every get, has, meta, list, ref).
@@ -19,6 +19,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { memoryLine, peakSampler } from './memory.mjs';
 import { changedModel, idOf, modelOf } from './synthetic-ids.mjs';
 
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -98,10 +99,8 @@ async function build(n, dir) {
       return r;
     },
   });
-  let peak = process.memoryUsage().rss;
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss);
-  }, 200);
+  let read = 0;
+  const sampler = peakSampler(() => read);
   // Day 1 (the 28th) into the folder; with --days 3, day 2 with every hundredth model changed and day 3 unchanged.
   const days = [];
   const changedEvery = [0, 100, 100];
@@ -119,16 +118,9 @@ async function build(n, dir) {
         const made = () => (changedOn(every, k) ? changedModel(k, n, values.change) : modelOf(k, n));
         yield values.feed && before !== undefined && changedOn(before, k) === changedOn(every, k) ? { id: idOf(k), input: made } : made();
         // progress on stderr (the one result line stays the only stdout)
-        if (++i % (values.every ? Number(values.every) : 100_000) === 0) {
-          const rss = Math.round(process.memoryUsage().rss / 2 ** 20);
-          // under --expose-gc, also the live heap and typed arrays after a full collection
-          let live = '';
-          if (global.gc) {
-            global.gc();
-            const u = process.memoryUsage();
-            live = `, live heap ${Math.round(u.heapUsed / 2 ** 20)} MB, array buffers ${Math.round(u.arrayBuffers / 2 ** 20)} MB`;
-          }
-          console.error(`${i} models read, ${((performance.now() - t0) / i).toFixed(3)} ms per model, RSS ${rss} MB${live}`);
+        read = ++i;
+        if (i % (values.every ? Number(values.every) : 100_000) === 0) {
+          console.error(`${i} models read, ${((performance.now() - t0) / i).toFixed(3)} ms per model, ${memoryLine()}`);
         }
       }
     }
@@ -179,12 +171,11 @@ async function build(n, dir) {
         : {}),
     });
   }
-  clearInterval(timer);
   return {
     n,
     ...days[0],
     ...(days.length > 1 ? { days } : {}),
-    peakRssMB: Math.round(Math.max(peak, process.memoryUsage().rss) / 2 ** 20),
+    ...sampler.stop(),
     // the kernel's peak resident set of this process (not sampled): the figure the issue's "peak RSS" is held to
     maxRssMB: Math.round(process.resourceUsage().maxRSS / 1024),
   };

@@ -7,7 +7,7 @@ import type { ObjectStore } from '../index/object-store.js';
 import { openPagedIndex } from '../index/paged-index.js';
 import { BytesStore, lostModelObject } from '../testing/memo-stores.js';
 import { syntheticModels } from '../testing/scale.js';
-import { MEMO_REF } from './build-memo.js';
+import { MEMO_CHUNK_KIND, MEMO_REF } from './build-memo.js';
 import { type BuildModelInput, buildIndex } from './builder.js';
 
 /** A store that records every address read with `get`, and can be made to fail at the archive's write. */
@@ -115,17 +115,45 @@ describe('a build that reuses the last build (the build memo)', () => {
     // the memo's root names its chunks; one chunk's bytes replaced by others (a store that answers wrong bytes)
     const root = JSON.parse(new TextDecoder().decode((await reusing.get((await reusing.readRef(MEMO_REF)) as Address))?.bytes));
     const chunk = root.models[0] as Address;
+    const flipped = (bytes: Uint8Array) => bytes.map((b, i) => (i === 40 ? b ^ 1 : b));
     const damaged = Object.assign(Object.create(reusing) as WatchedStore, {
       get: async (a: Address) => {
         reusing.got.push(a);
         const s = await reusing.get(a);
-        return a === chunk && s ? { ...s, bytes: s.bytes.map((b, i) => (i === 40 ? b ^ 1 : b)) } : s;
+        return a === chunk && s ? { ...s, bytes: flipped(s.bytes) } : s;
+      },
+      readBytes: (a: Address) => {
+        const bytes = reusing.readBytes(a);
+        return a === chunk && bytes ? flipped(bytes) : bytes;
       },
     });
     reusing.got.length = 0;
     expect(await build(damaged, days[1] as Day, true)).toEqual(await build(full, days[1] as Day, false));
     // without a memo it can trust, the builder read yesterday's catalog
     expect(reusing.got).toContain(first.catalog);
+  });
+
+  it('takes a memo record that does not check when read by its place as missing, and gives the addresses of a full build', async () => {
+    const inner = new BytesStore();
+    const full = new MemoryObjectStore();
+    const chunks = new Set<string>();
+    let damaged = 0;
+    // the memo's chunks answer their whole bytes as stored, and every range of them with a byte changed
+    const reusing = Object.assign(Object.create(inner) as BytesStore, {
+      put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
+        const r = await inner.put(bytes, o);
+        if (o.kind === MEMO_CHUNK_KIND) chunks.add(r.meta.id);
+        return r;
+      },
+      readRange: (a: Address, start: number, length: number) => {
+        const got = inner.readRange(a, start, length);
+        if (!got || !chunks.has(a) || length === 0) return got;
+        damaged++;
+        return got.map((b, i) => (i === length - 1 ? b ^ 1 : b));
+      },
+    });
+    for (const day of days.slice(0, 4)) expect(await build(reusing, day, true)).toEqual(await build(full, day, false));
+    expect(damaged).toBeGreaterThan(0);
   });
 
   it("derives the look-up pages again when the last build's are not all stored, and gives the addresses of a full build", async () => {
@@ -243,10 +271,18 @@ describe('a build that reuses the last build (the build memo)', () => {
     ] as const) {
       const inner = new BytesStore();
       const read: string[] = [];
+      // the last catalog's bytes damaged (the memo's chunks are not: a damaged one makes the build do the whole work)
+      const chunks = new Set<string>();
       const reusing = Object.assign(Object.create(inner) as BytesStore, {
+        put: async (bytes: Uint8Array, o: { kind: string; mediaType: string }) => {
+          const r = await inner.put(bytes, o);
+          if (o.kind === MEMO_CHUNK_KIND) chunks.add(r.meta.id);
+          return r;
+        },
         readBytes: (a: Address) => {
-          read.push(a);
           const bytes = inner.readBytes(a);
+          if (chunks.has(a)) return bytes;
+          read.push(a);
           return damaged && bytes ? bytes.map((b, i) => (i === 60 ? b ^ 1 : b)) : bytes;
         },
       });

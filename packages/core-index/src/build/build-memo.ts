@@ -5,6 +5,7 @@ import type { ModelsPageRecord } from '../index/models-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import type { PagesRoot } from '../index/page-layout.js';
 import type { TableFacts } from '../index/table-facts.js';
+import { FixedRecords, KeyedRecords, UNREADABLE } from './memo-chunks.js';
 import { FactsReader, FactsWriter } from './memo-facts.js';
 import {
   bare,
@@ -20,6 +21,7 @@ import {
   writeModel,
 } from './memo-records.js';
 
+export { UNREADABLE } from './memo-chunks.js';
 export { inputKeys, type MemoModel } from './memo-records.js';
 export { MEMO_CHUNK_KIND };
 
@@ -38,8 +40,10 @@ export const MEMO_REF = 'build-memo';
  * count and bytes (flag 16), for a model the next build takes unchanged without its input.
  */
 export const MEMO_KIND = 'model-hub.build-memo.v3';
-/** Position of a record: chunk × this + offset. */
-const AT = 2 ** 26;
+/** A look-up page's record: 16 bytes of key, 32 of address. */
+const LOOK_BYTES = 48;
+/** A models page's section keys: 16 bytes each for its terms and its digests. */
+const SECTION_BYTES = 32;
 /** A row's place: its part's index (or {@link NO_PLACE}), and four 32-bit offsets and lengths. */
 const ROW_BYTES = 20;
 const NO_PLACE = 0xffffffff;
@@ -48,6 +52,10 @@ const NO_PLACE = 0xffffffff;
 export type MemoPage = ModelsPageRecord;
 
 const decoder = new TextDecoder();
+/** A key's hash in the memo's tables: its first four bytes (keys are 128 bits of BLAKE3), from bytes or from hex. */
+const keyHashAt = (buf: Uint8Array, at: number) =>
+  (((buf[at] as number) << 24) | ((buf[at + 1] as number) << 16) | ((buf[at + 2] as number) << 8) | (buf[at + 3] as number)) >>> 0;
+const keyHashOf = (hex: string) => Number.parseInt(hex.slice(0, 8), 16) >>> 0;
 
 /** Writes a build's memo as the build goes ({@link model}, {@link page}), then its root ({@link finish}). */
 export class BuildMemoWriter {
@@ -151,106 +159,72 @@ export class BuildMemoWriter {
 
 /** A memo read back, for a build chaining to `base`. */
 export class BuildMemo {
-  private readonly byId = new Map<number, number>();
-  private readonly collided = new Map<number, number[]>();
-  private readonly byPage = new Map<string, number>();
-  private readonly byLook = new Map<string, number>();
-
   private constructor(
     private readonly objects: ObjectStore,
     /** `yesterday`: the memo is of the catalog the build chains to; `same-base`: of a build that chained to it too */
     readonly mode: 'yesterday' | 'same-base',
     private readonly format: string,
     private readonly pagesRoot: { list?: string; root?: string },
-    private readonly modelChunks: Uint8Array[],
-    private readonly pageChunks: Uint8Array[],
-    private readonly lookChunks: Uint8Array[],
-    private readonly rowChunks: Uint8Array[],
+    private readonly models: KeyedRecords,
+    private readonly pages: KeyedRecords,
+    private readonly looks: KeyedRecords,
+    private readonly rows: FixedRecords,
     private readonly parts: string[],
-    private readonly sectionChunks: Uint8Array[],
+    private readonly sections: FixedRecords,
     /** the stamp of the memo build's input (`BuildInput.stamp`), if it was given one */
     readonly stamp: string | undefined,
     private readonly factsRead: FactsReader,
-  ) {
-    modelChunks.forEach((buf, c) => {
-      const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-      for (let at = 0; at < buf.length; ) {
-        const { id, next } = modelIdAt(buf, view, at);
-        const h = idHash(id);
-        const pos = c * AT + at;
-        const first = this.byId.get(h);
-        if (first === undefined) this.byId.set(h, pos);
-        else this.collided.set(h, [...(this.collided.get(h) ?? []), pos]);
-        at = next;
-      }
-    });
-    pageChunks.forEach((buf, c) => {
-      for (let at = 0; at < buf.length; at += 49 + (buf[at + 48] as number) * 40) this.byPage.set(hexAt(buf, at, 16), c * AT + at);
-    });
-    lookChunks.forEach((buf, c) => {
-      for (let at = 0; at + 48 <= buf.length; at += 48) this.byLook.set(hexAt(buf, at, 16), c * AT + at);
-    });
-  }
+  ) {}
 
   /**
    * The memo of the last build, when it can serve a build chaining to `base`: the memo's own catalog is `base`, or
    * the memo's build chained to `base` too. Undefined when there is none, or any part of it is missing or damaged.
+   * Each chunk is read and checked once here; on a local disk only an index of its records is kept (memo-chunks.ts).
    */
   static async read(objects: ObjectStore, base: Address | undefined): Promise<BuildMemo | undefined> {
     try {
       const address = (await objects.readRef(MEMO_REF))?.trim() as Address | undefined;
       if (!address) return undefined;
-      const checked = async (a: string) => {
-        const s = await objects.get(a as Address);
-        if (!s || addressOf(s.bytes) !== a) throw new Error(`memo object ${a} is missing or damaged`);
-        return s.bytes;
-      };
-      const root = JSON.parse(decoder.decode(await checked(address))) as MemoRoot;
+      const stored = await objects.get(address);
+      if (!stored || addressOf(stored.bytes) !== address) return undefined;
+      const root = JSON.parse(decoder.decode(stored.bytes)) as MemoRoot;
       if (root.kind !== MEMO_KIND) return undefined;
       const mode = root.catalog === (base ?? null) ? 'yesterday' : root.base === (base ?? null) ? 'same-base' : undefined;
       if (!mode) return undefined;
-      const models = await Promise.all(root.models.map(checked));
-      const pages = await Promise.all(root.pages.map(checked));
-      const looks = await Promise.all((root.looks ?? []).map(checked));
-      const rows = await Promise.all((root.rows ?? []).map(checked));
-      const sections = await Promise.all((root.sections ?? []).map(checked));
+      const models = await KeyedRecords.open(objects, root.models, (buf, add) => {
+        const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+        for (let at = 0; at < buf.length; ) {
+          const { id, next } = modelIdAt(buf, view, at);
+          add(at, next - at, idHash(id));
+          at = next;
+        }
+      });
+      const pages = await KeyedRecords.open(objects, root.pages, (buf, add) => {
+        for (let at = 0, n = 0; at < buf.length; at += n) {
+          n = 49 + (buf[at + 48] as number) * 40;
+          add(at, n, keyHashAt(buf, at));
+        }
+      });
+      const looks = await KeyedRecords.open(objects, root.looks ?? [], (buf, add) => {
+        for (let at = 0; at + LOOK_BYTES <= buf.length; at += LOOK_BYTES) add(at, LOOK_BYTES, keyHashAt(buf, at));
+      });
+      const rows = await FixedRecords.open(objects, root.rows ?? [], ROW_BYTES);
+      const sections = await FixedRecords.open(objects, root.sections ?? [], SECTION_BYTES);
       const pagesRoot = { list: root.list, root: root.root };
       const stamp = typeof root.stamp === 'string' ? root.stamp : undefined;
-      // the section facts' data chunks are read when first asked, at once from a store that can (the filesystem's),
-      // else all now
-      const sync = (a: string) => {
-        const b = objects.readBytes?.(a as Address);
-        return b instanceof Uint8Array && addressOf(b) === a ? b : undefined;
-      };
-      const data = root.sectionData ?? [];
-      const all = objects.readBytes ? undefined : new Map(await Promise.all(data.map(async (a) => [a, await checked(a)] as const)));
-      const facts = new FactsReader(
-        await Promise.all((root.facts ?? []).map(checked)),
-        root.sets,
-        await Promise.all((root.sectionIndex ?? []).map(checked)),
-        data,
-        (a) => all?.get(a) ?? sync(a),
-      );
+      const facts = await FactsReader.open(objects, root);
       return new BuildMemo(objects, mode, root.format, pagesRoot, models, pages, looks, rows, root.parts ?? [], sections, stamp, facts);
     } catch {
       return undefined;
     }
   }
 
-  /** What the memo's build made of `id`, if it had it. */
-  model(id: string): MemoModel | undefined {
-    const h = idHash(id);
-    const first = this.byId.get(h);
-    if (first === undefined) return undefined;
-    for (const pos of [first, ...(this.collided.get(h) ?? [])]) {
-      const m = this.modelAt(pos, id);
-      if (m) return m;
-    }
-    return undefined;
-  }
-
-  private modelAt(pos: number, id: string): MemoModel | undefined {
-    return readModel(this.modelChunks[Math.floor(pos / AT)] as Uint8Array, pos % AT, id);
+  /**
+   * What the memo's build made of `id`, if it had it; {@link UNREADABLE} when a record that may be its could not be
+   * read (its chunk changed since the memo was opened): the memo cannot say whether its build had the model.
+   */
+  model(id: string): MemoModel | undefined | typeof UNREADABLE {
+    return this.models.find(idHash(id), (buf, at) => readModel(buf, at, id));
   }
 
   /**
@@ -278,22 +252,22 @@ export class BuildMemo {
 
   /** How many models pages the memo's build wrote, with the keys of their sections. */
   get sectionCount(): number {
-    return this.sectionChunks.reduce((n, c) => n + c.length / 32, 0);
+    return this.sections.count;
   }
 
   /** The section keys of the memo build's models page `index`. */
   section(index: number): { terms: string; shas: string } | undefined {
-    const per = (this.sectionChunks[0]?.length ?? 0) / 32;
-    const buf = per ? this.sectionChunks[Math.floor(index / per)] : undefined;
-    const at = (index % per) * 32;
-    return buf && at + 32 <= buf.length ? { terms: hexAt(buf, at, 16), shas: hexAt(buf, at + 16, 16) } : undefined;
+    const got = this.sections.at(index);
+    if (!got) return undefined;
+    const [buf, at] = got;
+    return { terms: hexAt(buf, at, 16), shas: hexAt(buf, at + 16, 16) };
   }
 
   /** The look-up page keys the memo's build recorded for these pages (addresses with `blake3:`): [key, address]. */
   looksFor(addresses: ReadonlySet<string>): Array<[string, string]> {
     const out: Array<[string, string]> = [];
-    for (const buf of this.lookChunks)
-      for (let at = 0; at + 48 <= buf.length; at += 48) {
+    for (const buf of this.looks.chunks())
+      for (let at = 0; at + LOOK_BYTES <= buf.length; at += LOOK_BYTES) {
         const address = hexAt(buf, at + 16, 32);
         if (addresses.has(`blake3:${address}`)) out.push([hexAt(buf, at, 16), address]);
       }
@@ -302,10 +276,9 @@ export class BuildMemo {
 
   /** Where the row of the memo build's model of this rank lies in that build's catalog, when known. */
   source(rank: number): RowSource | undefined {
-    const per = (this.rowChunks[0]?.length ?? 0) / ROW_BYTES;
-    const buf = per ? this.rowChunks[Math.floor(rank / per)] : undefined;
-    const at = (rank % per) * ROW_BYTES;
-    if (!buf || at + ROW_BYTES > buf.length) return undefined;
+    const got = this.rows.at(rank);
+    if (!got) return undefined;
+    const [buf, at] = got;
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     const part = this.parts[view.getUint32(at)];
     if (!part) return undefined;
@@ -320,23 +293,27 @@ export class BuildMemo {
 
   /** The address (64 hex digits) of the look-up page the memo's build wrote with this key, written as `format` says. */
   look(key: string, format: string): string | undefined {
-    const pos = format === this.format ? this.byLook.get(key) : undefined;
-    return pos === undefined ? undefined : hexAt(this.lookChunks[Math.floor(pos / AT)] as Uint8Array, (pos % AT) + 16, 32);
+    if (format !== this.format) return undefined;
+    const found = this.looks.find(keyHashOf(key), (buf, at) => (hexAt(buf, at, 16) === key ? hexAt(buf, at + 16, 32) : undefined));
+    return found === UNREADABLE ? undefined : found;
   }
 
   /** A models page the memo's build wrote with this key, if it was written the way `format` says pages are now. */
   page(key: string, format: string): MemoPage | undefined {
-    const pos = format === this.format ? this.byPage.get(key) : undefined;
-    if (pos === undefined) return undefined;
-    const buf = this.pageChunks[Math.floor(pos / AT)] as Uint8Array;
-    const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    const at = pos % AT;
-    const p: MemoPage = { address: hexAt(buf, at + 16, 32), starts: [], lengths: [], hashes: [] };
-    for (let k = 0, o = at + 49; k < (buf[at + 48] as number); k++, o += 40) {
-      p.starts.push(view.getUint32(o));
-      p.lengths.push(view.getUint32(o + 4));
-      p.hashes.push(hexAt(buf, o + 8, 32));
-    }
-    return p;
+    if (format !== this.format) return undefined;
+    const found = this.pages.find(keyHashOf(key), (buf, at) => (hexAt(buf, at, 16) === key ? pageAt(buf, at) : undefined));
+    return found === UNREADABLE ? undefined : found;
   }
+}
+
+/** The models page record at `at`. */
+function pageAt(buf: Uint8Array, at: number): MemoPage {
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  const p: MemoPage = { address: hexAt(buf, at + 16, 32), starts: [], lengths: [], hashes: [] };
+  for (let k = 0, o = at + 49; k < (buf[at + 48] as number); k++, o += 40) {
+    p.starts.push(view.getUint32(o));
+    p.lengths.push(view.getUint32(o + 4));
+    p.hashes.push(hexAt(buf, o + 8, 32));
+  }
+  return p;
 }

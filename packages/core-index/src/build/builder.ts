@@ -9,7 +9,7 @@ import type { Archive, ArchiveDay, CatalogObject } from '../index/schemas.js';
 import type { PageObjects } from '../index/write-index-pages.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import type { NoteSigner } from '../tlog/note.js';
-import { BuildMemo, BuildMemoWriter, inputKeys, MEMO_REF, type MemoModel } from './build-memo.js';
+import { BuildMemo, BuildMemoWriter, inputKeys, MEMO_REF, type MemoModel, UNREADABLE } from './build-memo.js';
 import { commitDays, readArchive } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 import { type BuildModelInput, filesByPath, lazyRow, modelObjectOf, sourceObjectsOf, treeRevision, withRow } from './model-row.js';
@@ -178,7 +178,11 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       m,
       m.sources.map((s) => display(s.source)),
     );
-    const before = memo?.model(m.id);
+    const looked = memo?.model(m.id);
+    const before = looked === UNREADABLE ? undefined : looked;
+    // A memo of yesterday knows every id yesterday's catalog named, unless a record that may be this one's cannot be
+    // read now: then that catalog is read for it, as without a memo.
+    const knows = memo?.mode === 'yesterday' && looked !== UNREADABLE;
     // The whole input as the memo's build had it (its row too): the same objects, row and catalog member, whose size
     // the memo knows, so the row is not serialized unless its catalog shard must be composed.
     const same = before?.full === keys.full && before.rowBytes !== undefined ? before : undefined;
@@ -195,8 +199,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       return { value, bytes, address: addressOf(bytes) };
     };
     // The address this id had in the base catalog (yesterday's), which a changed model's object points back at.
-    const baseModel =
-      memo?.mode === 'yesterday' ? (before ? `blake3:${before.model}` : null) : before ? memoBase(before) : await catalogModel(m.id);
+    const baseModel = before ? (knows ? `blake3:${before.model}` : memoBase(before)) : knows ? null : await catalogModel(m.id);
     // Each object's address is known from its bytes (or the memo): the row and the pages use it at once, and the puts
     // are waited for a chunk later (so the next models are encoded while these are written).
     const puts: Array<Promise<unknown>> = [];
@@ -241,8 +244,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       // has, is not put again (a rebuild where few models changed puts only theirs).
       const known = new Set<string>();
       if (before) for (const a of [before.model, ...before.sources]) known.add(`blake3:${a}`);
-      else if (memo?.mode !== 'yesterday')
-        for (const e of await catalogEntries(m.id)) for (const a of [e.model, ...e.sources]) known.add(a);
+      else if (!knows) for (const e of await catalogEntries(m.id)) for (const a of [e.model, ...e.sources]) known.add(a);
       const store = (kind: BuiltObjectKind, { value, bytes, address }: ReturnType<typeof encode>): Address => {
         if (onObject) report(kind, address, value, bytes);
         const put = () => objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE });
@@ -301,7 +303,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const sameInput = memo !== undefined && input.since !== undefined && memo.stamp === input.since;
   const make = async (m: BuildModelInput | UnchangedModelInput, rank: number): Promise<MadeModel> => {
     if (!isUnchanged(m)) return one(m, rank);
-    const before = sameInput ? memo?.model(m.id) : undefined;
+    const looked = sameInput ? memo?.model(m.id) : undefined;
+    const before = looked === UNREADABLE ? undefined : looked;
     if (!memo || !takesUnchanged(before)) return one(inputOf(m), rank);
     const { made, record } = unchangedModel(m, before, {
       rank,

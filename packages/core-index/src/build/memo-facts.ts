@@ -1,7 +1,9 @@
 // The build memo's table facts (index/table-facts.ts): each model's part of the look-up tables, by rank, in fixed-size
 // records, so the next build fills its tables for a model whose row did not change without making that row.
+import { type Address, addressOf } from '../index/blake3.js';
 import type { ObjectStore } from '../index/object-store.js';
 import { type SourceSet, sectionFactsAt, sectionLength, type TableFacts } from '../index/table-facts.js';
+import { FixedRecords } from './memo-chunks.js';
 import { ChunkWriter } from './memo-records.js';
 
 /**
@@ -111,23 +113,22 @@ export class FactsWriter {
 }
 
 /**
- * A memo's facts read back. The section facts' data chunks (the largest part: a model's tags and digests) are read
- * when first asked, a few at a time (a build asks in about rank order), through `readChunk`, which checks each.
+ * A memo's facts read back, by rank (memo-chunks.ts: on a local disk one record at a time). The section facts' data
+ * chunks (the largest part: a model's tags and digests) are read when first asked, a few at a time (a build asks in
+ * about rank order), each checked against its address.
  */
 export class FactsReader {
   private readonly sets: SourceSet[];
-  private readonly per: number;
-  private readonly perIndex: number;
   private readonly loaded = new Map<number, Uint8Array | undefined>();
 
-  constructor(
-    private readonly chunks: readonly Uint8Array[],
+  private constructor(
+    private readonly table: FixedRecords,
     sets: unknown,
-    private readonly sectionIndex: readonly Uint8Array[],
+    private readonly sectionIndex: FixedRecords,
     private readonly sectionData: readonly string[],
+    /** a section data chunk by its address, checked (undefined: missing or damaged) */
     private readonly readChunk: (address: string) => Uint8Array | undefined,
   ) {
-    this.perIndex = (sectionIndex[0]?.length ?? 0) / SECTION_INDEX_BYTES;
     const valid =
       Array.isArray(sets) &&
       sets.every((s) => Array.isArray(s) && s.every((p) => Array.isArray(p) && p.length === 2 && p.every((x) => typeof x === 'string')));
@@ -135,14 +136,31 @@ export class FactsReader {
     this.sets = valid
       ? ((sets as Array<Array<[string, string]>>).map((set) => Object.freeze(set.map((p) => Object.freeze(p)))) as SourceSet[])
       : [];
-    this.per = valid ? (chunks[0]?.length ?? 0) / FACTS_BYTES : 0;
+  }
+
+  /** The facts a memo's root names (none when it names none), their chunks read and checked. */
+  static async open(
+    objects: ObjectStore,
+    root: { facts?: string[]; sets?: unknown; sectionIndex?: string[]; sectionData?: string[] },
+  ): Promise<FactsReader> {
+    const table = await FixedRecords.open(objects, root.facts ?? [], FACTS_BYTES);
+    const index = await FixedRecords.open(objects, root.sectionIndex ?? [], SECTION_INDEX_BYTES);
+    const data = root.sectionData ?? [];
+    // the data chunks are read when first asked, at once from a store that can (the filesystem's), else all now
+    const checked = (a: string, b: unknown) => (b instanceof Uint8Array && addressOf(b) === a ? b : undefined);
+    const all = objects.readBytes
+      ? undefined
+      : new Map(await Promise.all(data.map(async (a) => [a, checked(a, (await objects.get(a as Address))?.bytes)] as const)));
+    const read = (a: string) => (all ? all.get(a) : checked(a, objects.readBytes?.(a as Address)));
+    return new FactsReader(table, root.sets, index, data, read);
   }
 
   /** The facts of the memo build's model of this rank, when it kept them. */
   at(rank: number): TableFacts | undefined {
-    const buf = this.per ? this.chunks[Math.floor(rank / this.per)] : undefined;
-    const at = (rank % this.per) * FACTS_BYTES;
-    if (!buf || at + FACTS_BYTES > buf.length || !((buf[at] as number) & HAS)) return undefined;
+    const got = this.table.at(rank);
+    if (!got) return undefined;
+    const [buf, at] = got;
+    if (!((buf[at] as number) & HAS)) return undefined;
     const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     const sources = this.sets[view.getUint16(at + 2)];
     if (!sources) return undefined;
@@ -171,9 +189,9 @@ export class FactsReader {
 
   /** The data chunk holding the section facts of the model of this rank, and where they start in it. */
   private section(rank: number): [Uint8Array, number] | undefined {
-    const index = this.perIndex ? this.sectionIndex[Math.floor(rank / this.perIndex)] : undefined;
-    const at = (rank % this.perIndex) * SECTION_INDEX_BYTES;
-    if (!index || at + SECTION_INDEX_BYTES > index.length) return undefined;
+    const got = this.sectionIndex.at(rank);
+    if (!got) return undefined;
+    const [index, at] = got;
     const view = new DataView(index.buffer, index.byteOffset, index.byteLength);
     const c = view.getUint32(at);
     if (c === NO_SECTION) return undefined;
