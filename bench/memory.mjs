@@ -1,15 +1,24 @@
 // What a bench process holds in memory as it runs: its sampled peak and a progress line's figures.
+import v8 from 'node:v8';
+
 const MB = (v) => Math.round(v / 2 ** 20);
 
 /**
  * Samples the resident set every 200 ms; `stop()` gives the peak, and what V8 held at it (its heap used and reserved,
- * array buffers, external memory) with `at()`'s value then (how far the work had got).
+ * array buffers, external memory) with `at()`'s value then (how far the work had got). `snapshotOver`: the first
+ * time the resident set passes this many MB, a heap snapshot is written to `snapshotFile` (what holds the memory:
+ * open it in Chrome's DevTools, or `node bench/heap-summary.mjs FILE`).
  */
-export function peakSampler(at) {
+export function peakSampler(at, { snapshotOver, snapshotFile } = {}) {
   let peak = process.memoryUsage().rss;
   let atPeak;
+  let snapped = !snapshotOver;
   const timer = setInterval(() => {
     const u = process.memoryUsage();
+    if (!snapped && u.rss > snapshotOver * 2 ** 20) {
+      snapped = true;
+      console.error(`heap snapshot at ${MB(u.rss)} MB (${at()}): ${v8.writeHeapSnapshot(snapshotFile)}`);
+    }
     if (u.rss <= peak) return;
     peak = u.rss;
     const parts = ['heapUsed', 'heapTotal', 'arrayBuffers', 'external'].map((k) => [`${k}MB`, MB(u[k])]);

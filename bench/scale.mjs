@@ -9,7 +9,7 @@
 //   [--skip K: only the days after the first K, into a DIR that holds them (a `cp -al` copy: one day again, to profile)]
 //   [--insert K: K new models on days 2 and 3, spread through the browse order] [--change license|files|tags: what
 //   day 2 changes in every hundredth model (synthetic-ids.mjs `changedModel`)]
-//   [--every K: a progress line every K models (memory.mjs), with the live heap under --expose-gc] [--default-heap: V8's own heap growth]
+//   [--every K: a progress line every K models (memory.mjs), with the live heap under --expose-gc] [--snapshot-over MB] [--default-heap: V8's own heap growth]
 // A day on which few models changed: node bench/scale.mjs --phase days --n N [--rounds 3] [--keep DIR] (the 1 %-changed
 //   and the unchanged day's build time as ratios to the full build of the same run, with and without the build memo).
 // Storage reads are counted by a counting ObjectStore around the filesystem store (every get, has, meta, list, ref).
@@ -43,6 +43,7 @@ const { values } = parseArgs({
     skip: { type: 'string' },
     'cache-mb': { type: 'string' },
     every: { type: 'string' },
+    'snapshot-over': { type: 'string' },
     'default-heap': { type: 'boolean' },
     feed: { type: 'boolean' },
     insert: { type: 'string' },
@@ -100,7 +101,8 @@ async function build(n, dir) {
     },
   });
   let read = 0;
-  const sampler = peakSampler(() => read);
+  const snapshotOver = values['snapshot-over'] ? Number(values['snapshot-over']) : undefined;
+  const sampler = peakSampler(() => read, { snapshotOver, snapshotFile: path.join(os.tmpdir(), `scale-${process.pid}.heapsnapshot`) });
   // Day 1 (the 28th) into the folder; with --days 3, day 2 with every hundredth model changed and day 3 unchanged.
   const days = [];
   const changedEvery = [0, 100, 100];
