@@ -84,20 +84,28 @@ describe("the build memo's chunks read by record", () => {
     }
     expect(store.ranges).toBe(1000);
     expect(store.wholes).toBe(0);
+    // about a chunk's end (18,725 records of 56 bytes fill the first, whose last group holds five)
+    for (const n of [18_724, 18_725, 18_720, 37_449, 18_721, 37_450]) expect(numberAt(records.at(n))).toBe(n);
+    expect(store.wholes).toBe(0);
   });
 
-  it('takes a record whose bytes changed after the memo was opened as missing, and its neighbours as they are', async () => {
+  it('takes a record whose bytes changed after the memo was opened as missing (with its group of 16), and the others as they are', async () => {
     const store = new ReadCountingStore();
     const addresses = await written(store, COUNT);
     const records = await FixedRecords.open(store, addresses, SIZE);
-    // record 10 of the first chunk changed on the disk
+    // record 10 of the first chunk changed on the disk: records 0 to 15 are checked together
     store.damaged = { address: addresses[0] as string, at: 10 * SIZE + 7 };
     expect(records.at(10)).toBeUndefined();
-    expect(numberAt(records.at(11))).toBe(11);
+    expect(numberAt(records.at(16))).toBe(16);
+    expect(records.at(15)).toBeUndefined();
     // asked twice in a row: the chunk read whole does not hash to its address, so it is not kept
     expect(records.at(10)).toBeUndefined();
     expect(records.at(10)).toBeUndefined();
-    expect(numberAt(records.at(12))).toBe(12);
+    expect(numberAt(records.at(17))).toBe(17);
+    // the last group of a chunk holds fewer records
+    const last = COUNT - 1;
+    store.damaged = undefined;
+    expect(numberAt(records.at(last))).toBe(last);
   });
 
   it('refuses to open a memo whose chunk does not hash to its address', async () => {

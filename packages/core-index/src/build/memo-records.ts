@@ -82,7 +82,8 @@ export const bare = (address: string) => (address.startsWith('blake3:') ? addres
 
 /** Records appended in order and put as chunk objects of about {@link CHUNK_BYTES}. */
 export class ChunkWriter {
-  private buf = new Uint8Array(CHUNK_BYTES * 2);
+  /** grown as records come (a memo of a few models keeps a few bytes), to a chunk and the record that passes it */
+  private buf = new Uint8Array(64 * 1024);
   private at = 0;
   readonly addresses: string[] = [];
   private readonly puts: Array<Promise<unknown>> = [];
