@@ -95,9 +95,8 @@ async function buildPrint() {
  * persisted R2 bucket. Prints what it did as one JSON line.
  */
 async function buildAndUpload(n, dir) {
-  const cli = createRequire(path.join(root, 'apps/node-server/package.json'));
-  const b3 = cli('blake3-wasm');
-  core.useBlake3((bytes) => b3.hash(bytes).toString('hex'));
+  // BLAKE3 as `hub index build` hashes (blake3-wasm)
+  (await import(path.join(root, 'apps/node-server/dist/index.js'))).installFastBlake3();
   const { FsObjectStore } = await import(path.join(root, 'packages/objects/dist/node/index.js'));
   const fs = new FsObjectStore(path.join(dir, 'fs'));
   // The day's pages only (and the refs below): what a paged isolate reads for look-ups. The model and source objects

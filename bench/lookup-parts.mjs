@@ -2,7 +2,6 @@
 // built data folder (3 rounds of 20,000), then, for 5,000 ids, the id bucket, the ranged read of the model, its BLAKE3,
 // its parse, the schemas and `makeModel`, and the read of its whole models page, each timed alone. Build first.
 // Usage: node bench/lookup-parts.mjs DIR N [noverify]   (DIR: a folder `bench/scale.mjs --phase build` wrote)
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { idOf } from './synthetic-ids.mjs';
 
@@ -11,8 +10,8 @@ const dist = (p) => path.join(root, p);
 const core = await import(dist('packages/core-index/dist/index.js'));
 const { openDay } = await import(dist('packages/hub/dist/index.js'));
 const { FsObjectStore } = await import(dist('packages/objects/dist/node/index.js'));
-const b3 = createRequire(dist('apps/node-server/package.json'))('blake3-wasm');
-core.useBlake3((bytes) => b3.hash(bytes).toString('hex'));
+// BLAKE3 as `hub index build` hashes (blake3-wasm)
+(await import(dist('apps/node-server/dist/index.js'))).installFastBlake3();
 const [dir, n, verify] = [process.argv[2], Number(process.argv[3]), process.argv[4] !== 'noverify'];
 if (!dir || !(n > 0)) {
   console.error('usage: node bench/lookup-parts.mjs DIR N [noverify]');

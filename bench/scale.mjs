@@ -15,7 +15,6 @@
 // Storage reads are counted by a counting ObjectStore around the filesystem store (every get, has, meta, list, ref).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -87,10 +86,7 @@ async function build(n, dir) {
   const { FsObjectStore } = await import(dist('packages/objects/dist/node/index.js'));
   const nodeServer = await import(dist('apps/node-server/dist/index.js'));
   // BLAKE3 as `hub index build` hashes (blake3-wasm, apps/node-server/src/blake3-node.ts), unless --pure-blake3.
-  if (!values['pure-blake3']) {
-    const b3 = createRequire(dist('apps/node-server/package.json'))('blake3-wasm');
-    core.useBlake3((bytes) => b3.hash(bytes).toString('hex'));
-  }
+  if (!values['pure-blake3']) nodeServer.installFastBlake3();
   const inner = values['null-store'] ? nullStore(core) : new FsObjectStore(dir);
   let created = 0;
   const store = Object.assign(Object.create(inner), {
