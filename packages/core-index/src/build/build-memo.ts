@@ -165,7 +165,7 @@ export class BuildMemo {
     readonly mode: 'yesterday' | 'same-base',
     private readonly format: string,
     private readonly pagesRoot: { list?: string; root?: string },
-    private readonly models: KeyedRecords,
+    private models: KeyedRecords | undefined,
     private readonly pages: KeyedRecords,
     private readonly looks: KeyedRecords,
     private readonly rows: FixedRecords,
@@ -224,7 +224,13 @@ export class BuildMemo {
    * read (its chunk changed since the memo was opened): the memo cannot say whether its build had the model.
    */
   model(id: string): MemoModel | undefined | typeof UNREADABLE {
+    if (!this.models) throw new Error('build memo: a model asked for after modelsRead()');
     return this.models.find(idHash(id), (buf, at) => readModel(buf, at, id));
+  }
+
+  /** Every model of the build has been asked for: the index of their records is let go (32 MB at 1,000,000). */
+  modelsRead(): void {
+    this.models = undefined;
   }
 
   /**

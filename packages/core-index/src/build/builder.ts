@@ -360,6 +360,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   await writing;
   await last.written;
   seen.clear();
+  memo?.modelsRead();
   // One object, or a root plus content-addressed shards when it would pass the message limit.
   // Its address is known before it is stored: the pages and the memo are written while it is, and no ref names it
   // before it is stored.

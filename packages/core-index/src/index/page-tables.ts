@@ -49,6 +49,12 @@ export class U32List {
     return (this.chunks[i >>> 16] as Uint32Array)[i & (CHUNK - 1)] as number;
   }
 
+  /** Let every value go (the list is then empty). */
+  clear(): void {
+    this.chunks = [];
+    this.length = 0;
+  }
+
   /** One flat array of every value (the chunks are let go). */
   flat(): Uint32Array {
     const out = new Uint32Array(this.length);
@@ -60,8 +66,14 @@ export class U32List {
 
 /** A growing list of 256-bit digests given as 64 lower-case hex digits, kept as 32 bytes each in fixed chunks. */
 export class DigestList {
-  private readonly chunks: Uint8Array[] = [];
+  private chunks: Uint8Array[] = [];
   length = 0;
+
+  /** Let every digest go (the list is then empty). */
+  clear(): void {
+    this.chunks = [];
+    this.length = 0;
+  }
 
   /** Append one digest (64 lower-case hex digits). */
   push(hex: string): void {
