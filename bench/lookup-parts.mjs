@@ -3,6 +3,7 @@
 // its parse, the schemas and `makeModel`, and the read of its whole models page, each timed alone. Build first.
 // Usage: node bench/lookup-parts.mjs DIR N [noverify]   (DIR: a folder `bench/scale.mjs --phase build` wrote)
 import path from 'node:path';
+import { installFastBlake3 } from '../apps/node-server/dist/index.js';
 import { idOf } from './synthetic-ids.mjs';
 
 const root = path.join(path.dirname(new URL(import.meta.url).pathname), '..');
@@ -11,7 +12,7 @@ const core = await import(dist('packages/core-index/dist/index.js'));
 const { openDay } = await import(dist('packages/hub/dist/index.js'));
 const { FsObjectStore } = await import(dist('packages/objects/dist/node/index.js'));
 // BLAKE3 as `hub index build` hashes (blake3-wasm)
-(await import(dist('apps/node-server/dist/index.js'))).installFastBlake3();
+installFastBlake3();
 const [dir, n, verify] = [process.argv[2], Number(process.argv[3]), process.argv[4] !== 'noverify'];
 if (!dir || !(n > 0)) {
   console.error('usage: node bench/lookup-parts.mjs DIR N [noverify]');

@@ -1,5 +1,6 @@
 import { type Address, addressOf } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
+import { DigestPostings } from './digest-postings.js';
 import { dashAliasesOf } from './memory-index.js';
 import { type ModelsPageReuse, modelsListKey, modelsPageKey, writtenModelsPage } from './models-pages.js';
 import type { ObjectStore } from './object-store.js';
@@ -22,7 +23,7 @@ import {
   powerOfTwo,
 } from './page-layout.js';
 import { shasKey, termsKey } from './page-sections.js';
-import { DigestList, DigestPostings, holds, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
+import { DigestList, holds, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import { PageWriter } from './page-writer.js';
 import type { SourceObject } from './schemas.js';
 import { factsOf, type SectionFacts, type SourceSet, sectionFactsOf, type TableFacts, trendingKey } from './table-facts.js';

@@ -1,5 +1,4 @@
 import { blake3Hex } from './blake3.js';
-import { keyHash } from './page-layout.js';
 
 /**
  * Compact tables the index-pages writer (index-pages.ts) fills while the builder streams models, so a build of a
@@ -10,13 +9,13 @@ import { keyHash } from './page-layout.js';
 
 const CHUNK = 1 << 16;
 /** Ends a list of ranks in a page key (a rank is below 2^32 - 1). */
-const END = 0xffffffff;
+export const END = 0xffffffff;
 
 /** The value of one lower-case hex digit (its character code). */
 function nibble(c: number): number {
   return c <= 57 ? c - 48 : c - 87;
 }
-const HEX = /^[0-9a-f]{64}$/;
+export const HEX = /^[0-9a-f]{64}$/;
 
 /** Whether a digest is 64 lower-case hex digits (the form kept as 32 bytes). */
 export const isHexDigest = (d: string): boolean => HEX.test(d);
@@ -47,6 +46,10 @@ export class U32List {
 
   get(i: number): number {
     return (this.chunks[i >>> 16] as Uint32Array)[i & (CHUNK - 1)] as number;
+  }
+
+  set(i: number, v: number): void {
+    (this.chunks[i >>> 16] as Uint32Array)[i & (CHUNK - 1)] = v;
   }
 
   /** Let every value go (the list is then empty). */
@@ -96,6 +99,14 @@ export class DigestList {
     k.bytes((this.chunks[i >>> 16] as Uint8Array).subarray(at, at + 32));
   }
 
+  /** Digest `from`'s bytes copied over digest `to`'s (`from` -1: from `saved`), or into `saved` (`to` -1). */
+  copy(from: number, to: number, saved: Uint8Array): void {
+    const src =
+      from < 0 ? saved : (this.chunks[from >>> 16] as Uint8Array).subarray((from & (CHUNK - 1)) * 32, (from & (CHUNK - 1)) * 32 + 32);
+    if (to < 0) saved.set(src);
+    else (this.chunks[to >>> 16] as Uint8Array).set(src, (to & (CHUNK - 1)) * 32);
+  }
+
   /** Digests `a` and `b` compared byte by byte. */
   compare(a: number, b: number): number {
     const ca = this.chunks[a >>> 16] as Uint8Array;
@@ -111,131 +122,6 @@ export class DigestList {
 }
 
 const HEX_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
-
-/**
- * SHA-256 digest → ranks of the models holding a file with it: 40 bytes per file (the digest as 32 bytes, its hash
- * and the rank) instead of a Map of strings to arrays. A digest that is not 64 lower-case hex is kept as a string.
- */
-export class DigestPostings {
-  private readonly digests = new DigestList();
-  private readonly hashes = new U32List();
-  private readonly ranks = new U32List();
-  private readonly odd = new Map<string, number[]>();
-  /** files added (each file of each model, a digest twice in one model counted twice) */
-  files = 0;
-
-  add(sha256: string, rank: number): void {
-    this.files++;
-    if (!HEX.test(sha256)) {
-      const list = this.odd.get(sha256);
-      if (!list) this.odd.set(sha256, [rank]);
-      else if (list[list.length - 1] !== rank) list.push(rank);
-      return;
-    }
-    this.digests.push(sha256);
-    this.hashes.push(keyHash(sha256));
-    this.ranks.push(rank);
-  }
-
-  /**
-   * The distinct digests grouped, for {@link forEachBucket}: returns how many there are. Sorts the files by (hash,
-   * digest, rank), so each digest's files are one run with its ranks ascending.
-   */
-  group(): number {
-    const hashes = this.hashes.flat();
-    const ranks = this.ranks.flat();
-    const order = new Uint32Array(ranks.length);
-    for (let i = 0; i < order.length; i++) order[i] = i;
-    order.sort(
-      (a, b) => (hashes[a] as number) - (hashes[b] as number) || this.digests.compare(a, b) || (ranks[a] as number) - (ranks[b] as number),
-    );
-    const starts = new U32List();
-    for (let k = 0; k < order.length; k++) {
-      if (
-        k === 0 ||
-        hashes[order[k] as number] !== hashes[order[k - 1] as number] ||
-        this.digests.compare(order[k] as number, order[k - 1] as number) !== 0
-      )
-        starts.push(k);
-    }
-    this.sorted = { hashes, ranks, order, starts: starts.flat() };
-    return this.sorted.starts.length + this.odd.size;
-  }
-
-  private sorted: { hashes: Uint32Array; ranks: Uint32Array; order: Uint32Array; starts: Uint32Array } | undefined;
-
-  /**
-   * Each bucket of `buckets` (a power of two) in order, {@link group} first: `fn` gets the bucket's page key (when `key`
-   * is given: its digests and ranks appended to it, see {@link PageKey}) and its entries, made only when asked for
-   * (a bucket the last build wrote is not made again).
-   */
-  async forEachBucket(
-    buckets: number,
-    fn: (bucket: number, key: string | undefined, entries: () => Record<string, number[]>) => Promise<void>,
-    key?: PageKey,
-  ): Promise<void> {
-    const s = this.sorted;
-    if (!s) throw new Error('DigestPostings: group() first');
-    const groups = s.starts.length;
-    // Groups by bucket (a counting sort keeps the sorted order inside a bucket).
-    const counts = new Uint32Array(buckets + 1);
-    for (let g = 0; g < groups; g++)
-      (counts[((s.hashes[s.order[s.starts[g] as number] as number] as number) & (buckets - 1)) + 1] as number)++;
-    for (let b = 0; b < buckets; b++) counts[b + 1] = (counts[b + 1] as number) + (counts[b] as number);
-    const byBucket = new Uint32Array(groups);
-    const fill = counts.slice(0, buckets);
-    for (let g = 0; g < groups; g++) {
-      const b = (s.hashes[s.order[s.starts[g] as number] as number] as number) & (buckets - 1);
-      byBucket[(fill[b] as number)++] = g;
-    }
-    const oddByBucket = new Map<number, string[]>();
-    for (const key of this.odd.keys()) {
-      const b = keyHash(key) & (buckets - 1);
-      oddByBucket.set(b, [...(oddByBucket.get(b) ?? []), key]);
-    }
-    /** Each rank of group `g` once, ascending (a model holding a digest twice is listed once). */
-    const eachRank = (g: number, to: (r: number) => void) => {
-      const end = g + 1 < groups ? (s.starts[g + 1] as number) : s.order.length;
-      let last = -1;
-      for (let k = s.starts[g] as number; k < end; k++) {
-        const r = s.ranks[s.order[k] as number] as number;
-        if (r !== last) to(r);
-        last = r;
-      }
-    };
-    for (let b = 0; b < buckets; b++) {
-      const from = counts[b] as number;
-      const to = counts[b + 1] as number;
-      const odd = oddByBucket.get(b) ?? [];
-      let pageKey: string | undefined;
-      if (key) {
-        key.start('shas').u32(to - from);
-        for (let j = from; j < to; j++) {
-          const g = byBucket[j] as number;
-          this.digests.into(key, s.order[s.starts[g] as number] as number);
-          eachRank(g, (r) => key.u32(r));
-          key.u32(END); // (no rank is this: the digest's ranks end here)
-        }
-        for (const o of odd) {
-          key.str(o).u32((this.odd.get(o) as number[]).length);
-          for (const r of this.odd.get(o) as number[]) key.u32(r);
-        }
-        pageKey = key.key();
-      }
-      await fn(b, pageKey, () => {
-        const entries: Record<string, number[]> = {};
-        for (let j = from; j < to; j++) {
-          const g = byBucket[j] as number;
-          const list: number[] = [];
-          eachRank(g, (r) => list.push(r));
-          entries[this.digests.hexOf(s.order[s.starts[g] as number] as number)] = list;
-        }
-        for (const o of odd) entries[o] = this.odd.get(o) as number[];
-        return entries;
-      });
-    }
-  }
-}
 
 const textOf = (v: number) => (v === Number.NEGATIVE_INFINITY ? '' : new Date(v).toISOString());
 
