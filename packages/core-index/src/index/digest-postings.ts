@@ -54,18 +54,18 @@ export class DigestPostings {
     const saved = new Uint8Array(32);
     for (let i = 0; i < n; i++) {
       if (order[i] === i) continue;
-      digests.copy(i, -1, saved);
+      saved.set(digests.bytesOf(i));
       const [r, rank] = [reversed.get(i), ranks.get(i)];
       for (let j = i; ; ) {
         const k = order[j] as number;
         order[j] = j;
         if (k === i) {
-          digests.copy(-1, j, saved);
+          digests.set(j, saved);
           reversed.set(j, r);
           ranks.set(j, rank);
           break;
         }
-        digests.copy(k, j, saved);
+        digests.set(j, digests.bytesOf(k));
         reversed.set(j, reversed.get(k));
         ranks.set(j, ranks.get(k));
         j = k;

@@ -95,16 +95,18 @@ export class DigestList {
 
   /** Digest `i`'s 32 bytes appended to a page key. */
   into(k: PageKey, i: number): void {
-    const at = (i & (CHUNK - 1)) * 32;
-    k.bytes((this.chunks[i >>> 16] as Uint8Array).subarray(at, at + 32));
+    k.bytes(this.bytesOf(i));
   }
 
-  /** Digest `from`'s bytes copied over digest `to`'s (`from` -1: from `saved`), or into `saved` (`to` -1). */
-  copy(from: number, to: number, saved: Uint8Array): void {
-    const src =
-      from < 0 ? saved : (this.chunks[from >>> 16] as Uint8Array).subarray((from & (CHUNK - 1)) * 32, (from & (CHUNK - 1)) * 32 + 32);
-    if (to < 0) saved.set(src);
-    else (this.chunks[to >>> 16] as Uint8Array).set(src, (to & (CHUNK - 1)) * 32);
+  /** Digest `i`'s 32 bytes (a view: valid until the list changes). */
+  bytesOf(i: number): Uint8Array {
+    const at = (i & (CHUNK - 1)) * 32;
+    return (this.chunks[i >>> 16] as Uint8Array).subarray(at, at + 32);
+  }
+
+  /** Digest `i` set to these 32 bytes. */
+  set(i: number, bytes: Uint8Array): void {
+    (this.chunks[i >>> 16] as Uint8Array).set(bytes, (i & (CHUNK - 1)) * 32);
   }
 
   /** Digests `a` and `b` compared byte by byte. */
