@@ -20,6 +20,7 @@ import {
 import path from 'node:path';
 import {
   type Address,
+  HashSlots,
   MADE_PAGE_BYTES,
   MADE_RECORD_HEAD,
   MADE_SLOT_BYTES,
@@ -260,8 +261,8 @@ export class LastMadeFile {
     private fd: number | undefined,
     /** its models pages as the file lists them (address, first and end of its records in 8-byte units) */
     private readonly table: Buffer,
-    /** an open-addressing table of page numbers + 1, by the first four bytes of the page's address */
-    private readonly slots: Uint32Array,
+    /** its pages by the first four bytes of their addresses */
+    private readonly slots: HashSlots,
     /** the records it holds (a guess of the next day's count) */
     readonly records: number,
   ) {}
@@ -279,14 +280,7 @@ export class LastMadeFile {
       if (typeof head === 'string') throw new Error(head);
       const table = Buffer.allocUnsafe(head.pageCount * MADE_PAGE_BYTES);
       if (readSync(fd, table, 0, table.length, head.pagesAt) !== table.length) throw new Error('cut');
-      let size = 16;
-      while (size < head.pageCount * 2) size *= 2;
-      const slots = new Uint32Array(size);
-      for (let i = 0; i < head.pageCount; i++) {
-        let k = table.readUInt32BE(i * MADE_PAGE_BYTES) & (size - 1);
-        while (slots[k] !== 0) k = (k + 1) & (size - 1);
-        slots[k] = i + 1;
-      }
+      const slots = new HashSlots(head.pageCount, (i) => table.readUInt32BE(i * MADE_PAGE_BYTES));
       return new LastMadeFile(fd, table, slots, head.records);
     } catch {
       closeSync(fd);
@@ -300,13 +294,12 @@ export class LastMadeFile {
   private span(address: string): [number, number] | undefined {
     if (!/^blake3:[0-9a-f]{64}$/.test(address)) return undefined;
     this.wanted.write(address.slice('blake3:'.length), 0, 32, 'hex');
-    const mask = this.slots.length - 1;
-    for (let k = this.wanted.readUInt32BE(0) & mask; this.slots[k] !== 0; k = (k + 1) & mask) {
-      const at = ((this.slots[k] as number) - 1) * MADE_PAGE_BYTES;
-      if (this.table.compare(this.wanted, 0, 32, at, at + 32) === 0)
-        return [this.table.readUInt32LE(at + 32) * 8, this.table.readUInt32LE(at + 36) * 8];
-    }
-    return undefined;
+    return this.slots.find(this.wanted.readUInt32BE(0), (i): [number, number] | undefined => {
+      const at = i * MADE_PAGE_BYTES;
+      return this.table.compare(this.wanted, 0, 32, at, at + 32) === 0
+        ? [this.table.readUInt32LE(at + 32) * 8, this.table.readUInt32LE(at + 36) * 8]
+        : undefined;
+    });
   }
 
   /** Whether the page's records may be copied from here (copying may still fail: {@link copy}). */

@@ -107,6 +107,7 @@ export {
 export { encodePath } from './index/encode-path.js';
 export { formatBytes, shellQuote } from './index/format.js';
 export { ggufFactsOf, type ParsedGguf } from './index/gguf-facts.js';
+export { HashSlots } from './index/hash-slots.js';
 export { type IndexedModel, IndexLoadError, type IndexStore, type LoadPackStorage, loadIndex } from './index/index-store.js';
 export {
   MADE_DIGEST_BYTES,

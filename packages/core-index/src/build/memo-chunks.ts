@@ -1,6 +1,7 @@
 // The build memo's chunks read back by record, not held (docs/decisions/scale-and-speed.md, "The memo read by record").
 import { type Address, addressOf } from '../index/blake3.js';
 import { fnvLanes, fnvLanesOf } from '../index/fnv.js';
+import { HashSlots } from '../index/hash-slots.js';
 import type { ObjectStore } from '../index/object-store.js';
 import { U32List } from '../index/page-tables.js';
 
@@ -64,8 +65,8 @@ export class ChunkReader {
     const address = this.addresses[chunk] as Address | undefined;
     if (address === undefined) return undefined;
     if (this.last === chunk) {
-      const whole = this.objects.readBytes?.(address);
-      if (whole instanceof Uint8Array && addressOf(whole) === address) {
+      const whole = checkedNow(this.objects, address);
+      if (whole) {
         [this.window, this.windowBytes] = [chunk, whole];
         return at + length <= whole.length ? [whole, at] : undefined;
       }
@@ -85,18 +86,27 @@ export class ChunkReader {
         yield held;
         continue;
       }
-      const address = this.addresses[c] as Address;
-      const whole = this.objects.readBytes?.(address);
-      if (whole instanceof Uint8Array && addressOf(whole) === address) yield whole;
+      const whole = checkedNow(this.objects, this.addresses[c] as string);
+      if (whole) yield whole;
     }
   }
 }
 
+/**
+ * A memo object's bytes read at once (a store that can: the filesystem's), when they hash to its address; else
+ * undefined (missing, damaged, or a store that reads only with a promise).
+ */
+export function checkedNow(objects: ObjectStore, address: string): Uint8Array | undefined {
+  const bytes = objects.readBytes?.(address as Address);
+  return bytes instanceof Uint8Array && addressOf(bytes) === address ? bytes : undefined;
+}
+
+/** A memo object's bytes, checked: at once when the store can, else through `get`; throws when missing or damaged. */
 async function checkedChunk(objects: ObjectStore, address: string): Promise<Uint8Array> {
-  const sync = objects.readBytes?.(address as Address);
-  const bytes = sync instanceof Uint8Array ? sync : (await objects.get(address as Address))?.bytes;
-  if (!bytes || addressOf(bytes) !== address) throw new Error(`memo object ${address} is missing or damaged`);
-  return bytes;
+  const bytes = objects.readBytes ? objects.readBytes(address as Address) : (await objects.get(address as Address))?.bytes;
+  const got = bytes instanceof Promise ? await bytes : bytes;
+  if (!got || addressOf(got) !== address) throw new Error(`memo object ${address} is missing or damaged`);
+  return got;
 }
 
 /** Two 32-bit hash lanes of `length` bytes of `bytes` from `at`, pushed to `checks`. */
@@ -170,7 +180,7 @@ export class FixedRecords {
 export class KeyedRecords {
   private constructor(
     private readonly reader: ChunkReader,
-    private readonly slots: Uint32Array,
+    private readonly slots: HashSlots,
     private readonly hashes: Uint32Array,
     private readonly chunkOf: Uint32Array,
     private readonly places: Uint32Array,
@@ -197,14 +207,7 @@ export class KeyedRecords {
       }),
     );
     const hashes = lists.hashes.flat();
-    let size = 16;
-    while (size < hashes.length * 2) size *= 2;
-    const slots = new Uint32Array(size);
-    for (let r = 0; r < hashes.length; r++) {
-      let s = (hashes[r] as number) & (size - 1);
-      while (slots[s] !== 0) s = (s + 1) & (size - 1);
-      slots[s] = r + 1;
-    }
+    const slots = new HashSlots(hashes.length, (r) => hashes[r] as number);
     return new KeyedRecords(reader, slots, hashes, lists.chunks.flat(), lists.places.flat(), lists.lengths.flat(), lists.checks.flat());
   }
 
@@ -218,11 +221,9 @@ export class KeyedRecords {
    */
   find<T>(hash: number, match: (bytes: Uint8Array, start: number) => T | undefined): T | undefined | typeof UNREADABLE {
     const h = hash >>> 0;
-    const mask = this.slots.length - 1;
     let unreadable = false;
-    for (let s = h & mask; this.slots[s] !== 0; s = (s + 1) & mask) {
-      const r = (this.slots[s] as number) - 1;
-      if (this.hashes[r] !== h) continue;
+    const found = this.slots.find(h, (r) => {
+      if (this.hashes[r] !== h) return undefined;
       const got = this.reader.record(
         this.chunkOf[r] as number,
         this.places[r] as number,
@@ -230,14 +231,10 @@ export class KeyedRecords {
         this.checks[r * 2] as number,
         this.checks[r * 2 + 1] as number,
       );
-      if (!got) {
-        unreadable = true;
-        continue;
-      }
-      const value = match(got[0], got[1]);
-      if (value !== undefined) return value;
-    }
-    return unreadable ? UNREADABLE : undefined;
+      if (!got) unreadable = true;
+      return got && match(got[0], got[1]);
+    });
+    return found === undefined && unreadable ? UNREADABLE : found;
   }
 
   /** Every chunk whole, in order (a pass over all records). */

@@ -3,7 +3,7 @@
 import { type Address, addressOf } from '../index/blake3.js';
 import type { ObjectStore } from '../index/object-store.js';
 import { type SourceSet, sectionFactsAt, sectionLength, type TableFacts } from '../index/table-facts.js';
-import { FixedRecords } from './memo-chunks.js';
+import { checkedNow, FixedRecords } from './memo-chunks.js';
 import { ChunkWriter } from './memo-records.js';
 
 /**
@@ -147,11 +147,11 @@ export class FactsReader {
     const index = await FixedRecords.open(objects, root.sectionIndex ?? [], SECTION_INDEX_BYTES);
     const data = root.sectionData ?? [];
     // the data chunks are read when first asked, at once from a store that can (the filesystem's), else all now
-    const checked = (a: string, b: unknown) => (b instanceof Uint8Array && addressOf(b) === a ? b : undefined);
+    const checked = (a: string, b: Uint8Array | undefined) => (b && addressOf(b) === a ? b : undefined);
     const all = objects.readBytes
       ? undefined
       : new Map(await Promise.all(data.map(async (a) => [a, checked(a, (await objects.get(a as Address))?.bytes)] as const)));
-    const read = (a: string) => (all ? all.get(a) : checked(a, objects.readBytes?.(a as Address)));
+    const read = (a: string) => (all ? all.get(a) : checkedNow(objects, a));
     return new FactsReader(table, root.sets, index, data, read);
   }
 
