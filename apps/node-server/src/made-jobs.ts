@@ -54,7 +54,7 @@ const PAD = new Uint8Array(8);
 export async function madePage(index: PagedIndex, address: string, first: number, makers: readonly MadeAnswerMaker[]): Promise<MadePage> {
   const page = await index.page<{ models: unknown[] }>(address);
   const models: IndexedModel[] = [];
-  for (let i = 0; i < page.models.length; i++) models.push(await index.modelAt(first + i));
+  for (let i = 0; i < page.models.length; i++) models.push(await index.modelAtRank(first + i));
   return madeRecords(models, makers);
 }
 

@@ -64,6 +64,7 @@ export class BuildMemoWriter {
   private readonly looks: ChunkWriter;
   private readonly rows: ChunkWriter;
   private readonly sections: ChunkWriter;
+  private readonly positionsW: ChunkWriter;
   private readonly factsW: FactsWriter;
 
   constructor(private readonly objects: ObjectStore) {
@@ -72,6 +73,7 @@ export class BuildMemoWriter {
     this.looks = new ChunkWriter(objects);
     this.rows = new ChunkWriter(objects);
     this.sections = new ChunkWriter(objects);
+    this.positionsW = new ChunkWriter(objects);
     this.factsW = new FactsWriter(objects);
   }
 
@@ -101,6 +103,15 @@ export class BuildMemoWriter {
     view.setUint32(at + 12, p?.memAt ?? 0);
     view.setUint32(at + 16, p?.memLen ?? 0);
     this.rows.end();
+  }
+
+  /** Every model's position in the day's pages, by rank (positions.ts). */
+  positions(positions: Uint32Array): void {
+    for (const p of positions) {
+      const [buf, at] = this.positionsW.room(4);
+      new DataView(buf.buffer, buf.byteOffset).setUint32(at, p);
+      this.positionsW.end();
+    }
   }
 
   model(id: string, m: MemoModel): void {
@@ -147,6 +158,7 @@ export class BuildMemoWriter {
       looks: await this.looks.done(),
       rows: await this.rows.done(),
       sections: await this.sections.done(),
+      positions: await this.positionsW.done(),
       ...(await this.factsW.done()),
       parts: parts.map(bare),
       ...this.pagesRoot,
@@ -174,6 +186,8 @@ export class BuildMemo {
     /** the stamp of the memo build's input (`BuildInput.stamp`), if it was given one */
     readonly stamp: string | undefined,
     private readonly factsRead: FactsReader,
+    /** each model's position in the memo build's pages, by its rank there (0: none) */
+    private readonly positions: Uint32Array,
   ) {}
 
   /**
@@ -213,7 +227,22 @@ export class BuildMemo {
       const pagesRoot = { list: root.list, root: root.root };
       const stamp = typeof root.stamp === 'string' ? root.stamp : undefined;
       const facts = await FactsReader.open(objects, root);
-      return new BuildMemo(objects, mode, root.format, pagesRoot, models, pages, looks, rows, root.parts ?? [], sections, stamp, facts);
+      const positions = await readPositions(objects, root.positions ?? []);
+      return new BuildMemo(
+        objects,
+        mode,
+        root.format,
+        pagesRoot,
+        models,
+        pages,
+        looks,
+        rows,
+        root.parts ?? [],
+        sections,
+        stamp,
+        facts,
+        positions,
+      );
     } catch {
       return undefined;
     }
@@ -292,6 +321,16 @@ export class BuildMemo {
     return { part: `blake3:${part}` as Address, rowAt, rowLen, memAt, memLen };
   }
 
+  /** The position of the memo build's model of this rank in its pages (positions.ts), when it kept them. */
+  position(rank: number): number | undefined {
+    return this.positions[rank] || undefined;
+  }
+
+  /** Whether the memo kept its build's positions (a memo written before them did not). */
+  get hasPositions(): boolean {
+    return this.positions.length > 0;
+  }
+
   /** The look-up tables' facts of the memo build's model of this rank, when it kept them (memo-facts.ts). */
   facts(rank: number): TableFacts | undefined {
     return this.factsRead.at(rank);
@@ -310,6 +349,27 @@ export class BuildMemo {
     const found = this.pages.find(keyHashOf(key), (buf, at) => (hexAt(buf, at, 16) === key ? pageAt(buf, at) : undefined));
     return found === UNREADABLE ? undefined : found;
   }
+}
+
+/**
+ * The memo's positions (4 bytes a rank), read whole when the memo is opened, each chunk checked against its address:
+ * they are not a cache but what the next day's pages name the models by, so a range read that fails later does not
+ * give a model another position.
+ */
+async function readPositions(objects: ObjectStore, addresses: readonly string[]): Promise<Uint32Array> {
+  const chunks: Uint8Array[] = [];
+  for (const a of addresses) {
+    const stored = await objects.get(a as Address);
+    if (!stored || addressOf(stored.bytes) !== a) throw new Error(`build memo: positions chunk ${a} is missing or damaged`);
+    chunks.push(stored.bytes);
+  }
+  const out = new Uint32Array(chunks.reduce((n, c) => n + Math.floor(c.length / 4), 0));
+  let at = 0;
+  for (const c of chunks) {
+    const view = new DataView(c.buffer, c.byteOffset, c.byteLength);
+    for (let k = 0; k + 4 <= c.length; k += 4) out[at++] = view.getUint32(k);
+  }
+  return out;
 }
 
 /** The models page record at `at`. */

@@ -9,6 +9,7 @@ import type { Archive, ArchiveDay, CatalogObject } from '../index/schemas.js';
 import type { PageObjects } from '../index/write-index-pages.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import type { NoteSigner } from '../tlog/note.js';
+import { BasePositions } from './base-positions.js';
 import { BuildMemo, BuildMemoWriter, inputKeys, MEMO_REF, type MemoModel, UNREADABLE } from './build-memo.js';
 import { commitDays, readArchive } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
@@ -106,6 +107,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const prevCatalogAddress = older[0]?.index as Address | undefined;
   // What the last build remembered (build-memo.ts): with it, yesterday's catalog is not read.
   const memo = input.reuse === false ? undefined : await BuildMemo.read(objects, prevCatalogAddress);
+  const positions = new BasePositions(objects, older[0]?.pages, memo);
   const memoWriter = new BuildMemoWriter(objects);
   // What the store holds as the build starts, listed once (a local store): the objects the memo reuses are checked
   // against it, not one call to the disk each. Only with a memo: a build without one reuses nothing.
@@ -158,6 +160,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
           recordSection: (t, d) => memoWriter.section(t, d),
           lastRoot: async () => memo?.lastRoot(format),
           recordFacts: (f) => memoWriter.facts(f),
+          recordPositions: (p) => memoWriter.positions(p),
         },
         input.onModelsPage,
       )
@@ -296,6 +299,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       kept,
       // the same row as the memo's: its part of the look-up tables is the memo's too
       facts: same && reused && same.rank !== undefined ? memo?.facts(same.rank) : undefined,
+      was: await positions.of(m.id.toLowerCase(), looked),
     };
   };
   // A model given as unchanged since the memo's input is taken from the memo (unchanged-model.ts), else built from
@@ -315,6 +319,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     });
     memoWriter.model(m.id, record);
     made.facts = memo.facts(before.rank);
+    made.was = await positions.of(m.id.toLowerCase(), looked);
     return made;
   };
   // Models are read from the input as they come and written BUILD_CONCURRENCY at a time (the store commits their
@@ -325,19 +330,13 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
     const done = await Promise.all(chunk.map((c) => make(c.m, c.rank)));
     for (const [k, d] of done.entries()) {
       await catalogWriter.addText(d.text);
-      await pagesWriter?.add(d.page, (chunk[k] as Item).lower, d.text.key, d.facts);
+      await pagesWriter?.add(d.page, (chunk[k] as Item).lower, d.text.key, d.facts, d.was);
       modelCount++;
       fileCount += d.files;
       byteCount += d.bytes;
     }
-    const written = Promise.all([
-      ...done.map((d) => d.written),
-      keepStored(
-        objects,
-        done.flatMap((d) => d.kept),
-        listed,
-      ),
-    ]);
+    const kept = done.flatMap((d) => d.kept);
+    const written = Promise.all([...done.map((d) => d.written), keepStored(objects, kept, listed)]);
     written.catch(() => {}); // waited for below; this only keeps a failure from counting as unhandled meanwhile
     return { written };
   };
@@ -372,8 +371,9 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   // The memo is stored before the day is committed; one whose catalog never became a day is still of a build that
   // chained to the same base, so the next build can use it (BuildMemo.read).
   await objects.writeRef(MEMO_REF, memoAddress);
-  const spacesCatalog = (await objects.readRef(SPACES_REF))?.trim();
-  const bucketsCatalog = (await objects.readRef(BUCKETS_REF))?.trim();
+  const [spacesCatalog, bucketsCatalog] = (await Promise.all([SPACES_REF, BUCKETS_REF].map((r) => objects.readRef(r)))).map((v) =>
+    v?.trim(),
+  );
   const day: ArchiveDay = {
     date: input.date,
     index: catalogAddress,

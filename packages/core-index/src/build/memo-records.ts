@@ -175,6 +175,8 @@ export interface MemoRoot {
   /** each model's section facts (its tags and digests) by rank: an index (8 bytes a rank) and the data it points in */
   sectionIndex?: string[];
   sectionData?: string[];
+  /** each model's position in the build's pages by rank (positions.ts), 4 bytes each */
+  positions?: string[];
 }
 
 /** Append a model's record: its id, keys, addresses, flags (1 prev, 2–4 base, 8 full key, 16 size) and revision. */

@@ -44,6 +44,8 @@ export interface MadeModel {
   kept: Kept[];
   /** its part of the look-up tables, when the last build's memo kept it (else made from `page`) */
   facts?: TableFacts | undefined;
+  /** its position in the last build's pages (positions.ts), when the memo kept it */
+  was?: number | undefined;
 }
 
 type PagedSource = { address: string; object: SourceObject };

@@ -1,6 +1,7 @@
 // SHA-256 digest → the ranks of the models holding a file with it, for the digest buckets (index-pages.ts).
-import { keyHash } from './page-layout.js';
+import { BUCKET_TARGET_BYTES, type HashedMap, keyHash, powerOfTwo } from './page-layout.js';
 import { DigestList, END, HEX, type PageKey, U32List } from './page-tables.js';
+import type { PageWriter } from './page-writer.js';
 
 /** The 32 bits of `h` in reverse order. */
 function reverse32(v: number): number {
@@ -84,13 +85,15 @@ export class DigestPostings {
 
   /**
    * Each bucket of `buckets` (a power of two) in order, {@link group} first: `fn` gets the bucket's page key (when `key`
-   * is given: its digests and ranks appended to it, see {@link PageKey}) and its entries, made only when asked for
-   * (a bucket the last build wrote is not made again).
+   * is given: its digests and what `nameOf` gives for their ranks appended to it, see {@link PageKey}) and its entries,
+   * made only when asked for (a bucket the last build wrote is not made again). `nameOf` maps a rank to what the pages
+   * name a model by (ascending with the ranks: the day's positions, positions.ts).
    */
   async forEachBucket(
     buckets: number,
     fn: (bucket: number, key: string | undefined, entries: () => Record<string, number[]>) => Promise<void>,
     key?: PageKey,
+    nameOf: (rank: number) => number = (r) => r,
   ): Promise<void> {
     if (!this.grouped) throw new Error('DigestPostings: group() first');
     const { digests, reversed, ranks } = this;
@@ -138,12 +141,12 @@ export class DigestPostings {
         key.start('shas').u32(count);
         eachDigest(from, to, (first, rank) => {
           digests.into(key, first);
-          rank((r) => key.u32(r));
+          rank((r) => key.u32(nameOf(r)));
           key.u32(END); // (no rank is this: the digest's ranks end here)
         });
         for (const o of odd) {
           key.str(o).u32((this.odd.get(o) as number[]).length);
-          for (const r of this.odd.get(o) as number[]) key.u32(r);
+          for (const r of this.odd.get(o) as number[]) key.u32(nameOf(r));
         }
         pageKey = key.key();
       }
@@ -151,12 +154,31 @@ export class DigestPostings {
         const entries: Record<string, number[]> = {};
         eachDigest(from, to, (first, rank) => {
           const list: number[] = [];
-          rank((r) => list.push(r));
+          rank((r) => list.push(nameOf(r)));
           entries[digests.hexOf(first)] = list;
         });
-        for (const o of odd) entries[o] = this.odd.get(o) as number[];
+        for (const o of odd) entries[o] = (this.odd.get(o) as number[]).map(nameOf);
         return entries;
       });
     }
   }
+}
+
+/**
+ * The digest buckets of a day's pages: sized from the counts alone, each page keyed by its digests and their models'
+ * positions (`positions`, by rank: positions.ts).
+ */
+export async function writeShaPages(w: PageWriter, shas: DigestPostings, positions: Uint32Array): Promise<HashedMap> {
+  const count = shas.group();
+  const buckets = powerOfTwo(Math.ceil((count * 80 + shas.files * 8) / BUCKET_TARGET_BYTES));
+  const pages: string[] = [];
+  await shas.forEachBucket(
+    buckets,
+    async (_, key, entries) => {
+      pages.push(await w.keyed(key, () => ({ role: 'shas', entries: entries() })));
+    },
+    w.keys,
+    (rank) => positions[rank] as number,
+  );
+  return { buckets, ...(await w.dirs(pages)) };
 }

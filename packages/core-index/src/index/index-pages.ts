@@ -1,6 +1,6 @@
 import { type Address, addressOf } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
-import { DigestPostings } from './digest-postings.js';
+import { DigestPostings, writeShaPages } from './digest-postings.js';
 import { dashAliasesOf } from './memory-index.js';
 import { type ModelsPageReuse, modelsListKey, modelsPageKey, writtenModelsPage } from './models-pages.js';
 import type { ObjectStore } from './object-store.js';
@@ -25,6 +25,7 @@ import {
 import { shasKey, termsKey } from './page-sections.js';
 import { DigestList, holds, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import { PageWriter } from './page-writer.js';
+import { assignPositions } from './positions.js';
 import type { SourceObject } from './schemas.js';
 import { factsOf, type SectionFacts, type SourceSet, sectionFactsOf, type TableFacts, trendingKey } from './table-facts.js';
 import { SHORT_GRAM_LIST_MAX, ShortGrams, TermPostings, writeTermPages } from './term-pages.js';
@@ -80,6 +81,10 @@ export class IndexPagesWriter {
   private readonly entryStart = new U32List();
   private readonly entryLength = new U32List();
   private readonly entryHash = new DigestList();
+  /** the position each model had in the last build's pages (0: none), by this day's rank */
+  private readonly was = new U32List();
+  /** whether a model's position is not the one it had (set by {@link finish}) */
+  private moved = true;
 
   /**
    * `onModelsPage`: each models page in browse order once its address is known, with its bytes when this build composed
@@ -107,10 +112,12 @@ export class IndexPagesWriter {
    * The next model of the browse list (its rank is how many came before); `lower`: its id in lower case; `key`: the
    * key of the input its objects and row are made from (build-memo.ts `inputKeys`' `full`), which lets a models page
    * be reused (see {@link ModelsPageReuse}); `facts`: its part of the look-up tables when the builder knows it (kept
-   * from the last build for a model whose row did not change), else made from the entry.
+   * from the last build for a model whose row did not change), else made from the entry; `was`: its position in the
+   * last build's pages (positions.ts), when the builder knows it.
    */
-  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase(), key?: string, facts?: TableFacts): Promise<void> {
+  async add(entry: PagedEntry, lower = entry.row.id.toLowerCase(), key?: string, facts?: TableFacts, was?: number): Promise<void> {
     const rank = this.n++;
+    this.was.push(was ?? 0);
     const f = facts ?? factsOf(entry);
     this.reuse?.recordFacts?.(f);
     this.pageEntries.push({ entry, key, facts: f });
@@ -250,8 +257,14 @@ export class IndexPagesWriter {
   async finish(catalogAddress: Address, date: string): Promise<Address> {
     const { w, n, lowerIds } = this;
     if (this.pageEntries.length) await this.modelsPage();
+    // each model's position: the last build's where it can be, so the look-up pages name the models as before
+    const was = this.was.flat();
+    const positions = assignPositions(was);
+    this.reuse?.recordPositions?.(positions);
+    // the last build's look-up pages name its models by their positions: reused only when no model's moved
+    this.moved = positions.some((p, i) => p !== was[i]);
     const list = this.reuse?.recordRoot ? modelsListKey(this.modelPages) : undefined;
-    const before = list ? await this.reuse?.root?.(list) : undefined;
+    const before = list && !this.moved ? await this.reuse?.root?.(list) : undefined;
     if (list && before) {
       // The same models pages as the last build's: its look-ups, under this day's catalog and date.
       await w.flush();
@@ -266,7 +279,7 @@ export class IndexPagesWriter {
     const last = await this.lastSections();
     const pages = this.modelPages.length;
     const sizes = Array.from({ length: pages }, (_, p) => (p + 1 < pages ? this.pageFirst.get(p + 1) : n) - this.pageFirst.get(p));
-    const models = await w.modelsList(this.modelPages, sizes, (p, size) => endsModelsDir(this.pageEnd.get(p), size));
+    const models = await w.modelsList(this.modelPages, sizes, (p, size) => endsModelsDir(this.pageEnd.get(p), size), positions);
 
     // ids (and dash aliases, `~`-prefixed) → rank; the ids in lexical order, each once (a sorted array and a binary
     // search instead of a Set of a million strings)
@@ -279,12 +292,12 @@ export class IndexPagesWriter {
     );
     const idKeys: Array<[string, number]> = [];
     for (const [alias, m] of aliases) idKeys.push([`~${alias}`, m.rank]);
-    // Each id names its models page, its rank, its model's bytes in that page and its place there, so a look-up reads
-    // no directory and parses its own model only.
+    // Each id names its models page, its position, its model's bytes in that page and its place there, so a look-up
+    // reads no directory and parses its own model only.
     const pageOf = this.pageOf;
     const at = (rank: number): IdEntry => [
       this.modelPages[pageOf.get(rank)] as string,
-      rank,
+      positions[rank] as number,
       this.entryStart.get(rank),
       this.entryLength.get(rank),
       `blake3:${this.entryHash.hexOf(rank)}`,
@@ -302,29 +315,33 @@ export class IndexPagesWriter {
       (entries, i) => {
         entries[keyOf(i)] = at(rankOf(i));
       },
-      // what decides an entry, for the bucket's page key: the id, its models page and its rank (where its model lies
-      // in that page, its hash and its place are the page's bytes', which its address fixes)
+      // what decides an entry, for the bucket's page key: the id, its models page, its place there and its position
+      // (where its model lies in that page and its hash are the page's bytes', which its address fixes)
       (k, i) => {
         const rank = rankOf(i);
         k.str(keyOf(i))
           .str(this.modelPages[pageOf.get(rank)] as string)
-          .u32(rank);
+          .u32(rank - this.pageFirst.get(pageOf.get(rank)))
+          .u32(positions[rank] as number);
       },
     );
 
     // what only the id entries name (44 MB at 1,000,000 models), let go before the digests and terms are written
     for (const list of [this.entryStart, this.entryLength, this.entryHash, pageOf]) list.clear();
 
-    const shas = last.shas ?? (await this.shaPages());
-    const terms = last.terms ?? (await writeTermPages(this.w, this.terms, this.short));
-    const orders = await w.orders({
-      trendingScore: this.trending,
-      downloads: this.downloads,
-      likes: this.likes,
-      createdAt: this.created.keys(),
-      lastModified: this.modified.keys(),
-      id: lowerIds,
-    });
+    const shas = last.shas ?? (await writeShaPages(w, this.shas, positions));
+    const terms = last.terms ?? (await writeTermPages(this.w, this.terms, this.short, positions));
+    const orders = await w.orders(
+      {
+        trendingScore: this.trending,
+        downloads: this.downloads,
+        likes: this.likes,
+        createdAt: this.created.keys(),
+        lastModified: this.modified.keys(),
+        id: lowerIds,
+      },
+      positions,
+    );
     const names = await w.array('names', sorted, ORDER_PER_PAGE, (key, from, to) => {
       for (let i = from; i < to; i++) key.str(sorted[i] as string);
     });
@@ -336,6 +353,7 @@ export class IndexPagesWriter {
       catalog: catalogAddress,
       date,
       head: this.head,
+      headPositions: Array.from(positions.subarray(0, this.head.length)),
       totals: { models: n, files: this.files, bytes: this.bytes, listed: this.listed, holders: this.holders },
       kinds: [...this.kinds],
       models,
@@ -361,7 +379,7 @@ export class IndexPagesWriter {
   private async lastSections(): Promise<{ terms?: HashedMap; shas?: HashedMap }> {
     const out: { terms?: HashedMap; shas?: HashedMap } = {};
     if (!this.termsDeferred && !this.shasDeferred) return out;
-    const same = this.reuse?.sectionCount?.() === this.modelPages.length;
+    const same = !this.moved && this.reuse?.sectionCount?.() === this.modelPages.length;
     const root = same ? await this.reuse?.lastRoot?.() : undefined;
     const stored = async (m: HashedMap) => {
       for (const a of [...(m.pages ?? []), ...(m.dirs ?? [])]) if (!(await this.store.has(a as Address))) return false;
@@ -374,21 +392,5 @@ export class IndexPagesWriter {
     const kept = new Set([...(out.terms?.pages ?? []), ...(out.shas?.pages ?? [])]);
     if (kept.size > 0) this.reuse?.keepLooks?.(kept);
     return out;
-  }
-
-  /** The digest buckets: sized from the counts alone, each page keyed by its digests and their ranks. */
-  private async shaPages(): Promise<HashedMap> {
-    const { w } = this;
-    const shaCount = this.shas.group();
-    const shaBuckets = powerOfTwo(Math.ceil((shaCount * 80 + this.shas.files * 8) / BUCKET_TARGET_BYTES));
-    const shaPages: string[] = [];
-    await this.shas.forEachBucket(
-      shaBuckets,
-      async (_, key, entries) => {
-        shaPages.push(await w.keyed(key, () => ({ role: 'shas', entries: entries() })));
-      },
-      w.keys,
-    );
-    return { buckets: shaBuckets, ...(await w.dirs(shaPages)) };
   }
 }

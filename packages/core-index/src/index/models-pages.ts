@@ -43,6 +43,8 @@ export interface ModelsPageReuse {
   lastRoot?(): Promise<PagesRoot | undefined>;
   /** This day's next model's part of the look-up tables (in rank order), for the next build. */
   recordFacts?(facts: TableFacts): void;
+  /** This day's positions (positions.ts), by rank, for the next build. */
+  recordPositions?(positions: Uint32Array): void;
 }
 
 /** The key of a list of models pages (their addresses in order). */

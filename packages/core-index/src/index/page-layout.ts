@@ -9,21 +9,25 @@ import type { ModelObject, ModelRow, SourceObject } from './schemas.js';
 export const PAGES_KIND = 'model-hub.index-pages';
 export const PAGE_KIND = 'model-hub.index-page';
 /**
+ * 5: the look-up pages name a model by its position (positions.ts: it ascends in browse order and does not move with
+ * the models before it), not its rank: id entries, digests, orders and posting lists; orders and long posting lists
+ * are cut where their positions say ({@link endsByPosition}), and the models list names every model's position, so a
+ * model added or removed changes the look-up pages that name it and not every page after it.
  * 4: models pages are cut where their models' ids say ({@link endsModelsPage}), not every 4 ranks, and hold no rank,
  * so a model added or removed changes its own page and not every page after it; the models list names each page's
  * size ({@link ModelsList}), and an id entry adds the model's place in its page. 3: an id names its models page, its
  * rank, and where its model lies in that page (`[page, rank, start, length, entry]`, `entry` the BLAKE3 address of
  * those bytes), so a look-up reads and parses its id bucket and its own model (about 4 KB), not the page of four, and
  * checks the model by its own address. 2: `[page, rank]`; models pages of 4 and id buckets of about 2 KB. 1: the rank
- * alone. Versions 1 to 3 are still read.
+ * alone. Versions 1 to 4 are still read.
  */
-export const PAGES_VERSION = 4;
+export const PAGES_VERSION = 5;
 /** The versions a reader opens. */
-export const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4];
+export const PAGES_VERSIONS_READ: readonly number[] = [1, 2, 3, 4, 5];
 
 /**
- * Where an id's model lies: its models page, its rank, its bytes in that page, their BLAKE3 address, and (version 4)
- * its place in the page.
+ * Where an id's model lies: its models page, its rank (version 5: its position), its bytes in that page, their BLAKE3
+ * address, and (version 4) its place in the page.
  */
 export type IdEntry = [page: string, rank: number, start: number, length: number, entry: string, place?: number];
 
@@ -65,11 +69,24 @@ export function endsModelsDir(hash: number, size: number): boolean {
  * The models list (version 4): its pages with each one's model count (`sizes`), inline when they are at most
  * {@link DIR_FANOUT}, else in directories (`dirs`, each `{role: 'dir', pages, sizes}`) cut by
  * {@link endsModelsDir}, with each directory's first rank (`firsts`). A reader finds a rank's page by a binary search.
- * Version 3 and before: a {@link PagedArray} of `per` models a page.
+ * Version 5 adds every model's position: `positions` beside inline pages, else in each directory (its `positions`)
+ * with each directory's first position in the list (`dirPositions`). Version 3 and before: a {@link PagedArray} of
+ * `per` models a page. A version 5 order is a list of this shape too (of positions, without `positions`).
  */
 export interface ModelsList extends PagedArray {
   sizes?: number[];
   firsts?: number[];
+  positions?: number[];
+  dirPositions?: number[];
+}
+
+/**
+ * Whether a page of positions (a version 5 order page, or a posting list's segment) ends after `position`, the page
+ * holding `size` with it: one position in `every` (a power of two) by its hash, at most `every` × 4. The cut depends
+ * on the positions alone, so a model added, removed or moved changes the pages it leaves and joins.
+ */
+export function endsByPosition(position: number, size: number, every: number): boolean {
+  return (fmix32(position) & (every - 1)) === 0 || size >= every * 4;
 }
 /** Browse positions (ranks) in one order page, and names in one names page. */
 export const ORDER_PER_PAGE = 4096;
@@ -105,18 +122,23 @@ export interface PagesRoot {
   date: string;
   /** the first models of the browse list, so a start reads nothing more for its examples */
   head: PagedEntry[];
+  /** version 5: their positions */
+  headPositions?: number[];
   totals: { models: number; files: number; bytes: number; listed: number; holders: Record<string, number> };
   kinds: Array<[string, SourceObject['type']]>;
   /** models in browse order: pages cut by their ids (version 4: {@link ModelsList}), else {@link MODELS_PER_PAGE} a page */
   models: ModelsList;
   /** lower-case id (and `~` + dash alias) → an {@link IdEntry} (version 2: `[page, rank]`; version 1: the rank) */
   ids: HashedMap;
-  /** SHA-256 → ranks of the models holding a file with it */
+  /** SHA-256 → ranks (version 5: positions) of the models holding a file with it */
   shas: HashedMap;
   /** `a:` author, `t:` task, `l:` library, `g:` tag, `w:` 4-gram of the id, `s:` 1- or 2-gram → {@link Postings} */
   terms: HashedMap;
-  /** `sort:direction` → ranks in that order (every order but the browse order itself) */
-  orders: Record<string, PagedArray>;
+  /**
+   * `sort:direction` → ranks in that order (every order but the browse order itself); version 5: positions, in pages
+   * cut by {@link endsByPosition} and listed as a {@link ModelsList} lists its pages
+   */
+  orders: Record<string, ModelsList>;
   /** lower-case ids in lexical order; `firsts[d]` is the first name under directory `d` */
   names: PagedArray & { firsts: string[] };
   /**
@@ -187,8 +209,8 @@ export function modelsPageBytes(
 }
 
 /**
- * A posting list: `n` ranks ascending, inline (`r`) or in segments of {@link POSTINGS_SEGMENT} (`s`, addresses); or
- * neither, for an `s:` term of a word of one or two characters in too many ids to list (its count alone).
+ * A posting list: `n` ranks (version 5: positions) ascending, inline (`r`) or in segments of {@link POSTINGS_SEGMENT}
+ * (`s`, addresses; version 5: cut by {@link endsByPosition}, about that many a segment); or neither, for an `s:` term of a word of one or two characters in too many ids to list (its count alone).
  */
 export interface Postings {
   n: number;

@@ -8,6 +8,7 @@ import { IndexPagesWriter } from './index-pages.js';
 import { MemoryObjectStore } from './memory-object-store.js';
 import type { ModelsPageReuse } from './models-pages.js';
 import type { PagedEntry, PagesRoot } from './page-layout.js';
+import { POSITION_GAP } from './positions.js';
 
 const decoder = new TextDecoder();
 const json = async (store: MemoryObjectStore, a: string) => JSON.parse(decoder.decode((await store.get(a as Address))?.bytes));
@@ -37,9 +38,11 @@ function reuseOf(now: Recorded, last?: { recorded: Recorded; root: PagesRoot }, 
   };
 }
 
+/** The day's pages; each model at the position a first day gives its rank (as the builder gives the last build's). */
 async function write(store: MemoryObjectStore, entries: PagedEntry[], reuse?: ModelsPageReuse): Promise<string> {
   const w = new IndexPagesWriter(store, reuse);
-  for (const [i, e] of entries.entries()) await w.add(e, e.row.id.toLowerCase(), `k${i}-${e.row.downloads}`);
+  for (const [i, e] of entries.entries())
+    await w.add(e, e.row.id.toLowerCase(), `k${i}-${e.row.downloads}`, undefined, (i + 1) * POSITION_GAP);
   return w.finish('blake3:00' as Address, '2026-11-29');
 }
 

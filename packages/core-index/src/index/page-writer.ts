@@ -1,10 +1,12 @@
 import { type Address, addressOf } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
+import { fmix32 } from './fnv.js';
 import type { ModelsPageReuse } from './models-pages.js';
 import type { ObjectStore } from './object-store.js';
 import {
   bucketOf,
   DIR_FANOUT,
+  endsByPosition,
   type HashedMap,
   KEPT_ORDERS,
   MODELS_PER_PAGE,
@@ -82,35 +84,46 @@ export class PageWriter {
   }
 
   /**
-   * The models list (version 4): the pages and their sizes inline when they are few, else in directories that end
-   * after page `p` when `ends(p, pages in the directory with it)` says so (and after the last), with each one's
-   * first rank.
+   * The models list: the pages and their sizes inline when they are few, else in directories that end after page `p`
+   * when `ends(p, pages in the directory with it)` says so (and after the last), with each one's first rank; and
+   * (version 5) every model's position, beside the inline pages or in each directory, with each directory's first.
    */
-  async modelsList(pages: readonly string[], sizes: readonly number[], ends: (p: number, size: number) => boolean): Promise<ModelsList> {
-    const list = { per: MODELS_PER_PAGE, count: sizes.reduce((n, s) => n + s, 0) };
-    if (pages.length <= DIR_FANOUT) return { ...list, pages: [...pages], sizes: [...sizes] };
+  async modelsList(
+    pages: readonly string[],
+    sizes: readonly number[],
+    ends: (p: number, size: number) => boolean,
+    positions: Uint32Array | undefined,
+    per = MODELS_PER_PAGE,
+  ): Promise<ModelsList> {
+    const list = { per, count: sizes.reduce((n, s) => n + s, 0) };
+    const at = (from: number, to: number) => (positions ? { positions: Array.from(positions.subarray(from, to)) } : {});
+    if (pages.length <= DIR_FANOUT) return { ...list, pages: [...pages], sizes: [...sizes], ...at(0, list.count) };
     const dirs: string[] = [];
     const firsts: number[] = [];
+    const dirPositions: number[] = [];
     let from = 0;
     let first = 0;
     let rank = 0;
     for (let p = 0; p < pages.length; p++) {
       rank += sizes[p] as number;
       if (p < pages.length - 1 && !ends(p, p + 1 - from)) continue;
-      dirs.push(await this.page({ role: 'dir', pages: pages.slice(from, p + 1), sizes: sizes.slice(from, p + 1) }));
+      const dir = { role: 'dir', pages: pages.slice(from, p + 1), sizes: sizes.slice(from, p + 1) };
+      dirs.push(await this.page({ ...dir, ...at(first, rank) }));
       firsts.push(first);
+      if (positions) dirPositions.push(positions[first] as number);
       first = rank;
       from = p + 1;
     }
-    return { ...list, dirs, firsts };
+    return { ...list, dirs, firsts, ...(positions ? { dirPositions } : {}) };
   }
 
   /**
-   * Every kept order ({@link KEPT_ORDERS}) as a list of ranks, {@link ORDER_PER_PAGE} a page, from the sort columns
-   * (one key per rank, what `rowSortKey` gives); ties by rank.
+   * Every kept order ({@link KEPT_ORDERS}) as a list of positions (`positions`, by rank) cut by
+   * {@link endsByPosition}, about {@link ORDER_PER_PAGE} a page, from the sort columns (one key per rank, what
+   * `rowSortKey` gives); ties by rank.
    */
-  async orders(columns: Record<string, number[] | string[]>): Promise<Record<string, PagedArray>> {
-    const orders: Record<string, PagedArray> = {};
+  async orders(columns: Record<string, number[] | string[]>, positions: Uint32Array): Promise<Record<string, ModelsList>> {
+    const orders: Record<string, ModelsList> = {};
     for (const [sort, dir] of KEPT_ORDERS) {
       const k = columns[sort] as number[] | string[];
       const ranks = new Uint32Array(k.length);
@@ -120,11 +133,37 @@ export class PageWriter {
         const kb = k[b] as number | string;
         return ka < kb ? -dir : ka > kb ? dir : a - b;
       });
-      orders[`${sort}:${dir}`] = await this.array('order', ranks, ORDER_PER_PAGE, (key, from, to) =>
-        key.bytes(new Uint8Array(ranks.buffer, from * 4, (to - from) * 4)),
-      );
+      for (let i = 0; i < ranks.length; i++) ranks[i] = positions[ranks[i] as number] as number;
+      orders[`${sort}:${dir}`] = await this.positionsList('order', ranks);
     }
     return orders;
+  }
+
+  /**
+   * A list of positions in pages cut by {@link endsByPosition} (about {@link ORDER_PER_PAGE} a page), each keyed by
+   * its positions, listed as the models list lists its pages (directories past {@link DIR_FANOUT} pages, cut where
+   * their last positions say).
+   */
+  private async positionsList(role: string, items: Uint32Array): Promise<ModelsList> {
+    const pages: string[] = [];
+    const sizes: number[] = [];
+    const lasts: number[] = [];
+    const k = this.keys;
+    for (let from = 0, i = 0; i < items.length; i++) {
+      if (i < items.length - 1 && !endsByPosition(items[i] as number, i + 1 - from, ORDER_PER_PAGE)) continue;
+      const to = i + 1;
+      if (k)
+        k.start(role)
+          .u32(to - from)
+          .bytes(new Uint8Array(items.buffer, items.byteOffset + from * 4, (to - from) * 4));
+      const page = items.subarray(from, to);
+      pages.push(await this.keyed(k?.key(), () => ({ role, items: Array.from(page) })));
+      sizes.push(to - from);
+      lasts.push(items[i] as number);
+      from = to;
+    }
+    const ends = (p: number, size: number) => ((fmix32(lasts[p] as number) >>> 12) & (DIR_FANOUT - 1)) === 0 || size >= DIR_FANOUT * 2;
+    return this.modelsList(pages, sizes, ends, undefined, ORDER_PER_PAGE);
   }
 
   /** A list as pages of `per` items; `keyPart` appends items `from` to `to` (excluded) to a page key. */
@@ -195,12 +234,19 @@ export class PageWriter {
     return { buckets, ...(await this.dirs(pages)) };
   }
 
-  /** A posting list, inline when short, else in segments of {@link POSTINGS_SEGMENT}. */
-  async postings(ranks: number[]): Promise<Postings> {
-    if (ranks.length <= POSTINGS_SEGMENT) return { n: ranks.length, r: ranks };
+  /**
+   * A posting list of positions, inline when short, else in segments cut by {@link endsByPosition} (about
+   * {@link POSTINGS_SEGMENT} a segment), so a position added or removed changes its own segment.
+   */
+  async postings(positions: number[]): Promise<Postings> {
+    const n = positions.length;
+    if (n <= POSTINGS_SEGMENT) return { n, r: positions };
     const s: string[] = [];
-    for (let i = 0; i < ranks.length; i += POSTINGS_SEGMENT)
-      s.push(await this.page({ role: 'postings', first: i, items: ranks.slice(i, i + POSTINGS_SEGMENT) }));
-    return { n: ranks.length, s };
+    for (let from = 0, i = 0; i < n; i++) {
+      if (i < n - 1 && !endsByPosition(positions[i] as number, i + 1 - from, POSTINGS_SEGMENT)) continue;
+      s.push(await this.page({ role: 'postings', items: positions.slice(from, i + 1) }));
+      from = i + 1;
+    }
+    return { n, s };
   }
 }

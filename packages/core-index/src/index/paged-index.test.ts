@@ -9,6 +9,7 @@ import { MemoryObjectStore } from './memory-object-store.js';
 import type { ObjectStore } from './object-store.js';
 import { bucketOf, MODELS_PER_PAGE, modelsPageBytes, PAGE_KIND } from './page-layout.js';
 import { openPagedIndex, type PagedIndex } from './paged-index.js';
+import { POSITION_GAP } from './positions.js';
 import { SORT_KEYS } from './search.js';
 import type { IndexStore, ModelQuery } from './store-types.js';
 
@@ -33,12 +34,13 @@ describe('the paged store answers every look-up as the whole-index store (SYNTHE
     expect(t.paged.head().map((m) => m.id)).toEqual(all.slice(0, t.paged.head().length).map((m) => m.id));
   });
 
-  it('finds every model by id in any case, with the same files, sources, row and rank; nothing for an unknown id', async () => {
+  it('finds every model by id in any case, with the same files, sources and row, and its position; nothing for an unknown id', async () => {
     for (const m of all) {
       const p = await t.paged.model(m.id.toUpperCase());
+      // (a first day's positions: its ranks, 1 on, times the gap)
       expect({ id: p?.id, rank: p?.rank, files: p?.files, sources: p?.sources, row: p?.row, address: p?.address }).toEqual({
         id: m.id,
-        rank: m.rank,
+        rank: (m.rank + 1) * POSITION_GAP,
         files: m.files,
         sources: m.sources,
         row: m.row,
@@ -153,7 +155,9 @@ describe('on an index of 10,000 SYNTHETIC models a request reads a bounded numbe
       },
     });
     const damaged = await openPagedIndex(lying, pages, catalog);
-    await expect(damaged.model(models[4242]?.id as string)).rejects.toThrow(`index page ${page}: the model at rank 4242`);
+    await expect(damaged.model(models[4242]?.id as string)).rejects.toThrow(
+      `index page ${page}: the model at position ${4243 * POSITION_GAP}`,
+    );
   });
 
   it('a digest look-up (an OCI blob by digest) reads its bucket and the holders’ models pages', async () => {

@@ -3,12 +3,21 @@ import { bucketEntry, NOT_A_BUCKET } from './bucket-scan.js';
 import { ByteLru } from './byte-lru.js';
 import { IndexLoadError } from './index-store.js';
 import type { MadeAnswers } from './made-answers.js';
-import { type ListDir, type ModelsPageAt, modelsPageOf, modelsPagesOf, pageAddressIn } from './models-list.js';
+import {
+  type ListDir,
+  type ModelsPageAt,
+  modelsPageAtPosition,
+  modelsPageOf,
+  modelsPagesOf,
+  pageAddressIn,
+  rankFromPosition,
+} from './models-list.js';
 import type { ObjectStore } from './object-store.js';
 import {
   bucketOf,
   type HashedMap,
   type IdEntry,
+  type ModelsList,
   PAGES_KIND,
   PAGES_VERSIONS_READ,
   type PagedArray,
@@ -18,6 +27,14 @@ import {
 } from './page-layout.js';
 import { pagedModel } from './paged-model.js';
 import { pagedNames } from './paged-names.js';
+import {
+  keptMemo,
+  PAGED_CACHE_BYTES,
+  PARSED_DIR_PER_JSON_BYTE,
+  PARSED_PER_JSON_BYTE,
+  type PagedIndexOptions,
+  RECENT_MODELS_PAGES,
+} from './paged-options.js';
 import { type PagedReads, pagedSearch } from './paged-search.js';
 import type { FileRecord, SourceObject } from './schemas.js';
 import {
@@ -33,42 +50,7 @@ import {
 
 const decoder = new TextDecoder();
 
-/** Default bound of the pages and models a paged store keeps in memory, in bytes of their JSON. */
-export const PAGED_CACHE_BYTES = 64 * 1024 * 1024;
-
-/**
- * The heap a parsed page takes per byte of its JSON, so the cache's bound is one of memory: 2.0 (100,000 models) to
- * 2.6 (1,000,000) measured for id buckets (`node --expose-gc`, heap used before and after parsing 1,000 of them).
- */
-const PARSED_PER_JSON_BYTE = 2.5;
-/** The same for a directory page (1,024 addresses: strings, no objects): 1.4, measured as above. */
-const PARSED_DIR_PER_JSON_BYTE = 1.4;
-
-/** Models pages kept parsed, by count: the last few read, for the models of one browse page or search page. */
-const RECENT_MODELS_PAGES = 32;
-
-export interface PagedIndexOptions {
-  /** the most bytes of pages, models and memos kept in all (default {@link PAGED_CACHE_BYTES}; cache-budget.ts) */
-  cacheBytes?: number;
-  /** Re-hash every page read against its address (default true); a host that verified the day may skip it. */
-  verify?: boolean;
-  /** the most storage reads one search makes (paged-search.ts `SEARCH_READS_MAX` by default) */
-  searchReadsMax?: number;
-  /**
-   * Whether concurrent asks share a read under way, and a memo's promise (default true). The edge says false: in
-   * workerd what a request chains on another request's read runs on that request's behalf, and its own reads fail
-   * or hang ("Cannot perform I/O on behalf of a different request"). Values already read are shared either way.
-   */
-  sharePending?: boolean;
-  /** The host's answers made for this day (made-answers.ts), given its pages root and head; undefined: none. */
-  made?: (pages: Address, head: readonly IndexedModel[]) => MadeAnswers | undefined;
-}
-
-/** The size a memo value is counted at: its bytes when it has them (prepared bodies), else a few KB. */
-function memoSize(v: unknown): number {
-  const bytes = (v as { bytes?: unknown } | null)?.bytes;
-  return bytes instanceof Uint8Array ? bytes.byteLength + 256 : 4096;
-}
+export type { PagedIndexOptions } from './paged-options.js';
 
 /**
  * The paged store (design 11.1): reads the day's index pages (page-layout.ts) a request needs, never the whole
@@ -126,7 +108,8 @@ export class PagedIndex implements IndexStore, PagedReads {
     this.catalogAddress = root.catalog as Address;
     this.snapshot = root.date;
     this.totals = root.totals;
-    this.headModels = root.head.map((e, i) => this.fromEntry(e, i, 0));
+    this.byPosition = root.version >= 5;
+    this.headModels = root.head.map((e, i) => this.fromEntry(e, root.headPositions?.[i] ?? i, 0));
     for (const m of this.headModels) {
       this.warmModels.keep(m.id.toLowerCase(), m, 0);
       this.warmModels.keep(`#${m.rank}`, m, 0);
@@ -134,6 +117,8 @@ export class PagedIndex implements IndexStore, PagedReads {
     this.madeAnswers = options.made?.(pagesAddress, this.headModels);
   }
   private readonly madeAnswers: MadeAnswers | undefined;
+  /** Whether the look-up pages name a model by its position (version 5, positions.ts: its `rank` here), not rank. */
+  private readonly byPosition: boolean;
   made(key: string): PreparedBody | undefined {
     return this.madeAnswers?.get(key);
   }
@@ -229,30 +214,63 @@ export class PagedIndex implements IndexStore, PagedReads {
     return m;
   }
 
-  /** The model at a browse position. */
-  modelAt(rank: number): Later<IndexedModel> {
-    const warm = this.warmModels.get(`#${rank}`);
+  /** The model the look-up pages name by `key`: its position (version 5, positions.ts), or its rank. */
+  modelAt(key: number): Later<IndexedModel> {
+    const warm = this.warmModels.get(`#${key}`);
     if (warm) return warm;
-    return whenReady(this.modelsPage(rank), (at) => this.modelIn(at.address, rank, at.first));
+    if (!this.byPosition) return whenReady(this.modelsPage(key), (at) => this.modelIn(at.address, key, key - at.first));
+    return whenReady(
+      modelsPageAtPosition(this.root.models, key, (a) => this.page<ListDir>(a)),
+      (at) => {
+        if (!at) throw new IndexLoadError(`index pages ${this.pagesAddress} have no model at position ${key}`);
+        return this.modelIn(at.address, key, at.place);
+      },
+    );
   }
 
-  /** The models page that holds a browse position (through a directory of the models list when it has one). */
+  /** The model at a browse rank (0 is the first of the browse list). */
+  modelAtRank(rank: number): Later<IndexedModel> {
+    if (!this.byPosition) return this.modelAt(rank);
+    return whenReady(this.modelsPage(rank), (at) => {
+      const key = (at.positions as number[])[rank - at.first] as number;
+      return this.warmModels.get(`#${key}`) ?? this.modelIn(at.address, key, rank - at.first);
+    });
+  }
+
+  /** The models page that holds a browse rank (through a directory of the models list when it has one). */
   modelsPage(rank: number): Later<ModelsPageAt> {
     return modelsPageOf(this.root.models, this.root.version, rank, (a) => this.page<ListDir>(a));
   }
 
-  /** Every models page of the day in browse order, with its first rank and size. */
+  /**
+   * The browse rank of the first model whose key (see {@link modelAt}) is `key` or after it: where a walk of the browse
+   * order that stopped before `key` goes on.
+   */
+  rankFrom(key: number): Later<number> {
+    return this.byPosition ? rankFromPosition(this.root.models, key, (a) => this.page<ListDir>(a)) : key;
+  }
+
+  /**
+   * The page of a kept order that holds its `place`-th model: its first place and the keys it lists (see
+   * {@link modelAt}); version 5 orders are cut where their positions say, version 4 and before hold `per` a page.
+   */
+  async orderPage(order: ModelsList, place: number): Promise<{ first: number; items: number[] }> {
+    const p = Math.floor(place / order.per);
+    if (!this.byPosition) return { first: p * order.per, items: await this.items<number>(order, p) };
+    const at = await modelsPageOf(order, 4, place, (a) => this.page<ListDir>(a));
+    return { first: at.first, items: (await this.page<{ items: number[] }>(at.address)).items };
+  }
+
+  /** Every models page of the day in browse order, with its first rank and size (version 5: its models' positions). */
   modelsPages(): AsyncGenerator<ModelsPageAt> {
     return modelsPagesOf(this.root.models, this.root.version, (a) => this.page<ListDir>(a));
   }
 
-  /** The model at a browse position, from its models page (first rank `first`; a page of version 3 says its own). */
-  private modelIn(address: string, rank: number, first?: number): Later<IndexedModel> {
+  /** The model `key` (see {@link modelAt}) at `place` in its models page (a page of version 3 says its own first rank). */
+  private modelIn(address: string, key: number, place?: number): Later<IndexedModel> {
     return whenReady(this.page<{ first?: number; models: PagedEntry[] }>(address), (page) => {
-      const e = page.models[rank - (page.first ?? (first as number))] as PagedEntry;
-      return (
-        this.warmModels.get(e.id.toLowerCase()) ?? this.fromEntry(e, rank, 2048 + e.object.files.length * 200 + e.sources.length * 400)
-      );
+      const e = page.models[place ?? key - (page.first as number)] as PagedEntry;
+      return this.warmModels.get(e.id.toLowerCase()) ?? this.fromEntry(e, key, 2048 + e.object.files.length * 200 + e.sources.length * 400);
     });
   }
 
@@ -274,12 +292,14 @@ export class PagedIndex implements IndexStore, PagedReads {
     const warm = this.warmModels.get(`#${rank}`);
     if (warm) return warm;
     const objects = this.objects;
-    if (!objects.readRange || this.recentPages.has(page)) return this.modelIn(page, rank, place === undefined ? undefined : rank - place);
+    if (!objects.readRange || this.recentPages.has(page)) return this.modelIn(page, rank, place);
     this.reads++;
     return whenReady(objects.readRange(page as Address, start, length), (bytes) => {
       if (!bytes) throw new IndexLoadError(`index page ${page} is missing from the object store, or shorter than its id entries say`);
       if (this.verify && addressOf(bytes) !== entry)
-        throw new IndexLoadError(`index page ${page}: the model at rank ${rank} does not hash to its id entry's address`);
+        throw new IndexLoadError(
+          `index page ${page}: the model at ${this.byPosition ? 'position' : 'rank'} ${rank} does not hash to its id entry's address`,
+        );
       return this.fromEntry(JSON.parse(decoder.decode(bytes)) as PagedEntry, rank, 2048 + length);
     });
   }
@@ -290,7 +310,7 @@ export class PagedIndex implements IndexStore, PagedReads {
   }
 
   /** The kept order `sort:dir` (undefined for the browse order itself). */
-  order(key: string): PagedArray | undefined {
+  order(key: string): ModelsList | undefined {
     return this.root.orders[key];
   }
 
@@ -345,25 +365,7 @@ export class PagedIndex implements IndexStore, PagedReads {
   }
 
   memo<T>(key: string, build: () => T): T {
-    const hit = this.memos.get(key);
-    if (hit !== undefined || this.memos.has(key)) return hit as T;
-    const v = build();
-    if (v instanceof Promise && !this.sharePending) {
-      // Not shared while it runs (see `sharePending`): kept once settled, as the settled promise of its value.
-      v.then(
-        (r) => this.memos.set(key, Promise.resolve(r), memoSize(r)),
-        () => undefined,
-      );
-    } else if (v instanceof Promise) {
-      // A promise is kept while it runs (so concurrent asks share it); settled, it is kept at its value's size, and
-      // dropped when it failed.
-      this.memos.keep(key, v, 4096);
-      v.then(
-        (r) => this.memos.get(key) === v && this.memos.keep(key, v, memoSize(r)),
-        () => this.memos.get(key) === v && this.memos.keep(key, v, Number.POSITIVE_INFINITY),
-      );
-    } else this.memos.set(key, v, memoSize(v));
-    return v;
+    return keptMemo(this.memos, key, build, this.sharePending);
   }
 }
 

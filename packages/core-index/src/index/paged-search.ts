@@ -2,17 +2,25 @@
  * The search of the paged store (paged-index.ts): the same answers as the whole-index search (search.ts), found by
  * reading posting lists and the models pages of candidates instead of holding every model. A test compares both.
  */
-import { compareKeyed, gramsOf, type PagedArray, type PagesRoot, type Postings, rowSortKey } from './page-layout.js';
+import { compareKeyed, gramsOf, type ModelsList, type PagesRoot, type Postings, rowSortKey } from './page-layout.js';
 import { modelMatcher, type ParsedQuery, parseQuery } from './search.js';
 import type { IndexedModel, IndexTotals, Later, ModelQuery, SearchPage } from './store-types.js';
 
-/** What the search reads of a paged store. */
+/**
+ * What the search reads of a paged store. A model is named by a key: its position in a day of version 5
+ * (positions.ts), else its rank; keys ascend in browse order, and posting lists and orders hold them.
+ */
 export interface PagedReads {
   readonly totals: IndexTotals;
-  modelAt(rank: number): Later<IndexedModel>;
+  modelAt(key: number): Later<IndexedModel>;
+  /** the models page holding browse rank `rank`: its first rank and size, and (version 5) its models' positions */
+  modelsPage(rank: number): Later<{ first: number; size: number; positions?: number[] | undefined }>;
+  /** the browse rank of the first model whose key is `key` or after it */
+  rankFrom(key: number): Later<number>;
   postings(key: string): Promise<Postings | undefined>;
-  order(key: string): PagedArray | undefined;
-  items<T>(list: PagedArray, page: number): Promise<T[]>;
+  order(key: string): ModelsList | undefined;
+  /** the page of a kept order that holds its `place`-th model: its first place and the keys it lists */
+  orderPage(order: ModelsList, place: number): Promise<{ first: number; items: number[] }>;
   page<T>(address: string): Later<T>;
   /** storage reads made so far (pages and models not in the caches) */
   readonly reads: number;
@@ -156,18 +164,31 @@ async function* unionOf(r: PagedReads, lists: Postings[], exact: number[]): Asyn
   }
 }
 
-/** Positions 0… of an order: the browse order itself, or a kept order's ranks page by page. */
-async function* orderRanks(r: PagedReads, order: PagedArray | undefined, from = 0): AsyncGenerator<number> {
-  const n = r.totals.models;
-  if (!order) {
-    for (let k = from; k < n; k++) yield k;
-    return;
-  }
-  for (let page = Math.floor(from / order.per); page * order.per < order.count; page++) {
-    const items = await r.items<number>(order, page);
-    for (let i = page === Math.floor(from / order.per) ? from % order.per : 0; i < items.length; i++) yield items[i] as number;
+/**
+ * The keys of an order from its `from`-th model on: the browse order itself (its models pages' positions in a day of
+ * version 5, else the ranks), or a kept order's keys page by page.
+ */
+async function* orderRanks(r: PagedReads, order: ModelsList | undefined, from = 0): AsyncGenerator<number> {
+  const n = order ? order.count : r.totals.models;
+  for (let at = from; at < n; ) {
+    if (order) {
+      const page = await r.orderPage(order, at);
+      for (let i = at - page.first; i < page.items.length; i++) yield page.items[i] as number;
+      at = page.first + page.items.length;
+      continue;
+    }
+    const page = await r.modelsPage(at);
+    if (!page.positions) {
+      for (const end = Math.min(n, at + ORDER_RUN); at < end; at++) yield at;
+      continue;
+    }
+    for (let i = at - page.first; i < page.size; i++) yield page.positions[i] as number;
+    at = page.first + page.size;
   }
 }
+
+/** Ranks a walk of the browse order of a day before version 5 gives between two asks of its models pages. */
+const ORDER_RUN = 4096;
 
 /** One page of the models `q` matches, as the whole-index store's `search` answers it. */
 export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, limit: number, from?: number): Promise<SearchPage> {
@@ -177,7 +198,7 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   const order = p.natural ? undefined : r.order(`${p.sort}:${p.dir}`);
   if (p.all) {
     const ranks: number[] = [];
-    if (offset < n) for await (const rank of orderRanks(r, order, offset)) if (ranks.push(rank) >= Math.min(end, n) - offset) break;
+    if (offset < n) for await (const key of orderRanks(r, order, offset)) if (ranks.push(key) >= Math.min(end, n) - offset) break;
     return { models: await Promise.all(ranks.map((k) => r.modelAt(k))), more: end < n, total: n };
   }
   const keys = termsOf(p, r.root.shortGrams !== undefined);
@@ -222,6 +243,8 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
   // candidates ascend), or a position in another order's walk.
   const resume = inOrder && from !== undefined && Number.isSafeInteger(from) && from >= 0 ? from : undefined;
   const walksOrder = !useList && !useShort;
+  // where a walk starts: a place in a kept order, or the rank of the browse order's first model at `resume` or after
+  const start = resume === undefined ? 0 : order ? resume : walksOrder ? await r.rankFrom(resume) : 0;
   const candidates =
     joined && useList
       ? joined
@@ -229,7 +252,7 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
         ? unionOf(r, short.lists, short.exact)
         : useList && shortest
           ? ranksOf(r, shortest)
-          : orderRanks(r, order, resume ?? 0);
+          : orderRanks(r, order, start);
   // In order, the hits before this page's first (all `offset` of them unless it goes on from `from`) and each hit's
   // place in the walk: the next page's `from` is the first hit past this page, or where the budget stopped the walk.
   const skip = resume === undefined ? offset : 0;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { countedPagedDay, olderRoot } from '../testing/counted-day.js';
 import { loadIndex } from './index-store.js';
 import { openPagedIndex } from './paged-index.js';
+import { POSITION_GAP } from './positions.js';
 import { SHORT_GRAM_LIST_MAX } from './term-pages.js';
 
 // Search words of one or two characters on a paged day of 10,000 SYNTHETIC models (term-pages.ts `s:` terms,
@@ -23,7 +24,8 @@ describe('search words of one or two characters', async () => {
       const p = await index.postings(`s:${w}`);
       expect(p?.n, w).toBe(holding(w));
       expect(p?.r?.length, w).toBe(holding(w));
-      expect(p?.r, w).toEqual(models.flatMap((m, rank) => (m.id.toLowerCase().includes(w) ? [rank] : [])));
+      // each model by its position (a first day's: its rank, 1 on, times the gap)
+      expect(p?.r, w).toEqual(models.flatMap((m, rank) => (m.id.toLowerCase().includes(w) ? [(rank + 1) * POSITION_GAP] : [])));
     }
     expect(holding('mo')).toBeGreaterThan(SHORT_GRAM_LIST_MAX);
     expect(await index.postings('s:mo')).toEqual({ n: holding('mo') });

@@ -83,12 +83,17 @@ export class TermPostings {
     this.lists.delete(key);
   }
 
-  /** The ranks of `key`, ascending (its bytes are let go: each list is read once). */
-  take(key: string): number[] {
+  /** How many ranks `key` has. */
+  count(key: string): number {
+    return this.lists.get(key)?.n ?? 0;
+  }
+
+  /** The varint deltas of `key`'s ranks (its bytes are let go: each list is read once; {@link count} first). */
+  take(key: string): Uint8Array {
     const l = this.lists.get(key);
-    if (!l) return [];
+    if (!l) return new Uint8Array(0);
     this.lists.delete(key);
-    return ranksIn(l.bytes, l.n);
+    return l.bytes.subarray(0, l.length);
   }
 }
 
@@ -156,10 +161,11 @@ export class ShortGrams {
 
 /**
  * The term buckets: sized from the counts alone, then filled one bucket at a time (long lists as segments; a common
- * short gram as its count alone). Each bucket's page key is each term with its ranks as kept (varint deltas), or with
- * 2^32 - 1 (no list's length) and its count.
+ * short gram as its count alone). The lists are tabulated by rank and written as positions (`positions`, by rank:
+ * positions.ts), so a bucket whose terms name the same models is the same page whatever models came before them.
+ * Each bucket's page key is each term with its positions, or with 2^32 - 1 (no list's length) and its count.
  */
-export async function writeTermPages(w: PageWriter, terms: TermPostings, short: ShortGrams): Promise<HashedMap> {
+export async function writeTermPages(w: PageWriter, terms: TermPostings, short: ShortGrams, positions: Uint32Array): Promise<HashedMap> {
   let total = 0;
   const all: string[] = [];
   for (const [key, count] of terms.counts()) {
@@ -177,14 +183,23 @@ export async function writeTermPages(w: PageWriter, terms: TermPostings, short: 
   for (const key of all) (byBucket[bucketOf(key, buckets)] as string[]).push(key);
   const pages: string[] = [];
   const k = w.keys;
+  // a list's positions from its ranks' varint deltas
+  const at = (bytes: Uint8Array, n: number) => {
+    const ranks = ranksIn(bytes, n);
+    for (let i = 0; i < n; i++) ranks[i] = positions[ranks[i] as number] as number;
+    return ranks;
+  };
   for (const bucketKeys of byBucket) {
     if (k) {
       k.start('terms');
       for (const key of bucketKeys) {
         const g = grams.get(key);
         const b = g ? g.bytes : terms.bytesOf(key);
-        if (b) k.str(key).u32(b.length).bytes(b);
-        else
+        if (b) {
+          const n = g ? g.n : terms.count(key);
+          k.str(key).u32(n);
+          for (const p of at(b, n)) k.u32(p);
+        } else
           k.str(key)
             .u32(0xffff_ffff)
             .u32((g as { n: number }).n);
@@ -197,8 +212,10 @@ export async function writeTermPages(w: PageWriter, terms: TermPostings, short: 
         const entries: Record<string, Postings> = {};
         for (const key of bucketKeys) {
           const g = grams.get(key);
-          if (!g) entries[key] = await w.postings(terms.take(key));
-          else entries[key] = g.bytes ? { n: g.n, r: ranksIn(g.bytes, g.n) } : { n: g.n };
+          if (!g) {
+            const n = terms.count(key);
+            entries[key] = await w.postings(at(terms.take(key), n));
+          } else entries[key] = g.bytes ? { n: g.n, r: at(g.bytes, g.n) } : { n: g.n };
         }
         return { role: 'terms', entries };
       }),
