@@ -173,6 +173,8 @@ async function* orderRanks(r: PagedReads, order: ModelsList | undefined, from = 
   for (let at = from; at < n; ) {
     if (order) {
       const page = await r.orderPage(order, at);
+      // (a page that lists nothing where its list says it holds `at` ends the walk: no page is asked for ever)
+      if (page.first + page.items.length <= at) return;
       for (let i = at - page.first; i < page.items.length; i++) yield page.items[i] as number;
       at = page.first + page.items.length;
       continue;
@@ -182,8 +184,9 @@ async function* orderRanks(r: PagedReads, order: ModelsList | undefined, from = 
       for (const end = Math.min(n, at + ORDER_RUN); at < end; at++) yield at;
       continue;
     }
-    for (let i = at - page.first; i < page.size; i++) yield page.positions[i] as number;
-    at = page.first + page.size;
+    if (page.first + page.positions.length <= at) return;
+    for (let i = at - page.first; i < page.positions.length; i++) yield page.positions[i] as number;
+    at = page.first + page.positions.length;
   }
 }
 
