@@ -82,7 +82,7 @@ describe('a day that adds and removes a few models', async () => {
     for (const q of [
       {},
       { sort: 'downloads' },
-      { sort: 'createdAt', direction: '1' },
+      { sort: 'createdAt', direction: 1 },
       { search: 'model-15' },
       { search: 'added' },
       { search: 'gguf', sort: 'likes' },

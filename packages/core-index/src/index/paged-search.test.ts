@@ -3,9 +3,10 @@ import { countedPagedDay } from '../testing/counted-day.js';
 import { buildWithPages, syntheticModels } from '../testing/scale.js';
 import type { Address } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
+import { IndexPagesWriter } from './index-pages.js';
 import { loadIndex } from './index-store.js';
 import { MemoryObjectStore } from './memory-object-store.js';
-import { PAGES_KIND } from './page-layout.js';
+import { PAGES_KIND, type PagedEntry } from './page-layout.js';
 import { openPagedIndex } from './paged-index.js';
 import { MAX_ID_CHARS, READ_AHEAD } from './paged-search.js';
 
@@ -127,5 +128,32 @@ describe('words of three characters', async () => {
     expect(index.root.idChars).toBeUndefined();
     for (const search of ['a/b', 'zab', 'öde'])
       expect(ids(await index.search({ search }, 0, 100)), search).toEqual(ids(await whole.search({ search }, 0, 100)));
+  });
+});
+
+describe('a search sorted by trending score in memory (SYNTHETIC models, some without a score, some below zero)', () => {
+  it('orders the models without a score among the scored ones as the whole store does, both ways, whatever their positions', async () => {
+    const models = syntheticModels(40).map((m, i) => ({
+      ...m,
+      row: { ...m.row, trendingScore: i % 3 === 0 ? undefined : i % 3 === 1 ? -(i % 4) : i % 5 },
+    }));
+    const store = new MemoryObjectStore();
+    const { catalog, pages } = await buildWithPages(store, models);
+    // the same day's pages with the models at positions far apart (as a day after many insertions may give them)
+    const entries: PagedEntry[] = [];
+    for await (const p of (await openPagedIndex(store, pages, catalog)).modelsPages())
+      entries.push(
+        ...(JSON.parse(new TextDecoder().decode((await store.get(p.address as Address))?.bytes)) as { models: PagedEntry[] }).models,
+      );
+    const w = new IndexPagesWriter(store);
+    for (const [i, e] of entries.entries()) await w.add(e, e.row.id.toLowerCase(), undefined, undefined, 100_000_000 * (i + 1));
+    const far = await openPagedIndex(store, await w.finish(catalog, '2026-11-28'), catalog);
+    const whole = await loadIndex(store, catalog);
+    expect((await far.model(models[39]?.id as string))?.rank).toBe(4_000_000_000);
+    // a word few ids hold: its candidates are sorted in memory
+    for (const direction of [-1, 1] as const) {
+      const q = { search: 'model-1', sort: 'trendingScore', direction } as const;
+      expect(ids(await far.search(q, 0, 50)), String(direction)).toEqual(ids(await whole.search(q, 0, 50)));
+    }
   });
 });

@@ -30,7 +30,7 @@ export interface PagedReads {
    * What the day's root records for short words: the code units of the lower-case ids (`idChars`), and whether its
    * terms hold the words of one and two characters (`shortGrams`)
    */
-  readonly root: Pick<PagesRoot, 'idChars' | 'shortGrams'>;
+  readonly root: Pick<PagesRoot, 'idChars' | 'shortGrams' | 'version'>;
   /** the model whose lower-case id is `lower`, if any */
   model(lower: string): Later<IndexedModel | undefined>;
 }
@@ -312,8 +312,11 @@ export async function pagedSearch(r: PagedReads, q: ModelQuery, offset: number, 
       hits.length > skip + limit ? places[skip + limit] : stoppedAt !== undefined && hits.length >= skip ? stoppedAt : undefined;
     return { models, more: after !== undefined, ...(total !== undefined ? { total } : {}), ...(after !== undefined ? { after } : {}) };
   }
-  // Every match is known: sort them as the order does.
-  const keyed = hits.map((m) => ({ m, k: rowSortKey(p.sort, m.row, m.id, m.rank), rank: m.rank }));
+  // Every match is known: sort them as the order does. A position (a day of version 5) is put in the whole store's
+  // range of ranks (at most 1,000,000 below 2^32), so a model without a trending score sorts among the scored ones as
+  // there (above every negative score, below every other).
+  const scale = r.root.version >= 5 ? 1e6 / 2 ** 32 : 1;
+  const keyed = hits.map((m) => ({ m, k: rowSortKey(p.sort, m.row, m.id, m.rank * scale), rank: m.rank }));
   keyed.sort((a, b) => compareKeyed(a, b, p.dir));
   return {
     models: keyed.slice(offset, end).map((x) => x.m),

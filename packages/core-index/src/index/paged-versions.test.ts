@@ -134,7 +134,7 @@ describe('a day of pages of an earlier version still opens', () => {
     for (const q of [
       {},
       { sort: 'downloads' },
-      { sort: 'id', direction: '1' },
+      { sort: 'id', direction: 1 },
       { search: 'model-1' },
       { search: 'gguf', sort: 'likes' },
       { author: 'dotted.org-5' },
