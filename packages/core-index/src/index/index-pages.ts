@@ -6,7 +6,6 @@ import { type ModelsPageReuse, modelsListKey, modelsPageKey, writtenModelsPage }
 import type { ObjectStore } from './object-store.js';
 import {
   BUCKET_TARGET_BYTES,
-  DIR_FANOUT,
   endsModelsDir,
   endsModelsPage,
   gramsOf,
@@ -15,7 +14,6 @@ import {
   idCharsOf,
   keyHash,
   MODELS_PER_PAGE,
-  ORDER_PER_PAGE,
   PAGES_KIND,
   PAGES_VERSION,
   type PagedEntry,
@@ -342,10 +340,7 @@ export class IndexPagesWriter {
       },
       positions,
     );
-    const names = await w.array('names', sorted, ORDER_PER_PAGE, (key, from, to) => {
-      for (let i = from; i < to; i++) key.str(sorted[i] as string);
-    });
-    const firsts = (names.dirs ?? []).map((_, d) => sorted[d * DIR_FANOUT * ORDER_PER_PAGE] as string);
+    const names = await w.names(sorted);
 
     const root: PagesRoot = {
       kind: PAGES_KIND,
@@ -361,7 +356,7 @@ export class IndexPagesWriter {
       shas,
       terms,
       orders,
-      names: { ...names, firsts },
+      names,
       idChars: idCharsOf(lowerIds),
       shortGrams: SHORT_GRAM_LIST_MAX,
     };

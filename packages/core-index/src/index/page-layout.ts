@@ -81,6 +81,15 @@ export interface ModelsList extends PagedArray {
 }
 
 /**
+ * Whether a names page (version 5) ends after the lower-case id whose {@link keyHash} is `hash`, the page holding `size`
+ * names with it: one id in {@link ORDER_PER_PAGE} (the hash's low 12 bits), at most four times that, so a model added
+ * or removed changes the names page it is in, not every page after it.
+ */
+export function endsNamesPage(hash: number, size: number): boolean {
+  return (hash & (ORDER_PER_PAGE - 1)) === 0 || size >= ORDER_PER_PAGE * 4;
+}
+
+/**
  * Whether a page of positions (a version 5 order page, or a posting list's segment) ends after `position`, the page
  * holding `size` with it: one position in `every` (a power of two) by its hash, at most `every` × 4. The cut depends
  * on the positions alone, so a model added, removed or moved changes the pages it leaves and joins.
@@ -139,8 +148,11 @@ export interface PagesRoot {
    * cut by {@link endsByPosition} and listed as a {@link ModelsList} lists its pages
    */
   orders: Record<string, ModelsList>;
-  /** lower-case ids in lexical order; `firsts[d]` is the first name under directory `d` */
-  names: PagedArray & { firsts: string[] };
+  /**
+   * lower-case ids in lexical order; `firsts[d]` is the first name under directory `d`; version 5: pages cut by the
+   * names themselves ({@link endsNamesPage}), `pageCount` of them, directories of {@link DIR_FANOUT} pages
+   */
+  names: PagedArray & { firsts: string[]; pageCount?: number };
   /**
    * Every UTF-16 code unit of the lower-case ids, each once, in code-unit order (absent in days written before it).
    * A search word of three characters is in an id of four or more exactly when one of the 4-grams `word + c` or

@@ -7,8 +7,10 @@ import {
   bucketOf,
   DIR_FANOUT,
   endsByPosition,
+  endsNamesPage,
   type HashedMap,
   KEPT_ORDERS,
+  keyHash,
   MODELS_PER_PAGE,
   type ModelsList,
   ORDER_PER_PAGE,
@@ -164,6 +166,29 @@ export class PageWriter {
     }
     const ends = (p: number, size: number) => ((fmix32(lasts[p] as number) >>> 12) & (DIR_FANOUT - 1)) === 0 || size >= DIR_FANOUT * 2;
     return this.modelsList(pages, sizes, ends, undefined, ORDER_PER_PAGE);
+  }
+
+  /**
+   * The names list (version 5): the lower-case ids in lexical order in pages cut by {@link endsNamesPage}, each keyed by
+   * its names, in directories of {@link DIR_FANOUT} pages past that many, with each directory's first name.
+   */
+  async names(sorted: readonly string[]): Promise<PagedArray & { firsts: string[]; pageCount: number }> {
+    const pages: string[] = [];
+    const firsts: string[] = [];
+    const k = this.keys;
+    for (let from = 0, i = 0; i < sorted.length; i++) {
+      if (i < sorted.length - 1 && !endsNamesPage(keyHash(sorted[i] as string), i + 1 - from)) continue;
+      const items = sorted.slice(from, i + 1);
+      if (k) {
+        k.start('names').u32(items.length);
+        for (const name of items) k.str(name);
+      }
+      if (pages.length % DIR_FANOUT === 0) firsts.push(items[0] as string);
+      pages.push(await this.keyed(k?.key(), () => ({ role: 'names', items })));
+      from = i + 1;
+    }
+    const listed = await this.dirs(pages);
+    return { per: ORDER_PER_PAGE, count: sorted.length, pageCount: pages.length, ...listed, firsts: 'dirs' in listed ? firsts : [] };
   }
 
   /** A list as pages of `per` items; `keyPart` appends items `from` to `to` (excluded) to a page key. */

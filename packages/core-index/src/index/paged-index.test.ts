@@ -111,6 +111,26 @@ describe('the paged store answers every look-up as the whole-index store (SYNTHE
 describe('on an index of 10,000 SYNTHETIC models a request reads a bounded number of objects', async () => {
   const { models, catalog, pages, inner, store, fresh } = await countedPagedDay(10_000);
 
+  it('lists the repository names through pages cut by the names, as the whole store does, each page read once', async () => {
+    const index = await fresh();
+    const whole = await loadIndex(inner, catalog);
+    const count = index.root.names.pageCount as number;
+    expect(count).toBeGreaterThan(1);
+    store.reset();
+    let last: string | undefined;
+    let asked = 0;
+    for (;;) {
+      const page = await index.names(last, 997);
+      expect(page, String(last)).toEqual(await whole.names(last, 997));
+      asked++;
+      if (!page.more) break;
+      last = page.names.at(-1);
+    }
+    expect(asked).toBe(Math.ceil(models.length / 997));
+    // each page read once, and at most a binary search's reads more (the pages are kept)
+    expect(store.reads).toBeLessThanOrEqual(count + Math.ceil(Math.log2(count)) + 1);
+  });
+
   it('opens on one read (the root), and a look-up by id reads its bucket and its models page', async () => {
     const index = await fresh();
     expect(store.reads).toBe(1);
