@@ -34,7 +34,10 @@ export interface IndexedModel {
   sources: SourceObject[];
   sourceAddresses: Address[];
   weightBytes: number;
-  /** position in browse (trending) order */
+  /**
+   * place in browse (trending) order: a number that ascends with it (0, 1, … in the whole store; in the paged store of
+   * a layout 5 day, the model's position, positions.ts)
+   */
   rank: number;
 }
 
