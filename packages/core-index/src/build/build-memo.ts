@@ -5,7 +5,7 @@ import type { ModelsPageRecord } from '../index/models-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import type { PagesRoot } from '../index/page-layout.js';
 import type { TableFacts } from '../index/table-facts.js';
-import { FixedRecords, KeyedRecords, UNREADABLE } from './memo-chunks.js';
+import { checkedChunk, FixedRecords, KeyedRecords, UNREADABLE } from './memo-chunks.js';
 import { FactsReader, FactsWriter } from './memo-facts.js';
 import {
   bare,
@@ -107,9 +107,12 @@ export class BuildMemoWriter {
 
   /** Every model's position in the day's pages, by rank (positions.ts). */
   positions(positions: Uint32Array): void {
-    for (const p of positions) {
-      const [buf, at] = this.positionsW.room(4);
-      new DataView(buf.buffer, buf.byteOffset).setUint32(at, p);
+    // in blocks of whole records (a chunk ends after a block)
+    for (let from = 0; from < positions.length; from += 4096) {
+      const block = positions.subarray(from, from + 4096);
+      const [buf, at] = this.positionsW.room(block.length * 4);
+      const view = new DataView(buf.buffer, buf.byteOffset);
+      for (let k = 0; k < block.length; k++) view.setUint32(at + k * 4, block[k] as number);
       this.positionsW.end();
     }
   }
@@ -358,11 +361,7 @@ export class BuildMemo {
  */
 async function readPositions(objects: ObjectStore, addresses: readonly string[]): Promise<Uint32Array> {
   const chunks: Uint8Array[] = [];
-  for (const a of addresses) {
-    const stored = await objects.get(a as Address);
-    if (!stored || addressOf(stored.bytes) !== a) throw new Error(`build memo: positions chunk ${a} is missing or damaged`);
-    chunks.push(stored.bytes);
-  }
+  for (const a of addresses) chunks.push(await checkedChunk(objects, a));
   const out = new Uint32Array(chunks.reduce((n, c) => n + Math.floor(c.length / 4), 0));
   let at = 0;
   for (const c of chunks) {

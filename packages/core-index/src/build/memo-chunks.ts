@@ -102,7 +102,7 @@ export function checkedNow(objects: ObjectStore, address: string): Uint8Array | 
 }
 
 /** A memo object's bytes, checked: at once when the store can, else through `get`; throws when missing or damaged. */
-async function checkedChunk(objects: ObjectStore, address: string): Promise<Uint8Array> {
+export async function checkedChunk(objects: ObjectStore, address: string): Promise<Uint8Array> {
   const bytes = objects.readBytes ? objects.readBytes(address as Address) : (await objects.get(address as Address))?.bytes;
   const got = bytes instanceof Promise ? await bytes : bytes;
   if (!got || addressOf(got) !== address) throw new Error(`memo object ${address} is missing or damaged`);

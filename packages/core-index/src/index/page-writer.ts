@@ -147,24 +147,16 @@ export class PageWriter {
    * their last positions say).
    */
   private async positionsList(role: string, items: Uint32Array): Promise<ModelsList> {
-    const pages: string[] = [];
-    const sizes: number[] = [];
-    const lasts: number[] = [];
-    const k = this.keys;
-    for (let from = 0, i = 0; i < items.length; i++) {
-      if (i < items.length - 1 && !endsByPosition(items[i] as number, i + 1 - from, ORDER_PER_PAGE)) continue;
-      const to = i + 1;
-      if (k)
-        k.start(role)
-          .u32(to - from)
-          .bytes(new Uint8Array(items.buffer, items.byteOffset + from * 4, (to - from) * 4));
-      const page = items.subarray(from, to);
-      pages.push(await this.keyed(k?.key(), () => ({ role, items: Array.from(page) })));
-      sizes.push(to - from);
-      lasts.push(items[i] as number);
-      from = to;
-    }
-    const ends = (p: number, size: number) => ((fmix32(lasts[p] as number) >>> 12) & (DIR_FANOUT - 1)) === 0 || size >= DIR_FANOUT * 2;
+    const { pages, starts } = await this.cut(
+      role,
+      items.length,
+      (i, size) => endsByPosition(items[i] as number, size, ORDER_PER_PAGE),
+      (k, from, to) => k.bytes(new Uint8Array(items.buffer, items.byteOffset + from * 4, (to - from) * 4)),
+      (from, to) => Array.from(items.subarray(from, to)),
+    );
+    const sizes = pages.map((_, p) => (starts[p + 1] ?? items.length) - (starts[p] as number));
+    const last = (p: number) => items[(starts[p + 1] ?? items.length) - 1] as number;
+    const ends = (p: number, size: number) => ((fmix32(last(p)) >>> 12) & (DIR_FANOUT - 1)) === 0 || size >= DIR_FANOUT * 2;
     return this.modelsList(pages, sizes, ends, undefined, ORDER_PER_PAGE);
   }
 
@@ -173,47 +165,44 @@ export class PageWriter {
    * its names, in directories of {@link DIR_FANOUT} pages past that many, with each directory's first name.
    */
   async names(sorted: readonly string[]): Promise<PagedArray & { firsts: string[]; pageCount: number }> {
-    const pages: string[] = [];
-    const firsts: string[] = [];
-    const k = this.keys;
-    for (let from = 0, i = 0; i < sorted.length; i++) {
-      if (i < sorted.length - 1 && !endsNamesPage(keyHash(sorted[i] as string), i + 1 - from)) continue;
-      const items = sorted.slice(from, i + 1);
-      if (k) {
-        k.start('names').u32(items.length);
-        for (const name of items) k.str(name);
-      }
-      if (pages.length % DIR_FANOUT === 0) firsts.push(items[0] as string);
-      pages.push(await this.keyed(k?.key(), () => ({ role: 'names', items })));
-      from = i + 1;
-    }
+    const { pages, starts } = await this.cut(
+      'names',
+      sorted.length,
+      (i, size) => endsNamesPage(keyHash(sorted[i] as string), size),
+      (k, from, to) => {
+        for (let i = from; i < to; i++) k.str(sorted[i] as string);
+      },
+      (from, to) => sorted.slice(from, to),
+    );
     const listed = await this.dirs(pages);
-    return { per: ORDER_PER_PAGE, count: sorted.length, pageCount: pages.length, ...listed, firsts: 'dirs' in listed ? firsts : [] };
+    const firsts = 'dirs' in listed ? listed.dirs.map((_, d) => sorted[starts[d * DIR_FANOUT] as number] as string) : [];
+    return { per: ORDER_PER_PAGE, count: sorted.length, pageCount: pages.length, ...listed, firsts };
   }
 
-  /** A list as pages of `per` items; `keyPart` appends items `from` to `to` (excluded) to a page key. */
-  async array(
+  /**
+   * `count` items as pages of `role` that end after item `i` when `ends(i, items in the page with it)` says so (and
+   * after the last), each keyed by its count and what `keyPart` appends for its items and made of `items(from, to)`:
+   * the pages' addresses and each page's first item.
+   */
+  private async cut(
     role: string,
-    items: ArrayLike<unknown>,
-    per: number,
+    count: number,
+    ends: (i: number, size: number) => boolean,
     keyPart: (key: PageKey, from: number, to: number) => void,
-  ): Promise<PagedArray> {
+    items: (from: number, to: number) => unknown[],
+  ): Promise<{ pages: string[]; starts: number[] }> {
     const pages: string[] = [];
+    const starts: number[] = [];
     const k = this.keys;
-    for (let i = 0; i < items.length; i += per) {
-      const to = Math.min(i + per, items.length);
-      if (k)
-        keyPart(
-          k
-            .start(role)
-            .u32(i)
-            .u32(to - i),
-          i,
-          to,
-        );
-      pages.push(await this.keyed(k?.key(), () => ({ role, first: i, items: Array.from({ length: to - i }, (_, j) => items[i + j]) })));
+    for (let from = 0, i = 0; i < count; i++) {
+      if (i < count - 1 && !ends(i, i + 1 - from)) continue;
+      const to = i + 1;
+      if (k) keyPart(k.start(role).u32(to - from), from, to);
+      starts.push(from);
+      pages.push(await this.keyed(k?.key(), () => ({ role, items: items(from, to) })));
+      from = to;
     }
-    return { per, count: items.length, ...(await this.dirs(pages)) };
+    return { pages, starts };
   }
 
   /**

@@ -72,28 +72,12 @@ export class TermPostings {
     })();
   }
 
-  /** The key's ranks as they are kept (varint deltas): they decide the ranks, for a page key. */
-  bytesOf(key: string): Uint8Array {
+  /** The ranks of `key` as kept (varint deltas, `n` of them); the list is let go: each is read once. */
+  take(key: string): { bytes: Uint8Array; n: number } {
     const l = this.lists.get(key);
-    return l ? l.bytes.subarray(0, l.length) : new Uint8Array(0);
-  }
-
-  /** Let the key's list go unread (its page was the last build's). */
-  drop(key: string): void {
+    if (!l) return { bytes: new Uint8Array(0), n: 0 };
     this.lists.delete(key);
-  }
-
-  /** How many ranks `key` has. */
-  count(key: string): number {
-    return this.lists.get(key)?.n ?? 0;
-  }
-
-  /** The varint deltas of `key`'s ranks (its bytes are let go: each list is read once; {@link count} first). */
-  take(key: string): Uint8Array {
-    const l = this.lists.get(key);
-    if (!l) return new Uint8Array(0);
-    this.lists.delete(key);
-    return l.bytes.subarray(0, l.length);
+    return { bytes: l.bytes.subarray(0, l.length), n: l.n };
   }
 }
 
@@ -190,37 +174,38 @@ export async function writeTermPages(w: PageWriter, terms: TermPostings, short: 
     return ranks;
   };
   for (const bucketKeys of byBucket) {
+    // each term's positions, decoded once for the key and the page (a short word past its cap: its count alone)
+    const lists = bucketKeys.map((key) => {
+      const g = grams.get(key);
+      if (g) return g.bytes ? at(g.bytes, g.n) : undefined;
+      const l = terms.take(key);
+      return at(l.bytes, l.n);
+    });
     if (k) {
       k.start('terms');
-      for (const key of bucketKeys) {
-        const g = grams.get(key);
-        const b = g ? g.bytes : terms.bytesOf(key);
-        if (b) {
-          const n = g ? g.n : terms.count(key);
-          k.str(key).u32(n);
-          for (const p of at(b, n)) k.u32(p);
+      for (const [i, key] of bucketKeys.entries()) {
+        const list = lists[i];
+        if (list) {
+          k.str(key).u32(list.length);
+          for (const p of list) k.u32(p);
         } else
           k.str(key)
             .u32(0xffff_ffff)
-            .u32((g as { n: number }).n);
+            .u32((grams.get(key) as { n: number }).n);
       }
     }
-    let made = false;
     pages.push(
       await w.keyed(k?.key(), async () => {
-        made = true;
         const entries: Record<string, Postings> = {};
-        for (const key of bucketKeys) {
+        for (const [i, key] of bucketKeys.entries()) {
+          const list = lists[i];
           const g = grams.get(key);
-          if (!g) {
-            const n = terms.count(key);
-            entries[key] = await w.postings(at(terms.take(key), n));
-          } else entries[key] = g.bytes ? { n: g.n, r: at(g.bytes, g.n) } : { n: g.n };
+          if (!g) entries[key] = await w.postings(list as number[]);
+          else entries[key] = list ? { n: g.n, r: list } : { n: g.n };
         }
         return { role: 'terms', entries };
       }),
     );
-    if (!made) for (const key of bucketKeys) if (!grams.has(key)) terms.drop(key);
   }
   return { buckets, ...(await w.dirs(pages)) };
 }
