@@ -1,7 +1,7 @@
 import { type Address, addressOf } from '../index/blake3.js';
 import { canonicalBytes } from '../index/canonical-json.js';
 import type { RowPlace, RowSource } from '../index/catalog-shards.js';
-import type { ModelsPageRecord } from '../index/models-pages.js';
+import type { ModelsPageRecord, SectionBase, SectionSizes } from '../index/models-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import type { PagesRoot } from '../index/page-layout.js';
 import type { TableFacts } from '../index/table-facts.js';
@@ -42,8 +42,6 @@ export const MEMO_REF = 'build-memo';
 export const MEMO_KIND = 'model-hub.build-memo.v3';
 /** A look-up page's record: 16 bytes of key, 32 of address. */
 const LOOK_BYTES = 48;
-/** A models page's section keys: 16 bytes each for its terms and its digests. */
-const SECTION_BYTES = 32;
 /** A row's place: its part's index (or {@link NO_PLACE}), and four 32-bit offsets and lengths. */
 const ROW_BYTES = 20;
 const NO_PLACE = 0xffffffff;
@@ -63,8 +61,8 @@ export class BuildMemoWriter {
   private readonly pages: ChunkWriter;
   private readonly looks: ChunkWriter;
   private readonly rows: ChunkWriter;
-  private readonly sections: ChunkWriter;
   private readonly positionsW: ChunkWriter;
+  private sizes: SectionSizes | undefined;
   private readonly factsW: FactsWriter;
 
   constructor(private readonly objects: ObjectStore) {
@@ -72,7 +70,6 @@ export class BuildMemoWriter {
     this.pages = new ChunkWriter(objects);
     this.looks = new ChunkWriter(objects);
     this.rows = new ChunkWriter(objects);
-    this.sections = new ChunkWriter(objects);
     this.positionsW = new ChunkWriter(objects);
     this.factsW = new FactsWriter(objects);
   }
@@ -85,12 +82,9 @@ export class BuildMemoWriter {
     this.looks.end();
   }
 
-  /** The next models page's section keys (index-pages.ts `sectionKey`), 32 hex digits each. */
-  section(terms: string, shas: string): void {
-    const [buf, at] = this.sections.room(32);
-    putHex(buf, at, terms, 16);
-    putHex(buf, at + 16, shas, 16);
-    this.sections.end();
+  /** What the day's terms and digest map came to (day-sections.ts), for the next build's patch of them. */
+  sectionSizes(sizes: SectionSizes): void {
+    this.sizes = sizes;
   }
 
   /** The next row's place in the catalog (in rank order): its part's index, and where in it (unknown: undefined). */
@@ -160,7 +154,7 @@ export class BuildMemoWriter {
       pages: await this.pages.done(),
       looks: await this.looks.done(),
       rows: await this.rows.done(),
-      sections: await this.sections.done(),
+      ...(this.sizes ? { sectionSizes: this.sizes } : {}),
       positions: await this.positionsW.done(),
       ...(await this.factsW.done()),
       parts: parts.map(bare),
@@ -185,7 +179,8 @@ export class BuildMemo {
     private readonly looks: KeyedRecords,
     private readonly rows: FixedRecords,
     private readonly parts: string[],
-    private readonly sections: FixedRecords,
+    /** what the memo build's terms and digest map came to, when it said */
+    readonly sectionSizes: SectionSizes | undefined,
     /** the stamp of the memo build's input (`BuildInput.stamp`), if it was given one */
     readonly stamp: string | undefined,
     private readonly factsRead: FactsReader,
@@ -226,7 +221,6 @@ export class BuildMemo {
         for (let at = 0; at + LOOK_BYTES <= buf.length; at += LOOK_BYTES) add(at, LOOK_BYTES, keyHashAt(buf, at));
       });
       const rows = await FixedRecords.open(objects, root.rows ?? [], ROW_BYTES);
-      const sections = await FixedRecords.open(objects, root.sections ?? [], SECTION_BYTES);
       const pagesRoot = { list: root.list, root: root.root };
       const stamp = typeof root.stamp === 'string' ? root.stamp : undefined;
       const facts = await FactsReader.open(objects, root);
@@ -241,7 +235,7 @@ export class BuildMemo {
         looks,
         rows,
         root.parts ?? [],
-        sections,
+        sizesOf(root.sectionSizes),
         stamp,
         facts,
         positions,
@@ -288,19 +282,6 @@ export class BuildMemo {
     return JSON.parse(decoder.decode(stored.bytes)) as PagesRoot;
   }
 
-  /** How many models pages the memo's build wrote, with the keys of their sections. */
-  get sectionCount(): number {
-    return this.sections.count;
-  }
-
-  /** The section keys of the memo build's models page `index`. */
-  section(index: number): { terms: string; shas: string } | undefined {
-    const got = this.sections.at(index);
-    if (!got) return undefined;
-    const [buf, at] = got;
-    return { terms: hexAt(buf, at, 16), shas: hexAt(buf, at + 16, 16) };
-  }
-
   /** The look-up page keys the memo's build recorded for these pages (addresses with `blake3:`): [key, address]. */
   looksFor(addresses: ReadonlySet<string>): Array<[string, string]> {
     const out: Array<[string, string]> = [];
@@ -332,6 +313,32 @@ export class BuildMemo {
   /** Whether the memo kept its build's positions (a memo written before them did not). */
   get hasPositions(): boolean {
     return this.positions.length > 0;
+  }
+
+  /**
+   * What a patch of the memo build's terms and digest map needs (index/day-sections.ts), when the memo is of the build
+   * that wrote the base day and kept its positions and what those maps came to; `root` reads its pages root.
+   */
+  sectionBase(root: () => Promise<PagesRoot | undefined>): SectionBase | undefined {
+    const { positions, sectionSizes: sizes } = this;
+    if (this.mode !== 'yesterday' || positions.length === 0 || !sizes) return undefined;
+    return {
+      sizes,
+      count: positions.length,
+      positionOf: (rank) => positions[rank] as number,
+      rankOf: (position) => {
+        // positions ascend with the ranks
+        let [lo, hi] = [0, positions.length];
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if ((positions[mid] as number) < position) lo = mid + 1;
+          else hi = mid;
+        }
+        return positions[lo] === position ? lo : undefined;
+      },
+      sectionsAt: (rank) => this.factsRead.sectionsAt(rank),
+      root,
+    };
   }
 
   /** The look-up tables' facts of the memo build's model of this rank, when it kept them (memo-facts.ts). */
@@ -381,4 +388,12 @@ function pageAt(buf: Uint8Array, at: number): MemoPage {
     p.hashes.push(hexAt(buf, o + 8, 32));
   }
   return p;
+}
+
+/** The memo root's `sectionSizes` when they are three finite numbers. */
+function sizesOf(v: unknown): SectionSizes | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const { terms, digests, files } = v as Record<string, unknown>;
+  const ok = [terms, digests, files].every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
+  return ok ? { terms: terms as number, digests: digests as number, files: files as number } : undefined;
 }

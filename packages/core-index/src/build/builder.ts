@@ -155,10 +155,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
           keepLooks: (addresses) => {
             for (const [k, a] of memo?.looksFor(addresses) ?? []) memoWriter.look(k, a);
           },
-          section: (i) => memo?.section(i),
-          sectionCount: () => memo?.sectionCount ?? 0,
-          recordSection: (t, d) => memoWriter.section(t, d),
-          lastRoot: async () => memo?.lastRoot(format),
+          sectionBase: () => memo?.sectionBase(() => memo.lastRoot(format)),
+          recordSectionSizes: (s) => memoWriter.sectionSizes(s),
           recordFacts: (f) => memoWriter.facts(f),
           recordPositions: (p) => memoWriter.positions(p),
         },

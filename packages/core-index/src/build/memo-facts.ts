@@ -2,7 +2,7 @@
 // records, so the next build fills its tables for a model whose row did not change without making that row.
 import { type Address, addressOf } from '../index/blake3.js';
 import type { ObjectStore } from '../index/object-store.js';
-import { type SourceSet, sectionFactsAt, sectionLength, type TableFacts } from '../index/table-facts.js';
+import { type SectionFacts, type SourceSet, sectionFactsAt, sectionLength, type TableFacts } from '../index/table-facts.js';
 import { checkedNow, FixedRecords } from './memo-chunks.js';
 import { ChunkWriter } from './memo-records.js';
 
@@ -165,10 +165,7 @@ export class FactsReader {
     const sources = this.sets[view.getUint16(at + 2)];
     if (!sources) return undefined;
     return {
-      sections: () => {
-        const s = this.section(rank);
-        return s && sectionFactsAt(s[0], s[1]);
-      },
+      sections: () => this.sectionsAt(rank),
       sectionBytes: () => {
         const s = this.section(rank);
         if (!s) return undefined;
@@ -185,6 +182,12 @@ export class FactsReader {
       created: view.getFloat64(at + 40),
       modified: view.getFloat64(at + 48),
     };
+  }
+
+  /** The section facts of the model of this rank, when they were kept (whether its table facts were or not). */
+  sectionsAt(rank: number): SectionFacts | undefined {
+    const s = this.section(rank);
+    return s && sectionFactsAt(s[0], s[1]);
   }
 
   /** The data chunk holding the section facts of the model of this rank, and where they start in it. */

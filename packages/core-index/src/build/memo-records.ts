@@ -162,8 +162,8 @@ export interface MemoRoot {
   rows?: string[];
   /** the catalog's parts (the catalog object, or its shards), 64 hex digits each */
   parts?: string[];
-  /** per models page in order, the keys of what its models give the terms and the digests (16 bytes each) */
-  sections?: string[];
+  /** what the build's terms and digest map came to (index/day-sections.ts), for the next build's patch of them */
+  sectionSizes?: unknown;
   /** the pages root the build wrote, and the key of its models pages' list (models-pages.ts `modelsListKey`) */
   root?: string;
   list?: string;

@@ -168,7 +168,11 @@ export class DigestPostings {
  * The digest buckets of a day's pages: sized from the counts alone, each page keyed by its digests and their models'
  * positions (`positions`, by rank: positions.ts).
  */
-export async function writeShaPages(w: PageWriter, shas: DigestPostings, positions: Uint32Array): Promise<HashedMap> {
+export async function writeShaPages(
+  w: PageWriter,
+  shas: DigestPostings,
+  positions: Uint32Array,
+): Promise<{ map: HashedMap; digests: number; files: number }> {
   const count = shas.group();
   const buckets = powerOfTwo(Math.ceil((count * 80 + shas.files * 8) / BUCKET_TARGET_BYTES));
   const pages: string[] = [];
@@ -180,5 +184,5 @@ export async function writeShaPages(w: PageWriter, shas: DigestPostings, positio
     w.keys,
     (rank) => positions[rank] as number,
   );
-  return { buckets, ...(await w.dirs(pages)) };
+  return { map: { buckets, ...(await w.dirs(pages)) }, digests: count, files: shas.files };
 }

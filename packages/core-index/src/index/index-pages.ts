@@ -1,6 +1,6 @@
 import { type Address, addressOf } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
-import { DigestPostings, writeShaPages } from './digest-postings.js';
+import { DaySections } from './day-sections.js';
 import { dashAliasesOf } from './memory-index.js';
 import { type ModelsPageReuse, modelsListKey, modelsPageKey, writtenModelsPage } from './models-pages.js';
 import type { ObjectStore } from './object-store.js';
@@ -8,8 +8,6 @@ import {
   BUCKET_TARGET_BYTES,
   endsModelsDir,
   endsModelsPage,
-  gramsOf,
-  type HashedMap,
   type IdEntry,
   idCharsOf,
   keyHash,
@@ -20,13 +18,12 @@ import {
   type PagesRoot,
   powerOfTwo,
 } from './page-layout.js';
-import { shasKey, termsKey } from './page-sections.js';
 import { DigestList, holds, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import { PageWriter } from './page-writer.js';
 import { assignPositions } from './positions.js';
 import type { SourceObject } from './schemas.js';
-import { factsOf, type SectionFacts, type SourceSet, sectionFactsOf, type TableFacts, trendingKey } from './table-facts.js';
-import { SHORT_GRAM_LIST_MAX, ShortGrams, TermPostings, writeTermPages } from './term-pages.js';
+import { factsOf, type SourceSet, sectionFactsOf, type TableFacts, trendingKey } from './table-facts.js';
+import { SHORT_GRAM_LIST_MAX } from './term-pages.js';
 
 const decoder = new TextDecoder();
 
@@ -53,9 +50,8 @@ export class IndexPagesWriter {
   private readonly holders: Record<string, number> = {};
   private readonly kinds = new Map<string, SourceObject['type']>();
   private readonly lowerIds: string[] = [];
-  private readonly shas = new DigestPostings();
-  private readonly terms = new TermPostings();
-  private readonly short = new ShortGrams();
+  /** the search terms and the digest map (tabulated, or the last build's patched) */
+  private readonly sections: DaySections;
   private readonly trending: number[] = [];
   private readonly downloads: number[] = [];
   private readonly likes: number[] = [];
@@ -81,8 +77,6 @@ export class IndexPagesWriter {
   private readonly entryHash = new DigestList();
   /** the position each model had in the last build's pages (0: none), by this day's rank */
   private readonly was = new U32List();
-  /** whether a model's position is not the one it had (set by {@link finish}) */
-  private moved = true;
 
   /**
    * `onModelsPage`: each models page in browse order once its address is known, with its bytes when this build composed
@@ -95,16 +89,8 @@ export class IndexPagesWriter {
   ) {
     this.w = new PageWriter(store, reuse);
     this.deferred = Boolean(reuse?.root);
-    this.termsDeferred = this.shasDeferred = Boolean(reuse?.section);
+    this.sections = new DaySections(this.w, store, reuse?.sectionBase?.());
   }
-
-  /**
-   * The terms and the digest map are not filled while every models page so far gives them what the last build's
-   * page at the same place gave (its section keys, page-sections.ts); the first page that does not catches them up
-   * ({@link catchUp}), and when none does, the last build's terms or digest pages are this day's.
-   */
-  private termsDeferred: boolean;
-  private shasDeferred: boolean;
 
   /**
    * The next model of the browse list (its rank is how many came before); `lower`: its id in lower case; `key`: the
@@ -120,6 +106,7 @@ export class IndexPagesWriter {
     this.reuse?.recordFacts?.(f);
     this.pageEntries.push({ entry, key, facts: f });
     if (!this.deferred) this.tabulate(f, lower);
+    this.sections.add(rank, lower, () => f.sections() ?? sectionFactsOf(entry), facts !== undefined, was ?? 0);
     if (rank < MODELS_PER_PAGE) this.head.push(entry);
     const hash = keyHash(lower);
     if (endsModelsPage(hash, this.pageEntries.length)) {
@@ -137,12 +124,10 @@ export class IndexPagesWriter {
 
   /**
    * Fill look-up tables from the models pages written so far (each read back and checked against its address): the
-   * totals, ids and orders (`base`), the terms, the digests.
+   * totals, ids and orders (`base`), or the terms and digests (`sections`).
    */
-  private async catchUp(part: { base?: boolean; terms?: boolean; shas?: boolean }): Promise<void> {
+  private async catchUp(part: { base?: boolean; sections?: boolean }): Promise<void> {
     if (part.base) this.deferred = false;
-    if (part.terms) this.termsDeferred = false;
-    if (part.shas) this.shasDeferred = false;
     // a page written again this build (one the store had lost) may still be in the writer's batch: read what is stored
     await this.w.flush();
     let rank = 0;
@@ -152,11 +137,7 @@ export class IndexPagesWriter {
       for (const e of (JSON.parse(decoder.decode(stored.bytes)) as { models: PagedEntry[] }).models) {
         const lower = e.row.id.toLowerCase();
         if (part.base) this.tabulate(factsOf(e), lower);
-        if (part.terms || part.shas) {
-          const s = sectionFactsOf(e);
-          if (part.terms) this.tabulateTerms(s, lower, rank);
-          if (part.shas) for (const d of s.shas) this.shas.add(d, rank);
-        }
+        if (part.sections) this.sections.tabulate(sectionFactsOf(e), lower, rank);
         rank++;
       }
     }
@@ -185,17 +166,6 @@ export class IndexPagesWriter {
     this.modified.push(f.modified);
   }
 
-  /** One model's search terms (page-sections.ts `termsKey` keys what they are made from). */
-  private tabulateTerms(s: SectionFacts, lower: string, rank: number): void {
-    const terms = this.terms;
-    terms.add(`a:${lower.slice(0, lower.indexOf('/'))}`, rank);
-    if (s.pipeline) terms.add(`t:${s.pipeline}`, rank);
-    if (s.library) terms.add(`l:${s.library}`, rank);
-    for (const t of s.tags) terms.add(`g:${t}`, rank);
-    for (const g of gramsOf(lower)) terms.add(`w:${g}`, rank);
-    this.short.add(lower, rank);
-  }
-
   /**
    * Write the models page of the models added since the last one, and note where each model lies in it. A page whose key (its models' addresses and input keys) names a page the last build
    * wrote, still stored, is that page, wherever it is in the list: its address and entries are reused without
@@ -213,23 +183,6 @@ export class IndexPagesWriter {
       reuse && held.every((h) => h.key !== undefined) ? modelsPageKey(held as Array<{ entry: PagedEntry; key: string }>) : undefined;
     let page = key ? reuse?.page(key) : undefined;
     if (page && !(await this.store.has(`blake3:${page.address}` as Address))) page = undefined;
-    if (reuse?.recordSection) {
-      // what this page's models give the terms and the digests, against the last build's page at the same place (the
-      // same models page there, found by its key, gave the same: its keys are not computed again)
-      const was = reuse.section?.(this.modelPages.length);
-      const same = page && was;
-      const t = same ? was.terms : termsKey(first, held);
-      const d = same ? was.shas : shasKey(first, held);
-      reuse.recordSection(t, d);
-      const part = { terms: this.termsDeferred && was?.terms !== t, shas: this.shasDeferred && was?.shas !== d };
-      if (part.terms || part.shas) await this.catchUp(part);
-    }
-    if (!this.termsDeferred || !this.shasDeferred)
-      for (const [k, { entry, facts }] of held.entries()) {
-        const s = facts.sections() ?? sectionFactsOf(entry);
-        if (!this.termsDeferred) this.tabulateTerms(s, entry.id.toLowerCase(), first + k);
-        if (!this.shasDeferred) for (const d of s.shas) this.shas.add(d, first + k);
-      }
     if (page) {
       this.modelPages.push(`blake3:${page.address}`);
       await this.onModelsPage?.(`blake3:${page.address}`, undefined, first);
@@ -260,21 +213,22 @@ export class IndexPagesWriter {
     const positions = assignPositions(was);
     this.reuse?.recordPositions?.(positions);
     // the last build's look-up pages name its models by their positions: reused only when no model's moved
-    this.moved = positions.some((p, i) => p !== was[i]);
+    const moved = positions.some((p, i) => p !== was[i]);
     const list = this.reuse?.recordRoot ? modelsListKey(this.modelPages) : undefined;
-    const before = list && !this.moved ? await this.reuse?.root?.(list) : undefined;
+    const before = list && !moved ? await this.reuse?.root?.(list) : undefined;
     if (list && before) {
       // The same models pages as the last build's: its look-ups, under this day's catalog and date.
       await w.flush();
       const address = await w.put(PAGES_KIND, { ...before, catalog: catalogAddress, date } satisfies PagesRoot);
       this.reuse?.recordRoot?.(list, address);
+      const sizes = this.sections.kept();
+      if (sizes) this.reuse?.recordSectionSizes?.(sizes);
       // its look-up pages' keys, for the next build
       const looks = [before.ids, before.shas, before.terms, before.names, ...Object.values(before.orders)];
       this.reuse?.keepLooks?.(new Set(looks.flatMap((v) => v.pages ?? [])));
       return address;
     }
     if (this.deferred) await this.catchUp({ base: true });
-    const last = await this.lastSections();
     const pages = this.modelPages.length;
     const sizes = Array.from({ length: pages }, (_, p) => (p + 1 < pages ? this.pageFirst.get(p + 1) : n) - this.pageFirst.get(p));
     const models = await w.modelsList(this.modelPages, sizes, (p, size) => endsModelsDir(this.pageEnd.get(p), size), positions);
@@ -327,8 +281,11 @@ export class IndexPagesWriter {
     // what only the id entries name (44 MB at 1,000,000 models), let go before the digests and terms are written
     for (const list of [this.entryStart, this.entryLength, this.entryHash, pageOf]) list.clear();
 
-    const shas = last.shas ?? (await writeShaPages(w, this.shas, positions));
-    const terms = last.terms ?? (await writeTermPages(this.w, this.terms, this.short, positions));
+    const written = await this.sections.write(positions, was, lowerIds, () => this.catchUp({ sections: true }));
+    const { shas, terms, patched } = written;
+    this.reuse?.recordSectionSizes?.(written.sizes);
+    // a patch keeps the last build's other pages: their keys, for the next build (when listed inline: a few)
+    if (patched) this.reuse?.keepLooks?.(new Set([...(terms.pages ?? []), ...(shas.pages ?? [])]));
     const orders = await w.orders(
       {
         trendingScore: this.trending,
@@ -364,28 +321,5 @@ export class IndexPagesWriter {
     const address = await w.put(PAGES_KIND, root);
     if (list) this.reuse?.recordRoot?.(list, address);
     return address;
-  }
-
-  /**
-   * The last build's terms and digest map, for the sections still deferred: when every models page gave them what the
-   * last build's page at the same place gave (and there are as many pages), and each of their pages is still stored.
-   * A deferred section that cannot be reused is caught up here.
-   */
-  private async lastSections(): Promise<{ terms?: HashedMap; shas?: HashedMap }> {
-    const out: { terms?: HashedMap; shas?: HashedMap } = {};
-    if (!this.termsDeferred && !this.shasDeferred) return out;
-    const same = !this.moved && this.reuse?.sectionCount?.() === this.modelPages.length;
-    const root = same ? await this.reuse?.lastRoot?.() : undefined;
-    const stored = async (m: HashedMap) => {
-      for (const a of [...(m.pages ?? []), ...(m.dirs ?? [])]) if (!(await this.store.has(a as Address))) return false;
-      return true;
-    };
-    if (root && this.termsDeferred && (await stored(root.terms))) out.terms = root.terms;
-    if (root && this.shasDeferred && (await stored(root.shas))) out.shas = root.shas;
-    const part = { terms: this.termsDeferred && !out.terms, shas: this.shasDeferred && !out.shas };
-    if (part.terms || part.shas) await this.catchUp(part);
-    const kept = new Set([...(out.terms?.pages ?? []), ...(out.shas?.pages ?? [])]);
-    if (kept.size > 0) this.reuse?.keepLooks?.(kept);
-    return out;
   }
 }

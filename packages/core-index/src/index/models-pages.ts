@@ -2,7 +2,7 @@ import { addressOf, blake3Hex } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
 import { modelsPageBytes, type PagesRoot } from './page-layout.js';
 import { PageKey } from './page-tables.js';
-import type { TableFacts } from './table-facts.js';
+import type { SectionFacts, TableFacts } from './table-facts.js';
 
 const textEncoder = new TextEncoder();
 
@@ -12,6 +12,31 @@ export interface ModelsPageRecord {
   starts: number[];
   lengths: number[];
   hashes: string[];
+}
+
+/** What a build's terms and digest map came to, which the next build's patch adjusts (the buckets are sized from it). */
+export interface SectionSizes {
+  /** the terms' estimated bytes (term-pages.ts `writeTermPages`) */
+  terms: number;
+  /** distinct digests, and files (each file of each model) */
+  digests: number;
+  files: number;
+}
+
+/** What the last build (the one that wrote the base day's pages) offers a patch of its terms and digest map. */
+export interface SectionBase {
+  /** what its terms and digest map came to */
+  sizes: SectionSizes;
+  /** how many models it had */
+  count: number;
+  /** its rank of the model at this position (undefined: none had it) */
+  rankOf(position: number): number | undefined;
+  /** the position of its model of this rank */
+  positionOf(rank: number): number;
+  /** the section facts it kept for its model of this rank (undefined: it kept none, or they cannot be read) */
+  sectionsAt(rank: number): SectionFacts | undefined;
+  /** its pages root (checked against its address) */
+  root(): Promise<PagesRoot | undefined>;
 }
 
 /** Models pages of the last build by key ({@link modelsPageKey}), and today's pages as they are written. */
@@ -34,13 +59,13 @@ export interface ModelsPageReuse {
   recordLook?(key: string, address: string): void;
   /** Carry the last build's look-up page keys of these pages (addresses with `blake3:`), reused as they are. */
   keepLooks?(addresses: ReadonlySet<string>): void;
-  /** The section keys of the last build's models page `index` (page-sections.ts), and how many pages it wrote. */
-  section?(index: number): { terms: string; shas: string } | undefined;
-  sectionCount?(): number;
-  /** This day's next models page's section keys. */
-  recordSection?(terms: string, shas: string): void;
-  /** The last build's pages root (checked against its address), whose terms or digest map may be this day's. */
-  lastRoot?(): Promise<PagesRoot | undefined>;
+  /**
+   * The last build's terms and digest map, when it wrote the base day's pages and kept what a patch of them needs
+   * (day-sections.ts): this day's are then its pages patched with what changed.
+   */
+  sectionBase?(): SectionBase | undefined;
+  /** What this day's terms and digest map came to, for the next build's patch. */
+  recordSectionSizes?(sizes: SectionSizes): void;
   /** This day's next model's part of the look-up tables (in rank order), for the next build. */
   recordFacts?(facts: TableFacts): void;
   /** This day's positions (positions.ts), by rank, for the next build. */

@@ -2,8 +2,32 @@
  * The search terms of a day's pages (index-pages.ts): their posting lists as the build tabulates them, the terms of
  * search words of one or two characters (`s:`), which no 4-gram holds, and the term buckets.
  */
-import { BUCKET_TARGET_BYTES, bucketOf, type HashedMap, POSTINGS_SEGMENT, type Postings, powerOfTwo } from './page-layout.js';
+import { BUCKET_TARGET_BYTES, bucketOf, gramsOf, type HashedMap, POSTINGS_SEGMENT, type Postings, powerOfTwo } from './page-layout.js';
 import type { PageWriter } from './page-writer.js';
+import type { SectionFacts } from './table-facts.js';
+
+/**
+ * Each search term of a model whose lower-case id is `lower` (a term may come twice), but its short grams
+ * ({@link ShortGrams}, {@link shortGramsOf}): its author (`a:`), task (`t:`), library (`l:`), tags (`g:`) and the
+ * 4-grams of its id (`w:`).
+ */
+export function eachTermOf(s: SectionFacts, lower: string, term: (key: string) => void): void {
+  term(`a:${lower.slice(0, lower.indexOf('/'))}`);
+  if (s.pipeline) term(`t:${s.pipeline}`);
+  if (s.library) term(`l:${s.library}`);
+  for (const t of s.tags) term(`g:${t}`);
+  for (const g of gramsOf(lower)) term(`w:${g}`);
+}
+
+/** The `s:` terms of a lower-case id ({@link ShortGrams} keeps them for every id): each gram of one and of two code units. */
+export function shortGramsOf(lower: string): Set<string> {
+  const out = new Set<string>();
+  for (let k = 0; k < lower.length; k++) {
+    out.add(`s:${lower.slice(k, k + 1)}`);
+    if (k + 1 < lower.length) out.add(`s:${lower.slice(k, k + 2)}`);
+  }
+  return out;
+}
 
 /** Ascending ranks kept as varint deltas from -1 in bytes (a common key's ranks cost about a byte each). */
 export interface RankBytes {
@@ -149,7 +173,12 @@ export class ShortGrams {
  * positions.ts), so a bucket whose terms name the same models is the same page whatever models came before them.
  * Each bucket's page key is each term with its positions, or with 2^32 - 1 (no list's length) and its count.
  */
-export async function writeTermPages(w: PageWriter, terms: TermPostings, short: ShortGrams, positions: Uint32Array): Promise<HashedMap> {
+export async function writeTermPages(
+  w: PageWriter,
+  terms: TermPostings,
+  short: ShortGrams,
+  positions: Uint32Array,
+): Promise<{ map: HashedMap; total: number }> {
   let total = 0;
   const all: string[] = [];
   for (const [key, count] of terms.counts()) {
@@ -207,5 +236,5 @@ export async function writeTermPages(w: PageWriter, terms: TermPostings, short: 
       }),
     );
   }
-  return { buckets, ...(await w.dirs(pages)) };
+  return { map: { buckets, ...(await w.dirs(pages)) }, total };
 }
