@@ -84,6 +84,8 @@ describe('the term buckets patched', () => {
       { 'w:long': { add: [cutPoint + 1, cutPoint - 1] } },
       { 'g:other': { add: [65, 129, 193] }, 't:short': { del: [640] }, 'a:new': { add: [64] } },
       { 'a:x': { del: [128] }, 't:short': { add: [65] } },
+      // a position one model leaves and another takes
+      { 'w:long': { del: [640, cutPoint], add: [640, 65, cutPoint] }, 't:short': { del: [640], add: [640] } },
     ];
     const rng = random(39);
     for (let round = 0; round < 8; round++) {

@@ -171,7 +171,9 @@ export async function patchTermPages(
     const byBucket = new Map<number, string[]>();
     for (const key of delta.terms.keys()) {
       const b = bucketOf(key, last.buckets);
-      byBucket.set(b, [...(byBucket.get(b) ?? []), key]);
+      const keys = byBucket.get(b);
+      if (keys) keys.push(key);
+      else byBucket.set(b, [key]);
     }
     const pages = new MapPages(store, last);
     let total = sizes.terms;
@@ -280,12 +282,13 @@ async function patchedSegments(w: PageWriter, store: ObjectStore, segments: read
       for (let q = 0; q < old.length; q++) {
         const p = old[q] as number;
         while (a < adds.length && (adds[a] as number) < p) await put(adds[a++] as number);
-        if (adds[a] === p) throw new NoPatch(`position ${p} added to a list that holds it`);
         upTo = p;
         if (del.has(p)) {
           removed++;
-          continue;
-        }
+          // a position removed with one model and given to another (added) stays
+          if (adds[a] === p) a++;
+          else continue;
+        } else if (adds[a] === p) throw new NoPatch(`position ${p} added to a list that holds it`);
         // a cut after an old segment's last position, where the old list was cut too: from here both go on alike
         if ((await put(p)) && q === old.length - 1 && k < last) met = true;
       }
@@ -319,7 +322,9 @@ export async function patchShaPages(
     const byBucket = new Map<number, string[]>();
     for (const key of delta.shas.keys()) {
       const b = bucketOf(key, last.buckets);
-      byBucket.set(b, [...(byBucket.get(b) ?? []), key]);
+      const keys = byBucket.get(b);
+      if (keys) keys.push(key);
+      else byBucket.set(b, [key]);
     }
     const pages = new MapPages(store, last);
     let digests = sizes.digests;
