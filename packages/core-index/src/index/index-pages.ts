@@ -285,7 +285,8 @@ export class IndexPagesWriter {
     const { shas, terms, patched } = written;
     this.reuse?.recordSectionSizes?.(written.sizes);
     // a patch keeps the last build's other pages: their keys, for the next build (when listed inline: a few)
-    if (patched) this.reuse?.keepLooks?.(new Set([...(terms.pages ?? []), ...(shas.pages ?? [])]));
+    const kept = patched ? [...(terms.pages ?? []), ...(shas.pages ?? [])] : [];
+    if (kept.length > 0) this.reuse?.keepLooks?.(new Set(kept));
     const orders = await w.orders(
       {
         trendingScore: this.trending,
