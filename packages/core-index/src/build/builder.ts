@@ -5,17 +5,18 @@ import { CatalogWriter, type RowText, rowText } from '../index/catalog-shards.js
 import { IndexPagesWriter, type ModelsPageHook } from '../index/index-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import type { PagedEntry } from '../index/page-layout.js';
-import type { Archive, ArchiveDay, CatalogObject } from '../index/schemas.js';
+import type { Archive, ArchiveDay } from '../index/schemas.js';
 import type { PageObjects } from '../index/write-index-pages.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import type { NoteSigner } from '../tlog/note.js';
 import { BasePositions } from './base-positions.js';
 import { BuildMemo, BuildMemoWriter, inputKeys, MEMO_REF, type MemoModel, UNREADABLE } from './build-memo.js';
+import { CatalogEntries } from './catalog-entries.js';
 import { commitDays, readArchive } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 import { type BuildModelInput, filesByPath, lazyRow, modelObjectOf, sourceObjectsOf, treeRevision, withRow } from './model-row.js';
 import { pagesFormat } from './pages-format.js';
-import { type Kept, keepStored, readCatalogOrNone, readPrev, sameContent, withHas } from './reuse-store.js';
+import { type Kept, keepStored, readPrev, sameContent, withHas } from './reuse-store.js';
 import { inputOf, isUnchanged, type MadeModel, takesUnchanged, type UnchangedModelInput, unchangedModel } from './unchanged-model.js';
 
 export const JSON_MEDIA_TYPE = 'application/json';
@@ -117,14 +118,14 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const checking: ObjectStore = listed ? withHas(objects, async (a) => listed.missing([a]).length === 0) : objects;
   // Without a memo that knows an id: yesterday's catalog and (its objects need not be put again either) the catalog of
   // this same day when it is built again, each read once when first needed.
-  let catalogs: Promise<Array<CatalogObject | undefined>> | undefined;
+  let catalogs: Promise<Array<CatalogEntries | undefined>> | undefined;
   const readCatalogs = () =>
     (catalogs ??= Promise.all([
-      readCatalogOrNone(objects, prevCatalogAddress),
-      readCatalogOrNone(objects, archive.days.find((d) => d.date === input.date)?.index as Address | undefined),
+      CatalogEntries.read(objects, prevCatalogAddress),
+      CatalogEntries.read(objects, archive.days.find((d) => d.date === input.date)?.index as Address | undefined),
     ]));
-  const catalogModel = async (id: string) => (await readCatalogs())[0]?.objects[id]?.model ?? null;
-  const catalogEntries = async (id: string) => (await readCatalogs()).flatMap((c) => c?.objects[id] ?? []);
+  const catalogModel = async (id: string) => (await readCatalogs())[0]?.get(id)?.model ?? null;
+  const catalogEntries = async (id: string) => (await readCatalogs()).flatMap((c) => c?.get(id) ?? []);
   const memoBase = (b: MemoModel) => (b.base === 1 ? `blake3:${b.model}` : b.base === 2 && b.prev ? `blake3:${b.prev}` : null);
   const display = input.display ?? ((s: string) => s);
   const format = await pagesFormat();

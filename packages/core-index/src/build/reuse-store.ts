@@ -2,25 +2,14 @@
 // object and catalog read when the memo cannot tell (builder.ts).
 import type { Address } from '../index/blake3.js';
 import { canonicalBytes, canonicalJson } from '../index/canonical-json.js';
-import { readCatalog } from '../index/catalog-shards.js';
 import { missingOf, type ObjectStore, type StoredListing } from '../index/object-store.js';
-import type { CatalogObject, ModelObject } from '../index/schemas.js';
+import type { ModelObject } from '../index/schemas.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 
 const JSON_MEDIA_TYPE = 'application/json';
 
 export function sameContent(a: ModelObject, b: ModelObject): boolean {
   return canonicalJson({ ...a, prev: null }) === canonicalJson({ ...b, prev: null });
-}
-
-/** A catalog (joined from its shards), or nothing when there is none or it cannot be read (then nothing is skipped). */
-export async function readCatalogOrNone(objects: ObjectStore, address: Address | undefined): Promise<CatalogObject | undefined> {
-  if (!address) return undefined;
-  try {
-    return await readCatalog(objects, address, { verified: true });
-  } catch {
-    return undefined;
-  }
 }
 
 /** An object a build reuses (its address from the memo), and the value it is made from (made only if it was lost). */
