@@ -52,8 +52,9 @@ export class SectionDelta {
   }
 
   /**
-   * A model's terms and digests: gone from `was` (its sections there `old`), and at `position` (its sections `now`);
-   * either side absent for a model added or removed. At the same position only what differs changes.
+   * A model's terms and digests leave its last position (`old`: its section facts and position there) and join its
+   * position this day (`now`); `old` is absent for a model added, `now` for one removed. At the same position only
+   * the terms and digests that differ change.
    */
   model(lower: string, old: { s: SectionFacts; at: number } | undefined, now: { s: SectionFacts; at: number } | undefined): void {
     const oldTerms = old ? termSet(old.s, lower) : EMPTY;
