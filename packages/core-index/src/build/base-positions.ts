@@ -4,14 +4,12 @@
  * a day's pages are the same whether its build had a memo or not, and a model keeps its position when the memo is
  * lost, damaged, or of another build of the same day.
  */
-import { type Address, addressOf } from '../index/blake3.js';
 import { fmix32 } from '../index/fnv.js';
 import type { ObjectStore } from '../index/object-store.js';
 import { type IdEntry, keyHash, type PagesRoot } from '../index/page-layout.js';
 import { U32List } from '../index/page-tables.js';
+import { readPage } from '../index/read-page.js';
 import { type BuildMemo, type MemoModel, UNREADABLE } from './build-memo.js';
-
-const decoder = new TextDecoder();
 
 export class BasePositions {
   private read: Promise<IdPositions> | undefined;
@@ -101,11 +99,7 @@ async function readIdPositions(objects: ObjectStore, pages: string | undefined):
 
 async function idPositions(objects: ObjectStore, pages: string | undefined): Promise<IdPositions> {
   const out = new IdPositions();
-  const json = async <T>(address: string): Promise<T> => {
-    const stored = await objects.get(address as Address);
-    if (!stored || addressOf(stored.bytes) !== address) throw new Error(`index page ${address} of the base day is missing or damaged`);
-    return JSON.parse(decoder.decode(stored.bytes)) as T;
-  };
+  const json = <T>(address: string) => readPage<T>(objects, address, 'index page of the base day');
   if (!pages) return out;
   const root = await json<PagesRoot>(pages);
   if (!(root.version >= 5)) return out;

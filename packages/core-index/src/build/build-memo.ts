@@ -1,6 +1,7 @@
 import { type Address, addressOf } from '../index/blake3.js';
 import { canonicalBytes } from '../index/canonical-json.js';
 import type { RowPlace, RowSource } from '../index/catalog-shards.js';
+import { firstAtLeast } from '../index/models-list.js';
 import type { ModelsPageRecord, SectionBase, SectionSizes } from '../index/models-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import type { PagesRoot } from '../index/page-layout.js';
@@ -328,13 +329,8 @@ export class BuildMemo {
       positionOf: (rank) => positions[rank] as number,
       rankOf: (position) => {
         // positions ascend with the ranks
-        let [lo, hi] = [0, positions.length];
-        while (lo < hi) {
-          const mid = (lo + hi) >>> 1;
-          if ((positions[mid] as number) < position) lo = mid + 1;
-          else hi = mid;
-        }
-        return positions[lo] === position ? lo : undefined;
+        const rank = firstAtLeast(positions, position);
+        return positions[rank] === position ? rank : undefined;
       },
       sectionsAt: (rank) => this.factsRead.sectionsAt(rank),
       root,

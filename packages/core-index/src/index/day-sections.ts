@@ -10,7 +10,8 @@ import type { SectionBase, SectionSizes } from './models-pages.js';
 import type { ObjectStore } from './object-store.js';
 import { type HashedMap, PAGES_VERSION, type PagedEntry, type PagesRoot } from './page-layout.js';
 import type { PageWriter } from './page-writer.js';
-import { PageUnreadable, patchShaPages, patchTermPages, readPage, SectionDelta } from './section-patch.js';
+import { PageUnreadable, readPage } from './read-page.js';
+import { patchShaPages, patchTermPages, SectionDelta } from './section-patch.js';
 import { type SectionFacts, sectionBytes, sectionFactsAt, sectionFactsOf } from './table-facts.js';
 import { eachTermOf, ShortGrams, TermPostings, writeTermPages } from './term-pages.js';
 
@@ -86,9 +87,11 @@ export class DaySections {
   ): Promise<WrittenSections> {
     if (this.base) {
       const root = await this.base.root();
-      const patched = root?.version === PAGES_VERSION ? await this.patch(root, positions, was, lowerIds) : undefined;
+      // the base day's models by their positions, for the sections the memo did not keep and the models removed
+      const last = root?.version === PAGES_VERSION ? new LastModels(this.store, root) : undefined;
+      const patched = root && last ? await this.patch(root, last, positions, was, lowerIds) : undefined;
       if (patched) return patched;
-      if (!(await this.tabulateAll(root, was, lowerIds))) {
+      if (!(await this.tabulateAll(last, was, lowerIds))) {
         this.terms = new TermPostings();
         this.short = new ShortGrams();
         this.shas = new DigestPostings();
@@ -113,6 +116,7 @@ export class DaySections {
   /** The last build's pages patched with what changed; undefined when they cannot be (or should not). */
   private async patch(
     root: PagesRoot,
+    last: LastModels,
     positions: Uint32Array,
     was: ArrayLike<number>,
     lowerIds: readonly string[],
@@ -141,7 +145,6 @@ export class DaySections {
       if (now !== p || this.changed.has(r)) again.push([k, r]);
       if (models + again.length > limit) return undefined;
     }
-    const last = new LastModels(this.store, root);
     // in the last build's order, as its memo's section facts are read best
     again.sort((x, y) => x[0] - y[0]);
     for (const [k, r] of again) {
@@ -174,9 +177,8 @@ export class DaySections {
    * Every model into the tables, its section facts from {@link changed} or the last build's at its last position;
    * false when one's cannot be had so (the tables are then partly filled).
    */
-  private async tabulateAll(root: PagesRoot | undefined, was: ArrayLike<number>, lowerIds: readonly string[]): Promise<boolean> {
+  private async tabulateAll(last: LastModels | undefined, was: ArrayLike<number>, lowerIds: readonly string[]): Promise<boolean> {
     const base = this.base as SectionBase;
-    const last = root?.version === PAGES_VERSION ? new LastModels(this.store, root) : undefined;
     for (let r = 0; r < lowerIds.length; r++) {
       const lower = lowerIds[r] as string;
       let s = this.changedAt(r);

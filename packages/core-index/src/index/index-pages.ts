@@ -1,4 +1,4 @@
-import { type Address, addressOf } from './blake3.js';
+import type { Address } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
 import { DaySections } from './day-sections.js';
 import { dashAliasesOf } from './memory-index.js';
@@ -21,11 +21,10 @@ import {
 import { DigestList, holds, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import { PageWriter } from './page-writer.js';
 import { assignPositions } from './positions.js';
+import { readPage } from './read-page.js';
 import type { SourceObject } from './schemas.js';
 import { factsOf, type SourceSet, sectionFactsOf, type TableFacts, trendingKey } from './table-facts.js';
 import { SHORT_GRAM_LIST_MAX } from './term-pages.js';
-
-const decoder = new TextDecoder();
 
 /**
  * A models page of the day being built, in browse order: its address, its bytes when the build composed it, and the
@@ -132,9 +131,7 @@ export class IndexPagesWriter {
     await this.w.flush();
     let rank = 0;
     for (const address of this.modelPages) {
-      const stored = await this.store.get(address as Address);
-      if (!stored || addressOf(stored.bytes) !== address) throw new Error(`index pages: models page ${address} is missing or damaged`);
-      for (const e of (JSON.parse(decoder.decode(stored.bytes)) as { models: PagedEntry[] }).models) {
+      for (const e of (await readPage<{ models: PagedEntry[] }>(this.store, address, 'index pages: models page')).models) {
         const lower = e.row.id.toLowerCase();
         if (part.base) this.tabulate(factsOf(e), lower);
         if (part.sections) this.sections.tabulate(sectionFactsOf(e), lower, rank);

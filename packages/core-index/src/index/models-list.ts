@@ -132,7 +132,7 @@ export function modelsPageAtPosition(
 }
 
 /** The first index `i` of an ascending list with `list[i] >= value` (its length when none is). */
-function firstAtLeast(list: ArrayLike<number>, value: number): number {
+export function firstAtLeast(list: ArrayLike<number>, value: number): number {
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {

@@ -7,7 +7,6 @@
  * that cannot give them (the number of buckets would change, a short word falls back under its cap, a page is missing
  * or damaged) answers undefined and the build tabulates every model.
  */
-import { type Address, addressOf } from './blake3.js';
 import type { SectionSizes } from './models-pages.js';
 import type { ObjectStore } from './object-store.js';
 import {
@@ -21,10 +20,9 @@ import {
   powerOfTwo,
 } from './page-layout.js';
 import type { PageWriter } from './page-writer.js';
+import { PageUnreadable, readPage } from './read-page.js';
 import type { SectionFacts } from './table-facts.js';
 import { eachTermOf, SHORT_GRAM_LIST_MAX, shortGramsOf } from './term-pages.js';
-
-const decoder = new TextDecoder();
 
 /** Given up: the pages a patch would write are not those of a whole tabulation. */
 class NoPatch extends Error {}
@@ -78,16 +76,6 @@ function termSet(s: SectionFacts, lower: string): Set<string> {
   eachTermOf(s, lower, (k) => out.add(k));
   for (const k of shortGramsOf(lower)) out.add(k);
   return out;
-}
-
-/** A page that is missing from the store or damaged. */
-export class PageUnreadable extends Error {}
-
-/** A page read and checked against its address (throws {@link PageUnreadable} when missing or damaged). */
-export async function readPage<T>(store: ObjectStore, address: string): Promise<T> {
-  const stored = await store.get(address as Address);
-  if (!stored || addressOf(stored.bytes) !== address) throw new PageUnreadable(`index page ${address} is missing or damaged`);
-  return JSON.parse(decoder.decode(stored.bytes)) as T;
 }
 
 /**
@@ -158,6 +146,48 @@ function termBytes(key: string, n: number): number {
 }
 
 /**
+ * The buckets of `last` that `changes` touch, each read, its entries patched one key at a time (`entry`: a key's
+ * value with its change, undefined for none), then, when `fits` says the totals the patch adjusted keep the number of
+ * buckets, written as `role` pages. Undefined when the patch cannot give the pages a whole tabulation writes.
+ */
+async function patchedBuckets<V>(
+  w: PageWriter,
+  store: ObjectStore,
+  last: HashedMap,
+  changes: ReadonlyMap<string, Change>,
+  role: 'terms' | 'shas',
+  entry: (key: string, old: V | undefined, change: Change) => Promise<V | undefined> | V | undefined,
+  fits: () => boolean,
+): Promise<HashedMap | undefined> {
+  try {
+    const byBucket = new Map<number, string[]>();
+    for (const key of changes.keys()) {
+      const b = bucketOf(key, last.buckets);
+      const keys = byBucket.get(b);
+      if (keys) keys.push(key);
+      else byBucket.set(b, [key]);
+    }
+    const pages = new MapPages(store, last);
+    const patched = new Map<number, Record<string, V>>();
+    for (const [b, keys] of byBucket) {
+      const { entries } = await readPage<{ entries: Record<string, V> }>(store, await pages.address(b));
+      for (const key of keys) {
+        const next = await entry(key, entries[key], changes.get(key) as Change);
+        if (next === undefined) delete entries[key];
+        else entries[key] = next;
+      }
+      patched.set(b, entries);
+    }
+    if (!fits()) return undefined;
+    for (const [b, entries] of patched) pages.replace(b, await w.page({ role, entries }));
+    return await pages.written(w);
+  } catch (e) {
+    if (e instanceof NoPatch || e instanceof PageUnreadable) return undefined;
+    throw e;
+  }
+}
+
+/**
  * The last build's term buckets (`last`, sized from `sizes.terms`) patched with `delta`; undefined when the patch
  * cannot give the pages a whole tabulation writes.
  */
@@ -168,35 +198,21 @@ export async function patchTermPages(
   sizes: SectionSizes,
   delta: SectionDelta,
 ): Promise<{ map: HashedMap; total: number } | undefined> {
-  try {
-    const byBucket = new Map<number, string[]>();
-    for (const key of delta.terms.keys()) {
-      const b = bucketOf(key, last.buckets);
-      const keys = byBucket.get(b);
-      if (keys) keys.push(key);
-      else byBucket.set(b, [key]);
-    }
-    const pages = new MapPages(store, last);
-    let total = sizes.terms;
-    const patched = new Map<number, Record<string, Postings>>();
-    for (const [b, keys] of byBucket) {
-      const { entries } = await readPage<{ entries: Record<string, Postings> }>(store, await pages.address(b));
-      for (const key of keys) {
-        const old = entries[key];
-        const next = await patchedPostings(w, store, key, old, delta.terms.get(key) as Change);
-        total += termBytes(key, next?.n ?? 0) - termBytes(key, old?.n ?? 0);
-        if (next) entries[key] = next;
-        else delete entries[key];
-      }
-      patched.set(b, entries);
-    }
-    if (powerOfTwo(Math.ceil(total / BUCKET_TARGET_BYTES)) !== last.buckets) return undefined;
-    for (const [b, entries] of patched) pages.replace(b, await w.page({ role: 'terms', entries }));
-    return { map: await pages.written(w), total };
-  } catch (e) {
-    if (e instanceof NoPatch || e instanceof PageUnreadable) return undefined;
-    throw e;
-  }
+  let total = sizes.terms;
+  const map = await patchedBuckets<Postings>(
+    w,
+    store,
+    last,
+    delta.terms,
+    'terms',
+    async (key, old, change) => {
+      const next = await patchedPostings(w, store, key, old, change);
+      total += termBytes(key, next?.n ?? 0) - termBytes(key, old?.n ?? 0);
+      return next;
+    },
+    () => powerOfTwo(Math.ceil(total / BUCKET_TARGET_BYTES)) === last.buckets,
+  );
+  return map && { map, total };
 }
 
 /** A term's posting list with its change: as `w.postings` writes a list, or a short word's as the build keeps it. */
@@ -318,36 +334,22 @@ export async function patchShaPages(
   sizes: SectionSizes,
   delta: SectionDelta,
 ): Promise<{ map: HashedMap; digests: number; files: number } | undefined> {
-  try {
-    const files = sizes.files + delta.files;
-    const byBucket = new Map<number, string[]>();
-    for (const key of delta.shas.keys()) {
-      const b = bucketOf(key, last.buckets);
-      const keys = byBucket.get(b);
-      if (keys) keys.push(key);
-      else byBucket.set(b, [key]);
-    }
-    const pages = new MapPages(store, last);
-    let digests = sizes.digests;
-    const patched = new Map<number, Record<string, number[]>>();
-    for (const [b, keys] of byBucket) {
-      const { entries } = await readPage<{ entries: Record<string, number[]> }>(store, await pages.address(b));
-      for (const key of keys) {
-        const old = entries[key] ?? [];
-        const change = delta.shas.get(key) as Change;
-        const list = merged(old, change);
-        if (list.length !== old.length + change.add.length - change.del.length) return undefined;
-        digests += (list.length > 0 ? 1 : 0) - (old.length > 0 ? 1 : 0);
-        if (list.length > 0) entries[key] = list;
-        else delete entries[key];
-      }
-      patched.set(b, entries);
-    }
-    if (powerOfTwo(Math.ceil((digests * 80 + files * 8) / BUCKET_TARGET_BYTES)) !== last.buckets) return undefined;
-    for (const [b, entries] of patched) pages.replace(b, await w.page({ role: 'shas', entries }));
-    return { map: await pages.written(w), digests, files };
-  } catch (e) {
-    if (e instanceof NoPatch || e instanceof PageUnreadable) return undefined;
-    throw e;
-  }
+  const files = sizes.files + delta.files;
+  let digests = sizes.digests;
+  const map = await patchedBuckets<number[]>(
+    w,
+    store,
+    last,
+    delta.shas,
+    'shas',
+    (key, old = [], change) => {
+      const list = merged(old, change);
+      if (list.length !== old.length + change.add.length - change.del.length)
+        throw new NoPatch(`digest ${key}: its change does not fit its list`);
+      digests += (list.length > 0 ? 1 : 0) - (old.length > 0 ? 1 : 0);
+      return list.length > 0 ? list : undefined;
+    },
+    () => powerOfTwo(Math.ceil((digests * 80 + files * 8) / BUCKET_TARGET_BYTES)) === last.buckets,
+  );
+  return map && { map, digests, files };
 }

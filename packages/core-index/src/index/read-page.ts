@@ -1,0 +1,15 @@
+// One page of a day's index pages (page-layout.ts) read from the object store and checked against its address.
+import { type Address, addressOf } from './blake3.js';
+import type { ObjectStore } from './object-store.js';
+
+const decoder = new TextDecoder();
+
+/** A page that is missing from the store or does not hash to its address. */
+export class PageUnreadable extends Error {}
+
+/** The page at `address`, parsed; throws {@link PageUnreadable} (`what` names it) when missing or damaged. */
+export async function readPage<T>(store: ObjectStore, address: string, what = 'index page'): Promise<T> {
+  const stored = await store.get(address as Address);
+  if (!stored || addressOf(stored.bytes) !== address) throw new PageUnreadable(`${what} ${address} is missing or damaged`);
+  return JSON.parse(decoder.decode(stored.bytes)) as T;
+}
