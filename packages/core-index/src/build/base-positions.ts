@@ -35,6 +35,11 @@ export class BasePositions {
     this.read ??= readIdPositions(this.objects, this.basePages);
     return (await this.read).get(lower);
   }
+
+  /** Let the positions read from the base day's id buckets go (every model was asked). */
+  release(): void {
+    this.read = undefined;
+  }
 }
 
 /** A second 32-bit hash of an id, apart from {@link keyHash}'s (djb2 with murmur3's finaliser). */

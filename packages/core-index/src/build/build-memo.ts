@@ -2,9 +2,9 @@ import { type Address, addressOf } from '../index/blake3.js';
 import { canonicalBytes } from '../index/canonical-json.js';
 import type { RowPlace, RowSource } from '../index/catalog-shards.js';
 import { firstAtLeast } from '../index/models-list.js';
-import type { ModelsPageRecord, SectionBase, SectionSizes } from '../index/models-pages.js';
+import type { ModelsPageRecord, SectionBase } from '../index/models-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
-import type { PagesRoot } from '../index/page-layout.js';
+import { type PagesRoot, type SectionSizes, sectionSizesOf } from '../index/page-layout.js';
 import type { TableFacts } from '../index/table-facts.js';
 import { checkedChunk, FixedRecords, KeyedRecords, UNREADABLE } from './memo-chunks.js';
 import { FactsReader, FactsWriter } from './memo-facts.js';
@@ -236,7 +236,7 @@ export class BuildMemo {
         looks,
         rows,
         root.parts ?? [],
-        sizesOf(root.sectionSizes),
+        sectionSizesOf(root.sectionSizes),
         stamp,
         facts,
         positions,
@@ -384,12 +384,4 @@ function pageAt(buf: Uint8Array, at: number): MemoPage {
     p.hashes.push(hexAt(buf, o + 8, 32));
   }
   return p;
-}
-
-/** The memo root's `sectionSizes` when they are three finite numbers. */
-function sizesOf(v: unknown): SectionSizes | undefined {
-  if (typeof v !== 'object' || v === null) return undefined;
-  const { terms, digests, files } = v as Record<string, unknown>;
-  const ok = [terms, digests, files].every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
-  return ok ? { terms: terms as number, digests: digests as number, files: files as number } : undefined;
 }

@@ -4,14 +4,15 @@ import { canonicalBytes } from '../index/canonical-json.js';
 import { CatalogWriter, type RowText, rowText } from '../index/catalog-shards.js';
 import { IndexPagesWriter, type ModelsPageHook } from '../index/index-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
-import type { PagedEntry } from '../index/page-layout.js';
+import type { PagedEntry, PagesRoot } from '../index/page-layout.js';
+import { readPageOrNone } from '../index/read-page.js';
 import type { Archive, ArchiveDay } from '../index/schemas.js';
 import type { PageObjects } from '../index/write-index-pages.js';
 import { SPACES_REF } from '../spaces/catalog.js';
 import type { NoteSigner } from '../tlog/note.js';
 import { BasePositions } from './base-positions.js';
 import { BuildMemo, BuildMemoWriter, inputKeys, MEMO_REF, type MemoModel, UNREADABLE } from './build-memo.js';
-import { CatalogEntries } from './catalog-entries.js';
+import { BaseCatalogs } from './catalog-entries.js';
 import { commitDays, readArchive } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 import { type BuildModelInput, filesByPath, lazyRow, modelObjectOf, sourceObjectsOf, treeRevision, withRow } from './model-row.js';
@@ -108,7 +109,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   const prevCatalogAddress = older[0]?.index as Address | undefined;
   // What the last build remembered (build-memo.ts): with it, yesterday's catalog is not read.
   const memo = input.reuse === false ? undefined : await BuildMemo.read(objects, prevCatalogAddress);
-  const positions = new BasePositions(objects, older[0]?.pages, memo);
+  const basePages = older[0]?.pages;
+  const positions = new BasePositions(objects, basePages, memo);
   const memoWriter = new BuildMemoWriter(objects);
   // What the store holds as the build starts, listed once (a local store): the objects the memo reuses are checked
   // against it, not one call to the disk each. Only with a memo: a build without one reuses nothing.
@@ -116,16 +118,9 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   // The store as the checks of what the memo names see it: `has` from that listing (the catalog shards, index pages
   // and objects of earlier builds), everything else the store's own.
   const checking: ObjectStore = listed ? withHas(objects, async (a) => listed.missing([a]).length === 0) : objects;
-  // Without a memo that knows an id: yesterday's catalog and (its objects need not be put again either) the catalog of
-  // this same day when it is built again, each read once when first needed.
-  let catalogs: Promise<Array<CatalogEntries | undefined>> | undefined;
-  const readCatalogs = () =>
-    (catalogs ??= Promise.all([
-      CatalogEntries.read(objects, prevCatalogAddress),
-      CatalogEntries.read(objects, archive.days.find((d) => d.date === input.date)?.index as Address | undefined),
-    ]));
-  const catalogModel = async (id: string) => (await readCatalogs())[0]?.get(id)?.model ?? null;
-  const catalogEntries = async (id: string) => (await readCatalogs()).flatMap((c) => c?.get(id) ?? []);
+  // Without a memo that knows an id: the catalog entries of yesterday and of this same day built before.
+  const sameDay = archive.days.find((d) => d.date === input.date)?.index as Address | undefined;
+  const catalogs = new BaseCatalogs(objects, prevCatalogAddress, sameDay);
   const memoBase = (b: MemoModel) => (b.base === 1 ? `blake3:${b.model}` : b.base === 2 && b.prev ? `blake3:${b.prev}` : null);
   const display = input.display ?? ((s: string) => s);
   const format = await pagesFormat();
@@ -157,6 +152,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
             for (const [k, a] of memo?.looksFor(addresses) ?? []) memoWriter.look(k, a);
           },
           sectionBase: () => memo?.sectionBase(() => memo.lastRoot(format)),
+          basePages: () => ({ format, ...(basePages ? { root: () => readPageOrNone<PagesRoot>(objects, basePages) } : {}) }),
           recordSectionSizes: (s) => memoWriter.sectionSizes(s),
           recordFacts: (f) => memoWriter.facts(f),
           recordPositions: (p) => memoWriter.positions(p),
@@ -201,7 +197,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       return { value, bytes, address: addressOf(bytes) };
     };
     // The address this id had in the base catalog (yesterday's), which a changed model's object points back at.
-    const baseModel = before ? (knows ? `blake3:${before.model}` : memoBase(before)) : knows ? null : await catalogModel(m.id);
+    const baseModel = before ? (knows ? `blake3:${before.model}` : memoBase(before)) : knows ? null : await catalogs.model(m.id);
     // Each object's address is known from its bytes (or the memo): the row and the pages use it at once, and the puts
     // are waited for a chunk later (so the next models are encoded while these are written).
     const puts: Array<Promise<unknown>> = [];
@@ -246,7 +242,7 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
       // has, is not put again (a rebuild where few models changed puts only theirs).
       const known = new Set<string>();
       if (before) for (const a of [before.model, ...before.sources]) known.add(`blake3:${a}`);
-      else if (!knows) for (const e of await catalogEntries(m.id)) for (const a of [e.model, ...e.sources]) known.add(a);
+      else if (!knows) for (const e of await catalogs.entries(m.id)) for (const a of [e.model, ...e.sources]) known.add(a);
       const store = (kind: BuiltObjectKind, { value, bytes, address }: ReturnType<typeof encode>): Address => {
         if (onObject) report(kind, address, value, bytes);
         const put = () => objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE });
@@ -359,6 +355,9 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   await last.written;
   seen.clear();
   memo?.modelsRead();
+  catalogs.release(); // what only the stream reads
+
+  positions.release();
   // One object, or a root plus content-addressed shards when it would pass the message limit.
   // Its address is known before it is stored: the pages and the memo are written while it is, and no ref names it
   // before it is stored.

@@ -116,3 +116,37 @@ export class CatalogEntries {
     }
   }
 }
+
+/**
+ * The catalog entries a build without a memo reads: yesterday's (`base`) and, when the same day is built again, that
+ * day's (`same`: its objects need not be put again either), each read once when first asked, let go at the end.
+ */
+export class BaseCatalogs {
+  private read: Promise<Array<CatalogEntries | undefined>> | undefined;
+
+  constructor(
+    private readonly objects: ObjectStore,
+    private readonly base: Address | undefined,
+    private readonly same: Address | undefined,
+  ) {}
+
+  private all(): Promise<Array<CatalogEntries | undefined>> {
+    this.read ??= Promise.all([this.base, this.same].map((a) => CatalogEntries.read(this.objects, a)));
+    return this.read;
+  }
+
+  /** The address of `id`'s model in yesterday's catalog (null: none). */
+  async model(id: string): Promise<string | null> {
+    return (await this.all())[0]?.get(id)?.model ?? null;
+  }
+
+  /** `id`'s entries in both catalogs. */
+  async entries(id: string): Promise<CatalogEntry[]> {
+    return (await this.all()).flatMap((c) => c?.get(id) ?? []);
+  }
+
+  /** Let the entries go (every model was read). */
+  release(): void {
+    this.read = undefined;
+  }
+}

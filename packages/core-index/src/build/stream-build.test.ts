@@ -9,6 +9,7 @@ import type { ModelObject } from '../index/schemas.js';
 import { writeIndexPages } from '../index/write-index-pages.js';
 import { syntheticModelStream, syntheticModels } from '../testing/scale.js';
 import { buildIndex } from './builder.js';
+import { pagesFormat } from './pages-format.js';
 
 const encoder = new TextEncoder();
 
@@ -86,14 +87,16 @@ describe('the builder over a stream of models', () => {
       models.set(entry.model, { json: (await store.get(entry.model as Address))?.bytes as Uint8Array });
       for (const s of entry.sources) sources.set(s, { bytes: (await store.get(s as Address))?.bytes as Uint8Array });
     }
-    const again = await writeIndexPages(new MemoryObjectStore(), catalog, built.catalog, { models, sources });
+    const again = await writeIndexPages(new MemoryObjectStore(), catalog, built.catalog, { models, sources }, await pagesFormat());
     expect(again).toBe(built.day.pages);
     // A model object that is not what the catalog names changes the pages.
     const [first] = catalog.rows;
     const entry = catalog.objects[first?.id as string] as { model: string };
     const object = JSON.parse(new TextDecoder().decode(models.get(entry.model)?.json)) as ModelObject;
     models.set(entry.model, { json: encoder.encode(JSON.stringify({ ...object, license: 'apache-2.0' } satisfies ModelObject)) });
-    expect(await writeIndexPages(new MemoryObjectStore(), catalog, built.catalog, { models, sources })).not.toBe(built.day.pages);
+    expect(await writeIndexPages(new MemoryObjectStore(), catalog, built.catalog, { models, sources }, await pagesFormat())).not.toBe(
+      built.day.pages,
+    );
   }, 120_000);
 });
 

@@ -6,10 +6,11 @@
 import type { Address } from './blake3.js';
 import { DigestPostings, writeShaPages } from './digest-postings.js';
 import { type ListDir, modelsPageAtPosition } from './models-list.js';
-import type { SectionBase, SectionSizes } from './models-pages.js';
+import type { PagesBase, SectionBase } from './models-pages.js';
 import type { ObjectStore } from './object-store.js';
-import { type HashedMap, PAGES_VERSION, type PagedEntry, type PagesRoot } from './page-layout.js';
+import { type HashedMap, PAGES_VERSION, type PagedEntry, type PagesRoot, type SectionSizes, sectionSizesOf } from './page-layout.js';
 import type { PageWriter } from './page-writer.js';
+import { type DayModels, deltaFromPages, SectionHashes } from './pages-delta.js';
 import { PageUnreadable, readPage } from './read-page.js';
 import { patchShaPages, patchTermPages, SectionDelta } from './section-patch.js';
 import { type SectionFacts, sectionBytes, sectionFactsAt, sectionFactsOf } from './table-facts.js';
@@ -41,13 +42,21 @@ export class DaySections {
    * or given other terms or digests), by rank, as bytes when they fit (table-facts.ts `sectionBytes`)
    */
   private readonly changed = new Map<number, Uint8Array | SectionFacts>();
+  /** Without a base but with the base day's pages: each model's section facts as a hash (pages-delta.ts), by rank */
+  private hashes: SectionHashes | undefined;
 
-  /** `base`: the last build's, when a patch of its pages may serve; without it every model is tabulated as it comes. */
+  /**
+   * `base`: the last build's, when a patch of its pages may serve; else `pages`: the base day's pages, which may be
+   * patched with what changed as told from them; without either, every model is tabulated as it comes.
+   */
   constructor(
     private readonly w: PageWriter,
     private readonly store: ObjectStore,
     private readonly base: SectionBase | undefined,
-  ) {}
+    private readonly pages?: PagesBase,
+  ) {
+    if (!base && pages?.root) this.hashes = new SectionHashes();
+  }
 
   /**
    * The next model, of rank `rank`: `sections` gives its section facts; `same`: they are the ones the last build kept
@@ -56,7 +65,8 @@ export class DaySections {
   add(rank: number, lower: string, sections: () => SectionFacts, same: boolean, was: number): void {
     const base = this.base;
     if (!base) {
-      this.tabulate(sections(), lower, rank);
+      if (this.hashes) this.hashes.add(sections());
+      else this.tabulate(sections(), lower, rank);
       return;
     }
     if (same && was) return;
@@ -77,15 +87,22 @@ export class DaySections {
   /**
    * Write the terms and the digest map, once every model was added: the last build's patched when it can be, else
    * tabulated. `was`: each model's last position (0: none), by rank; `replay`: tabulates every model from the day's
-   * models pages (through {@link tabulate}), for when a model's section facts cannot be had otherwise.
+   * models pages (through {@link tabulate}), for when a model's section facts cannot be had otherwise; `sectionsAt`:
+   * the section facts of some models read back from those pages.
    */
   async write(
     positions: Uint32Array,
     was: ArrayLike<number>,
     lowerIds: readonly string[],
     replay: () => Promise<void>,
+    sectionsAt: DayModels['sectionsAt'],
   ): Promise<WrittenSections> {
-    if (this.base) {
+    if (this.hashes) {
+      const patched = await this.patchFromPages({ positions, was, lowerIds, hashes: this.hashes, sectionsAt });
+      if (patched) return patched;
+      this.hashes = undefined;
+      await replay();
+    } else if (this.base) {
       const root = await this.base.root();
       // the base day's models by their positions, for the sections the memo did not keep and the models removed
       const last = root?.version === PAGES_VERSION ? new LastModels(this.store, root) : undefined;
@@ -163,8 +180,33 @@ export class DaySections {
       if (!e) return undefined;
       delta.model(e.id.toLowerCase(), { s: sectionFactsOf(e), at }, undefined);
     }
-    const shas = await patchShaPages(this.w, this.store, root.shas, base.sizes, delta);
-    const terms = shas && (await patchTermPages(this.w, this.store, root.terms, base.sizes, delta));
+    return this.applied(root, base.sizes, delta);
+  }
+
+  /**
+   * The base day's pages patched with what changed as told from them (pages-delta.ts); undefined when they cannot be
+   * (or should not): not written as this build writes pages, a page unreadable, too many models in the delta.
+   */
+  private async patchFromPages(day: DayModels): Promise<WrittenSections | undefined> {
+    const pages = this.pages as PagesBase;
+    const root = await pages.root?.();
+    const sizes =
+      root?.version === PAGES_VERSION && root.sectionSizes?.format === pages.format ? sectionSizesOf(root.sectionSizes) : undefined;
+    if (!root || !sizes) return undefined;
+    const limit = Math.max(PATCH_MODELS_MIN, day.positions.length * PATCH_MODELS_SHARE);
+    try {
+      const delta = await deltaFromPages(this.store, root, day, limit);
+      return delta && (await this.applied(root, sizes, delta));
+    } catch (e) {
+      if (e instanceof PageUnreadable) return undefined;
+      throw e;
+    }
+  }
+
+  /** The pages of `root`'s terms and digest map (which came to `sizes`) patched with `delta`; undefined when they cannot be. */
+  private async applied(root: PagesRoot, sizes: SectionSizes, delta: SectionDelta): Promise<WrittenSections | undefined> {
+    const shas = await patchShaPages(this.w, this.store, root.shas, sizes, delta);
+    const terms = shas && (await patchTermPages(this.w, this.store, root.terms, sizes, delta));
     if (!shas || !terms) return undefined;
     // the last build's pages they still name directly must be stored (one lost is made again by a tabulation)
     const named = (m: HashedMap) => [...(m.pages ?? []), ...(m.dirs ?? [])];

@@ -23,7 +23,7 @@ import { PageWriter } from './page-writer.js';
 import { assignPositions } from './positions.js';
 import { readPage } from './read-page.js';
 import type { SourceObject } from './schemas.js';
-import { factsOf, type SourceSet, sectionFactsOf, type TableFacts, trendingKey } from './table-facts.js';
+import { factsOf, type SectionFacts, type SourceSet, sectionFactsOf, type TableFacts, trendingKey } from './table-facts.js';
 import { SHORT_GRAM_LIST_MAX } from './term-pages.js';
 
 /**
@@ -51,6 +51,8 @@ export class IndexPagesWriter {
   private readonly lowerIds: string[] = [];
   /** the search terms and the digest map (tabulated, or the last build's patched) */
   private readonly sections: DaySections;
+  /** how the build writes pages (build/pages-format.ts), stamped in the root with what the terms and digests came to */
+  private readonly format: string | undefined;
   private readonly trending: number[] = [];
   private readonly downloads: number[] = [];
   private readonly likes: number[] = [];
@@ -88,7 +90,9 @@ export class IndexPagesWriter {
   ) {
     this.w = new PageWriter(store, reuse);
     this.deferred = Boolean(reuse?.root);
-    this.sections = new DaySections(this.w, store, reuse?.sectionBase?.());
+    const pages = reuse?.basePages?.();
+    this.format = pages?.format;
+    this.sections = new DaySections(this.w, store, reuse?.sectionBase?.(), pages);
   }
 
   /**
@@ -136,6 +140,23 @@ export class IndexPagesWriter {
         if (part.base) this.tabulate(factsOf(e), lower);
         if (part.sections) this.sections.tabulate(sectionFactsOf(e), lower, rank);
         rank++;
+      }
+    }
+  }
+
+  /** The section facts of the models of these ranks (ascending), read back from the models pages that hold them. */
+  private async sectionsAt(ranks: readonly number[], each: (rank: number, s: SectionFacts) => void): Promise<void> {
+    await this.w.flush();
+    let k = 0;
+    for (let p = 0; p < this.modelPages.length && k < ranks.length; p++) {
+      const first = this.pageFirst.get(p);
+      const end = p + 1 < this.modelPages.length ? this.pageFirst.get(p + 1) : this.n;
+      if ((ranks[k] as number) >= end) continue;
+      const { models } = await readPage<{ models: PagedEntry[] }>(this.store, this.modelPages[p] as string, 'index pages: models page');
+      for (; k < ranks.length && (ranks[k] as number) < end; k++) {
+        const r = ranks[k] as number;
+        const e = models[r - first];
+        if (e) each(r, sectionFactsOf(e));
       }
     }
   }
@@ -216,9 +237,10 @@ export class IndexPagesWriter {
     if (list && before) {
       // The same models pages as the last build's: its look-ups, under this day's catalog and date.
       await w.flush();
-      const address = await w.put(PAGES_KIND, { ...before, catalog: catalogAddress, date } satisfies PagesRoot);
-      this.reuse?.recordRoot?.(list, address);
       const sizes = this.sections.kept();
+      const stamp = sizes && this.format ? { sectionSizes: { ...sizes, format: this.format } } : {};
+      const address = await w.put(PAGES_KIND, { ...before, catalog: catalogAddress, date, ...stamp } satisfies PagesRoot);
+      this.reuse?.recordRoot?.(list, address);
       if (sizes) this.reuse?.recordSectionSizes?.(sizes);
       // its look-up pages' keys, for the next build
       const looks = [before.ids, before.shas, before.terms, before.names, ...Object.values(before.orders)];
@@ -278,7 +300,13 @@ export class IndexPagesWriter {
     // what only the id entries name (44 MB at 1,000,000 models), let go before the digests and terms are written
     for (const list of [this.entryStart, this.entryLength, this.entryHash, pageOf]) list.clear();
 
-    const written = await this.sections.write(positions, was, lowerIds, () => this.catchUp({ sections: true }));
+    const written = await this.sections.write(
+      positions,
+      was,
+      lowerIds,
+      () => this.catchUp({ sections: true }),
+      (ranks, each) => this.sectionsAt(ranks, each),
+    );
     const { shas, terms, patched } = written;
     this.reuse?.recordSectionSizes?.(written.sizes);
     // a patch keeps the last build's other pages: their keys, for the next build (when listed inline: a few)
@@ -314,6 +342,7 @@ export class IndexPagesWriter {
       names,
       idChars: idCharsOf(lowerIds),
       shortGrams: SHORT_GRAM_LIST_MAX,
+      ...(this.format ? { sectionSizes: { ...written.sizes, format: this.format } } : {}),
     };
     await w.flush();
     const address = await w.put(PAGES_KIND, root);

@@ -1,6 +1,6 @@
 import { addressOf, blake3Hex } from './blake3.js';
 import { canonicalBytes } from './canonical-json.js';
-import { modelsPageBytes, type PagesRoot } from './page-layout.js';
+import { modelsPageBytes, type PagesRoot, type SectionSizes } from './page-layout.js';
 import { PageKey } from './page-tables.js';
 import type { SectionFacts, TableFacts } from './table-facts.js';
 
@@ -12,15 +12,6 @@ export interface ModelsPageRecord {
   starts: number[];
   lengths: number[];
   hashes: string[];
-}
-
-/** What a build's terms and digest map came to, which the next build's patch adjusts (the buckets are sized from it). */
-export interface SectionSizes {
-  /** the terms' estimated bytes (term-pages.ts `writeTermPages`) */
-  terms: number;
-  /** distinct digests, and files (each file of each model) */
-  digests: number;
-  files: number;
 }
 
 /** What the last build (the one that wrote the base day's pages) offers a patch of its terms and digest map. */
@@ -37,6 +28,17 @@ export interface SectionBase {
   sectionsAt(rank: number): SectionFacts | undefined;
   /** its pages root (checked against its address) */
   root(): Promise<PagesRoot | undefined>;
+}
+
+/** The base day's pages, for a patch of its terms and digest map when no {@link SectionBase} serves (day-sections.ts). */
+export interface PagesBase {
+  /** how this build writes pages (build/pages-format.ts): pages whose root's `sectionSizes` carry another are not patched */
+  format: string;
+  /**
+   * the base day's pages root, checked against its address (undefined when it cannot be read); absent when there is
+   * no base day with pages (the day's terms and digests are then tabulated as its models come)
+   */
+  root?(): Promise<PagesRoot | undefined>;
 }
 
 /** Models pages of the last build by key ({@link modelsPageKey}), and today's pages as they are written. */
@@ -64,6 +66,11 @@ export interface ModelsPageReuse {
    * (day-sections.ts): this day's are then its pages patched with what changed.
    */
   sectionBase?(): SectionBase | undefined;
+  /**
+   * The base day's pages, whose terms and digest map are this day's patched with what changed (told from them) when
+   * {@link sectionBase} offers none; `format` is stamped in this day's root with what its map came to.
+   */
+  basePages?(): PagesBase | undefined;
   /** What this day's terms and digest map came to, for the next build's patch. */
   recordSectionSizes?(sizes: SectionSizes): void;
   /** This day's next model's part of the look-up tables (in rank order), for the next build. */

@@ -122,6 +122,23 @@ export interface HashedMap {
   dirs?: string[];
 }
 
+/** What a build's terms and digest map came to, which the next build's patch adjusts (the buckets are sized from it). */
+export interface SectionSizes {
+  /** the terms' estimated bytes (term-pages.ts `writeTermPages`) */
+  terms: number;
+  /** distinct digests, and files (each file of each model) */
+  digests: number;
+  files: number;
+}
+
+/** {@link SectionSizes} read from a stored root or memo: three finite numbers, none negative, else undefined. */
+export function sectionSizesOf(v: unknown): SectionSizes | undefined {
+  if (typeof v !== 'object' || v === null) return undefined;
+  const { terms, digests, files } = v as Record<string, unknown>;
+  const ok = [terms, digests, files].every((x) => typeof x === 'number' && Number.isFinite(x) && x >= 0);
+  return ok ? { terms: terms as number, digests: digests as number, files: files as number } : undefined;
+}
+
 /** The root of a day's pages: everything a store needs up front, and where every other page is. */
 export interface PagesRoot {
   kind: typeof PAGES_KIND;
@@ -166,6 +183,12 @@ export interface PagesRoot {
    * before: such a word alone walks the order.
    */
   shortGrams?: number;
+  /**
+   * What the day's terms and digest map came to, and the fingerprint of how its build wrote pages (build/pages-format.ts
+   * `pagesFormat`): a later build without its memo patches these pages with what changed when it writes pages the
+   * same way (index/day-sections.ts). Absent in days written before, and in pages written without a fingerprint.
+   */
+  sectionSizes?: SectionSizes & { format: string };
 }
 
 /** The {@link PagesRoot.idChars} of the lower-case ids. */

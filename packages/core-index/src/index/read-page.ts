@@ -13,3 +13,13 @@ export async function readPage<T>(store: ObjectStore, address: string, what = 'i
   if (!stored || addressOf(stored.bytes) !== address) throw new PageUnreadable(`${what} ${address} is missing or damaged`);
   return JSON.parse(decoder.decode(stored.bytes)) as T;
 }
+
+/** {@link readPage}, or undefined when the page is missing or damaged. */
+export async function readPageOrNone<T>(store: ObjectStore, address: string): Promise<T | undefined> {
+  try {
+    return await readPage<T>(store, address);
+  } catch (e) {
+    if (e instanceof PageUnreadable) return undefined;
+    throw e;
+  }
+}

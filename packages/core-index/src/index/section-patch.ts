@@ -7,7 +7,6 @@
  * that cannot give them (the number of buckets would change, a short word falls back under its cap, a page is missing
  * or damaged) answers undefined and the build tabulates every model.
  */
-import type { SectionSizes } from './models-pages.js';
 import type { ObjectStore } from './object-store.js';
 import {
   BUCKET_TARGET_BYTES,
@@ -18,6 +17,7 @@ import {
   POSTINGS_SEGMENT,
   type Postings,
   powerOfTwo,
+  type SectionSizes,
 } from './page-layout.js';
 import type { PageWriter } from './page-writer.js';
 import { PageUnreadable, readPage } from './read-page.js';

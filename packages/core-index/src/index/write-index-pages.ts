@@ -13,15 +13,20 @@ export interface PageObjects {
 
 /**
  * Write the index pages of a whole catalog (the model and source objects from `from`); returns the root's address.
- * The builder streams instead ({@link IndexPagesWriter}); this is for a catalog already in hand.
+ * The builder streams instead ({@link IndexPagesWriter}); this is for a catalog already in hand. `format`: how the
+ * builder writes pages (build/pages-format.ts `pagesFormat`), stamped in the root as a build stamps it.
  */
 export async function writeIndexPages(
   store: ObjectStore,
   catalog: Pick<CatalogObject, 'rows' | 'objects' | 'date'>,
   catalogAddress: Address,
   from: PageObjects,
+  format?: string,
 ): Promise<Address> {
-  const writer = new IndexPagesWriter(store);
+  const writer = new IndexPagesWriter(
+    store,
+    format ? { page: () => undefined, record: () => {}, basePages: () => ({ format }) } : undefined,
+  );
   const parse = <T>(bytes: Uint8Array | undefined, what: string): T => {
     if (!bytes) throw new Error(`index pages: the builder reported no ${what}`);
     return JSON.parse(decoder.decode(bytes)) as T;
