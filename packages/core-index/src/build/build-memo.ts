@@ -32,7 +32,8 @@ export { MEMO_CHUNK_KIND };
  * holds and its address and entries. The next build looks a model up by id and reuses its addresses when the key is
  * the same (no canonical JSON, no BLAKE3), and a models page by its key. A memo is a cache: objects of the store
  * (chunks checked against their addresses when read), named by the ref {@link MEMO_REF}; one that is missing,
- * damaged, or made on another base is not used, and the build does the whole work. Nothing in it is served.
+ * damaged, or made on another base is not used, and the build makes every model's objects again (the base day's pages
+ * still spare it the terms and digests: index/pages-delta.ts). Nothing in it is served.
  */
 export const MEMO_REF = 'build-memo';
 /**

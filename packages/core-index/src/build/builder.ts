@@ -66,7 +66,9 @@ export interface BuildInput {
   onObject?: (kind: BuiltObjectKind, address: Address, value: unknown, bytes: Uint8Array) => undefined | boolean;
   /**
    * Reuse what the last build remembered (its memo, build-memo.ts) for the models whose input did not change and the
-   * models pages whose models did not (default). `false`: do the whole work; the memo is written either way.
+   * models pages whose models did not (default). `false`: read no memo, so every model's objects are made and hashed
+   * again (the base day's pages still give each model its position, and its terms and digests patched with what
+   * changed when it was written the same way); the memo is written either way.
    */
   reuse?: boolean;
   /**

@@ -21,7 +21,7 @@ import {
 import { DigestList, holds, TimeColumn, U32List, uniqueSorted } from './page-tables.js';
 import { PageWriter } from './page-writer.js';
 import { assignPositions } from './positions.js';
-import { readPage } from './read-page.js';
+import { readAhead, readPage } from './read-page.js';
 import type { SourceObject } from './schemas.js';
 import { factsOf, type SectionFacts, type SourceSet, sectionFactsOf, type TableFacts, trendingKey } from './table-facts.js';
 import { SHORT_GRAM_LIST_MAX } from './term-pages.js';
@@ -134,8 +134,9 @@ export class IndexPagesWriter {
     // a page written again this build (one the store had lost) may still be in the writer's batch: read what is stored
     await this.w.flush();
     let rank = 0;
-    for (const address of this.modelPages) {
-      for (const e of (await readPage<{ models: PagedEntry[] }>(this.store, address, 'index pages: models page')).models) {
+    const read = (address: string) => readPage<{ models: PagedEntry[] }>(this.store, address, 'index pages: models page');
+    for await (const [, page] of readAhead(this.modelPages, read)) {
+      for (const e of page.models) {
         const lower = e.row.id.toLowerCase();
         if (part.base) this.tabulate(factsOf(e), lower);
         if (part.sections) this.sections.tabulate(sectionFactsOf(e), lower, rank);
@@ -147,18 +148,23 @@ export class IndexPagesWriter {
   /** The section facts of the models of these ranks (ascending), read back from the models pages that hold them. */
   private async sectionsAt(ranks: readonly number[], each: (rank: number, s: SectionFacts) => void): Promise<void> {
     await this.w.flush();
-    let k = 0;
-    for (let p = 0; p < this.modelPages.length && k < ranks.length; p++) {
-      const first = this.pageFirst.get(p);
+    // the models pages holding one of the ranks: [page, its first rank, its end]
+    const pages: Array<[number, number, number]> = [];
+    for (let p = 0, k = 0; p < this.modelPages.length && k < ranks.length; p++) {
       const end = p + 1 < this.modelPages.length ? this.pageFirst.get(p + 1) : this.n;
       if ((ranks[k] as number) >= end) continue;
-      const { models } = await readPage<{ models: PagedEntry[] }>(this.store, this.modelPages[p] as string, 'index pages: models page');
+      pages.push([p, this.pageFirst.get(p), end]);
+      while (k < ranks.length && (ranks[k] as number) < end) k++;
+    }
+    const read = ([p]: [number, number, number]) =>
+      readPage<{ models: PagedEntry[] }>(this.store, this.modelPages[p] as string, 'index pages: models page');
+    let k = 0;
+    for await (const [[, first, end], { models }] of readAhead(pages, read))
       for (; k < ranks.length && (ranks[k] as number) < end; k++) {
         const r = ranks[k] as number;
         const e = models[r - first];
         if (e) each(r, sectionFactsOf(e));
       }
-    }
   }
 
   /** One model's part of the totals, the ids and the orders (its row is not read: see table-facts.ts). */

@@ -7,11 +7,11 @@
  * pages (those pages alone).
  */
 import { blake3Hex } from './blake3.js';
-import { type ListDir, modelsPagesOf } from './models-list.js';
+import { type ListDir, type ModelsPageAt, modelsPagesOf } from './models-list.js';
 import type { ObjectStore } from './object-store.js';
 import type { PagedEntry, PagesRoot } from './page-layout.js';
 import { U32List } from './page-tables.js';
-import { readPage } from './read-page.js';
+import { readAhead, readPage } from './read-page.js';
 import { SectionDelta } from './section-patch.js';
 import { type SectionFacts, sectionBytes, sectionFactsAt, sectionFactsOf } from './table-facts.js';
 
@@ -86,8 +86,8 @@ export async function deltaFromPages(
     if (dir?.address !== address) dir = { address, page: await readPage<ListDir>(store, address, 'models directory of the base day') };
     return dir.page;
   };
-  for await (const at of modelsPagesOf(root.models, root.version, dirOf)) {
-    const page = await readPage<{ models: PagedEntry[] }>(store, at.address, 'models page of the base day');
+  const readModels = (at: ModelsPageAt) => readPage<{ models: PagedEntry[] }>(store, at.address, 'models page of the base day');
+  for await (const [at, page] of readAhead(modelsPagesOf(root.models, root.version, dirOf), readModels)) {
     if (!at.positions || page.models.length !== at.size) return undefined;
     for (let k = 0; k < at.size; k++) {
       const p = at.positions[k] as number;

@@ -23,3 +23,32 @@ export async function readPageOrNone<T>(store: ObjectStore, address: string): Pr
     throw e;
   }
 }
+
+/**
+ * Each item of `items` in order with what `read` gave for it, up to `ahead` reads in flight: a walk of many small
+ * pages waits on the store once per `ahead` pages instead of once per page (a read is mostly waiting for the disk).
+ */
+export async function* readAhead<X, T>(
+  items: AsyncIterable<X> | Iterable<X>,
+  read: (x: X) => Promise<T>,
+  ahead = 16,
+): AsyncGenerator<[X, T]> {
+  const queue: Array<[X, Promise<T>]> = [];
+  try {
+    for await (const x of items) {
+      const p = read(x);
+      p.catch(() => {}); // awaited in turn below; this only keeps a failure meanwhile from counting as unhandled
+      queue.push([x, p]);
+      if (queue.length >= ahead) {
+        const [y, q] = queue.shift() as [X, Promise<T>];
+        yield [y, await q];
+      }
+    }
+    while (queue.length > 0) {
+      const [y, q] = queue.shift() as [X, Promise<T>];
+      yield [y, await q];
+    }
+  } finally {
+    queue.length = 0;
+  }
+}
