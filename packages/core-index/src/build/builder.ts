@@ -12,7 +12,7 @@ import { SPACES_REF } from '../spaces/catalog.js';
 import type { NoteSigner } from '../tlog/note.js';
 import { BasePositions } from './base-positions.js';
 import { BuildMemo, BuildMemoWriter, inputKeys, MEMO_REF, type MemoModel, UNREADABLE } from './build-memo.js';
-import { BaseCatalogs } from './catalog-entries.js';
+import { BaseCatalogs, SOURCE_PREFIX } from './catalog-entries.js';
 import { commitDays, readArchive } from './commit-days.js';
 import type { BuiltObjectKind } from './load-pack-writer.js';
 import { type BuildModelInput, filesByPath, lazyRow, modelObjectOf, sourceObjectsOf, treeRevision, withRow } from './model-row.js';
@@ -239,16 +239,16 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
           encodedModel = encode(modelObject);
         }
       }
-      // The model and its source objects in one go (a store that commits puts in groups writes them together). An
-      // object that the base catalog or this day's previous build already names for this model, and that the store
-      // has, is not put again (a rebuild where few models changed puts only theirs).
-      const known = new Set<string>();
-      if (before) for (const a of [before.model, ...before.sources]) known.add(`blake3:${a}`);
-      else if (!knows) for (const e of await catalogs.entries(m.id)) for (const a of [e.model, ...e.sources]) known.add(a);
+      // The model and its source objects in one go (a store that commits puts in groups writes them together). One the
+      // base catalog or this day's previous build names for this model (by its first 8 bytes: a false match costs a
+      // `has`) and the store has is not put again (a rebuild where few models changed puts only theirs).
+      const names = before ? [before.model, ...before.sources].map((a) => `blake3:${a}`) : knows ? [] : await catalogs.addresses(m.id);
+      const known = new Set(names.map((a) => a.slice(0, SOURCE_PREFIX)));
       const store = (kind: BuiltObjectKind, { value, bytes, address }: ReturnType<typeof encode>): Address => {
         if (onObject) report(kind, address, value, bytes);
         const put = () => objects.put(bytes, { kind, mediaType: JSON_MEDIA_TYPE });
-        puts.push(known.has(address) ? checking.has(address).then((has) => (has ? undefined : put())) : put());
+        const named = known.has(address.slice(0, SOURCE_PREFIX));
+        puts.push(named ? checking.has(address).then((has) => (has ? undefined : put())) : put());
         return address;
       };
       modelAddress = store('model-hub.model', encodedModel);

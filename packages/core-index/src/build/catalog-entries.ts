@@ -1,7 +1,7 @@
 /**
  * A catalog's object entries (each id's model and source addresses), for a build without a memo that knows them
- * (builder.ts): read one shard at a time and held compactly (the ids in one string, the addresses as 32 bytes each,
- * about 110 bytes a model), where the whole catalog read as objects, rows and all, held 1.3 GB of heap at 1,000,000
+ * (builder.ts): read one shard at a time and held compactly (the ids in one string, the model addresses as 32 bytes
+ * each, the source addresses' first 8 bytes, about 80 bytes a model), where the whole catalog read as objects, rows and all, held 1.3 GB of heap at 1,000,000
  * models before its build had read a fifth of them.
  */
 import type { Address } from '../index/blake3.js';
@@ -15,8 +15,16 @@ const ADDRESS = /^blake3:[0-9a-f]{64}$/;
 /** An id's entry in a catalog: its model's address and its sources' (`blake3:` and 64 hex digits each). */
 export interface CatalogEntry {
   model: string;
+  /**
+   * each source's address, or (from {@link CatalogEntries}) its first 8 bytes alone (`blake3:` and 16 hex digits:
+   * {@link SOURCE_PREFIX} characters): a source object the catalog named is then known by that prefix, and a false
+   * match only costs the store a `has`
+   */
   sources: string[];
 }
+
+/** The length of a source address as {@link CatalogEntries} keeps it: `blake3:` and 16 hex digits. */
+export const SOURCE_PREFIX = 'blake3:'.length + 16;
 
 export class CatalogEntries {
   private readonly hashes = new U32List();
@@ -27,7 +35,9 @@ export class CatalogEntries {
   private joined = '';
   private readonly models = new DigestList();
   private readonly firstSource = new U32List();
-  private readonly sources = new DigestList();
+  /** each source address's first 8 bytes, as two numbers */
+  private readonly sourceHi = new U32List();
+  private readonly sourceLo = new U32List();
   /** entries whose addresses are not in the usual form, kept as they are */
   private readonly odd = new Map<string, CatalogEntry>();
   private order: Uint32Array | undefined;
@@ -43,8 +53,11 @@ export class CatalogEntries {
     this.ids.push(id);
     this.length += id.length;
     this.models.push(e.model.slice(7));
-    this.firstSource.push(this.sources.length);
-    for (const s of e.sources) this.sources.push(s.slice(7));
+    this.firstSource.push(this.sourceHi.length);
+    for (const s of e.sources) {
+      this.sourceHi.push(Number.parseInt(s.slice(7, 15), 16));
+      this.sourceLo.push(Number.parseInt(s.slice(15, 23), 16));
+    }
   }
 
   /** A part is read: its ids joined into one string (so the strings the parse made can go). */
@@ -59,7 +72,7 @@ export class CatalogEntries {
     this.parts.length = 0;
     const n = this.hashes.length;
     this.starts.push(this.length);
-    this.firstSource.push(this.sources.length);
+    this.firstSource.push(this.sourceHi.length);
     const order = new Uint32Array(n);
     for (let i = 0; i < n; i++) order[i] = i;
     this.order = order.sort((a, b) => this.hashes.get(a) - this.hashes.get(b));
@@ -82,7 +95,9 @@ export class CatalogEntries {
       const start = this.starts.get(i);
       if (this.starts.get(i + 1) - start !== id.length || !this.joined.startsWith(id, start)) continue;
       const sources: string[] = [];
-      for (let s = this.firstSource.get(i); s < this.firstSource.get(i + 1); s++) sources.push(`blake3:${this.sources.hexOf(s)}`);
+      const hex = (v: number) => v.toString(16).padStart(8, '0');
+      for (let s = this.firstSource.get(i); s < this.firstSource.get(i + 1); s++)
+        sources.push(`blake3:${hex(this.sourceHi.get(s))}${hex(this.sourceLo.get(s))}`);
       return { model: `blake3:${this.models.hexOf(i)}`, sources };
     }
     return undefined;
@@ -140,9 +155,12 @@ export class BaseCatalogs {
     return (await this.all())[0]?.get(id)?.model ?? null;
   }
 
-  /** `id`'s entries in both catalogs. */
-  async entries(id: string): Promise<CatalogEntry[]> {
-    return (await this.all()).flatMap((c) => c?.get(id) ?? []);
+  /** The model and source addresses (a source's perhaps as its prefix: {@link CatalogEntry}) `id` has in both catalogs. */
+  async addresses(id: string): Promise<string[]> {
+    return (await this.all()).flatMap((c) => {
+      const e = c?.get(id);
+      return e ? [e.model, ...e.sources] : [];
+    });
   }
 
   /** Let the entries go (every model was read). */
