@@ -151,6 +151,16 @@ describe("a day's terms and digest map without the memo (lost, damaged, or not t
     expect(moved.pages).toBe((await counted(scratch, day3, '2026-12-03', false, true)).pages);
   });
 
+  it('are patched from the base day when the same day is built again (its memo is of that day)', async () => {
+    const store = new MemoryObjectStore();
+    const scratch = new MemoryObjectStore();
+    for (const s of [store, scratch]) await buildWithPages(s, day1, '2026-12-01');
+    await buildWithPages(store, day1, '2026-12-02');
+    const again = await counted(store, day2, '2026-12-02');
+    expect(again.tabulated).toBe(0);
+    expect(again.pages).toBe((await counted(scratch, day2, '2026-12-02', false, true)).pages);
+  });
+
   it('are tabulated when a models page of the base day is lost, with the same pages', async () => {
     const store = new MemoryObjectStore();
     const first = await buildWithPages(store, day1, '2026-12-01');
