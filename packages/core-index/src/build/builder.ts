@@ -357,8 +357,8 @@ export async function buildIndex(objects: ObjectStore, input: BuildInput): Promi
   await last.written;
   seen.clear();
   memo?.modelsRead();
-  catalogs.release(); // what only the stream reads
-
+  // what only the stream reads
+  catalogs.release();
   positions.release();
   // One object, or a root plus content-addressed shards when it would pass the message limit.
   // Its address is known before it is stored: the pages and the memo are written while it is, and no ref names it
