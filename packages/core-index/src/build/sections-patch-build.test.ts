@@ -22,6 +22,8 @@ async function counted(store: ObjectStore, models: BuildModelInput[], date: stri
   // (the pages format's probe, build/pages-format.ts, builds a few models of its own once)
   const tabulated = spy.mock.calls.filter(([, lower]) => !lower.startsWith('probe')).length;
   vi.restoreAllMocks();
+  // a build on a memory store runs on promises alone: let the worker's event loop turn (vitest reports through it)
+  await new Promise((resolve) => setImmediate(resolve));
   return { ...built, tabulated };
 }
 
