@@ -5,6 +5,7 @@ import { firstAtLeast } from '../index/models-list.js';
 import type { ModelsPageRecord, SectionBase } from '../index/models-pages.js';
 import type { ObjectStore } from '../index/object-store.js';
 import { type PagesRoot, type SectionSizes, sectionSizesOf } from '../index/page-layout.js';
+import { readPageOrNone } from '../index/read-page.js';
 import type { TableFacts } from '../index/table-facts.js';
 import { checkedChunk, FixedRecords, KeyedRecords, UNREADABLE } from './memo-chunks.js';
 import { FactsReader, FactsWriter } from './memo-facts.js';
@@ -279,9 +280,7 @@ export class BuildMemo {
   async lastRoot(format: string): Promise<PagesRoot | undefined> {
     const address = this.pagesRoot.root as Address | undefined;
     if (!address || format !== this.format) return undefined;
-    const stored = await this.objects.get(address);
-    if (!stored || addressOf(stored.bytes) !== address) return undefined;
-    return JSON.parse(decoder.decode(stored.bytes)) as PagesRoot;
+    return readPageOrNone<PagesRoot>(this.objects, address);
   }
 
   /** The look-up page keys the memo's build recorded for these pages (addresses with `blake3:`): [key, address]. */

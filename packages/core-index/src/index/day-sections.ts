@@ -11,7 +11,7 @@ import type { ObjectStore } from './object-store.js';
 import { type HashedMap, PAGES_VERSION, type PagedEntry, type PagesRoot, type SectionSizes, sectionSizesOf } from './page-layout.js';
 import type { PageWriter } from './page-writer.js';
 import { type DayModels, deltaFromPages, SectionHashes } from './pages-delta.js';
-import { PageUnreadable, readPage } from './read-page.js';
+import { keepingLast, PageUnreadable } from './read-page.js';
 import { patchShaPages, patchTermPages, SectionDelta } from './section-patch.js';
 import { type SectionFacts, sectionBytes, sectionFactsAt, sectionFactsOf } from './table-facts.js';
 import { eachTermOf, ShortGrams, TermPostings, writeTermPages } from './term-pages.js';
@@ -244,22 +244,22 @@ function sameSections(a: SectionFacts, b: SectionFacts): boolean {
 
 /** The models of a day's version 5 pages by their positions (the last models page and directory read are kept). */
 class LastModels {
-  private last: { address: string; dir: ListDir } | undefined;
-  private page: { address: string; models: PagedEntry[] } | undefined;
+  private readonly dir: (address: string) => Promise<ListDir>;
+  private readonly page: (address: string) => Promise<{ models: PagedEntry[] }>;
 
   constructor(
-    private readonly store: ObjectStore,
+    store: ObjectStore,
     private readonly root: PagesRoot,
-  ) {}
+  ) {
+    this.dir = keepingLast<ListDir>(store);
+    this.page = keepingLast<{ models: PagedEntry[] }>(store);
+  }
 
   /** The model at `position`; undefined when none is, or its page cannot be read. */
   async entryAt(position: number): Promise<PagedEntry | undefined> {
     try {
-      const at = await modelsPageAtPosition(this.root.models, position, (a) => this.dir(a));
-      if (!at) return undefined;
-      if (this.page?.address !== at.address)
-        this.page = { address: at.address, models: (await readPage<{ models: PagedEntry[] }>(this.store, at.address)).models };
-      return this.page.models[at.place];
+      const at = await modelsPageAtPosition(this.root.models, position, this.dir);
+      return at && (await this.page(at.address)).models[at.place];
     } catch (e) {
       // a page missing or damaged, or a directory that does not hold the position it says
       if (e instanceof PageUnreadable || e instanceof RangeError) return undefined;
@@ -271,10 +271,5 @@ class LastModels {
   async sectionsOf(position: number, lower: string): Promise<SectionFacts | undefined> {
     const e = await this.entryAt(position);
     return e && e.id.toLowerCase() === lower ? sectionFactsOf(e) : undefined;
-  }
-
-  private async dir(address: string): Promise<ListDir> {
-    if (this.last?.address !== address) this.last = { address, dir: await readPage<ListDir>(this.store, address) };
-    return this.last.dir;
   }
 }

@@ -134,8 +134,7 @@ export class IndexPagesWriter {
     // a page written again this build (one the store had lost) may still be in the writer's batch: read what is stored
     await this.w.flush();
     let rank = 0;
-    const read = (address: string) => readPage<{ models: PagedEntry[] }>(this.store, address, 'index pages: models page');
-    for await (const [, page] of readAhead(this.modelPages, read)) {
+    for await (const [, page] of readAhead(this.modelPages, (a) => this.readModelsPage(a))) {
       for (const e of page.models) {
         const lower = e.row.id.toLowerCase();
         if (part.base) this.tabulate(factsOf(e), lower);
@@ -143,6 +142,11 @@ export class IndexPagesWriter {
         rank++;
       }
     }
+  }
+
+  /** One of this day's models pages, read back and checked against its address. */
+  private readModelsPage(address: string): Promise<{ models: PagedEntry[] }> {
+    return readPage<{ models: PagedEntry[] }>(this.store, address, 'index pages: models page');
   }
 
   /** The section facts of the models of these ranks (ascending), read back from the models pages that hold them. */
@@ -156,10 +160,8 @@ export class IndexPagesWriter {
       pages.push([p, this.pageFirst.get(p), end]);
       while (k < ranks.length && (ranks[k] as number) < end) k++;
     }
-    const read = ([p]: [number, number, number]) =>
-      readPage<{ models: PagedEntry[] }>(this.store, this.modelPages[p] as string, 'index pages: models page');
     let k = 0;
-    for await (const [[, first, end], { models }] of readAhead(pages, read))
+    for await (const [[, first, end], { models }] of readAhead(pages, ([p]) => this.readModelsPage(this.modelPages[p] as string)))
       for (; k < ranks.length && (ranks[k] as number) < end; k++) {
         const r = ranks[k] as number;
         const e = models[r - first];

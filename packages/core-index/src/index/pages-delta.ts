@@ -11,7 +11,7 @@ import { type ListDir, type ModelsPageAt, modelsPagesOf } from './models-list.js
 import type { ObjectStore } from './object-store.js';
 import type { PagedEntry, PagesRoot } from './page-layout.js';
 import { U32List } from './page-tables.js';
-import { readAhead, readPage } from './read-page.js';
+import { keepingLast, readAhead, readPage } from './read-page.js';
 import { SectionDelta } from './section-patch.js';
 import { type SectionFacts, sectionBytes, sectionFactsAt, sectionFactsOf } from './table-facts.js';
 
@@ -81,11 +81,7 @@ export async function deltaFromPages(
   const oldOf = (old: { s: Uint8Array | SectionFacts; at: number }) => (old.s instanceof Uint8Array ? sectionFactsAt(old.s, 0) : old.s);
   for (const r of added) again.set(r, undefined);
   let j = 0;
-  let dir: { address: string; page: ListDir } | undefined;
-  const dirOf = async (address: string) => {
-    if (dir?.address !== address) dir = { address, page: await readPage<ListDir>(store, address, 'models directory of the base day') };
-    return dir.page;
-  };
+  const dirOf = keepingLast<ListDir>(store, 'models directory of the base day');
   const readModels = (at: ModelsPageAt) => readPage<{ models: PagedEntry[] }>(store, at.address, 'models page of the base day');
   for await (const [at, page] of readAhead(modelsPagesOf(root.models, root.version, dirOf), readModels)) {
     if (!at.positions || page.models.length !== at.size) return undefined;

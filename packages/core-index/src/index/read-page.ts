@@ -24,6 +24,15 @@ export async function readPageOrNone<T>(store: ObjectStore, address: string): Pr
   }
 }
 
+/** A reader of pages that keeps the last page it read: a walk that asks the same page again reads it once. */
+export function keepingLast<T>(store: ObjectStore, what?: string): (address: string) => Promise<T> {
+  let last: { address: string; page: T } | undefined;
+  return async (address) => {
+    if (last?.address !== address) last = { address, page: await readPage<T>(store, address, what) };
+    return last.page;
+  };
+}
+
 /**
  * Each item of `items` in order with what `read` gave for it, up to `ahead` reads in flight: a walk of many small
  * pages waits on the store once per `ahead` pages instead of once per page (a read is mostly waiting for the disk).
