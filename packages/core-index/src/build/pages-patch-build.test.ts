@@ -2,7 +2,7 @@
 // another build, or `reuse: false`) patches the base day's terms and digest map with what changed, as told from the
 // base day's models pages (index/pages-delta.ts), and gives the pages of a whole tabulation. SYNTHETIC models
 // (testing/section-days.ts).
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Address } from '../index/blake3.js';
 import { DaySections } from '../index/day-sections.js';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
@@ -12,52 +12,28 @@ import type { PagedEntry, PagesRoot } from '../index/page-layout.js';
 import { PageWriter } from '../index/page-writer.js';
 import { sectionFactsOf } from '../index/table-facts.js';
 import { buildWithPages } from '../testing/scale.js';
-import { day1, day2, day3, json } from '../testing/section-days.js';
-import { MEMO_REF } from './build-memo.js';
-import type { BuildModelInput } from './builder.js';
+import { countedBuild, day1, day2, day3, json, memoSizes } from '../testing/section-days.js';
 import { pagesFormat } from './pages-format.js';
-
-/**
- * The day built on `store`, counting the models whose terms and digests were tabulated; `whole`: every model is (a
- * patch of the base day's pages told from them is given up), the reference the patches are held to.
- */
-async function counted(store: ObjectStore, models: BuildModelInput[], date: string, reuse = true, whole = false) {
-  const spy = vi.spyOn(DaySections.prototype, 'tabulate');
-  if (whole)
-    vi.spyOn(DaySections.prototype as unknown as { patchFromPages(): Promise<undefined> }, 'patchFromPages').mockResolvedValue(undefined);
-  const built = await buildWithPages(store, models, date, { reuse });
-  // (the pages format's probe, build/pages-format.ts, builds a few models of its own once)
-  const tabulated = spy.mock.calls.filter(([, lower]) => !lower.startsWith('probe')).length;
-  vi.restoreAllMocks();
-  // a build on a memory store runs on promises alone: let the worker's event loop turn (vitest reports through it)
-  await new Promise((resolve) => setImmediate(resolve));
-  return { ...built, tabulated };
-}
-
-const sizesOf = async (store: ObjectStore) =>
-  (await json<{ sectionSizes?: unknown }>(store, (await store.readRef(MEMO_REF)) as string)).sectionSizes;
 
 /** The `sectionSizes` of a day's pages root. */
 const rootSizes = async (store: ObjectStore, pages: string) => (await json<PagesRoot>(store, pages)).sectionSizes;
 
 describe("a day's terms and digest map without the memo (lost, damaged, or not to be used)", () => {
-  afterEach(() => vi.restoreAllMocks());
-
   it("are the base day's pages patched with what changed as told from them, and the pages and sizes of a whole tabulation", async () => {
     const store = new MemoryObjectStore();
     const scratch = new MemoryObjectStore();
     for (const s of [store, scratch]) await buildWithPages(s, day1, '2026-12-01');
-    const patched = await counted(store, day2, '2026-12-02', false);
-    const whole = await counted(scratch, day2, '2026-12-02', false, true);
+    const patched = await countedBuild(store, day2, '2026-12-02', false);
+    const whole = await countedBuild(scratch, day2, '2026-12-02', false, true);
     expect(patched.tabulated).toBe(0);
     expect(whole.tabulated).toBe(day2.length);
     expect(patched.pages).toBe(whole.pages);
     expect(await rootSizes(store, patched.pages)).toEqual(await rootSizes(scratch, whole.pages));
-    expect(await rootSizes(store, patched.pages)).toMatchObject({ ...((await sizesOf(store)) as object), format: await pagesFormat() });
+    expect(await rootSizes(store, patched.pages)).toMatchObject({ ...((await memoSizes(store)) as object), format: await pagesFormat() });
     // half the models move: too many for a patch, every one tabulated, the same pages
-    const moved = await counted(store, day3, '2026-12-03', false);
+    const moved = await countedBuild(store, day3, '2026-12-03', false);
     expect(moved.tabulated).toBe(day3.length);
-    expect(moved.pages).toBe((await counted(scratch, day3, '2026-12-03', false, true)).pages);
+    expect(moved.pages).toBe((await countedBuild(scratch, day3, '2026-12-03', false, true)).pages);
   });
 
   it('are patched from the base day when the same day is built again (its memo is of that day)', async () => {
@@ -65,9 +41,9 @@ describe("a day's terms and digest map without the memo (lost, damaged, or not t
     const scratch = new MemoryObjectStore();
     for (const s of [store, scratch]) await buildWithPages(s, day1, '2026-12-01');
     await buildWithPages(store, day1, '2026-12-02');
-    const again = await counted(store, day2, '2026-12-02');
+    const again = await countedBuild(store, day2, '2026-12-02');
     expect(again.tabulated).toBe(0);
-    expect(again.pages).toBe((await counted(scratch, day2, '2026-12-02', false, true)).pages);
+    expect(again.pages).toBe((await countedBuild(scratch, day2, '2026-12-02', false, true)).pages);
   });
 
   it('are tabulated when a models page of the base day is lost, with the same pages', async () => {
@@ -78,11 +54,11 @@ describe("a day's terms and digest map without the memo (lost, damaged, or not t
     const lost = Object.assign(Object.create(store) as MemoryObjectStore, {
       get: async (a: Address) => (a === lostPage ? undefined : store.get(a)),
     });
-    const built = await counted(lost, day2, '2026-12-02', false);
+    const built = await countedBuild(lost, day2, '2026-12-02', false);
     expect(built.tabulated).toBe(day2.length);
     const scratch = new MemoryObjectStore();
     await buildWithPages(scratch, day1, '2026-12-01');
-    expect(built.pages).toBe((await counted(scratch, day2, '2026-12-02', false, true)).pages);
+    expect(built.pages).toBe((await countedBuild(scratch, day2, '2026-12-02', false, true)).pages);
   });
 
   it('are not patched from pages written another way, nor from a base day whose root has no sizes', async () => {

@@ -1,56 +1,31 @@
 // Issue 39 (build side): a day's search terms and digest map are the last build's patched with what changed (the
 // models added, removed, moved or given other tags or files), with no model tabulated, and are the pages, and the
 // sizes kept for the next day, of a build that tabulates every model. SYNTHETIC models (testing/section-days.ts).
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { DaySections } from '../index/day-sections.js';
+import { describe, expect, it } from 'vitest';
 import { MemoryObjectStore } from '../index/memory-object-store.js';
-import type { ObjectStore } from '../index/object-store.js';
 import { buildWithPages } from '../testing/scale.js';
-import { day1, day2, day3, json, retagged } from '../testing/section-days.js';
+import { countedBuild, day1, day2, day3, json, memoSizes, retagged } from '../testing/section-days.js';
 import { MEMO_REF } from './build-memo.js';
-import type { BuildModelInput } from './builder.js';
-
-/**
- * The day built on `store`, counting the models whose terms and digests were tabulated; `whole`: every model is (a
- * patch of the base day's pages told from them is given up), the reference the patches are held to.
- */
-async function counted(store: ObjectStore, models: BuildModelInput[], date: string, reuse = true, whole = false) {
-  const spy = vi.spyOn(DaySections.prototype, 'tabulate');
-  if (whole)
-    vi.spyOn(DaySections.prototype as unknown as { patchFromPages(): Promise<undefined> }, 'patchFromPages').mockResolvedValue(undefined);
-  const built = await buildWithPages(store, models, date, { reuse });
-  // (the pages format's probe, build/pages-format.ts, builds a few models of its own once)
-  const tabulated = spy.mock.calls.filter(([, lower]) => !lower.startsWith('probe')).length;
-  vi.restoreAllMocks();
-  // a build on a memory store runs on promises alone: let the worker's event loop turn (vitest reports through it)
-  await new Promise((resolve) => setImmediate(resolve));
-  return { ...built, tabulated };
-}
-
-const sizesOf = async (store: ObjectStore) =>
-  (await json<{ sectionSizes?: unknown }>(store, (await store.readRef(MEMO_REF)) as string)).sectionSizes;
 
 describe("a day's terms and digest map patched from the last build's", () => {
-  afterEach(() => vi.restoreAllMocks());
-
   it('tabulate no model, and are the pages and sizes of a build that tabulates every one', async () => {
     const store = new MemoryObjectStore();
     const scratch = new MemoryObjectStore();
-    expect((await counted(store, day1, '2026-12-01')).tabulated).toBe(day1.length);
+    expect((await countedBuild(store, day1, '2026-12-01')).tabulated).toBe(day1.length);
     await buildWithPages(scratch, day1, '2026-12-01');
-    const patched = await counted(store, day2, '2026-12-02');
-    const whole = await counted(scratch, day2, '2026-12-02', false, true);
+    const patched = await countedBuild(store, day2, '2026-12-02');
+    const whole = await countedBuild(scratch, day2, '2026-12-02', false, true);
     expect(patched.tabulated).toBe(0);
     expect(whole.tabulated).toBe(day2.length);
     expect(patched.pages).toBe(whole.pages);
-    expect(await sizesOf(store)).toEqual(await sizesOf(scratch));
-    expect(await sizesOf(store)).toMatchObject({ files: (day2.length - 1) * 4 + 300 });
+    expect(await memoSizes(store)).toEqual(await memoSizes(scratch));
+    expect(await memoSizes(store)).toMatchObject({ files: (day2.length - 1) * 4 + 300 });
 
     // a day on which half the models move: tabulated, the same pages
-    const moved = await counted(store, day3, '2026-12-03');
+    const moved = await countedBuild(store, day3, '2026-12-03');
     expect(moved.tabulated).toBe(day3.length);
-    expect(moved.pages).toBe((await counted(scratch, day3, '2026-12-03', false, true)).pages);
-    expect(await sizesOf(store)).toEqual(await sizesOf(scratch));
+    expect(moved.pages).toBe((await countedBuild(scratch, day3, '2026-12-03', false, true)).pages);
+    expect(await memoSizes(store)).toEqual(await memoSizes(scratch));
   });
 
   it("are patched from the base day's pages when the memo kept no sizes (one written before them), and from the memo the day after", async () => {
@@ -64,14 +39,14 @@ describe("a day's terms and digest map patched from the last build's", () => {
       mediaType: 'application/json',
     });
     await store.writeRef(MEMO_REF, put.meta.id);
-    const first = await counted(store, day2, '2026-12-02');
+    const first = await countedBuild(store, day2, '2026-12-02');
     expect(first.tabulated).toBe(0);
     const scratch = new MemoryObjectStore();
     await buildWithPages(scratch, day1, '2026-12-01');
-    expect(first.pages).toBe((await counted(scratch, day2, '2026-12-02', false, true)).pages);
+    expect(first.pages).toBe((await countedBuild(scratch, day2, '2026-12-02', false, true)).pages);
     const next = day2.map((m, i) => (i === 300 ? retagged(m) : m));
-    const after = await counted(store, next, '2026-12-03');
+    const after = await countedBuild(store, next, '2026-12-03');
     expect(after.tabulated).toBe(0);
-    expect(after.pages).toBe((await counted(scratch, next, '2026-12-03', false, true)).pages);
+    expect(after.pages).toBe((await countedBuild(scratch, next, '2026-12-03', false, true)).pages);
   });
 });
